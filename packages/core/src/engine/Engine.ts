@@ -1,0 +1,98 @@
+import { Context, type Effect } from "effect"
+import type { Conflict, NotFound, PreconditionFailed, StorageUnavailable, ValidationError } from "../errors.js"
+import type { Json, JsonObject } from "../json.js"
+
+/** Who is asking: every command and query runs inside exactly one workspace. */
+export interface RequestContext {
+  readonly workspaceId: string
+  readonly requestId: string | null
+  /** The API key's label or another principal, recorded in event metadata. */
+  readonly actor: string | null
+}
+
+/** A single record with the version its ETag carries. */
+export interface Versioned {
+  readonly data: JsonObject
+  readonly version: number
+}
+
+export interface Page {
+  readonly data: ReadonlyArray<JsonObject>
+  readonly next_cursor: string | null
+}
+
+/**
+ * Raw query parameters as the client sent them (strings); core validates them and reports errors
+ * with the parameter name as path (`limit`, `filter.$or[0].email`, `cursor`, `sort`).
+ */
+export type ListParams = Readonly<Record<string, string | undefined>>
+
+/** `If-Match`: the version the client last saw; the write happens only if it is still current. */
+export type IfMatch = number | null
+
+/** A response stored under an `Idempotency-Key`, replayed for the same key and body within 24 h. */
+export interface IdempotentResponse {
+  /** Identifies method, path and body of the original request. */
+  readonly fingerprint: string
+  readonly status: number
+  readonly body: Json
+  readonly location: string | null
+  readonly created_at: string
+}
+
+export type ReadError = NotFound | ValidationError | StorageUnavailable
+export type WriteError = NotFound | ValidationError | Conflict | PreconditionFailed | StorageUnavailable
+
+export interface EngineService {
+  readonly contacts: {
+    /** params: limit, cursor, search, filter, sort */
+    readonly list: (ctx: RequestContext, params: ListParams) => Effect.Effect<Page, ValidationError | StorageUnavailable>
+    /** expand: the raw `expand` parameter (`deals,activities`) or null. */
+    readonly get: (ctx: RequestContext, id: string, expand: string | null) => Effect.Effect<Versioned, ReadError>
+    readonly create: (ctx: RequestContext, body: unknown) => Effect.Effect<Versioned, WriteError>
+    readonly update: (ctx: RequestContext, id: string, body: unknown, ifMatch: IfMatch) => Effect.Effect<Versioned, WriteError>
+    readonly delete: (ctx: RequestContext, id: string, ifMatch: IfMatch) => Effect.Effect<void, WriteError>
+    readonly restore: (ctx: RequestContext, id: string) => Effect.Effect<Versioned, WriteError>
+  }
+  readonly deals: {
+    /** params: limit, cursor, search, filter, sort, pipeline_id, stage_id, owner_id, status,
+     * contact_id, value_min, value_max, close_date_from, close_date_to */
+    readonly list: (ctx: RequestContext, params: ListParams) => Effect.Effect<Page, ValidationError | StorageUnavailable>
+    readonly get: (ctx: RequestContext, id: string) => Effect.Effect<Versioned, ReadError>
+    readonly create: (ctx: RequestContext, body: unknown) => Effect.Effect<Versioned, WriteError>
+    readonly update: (ctx: RequestContext, id: string, body: unknown, ifMatch: IfMatch) => Effect.Effect<Versioned, WriteError>
+    /** body: {stage_id, reason?}; data is `{deal, timeline_entry}` (entry null when nothing moved). */
+    readonly moveStage: (ctx: RequestContext, id: string, body: unknown, ifMatch: IfMatch) => Effect.Effect<Versioned, WriteError>
+    readonly delete: (ctx: RequestContext, id: string, ifMatch: IfMatch) => Effect.Effect<void, WriteError>
+    readonly restore: (ctx: RequestContext, id: string) => Effect.Effect<Versioned, WriteError>
+    /** params: limit, cursor. Oldest first. */
+    readonly timeline: (ctx: RequestContext, id: string, params: ListParams) => Effect.Effect<Page, ReadError>
+  }
+  readonly pipelines: {
+    readonly list: (ctx: RequestContext) => Effect.Effect<Page, StorageUnavailable>
+    readonly get: (ctx: RequestContext, id: string) => Effect.Effect<Versioned, ReadError>
+    readonly create: (ctx: RequestContext, body: unknown) => Effect.Effect<Versioned, WriteError>
+    readonly update: (ctx: RequestContext, id: string, body: unknown, ifMatch: IfMatch) => Effect.Effect<Versioned, WriteError>
+  }
+  readonly customFields: {
+    /** object: `contact`, `deal` or null for both. */
+    readonly list: (ctx: RequestContext, object: string | null) => Effect.Effect<Page, ValidationError | StorageUnavailable>
+    readonly create: (ctx: RequestContext, body: unknown) => Effect.Effect<Versioned, WriteError>
+    readonly delete: (ctx: RequestContext, object: string, key: string) => Effect.Effect<void, WriteError>
+  }
+  readonly trash: {
+    /** params: type (contact|deal, required), limit, cursor. Items: {type, id, deleted_at, purge_at, record}. */
+    readonly list: (ctx: RequestContext, params: ListParams) => Effect.Effect<Page, ValidationError | StorageUnavailable>
+  }
+  readonly idempotency: {
+    /** The stored response for this key, or null when there is none younger than 24 h. */
+    readonly get: (ctx: RequestContext, key: string) => Effect.Effect<IdempotentResponse | null, StorageUnavailable>
+    readonly put: (ctx: RequestContext, key: string, response: IdempotentResponse) => Effect.Effect<void, StorageUnavailable>
+  }
+  /** Purge every record soft-deleted more than 30 days ago (by the engine's Clock); returns how many. */
+  readonly purgeExpired: Effect.Effect<number, StorageUnavailable>
+  /** Storage reachable. */
+  readonly ping: Effect.Effect<void, StorageUnavailable>
+}
+
+export class Engine extends Context.Tag("@dealstream/core/Engine")<Engine, EngineService>() {}

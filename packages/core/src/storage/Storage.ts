@@ -1,0 +1,85 @@
+import { Context, type Effect } from "effect"
+import { Schema } from "effect"
+import type { StorageUnavailable } from "../errors.js"
+import type { DocumentQuery } from "../query/ast.js"
+import type { Collection, DocumentWrite, StoredDocument } from "./documents.js"
+import type { NewEvent, StoredEvent } from "./events.js"
+
+/** Events to append to one stream, valid only if the stream is still at `expectedVersion`. */
+export interface StreamAppend {
+  readonly streamId: string
+  /** 0 for a stream that must not exist yet. */
+  readonly expectedVersion: number
+  readonly events: ReadonlyArray<NewEvent>
+}
+
+/**
+ * One atomic unit of change: all of it is stored, or none of it is.
+ * `redactStreams` replaces the data of every earlier event of those streams with `{redacted: true}`
+ * (purge erases personal data from the log; the events themselves, a tombstone, remain).
+ */
+export interface Commit {
+  readonly streams: ReadonlyArray<StreamAppend>
+  readonly documents: ReadonlyArray<DocumentWrite>
+  readonly redactStreams?: ReadonlyArray<string>
+}
+
+export interface CommitResult {
+  /** The appended events in order, with their sequence, stream version and recorded time. */
+  readonly events: ReadonlyArray<StoredEvent>
+}
+
+export class VersionConflict extends Schema.TaggedError<VersionConflict>()("VersionConflict", {
+  streamId: Schema.String,
+  expectedVersion: Schema.Number,
+  actualVersion: Schema.Number
+}) {}
+
+export class UniqueViolation extends Schema.TaggedError<UniqueViolation>()("UniqueViolation", {
+  collection: Schema.String,
+  uniqueKey: Schema.String,
+  /** The document that already holds the key. */
+  existingId: Schema.String
+}) {}
+
+export interface ExpiredRecord {
+  readonly workspaceId: string
+  readonly id: string
+}
+
+export interface StorageService {
+  readonly commit: (
+    commit: Commit
+  ) => Effect.Effect<CommitResult, VersionConflict | UniqueViolation | StorageUnavailable>
+  /** All events of one stream in version order (empty for an unknown stream). */
+  readonly readStream: (streamId: string) => Effect.Effect<ReadonlyArray<StoredEvent>, StorageUnavailable>
+  /** Events with `sequence > after`, in sequence order, at most `limit`. */
+  readonly readLog: (
+    options: { readonly after: number; readonly limit: number }
+  ) => Effect.Effect<ReadonlyArray<StoredEvent>, StorageUnavailable>
+  /** A document whatever its deletedAt; null when absent. */
+  readonly getDocument: (
+    collection: Collection,
+    workspaceId: string,
+    id: string
+  ) => Effect.Effect<StoredDocument | null, StorageUnavailable>
+  readonly queryDocuments: (
+    collection: Collection,
+    workspaceId: string,
+    query: DocumentQuery
+  ) => Effect.Effect<ReadonlyArray<StoredDocument>, StorageUnavailable>
+  /** Soft-deleted documents whose deletedAt is at or before `cutoff`, across workspaces. */
+  readonly listDeletedBefore: (
+    collection: Collection,
+    cutoff: string,
+    limit: number
+  ) => Effect.Effect<ReadonlyArray<ExpiredRecord>, StorageUnavailable>
+  /** Replace every document (rebuild): drop all documents, then write these. */
+  readonly replaceAllDocuments: (
+    documents: ReadonlyArray<DocumentWrite>
+  ) => Effect.Effect<void, StorageUnavailable>
+  /** Reachability, for `/readyz`. */
+  readonly ping: Effect.Effect<void, StorageUnavailable>
+}
+
+export class Storage extends Context.Tag("@dealstream/core/Storage")<Storage, StorageService>() {}

@@ -1,0 +1,41 @@
+import type { JsonObject } from "../json.js"
+
+/** Document collections: the read models the API serves. */
+export type Collection =
+  | "contact"
+  | "deal"
+  | "timeline_entry"
+  | "pipeline"
+  | "custom_field"
+  | "idempotency"
+  | "workspace"
+
+export interface StoredDocument {
+  readonly collection: Collection
+  readonly workspaceId: string
+  readonly id: string
+  /** Version of the stream the document is projected from: the ETag. */
+  readonly version: number
+  /** Set while the record is soft-deleted. */
+  readonly deletedAt: string | null
+  /** The document exactly as the API returns it (derived fields such as `deal_ids` excepted). */
+  readonly data: JsonObject
+}
+
+export interface DocumentUpsert extends StoredDocument {
+  readonly _tag: "Upsert"
+  /**
+   * A key unique among the workspace's documents of this collection that carry one (e.g. the
+   * lowercased email of a live contact). `null` takes part in no uniqueness.
+   */
+  readonly uniqueKey: string | null
+}
+
+export interface DocumentRemove {
+  readonly _tag: "Remove"
+  readonly collection: Collection
+  readonly workspaceId: string
+  readonly id: string
+}
+
+export type DocumentWrite = DocumentUpsert | DocumentRemove
