@@ -1,0 +1,293 @@
+import { describe, expect, it } from "@effect/vitest"
+import { Effect, Either, type Layer } from "effect"
+import type { JsonObject } from "../json.js"
+import type { DocumentQuery, Expr } from "../query/ast.js"
+import type { DocumentUpsert } from "../storage/documents.js"
+import type { NewEvent } from "../storage/events.js"
+import { type Commit, Storage } from "../storage/Storage.js"
+
+const event = (workspaceId: string, type: string, data: JsonObject = {}, n = 0): NewEvent => ({
+  type,
+  data,
+  metadata: { workspaceId, eventId: `evt_${type}_${n}`, requestId: null, actor: null }
+})
+
+const upsert = (
+  workspaceId: string,
+  id: string,
+  data: JsonObject,
+  options: Partial<Pick<DocumentUpsert, "version" | "deletedAt" | "uniqueKey" | "collection">> = {}
+): DocumentUpsert => ({
+  _tag: "Upsert",
+  collection: options.collection ?? "contact",
+  workspaceId,
+  id,
+  version: options.version ?? 1,
+  deletedAt: options.deletedAt ?? null,
+  uniqueKey: options.uniqueKey ?? null,
+  data: { id, ...data }
+})
+
+const all: Expr = { _tag: "True" }
+const byName = (after: DocumentQuery["after"] = null, limit = 100): DocumentQuery => ({
+  where: all,
+  scope: "live",
+  sort: { field: { name: "name", type: "text" }, direction: "asc" },
+  after,
+  limit
+})
+
+let counter = 0
+/** Fresh names per test so suites may share one database. */
+const fresh = (prefix: string) => `${prefix}_${Date.now().toString(36)}_${(counter++).toString(36)}`
+
+/**
+ * The behaviour every storage adapter must show. Each adapter's test file calls this with a layer
+ * that provides an empty (or at least isolated) storage.
+ */
+export const storageContractSuite = (name: string, layer: Layer.Layer<Storage, unknown>) => {
+  describe(`storage contract: ${name}`, () => {
+    it.layer(layer, { timeout: 60_000 })((it) => {
+      it.effect("appends events with increasing sequence, stream versions from 1 and a recorded time", () =>
+        Effect.gen(function*() {
+          const storage = yield* Storage
+          const ws = fresh("ws")
+          const a = fresh("con")
+          const b = fresh("con")
+          const first = yield* storage.commit({
+            streams: [{ streamId: a, expectedVersion: 0, events: [event(ws, "x.one"), event(ws, "x.two")] }],
+            documents: []
+          })
+          const second = yield* storage.commit({
+            streams: [{ streamId: b, expectedVersion: 0, events: [event(ws, "x.three")] }],
+            documents: []
+          })
+          expect(first.events.map((e) => e.streamVersion)).toEqual([1, 2])
+          expect(first.events[1]!.sequence).toBeGreaterThan(first.events[0]!.sequence)
+          expect(second.events[0]!.sequence).toBeGreaterThan(first.events[1]!.sequence)
+          expect(second.events[0]!.streamVersion).toBe(1)
+          expect(new Date(first.events[0]!.recordedAt).toISOString()).toBe(first.events[0]!.recordedAt)
+          const stream = yield* storage.readStream(a)
+          expect(stream.map((e) => e.type)).toEqual(["x.one", "x.two"])
+          expect(stream[0]!.metadata.workspaceId).toBe(ws)
+          expect(yield* storage.readStream(fresh("none"))).toEqual([])
+        }))
+
+      it.effect("refuses a stale expected version and stores nothing of that commit", () =>
+        Effect.gen(function*() {
+          const storage = yield* Storage
+          const ws = fresh("ws")
+          const a = fresh("con")
+          const b = fresh("con")
+          yield* storage.commit({ streams: [{ streamId: a, expectedVersion: 0, events: [event(ws, "x.one")] }], documents: [] })
+          const result = yield* Effect.either(storage.commit({
+            streams: [
+              { streamId: b, expectedVersion: 0, events: [event(ws, "x.b")] },
+              { streamId: a, expectedVersion: 0, events: [event(ws, "x.again")] }
+            ],
+            documents: [upsert(ws, b, { name: "b" })]
+          }))
+          expect(Either.isLeft(result) && result.left._tag).toBe("VersionConflict")
+          if (Either.isLeft(result) && result.left._tag === "VersionConflict") {
+            expect(result.left.streamId).toBe(a)
+            expect(result.left.actualVersion).toBe(1)
+          }
+          expect(yield* storage.readStream(b)).toEqual([])
+          expect((yield* storage.readStream(a)).length).toBe(1)
+          expect(yield* storage.getDocument("contact", ws, b)).toBeNull()
+        }))
+
+      it.effect("lets exactly one of two concurrent commits at the same version win", () =>
+        Effect.gen(function*() {
+          const storage = yield* Storage
+          const ws = fresh("ws")
+          const a = fresh("deal")
+          yield* storage.commit({ streams: [{ streamId: a, expectedVersion: 0, events: [event(ws, "x.one")] }], documents: [] })
+          const attempt = (n: number) =>
+            Effect.either(storage.commit({
+              streams: [{ streamId: a, expectedVersion: 1, events: [event(ws, "x.next", { n }, n)] }],
+              documents: []
+            }))
+          const results = yield* Effect.all([attempt(1), attempt(2), attempt(3), attempt(4)], { concurrency: "unbounded" })
+          expect(results.filter(Either.isRight).length).toBe(1)
+          expect((yield* storage.readStream(a)).length).toBe(2)
+        }))
+
+      it.effect("upserts, reads and removes documents, keeping version and deletedAt", () =>
+        Effect.gen(function*() {
+          const storage = yield* Storage
+          const ws = fresh("ws")
+          const id = fresh("con")
+          yield* storage.commit({ streams: [], documents: [upsert(ws, id, { name: "Ada" })] })
+          yield* storage.commit({
+            streams: [],
+            documents: [upsert(ws, id, { name: "Ada L" }, { version: 3, deletedAt: "2026-01-01T00:00:00.000Z" })]
+          })
+          const doc = yield* storage.getDocument("contact", ws, id)
+          expect(doc).toEqual({
+            collection: "contact",
+            workspaceId: ws,
+            id,
+            version: 3,
+            deletedAt: "2026-01-01T00:00:00.000Z",
+            data: { id, name: "Ada L" }
+          })
+          yield* storage.commit({ streams: [], documents: [{ _tag: "Remove", collection: "contact", workspaceId: ws, id }] })
+          expect(yield* storage.getDocument("contact", ws, id)).toBeNull()
+        }))
+
+      it.effect("keeps documents of one workspace out of another's reads", () =>
+        Effect.gen(function*() {
+          const storage = yield* Storage
+          const ws1 = fresh("ws")
+          const ws2 = fresh("ws")
+          const id = fresh("con")
+          yield* storage.commit({ streams: [], documents: [upsert(ws1, id, { name: "Mine" })] })
+          expect(yield* storage.getDocument("contact", ws2, id)).toBeNull()
+          expect(yield* storage.queryDocuments("contact", ws2, byName())).toEqual([])
+          expect((yield* storage.queryDocuments("contact", ws1, byName())).map((d) => d.id)).toEqual([id])
+          expect(yield* storage.getDocument("deal", ws1, id)).toBeNull()
+        }))
+
+      it.effect("enforces unique keys per workspace and collection, freed by a null key or removal", () =>
+        Effect.gen(function*() {
+          const storage = yield* Storage
+          const ws = fresh("ws")
+          const other = fresh("ws")
+          const [a, b, c] = [fresh("con"), fresh("con"), fresh("con")]
+          const key = "email:ada@example.com"
+          yield* storage.commit({ streams: [], documents: [upsert(ws, a, { name: "a" }, { uniqueKey: key })] })
+          const taken = yield* Effect.either(storage.commit({
+            streams: [{ streamId: b, expectedVersion: 0, events: [event(ws, "x.created")] }],
+            documents: [upsert(ws, b, { name: "b" }, { uniqueKey: key })]
+          }))
+          expect(Either.isLeft(taken) && taken.left._tag).toBe("UniqueViolation")
+          if (Either.isLeft(taken) && taken.left._tag === "UniqueViolation") expect(taken.left.existingId).toBe(a)
+          expect(yield* storage.readStream(b)).toEqual([])
+          // the same document may keep its own key; another workspace or collection may use it
+          yield* storage.commit({ streams: [], documents: [upsert(ws, a, { name: "a2" }, { uniqueKey: key, version: 2 })] })
+          yield* storage.commit({ streams: [], documents: [upsert(other, b, { name: "b" }, { uniqueKey: key })] })
+          yield* storage.commit({
+            streams: [],
+            documents: [upsert(ws, c, { name: "c" }, { uniqueKey: key, collection: "deal" })]
+          })
+          // a soft-deleted holder releases it (null key), and so does moving it within one commit
+          yield* storage.commit({ streams: [], documents: [upsert(ws, a, { name: "a" }, { uniqueKey: null, version: 3 })] })
+          yield* storage.commit({ streams: [], documents: [upsert(ws, b, { name: "b" }, { uniqueKey: key })] })
+          const restore = yield* Effect.either(
+            storage.commit({ streams: [], documents: [upsert(ws, a, { name: "a" }, { uniqueKey: key, version: 4 })] })
+          )
+          expect(Either.isLeft(restore)).toBe(true)
+          yield* storage.commit({
+            streams: [],
+            documents: [
+              upsert(ws, b, { name: "b" }, { uniqueKey: "email:other@example.com", version: 2 }),
+              upsert(ws, a, { name: "a" }, { uniqueKey: key, version: 4 })
+            ]
+          })
+          expect((yield* storage.getDocument("contact", ws, a))!.version).toBe(4)
+          // two documents of one commit may not claim the same key
+          const twice = yield* Effect.either(storage.commit({
+            streams: [],
+            documents: [
+              upsert(ws, fresh("con"), { name: "x" }, { uniqueKey: "email:x@example.com" }),
+              upsert(ws, fresh("con"), { name: "y" }, { uniqueKey: "email:x@example.com" })
+            ]
+          }))
+          expect(Either.isLeft(twice)).toBe(true)
+        }))
+
+      it.effect("reads the log after a position, in sequence order, up to a limit", () =>
+        Effect.gen(function*() {
+          const storage = yield* Storage
+          const ws = fresh("ws")
+          const s = fresh("con")
+          const { events } = yield* storage.commit({
+            streams: [{ streamId: s, expectedVersion: 0, events: [1, 2, 3].map((n) => event(ws, "x.n", { n }, n)) }],
+            documents: []
+          })
+          const start = events[0]!.sequence - 1
+          const page = yield* storage.readLog({ after: start, limit: 2 })
+          expect(page.map((e) => e.data)).toEqual([{ n: 1 }, { n: 2 }])
+          const rest = yield* storage.readLog({ after: page[1]!.sequence, limit: 100 })
+          expect(rest[0]!.data).toEqual({ n: 3 })
+          expect(rest.every((e, i) => i === 0 || e.sequence > rest[i - 1]!.sequence)).toBe(true)
+        }))
+
+      it.effect("queries with scope, filter, sort, keyset position and limit", () =>
+        Effect.gen(function*() {
+          const storage = yield* Storage
+          const ws = fresh("ws")
+          const names = ["delta", "alpha", "charlie", "bravo", "echo"]
+          const ids = names.map(() => fresh("con"))
+          yield* storage.commit({
+            streams: [],
+            documents: names.map((name, i) =>
+              upsert(ws, ids[i]!, { name, n: i }, { deletedAt: name === "echo" ? "2026-01-01T00:00:00.000Z" : null })
+            )
+          })
+          const live = yield* storage.queryDocuments("contact", ws, byName())
+          expect(live.map((d) => d.data["name"])).toEqual(["alpha", "bravo", "charlie", "delta"])
+          const afterBravo = yield* storage.queryDocuments(
+            "contact",
+            ws,
+            byName({ value: "bravo", id: ids[3]! }, 1)
+          )
+          expect(afterBravo.map((d) => d.data["name"])).toEqual(["charlie"])
+          const deleted = yield* storage.queryDocuments("contact", ws, { ...byName(), scope: "deleted" })
+          expect(deleted.map((d) => d.data["name"])).toEqual(["echo"])
+          const filtered = yield* storage.queryDocuments("contact", ws, {
+            ...byName(),
+            where: { _tag: "Compare", field: { name: "n", type: "number" }, op: "gte", value: 2 },
+            sort: { field: { name: "n", type: "number" }, direction: "desc" }
+          })
+          expect(filtered.map((d) => d.data["name"])).toEqual(["delta", "charlie"])
+        }))
+
+      it.effect("lists soft-deleted documents older than a cutoff across workspaces", () =>
+        Effect.gen(function*() {
+          const storage = yield* Storage
+          const [ws1, ws2] = [fresh("ws"), fresh("ws")]
+          const [old1, old2, recent] = [fresh("deal"), fresh("deal"), fresh("deal")]
+          yield* storage.commit({
+            streams: [],
+            documents: [
+              upsert(ws1, old1, { name: "a" }, { collection: "deal", deletedAt: "2000-01-01T00:00:00.000Z" }),
+              upsert(ws2, old2, { name: "b" }, { collection: "deal", deletedAt: "2000-01-02T00:00:00.000Z" }),
+              upsert(ws1, recent, { name: "c" }, { collection: "deal", deletedAt: "2000-03-01T00:00:00.000Z" })
+            ]
+          })
+          const expired = yield* storage.listDeletedBefore("deal", "2000-02-01T00:00:00.000Z", 1000)
+          const mine = expired.filter((r) => [old1, old2, recent].includes(r.id))
+          expect(mine.map((r) => r.id).sort()).toEqual([old1, old2].sort())
+          expect(mine.find((r) => r.id === old2)?.workspaceId).toBe(ws2)
+        }))
+
+      it.effect("redacts a stream's earlier events in the same commit as its tombstone", () =>
+        Effect.gen(function*() {
+          const storage = yield* Storage
+          const ws = fresh("ws")
+          const s = fresh("con")
+          yield* storage.commit({
+            streams: [{ streamId: s, expectedVersion: 0, events: [event(ws, "contact.created", { email: "p@x.io" })] }],
+            documents: [upsert(ws, s, { name: "p" })]
+          })
+          const tombstone: Commit = {
+            streams: [{ streamId: s, expectedVersion: 1, events: [event(ws, "contact.purged", { at: "t" })] }],
+            documents: [{ _tag: "Remove", collection: "contact", workspaceId: ws, id: s }],
+            redactStreams: [s]
+          }
+          yield* storage.commit(tombstone)
+          const stream = yield* storage.readStream(s)
+          expect(stream.map((e) => e.type)).toEqual(["contact.created", "contact.purged"])
+          expect(stream[0]!.data).toEqual({ redacted: true })
+          expect(stream[1]!.data).toEqual({ at: "t" })
+          const logged = yield* storage.readLog({ after: stream[0]!.sequence - 1, limit: 1 })
+          expect(logged[0]!.data).toEqual({ redacted: true })
+          expect(yield* storage.getDocument("contact", ws, s)).toBeNull()
+        }))
+
+      it.effect("answers ping", () => Effect.flatMap(Storage, (storage) => storage.ping))
+    })
+  })
+}
