@@ -1,0 +1,90 @@
+import { Either } from "effect"
+import type { ListParams } from "../engine/Engine.js"
+import { type ErrorDetail, ValidationError } from "../errors.js"
+import type { Expr, FieldRef, FieldType } from "./ast.js"
+import { isCalendarDate } from "./calendar.js"
+import { allOf } from "./exprs.js"
+import { dealStatuses, type FieldCatalog } from "./fields.js"
+
+/** The deal list's own query parameters, besides limit, cursor, filter, search and sort. */
+export const dealListParams: ReadonlyArray<string> = [
+  "pipeline_id",
+  "stage_id",
+  "owner_id",
+  "status",
+  "contact_id",
+  "value_min",
+  "value_max",
+  "close_date_from",
+  "close_date_to"
+]
+
+const decimal = /^-?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?$/
+
+/**
+ * The conditions the deal list parameters ask for: equality on ids and status, membership in
+ * `contact_ids`, and inclusive ranges on `value` and `expected_close_date` (a deal without a value
+ * or date falls outside every range).
+ */
+export const dealParamsWhere = (params: ListParams, catalog: FieldCatalog): Either.Either<Expr, ValidationError> => {
+  const errors: Array<ErrorDetail> = []
+  const clauses: Array<Expr> = []
+  const ref = (name: string, fallback: FieldType): FieldRef => ({ name, type: catalog.get(name)?.type ?? fallback })
+
+  for (const name of ["pipeline_id", "stage_id", "owner_id"] as const) {
+    const raw = params[name]
+    if (raw === undefined) continue
+    if (raw === "") errors.push({ path: name, message: "must not be empty" })
+    else clauses.push({ _tag: "Compare", field: ref(name, "id"), op: "eq", value: raw })
+  }
+
+  const status = params["status"]
+  if (status !== undefined) {
+    if ((dealStatuses as ReadonlyArray<string>).includes(status)) {
+      clauses.push({ _tag: "Compare", field: ref("status", "enum"), op: "eq", value: status })
+    } else {
+      errors.push({ path: "status", message: `must be one of ${dealStatuses.join(", ")}` })
+    }
+  }
+
+  const contactId = params["contact_id"]
+  if (contactId !== undefined) {
+    if (contactId === "") errors.push({ path: "contact_id", message: "must not be empty" })
+    else clauses.push({ _tag: "HasElement", field: ref("contact_ids", "id_array"), value: contactId })
+  }
+
+  const range = <A extends string | number>(
+    [fromName, toName]: readonly [string, string],
+    field: FieldRef,
+    read: (raw: string) => A | null,
+    message: string
+  ): void => {
+    const bound = (name: string, op: "gte" | "lte"): A | null => {
+      const raw = params[name]
+      if (raw === undefined) return null
+      const value = read(raw)
+      if (value === null) errors.push({ path: name, message })
+      else clauses.push({ _tag: "Compare", field, op, value })
+      return value
+    }
+    const from = bound(fromName, "gte")
+    const to = bound(toName, "lte")
+    if (from !== null && to !== null && from > to) {
+      errors.push({ path: toName, message: `must not be less than ${fromName}` })
+    }
+  }
+  range(
+    ["value_min", "value_max"],
+    ref("value", "number"),
+    (raw) => decimal.test(raw) && Number.isFinite(Number(raw)) ? Number(raw) : null,
+    "must be a number"
+  )
+  range(
+    ["close_date_from", "close_date_to"],
+    ref("expected_close_date", "date"),
+    (raw) => isCalendarDate(raw) ? raw : null,
+    "must be a date written YYYY-MM-DD"
+  )
+
+  return errors.length === 0 ? Either.right(allOf(clauses)) : Either.left(ValidationError.of(errors))
+}

@@ -1,0 +1,43 @@
+import { Either } from "effect"
+import type { FieldType, Scalar } from "./ast.js"
+import { isCalendarDate, normaliseTimestamp } from "./calendar.js"
+import type { FieldInfo } from "./fields.js"
+
+/**
+ * Checks a filter operand against the field it is compared with and brings it to the stored
+ * form (timestamps to canonical UTC). The Left is the message for the operand's path.
+ */
+export const scalarOperand = (field: FieldInfo, raw: unknown): Either.Either<Scalar, string> => {
+  if (raw === null) return Either.left("must not be null (use $exists to match absent values)")
+  switch (field.type) {
+    case "number":
+      return typeof raw === "number" && Number.isFinite(raw) ? Either.right(raw) : Either.left("must be a number")
+    case "boolean":
+      return typeof raw === "boolean" ? Either.right(raw) : Either.left("must be true or false")
+    case "date":
+      return typeof raw === "string" && isCalendarDate(raw)
+        ? Either.right(raw)
+        : Either.left("must be a date written YYYY-MM-DD")
+    case "timestamp": {
+      const canonical = typeof raw === "string" ? normaliseTimestamp(raw) : null
+      return canonical !== null
+        ? Either.right(canonical)
+        : Either.left("must be an RFC 3339 timestamp such as 2026-01-01T00:00:00Z")
+    }
+    case "enum": {
+      const options = field.options
+      if (typeof raw === "string" && (options === null || options.includes(raw))) return Either.right(raw)
+      return Either.left(options === null ? "must be a string" : `must be one of ${options.join(", ")}`)
+    }
+    case "text":
+    case "id":
+    case "id_array":
+      return typeof raw === "string" ? Either.right(raw) : Either.left("must be a string")
+  }
+}
+
+/** Types whose values have a meaningful order for $gt, $gte, $lt and $lte. */
+export const orderedTypes: ReadonlyArray<FieldType> = ["number", "date", "timestamp", "text", "id"]
+
+/** Types $contains and $starts_with apply to. */
+export const textTypes: ReadonlyArray<FieldType> = ["text", "id", "enum"]

@@ -1,0 +1,30 @@
+import { Either } from "effect"
+import { ValidationError } from "../errors.js"
+import type { Expr, FieldRef } from "./ast.js"
+import type { FieldCatalog } from "./fields.js"
+
+export const searchLimits = { length: 200, terms: 10 } as const
+
+const refsOf = (catalog: FieldCatalog, pick: (info: { searchable: boolean; wholeWord: boolean }) => boolean) =>
+  [...catalog.values()].filter(pick).map((info): FieldRef => ({ name: info.name, type: info.type }))
+
+/**
+ * The `search` query parameter: whitespace-separated terms, each of which must be a prefix of a word
+ * of a searchable field (or of the whole value of a wholeWord field). Null when absent or blank.
+ */
+export const parseSearch = (raw: string | undefined, catalog: FieldCatalog): Either.Either<Expr | null, ValidationError> => {
+  if (raw === undefined || raw.trim() === "") return Either.right(null)
+  if (raw.length > searchLimits.length) {
+    return Either.left(ValidationError.at("search", `is longer than ${searchLimits.length} characters`))
+  }
+  const terms = raw.trim().split(/\s+/).map((term) => term.toLowerCase())
+  if (terms.length > searchLimits.terms) {
+    return Either.left(ValidationError.at("search", `has more than ${searchLimits.terms} terms`))
+  }
+  return Either.right({
+    _tag: "Search",
+    fields: refsOf(catalog, (info) => info.searchable),
+    wholeWordFields: refsOf(catalog, (info) => info.wholeWord),
+    terms
+  })
+}
