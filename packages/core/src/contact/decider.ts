@@ -1,0 +1,75 @@
+import { Either } from "effect"
+import { changedFields } from "../customField/recordFields.js"
+import type { Decider } from "../decider.js"
+import { RECOVERY_WINDOW_MILLIS } from "../decider.js"
+import type { DomainError } from "../errors.js"
+import { Conflict, NotFound } from "../errors.js"
+import type { JsonObject } from "../json.js"
+import type { ContactCommand } from "./commands.js"
+import type { ContactEvent } from "./events.js"
+
+export type ContactState =
+  | { readonly status: "absent" }
+  | { readonly status: "live"; readonly fields: JsonObject }
+  | { readonly status: "deleted"; readonly fields: JsonObject; readonly deletedAt: string }
+  | { readonly status: "purged" }
+
+type Decision = Either.Either<ReadonlyArray<ContactEvent>, DomainError>
+
+const withinRecoveryWindow = (deletedAt: string, at: string): boolean =>
+  Date.parse(at) - Date.parse(deletedAt) <= RECOVERY_WINDOW_MILLIS
+
+const notFound = (id: string): Decision => Either.left(new NotFound({ resource: "contact", id }))
+
+const decide = (command: ContactCommand, state: ContactState): Decision => {
+  const { at, id } = command
+  switch (command.type) {
+    case "CreateContact":
+      // Ids are fresh from the engine; a clash means a bug or a replayed command, never a user error.
+      return state.status === "absent"
+        ? Either.right([{ type: "contact.created", data: { id, fields: command.fields, at } }])
+        : Either.left(new Conflict({ message: `contact ${id} already exists`, details: [{ path: "id", message: "already exists", id }] }))
+    case "UpdateContact": {
+      if (state.status !== "live") return notFound(id)
+      const changed = changedFields(state.fields, command.fields)
+      return Either.right(Object.keys(changed).length === 0 ? [] : [{ type: "contact.updated", data: { changed, at } }])
+    }
+    case "DeleteContact":
+      return state.status === "live" ? Either.right([{ type: "contact.deleted", data: { at } }]) : notFound(id)
+    case "RestoreContact":
+      return state.status === "deleted" && withinRecoveryWindow(state.deletedAt, at)
+        ? Either.right([{ type: "contact.restored", data: { at } }])
+        : notFound(id)
+    case "PurgeContact":
+      if (state.status === "absent" || state.status === "purged") return notFound(id)
+      return state.status === "deleted" && !withinRecoveryWindow(state.deletedAt, at)
+        ? Either.right([{ type: "contact.purged", data: { at } }])
+        : Either.left(
+          new Conflict({
+            message: `contact ${id} is still recoverable`,
+            details: [{ path: "", message: "only contacts deleted more than 30 days ago can be purged", id }]
+          })
+        )
+  }
+}
+
+const evolve = (state: ContactState, event: ContactEvent): ContactState => {
+  switch (event.type) {
+    case "contact.created":
+      return { status: "live", fields: event.data.fields }
+    case "contact.updated":
+      return state.status === "live" ? { status: "live", fields: { ...state.fields, ...event.data.changed } } : state
+    case "contact.deleted":
+      return state.status === "live" ? { status: "deleted", fields: state.fields, deletedAt: event.data.at } : state
+    case "contact.restored":
+      return state.status === "deleted" ? { status: "live", fields: state.fields } : state
+    case "contact.purged":
+      return { status: "purged" }
+  }
+}
+
+export const contactDecider: Decider<ContactCommand, ContactEvent, ContactState> = {
+  initialState: { status: "absent" },
+  evolve,
+  decide
+}

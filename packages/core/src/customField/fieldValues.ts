@@ -1,0 +1,79 @@
+import { Either } from "effect"
+import type { Json } from "../json.js"
+import type { CustomFieldDefinition } from "./definition.js"
+
+/**
+ * Checks one value of a request body. Left is the message of that key's error detail, so a parser
+ * can report every offending key at once instead of stopping at the first.
+ */
+export type FieldCheck = (value: unknown) => Either.Either<Json, string>
+
+export const text = (max: number): FieldCheck => (value) =>
+  typeof value !== "string"
+    ? Either.left("must be a string")
+    : value.length > max
+    ? Either.left(`must be at most ${max} characters`)
+    : Either.right(value)
+
+/** Surrounding whitespace is dropped: a name of only spaces is as empty as no name. */
+export const trimmedText = (min: number, max: number): FieldCheck => (value) => {
+  if (typeof value !== "string") return Either.left("must be a string")
+  const trimmed = value.trim()
+  if (trimmed.length < min) return Either.left(min === 1 ? "must not be empty" : `must be at least ${min} characters`)
+  if (trimmed.length > max) return Either.left(`must be at most ${max} characters`)
+  return Either.right(trimmed)
+}
+
+export const nullable = (check: FieldCheck): FieldCheck => (value) =>
+  value === null ? Either.right(null) : check(value)
+
+export const finiteNumber: FieldCheck = (value) =>
+  typeof value === "number" && Number.isFinite(value) ? Either.right(value) : Either.left("must be a number")
+
+export const boolean: FieldCheck = (value) =>
+  typeof value === "boolean" ? Either.right(value) : Either.left("must be a boolean")
+
+export const oneOf = (options: ReadonlyArray<string>): FieldCheck => (value) =>
+  typeof value === "string" && options.includes(value)
+    ? Either.right(value)
+    : Either.left(`must be one of ${options.join(", ")}`)
+
+const DATE = /^(\d{4})-(\d{2})-(\d{2})$/
+
+const daysInMonth = (year: number, month: number): number => {
+  const leap = (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0
+  return [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1] ?? 0
+}
+
+/** A real calendar day: `2026-02-30` matches the pattern but is refused. */
+export const isCalendarDate = (value: string): boolean => {
+  const match = DATE.exec(value)
+  if (match === null) return false
+  const year = Number(match[1])
+  const month = Number(match[2])
+  const day = Number(match[3])
+  return year >= 1 && month >= 1 && month <= 12 && day >= 1 && day <= daysInMonth(year, month)
+}
+
+export const date: FieldCheck = (value) =>
+  typeof value === "string" && isCalendarDate(value)
+    ? Either.right(value)
+    : Either.left("must be a date YYYY-MM-DD")
+
+export const CUSTOM_TEXT_MAX = 10_000
+
+/** A custom value is typed by its definition; `null` always clears it. */
+export const customValueCheck = (definition: CustomFieldDefinition): FieldCheck => {
+  switch (definition.type) {
+    case "text":
+      return nullable(text(CUSTOM_TEXT_MAX))
+    case "number":
+      return nullable(finiteNumber)
+    case "boolean":
+      return nullable(boolean)
+    case "date":
+      return nullable(date)
+    case "enum":
+      return nullable(oneOf(definition.options ?? []))
+  }
+}

@@ -1,0 +1,5 @@
+export * from "./commands.js"
+export * from "./decider.js"
+export * from "./definition.js"
+export * from "./events.js"
+export * from "./input.js"
