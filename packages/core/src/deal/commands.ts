@@ -1,0 +1,58 @@
+import type { JsonObject } from "../json.js"
+import type { PipelineInfo } from "../pipeline/decider.js"
+
+/** `fields` comes from `parseDealCreate`; the engine looked up the pipeline and the contacts. */
+export interface CreateDeal {
+  readonly type: "CreateDeal"
+  readonly id: string
+  readonly at: string
+  readonly fields: JsonObject
+  /** null when `fields.pipeline_id` names no pipeline of the workspace. */
+  readonly pipeline: PipelineInfo | null
+  /** The ids of `fields.contact_ids` that name no live contact. */
+  readonly unknownContactIds: ReadonlyArray<string>
+}
+
+/** `fields` comes from `parseDealPatch`. */
+export interface UpdateDeal {
+  readonly type: "UpdateDeal"
+  readonly id: string
+  readonly at: string
+  readonly fields: JsonObject
+  /** Used only if the patch moves the deal. */
+  readonly entryId: string
+  /** The pipeline the deal ends up in: the one `fields.pipeline_id` names, else the current one. */
+  readonly targetPipeline: PipelineInfo | null
+  readonly unknownContactIds: ReadonlyArray<string>
+}
+
+export interface MoveStage {
+  readonly type: "MoveStage"
+  readonly id: string
+  readonly at: string
+  readonly stageId: string
+  readonly reason: string | null
+  readonly entryId: string
+  /** The deal's current pipeline. */
+  readonly pipeline: PipelineInfo
+}
+
+export interface DeleteDeal {
+  readonly type: "DeleteDeal"
+  readonly id: string
+  readonly at: string
+}
+
+export interface RestoreDeal {
+  readonly type: "RestoreDeal"
+  readonly id: string
+  readonly at: string
+}
+
+export interface PurgeDeal {
+  readonly type: "PurgeDeal"
+  readonly id: string
+  readonly at: string
+}
+
+export type DealCommand = CreateDeal | UpdateDeal | MoveStage | DeleteDeal | RestoreDeal | PurgeDeal

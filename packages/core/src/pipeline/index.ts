@@ -1,0 +1,6 @@
+export * from "./commands.js"
+export * from "./decider.js"
+export * from "./defaultPipeline.js"
+export * from "./events.js"
+export * from "./input.js"
+export * from "./projection.js"
