@@ -241,7 +241,7 @@ export const storageContractSuite = (name: string, layer: Layer.Layer<Storage, u
             where: { _tag: "Compare", field: { name: "n", type: "number" }, op: "gte", value: 2 },
             sort: { field: { name: "n", type: "number" }, direction: "desc" }
           })
-          expect(filtered.map((d) => d.data["name"])).toEqual(["delta", "charlie"])
+          expect(filtered.map((d) => d.data["name"])).toEqual(["bravo", "charlie"])
         }))
 
       it.effect("lists soft-deleted documents older than a cutoff across workspaces", () =>

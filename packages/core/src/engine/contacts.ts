@@ -1,0 +1,268 @@
+import { Effect, Either } from "effect"
+import {
+  type ContactEvent,
+  contactDecider,
+  contactUniqueKey,
+  parseContactCreate,
+  parseContactPatch,
+  projectContact
+} from "../contact/index.js"
+import { Conflict, NotFound, ValidationError } from "../errors.js"
+import type { Json, JsonObject } from "../json.js"
+import { paginate, parseListQuery } from "../query/index.js"
+import type { Expr } from "../query/ast.js"
+import { catalogOf, type FieldCatalog } from "../query/fields.js"
+import type { StoredDocument } from "../storage/documents.js"
+import type { StoredEvent } from "../storage/events.js"
+import type { UniqueViolation } from "../storage/Storage.js"
+import type { CustomFields } from "./customFields.js"
+import type { EngineDeps } from "./deps.js"
+import { nowIso } from "./deps.js"
+import type { IfMatch, ListParams, RequestContext } from "./Engine.js"
+import { documentWrite, execute, foldProjection } from "./execute.js"
+import { queryAll, visibleFields } from "./reads.js"
+import type { Workspaces } from "./workspace.js"
+
+const ACTIVITY_LIMIT = 100
+const contactIdsField = { name: "contact_ids", type: "id_array" } as const
+
+const emailTaken = (violation: UniqueViolation) =>
+  new Conflict({
+    message: "a live contact with this email already exists",
+    details: [{ path: "email", message: `is already used by ${violation.existingId}`, id: violation.existingId }]
+  })
+
+const parseExpand = (raw: string | null) => {
+  const wanted = new Set<string>()
+  if (raw === null || raw.trim() === "") return Either.right(wanted)
+  for (const part of raw.split(",")) {
+    const value = part.trim()
+    if (value !== "deals" && value !== "activities") {
+      return Either.left(ValidationError.at("expand", `has an unknown value ${JSON.stringify(value)}; use deals, activities`))
+    }
+    wanted.add(value)
+  }
+  return Either.right(wanted)
+}
+
+/** A contact event or one of its deals' events, as an entry of the contact's activity feed. */
+const activityOf = (event: StoredEvent): JsonObject | null => {
+  const data = event.data
+  const at = typeof data["at"] === "string" ? data["at"] : event.recordedAt
+  const base = (payload: JsonObject) => ({
+    id: `act_${event.metadata.eventId.replace(/^evt_/, "")}`,
+    type: event.type,
+    occurred_at: at,
+    data: payload
+  })
+  switch (event.type) {
+    case "contact.created":
+      return base((data["fields"] ?? {}) as JsonObject)
+    case "contact.updated":
+      return base({ changed_fields: data["changed"] ?? {} })
+    case "contact.deleted":
+    case "contact.restored":
+      return base({})
+    case "deal.created":
+      return base({ deal_id: event.streamId, ...((data["fields"] ?? {}) as JsonObject) })
+    case "deal.updated":
+      return base({ deal_id: event.streamId, changed_fields: data["changed"] ?? {} })
+    case "deal.stage_changed":
+      return base({
+        deal_id: event.streamId,
+        from_stage_id: data["from_stage_id"] ?? null,
+        to_stage_id: data["to_stage_id"] ?? null,
+        reason: data["reason"] ?? null
+      })
+    default:
+      return null
+  }
+}
+
+export const makeContacts = (deps: EngineDeps, workspaces: Workspaces, customFields: CustomFields) => {
+  const catalogs = (ctx: RequestContext) =>
+    Effect.map(customFields.definitions(ctx), (defs) => ({
+      defs,
+      contact: catalogOf("contact", defs),
+      deal: catalogOf("deal", defs)
+    }))
+
+  /** The live deals linked to any of `contactIds`, found through the deals' own contact_ids. */
+  const dealsOf = (ctx: RequestContext, contactIds: ReadonlyArray<string>) => {
+    if (contactIds.length === 0) return Effect.succeed([] as ReadonlyArray<StoredDocument>)
+    const where: Expr = contactIds.length === 1
+      ? { _tag: "HasElement", field: contactIdsField, value: contactIds[0]! }
+      : { _tag: "Or", exprs: contactIds.map((value) => ({ _tag: "HasElement", field: contactIdsField, value })) }
+    return queryAll(deps, "deal", ctx.workspaceId, where)
+  }
+
+  /** The API shape of contacts: visible fields, then the derived deal_ids and company_ids. */
+  const views = (ctx: RequestContext, docs: ReadonlyArray<StoredDocument>, contactCatalog: FieldCatalog) =>
+    Effect.map(dealsOf(ctx, docs.map((d) => d.id)), (deals) =>
+      docs.map((doc): JsonObject => {
+        const companyId = doc.data["company_id"]
+        return {
+          ...visibleFields(doc.data, contactCatalog),
+          deal_ids: deals.filter((deal) => (deal.data["contact_ids"] as ReadonlyArray<Json> | undefined)?.includes(doc.id))
+            .map((deal) => deal.id),
+          company_ids: typeof companyId === "string" ? [companyId] : []
+        }
+      }))
+
+  const activities = (ctx: RequestContext, contactId: string, dealIds: ReadonlyArray<string>) =>
+    Effect.gen(function*() {
+      const streams = yield* Effect.forEach([contactId, ...dealIds], (id) => deps.storage.readStream(id))
+      return streams.flat()
+        .filter((event) => event.metadata.workspaceId === ctx.workspaceId)
+        .sort((a, b) => b.sequence - a.sequence)
+        .flatMap((event) => {
+          const activity = activityOf(event)
+          return activity === null ? [] : [activity]
+        })
+        .slice(0, ACTIVITY_LIMIT)
+    })
+
+  const liveDocument = (ctx: RequestContext, id: string) =>
+    Effect.flatMap(deps.storage.getDocument("contact", ctx.workspaceId, id), (doc) =>
+      doc === null || doc.deletedAt !== null ? Effect.fail(new NotFound({ resource: "contact", id })) : Effect.succeed(doc))
+
+  const viewOne = (ctx: RequestContext, doc: StoredDocument) =>
+    Effect.gen(function*() {
+      const { contact } = yield* catalogs(ctx)
+      const [view] = yield* views(ctx, [doc], contact)
+      return { data: view!, version: doc.version }
+    })
+
+  const get = (ctx: RequestContext, id: string, expandRaw: string | null) =>
+    Effect.gen(function*() {
+      const expand = parseExpand(expandRaw)
+      if (Either.isLeft(expand)) return yield* expand.left
+      yield* workspaces.ensure(ctx)
+      const doc = yield* liveDocument(ctx, id)
+      const { contact, deal } = yield* catalogs(ctx)
+      const [view] = yield* views(ctx, [doc], contact)
+      let data: JsonObject = view!
+      const dealIds = data["deal_ids"] as ReadonlyArray<string>
+      if (expand.right.has("deals")) {
+        const deals = yield* dealsOf(ctx, [id])
+        const { deal_ids: _ignored, ...rest } = data
+        data = { ...rest, deals: deals.map((d) => visibleFields(d.data, deal)) }
+      }
+      if (expand.right.has("activities")) {
+        data = { ...data, activities: yield* activities(ctx, id, dealIds) }
+      }
+      return { data, version: doc.version }
+    })
+
+  const list = (ctx: RequestContext, params: ListParams) =>
+    Effect.gen(function*() {
+      yield* workspaces.ensure(ctx)
+      const { contact } = yield* catalogs(ctx)
+      const parsed = parseListQuery(params, {
+        catalog: contact,
+        scope: "live",
+        baseWhere: { _tag: "True" },
+        defaultSort: { field: { name: "created_at", type: "timestamp" }, direction: "asc" },
+        allow: { filter: true, search: true, sort: true },
+        extraParams: []
+      })
+      if (Either.isLeft(parsed)) return yield* parsed.left
+      const query = parsed.right
+      const rows = yield* deps.storage.queryDocuments("contact", ctx.workspaceId, { ...query, limit: query.limit + 1 })
+      const page = paginate(rows, query)
+      return { data: yield* views(ctx, page.rows, contact), next_cursor: page.next_cursor }
+    })
+
+  const documents = (workspaceId: string, id: string) =>
+  (all: ReadonlyArray<ContactEvent>, _fresh: ReadonlyArray<ContactEvent>, version: number) => {
+    const projected = foldProjection(projectContact, all)
+    return [
+      documentWrite("contact", workspaceId, id, version, projected, projected === null ? null : contactUniqueKey(projected))
+    ]
+  }
+
+  const run = (ctx: RequestContext, id: string, ifMatch: IfMatch, creates: boolean) => ({
+    ctx,
+    streamId: id,
+    resource: "contact",
+    decider: contactDecider,
+    ifMatch,
+    creates,
+    documents: documents(ctx.workspaceId, id),
+    onUniqueViolation: emailTaken
+  })
+
+  const afterWrite = (ctx: RequestContext, id: string) =>
+    Effect.gen(function*() {
+      const doc = yield* deps.storage.getDocument("contact", ctx.workspaceId, id)
+      if (doc === null) return yield* new NotFound({ resource: "contact", id })
+      return yield* viewOne(ctx, doc)
+    })
+
+  const create = (ctx: RequestContext, body: unknown) =>
+    Effect.gen(function*() {
+      yield* workspaces.ensure(ctx)
+      const { defs } = yield* catalogs(ctx)
+      const fields = parseContactCreate(body, defs)
+      if (Either.isLeft(fields)) return yield* fields.left
+      const id = yield* deps.ids.make("con")
+      const at = yield* nowIso
+      yield* execute(deps, {
+        ...run(ctx, id, null, true),
+        command: () => Effect.succeed({ type: "CreateContact" as const, id, at, fields: fields.right })
+      })
+      return yield* afterWrite(ctx, id)
+    })
+
+  const update = (ctx: RequestContext, id: string, body: unknown, ifMatch: IfMatch) =>
+    Effect.gen(function*() {
+      yield* workspaces.ensure(ctx)
+      const { defs } = yield* catalogs(ctx)
+      const fields = parseContactPatch(body, defs)
+      if (Either.isLeft(fields)) return yield* fields.left
+      const at = yield* nowIso
+      yield* execute(deps, {
+        ...run(ctx, id, ifMatch, false),
+        command: () => Effect.succeed({ type: "UpdateContact" as const, id, at, fields: fields.right })
+      })
+      return yield* afterWrite(ctx, id)
+    })
+
+  const remove = (ctx: RequestContext, id: string, ifMatch: IfMatch) =>
+    Effect.gen(function*() {
+      const at = yield* nowIso
+      yield* execute(deps, {
+        ...run(ctx, id, ifMatch, false),
+        command: () => Effect.succeed({ type: "DeleteContact" as const, id, at })
+      })
+    })
+
+  const restore = (ctx: RequestContext, id: string) =>
+    Effect.gen(function*() {
+      const at = yield* nowIso
+      yield* execute(deps, {
+        ...run(ctx, id, null, false),
+        onUniqueViolation: (violation: UniqueViolation) =>
+          new Conflict({
+            message: "the contact's email is now used by another live contact",
+            details: [{ path: "email", message: `is now used by ${violation.existingId}`, id: violation.existingId }]
+          }),
+        command: () => Effect.succeed({ type: "RestoreContact" as const, id, at })
+      })
+      return yield* afterWrite(ctx, id)
+    })
+
+  const purge = (ctx: RequestContext, id: string) =>
+    Effect.gen(function*() {
+      const at = yield* nowIso
+      yield* execute(deps, {
+        ...run(ctx, id, null, false),
+        redact: true,
+        command: () => Effect.succeed({ type: "PurgeContact" as const, id, at })
+      })
+    })
+
+  return { list, get, create, update, delete: remove, restore, purge, views, catalogs }
+}
+
+export type Contacts = ReturnType<typeof makeContacts>

@@ -1,0 +1,256 @@
+import { Effect, Either } from "effect"
+import {
+  type DealEvent,
+  dealDecider,
+  parseDealCreate,
+  parseDealPatch,
+  parseStageMove,
+  projectDeal,
+  timelineEntryOf
+} from "../deal/index.js"
+import { NotFound } from "../errors.js"
+import type { Json, JsonObject } from "../json.js"
+import { dealListParams, dealParamsWhere, paginate, parseListQuery } from "../query/index.js"
+import type { FieldInfo } from "../query/fields.js"
+import type { DocumentWrite } from "../storage/documents.js"
+import type { Contacts } from "./contacts.js"
+import type { EngineDeps } from "./deps.js"
+import { nowIso } from "./deps.js"
+import type { IfMatch, ListParams, RequestContext } from "./Engine.js"
+import { documentWrite, execute, foldProjection } from "./execute.js"
+import type { Pipelines } from "./pipelines.js"
+import { visibleFields } from "./reads.js"
+import type { Workspaces } from "./workspace.js"
+
+const timelineField = (name: string, type: FieldInfo["type"]): FieldInfo => ({
+  name,
+  type,
+  filterable: false,
+  sortable: false,
+  searchable: false,
+  wholeWord: false,
+  options: null,
+  custom: false
+})
+const timelineCatalog = new Map([
+  ["deal_id", timelineField("deal_id", "id")],
+  ["changed_at", timelineField("changed_at", "timestamp")]
+])
+
+const stringsOf = (value: Json | undefined): ReadonlyArray<string> =>
+  Array.isArray(value) ? value.filter((v): v is string => typeof v === "string") : []
+
+export const makeDeals = (deps: EngineDeps, workspaces: Workspaces, contacts: Contacts, pipelines: Pipelines) => {
+  /** Contact ids of this workspace that are not live contacts (unknown, deleted, or another's). */
+  const unknownContacts = (ctx: RequestContext, ids: ReadonlyArray<string>) =>
+    Effect.filter(ids, (id) =>
+      Effect.map(deps.storage.getDocument("contact", ctx.workspaceId, id), (doc) => doc === null || doc.deletedAt !== null))
+
+  const documents = (workspaceId: string, id: string) =>
+  (all: ReadonlyArray<DealEvent>, fresh: ReadonlyArray<DealEvent>, version: number): ReadonlyArray<DocumentWrite> => {
+    const projected = foldProjection(projectDeal, all)
+    const writes: Array<DocumentWrite> = [documentWrite("deal", workspaceId, id, version, projected)]
+    if (projected === null) {
+      // Purged: the timeline entries go with the deal.
+      for (const event of all) {
+        const entry = timelineEntryOf(id, event)
+        if (entry !== null) writes.push({ _tag: "Remove", collection: "timeline_entry", workspaceId, id: String(entry["id"]) })
+      }
+      return writes
+    }
+    for (const event of fresh) {
+      const entry = timelineEntryOf(id, event)
+      if (entry === null) continue
+      writes.push({
+        _tag: "Upsert",
+        collection: "timeline_entry",
+        workspaceId,
+        id: String(entry["id"]),
+        version: 1,
+        deletedAt: null,
+        uniqueKey: null,
+        data: entry
+      })
+    }
+    return writes
+  }
+
+  const run = (ctx: RequestContext, id: string, ifMatch: IfMatch, creates: boolean) => ({
+    ctx,
+    streamId: id,
+    resource: "deal",
+    decider: dealDecider,
+    ifMatch,
+    creates,
+    documents: documents(ctx.workspaceId, id)
+  })
+
+  const view = (ctx: RequestContext, data: JsonObject) =>
+    Effect.map(contacts.catalogs(ctx), ({ deal }) => visibleFields(data, deal))
+
+  const get = (ctx: RequestContext, id: string) =>
+    Effect.gen(function*() {
+      yield* workspaces.ensure(ctx)
+      const doc = yield* deps.storage.getDocument("deal", ctx.workspaceId, id)
+      if (doc === null || doc.deletedAt !== null) return yield* new NotFound({ resource: "deal", id })
+      return { data: yield* view(ctx, doc.data), version: doc.version }
+    })
+
+  const list = (ctx: RequestContext, params: ListParams) =>
+    Effect.gen(function*() {
+      yield* workspaces.ensure(ctx)
+      const { deal } = yield* contacts.catalogs(ctx)
+      const where = dealParamsWhere(params, deal)
+      if (Either.isLeft(where)) return yield* where.left
+      const parsed = parseListQuery(params, {
+        catalog: deal,
+        scope: "live",
+        baseWhere: where.right,
+        defaultSort: { field: { name: "created_at", type: "timestamp" }, direction: "asc" },
+        allow: { filter: true, search: true, sort: true },
+        extraParams: dealListParams
+      })
+      if (Either.isLeft(parsed)) return yield* parsed.left
+      const query = parsed.right
+      const rows = yield* deps.storage.queryDocuments("deal", ctx.workspaceId, { ...query, limit: query.limit + 1 })
+      const page = paginate(rows, query)
+      return { data: page.rows.map((row) => visibleFields(row.data, deal)), next_cursor: page.next_cursor }
+    })
+
+  const create = (ctx: RequestContext, body: unknown) =>
+    Effect.gen(function*() {
+      yield* workspaces.ensure(ctx)
+      const { defs } = yield* contacts.catalogs(ctx)
+      const fields = parseDealCreate(body, defs)
+      if (Either.isLeft(fields)) return yield* fields.left
+      const id = yield* deps.ids.make("deal")
+      const at = yield* nowIso
+      yield* execute(deps, {
+        ...run(ctx, id, null, true),
+        command: () =>
+          Effect.gen(function*() {
+            const pipelineId = fields.right["pipeline_id"]
+            return {
+              type: "CreateDeal" as const,
+              id,
+              at,
+              fields: fields.right,
+              pipeline: typeof pipelineId === "string" ? yield* pipelines.info(ctx, pipelineId) : null,
+              unknownContactIds: yield* unknownContacts(ctx, stringsOf(fields.right["contact_ids"]))
+            }
+          })
+      })
+      return yield* get(ctx, id)
+    })
+
+  const update = (ctx: RequestContext, id: string, body: unknown, ifMatch: IfMatch) =>
+    Effect.gen(function*() {
+      yield* workspaces.ensure(ctx)
+      const { defs } = yield* contacts.catalogs(ctx)
+      const fields = parseDealPatch(body, defs)
+      if (Either.isLeft(fields)) return yield* fields.left
+      const at = yield* nowIso
+      const entryId = yield* deps.ids.make("tle")
+      yield* execute(deps, {
+        ...run(ctx, id, ifMatch, false),
+        command: ({ history }) =>
+          Effect.gen(function*() {
+            const current = foldProjection(projectDeal, history)
+            const given = fields.right["pipeline_id"]
+            const pipelineId = typeof given === "string" ? given : current?.data["pipeline_id"]
+            return {
+              type: "UpdateDeal" as const,
+              id,
+              at,
+              fields: fields.right,
+              entryId,
+              targetPipeline: typeof pipelineId === "string" ? yield* pipelines.info(ctx, pipelineId) : null,
+              unknownContactIds: yield* unknownContacts(ctx, stringsOf(fields.right["contact_ids"]))
+            }
+          })
+      })
+      return yield* get(ctx, id)
+    })
+
+  const moveStage = (ctx: RequestContext, id: string, body: unknown, ifMatch: IfMatch) =>
+    Effect.gen(function*() {
+      yield* workspaces.ensure(ctx)
+      const move = parseStageMove(body)
+      if (Either.isLeft(move)) return yield* move.left
+      const at = yield* nowIso
+      const entryId = yield* deps.ids.make("tle")
+      const result = yield* execute(deps, {
+        ...run(ctx, id, ifMatch, false),
+        command: ({ history }) =>
+          Effect.gen(function*() {
+            const pipelineId = foldProjection(projectDeal, history)?.data["pipeline_id"]
+            const pipeline = typeof pipelineId === "string" ? yield* pipelines.info(ctx, pipelineId) : null
+            if (pipeline === null) return yield* new NotFound({ resource: "pipeline", id: String(pipelineId) })
+            return {
+              type: "MoveStage" as const,
+              id,
+              at,
+              stageId: move.right.stage_id,
+              reason: move.right.reason,
+              entryId,
+              pipeline
+            }
+          })
+      })
+      const deal = yield* get(ctx, id)
+      const moved = result.fresh.find((event) => event.type === "deal.stage_changed")
+      const entry = moved === undefined ? null : timelineEntryOf(id, moved as unknown as DealEvent)
+      return { data: { deal: deal.data, timeline_entry: entry }, version: deal.version }
+    })
+
+  const remove = (ctx: RequestContext, id: string, ifMatch: IfMatch) =>
+    Effect.gen(function*() {
+      const at = yield* nowIso
+      yield* execute(deps, {
+        ...run(ctx, id, ifMatch, false),
+        command: () => Effect.succeed({ type: "DeleteDeal" as const, id, at })
+      })
+    })
+
+  const restore = (ctx: RequestContext, id: string) =>
+    Effect.gen(function*() {
+      const at = yield* nowIso
+      yield* execute(deps, {
+        ...run(ctx, id, null, false),
+        command: () => Effect.succeed({ type: "RestoreDeal" as const, id, at })
+      })
+      return yield* get(ctx, id)
+    })
+
+  const purge = (ctx: RequestContext, id: string) =>
+    Effect.gen(function*() {
+      const at = yield* nowIso
+      yield* execute(deps, {
+        ...run(ctx, id, null, false),
+        redact: true,
+        command: () => Effect.succeed({ type: "PurgeDeal" as const, id, at })
+      })
+    })
+
+  const timeline = (ctx: RequestContext, id: string, params: ListParams) =>
+    Effect.gen(function*() {
+      yield* get(ctx, id)
+      const parsed = parseListQuery(params, {
+        catalog: timelineCatalog,
+        scope: "live",
+        baseWhere: { _tag: "Compare", field: { name: "deal_id", type: "id" }, op: "eq", value: id },
+        defaultSort: { field: { name: "changed_at", type: "timestamp" }, direction: "asc" },
+        allow: { filter: false, search: false, sort: false },
+        extraParams: []
+      })
+      if (Either.isLeft(parsed)) return yield* parsed.left
+      const query = parsed.right
+      const rows = yield* deps.storage.queryDocuments("timeline_entry", ctx.workspaceId, { ...query, limit: query.limit + 1 })
+      const page = paginate(rows, query)
+      return { data: page.rows.map((row) => row.data), next_cursor: page.next_cursor }
+    })
+
+  return { list, get, create, update, moveStage, delete: remove, restore, purge, timeline, view }
+}
+
+export type Deals = ReturnType<typeof makeDeals>

@@ -1,0 +1,146 @@
+import { Effect, Either } from "effect"
+import type { Decider, Projected } from "../decider.js"
+import { Conflict, NotFound, PreconditionFailed } from "../errors.js"
+import type { DocumentWrite } from "../storage/documents.js"
+import type { DomainEvent, NewEvent, StoredEvent } from "../storage/events.js"
+import type { UniqueViolation } from "../storage/Storage.js"
+import type { EngineDeps } from "./deps.js"
+import type { IfMatch, RequestContext, WriteError } from "./Engine.js"
+
+/** Version conflicts are retried this many times before the client gets a 409. */
+const MAX_ATTEMPTS = 5
+
+export interface LoadedStream<E> {
+  /** The stream's events so far (only this workspace's; another workspace's stream reads as empty). */
+  readonly history: ReadonlyArray<E>
+  readonly stored: ReadonlyArray<StoredEvent>
+  readonly version: number
+}
+
+/**
+ * Reads a stream as seen from one workspace. A stream of another workspace is indistinguishable
+ * from one that does not exist, and so is a purged one: its earlier events have been redacted.
+ */
+export const loadStream = <E extends DomainEvent>(
+  deps: EngineDeps,
+  ctx: RequestContext,
+  streamId: string
+) =>
+  Effect.map(deps.storage.readStream(streamId), (stored): LoadedStream<E> => {
+    const first = stored[0]
+    if (first === undefined || first.metadata.workspaceId !== ctx.workspaceId) {
+      return { history: [], stored: [], version: 0 }
+    }
+    if (stored.some((event) => event.type.endsWith(".purged"))) {
+      return { history: [], stored: [], version: -1 }
+    }
+    return { history: stored as unknown as ReadonlyArray<E>, stored, version: stored.length }
+  })
+
+export const foldProjection = <E>(
+  project: (doc: Projected | null, event: E) => Projected | null,
+  events: ReadonlyArray<E>,
+  from: Projected | null = null
+): Projected | null => events.reduce(project, from)
+
+export interface Execution<C, E extends DomainEvent, S> {
+  readonly ctx: RequestContext
+  readonly streamId: string
+  readonly resource: string
+  readonly decider: Decider<C, E, S>
+  readonly ifMatch: IfMatch
+  /** Whether the command may create the stream; otherwise an empty stream is 404. */
+  readonly creates: boolean
+  /** The command, built from the stream as it is now; built again on every retry. */
+  readonly command: (loaded: LoadedStream<E> & { readonly state: S }) => Effect.Effect<C, WriteError>
+  /** The documents the whole stream projects to once `fresh` is appended at `version`. */
+  readonly documents: (all: ReadonlyArray<E>, fresh: ReadonlyArray<E>, version: number) => ReadonlyArray<DocumentWrite>
+  /** Purge: erase the personal data of the stream's earlier events in the same commit. */
+  readonly redact?: boolean
+  readonly onUniqueViolation?: (violation: UniqueViolation) => WriteError
+}
+
+export interface Executed<E> {
+  readonly all: ReadonlyArray<E>
+  readonly fresh: ReadonlyArray<StoredEvent>
+  readonly version: number
+}
+
+/**
+ * Runs one command against one stream: load, decide, project, commit with optimistic concurrency.
+ * A concurrent writer makes the commit fail with VersionConflict; the whole cycle then runs again on
+ * the new state, so no update is ever lost, and after MAX_ATTEMPTS the client gets 409.
+ */
+export const execute = <C, E extends DomainEvent, S>(deps: EngineDeps, run: Execution<C, E, S>) => {
+  const attempt = Effect.gen(function*() {
+    const loaded = yield* loadStream<E>(deps, run.ctx, run.streamId)
+    if (loaded.version < 0 || (loaded.version === 0 && !run.creates)) {
+      return yield* new NotFound({ resource: run.resource, id: run.streamId })
+    }
+    if (run.ifMatch !== null && run.ifMatch !== loaded.version) {
+      return yield* new PreconditionFailed({
+        message: `If-Match names version ${run.ifMatch}; the current version is ${loaded.version}`,
+        currentVersion: loaded.version
+      })
+    }
+    const state = loaded.history.reduce(run.decider.evolve, run.decider.initialState)
+    const command = yield* run.command({ ...loaded, state })
+    const decided = run.decider.decide(command, state)
+    if (Either.isLeft(decided)) return yield* decided.left
+    const fresh = decided.right
+    if (fresh.length === 0) return { all: loaded.history, fresh: [], version: loaded.version } satisfies Executed<E>
+
+    const events: Array<NewEvent> = []
+    for (const event of fresh) {
+      events.push({
+        type: event.type,
+        data: event.data,
+        metadata: {
+          workspaceId: run.ctx.workspaceId,
+          eventId: yield* deps.ids.make("evt"),
+          requestId: run.ctx.requestId,
+          actor: run.ctx.actor
+        }
+      })
+    }
+    const all = [...loaded.history, ...fresh]
+    const version = loaded.version + fresh.length
+    const result = yield* deps.storage.commit({
+      streams: [{ streamId: run.streamId, expectedVersion: loaded.version, events }],
+      documents: run.documents(all, fresh, version),
+      ...(run.redact === true ? { redactStreams: [run.streamId] } : {})
+    })
+    return { all, fresh: result.events, version } satisfies Executed<E>
+  })
+
+  return attempt.pipe(
+    Effect.retry({ times: MAX_ATTEMPTS - 1, while: (error) => error._tag === "VersionConflict" }),
+    Effect.catchTags({
+      VersionConflict: () =>
+        Effect.fail(
+          new Conflict({
+            message: `${run.resource} ${run.streamId} is being changed concurrently; retry the request`,
+            details: []
+          })
+        ),
+      UniqueViolation: (violation) =>
+        Effect.fail(
+          run.onUniqueViolation?.(violation) ??
+            new Conflict({ message: `${run.resource} conflicts with ${violation.existingId}`, details: [] })
+        )
+    })
+  )
+}
+
+/** A projected record as a document write: an upsert, or a removal once the record is purged. */
+export const documentWrite = (
+  collection: DocumentWrite["collection"],
+  workspaceId: string,
+  id: string,
+  version: number,
+  projected: Projected | null,
+  uniqueKey: string | null = null
+): DocumentWrite =>
+  projected === null
+    ? { _tag: "Remove", collection, workspaceId, id }
+    : { _tag: "Upsert", collection, workspaceId, id, version, deletedAt: projected.deletedAt, uniqueKey, data: projected.data }

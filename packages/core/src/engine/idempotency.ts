@@ -1,0 +1,36 @@
+import { Clock, Effect } from "effect"
+import type { JsonObject } from "../json.js"
+import type { EngineDeps } from "./deps.js"
+import type { IdempotentResponse, RequestContext } from "./Engine.js"
+
+const TTL_MILLIS = 24 * 60 * 60 * 1000
+
+/** Stored responses of POSTs made with an Idempotency-Key, as documents of the workspace. */
+export const makeIdempotency = (deps: EngineDeps) => ({
+  get: (ctx: RequestContext, key: string) =>
+    Effect.gen(function*() {
+      const doc = yield* deps.storage.getDocument("idempotency", ctx.workspaceId, key)
+      if (doc === null) return null
+      const stored = doc.data as unknown as IdempotentResponse
+      const now = yield* Clock.currentTimeMillis
+      return now - Date.parse(stored.created_at) < TTL_MILLIS ? stored : null
+    }),
+  put: (ctx: RequestContext, key: string, response: IdempotentResponse) =>
+    deps.storage.commit({
+      streams: [],
+      documents: [{
+        _tag: "Upsert",
+        collection: "idempotency",
+        workspaceId: ctx.workspaceId,
+        id: key,
+        version: 1,
+        deletedAt: null,
+        uniqueKey: null,
+        data: response as unknown as JsonObject
+      }]
+    }).pipe(
+      Effect.asVoid,
+      // Documents only, no streams and no unique key: neither conflict can happen.
+      Effect.catchTags({ VersionConflict: Effect.die, UniqueViolation: Effect.die })
+    )
+})

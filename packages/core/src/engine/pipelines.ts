@@ -1,0 +1,128 @@
+import { Effect, Either } from "effect"
+import { NotFound } from "../errors.js"
+import {
+  type PipelineEvent,
+  type PipelineInfo,
+  pipelineDecider,
+  pipelineInfoOf,
+  parsePipelineCreate,
+  parsePipelinePatch,
+  projectPipeline
+} from "../pipeline/index.js"
+import type { EngineDeps } from "./deps.js"
+import { nowIso } from "./deps.js"
+import type { IfMatch, RequestContext } from "./Engine.js"
+import { documentWrite, execute, foldProjection, loadStream } from "./execute.js"
+import { existsWhere, queryAll } from "./reads.js"
+import type { Workspaces } from "./workspace.js"
+
+const stageField = { name: "stage_id", type: "id" } as const
+
+export const makePipelines = (deps: EngineDeps, workspaces: Workspaces) => {
+  /** The pipeline's stages as the deal decider needs them; null when it is not this workspace's. */
+  const info = (ctx: RequestContext, id: string) =>
+    Effect.map(loadStream<PipelineEvent>(deps, ctx, id), (loaded): PipelineInfo | null =>
+      id.startsWith("pipe_") && loaded.version > 0
+        ? pipelineInfoOf(loaded.history.reduce(pipelineDecider.evolve, pipelineDecider.initialState))
+        : null)
+
+  const run = (ctx: RequestContext, id: string, ifMatch: IfMatch, creates: boolean) => ({
+    ctx,
+    streamId: id,
+    resource: "pipeline",
+    decider: pipelineDecider,
+    ifMatch,
+    creates,
+    documents: (all: ReadonlyArray<PipelineEvent>, _fresh: ReadonlyArray<PipelineEvent>, version: number) => [
+      documentWrite("pipeline", ctx.workspaceId, id, version, foldProjection(projectPipeline, all))
+    ]
+  })
+
+  const get = (ctx: RequestContext, id: string) =>
+    Effect.gen(function*() {
+      yield* workspaces.ensure(ctx)
+      const doc = yield* deps.storage.getDocument("pipeline", ctx.workspaceId, id)
+      if (doc === null) return yield* new NotFound({ resource: "pipeline", id })
+      return { data: doc.data, version: doc.version }
+    })
+
+  const list = (ctx: RequestContext) =>
+    Effect.gen(function*() {
+      yield* workspaces.ensure(ctx)
+      const docs = yield* queryAll(deps, "pipeline", ctx.workspaceId, { _tag: "True" })
+      return { data: docs.map((d) => d.data), next_cursor: null }
+    })
+
+  const create = (ctx: RequestContext, body: unknown) =>
+    Effect.gen(function*() {
+      yield* workspaces.ensure(ctx)
+      const parsed = parsePipelineCreate(body)
+      if (Either.isLeft(parsed)) return yield* parsed.left
+      const id = yield* deps.ids.make("pipe")
+      const at = yield* nowIso
+      const stages: Array<{ id: string; name: string }> = []
+      for (const stage of parsed.right.stages) stages.push({ id: yield* deps.ids.make("stage"), name: stage.name })
+      yield* execute(deps, {
+        ...run(ctx, id, null, true),
+        command: () => Effect.succeed({ type: "CreatePipeline" as const, id, at, name: parsed.right.name, stages })
+      })
+      return yield* get(ctx, id)
+    })
+
+  const update = (ctx: RequestContext, id: string, body: unknown, ifMatch: IfMatch) =>
+    Effect.gen(function*() {
+      yield* workspaces.ensure(ctx)
+      const parsed = parsePipelinePatch(body)
+      if (Either.isLeft(parsed)) return yield* parsed.left
+      const at = yield* nowIso
+      const knownNewStageIds = new Set<string>()
+      const stages: ReadonlyArray<{ id: string; name: string }> | undefined = parsed.right.stages === undefined
+        ? undefined
+        : yield* Effect.forEach(
+        parsed.right.stages,
+        (stage) =>
+          stage.id !== null
+            ? Effect.succeed({ id: stage.id, name: stage.name })
+            : Effect.map(deps.ids.make("stage"), (newId) => {
+              knownNewStageIds.add(newId)
+              return { id: newId, name: stage.name }
+            })
+      )
+      yield* execute(deps, {
+        ...run(ctx, id, ifMatch, false),
+        command: ({ state }) =>
+          Effect.gen(function*() {
+            // A stage may only go when no live deal sits in it; checked against the current stages.
+            const stagesHoldingDeals = new Set<string>()
+            const current = pipelineInfoOf(state)
+            if (stages !== undefined && current !== null) {
+              const kept = new Set(stages.map((s) => s.id))
+              for (const stage of current.stages) {
+                if (kept.has(stage.id)) continue
+                const held = yield* existsWhere(deps, "deal", ctx.workspaceId, {
+                  _tag: "Compare",
+                  field: stageField,
+                  op: "eq",
+                  value: stage.id
+                })
+                if (held) stagesHoldingDeals.add(stage.id)
+              }
+            }
+            return {
+              type: "UpdatePipeline" as const,
+              id,
+              at,
+              ...(parsed.right.name === undefined ? {} : { name: parsed.right.name }),
+              ...(stages === undefined ? {} : { stages }),
+              knownNewStageIds,
+              stagesHoldingDeals
+            }
+          })
+      })
+      return yield* get(ctx, id)
+    })
+
+  return { info, list, get, create, update }
+}
+
+export type Pipelines = ReturnType<typeof makePipelines>

@@ -1,0 +1,64 @@
+import { Effect } from "effect"
+import { defaultPipelineCommand, pipelineDecider, projectPipeline } from "../pipeline/index.js"
+import type { EngineDeps } from "./deps.js"
+import { nowIso } from "./deps.js"
+import type { RequestContext } from "./Engine.js"
+import { documentWrite } from "./execute.js"
+
+export const workspaceStreamId = (workspaceId: string) => `ws_${workspaceId}`
+
+/**
+ * Gives a workspace its default "Sales" pipeline the first time it is used. The workspace stream and
+ * the pipeline are committed together at expected version 0, so when several hosts race, exactly one
+ * pipeline is created and the losers simply find the workspace initialised.
+ */
+export const makeWorkspaces = (deps: EngineDeps) => {
+  const initialised = new Set<string>()
+
+  const initialise = (ctx: RequestContext) =>
+    Effect.gen(function*() {
+      const existing = yield* deps.storage.readStream(workspaceStreamId(ctx.workspaceId))
+      if (existing.length > 0) return
+      const at = yield* nowIso
+      const pipelineId = yield* deps.ids.make("pipe")
+      const stageIds: Array<string> = []
+      for (let i = 0; i < 6; i++) stageIds.push(yield* deps.ids.make("stage"))
+      const decided = pipelineDecider.decide(defaultPipelineCommand(pipelineId, stageIds, at), pipelineDecider.initialState)
+      if (decided._tag === "Left") return yield* Effect.die(decided.left)
+      const metadata = (eventId: string) => ({
+        workspaceId: ctx.workspaceId,
+        eventId,
+        requestId: ctx.requestId,
+        actor: ctx.actor
+      })
+      const pipelineEvents = []
+      for (const event of decided.right) {
+        pipelineEvents.push({ type: event.type, data: event.data, metadata: metadata(yield* deps.ids.make("evt")) })
+      }
+      const projected = decided.right.reduce(projectPipeline, null)
+      yield* deps.storage.commit({
+        streams: [
+          {
+            streamId: workspaceStreamId(ctx.workspaceId),
+            expectedVersion: 0,
+            events: [{
+              type: "workspace.initialized",
+              data: { default_pipeline_id: pipelineId, at },
+              metadata: metadata(yield* deps.ids.make("evt"))
+            }]
+          },
+          { streamId: pipelineId, expectedVersion: 0, events: pipelineEvents }
+        ],
+        documents: [documentWrite("pipeline", ctx.workspaceId, pipelineId, pipelineEvents.length, projected)]
+      }).pipe(Effect.catchTags({ VersionConflict: () => Effect.void, UniqueViolation: () => Effect.void }))
+    })
+
+  return {
+    ensure: (ctx: RequestContext) =>
+      initialised.has(ctx.workspaceId)
+        ? Effect.void
+        : Effect.tap(initialise(ctx), () => Effect.sync(() => initialised.add(ctx.workspaceId)))
+  }
+}
+
+export type Workspaces = ReturnType<typeof makeWorkspaces>
