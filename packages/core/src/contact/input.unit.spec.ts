@@ -1,0 +1,95 @@
+import { describe, expect, it } from "@effect/vitest"
+import { Either } from "effect"
+import type { CustomFieldDefinition } from "../customField/definition.js"
+import { parseContactCreate, parseContactPatch } from "./input.js"
+
+const at = "2026-01-01T00:00:00.000Z"
+const defs: ReadonlyArray<CustomFieldDefinition> = [
+  { object: "contact", key: "industry", label: "Industry", type: "enum", options: ["saas", "fintech"], created_at: at },
+  { object: "contact", key: "seats", label: "Seats", type: "number", options: null, created_at: at },
+  { object: "contact", key: "vip", label: "VIP", type: "boolean", options: null, created_at: at },
+  { object: "contact", key: "since", label: "Since", type: "date", options: null, created_at: at },
+  { object: "contact", key: "notes", label: "Notes", type: "text", options: null, created_at: at },
+  { object: "deal", key: "region", label: "Region", type: "text", options: null, created_at: at }
+]
+
+const paths = (result: Either.Either<unknown, { details: ReadonlyArray<{ path: string }> }>) =>
+  Either.isLeft(result) ? result.left.details.map((d) => d.path) : []
+
+describe("parseContactCreate", () => {
+  it("fills every standard field and keeps the given custom keys", () => {
+    const parsed = parseContactCreate({ email: "  Ada@Example.com ", industry: "saas", vip: null }, defs)
+    expect(parsed).toEqual(Either.right({
+      email: "Ada@Example.com",
+      first_name: null,
+      last_name: null,
+      phone: null,
+      title: null,
+      company_id: null,
+      source: null,
+      owner_id: null,
+      industry: "saas",
+      vip: null
+    }))
+  })
+
+  it("requires an email", () => {
+    const parsed = parseContactCreate({ first_name: "Ada" }, defs)
+    expect(Either.isLeft(parsed) && parsed.left.message).toBe("email is required")
+  })
+
+  it.each([["not-an-email"], ["a@localhost"], ["a b@example.com"], [`${"a".repeat(250)}@example.com`], [42], [null]])(
+    "refuses the email %j",
+    (email) => {
+      expect(paths(parseContactCreate({ email }, defs))).toEqual(["email"])
+    }
+  )
+
+  it("refuses a body that is not an object with path ''", () => {
+    for (const body of [null, [], "x", 3]) expect(paths(parseContactCreate(body, defs))).toEqual([""])
+  })
+
+  it("reports every offending key at once", () => {
+    const parsed = parseContactCreate(
+      {
+        email: "ada@example.com",
+        first_name: 3,
+        title: "x".repeat(1001),
+        id: "con_x",
+        deal_ids: [],
+        frist_name: "typo",
+        region: "emea",
+        industry: "retail",
+        seats: "10",
+        vip: "yes",
+        since: "2026-02-30",
+        notes: "n".repeat(10_001)
+      },
+      defs
+    )
+    expect(paths(parsed)).toEqual([
+      "first_name", "title", "id", "deal_ids", "frist_name", "region", "industry", "seats", "vip", "since", "notes"
+    ])
+    const messages = Either.isLeft(parsed) ? parsed.left.details.map((d) => d.message) : []
+    expect(messages[2]).toBe("is read-only")
+    expect(messages[4]).toBe("is not a known field")
+  })
+
+  it("never treats inherited property names as fields", () => {
+    expect(paths(parseContactCreate({ email: "a@b.co", constructor: "x", toString: "y" }, defs)))
+      .toEqual(["constructor", "toString"])
+  })
+})
+
+describe("parseContactPatch", () => {
+  it("keeps only the given keys, nulls included", () => {
+    expect(parseContactPatch({ last_name: null, seats: 12, since: "2024-02-29" }, defs))
+      .toEqual(Either.right({ last_name: null, seats: 12, since: "2024-02-29" }))
+  })
+  it("accepts an empty patch", () => {
+    expect(parseContactPatch({}, defs)).toEqual(Either.right({}))
+  })
+  it("does not let email be cleared", () => {
+    expect(paths(parseContactPatch({ email: null }, defs))).toEqual(["email"])
+  })
+})
