@@ -1,0 +1,49 @@
+import { describe, expect, it } from "@effect/vitest"
+import { Either } from "effect"
+import type { CustomFieldDefinition } from "./definition.js"
+import { customValueCheck, isCalendarDate } from "./fieldValues.js"
+
+const def = (type: CustomFieldDefinition["type"], options: ReadonlyArray<string> | null = null): CustomFieldDefinition => ({
+  object: "contact",
+  key: "k",
+  label: "K",
+  type,
+  options,
+  created_at: "2026-01-01T00:00:00.000Z"
+})
+
+describe("custom field values", () => {
+  it("accepts values of the defined type and null", () => {
+    const accepted: ReadonlyArray<[CustomFieldDefinition, unknown]> = [
+      [def("text"), "hello"],
+      [def("number"), -1.5],
+      [def("boolean"), false],
+      [def("date"), "2024-02-29"],
+      [def("enum", ["a", "b"]), "b"]
+    ]
+    for (const [d, value] of accepted) {
+      expect(customValueCheck(d)(value)).toEqual(Either.right(value))
+      expect(customValueCheck(d)(null)).toEqual(Either.right(null))
+    }
+  })
+
+  it("refuses values of another type", () => {
+    const refused: ReadonlyArray<[CustomFieldDefinition, unknown]> = [
+      [def("text"), 3],
+      [def("text"), "x".repeat(10_001)],
+      [def("number"), "3"],
+      [def("boolean"), "true"],
+      [def("date"), "2023-02-29"],
+      [def("date"), "2026-1-1"],
+      [def("enum", ["a"]), "c"],
+      [def("enum", ["a"]), ["a"]]
+    ]
+    for (const [d, value] of refused) expect(Either.isLeft(customValueCheck(d)(value))).toBe(true)
+  })
+
+  it("knows the calendar", () => {
+    expect(["2000-02-29", "2026-12-31", "0001-01-01"].every(isCalendarDate)).toBe(true)
+    expect(["1900-02-29", "2026-04-31", "2026-13-01", "2026-00-10", "0000-01-01", "2026-01-01T00:00:00Z"].some(isCalendarDate))
+      .toBe(false)
+  })
+})
