@@ -1,7 +1,7 @@
 import type { JsonObject } from "../json.js"
 import type { Expr, Scalar } from "./ast.js"
 import { elementsOf, scalarOf } from "./fieldValue.js"
-import { searchWordsOf } from "./searchWords.js"
+import { searchWordsOfDocument } from "./documentSearchWords.js"
 import { compareScalars } from "./sortKeys.js"
 
 type CompareOp = Extract<Expr, { _tag: "Compare" }>["op"]
@@ -71,14 +71,6 @@ export const evaluate = (expr: Expr, data: JsonObject): boolean => {
 }
 
 const matchesSearch = (expr: Extract<Expr, { _tag: "Search" }>, data: JsonObject): boolean => {
-  const words: Array<string> = []
-  for (const field of expr.fields) {
-    const value = scalarOf(data, field)
-    if (typeof value === "string") words.push(...searchWordsOf(value))
-  }
-  for (const field of expr.wholeWordFields) {
-    const value = scalarOf(data, field)
-    if (typeof value === "string") words.push(value.toLowerCase())
-  }
+  const words = searchWordsOfDocument(data, expr)
   return expr.terms.every((term) => words.some((word) => word.startsWith(term)))
 }
