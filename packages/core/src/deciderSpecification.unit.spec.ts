@@ -1,0 +1,33 @@
+import { describe, expect, it } from "@effect/vitest"
+import { Either } from "effect"
+import type { Decider } from "./decider.js"
+import { DeciderSpecification } from "./deciderSpecification.js"
+import { NotFound } from "./errors.js"
+
+type Counted = { readonly type: "counted"; readonly data: { readonly by: number } }
+const counter: Decider<{ readonly add: number }, Counted, number> = {
+  initialState: 0,
+  evolve: (total, event) => total + event.data.by,
+  decide: ({ add }, total) =>
+    add < 0 && total + add < 0
+      ? Either.left(new NotFound({ resource: "counter", id: "c" }))
+      : Either.right(add === 0 ? [] : [{ type: "counted", data: { by: add } }])
+}
+const given = DeciderSpecification.for(counter)
+const counted = (by: number): Counted => ({ type: "counted", data: { by } })
+
+describe("DeciderSpecification", () => {
+  it("passes when the events or the error match", () => {
+    given([counted(2)]).when({ add: 1 }).then([counted(1)])
+    given([]).when({ add: 0 }).thenNothingHappens()
+    given([counted(1)]).when({ add: -2 }).thenFails("NotFound", (e) => expect(e.resource).toBe("counter"))
+  })
+
+  it("throws with actual and expected when they do not", () => {
+    expect(() => given([]).when({ add: 1 }).then([counted(2)])).toThrow("did not record the expected events")
+    expect(() => given([]).when({ add: 1 }).thenNothingHappens()).toThrow()
+    expect(() => given([]).when({ add: 1 }).thenFails("NotFound")).toThrow("did not fail with NotFound")
+    expect(() => given([]).when({ add: -1 }).thenFails("Conflict")).toThrow()
+    expect(() => given([]).when({ add: -1 }).then([])).toThrow()
+  })
+})
