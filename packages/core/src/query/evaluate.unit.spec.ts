@@ -2,6 +2,7 @@ import { describe, expect, it } from "@effect/vitest"
 import type { JsonObject } from "../json.js"
 import type { Expr } from "./ast.js"
 import { evaluate } from "./evaluate.js"
+import { searchWordsOfDocument } from "./documentSearchWords.js"
 import { searchWordsOf } from "./searchWords.js"
 import { refOf } from "./testCatalog.js"
 
@@ -80,5 +81,12 @@ describe("searchWordsOf", () => {
     expect(searchWordsOf("Jane.Doe+crm@Acme-2.com")).toEqual(["jane", "doe", "crm", "acme", "2", "com"])
     expect(searchWordsOf("Zoë Müller, 東京 R2D2")).toEqual(["zoë", "müller", "東京", "r2d2"])
     expect(searchWordsOf(" -- ")).toEqual([])
+  })
+})
+
+describe("searchWordsOfDocument", () => {
+  it("holds each word once, and the whole lowercased value of wholeWord fields", () => {
+    const fields = { fields: [refOf("name"), refOf("email")], wholeWordFields: [refOf("email")] }
+    expect(searchWordsOfDocument({ name: "Ada ada", email: "Ada@X.io", score: 3 }, fields)).toEqual(["ada", "x", "io", "ada@x.io"])
   })
 })

@@ -1,12 +1,10 @@
 import { Either } from "effect"
 import { ValidationError } from "../errors.js"
-import type { Expr, FieldRef } from "./ast.js"
+import type { Expr } from "./ast.js"
+import { searchFieldsOf } from "./documentSearchWords.js"
 import type { FieldCatalog } from "./fields.js"
 
 export const searchLimits = { length: 200, terms: 10 } as const
-
-const refsOf = (catalog: FieldCatalog, pick: (info: { searchable: boolean; wholeWord: boolean }) => boolean) =>
-  [...catalog.values()].filter(pick).map((info): FieldRef => ({ name: info.name, type: info.type }))
 
 /**
  * The `search` query parameter: whitespace-separated terms, each of which must be a prefix of a word
@@ -21,10 +19,5 @@ export const parseSearch = (raw: string | undefined, catalog: FieldCatalog): Eit
   if (terms.length > searchLimits.terms) {
     return Either.left(ValidationError.at("search", `has more than ${searchLimits.terms} terms`))
   }
-  return Either.right({
-    _tag: "Search",
-    fields: refsOf(catalog, (info) => info.searchable),
-    wholeWordFields: refsOf(catalog, (info) => info.wholeWord),
-    terms
-  })
+  return Either.right({ _tag: "Search", ...searchFieldsOf(catalog), terms })
 }
