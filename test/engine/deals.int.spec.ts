@@ -69,7 +69,7 @@ describe("engine: deals and pipelines", () => {
         expect((yield* engine.deals.timeline(ws, id, {})).data).toHaveLength(1)
       })))
 
-  it.effect("refuses to remove a stage that holds live deals and allows it once the deal is gone", () =>
+  it.effect("refuses to remove a stage that holds a deal, live or in the trash, and allows it once the deal moved on", () =>
     withEngine((engine) =>
       Effect.gen(function*() {
         const created = yield* engine.pipelines.create(ws, { name: "Two", stages: [{ name: "A" }, { name: "B" }] })
@@ -78,7 +78,12 @@ describe("engine: deals and pipelines", () => {
         const deal = yield* engine.deals.create(ws, { name: "D", pipeline_id: pipelineId, stage_id: b })
         const refused = yield* Effect.flip(engine.pipelines.update(ws, pipelineId, { stages: [{ id: a, name: "A" }] }, null))
         expect(refused._tag).toBe("Conflict")
-        yield* engine.deals.delete(ws, deal.data["id"] as string, null)
+        const dealId = deal.data["id"] as string
+        yield* engine.deals.delete(ws, dealId, null)
+        const stillHeld = yield* Effect.flip(engine.pipelines.update(ws, pipelineId, { stages: [{ id: a, name: "A" }] }, null))
+        expect(stillHeld._tag).toBe("Conflict")
+        yield* engine.deals.restore(ws, dealId)
+        yield* engine.deals.moveStage(ws, dealId, { stage_id: a }, null)
         const updated = yield* engine.pipelines.update(ws, pipelineId, { stages: [{ id: a, name: "A!" }, { name: "C" }] }, null)
         expect((updated.data["stages"] as ReadonlyArray<JsonObject>).map((s) => [s["name"], s["position"]])).toEqual([["A!", 0], ["C", 1]])
       })))

@@ -1,6 +1,7 @@
 import {
   type Collection,
   type Commit,
+  type CommitResult,
   type DocumentWrite,
   type ExpiredRecord,
   runQuery,
@@ -93,7 +94,7 @@ export const make: Effect.Effect<StorageService> = Effect.sync(() => {
 
   const commit = (commit: Commit) =>
     Effect.flatMap(Clock.currentTimeMillis, (now) =>
-      Effect.suspend(() => {
+      Effect.suspend((): Effect.Effect<CommitResult, VersionConflict | UniqueViolation> => {
         for (const append of commit.streams) {
           const actual = streams.get(append.streamId)?.length ?? 0
           if (actual !== append.expectedVersion) {
@@ -143,7 +144,7 @@ export const make: Effect.Effect<StorageService> = Effect.sync(() => {
       })
     )
 
-  const toDocument = (row: Row): StoredDocument => ({
+  const toDocument = (row: StoredDocument): StoredDocument => ({
     collection: row.collection,
     workspaceId: row.workspaceId,
     id: row.id,

@@ -9,7 +9,7 @@ import {
 } from "../contact/index.js"
 import { Conflict, NotFound, ValidationError } from "../errors.js"
 import type { Json, JsonObject } from "../json.js"
-import { paginate, parseListQuery } from "../query/index.js"
+import { paginate, parseListQuery, type SearchFields, searchFieldsOf } from "../query/index.js"
 import type { Expr } from "../query/ast.js"
 import { catalogOf, type FieldCatalog } from "../query/fields.js"
 import type { StoredDocument } from "../storage/documents.js"
@@ -173,24 +173,25 @@ export const makeContacts = (deps: EngineDeps, workspaces: Workspaces, customFie
       return { data: yield* views(ctx, page.rows, contact), next_cursor: page.next_cursor }
     })
 
-  const documents = (workspaceId: string, id: string) =>
+  const documents = (workspaceId: string, id: string, search: SearchFields) =>
   (all: ReadonlyArray<ContactEvent>, _fresh: ReadonlyArray<ContactEvent>, version: number) => {
     const projected = foldProjection(projectContact, all)
-    return [
-      documentWrite("contact", workspaceId, id, version, projected, projected === null ? null : contactUniqueKey(projected))
-    ]
+    const uniqueKey = projected === null ? null : contactUniqueKey(projected)
+    return [documentWrite("contact", workspaceId, id, version, projected, { uniqueKey, search })]
   }
 
-  const run = (ctx: RequestContext, id: string, ifMatch: IfMatch, creates: boolean) => ({
+  /** What every contact command shares; the search fields depend on the workspace's custom fields. */
+  const run = (ctx: RequestContext, id: string, ifMatch: IfMatch, creates: boolean) =>
+    Effect.map(catalogs(ctx), ({ contact }) => ({
     ctx,
     streamId: id,
     resource: "contact",
     decider: contactDecider,
     ifMatch,
     creates,
-    documents: documents(ctx.workspaceId, id),
+    documents: documents(ctx.workspaceId, id, searchFieldsOf(contact)),
     onUniqueViolation: emailTaken
-  })
+  }))
 
   const afterWrite = (ctx: RequestContext, id: string) =>
     Effect.gen(function*() {
@@ -208,7 +209,7 @@ export const makeContacts = (deps: EngineDeps, workspaces: Workspaces, customFie
       const id = yield* deps.ids.make("con")
       const at = yield* nowIso
       yield* execute(deps, {
-        ...run(ctx, id, null, true),
+        ...(yield* run(ctx, id, null, true)),
         command: () => Effect.succeed({ type: "CreateContact" as const, id, at, fields: fields.right })
       })
       return yield* afterWrite(ctx, id)
@@ -222,7 +223,7 @@ export const makeContacts = (deps: EngineDeps, workspaces: Workspaces, customFie
       if (Either.isLeft(fields)) return yield* fields.left
       const at = yield* nowIso
       yield* execute(deps, {
-        ...run(ctx, id, ifMatch, false),
+        ...(yield* run(ctx, id, ifMatch, false)),
         command: () => Effect.succeed({ type: "UpdateContact" as const, id, at, fields: fields.right })
       })
       return yield* afterWrite(ctx, id)
@@ -232,7 +233,7 @@ export const makeContacts = (deps: EngineDeps, workspaces: Workspaces, customFie
     Effect.gen(function*() {
       const at = yield* nowIso
       yield* execute(deps, {
-        ...run(ctx, id, ifMatch, false),
+        ...(yield* run(ctx, id, ifMatch, false)),
         command: () => Effect.succeed({ type: "DeleteContact" as const, id, at })
       })
     })
@@ -241,7 +242,7 @@ export const makeContacts = (deps: EngineDeps, workspaces: Workspaces, customFie
     Effect.gen(function*() {
       const at = yield* nowIso
       yield* execute(deps, {
-        ...run(ctx, id, null, false),
+        ...(yield* run(ctx, id, null, false)),
         onUniqueViolation: (violation: UniqueViolation) =>
           new Conflict({
             message: "the contact's email is now used by another live contact",
@@ -256,7 +257,7 @@ export const makeContacts = (deps: EngineDeps, workspaces: Workspaces, customFie
     Effect.gen(function*() {
       const at = yield* nowIso
       yield* execute(deps, {
-        ...run(ctx, id, null, false),
+        ...(yield* run(ctx, id, null, false)),
         redact: true,
         command: () => Effect.succeed({ type: "PurgeContact" as const, id, at })
       })

@@ -10,7 +10,7 @@ import {
 } from "../deal/index.js"
 import { NotFound } from "../errors.js"
 import type { Json, JsonObject } from "../json.js"
-import { dealListParams, dealParamsWhere, paginate, parseListQuery } from "../query/index.js"
+import { dealListParams, dealParamsWhere, paginate, parseListQuery, type SearchFields, searchFieldsOf } from "../query/index.js"
 import type { FieldInfo } from "../query/fields.js"
 import type { DocumentWrite } from "../storage/documents.js"
 import type { Contacts } from "./contacts.js"
@@ -46,10 +46,10 @@ export const makeDeals = (deps: EngineDeps, workspaces: Workspaces, contacts: Co
     Effect.filter(ids, (id) =>
       Effect.map(deps.storage.getDocument("contact", ctx.workspaceId, id), (doc) => doc === null || doc.deletedAt !== null))
 
-  const documents = (workspaceId: string, id: string) =>
+  const documents = (workspaceId: string, id: string, search: SearchFields) =>
   (all: ReadonlyArray<DealEvent>, fresh: ReadonlyArray<DealEvent>, version: number): ReadonlyArray<DocumentWrite> => {
     const projected = foldProjection(projectDeal, all)
-    const writes: Array<DocumentWrite> = [documentWrite("deal", workspaceId, id, version, projected)]
+    const writes: Array<DocumentWrite> = [documentWrite("deal", workspaceId, id, version, projected, { search })]
     if (projected === null) {
       // Purged: the timeline entries go with the deal.
       for (const event of all) {
@@ -69,21 +69,23 @@ export const makeDeals = (deps: EngineDeps, workspaces: Workspaces, contacts: Co
         version: 1,
         deletedAt: null,
         uniqueKey: null,
+        searchWords: [],
         data: entry
       })
     }
     return writes
   }
 
-  const run = (ctx: RequestContext, id: string, ifMatch: IfMatch, creates: boolean) => ({
+  const run = (ctx: RequestContext, id: string, ifMatch: IfMatch, creates: boolean) =>
+    Effect.map(contacts.catalogs(ctx), ({ deal }) => ({
     ctx,
     streamId: id,
     resource: "deal",
     decider: dealDecider,
     ifMatch,
     creates,
-    documents: documents(ctx.workspaceId, id)
-  })
+    documents: documents(ctx.workspaceId, id, searchFieldsOf(deal))
+  }))
 
   const view = (ctx: RequestContext, data: JsonObject) =>
     Effect.map(contacts.catalogs(ctx), ({ deal }) => visibleFields(data, deal))
@@ -126,7 +128,7 @@ export const makeDeals = (deps: EngineDeps, workspaces: Workspaces, contacts: Co
       const id = yield* deps.ids.make("deal")
       const at = yield* nowIso
       yield* execute(deps, {
-        ...run(ctx, id, null, true),
+        ...(yield* run(ctx, id, null, true)),
         command: () =>
           Effect.gen(function*() {
             const pipelineId = fields.right["pipeline_id"]
@@ -152,7 +154,7 @@ export const makeDeals = (deps: EngineDeps, workspaces: Workspaces, contacts: Co
       const at = yield* nowIso
       const entryId = yield* deps.ids.make("tle")
       yield* execute(deps, {
-        ...run(ctx, id, ifMatch, false),
+        ...(yield* run(ctx, id, ifMatch, false)),
         command: ({ history }) =>
           Effect.gen(function*() {
             const current = foldProjection(projectDeal, history)
@@ -180,7 +182,7 @@ export const makeDeals = (deps: EngineDeps, workspaces: Workspaces, contacts: Co
       const at = yield* nowIso
       const entryId = yield* deps.ids.make("tle")
       const result = yield* execute(deps, {
-        ...run(ctx, id, ifMatch, false),
+        ...(yield* run(ctx, id, ifMatch, false)),
         command: ({ history }) =>
           Effect.gen(function*() {
             const pipelineId = foldProjection(projectDeal, history)?.data["pipeline_id"]
@@ -207,7 +209,7 @@ export const makeDeals = (deps: EngineDeps, workspaces: Workspaces, contacts: Co
     Effect.gen(function*() {
       const at = yield* nowIso
       yield* execute(deps, {
-        ...run(ctx, id, ifMatch, false),
+        ...(yield* run(ctx, id, ifMatch, false)),
         command: () => Effect.succeed({ type: "DeleteDeal" as const, id, at })
       })
     })
@@ -216,7 +218,7 @@ export const makeDeals = (deps: EngineDeps, workspaces: Workspaces, contacts: Co
     Effect.gen(function*() {
       const at = yield* nowIso
       yield* execute(deps, {
-        ...run(ctx, id, null, false),
+        ...(yield* run(ctx, id, null, false)),
         command: () => Effect.succeed({ type: "RestoreDeal" as const, id, at })
       })
       return yield* get(ctx, id)
@@ -226,7 +228,7 @@ export const makeDeals = (deps: EngineDeps, workspaces: Workspaces, contacts: Co
     Effect.gen(function*() {
       const at = yield* nowIso
       yield* execute(deps, {
-        ...run(ctx, id, null, false),
+        ...(yield* run(ctx, id, null, false)),
         redact: true,
         command: () => Effect.succeed({ type: "PurgeDeal" as const, id, at })
       })

@@ -1,6 +1,7 @@
 import { Effect, Either } from "effect"
 import type { Decider, Projected } from "../decider.js"
 import { Conflict, NotFound, PreconditionFailed } from "../errors.js"
+import { type SearchFields, searchWordsOfDocument } from "../query/documentSearchWords.js"
 import type { DocumentWrite } from "../storage/documents.js"
 import type { DomainEvent, NewEvent, StoredEvent } from "../storage/events.js"
 import type { UniqueViolation } from "../storage/Storage.js"
@@ -139,8 +140,18 @@ export const documentWrite = (
   id: string,
   version: number,
   projected: Projected | null,
-  uniqueKey: string | null = null
+  options: { readonly uniqueKey?: string | null; readonly search?: SearchFields } = {}
 ): DocumentWrite =>
   projected === null
     ? { _tag: "Remove", collection, workspaceId, id }
-    : { _tag: "Upsert", collection, workspaceId, id, version, deletedAt: projected.deletedAt, uniqueKey, data: projected.data }
+    : {
+      _tag: "Upsert",
+      collection,
+      workspaceId,
+      id,
+      version,
+      deletedAt: projected.deletedAt,
+      uniqueKey: options.uniqueKey ?? null,
+      searchWords: options.search === undefined ? [] : searchWordsOfDocument(projected.data, options.search),
+      data: projected.data
+    }

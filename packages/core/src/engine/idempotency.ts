@@ -26,6 +26,7 @@ export const makeIdempotency = (deps: EngineDeps) => ({
         version: 1,
         deletedAt: null,
         uniqueKey: null,
+        searchWords: [],
         data: response as unknown as JsonObject
       }]
     }).pipe(

@@ -92,19 +92,17 @@ export const makePipelines = (deps: EngineDeps, workspaces: Workspaces) => {
         ...run(ctx, id, ifMatch, false),
         command: ({ state }) =>
           Effect.gen(function*() {
-            // A stage may only go when no live deal sits in it; checked against the current stages.
+            // A stage may only go when no deal sits in it, counting deals in the trash: a restored deal
+            // must come back to a stage that still exists.
             const stagesHoldingDeals = new Set<string>()
             const current = pipelineInfoOf(state)
             if (stages !== undefined && current !== null) {
               const kept = new Set(stages.map((s) => s.id))
               for (const stage of current.stages) {
                 if (kept.has(stage.id)) continue
-                const held = yield* existsWhere(deps, "deal", ctx.workspaceId, {
-                  _tag: "Compare",
-                  field: stageField,
-                  op: "eq",
-                  value: stage.id
-                })
+                const inStage = { _tag: "Compare", field: stageField, op: "eq", value: stage.id } as const
+                const held = (yield* existsWhere(deps, "deal", ctx.workspaceId, inStage)) ||
+                  (yield* existsWhere(deps, "deal", ctx.workspaceId, inStage, "deleted"))
                 if (held) stagesHoldingDeals.add(stage.id)
               }
             }

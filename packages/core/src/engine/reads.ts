@@ -2,6 +2,7 @@ import { Effect } from "effect"
 import type { JsonObject } from "../json.js"
 import type { DocumentQuery, Expr, SortSpec } from "../query/ast.js"
 import type { FieldCatalog } from "../query/fields.js"
+import { sortValueOf } from "../query/sortKeys.js"
 import type { Collection, StoredDocument } from "../storage/documents.js"
 import type { EngineDeps } from "./deps.js"
 
@@ -29,17 +30,22 @@ export const queryAll = (
       out.push(...rows)
       const last: StoredDocument | undefined = rows[rows.length - 1]
       if (rows.length < BATCH || last === undefined) return out
-      const value: JsonObject[string] | undefined = last.data[sort.field.name]
-      after = { value: typeof value === "object" || value === undefined ? null : value, id: last.id }
+      after = { value: sortValueOf(last.data, sort.field), id: last.id }
     }
   })
 
-/** Whether any live document matches. */
-export const existsWhere = (deps: EngineDeps, collection: Collection, workspaceId: string, where: Expr) =>
+/** Whether any document matches, among the live ones or those in the trash. */
+export const existsWhere = (
+  deps: EngineDeps,
+  collection: Collection,
+  workspaceId: string,
+  where: Expr,
+  scope: DocumentQuery["scope"] = "live"
+) =>
   Effect.map(
     deps.storage.queryDocuments(collection, workspaceId, {
       where,
-      scope: "live",
+      scope,
       sort: { field: { name: "id", type: "id" }, direction: "asc" },
       after: null,
       limit: 1

@@ -29,6 +29,11 @@ export interface DocumentUpsert extends StoredDocument {
    * lowercased email of a live contact). `null` takes part in no uniqueness.
    */
   readonly uniqueKey: string | null
+  /**
+   * The words a `search` term may be a prefix of (core's searchWordsOfDocument). Storage that cannot
+   * evaluate Search nodes on `data` itself matches terms against these.
+   */
+  readonly searchWords: ReadonlyArray<string>
 }
 
 export interface DocumentRemove {

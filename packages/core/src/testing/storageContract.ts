@@ -25,6 +25,7 @@ const upsert = (
   version: options.version ?? 1,
   deletedAt: options.deletedAt ?? null,
   uniqueKey: options.uniqueKey ?? null,
+  searchWords: [],
   data: { id, ...data }
 })
 
