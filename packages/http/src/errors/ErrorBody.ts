@@ -1,0 +1,55 @@
+import { JSONSchema, Schema } from "effect"
+
+/** One offending part of a request; `path` points into the body, the query or a header. */
+export const ErrorDetail = Schema.Struct({
+  path: Schema.String.annotations({ examples: ["email", "filter.$or[1].value.$gt", "limit"] }),
+  message: Schema.String,
+  id: Schema.optional(Schema.String.annotations({ description: "The record a conflict is with." }))
+})
+
+export const ErrorCode = Schema.Literal(
+  "validation_error",
+  "invalid_json",
+  "unauthorized",
+  "not_found",
+  "conflict",
+  "idempotency_conflict",
+  "precondition_failed",
+  "payload_too_large",
+  "unsupported_media_type",
+  "rate_limited",
+  "internal_error",
+  "unavailable"
+)
+export type ErrorCode = typeof ErrorCode.Type
+
+/** The body of every non-2xx response. */
+export const ErrorBody = Schema.Struct({
+  error: Schema.Struct({
+    code: ErrorCode,
+    message: Schema.String,
+    details: Schema.Array(ErrorDetail),
+    request_id: Schema.String.annotations({ description: "The X-Request-Id of the request." })
+  })
+}).annotations({
+  examples: [{
+    error: {
+      code: "validation_error",
+      message: "email is required",
+      details: [{ path: "email", message: "is required" }],
+      request_id: "req_01jd7x4c2m8k9q3r5t6v7w8y9z"
+    }
+  }]
+})
+export type ErrorBody = typeof ErrorBody.Type
+
+const { $schema: _, ...errorBodyJsonSchema } = JSONSchema.make(ErrorBody)
+
+/**
+ * Errors are declared on endpoints with their own schema (for typing and status codes), but they
+ * all reach the client as ErrorBody (see errorResponse.ts), so OpenAPI must describe that shape.
+ */
+export const asErrorBody = <S extends Schema.Schema.Any>(schema: S): S =>
+  schema.annotations({ jsonSchema: errorBodyJsonSchema }) as S
+
+export { errorBodyJsonSchema }

@@ -1,0 +1,21 @@
+import { Context } from "effect"
+
+/**
+ * What the host knows about the request in flight: its id (for the response header, error bodies
+ * and the engine's event metadata) and, once authenticated, its workspace (for the request log).
+ * Provided per request by the host middleware; the default only exists for code run outside one.
+ */
+export interface RequestInfoShape {
+  readonly id: string
+  workspaceId: string | null
+}
+
+export class RequestInfo extends Context.Reference<RequestInfo>()("@dealstream/http/RequestInfo", {
+  defaultValue: (): RequestInfoShape => ({ id: "req_none", workspaceId: null })
+}) {}
+
+const PRINTABLE = /^[\x21-\x7e](?:[\x20-\x7e]{0,198}[\x21-\x7e])?$/
+
+/** A client's X-Request-Id is kept when it is 1–200 printable ASCII characters. */
+export const acceptableRequestId = (header: string | undefined): header is string =>
+  header !== undefined && PRINTABLE.test(header)
