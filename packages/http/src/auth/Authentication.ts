@@ -1,0 +1,62 @@
+import type { RequestContext } from "@dealstream/core"
+import { HttpApiMiddleware, HttpApiSecurity, HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { Context, Effect, Layer, Option, Schema } from "effect"
+import { RateLimited, Unauthorized } from "../errors/HttpErrors.js"
+import { RateLimiter } from "../rateLimit/RateLimiter.js"
+import { RequestInfo } from "../request/RequestInfo.js"
+import { ApiKeys } from "./ApiKeys.js"
+
+/** The authenticated caller of a /v1 endpoint, in the engine's own terms. */
+export class Caller extends Context.Tag("@dealstream/http/Caller")<Caller, RequestContext>() {}
+
+export class Authentication extends HttpApiMiddleware.Tag<Authentication>()("@dealstream/http/Authentication", {
+  failure: Schema.Union(Unauthorized, RateLimited),
+  provides: Caller,
+  security: { bearer: HttpApiSecurity.bearer }
+}) {}
+
+const BEARER = /^Bearer[ \t]+(\S+)[ \t]*$/i
+
+/**
+ * HttpApi's bearer security hands us whatever follows the first seven characters of the header
+ * (`Token abc` included), so the header is read and checked here instead. The rate limit is
+ * taken after authentication because its buckets are per key.
+ */
+export const AuthenticationLive = Layer.effect(
+  Authentication,
+  Effect.gen(function*() {
+    const keys = yield* ApiKeys
+    const limiter = yield* RateLimiter
+    return Authentication.of({
+      bearer: () =>
+        Effect.gen(function*() {
+          const request = yield* HttpServerRequest.HttpServerRequest
+          const header = request.headers["authorization"]
+          if (header === undefined) {
+            return yield* new Unauthorized({ message: "missing Authorization header (expected: Bearer <API key>)" })
+          }
+          const match = BEARER.exec(header)
+          if (match === null) {
+            return yield* new Unauthorized({ message: "the Authorization header must use the Bearer scheme" })
+          }
+          const owner = keys.authenticate(match[1]!)
+          if (Option.isNone(owner)) return yield* new Unauthorized({ message: "unknown API key" })
+          const info = yield* RequestInfo
+          info.workspaceId = owner.value.workspaceId
+
+          const decision = yield* limiter.take(owner.value.keyId)
+          yield* HttpApp.appendPreResponseHandler((_, response) =>
+            Effect.succeed(HttpServerResponse.setHeaders(response, {
+              "ratelimit-limit": String(decision.limit),
+              "ratelimit-remaining": String(decision.remaining),
+              "ratelimit-reset": String(decision.resetSeconds)
+            }))
+          )
+          if (!decision.allowed) {
+            return yield* new RateLimited({ message: "rate limit exceeded", retryAfterSeconds: decision.retryAfterSeconds })
+          }
+          return { workspaceId: owner.value.workspaceId, requestId: info.id, actor: owner.value.keyId }
+        })
+    })
+  })
+)

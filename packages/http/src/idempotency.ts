@@ -1,0 +1,107 @@
+import { Engine, type Json, type RequestContext, type StorageUnavailable, ValidationError } from "@dealstream/core"
+import type { HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { createHash } from "node:crypto"
+import { Clock, Context, Effect, Layer } from "effect"
+import { IdempotencyConflict } from "./errors/HttpErrors.js"
+import { type Reply, respond } from "./responses.js"
+
+const MAX_KEY_LENGTH = 255
+
+/** JSON with object keys sorted, so `{"a":1,"b":2}` and `{"b":2,"a":1}` are the same request. */
+const canonical = (value: unknown): string => {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(",")}]`
+  if (typeof value === "object" && value !== null) {
+    const entries = Object.keys(value).sort().map((key) =>
+      `${JSON.stringify(key)}:${canonical((value as Record<string, unknown>)[key])}`
+    )
+    return `{${entries.join(",")}}`
+  }
+  return JSON.stringify(value) ?? "null"
+}
+
+export const fingerprint = (method: string, path: string, body: unknown): string =>
+  `${method} ${path} ${createHash("sha256").update(canonical(body)).digest("hex")}`
+
+export interface IdempotentRepliesService {
+  /**
+   * Runs a POST under its `Idempotency-Key` (when it has one): a stored answer for the same request
+   * is replayed without running anything, a stored answer for another request is a conflict, and
+   * only a 2xx answer is stored, so a failed attempt can be retried with the same key.
+   */
+  readonly run: <E>(
+    ctx: RequestContext,
+    request: HttpServerRequest.HttpServerRequest,
+    body: unknown,
+    reply: Effect.Effect<Reply, E>
+  ) => Effect.Effect<HttpServerResponse.HttpServerResponse, E | ValidationError | IdempotencyConflict | StorageUnavailable>
+}
+
+export class IdempotentReplies extends Context.Tag("@dealstream/http/IdempotentReplies")<
+  IdempotentReplies,
+  IdempotentRepliesService
+>() {}
+
+export const IdempotentRepliesLive = Layer.effect(
+  IdempotentReplies,
+  Effect.gen(function*() {
+    const engine = yield* Engine
+    // Two concurrent requests with one key would both miss the store and both run; within this
+    // process they take turns instead. (Across hosts the window remains: the store has no lock.)
+    const locks = new Map<string, { readonly lock: Effect.Semaphore; users: number }>()
+    const withLock = <A, E>(name: string, effect: Effect.Effect<A, E>) =>
+      Effect.acquireUseRelease(
+        Effect.sync(() => {
+          const entry = locks.get(name) ?? { lock: Effect.unsafeMakeSemaphore(1), users: 0 }
+          entry.users++
+          locks.set(name, entry)
+          return entry
+        }),
+        (entry) => entry.lock.withPermits(1)(effect),
+        (entry) =>
+          Effect.sync(() => {
+            if (--entry.users === 0) locks.delete(name)
+          })
+      )
+
+    return IdempotentReplies.of({
+      run: (ctx, request, body, reply) => {
+        const key = request.headers["idempotency-key"]
+        if (key === undefined) return Effect.map(reply, (r) => respond(r))
+        if (key.length === 0 || key.length > MAX_KEY_LENGTH) {
+          return Effect.fail(ValidationError.at("Idempotency-Key", `must be 1 to ${MAX_KEY_LENGTH} characters`))
+        }
+        const print = fingerprint(request.method, new URL(request.url, "http://localhost").pathname, body)
+        return withLock(
+          `${ctx.workspaceId}\u0000${key}`,
+          Effect.gen(function*() {
+            const stored = yield* engine.idempotency.get(ctx, key)
+            if (stored !== null) {
+              if (stored.fingerprint !== print) {
+                return yield* new IdempotencyConflict({
+                  message: "this Idempotency-Key was already used with another method, path or body"
+                })
+              }
+              return respond(
+                { status: stored.status, body: stored.body, location: stored.location, version: null },
+                { "idempotent-replayed": "true" }
+              )
+            }
+            const answer = yield* reply
+            if (answer.status >= 200 && answer.status < 300) {
+              const now = yield* Clock.currentTimeMillis
+              // The write already happened: failing to remember it must not turn success into an error.
+              yield* engine.idempotency.put(ctx, key, {
+                fingerprint: print,
+                status: answer.status,
+                body: answer.body satisfies Json | null,
+                location: answer.location,
+                created_at: new Date(now).toISOString()
+              }).pipe(Effect.catchAll((error) => Effect.logWarning("idempotency key not stored", error.message)))
+            }
+            return respond(answer)
+          })
+        )
+      }
+    })
+  })
+)
