@@ -1,0 +1,34 @@
+import { HttpApi, OpenApi } from "@effect/platform"
+import { ContactsApi } from "./contacts/Api.js"
+import { CustomFieldsApi } from "./customFields/Api.js"
+import { DealsApi } from "./deals/Api.js"
+import { describeEdgeErrors } from "./openApiEdgeErrors.js"
+import { PipelinesApi } from "./pipelines/Api.js"
+import { SystemApi } from "./system/Api.js"
+import { TrashApi } from "./trash/Api.js"
+
+const description = `The dealstream CRM API.
+
+Authenticate with \`Authorization: Bearer <API key>\`; the key decides the workspace. Bodies are JSON
+(\`Content-Type: application/json\`, at most 1 MiB). Every non-2xx answer has the body
+\`{"error": {"code", "message", "details": [{"path", "message"}], "request_id"}}\`.
+
+Single-record responses carry \`ETag: "<version>"\`; send it back in \`If-Match\` on PATCH, PUT or DELETE
+to make the write conditional (412 when it no longer matches). Any POST may carry an
+\`Idempotency-Key\`: the same key and body within 24 h replays the first answer
+(\`Idempotent-Replayed: true\`). Responses to authenticated requests carry \`RateLimit-Limit\`,
+\`RateLimit-Remaining\` and \`RateLimit-Reset\`; over the limit the answer is 429 with \`Retry-After\`.
+Lists answer \`{"data": [...], "next_cursor"}\`; pass \`next_cursor\` as \`cursor\` for the next page.`
+
+export class Api extends HttpApi.make("dealstream")
+  .add(ContactsApi)
+  .add(PipelinesApi)
+  .add(DealsApi)
+  .add(CustomFieldsApi)
+  .add(TrashApi)
+  .add(SystemApi)
+  .annotate(OpenApi.Title, "dealstream API")
+  .annotate(OpenApi.Version, "1")
+  .annotate(OpenApi.Description, description)
+  .annotate(OpenApi.Transform, describeEdgeErrors)
+{}

@@ -1,0 +1,44 @@
+import { Engine } from "@dealstream/core"
+import { HttpApiBuilder } from "@effect/platform"
+import { Effect } from "effect"
+import { Api } from "../Api.js"
+import { Caller } from "../auth/Authentication.js"
+import { IdempotentReplies } from "../idempotency.js"
+import { readJsonBody } from "../request/jsonBody.js"
+import { onlyParams, readQuery } from "../request/queryParams.js"
+import { created, noContent, page, respond } from "../responses.js"
+
+export const CustomFieldsLive = HttpApiBuilder.group(Api, "customFields", (handlers) =>
+  Effect.gen(function*() {
+    const engine = yield* Engine
+    const idempotent = yield* IdempotentReplies
+    return handlers
+      .handle("list", ({ request }) =>
+        Effect.gen(function*() {
+          const params = yield* Effect.flatMap(readQuery(request), (query) => onlyParams(query, ["object"]))
+          return respond(page(yield* engine.customFields.list(yield* Caller, params["object"] ?? null)))
+        }))
+      .handleRaw("create", ({ request }) =>
+        Effect.gen(function*() {
+          const ctx = yield* Caller
+          const body = yield* readJsonBody(request)
+          return yield* idempotent.run(
+            ctx,
+            request,
+            body.value,
+            Effect.map(engine.customFields.create(ctx, body.value), (definition) =>
+              // Definitions have no GET of their own; their address is the one DELETE takes.
+              created(
+                definition,
+                `/v1/custom-fields/${encodeURIComponent(String(definition.data["object"]))}/${
+                  encodeURIComponent(String(definition.data["key"]))
+                }`
+              ))
+          )
+        }))
+      .handle("delete", ({ path }) =>
+        Effect.gen(function*() {
+          yield* engine.customFields.delete(yield* Caller, path.object, path.key)
+          return respond(noContent)
+        }))
+  }))

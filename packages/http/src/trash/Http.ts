@@ -1,0 +1,17 @@
+import { Engine } from "@dealstream/core"
+import { HttpApiBuilder } from "@effect/platform"
+import { Effect } from "effect"
+import { Api } from "../Api.js"
+import { Caller } from "../auth/Authentication.js"
+import { readQuery } from "../request/queryParams.js"
+import { page, respond } from "../responses.js"
+
+export const TrashLive = HttpApiBuilder.group(Api, "trash", (handlers) =>
+  Effect.gen(function*() {
+    const engine = yield* Engine
+    return handlers.handle("list", ({ request }) =>
+      Effect.gen(function*() {
+        const params = yield* readQuery(request)
+        return respond(page(yield* engine.trash.list(yield* Caller, params)))
+      }))
+  }))
