@@ -1,1 +1,6 @@
-export {}
+export { Api } from "./Api.js"
+export { ApiLive } from "./Http.js"
+export { Caller } from "./auth/Authentication.js"
+export type { ApiKey } from "./auth/ApiKeys.js"
+export { HostLive, MemoryEngineLive, type ServeOptions } from "./host/HostLive.js"
+export { type RunningServer, type StartOptions, startServer, StartupError } from "./host/startServer.js"

@@ -1,0 +1,84 @@
+import { HttpServer } from "@effect/platform"
+import { Cause, Context, Effect, Exit, Layer, Option, Scope } from "effect"
+import type { ApiKey } from "../auth/ApiKeys.js"
+import * as ApiKeys from "../auth/ApiKeys.js"
+import { loadOrCreateDevApiKey } from "../auth/devApiKey.js"
+import { HostLive, MemoryEngineLive } from "./HostLive.js"
+
+export interface StartOptions {
+  /** Default 3000; 0 picks a free port (see `url`). */
+  readonly port?: number
+  /** Interface to listen on; all interfaces when absent. */
+  readonly host?: string
+  /** `"ws_a:key_a,ws_b:key_b"` or parsed keys; absent: the dev workspace's key under dataDir. */
+  readonly apiKeys?: string | ReadonlyArray<ApiKey>
+  readonly dataDir?: string
+  /** Requests per second per key (default 100) and bucket size (default 200). */
+  readonly rateLimit?: number
+  readonly rateBurst?: number
+  /** JSON log lines on stdout (default true). */
+  readonly log?: boolean
+}
+
+export interface RunningServer {
+  /** `http://host:port`, with the port actually bound. */
+  readonly url: string
+  /** Set when the host runs on the dev workspace's key (no keys were configured). */
+  readonly devApiKey: { readonly key: ApiKey; readonly file: string; readonly created: boolean } | null
+  /** Stops accepting, lets requests in flight finish, then releases the engine. */
+  readonly close: () => Promise<void>
+}
+
+/** A startup failure worded for one line (port taken, bad key file, …). */
+export class StartupError extends Error {}
+
+const describeFailure = (cause: Cause.Cause<unknown>, port: number): string => {
+  const failure = Option.getOrUndefined(Option.orElse(Cause.failureOption(cause), () => Cause.dieOption(cause)))
+  const underlying = (failure as { cause?: unknown } | undefined)?.cause ?? failure
+  const code = (underlying as NodeJS.ErrnoException | undefined)?.code
+  if (code === "EADDRINUSE") return `port ${port} is already in use`
+  if (code === "EACCES") return `no permission to listen on port ${port}`
+  return `cannot start: ${underlying instanceof Error ? underlying.message : String(underlying)}`
+}
+
+/** The bundled host (memory storage) as a Promise API, for tests and embedders. */
+export const startServer = async (options: StartOptions = {}): Promise<RunningServer> => {
+  const dataDir = options.dataDir ?? "./.dealstream"
+  const { apiKeys, dev } = (() => {
+    try {
+      const dev = options.apiKeys === undefined ? loadOrCreateDevApiKey(dataDir) : null
+      const apiKeys = dev !== null
+        ? [dev.apiKey]
+        : typeof options.apiKeys === "string" ? ApiKeys.parse(options.apiKeys) : options.apiKeys!
+      return { apiKeys, dev }
+    } catch (error) {
+      throw new StartupError(error instanceof Error ? error.message : String(error))
+    }
+  })()
+  const port = options.port ?? 3000
+  const layer = HostLive({
+    port,
+    host: options.host,
+    apiKeys,
+    rateLimit: options.rateLimit ?? 100,
+    rateBurst: options.rateBurst ?? 200,
+    log: options.log ?? true
+  }).pipe(Layer.provide(MemoryEngineLive))
+
+  const scope = Effect.runSync(Scope.make())
+  const built = await Effect.runPromiseExit(Layer.buildWithScope(layer, scope))
+  if (Exit.isFailure(built)) {
+    await Effect.runPromise(Scope.close(scope, built))
+    throw new StartupError(describeFailure(built.cause, port))
+  }
+  const address = Context.get(built.value, HttpServer.HttpServer).address
+  const url = address._tag === "UnixAddress"
+    ? `http+unix://${address.path}`
+    : `http://${address.hostname === "0.0.0.0" ? "localhost" : address.hostname.includes(":") ? `[${address.hostname}]` : address.hostname}:${address.port}`
+  let closing: Promise<void> | undefined
+  return {
+    url,
+    devApiKey: dev === null ? null : { key: dev.apiKey, file: dev.file, created: dev.created },
+    close: () => (closing ??= Effect.runPromise(Scope.close(scope, Exit.void)))
+  }
+}
