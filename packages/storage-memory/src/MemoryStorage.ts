@@ -175,13 +175,15 @@ export const make: Effect.Effect<StorageService> = Effect.sync(() => {
         }
         return expired
       }),
-    replaceAllDocuments: (writes) =>
+    replaceDocuments: (collections, writes) =>
       Effect.sync(() => {
-        documents.clear()
-        byWorkspace.clear()
-        uniques.clear()
+        const dropped = new Set<Collection>(collections)
+        for (const row of [...documents.values()]) {
+          if (dropped.has(row.collection)) removeRow(row.collection, row.workspaceId, row.id)
+        }
         for (const write of writes) writeRow(write)
       }),
+    headSequence: Effect.sync(() => log.length),
     ping: Effect.void
   }
   return service

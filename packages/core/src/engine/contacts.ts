@@ -1,15 +1,8 @@
 import { Effect, Either } from "effect"
-import {
-  type ContactEvent,
-  contactDecider,
-  contactUniqueKey,
-  parseContactCreate,
-  parseContactPatch,
-  projectContact
-} from "../contact/index.js"
+import { contactDecider, parseContactCreate, parseContactPatch } from "../contact/index.js"
 import { Conflict, NotFound, ValidationError } from "../errors.js"
 import type { Json, JsonObject } from "../json.js"
-import { paginate, parseListQuery, type SearchFields, searchFieldsOf } from "../query/index.js"
+import { paginate, parseListQuery, searchFieldsOf } from "../query/index.js"
 import type { Expr } from "../query/ast.js"
 import { catalogOf, type FieldCatalog } from "../query/fields.js"
 import type { StoredDocument } from "../storage/documents.js"
@@ -17,9 +10,10 @@ import type { StoredEvent } from "../storage/events.js"
 import type { UniqueViolation } from "../storage/Storage.js"
 import type { CustomFields } from "./customFields.js"
 import type { EngineDeps } from "./deps.js"
+import { contactDocuments } from "./documents.js"
 import { nowIso } from "./deps.js"
 import type { IfMatch, ListParams, RequestContext } from "./Engine.js"
-import { documentWrite, execute, foldProjection } from "./execute.js"
+import { execute } from "./execute.js"
 import { queryAll, visibleFields } from "./reads.js"
 import type { Workspaces } from "./workspace.js"
 
@@ -173,13 +167,6 @@ export const makeContacts = (deps: EngineDeps, workspaces: Workspaces, customFie
       return { data: yield* views(ctx, page.rows, contact), next_cursor: page.next_cursor }
     })
 
-  const documents = (workspaceId: string, id: string, search: SearchFields) =>
-  (all: ReadonlyArray<ContactEvent>, _fresh: ReadonlyArray<ContactEvent>, version: number) => {
-    const projected = foldProjection(projectContact, all)
-    const uniqueKey = projected === null ? null : contactUniqueKey(projected)
-    return [documentWrite("contact", workspaceId, id, version, projected, { uniqueKey, search })]
-  }
-
   /** What every contact command shares; the search fields depend on the workspace's custom fields. */
   const run = (ctx: RequestContext, id: string, ifMatch: IfMatch, creates: boolean) =>
     Effect.map(catalogs(ctx), ({ contact }) => ({
@@ -189,7 +176,7 @@ export const makeContacts = (deps: EngineDeps, workspaces: Workspaces, customFie
     decider: contactDecider,
     ifMatch,
     creates,
-    documents: documents(ctx.workspaceId, id, searchFieldsOf(contact)),
+    documents: contactDocuments(ctx.workspaceId, id, searchFieldsOf(contact)),
     onUniqueViolation: emailTaken
   }))
 

@@ -10,14 +10,14 @@ import {
 } from "../deal/index.js"
 import { NotFound } from "../errors.js"
 import type { Json, JsonObject } from "../json.js"
-import { dealListParams, dealParamsWhere, paginate, parseListQuery, type SearchFields, searchFieldsOf } from "../query/index.js"
+import { dealListParams, dealParamsWhere, paginate, parseListQuery, searchFieldsOf } from "../query/index.js"
 import type { FieldInfo } from "../query/fields.js"
-import type { DocumentWrite } from "../storage/documents.js"
 import type { Contacts } from "./contacts.js"
+import { dealDocuments } from "./documents.js"
 import type { EngineDeps } from "./deps.js"
 import { nowIso } from "./deps.js"
 import type { IfMatch, ListParams, RequestContext } from "./Engine.js"
-import { documentWrite, execute, foldProjection } from "./execute.js"
+import { execute, foldProjection } from "./execute.js"
 import type { Pipelines } from "./pipelines.js"
 import { visibleFields } from "./reads.js"
 import type { Workspaces } from "./workspace.js"
@@ -46,36 +46,6 @@ export const makeDeals = (deps: EngineDeps, workspaces: Workspaces, contacts: Co
     Effect.filter(ids, (id) =>
       Effect.map(deps.storage.getDocument("contact", ctx.workspaceId, id), (doc) => doc === null || doc.deletedAt !== null))
 
-  const documents = (workspaceId: string, id: string, search: SearchFields) =>
-  (all: ReadonlyArray<DealEvent>, fresh: ReadonlyArray<DealEvent>, version: number): ReadonlyArray<DocumentWrite> => {
-    const projected = foldProjection(projectDeal, all)
-    const writes: Array<DocumentWrite> = [documentWrite("deal", workspaceId, id, version, projected, { search })]
-    if (projected === null) {
-      // Purged: the timeline entries go with the deal.
-      for (const event of all) {
-        const entry = timelineEntryOf(id, event)
-        if (entry !== null) writes.push({ _tag: "Remove", collection: "timeline_entry", workspaceId, id: String(entry["id"]) })
-      }
-      return writes
-    }
-    for (const event of fresh) {
-      const entry = timelineEntryOf(id, event)
-      if (entry === null) continue
-      writes.push({
-        _tag: "Upsert",
-        collection: "timeline_entry",
-        workspaceId,
-        id: String(entry["id"]),
-        version: 1,
-        deletedAt: null,
-        uniqueKey: null,
-        searchWords: [],
-        data: entry
-      })
-    }
-    return writes
-  }
-
   const run = (ctx: RequestContext, id: string, ifMatch: IfMatch, creates: boolean) =>
     Effect.map(contacts.catalogs(ctx), ({ deal }) => ({
     ctx,
@@ -84,7 +54,7 @@ export const makeDeals = (deps: EngineDeps, workspaces: Workspaces, contacts: Co
     decider: dealDecider,
     ifMatch,
     creates,
-    documents: documents(ctx.workspaceId, id, searchFieldsOf(deal))
+    documents: dealDocuments(ctx.workspaceId, id, searchFieldsOf(deal))
   }))
 
   const view = (ctx: RequestContext, data: JsonObject) =>

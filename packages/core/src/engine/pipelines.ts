@@ -6,13 +6,13 @@ import {
   pipelineDecider,
   pipelineInfoOf,
   parsePipelineCreate,
-  parsePipelinePatch,
-  projectPipeline
+  parsePipelinePatch
 } from "../pipeline/index.js"
 import type { EngineDeps } from "./deps.js"
+import { pipelineDocuments } from "./documents.js"
 import { nowIso } from "./deps.js"
 import type { IfMatch, RequestContext } from "./Engine.js"
-import { documentWrite, execute, foldProjection, loadStream } from "./execute.js"
+import { execute, loadStream } from "./execute.js"
 import { existsWhere, queryAll } from "./reads.js"
 import type { Workspaces } from "./workspace.js"
 
@@ -33,9 +33,7 @@ export const makePipelines = (deps: EngineDeps, workspaces: Workspaces) => {
     decider: pipelineDecider,
     ifMatch,
     creates,
-    documents: (all: ReadonlyArray<PipelineEvent>, _fresh: ReadonlyArray<PipelineEvent>, version: number) => [
-      documentWrite("pipeline", ctx.workspaceId, id, version, foldProjection(projectPipeline, all))
-    ]
+    documents: pipelineDocuments(ctx.workspaceId, id)
   })
 
   const get = (ctx: RequestContext, id: string) =>

@@ -1,9 +1,9 @@
 import { Effect } from "effect"
-import { defaultPipelineCommand, pipelineDecider, projectPipeline } from "../pipeline/index.js"
+import { defaultPipelineCommand, pipelineDecider } from "../pipeline/index.js"
 import type { EngineDeps } from "./deps.js"
 import { nowIso } from "./deps.js"
 import type { RequestContext } from "./Engine.js"
-import { documentWrite } from "./execute.js"
+import { pipelineDocuments } from "./documents.js"
 
 export const workspaceStreamId = (workspaceId: string) => `ws_${workspaceId}`
 
@@ -35,7 +35,6 @@ export const makeWorkspaces = (deps: EngineDeps) => {
       for (const event of decided.right) {
         pipelineEvents.push({ type: event.type, data: event.data, metadata: metadata(yield* deps.ids.make("evt")) })
       }
-      const projected = decided.right.reduce(projectPipeline, null)
       yield* deps.storage.commit({
         streams: [
           {
@@ -49,7 +48,7 @@ export const makeWorkspaces = (deps: EngineDeps) => {
           },
           { streamId: pipelineId, expectedVersion: 0, events: pipelineEvents }
         ],
-        documents: [documentWrite("pipeline", ctx.workspaceId, pipelineId, pipelineEvents.length, projected)]
+        documents: pipelineDocuments(ctx.workspaceId, pipelineId)(decided.right, decided.right, pipelineEvents.length)
       }).pipe(Effect.catchTags({ VersionConflict: () => Effect.void, UniqueViolation: () => Effect.void }))
     })
 

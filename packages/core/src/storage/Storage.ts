@@ -74,10 +74,16 @@ export interface StorageService {
     cutoff: string,
     limit: number
   ) => Effect.Effect<ReadonlyArray<ExpiredRecord>, StorageUnavailable>
-  /** Replace every document (rebuild): drop all documents, then write these. */
-  readonly replaceAllDocuments: (
+  /**
+   * Rebuild: in one atomic step, drop every document of `collections` (all workspaces), then write
+   * these. Collections not named (idempotency records, say) are left as they are.
+   */
+  readonly replaceDocuments: (
+    collections: ReadonlyArray<Collection>,
     documents: ReadonlyArray<DocumentWrite>
   ) => Effect.Effect<void, StorageUnavailable>
+  /** The highest sequence in the log, 0 when it is empty (progress of a rebuild). */
+  readonly headSequence: Effect.Effect<number, StorageUnavailable>
   /** Reachability, for `/readyz`. */
   readonly ping: Effect.Effect<void, StorageUnavailable>
 }

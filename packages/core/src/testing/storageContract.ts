@@ -288,6 +288,30 @@ export const storageContractSuite = (name: string, layer: Layer.Layer<Storage, u
           expect(yield* storage.getDocument("contact", ws, s)).toBeNull()
         }))
 
+      it.effect("replaces the documents of the named collections only, and reports the log's head", () =>
+        Effect.gen(function*() {
+          const storage = yield* Storage
+          const ws = fresh("ws")
+          const [a, b, key] = [fresh("con"), fresh("con"), fresh("idem")]
+          const { events } = yield* storage.commit({
+            streams: [{ streamId: a, expectedVersion: 0, events: [event(ws, "x.one")] }],
+            documents: [
+              upsert(ws, a, { name: "old" }, { uniqueKey: "email:a@x.io" }),
+              upsert(ws, key, { status: 201 }, { collection: "idempotency" })
+            ]
+          })
+          expect(yield* storage.headSequence).toBeGreaterThanOrEqual(events[0]!.sequence)
+          yield* storage.replaceDocuments(["contact", "deal"], [upsert(ws, b, { name: "new" }, { uniqueKey: "email:a@x.io" })])
+          expect(yield* storage.getDocument("contact", ws, a)).toBeNull()
+          expect((yield* storage.getDocument("contact", ws, b))?.data).toEqual({ id: b, name: "new" })
+          expect(yield* storage.getDocument("idempotency", ws, key)).not.toBeNull()
+          // the unique key moved with the documents
+          const clash = yield* Effect.either(
+            storage.commit({ streams: [], documents: [upsert(ws, a, { name: "again" }, { uniqueKey: "email:a@x.io" })] })
+          )
+          expect(Either.isLeft(clash)).toBe(true)
+        }))
+
       it.effect("answers ping", () => Effect.flatMap(Storage, (storage) => storage.ping))
     })
   })
