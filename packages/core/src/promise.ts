@@ -1,0 +1,45 @@
+import { Effect, Layer, ManagedRuntime } from "effect"
+import { Engine, type EngineService } from "./engine/Engine.js"
+import { EngineLive } from "./engine/EngineLive.js"
+import { IdsLive } from "./engine/Ids.js"
+import type { Storage } from "./storage/Storage.js"
+
+/** An Effect-returning function turned into one returning a Promise, recursively through objects. */
+type Promised<F> = F extends (...args: infer A) => Effect.Effect<infer R, infer _E, never> ? (...args: A) => Promise<R>
+  : F extends Effect.Effect<infer R, infer _E, never> ? () => Promise<R>
+  : F extends object ? { readonly [K in keyof F]: Promised<F[K]> }
+  : never
+
+/**
+ * The engine for callers who do not use Effect: every operation returns a Promise, and a failure
+ * rejects with the tagged domain error itself (`error._tag` is "NotFound", "ValidationError", …).
+ */
+export type PromiseEngine = Promised<EngineService> & {
+  /** Releases the storage (pools, embedded servers). */
+  readonly dispose: () => Promise<void>
+}
+
+type Run = (effect: Effect.Effect<unknown, unknown>) => Promise<unknown>
+
+const promised = (value: unknown, run: Run): unknown => {
+  if (Effect.isEffect(value)) return () => run(value as Effect.Effect<unknown, unknown>)
+  if (typeof value === "function") {
+    return (...args: Array<unknown>) => run((value as (...a: Array<unknown>) => Effect.Effect<unknown, unknown>)(...args))
+  }
+  if (typeof value === "object" && value !== null) {
+    return Object.fromEntries(Object.entries(value).map(([key, inner]) => [key, promised(inner, run)]))
+  }
+  return value
+}
+
+/** `const crm = await createPromiseEngine(MemoryStorage.layer)`, then `await crm.contacts.create(ctx, body)`. */
+export const createPromiseEngine = async <E>(storage: Layer.Layer<Storage, E>): Promise<PromiseEngine> => {
+  const runtime = ManagedRuntime.make(EngineLive.pipe(Layer.provide(Layer.merge(storage, IdsLive))))
+  const engine = await runtime.runPromise(Engine)
+  // runPromise would reject with a FiberFailure wrapper; callers should get the domain error itself.
+  const run: Run = (effect) =>
+    runtime.runPromise(Effect.either(effect)).then((result) =>
+      result._tag === "Right" ? result.right : Promise.reject(result.left)
+    )
+  return { ...(promised(engine, run) as Promised<EngineService>), dispose: () => runtime.dispose() }
+}
