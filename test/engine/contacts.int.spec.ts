@@ -97,6 +97,14 @@ describe("engine: contacts", () => {
         expect(wrongType._tag === "ValidationError" && wrongType.details[0]?.path).toBe("seats")
         const badFilter = yield* Effect.flip(engine.contacts.list(ws, { filter: JSON.stringify({ $or: [{ seats: { $gt: "x" } }] }) }))
         expect(badFilter._tag === "ValidationError" && badFilter.details[0]?.path).toBe("filter.$or[0].seats.$gt")
+        // deleting a definition hides its values; defining the key again with another type shows
+        // only values that fit the new type
+        yield* engine.customFields.delete(ws, "contact", "seats")
+        expect((yield* engine.contacts.get(ws, a.data["id"] as string, null)).data["seats"]).toBeUndefined()
+        const gone = yield* Effect.flip(engine.contacts.list(ws, { sort: "seats" }))
+        expect(gone._tag).toBe("ValidationError")
+        yield* engine.customFields.create(ws, { object: "contact", key: "seats", label: "Seats", type: "text" })
+        expect((yield* engine.contacts.get(ws, a.data["id"] as string, null)).data["seats"]).toBeNull()
         // the other workspace has no such field
         const elsewhere = yield* Effect.flip(engine.contacts.create(other, { email: "a@x.io", industry: "saas" }))
         expect(elsewhere._tag).toBe("ValidationError")

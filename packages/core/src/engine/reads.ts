@@ -2,6 +2,7 @@ import { Effect } from "effect"
 import type { JsonObject } from "../json.js"
 import type { DocumentQuery, Expr, SortSpec } from "../query/ast.js"
 import type { FieldCatalog } from "../query/fields.js"
+import { scalarOf } from "../query/fieldValue.js"
 import { sortValueOf } from "../query/sortKeys.js"
 import type { Collection, StoredDocument } from "../storage/documents.js"
 import type { EngineDeps } from "./deps.js"
@@ -53,11 +54,17 @@ export const existsWhere = (
     (rows) => rows.length > 0
   )
 
-/** Drops keys that are neither standard fields nor currently defined custom fields. */
+/**
+ * The record as the API shows it: keys that are neither standard fields nor currently defined custom
+ * fields are dropped, and a custom value that no longer fits its field's type (the key was deleted
+ * and defined again with another type) reads as null, as it does for filters and sorting.
+ */
 export const visibleFields = (data: JsonObject, catalog: FieldCatalog): JsonObject => {
   const out: Record<string, JsonObject[string]> = {}
   for (const [key, value] of Object.entries(data)) {
-    if (catalog.has(key)) out[key] = value
+    const info = catalog.get(key)
+    if (info === undefined) continue
+    out[key] = info.custom && value !== null ? scalarOf(data, info) : value
   }
   return out
 }
