@@ -33,8 +33,8 @@ export const ContactsLive = HttpApiBuilder.group(Api, "contacts", (handlers) =>
           return yield* idempotent.run(
             ctx,
             request,
-            body.value,
-            Effect.map(engine.contacts.create(ctx, body.value), (contact) => created(contact, locationOf(COLLECTION, contact)))
+            body,
+            Effect.map(engine.contacts.create(ctx, body), (contact) => created(contact, locationOf(COLLECTION, contact)))
           )
         }))
       .handleRaw("update", ({ path, request }) =>
@@ -42,7 +42,7 @@ export const ContactsLive = HttpApiBuilder.group(Api, "contacts", (handlers) =>
           const ctx = yield* Caller
           const ifMatch = yield* readIfMatch(request)
           const body = yield* readJsonBody(request)
-          return respond(record(yield* engine.contacts.update(ctx, path.id, body.value, ifMatch)))
+          return respond(record(yield* engine.contacts.update(ctx, path.id, body, ifMatch)))
         }))
       .handle("delete", ({ path, request }) =>
         Effect.gen(function*() {

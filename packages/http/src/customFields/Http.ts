@@ -25,8 +25,8 @@ export const CustomFieldsLive = HttpApiBuilder.group(Api, "customFields", (handl
           return yield* idempotent.run(
             ctx,
             request,
-            body.value,
-            Effect.map(engine.customFields.create(ctx, body.value), (definition) =>
+            body,
+            Effect.map(engine.customFields.create(ctx, body), (definition) =>
               // Definitions have no GET of their own; their address is the one DELETE takes.
               created(
                 definition,

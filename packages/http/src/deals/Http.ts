@@ -33,8 +33,8 @@ export const DealsLive = HttpApiBuilder.group(Api, "deals", (handlers) =>
           return yield* idempotent.run(
             ctx,
             request,
-            body.value,
-            Effect.map(engine.deals.create(ctx, body.value), (deal) => created(deal, locationOf(COLLECTION, deal)))
+            body,
+            Effect.map(engine.deals.create(ctx, body), (deal) => created(deal, locationOf(COLLECTION, deal)))
           )
         }))
       .handleRaw("update", ({ path, request }) =>
@@ -42,14 +42,14 @@ export const DealsLive = HttpApiBuilder.group(Api, "deals", (handlers) =>
           const ctx = yield* Caller
           const ifMatch = yield* readIfMatch(request)
           const body = yield* readJsonBody(request)
-          return respond(record(yield* engine.deals.update(ctx, path.id, body.value, ifMatch)))
+          return respond(record(yield* engine.deals.update(ctx, path.id, body, ifMatch)))
         }))
       .handleRaw("moveStage", ({ path, request }) =>
         Effect.gen(function*() {
           const ctx = yield* Caller
           const ifMatch = yield* readIfMatch(request)
           const body = yield* readJsonBody(request)
-          return respond(record(yield* engine.deals.moveStage(ctx, path.id, body.value, ifMatch)))
+          return respond(record(yield* engine.deals.moveStage(ctx, path.id, body, ifMatch)))
         }))
       .handle("delete", ({ path, request }) =>
         Effect.gen(function*() {

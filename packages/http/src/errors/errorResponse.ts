@@ -66,7 +66,8 @@ const byTag = (error: object): Mapped | undefined => {
     case "IdempotencyConflict":
       return { status: 409, code: "idempotency_conflict", message: text(error, "message", "idempotency key reused"), details: [{ path: "Idempotency-Key", message: "was used with another request" }] }
     case "PayloadTooLarge":
-      return { status: 413, code: "payload_too_large", message: text(error, "message", "body too large"), details: [] }
+      // The rest of the upload is discarded unread; the connection cannot be reused after it.
+      return { status: 413, code: "payload_too_large", message: text(error, "message", "body too large"), details: [], headers: { connection: "close" } }
     case "UnsupportedMediaType":
       return { status: 415, code: "unsupported_media_type", message: text(error, "message", "unsupported media type"), details: [] }
     case "RateLimited": {

@@ -34,8 +34,8 @@ export const PipelinesLive = HttpApiBuilder.group(Api, "pipelines", (handlers) =
           return yield* idempotent.run(
             ctx,
             request,
-            body.value,
-            Effect.map(engine.pipelines.create(ctx, body.value), (pipeline) => created(pipeline, locationOf(COLLECTION, pipeline)))
+            body,
+            Effect.map(engine.pipelines.create(ctx, body), (pipeline) => created(pipeline, locationOf(COLLECTION, pipeline)))
           )
         }))
       .handleRaw("update", ({ path, request }) =>
@@ -43,6 +43,6 @@ export const PipelinesLive = HttpApiBuilder.group(Api, "pipelines", (handlers) =
           const ctx = yield* Caller
           const ifMatch = yield* readIfMatch(request)
           const body = yield* readJsonBody(request)
-          return respond(record(yield* engine.pipelines.update(ctx, path.id, body.value, ifMatch)))
+          return respond(record(yield* engine.pipelines.update(ctx, path.id, body, ifMatch)))
         }))
   }))

@@ -1,14 +1,10 @@
-import { HttpIncomingMessage, type HttpServerRequest } from "@effect/platform"
-import { Effect, Option } from "effect"
+import type { HttpServerRequest } from "@effect/platform"
+import { NodeHttpServerRequest } from "@effect/platform-node"
+import type { IncomingMessage } from "node:http"
+import { Effect } from "effect"
 import { InvalidJson, PayloadTooLarge, UnsupportedMediaType } from "../errors/HttpErrors.js"
 
 export const MAX_BODY_BYTES = 1024 * 1024
-
-/** The request body as sent and as parsed: the raw text feeds the idempotency fingerprint. */
-export interface JsonBody {
-  readonly text: string
-  readonly value: unknown
-}
 
 const isJsonMediaType = (contentType: string): boolean => {
   const mediaType = contentType.split(";")[0]!.trim().toLowerCase()
@@ -28,9 +24,9 @@ const hasBody = (request: HttpServerRequest.HttpServerRequest): boolean => {
  */
 export const readJsonBody = (
   request: HttpServerRequest.HttpServerRequest
-): Effect.Effect<JsonBody, InvalidJson | PayloadTooLarge | UnsupportedMediaType> =>
+): Effect.Effect<unknown, InvalidJson | PayloadTooLarge | UnsupportedMediaType> =>
   Effect.gen(function*() {
-    if (!hasBody(request)) return { text: "", value: null }
+    if (!hasBody(request)) return null
     const contentType = request.headers["content-type"]
     if (contentType === undefined || !isJsonMediaType(contentType)) {
       return yield* new UnsupportedMediaType({
@@ -39,20 +35,47 @@ export const readJsonBody = (
     }
     const declared = Number(request.headers["content-length"] ?? "0")
     if (declared > MAX_BODY_BYTES) return yield* tooLarge
-    // request.text is cached per request and reads the size limit of the fiber that runs it first.
-    const text = yield* request.text.pipe(
-      HttpIncomingMessage.withMaxBodySize(Option.some(MAX_BODY_BYTES)),
-      Effect.mapError((error): PayloadTooLarge | InvalidJson =>
-        error.cause instanceof Error && error.cause.message === "maxBytes exceeded"
-          ? tooLarge
-          : new InvalidJson({ message: "the request body could not be read" })
-      )
-    )
-    if (text.trim() === "") return { text, value: null }
+    const text = yield* readLimited(NodeHttpServerRequest.toIncomingMessage(request), MAX_BODY_BYTES)
+    if (text.trim() === "") return null
     return yield* Effect.try({
-      try: () => ({ text, value: JSON.parse(text) as unknown }),
+      try: (): unknown => JSON.parse(text),
       catch: (error) => new InvalidJson({ message: `malformed JSON: ${error instanceof Error ? error.message : "cannot parse"}` })
     })
+  })
+
+/**
+ * Reads at most `max` bytes. Past that it fails but keeps discarding the rest of the upload
+ * instead of destroying the socket (which @effect/platform's own limit does): a client still
+ * sending would otherwise see a connection reset instead of our 413.
+ */
+const readLimited = (source: IncomingMessage, max: number): Effect.Effect<string, PayloadTooLarge | InvalidJson> =>
+  Effect.async((resume) => {
+    const chunks: Array<Buffer> = []
+    let bytes = 0
+    const stop = () => {
+      source.off("data", onData)
+      source.off("end", onEnd)
+      source.off("error", onError)
+    }
+    const onData = (chunk: Buffer) => {
+      bytes += chunk.length
+      if (bytes <= max) return void chunks.push(chunk)
+      stop()
+      source.resume()
+      resume(tooLarge)
+    }
+    const onEnd = () => {
+      stop()
+      resume(Effect.succeed(Buffer.concat(chunks).toString("utf8")))
+    }
+    const onError = () => {
+      stop()
+      resume(new InvalidJson({ message: "the request body could not be read" }))
+    }
+    source.on("data", onData)
+    source.on("end", onEnd)
+    source.on("error", onError)
+    return Effect.sync(stop)
   })
 
 const tooLarge = new PayloadTooLarge({ message: `request body is larger than ${MAX_BODY_BYTES} bytes (1 MiB)` })

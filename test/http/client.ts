@@ -1,0 +1,66 @@
+import { type RunningServer, startServer, type StartOptions } from "@dealstream/http"
+
+export const KEY_A = "key_alpha_0123456789"
+export const KEY_B = "key_bravo_0123456789"
+
+export interface Answer {
+  readonly status: number
+  readonly headers: Headers
+  /** Parsed JSON body, or null for an empty body. */
+  readonly body: any
+  readonly text: string
+}
+
+export interface Host {
+  readonly url: string
+  readonly close: () => Promise<void>
+  /** A request as workspace A (or `key`), JSON body encoded unless `raw` is given. */
+  readonly call: (method: string, path: string, options?: CallOptions) => Promise<Answer>
+}
+
+export interface CallOptions {
+  readonly key?: string | null
+  readonly body?: unknown
+  readonly raw?: string | Uint8Array
+  readonly headers?: Record<string, string>
+}
+
+/** The real host on a free port of 127.0.0.1, memory storage, two workspaces. */
+export const startHost = async (options: StartOptions = {}): Promise<Host> => {
+  const server: RunningServer = await startServer({
+    port: 0,
+    host: "127.0.0.1",
+    apiKeys: `ws_a:${KEY_A},ws_b:${KEY_B}`,
+    log: false,
+    ...options
+  })
+  const call = async (method: string, path: string, options: CallOptions = {}): Promise<Answer> => {
+    const headers: Record<string, string> = { ...options.headers }
+    const key = options.key === undefined ? KEY_A : options.key
+    if (key !== null) headers["authorization"] ??= `Bearer ${key}`
+    let body: string | Uint8Array | undefined = options.raw
+    if (body === undefined && options.body !== undefined) {
+      body = JSON.stringify(options.body)
+      headers["content-type"] ??= "application/json"
+    }
+    const response = await fetch(`${server.url}${path}`, { method, headers, body: body as BodyInit | undefined })
+    const text = await response.text()
+    let parsed: unknown = null
+    if (text !== "" && (response.headers.get("content-type") ?? "").includes("json")) parsed = JSON.parse(text)
+    return { status: response.status, headers: response.headers, body: parsed, text }
+  }
+  return { url: server.url, close: server.close, call }
+}
+
+/** Asserts the error body of API.md and returns it. */
+export const errorOf = (answer: Answer) => {
+  const error = answer.body?.error
+  if (error === undefined) throw new Error(`expected an error body, got ${answer.status} ${answer.text}`)
+  if (typeof error.code !== "string" || typeof error.message !== "string" || !Array.isArray(error.details)) {
+    throw new Error(`malformed error body: ${answer.text}`)
+  }
+  if (error.request_id !== answer.headers.get("x-request-id")) {
+    throw new Error(`request_id ${error.request_id} differs from X-Request-Id ${answer.headers.get("x-request-id")}`)
+  }
+  return error as { code: string; message: string; details: Array<{ path: string; message: string; id?: string }>; request_id: string }
+}

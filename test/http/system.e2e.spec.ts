@@ -1,0 +1,101 @@
+import { EngineLive, IdsLive, Storage, StorageUnavailable } from "@dealstream/core"
+import { HostLive } from "@dealstream/http"
+import { MemoryStorage } from "@dealstream/storage-memory"
+import { HttpServer } from "@effect/platform"
+import { Context, Effect, Exit, Layer, Scope } from "effect"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { errorOf, type Host, KEY_A, startHost } from "./client.js"
+
+let host: Host
+beforeAll(async () => {
+  host = await startHost()
+})
+afterAll(() => host.close())
+
+describe("documentation and probes", () => {
+  it("serves the OpenAPI 3.1 document listing every path, without auth", async () => {
+    const answer = await host.call("GET", "/v1/openapi.json", { key: null })
+    expect(answer.status).toBe(200)
+    const spec = JSON.parse(answer.text)
+    expect(spec.openapi).toBe("3.1.0")
+    expect(Object.keys(spec.paths).sort()).toEqual([
+      "/healthz",
+      "/readyz",
+      "/v1/contacts",
+      "/v1/contacts/{id}",
+      "/v1/contacts/{id}/restore",
+      "/v1/custom-fields",
+      "/v1/custom-fields/{object}/{key}",
+      "/v1/deals",
+      "/v1/deals/{id}",
+      "/v1/deals/{id}/restore",
+      "/v1/deals/{id}/stage",
+      "/v1/deals/{id}/timeline",
+      "/v1/pipelines",
+      "/v1/pipelines/{id}",
+      "/v1/trash"
+    ])
+    expect(Object.keys(spec.paths["/v1/deals/{id}"]).sort()).toEqual(["delete", "get", "patch"])
+    expect(spec.components.securitySchemes).toHaveProperty("bearer")
+    // Errors are documented in the shape they are sent in.
+    const created = spec.paths["/v1/contacts"].post
+    expect(Object.keys(created.responses)).toEqual(expect.arrayContaining(["201", "400", "401", "404", "409", "412", "413", "415", "429", "503"]))
+    const validation = spec.components.schemas.ValidationError
+    expect(validation.properties.error.required).toEqual(["code", "message", "details", "request_id"])
+    // Custom fields are documented as additional properties of records.
+    expect(spec.components.schemas.Contact.additionalProperties).toBeTruthy()
+  })
+
+  it("serves /docs as a self-contained HTML page", async () => {
+    const answer = await host.call("GET", "/docs", { key: null })
+    expect(answer.status).toBe(200)
+    expect(answer.headers.get("content-type")).toMatch(/^text\/html/)
+    expect(answer.text).toMatch(/^<!doctype html>/i)
+    expect(answer.text).toContain("/v1/deals/{id}/stage")
+    expect(answer.text).not.toMatch(/<script|<link|src=|@import|https?:\/\/(?!www\.w3\.org)/i)
+  })
+
+  it("answers /healthz and /readyz", async () => {
+    const health = await host.call("GET", "/healthz", { key: null })
+    expect(health.status).toBe(200)
+    expect(health.body).toEqual({ status: "ok" })
+    const ready = await host.call("GET", "/readyz", { key: null })
+    expect(ready.status).toBe(200)
+    expect(ready.body).toEqual({ status: "ready" })
+  })
+
+  it("/readyz is 503 unavailable, with no internals, when storage cannot be reached", async () => {
+    // The real engine and memory storage, with the storage's ping failing as an unreachable database's would.
+    const unreachable = Layer.effect(
+      Storage,
+      Effect.map(Storage, (storage) => ({
+        ...storage,
+        ping: Effect.fail(new StorageUnavailable({ message: "connect ECONNREFUSED db.internal:5432" }))
+      }))
+    ).pipe(Layer.provide(MemoryStorage.layer))
+    const layer = HostLive({ port: 0, host: "127.0.0.1", apiKeys: [{ workspaceId: "ws_a", key: KEY_A }], rateLimit: 100, rateBurst: 100, log: false })
+      .pipe(Layer.provide(EngineLive.pipe(Layer.provideMerge(IdsLive), Layer.provide(unreachable))))
+    const scope = Effect.runSync(Scope.make())
+    try {
+      const context = await Effect.runPromise(Layer.buildWithScope(layer, scope))
+      const address = Context.get(context, HttpServer.HttpServer).address
+      if (address._tag !== "TcpAddress") throw new Error("expected a TCP address")
+      const response = await fetch(`http://127.0.0.1:${address.port}/readyz`)
+      expect(response.status).toBe(503)
+      const text = await response.text()
+      expect(JSON.parse(text).error.code).toBe("unavailable")
+      expect(text).not.toContain("db.internal")
+      expect((await fetch(`http://127.0.0.1:${address.port}/healthz`)).status).toBe(200)
+    } finally {
+      await Effect.runPromise(Scope.close(scope, Exit.void))
+    }
+  })
+})
+
+describe("error body", () => {
+  it("every error carries code, message, details and the request id", async () => {
+    const answer = await host.call("GET", "/v1/contacts/con_nope")
+    const error = errorOf(answer)
+    expect(error).toEqual({ code: "not_found", message: expect.any(String), details: [], request_id: answer.headers.get("x-request-id") })
+  })
+})
