@@ -81,6 +81,15 @@ describe("request bodies", () => {
   })
 })
 
+describe("query parameters", () => {
+  it("an endpoint that takes none rejects them instead of ignoring them, and changes nothing", async () => {
+    const answer = await host.call("POST", "/v1/contacts?dry_run=1", { body: { email: "dry@example.com" } })
+    expect(answer.status).toBe(400)
+    expect(errorOf(answer).details[0]?.path).toBe("dry_run")
+    expect((await host.call("GET", "/v1/contacts?search=dry")).body.data).toEqual([])
+  })
+})
+
 describe("authentication", () => {
   it("a missing header, another scheme and an unknown key are 401 with WWW-Authenticate", async () => {
     for (const headers of [{}, { authorization: `Token ${KEY_A}` }, { authorization: `Basic ${KEY_A}` }, { authorization: "Bearer nope" }, { authorization: "Bearer" }]) {

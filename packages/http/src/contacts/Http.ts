@@ -6,7 +6,7 @@ import { Caller } from "../auth/Authentication.js"
 import { IdempotentReplies } from "../idempotency.js"
 import { readIfMatch } from "../request/ifMatch.js"
 import { readJsonBody } from "../request/jsonBody.js"
-import { onlyParams, readQuery } from "../request/queryParams.js"
+import { readQuery } from "../request/queryParams.js"
 import { created, locationOf, noContent, page, record, respond } from "../responses.js"
 
 const COLLECTION = "/v1/contacts"
@@ -18,16 +18,17 @@ export const ContactsLive = HttpApiBuilder.group(Api, "contacts", (handlers) =>
     return handlers
       .handle("list", ({ request }) =>
         Effect.gen(function*() {
-          const params = yield* readQuery(request)
+          const params = yield* readQuery(request, "all")
           return respond(page(yield* engine.contacts.list(yield* Caller, params)))
         }))
       .handle("get", ({ path, request }) =>
         Effect.gen(function*() {
-          const params = yield* Effect.flatMap(readQuery(request), (query) => onlyParams(query, ["expand"]))
+          const params = yield* readQuery(request, ["expand"])
           return respond(record(yield* engine.contacts.get(yield* Caller, path.id, params["expand"] ?? null)))
         }))
       .handleRaw("create", ({ request }) =>
         Effect.gen(function*() {
+          yield* readQuery(request, [])
           const ctx = yield* Caller
           const body = yield* readJsonBody(request)
           return yield* idempotent.run(
@@ -39,6 +40,7 @@ export const ContactsLive = HttpApiBuilder.group(Api, "contacts", (handlers) =>
         }))
       .handleRaw("update", ({ path, request }) =>
         Effect.gen(function*() {
+          yield* readQuery(request, [])
           const ctx = yield* Caller
           const ifMatch = yield* readIfMatch(request)
           const body = yield* readJsonBody(request)
@@ -46,11 +48,13 @@ export const ContactsLive = HttpApiBuilder.group(Api, "contacts", (handlers) =>
         }))
       .handle("delete", ({ path, request }) =>
         Effect.gen(function*() {
+          yield* readQuery(request, [])
           yield* engine.contacts.delete(yield* Caller, path.id, yield* readIfMatch(request))
           return respond(noContent)
         }))
       .handle("restore", ({ path, request }) =>
         Effect.gen(function*() {
+          yield* readQuery(request, [])
           const ctx = yield* Caller
           return yield* idempotent.run(ctx, request, null, Effect.map(engine.contacts.restore(ctx, path.id), (contact) => record(contact)))
         }))

@@ -5,7 +5,7 @@ import { Api } from "../Api.js"
 import { Caller } from "../auth/Authentication.js"
 import { IdempotentReplies } from "../idempotency.js"
 import { readJsonBody } from "../request/jsonBody.js"
-import { onlyParams, readQuery } from "../request/queryParams.js"
+import { readQuery } from "../request/queryParams.js"
 import { created, noContent, page, respond } from "../responses.js"
 
 export const CustomFieldsLive = HttpApiBuilder.group(Api, "customFields", (handlers) =>
@@ -15,11 +15,12 @@ export const CustomFieldsLive = HttpApiBuilder.group(Api, "customFields", (handl
     return handlers
       .handle("list", ({ request }) =>
         Effect.gen(function*() {
-          const params = yield* Effect.flatMap(readQuery(request), (query) => onlyParams(query, ["object"]))
+          const params = yield* readQuery(request, ["object"])
           return respond(page(yield* engine.customFields.list(yield* Caller, params["object"] ?? null)))
         }))
       .handleRaw("create", ({ request }) =>
         Effect.gen(function*() {
+          yield* readQuery(request, [])
           const ctx = yield* Caller
           const body = yield* readJsonBody(request)
           return yield* idempotent.run(
@@ -36,8 +37,9 @@ export const CustomFieldsLive = HttpApiBuilder.group(Api, "customFields", (handl
               ))
           )
         }))
-      .handle("delete", ({ path }) =>
+      .handle("delete", ({ path, request }) =>
         Effect.gen(function*() {
+          yield* readQuery(request, [])
           yield* engine.customFields.delete(yield* Caller, path.object, path.key)
           return respond(noContent)
         }))

@@ -6,7 +6,7 @@ import { Caller } from "../auth/Authentication.js"
 import { IdempotentReplies } from "../idempotency.js"
 import { readIfMatch } from "../request/ifMatch.js"
 import { readJsonBody } from "../request/jsonBody.js"
-import { onlyParams, readQuery } from "../request/queryParams.js"
+import { readQuery } from "../request/queryParams.js"
 import { created, locationOf, noContent, page, record, respond } from "../responses.js"
 
 const COLLECTION = "/v1/deals"
@@ -18,16 +18,17 @@ export const DealsLive = HttpApiBuilder.group(Api, "deals", (handlers) =>
     return handlers
       .handle("list", ({ request }) =>
         Effect.gen(function*() {
-          const params = yield* readQuery(request)
+          const params = yield* readQuery(request, "all")
           return respond(page(yield* engine.deals.list(yield* Caller, params)))
         }))
       .handle("get", ({ path, request }) =>
         Effect.gen(function*() {
-          yield* Effect.flatMap(readQuery(request), (query) => onlyParams(query, []))
+          yield* readQuery(request, [])
           return respond(record(yield* engine.deals.get(yield* Caller, path.id)))
         }))
       .handleRaw("create", ({ request }) =>
         Effect.gen(function*() {
+          yield* readQuery(request, [])
           const ctx = yield* Caller
           const body = yield* readJsonBody(request)
           return yield* idempotent.run(
@@ -39,6 +40,7 @@ export const DealsLive = HttpApiBuilder.group(Api, "deals", (handlers) =>
         }))
       .handleRaw("update", ({ path, request }) =>
         Effect.gen(function*() {
+          yield* readQuery(request, [])
           const ctx = yield* Caller
           const ifMatch = yield* readIfMatch(request)
           const body = yield* readJsonBody(request)
@@ -46,6 +48,7 @@ export const DealsLive = HttpApiBuilder.group(Api, "deals", (handlers) =>
         }))
       .handleRaw("moveStage", ({ path, request }) =>
         Effect.gen(function*() {
+          yield* readQuery(request, [])
           const ctx = yield* Caller
           const ifMatch = yield* readIfMatch(request)
           const body = yield* readJsonBody(request)
@@ -53,17 +56,19 @@ export const DealsLive = HttpApiBuilder.group(Api, "deals", (handlers) =>
         }))
       .handle("delete", ({ path, request }) =>
         Effect.gen(function*() {
+          yield* readQuery(request, [])
           yield* engine.deals.delete(yield* Caller, path.id, yield* readIfMatch(request))
           return respond(noContent)
         }))
       .handle("restore", ({ path, request }) =>
         Effect.gen(function*() {
+          yield* readQuery(request, [])
           const ctx = yield* Caller
           return yield* idempotent.run(ctx, request, null, Effect.map(engine.deals.restore(ctx, path.id), (deal) => record(deal)))
         }))
       .handle("timeline", ({ path, request }) =>
         Effect.gen(function*() {
-          const params = yield* readQuery(request)
+          const params = yield* readQuery(request, "all")
           return respond(page(yield* engine.deals.timeline(yield* Caller, path.id, params)))
         }))
   }))

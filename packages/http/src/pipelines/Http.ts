@@ -6,7 +6,7 @@ import { Caller } from "../auth/Authentication.js"
 import { IdempotentReplies } from "../idempotency.js"
 import { readIfMatch } from "../request/ifMatch.js"
 import { readJsonBody } from "../request/jsonBody.js"
-import { onlyParams, readQuery } from "../request/queryParams.js"
+import { readQuery } from "../request/queryParams.js"
 import { created, locationOf, page, record, respond } from "../responses.js"
 
 const COLLECTION = "/v1/pipelines"
@@ -19,16 +19,17 @@ export const PipelinesLive = HttpApiBuilder.group(Api, "pipelines", (handlers) =
       .handle("list", ({ request }) =>
         Effect.gen(function*() {
           // A workspace has a handful of pipelines: the engine returns them all, unpaginated.
-          yield* Effect.flatMap(readQuery(request), (query) => onlyParams(query, []))
+          yield* readQuery(request, [])
           return respond(page(yield* engine.pipelines.list(yield* Caller)))
         }))
       .handle("get", ({ path, request }) =>
         Effect.gen(function*() {
-          yield* Effect.flatMap(readQuery(request), (query) => onlyParams(query, []))
+          yield* readQuery(request, [])
           return respond(record(yield* engine.pipelines.get(yield* Caller, path.id)))
         }))
       .handleRaw("create", ({ request }) =>
         Effect.gen(function*() {
+          yield* readQuery(request, [])
           const ctx = yield* Caller
           const body = yield* readJsonBody(request)
           return yield* idempotent.run(
@@ -40,6 +41,7 @@ export const PipelinesLive = HttpApiBuilder.group(Api, "pipelines", (handlers) =
         }))
       .handleRaw("update", ({ path, request }) =>
         Effect.gen(function*() {
+          yield* readQuery(request, [])
           const ctx = yield* Caller
           const ifMatch = yield* readIfMatch(request)
           const body = yield* readJsonBody(request)

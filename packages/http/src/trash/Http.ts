@@ -11,7 +11,7 @@ export const TrashLive = HttpApiBuilder.group(Api, "trash", (handlers) =>
     const engine = yield* Engine
     return handlers.handle("list", ({ request }) =>
       Effect.gen(function*() {
-        const params = yield* readQuery(request)
+        const params = yield* readQuery(request, "all")
         return respond(page(yield* engine.trash.list(yield* Caller, params)))
       }))
   }))
