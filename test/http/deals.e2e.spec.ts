@@ -162,6 +162,9 @@ describe("custom fields over HTTP", () => {
     expect((await host.call("GET", "/v1/custom-fields?object=deal")).body.data).toEqual([])
     expect((await host.call("GET", "/v1/custom-fields?object=company")).status).toBe(400)
 
+    const conditional = await host.call("DELETE", "/v1/custom-fields/contact/industry", { headers: { "if-match": "\"1\"" } })
+    expect(conditional.status).toBe(400)
+    expect(errorOf(conditional).details[0]?.path).toBe("If-Match")
     const deleted = await host.call("DELETE", "/v1/custom-fields/contact/industry")
     expect(deleted.status).toBe(204)
     expect((await host.call("GET", "/v1/custom-fields")).body.data).toEqual([])

@@ -1,4 +1,4 @@
-import { Engine } from "@dealstream/core"
+import { Engine, ValidationError } from "@dealstream/core"
 import { HttpApiBuilder } from "@effect/platform"
 import { Effect } from "effect"
 import { Api } from "../Api.js"
@@ -40,6 +40,10 @@ export const CustomFieldsLive = HttpApiBuilder.group(Api, "customFields", (handl
       .handle("delete", ({ path, request }) =>
         Effect.gen(function*() {
           yield* readQuery(request, [])
+          // The engine deletes definitions unconditionally; ignoring a precondition would be a lie.
+          if (request.headers["if-match"] !== undefined) {
+            return yield* ValidationError.at("If-Match", "is not supported when deleting a custom field definition")
+          }
           yield* engine.customFields.delete(yield* Caller, path.object, path.key)
           return respond(noContent)
         }))
