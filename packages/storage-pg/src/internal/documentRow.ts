@@ -1,0 +1,60 @@
+import type { Collection, DocumentUpsert, JsonObject, StoredDocument } from "@dealstream/core"
+
+/** The columns every document table has (see migrations/0002_documents.ts). */
+export const documentColumns = "id, version, deleted_at, data"
+
+export interface DocumentRow {
+  readonly id: string
+  readonly version: number
+  readonly deleted_at: string | null
+  readonly data: JsonObject
+}
+
+export const toStoredDocument = (collection: Collection, workspaceId: string, row: DocumentRow): StoredDocument => ({
+  collection,
+  workspaceId,
+  id: row.id,
+  version: row.version,
+  deletedAt: row.deleted_at,
+  data: row.data
+})
+
+/**
+ * The JavaScript `toLowerCase()` of each top-level string value that lowercasing changes. Contains
+ * and StartsWith compare these, so case folding is exactly the evaluator's: PostgreSQL's lower()
+ * follows the server's ICU or libc tables (ICU 60 in the embedded build folds neither Georgian
+ * Mtavruli nor letters added since Unicode 10), and under COLLATE "C" it folds ASCII only.
+ */
+export const foldedOf = (data: JsonObject): JsonObject => {
+  const folded: Record<string, string> = {}
+  for (const [key, value] of Object.entries(data)) {
+    if (typeof value !== "string") continue
+    const lower = value.toLowerCase()
+    if (lower !== value) folded[key] = lower
+  }
+  return folded
+}
+
+/** An upsert as one element of the JSON array the write statements unpack with jsonb_to_recordset. */
+export const upsertRecord = (write: DocumentUpsert, i: number) => ({
+  i,
+  w: write.workspaceId,
+  id: write.id,
+  v: write.version,
+  del: write.deletedAt,
+  d: write.data,
+  u: write.uniqueKey,
+  s: write.searchWords,
+  f: foldedOf(write.data)
+})
+
+/** The record type of `upsertRecord` for `jsonb_to_recordset(…) AS e(…)`. */
+export const upsertRecordType = "i int, w text, id text, v int, del text, d jsonb, u text, s text[], f jsonb"
+
+/** Inserts `$records` (upsertRecord elements) into a document table, replacing rows with the same id. */
+export const upsertSql = (table: string, records: string, filter: string, from = "") =>
+  `INSERT INTO ${table} AS t (workspace_id, id, version, deleted_at, data, unique_key, search_words, folded) ` +
+  `SELECT e.w, e.id, e.v, e.del, e.d, e.u, coalesce(e.s, '{}'), e.f ` +
+  `FROM jsonb_to_recordset(${records}::jsonb) AS e(${upsertRecordType})${from} WHERE ${filter} ORDER BY e.i ` +
+  `ON CONFLICT (workspace_id, id) DO UPDATE SET version = excluded.version, deleted_at = excluded.deleted_at, ` +
+  `data = excluded.data, unique_key = excluded.unique_key, search_words = excluded.search_words, folded = excluded.folded`

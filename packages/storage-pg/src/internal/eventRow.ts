@@ -1,0 +1,26 @@
+import type { EventMetadata, JsonObject, StoredEvent } from "@dealstream/core"
+
+/** The columns of ds_events as the adapter reads them; recorded_at in toISOString() form. */
+export const eventColumns = `sequence, stream_id, stream_version, type, data, metadata, ` +
+  `to_char(recorded_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS recorded_at`
+
+export interface EventRow {
+  /** int8 arrives as a string from node-postgres. */
+  readonly sequence: string
+  readonly stream_id: string
+  readonly stream_version: number
+  readonly type: string
+  readonly data: JsonObject
+  readonly metadata: EventMetadata
+  readonly recorded_at: string
+}
+
+export const toStoredEvent = (row: EventRow): StoredEvent => ({
+  type: row.type,
+  data: row.data,
+  metadata: row.metadata,
+  sequence: Number(row.sequence),
+  streamId: row.stream_id,
+  streamVersion: row.stream_version,
+  recordedAt: row.recorded_at
+})

@@ -1,0 +1,8 @@
+import { migration as events } from "./0001_events.js"
+import { migration as documents } from "./0002_documents.js"
+import type { Migration } from "./Migration.js"
+
+export type { Migration } from "./Migration.js"
+
+/** Every migration, in id order. */
+export const migrations: ReadonlyArray<Migration> = [events, documents]

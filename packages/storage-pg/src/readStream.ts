@@ -1,0 +1,11 @@
+import type { StoredEvent } from "@dealstream/core"
+import type { SqlClient } from "@effect/sql/SqlClient"
+import type { SqlError } from "@effect/sql/SqlError"
+import { Effect } from "effect"
+import { eventColumns, type EventRow, toStoredEvent } from "./internal/eventRow.js"
+import { tables } from "./tables.js"
+
+const text = `SELECT ${eventColumns} FROM ${tables.events} WHERE stream_id = $1 ORDER BY stream_version`
+
+export const readStream = (sql: SqlClient) => (streamId: string): Effect.Effect<ReadonlyArray<StoredEvent>, SqlError> =>
+  Effect.map(sql.unsafe<EventRow>(text, [streamId]), (rows) => rows.map(toStoredEvent))

@@ -1,0 +1,21 @@
+import type { Collection } from "@dealstream/core"
+
+/** Every table name of the schema, in one place. */
+export const tables = {
+  migrations: "ds_migrations",
+  events: "ds_events",
+  streams: "ds_streams"
+} as const
+
+/** One document table per collection: each has its own indexes and its own planner statistics. */
+export const documentTables: { readonly [C in Collection]: string } = {
+  contact: "ds_contacts",
+  deal: "ds_deals",
+  timeline_entry: "ds_timeline_entries",
+  pipeline: "ds_pipelines",
+  custom_field: "ds_custom_fields",
+  idempotency: "ds_idempotency_keys",
+  workspace: "ds_workspaces"
+}
+
+export const collections = Object.keys(documentTables) as ReadonlyArray<Collection>
