@@ -1,0 +1,45 @@
+import * as Reactivity from "@effect/experimental/Reactivity"
+import * as PgClient from "@effect/sql-pg/PgClient"
+import { describe, expect, it } from "@effect/vitest"
+import { Effect, Redacted } from "effect"
+import { serverUrl, testDatabase } from "../../../test/support/pg.js"
+import { migrate } from "./migrate.js"
+import { migrations } from "./migrations/index.js"
+import * as PgStorage from "./PgStorage.js"
+
+const withDatabase = (url: string, database: string) => {
+  const parsed = new URL(url)
+  parsed.pathname = `/${database}`
+  return parsed.toString()
+}
+
+describe("PgStorage.layer", () => {
+  it.live("migrates once when several hosts start on a new database at the same time", () =>
+    Effect.gen(function*() {
+      const url = yield* testDatabase
+      const client = PgClient.make({ url: Redacted.make(url), transformJson: false }).pipe(Effect.provide(Reactivity.layer))
+      const clients = yield* Effect.all([client, client, client, client])
+      const applied = yield* Effect.all(clients.map((sql) => migrate(sql)), { concurrency: "unbounded" })
+      // Exactly one host ran each migration; the others waited on the lock and found nothing to do.
+      expect(applied.flat().sort()).toEqual(migrations.map((m) => m.id))
+      expect(yield* migrate(clients[0]!)).toEqual([])
+      const rows = yield* clients[0]!.unsafe<{ readonly id: number }>("SELECT id FROM ds_migrations ORDER BY id")
+      expect(rows.map((r) => r.id)).toEqual(migrations.map((m) => m.id))
+      // and PgStorage starts on the migrated database
+      yield* PgStorage.make(url)
+    }).pipe(Effect.scoped))
+
+  it.live("fails with one line naming the database when it cannot connect", () =>
+    Effect.gen(function*() {
+      const refused = yield* Effect.flip(Effect.scoped(PgStorage.make("postgres://postgres@127.0.0.1:1/test")))
+      expect(refused).toMatchObject({ _tag: "DatabaseError", message: "cannot connect to PostgreSQL at 127.0.0.1:1/test: connection refused" })
+
+      const missing = new URL(withDatabase(serverUrl(), "ds_no_such_database"))
+      const absent = yield* Effect.flip(Effect.scoped(PgStorage.make(missing.toString())))
+      expect(absent.message).toBe(
+        `cannot connect to PostgreSQL at ${missing.hostname}:${missing.port || "5432"}/ds_no_such_database: database "ds_no_such_database" does not exist`
+      )
+      expect(absent.message).not.toContain("\n")
+      if (missing.password !== "") expect(absent.message).not.toContain(missing.password)
+    }))
+})
