@@ -4,7 +4,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { mkdtemp, rm } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { Context, Effect, Layer } from "effect"
+import { Context, Effect, Exit, Layer, Scope } from "effect"
 
 const ctx: RequestContext = { workspaceId: "ws_restart", requestId: null, actor: "restart" }
 
@@ -18,7 +18,7 @@ const hostOn = (dataDir: string) =>
 
 describe("embedded PostgreSQL", () => {
   // Its own server, whatever DATABASE_URL says: this is about the data directory surviving a stop.
-  it.live("keeps what was written across a stop and a start on the same data directory", () =>
+  it.live("keeps what was written across a stop and a start on the same data directory; a lost server is StorageUnavailable", () =>
     Effect.acquireUseRelease(
       Effect.promise(() => mkdtemp(join(tmpdir(), "dealstream-restart-"))),
       (dataDir) =>
@@ -49,6 +49,19 @@ describe("embedded PostgreSQL", () => {
           }))
           expect(again.deal).toEqual(written.deal)
           expect(again.contact).toEqual({ ...written.contact, deal_ids: [written.deal["id"]] })
+
+          // A storage that outlives its server answers StorageUnavailable, not a defect.
+          yield* Effect.scoped(Effect.gen(function*() {
+            const serverScope = yield* Scope.make()
+            const server = yield* Scope.extend(EmbeddedPostgres.start({ dataDir }), serverScope)
+            const storage = yield* PgStorage.make(server.url)
+            yield* storage.ping
+            yield* Scope.close(serverScope, Exit.void)
+            const down = yield* Effect.flip(storage.ping)
+            expect(down).toMatchObject({ _tag: "StorageUnavailable", message: "PostgreSQL is unavailable: connection refused" })
+            const lost = yield* Effect.flip(storage.commit({ streams: [], documents: [] }))
+            expect(lost._tag).toBe("StorageUnavailable")
+          }))
         }),
       (dataDir) => Effect.promise(() => rm(dataDir, { recursive: true, force: true }))
     ), 120_000)
