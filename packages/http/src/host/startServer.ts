@@ -3,7 +3,8 @@ import { Cause, Context, Effect, Exit, Layer, Option, Scope } from "effect"
 import type { ApiKey } from "../auth/ApiKeys.js"
 import * as ApiKeys from "../auth/ApiKeys.js"
 import { loadOrCreateDevApiKey } from "../auth/devApiKey.js"
-import { HostLive, MemoryEngineLive } from "./HostLive.js"
+import { engineOn, HostLive } from "./HostLive.js"
+import { type StorageChoice, StorageInUse } from "./storage.js"
 
 export interface StartOptions {
   /** Default 3000; 0 picks a free port (see `url`). */
@@ -12,7 +13,13 @@ export interface StartOptions {
   readonly host?: string
   /** `"ws_a:key_a,ws_b:key_b"` or parsed keys; absent: the dev workspace's key under dataDir. */
   readonly apiKeys?: string | ReadonlyArray<ApiKey>
+  /** Holds the dev API key when no keys are given. Default `./.dealstream`. */
   readonly dataDir?: string
+  /**
+   * Default `"memory"`, so that embedding the host starts no database by surprise (the CLI's
+   * default is `{ embedded: dataDir }`). `{ postgres: url }` may be shared by several hosts.
+   */
+  readonly storage?: StorageChoice
   /** Requests per second per key (default 100) and bucket size (default 200). */
   readonly rateLimit?: number
   readonly rateBurst?: number
@@ -25,7 +32,9 @@ export interface RunningServer {
   readonly url: string
   /** Set when the host runs on the dev workspace's key (no keys were configured). */
   readonly devApiKey: { readonly key: ApiKey; readonly file: string; readonly created: boolean } | null
-  /** Stops accepting, lets requests in flight finish, then releases the engine. */
+  /** The storage in use, in words (`postgres at 127.0.0.1:5432/crm`), never with a password. */
+  readonly storage: string
+  /** Stops accepting, lets requests in flight finish, then releases the engine and its storage. */
   readonly close: () => Promise<void>
 }
 
@@ -34,6 +43,9 @@ export class StartupError extends Error {}
 
 const describeFailure = (cause: Cause.Cause<unknown>, port: number): string => {
   const failure = Option.getOrUndefined(Option.orElse(Cause.failureOption(cause), () => Cause.dieOption(cause)))
+  // Storage set-up errors are already one line for an operator (`cannot connect to PostgreSQL at …`).
+  const tag = (failure as { _tag?: unknown } | undefined)?._tag
+  if (tag === "DatabaseError" || tag === "EmbeddedPostgresError") return (failure as Error).message
   const underlying = (failure as { cause?: unknown } | undefined)?.cause ?? failure
   const code = (underlying as NodeJS.ErrnoException | undefined)?.code
   if (code === "EADDRINUSE") return `port ${port} is already in use`
@@ -41,7 +53,7 @@ const describeFailure = (cause: Cause.Cause<unknown>, port: number): string => {
   return `cannot start: ${underlying instanceof Error ? underlying.message : String(underlying)}`
 }
 
-/** The bundled host (memory storage) as a Promise API, for tests and embedders. */
+/** The bundled host over the chosen storage as a Promise API, for the CLI, tests and embedders. */
 export const startServer = async (options: StartOptions = {}): Promise<RunningServer> => {
   const dataDir = options.dataDir ?? "./.dealstream"
   const { apiKeys, dev } = (() => {
@@ -63,7 +75,7 @@ export const startServer = async (options: StartOptions = {}): Promise<RunningSe
     rateLimit: options.rateLimit ?? 100,
     rateBurst: options.rateBurst ?? 200,
     log: options.log ?? true
-  }).pipe(Layer.provide(MemoryEngineLive))
+  }).pipe(Layer.provideMerge(engineOn(options.storage ?? "memory")))
 
   const scope = Effect.runSync(Scope.make())
   const built = await Effect.runPromiseExit(Layer.buildWithScope(layer, scope))
@@ -79,6 +91,7 @@ export const startServer = async (options: StartOptions = {}): Promise<RunningSe
   return {
     url,
     devApiKey: dev === null ? null : { key: dev.apiKey, file: dev.file, created: dev.created },
+    storage: Context.get(built.value, StorageInUse).description,
     close: () => (closing ??= Effect.runPromise(Scope.close(scope, Exit.void)))
   }
 }

@@ -1,0 +1,83 @@
+import { type Storage } from "@dealstream/core"
+import { MemoryStorage } from "@dealstream/storage-memory"
+import { type DatabaseError, EmbeddedPostgres, EmbeddedPostgresError, PgStorage } from "@dealstream/storage-pg"
+import { chmodSync, mkdirSync, statSync } from "node:fs"
+import { join } from "node:path"
+import { Context, Effect, Layer } from "effect"
+
+/**
+ * Where a host keeps its records: in process memory (gone on exit), in a PostgreSQL server of its
+ * own under a data directory, or in a PostgreSQL database at a URL (several hosts may share it).
+ */
+export type StorageChoice =
+  | "memory"
+  | { readonly embedded: string }
+  | { readonly postgres: string }
+
+/** The storage a host actually runs on, worded for its start banner (never with a password). */
+export class StorageInUse extends Context.Tag("@dealstream/http/StorageInUse")<StorageInUse, {
+  readonly description: string
+}>() {}
+
+/** The storage could not be set up; the message is one line for an operator. */
+export type StorageSetupError = DatabaseError | EmbeddedPostgresError
+
+/** The embedded cluster's folder inside a data directory (next to the dev API key). */
+export const embeddedClusterDir = (dataDir: string) => join(dataDir, "pg")
+
+/** `host:port/database` of a connection URL: enough to tell which database, never the password. */
+export const databaseTarget = (url: string): string => {
+  try {
+    const parsed = new URL(url)
+    const database = decodeURIComponent(parsed.pathname.replace(/^\//, "")) || "postgres"
+    return `${parsed.hostname || "localhost"}:${parsed.port || "5432"}/${database}`
+  } catch {
+    return "an unparsable URL"
+  }
+}
+
+/**
+ * PostgreSQL refuses to run as root, so as root the embedded server runs as the `postgres` system
+ * user, which has to pass through the data directory to reach its cluster. The directory is ours
+ * (it holds the dev key, which stays 0600): let others traverse it, never list or read it.
+ */
+const prepareDataDir = (dataDir: string) =>
+  Effect.try({
+    try: () => {
+      mkdirSync(dataDir, { recursive: true, mode: 0o700 })
+      if (process.getuid?.() === 0) {
+        const mode = statSync(dataDir).mode & 0o777
+        if ((mode & 0o011) !== 0o011) chmodSync(dataDir, mode | 0o011)
+      }
+    },
+    catch: (error) => new EmbeddedPostgresError({ message: `cannot prepare data directory ${dataDir}: ${(error as Error).message}` })
+  })
+
+const memory = Layer.merge(
+  MemoryStorage.layer,
+  Layer.succeed(StorageInUse, { description: "memory (nothing survives a restart)" })
+)
+
+const postgres = (url: string) =>
+  Layer.merge(
+    PgStorage.layer(url),
+    Layer.succeed(StorageInUse, { description: `postgres at ${databaseTarget(url)}` })
+  )
+
+/**
+ * The embedded server starts (initialising its cluster on first use) before storage connects and
+ * stops after storage has closed its pool, which is after the host has drained its requests.
+ */
+const embedded = (dataDir: string) =>
+  Layer.unwrapScoped(Effect.gen(function*() {
+    yield* prepareDataDir(dataDir)
+    const cluster = embeddedClusterDir(dataDir)
+    const running = yield* EmbeddedPostgres.start({ dataDir: cluster })
+    return Layer.merge(
+      PgStorage.layer(running.url),
+      Layer.succeed(StorageInUse, { description: `embedded PostgreSQL ${databaseTarget(running.url)}, data in ${cluster}` })
+    )
+  }))
+
+export const storageLayer = (choice: StorageChoice): Layer.Layer<Storage | StorageInUse, StorageSetupError> =>
+  choice === "memory" ? memory : "embedded" in choice ? embedded(choice.embedded) : postgres(choice.postgres)
