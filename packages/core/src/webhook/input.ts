@@ -1,0 +1,123 @@
+import { Either } from "effect"
+import { answer, notAnObject } from "../customField/recordFields.js"
+import type { ErrorDetail, ValidationError } from "../errors.js"
+import { isJsonObject } from "../json.js"
+import { ALL_EVENTS, isWebhookEventType } from "./eventTypes.js"
+import { checkWebhookUrl } from "./url.js"
+
+export interface WebhookCreate {
+  readonly url: string
+  readonly events: ReadonlyArray<string>
+  /** `null`: payloads are sent unsigned. */
+  readonly secret: string | null
+}
+
+export interface WebhookPatch {
+  readonly url?: string
+  readonly events?: ReadonlyArray<string>
+  readonly secret?: string | null
+  /** Only ever `"active"`: a client may reactivate a failed webhook, never fail one. */
+  readonly status?: "active"
+}
+
+export interface WebhookInputOptions {
+  /** Development only: accept http:// and non-public IP literals. */
+  readonly allowInsecure: boolean
+}
+
+export const WEBHOOK_SECRET_MIN = 8
+export const WEBHOOK_SECRET_MAX = 512
+
+/** Checks one key; Left holds its error details (several for an array). */
+type Check<A> = (value: unknown, path: string, options: WebhookInputOptions) => Either.Either<A, ReadonlyArray<ErrorDetail>>
+type Value<C> = C extends Check<infer A> ? A : never
+/** The accepted keys: the required ones are sure to be there, or the body was refused. */
+type Accepted<C, R extends keyof C> = { [K in R]: Value<C[K]> } & { [K in Exclude<keyof C, R>]?: Value<C[K]> }
+
+const at = (path: string) => (message: string): ReadonlyArray<ErrorDetail> => [{ path, message }]
+
+const url: Check<string> = (value, path, options) => Either.mapLeft(checkWebhookUrl(value, options.allowInsecure), at(path))
+
+/** Duplicates are dropped, first occurrence kept; `"*"` must stand alone. */
+const events: Check<ReadonlyArray<string>> = (value, path) => {
+  if (!Array.isArray(value)) return Either.left(at(path)("must be an array of event names"))
+  if (value.length === 0) return Either.left(at(path)("must not be empty"))
+  const details: Array<ErrorDetail> = []
+  const names: Array<string> = []
+  for (const [i, item] of value.entries()) {
+    const itemPath = `${path}[${i}]`
+    if (typeof item !== "string") details.push({ path: itemPath, message: "must be a string" })
+    else if (item !== ALL_EVENTS && !isWebhookEventType(item)) details.push({ path: itemPath, message: "is not a known event" })
+    else if (!names.includes(item)) names.push(item)
+  }
+  if (details.length === 0 && names.includes(ALL_EVENTS) && names.length > 1) {
+    details.push({ path: `${path}[${value.indexOf(ALL_EVENTS)}]`, message: `"*" cannot be combined with event names` })
+  }
+  return details.length > 0 ? Either.left(details) : Either.right(names)
+}
+
+// Visible ASCII only: Standard Webhooks libraries take a "raw" secret's characters as bytes, so a
+// non-ASCII secret would sign differently on each side and every verification would fail.
+const SECRET = /^[\x21-\x7e]*$/
+
+const secret: Check<string | null> = (value, path) => {
+  if (value === null) return Either.right(null)
+  if (typeof value !== "string") return Either.left(at(path)("must be a string or null"))
+  if (value.length < WEBHOOK_SECRET_MIN || value.length > WEBHOOK_SECRET_MAX) {
+    return Either.left(at(path)(`must be ${WEBHOOK_SECRET_MIN} to ${WEBHOOK_SECRET_MAX} characters`))
+  }
+  return SECRET.test(value)
+    ? Either.right(value)
+    : Either.left(at(path)("must contain only visible ASCII characters (no spaces)"))
+}
+
+const status: Check<"active"> = (value, path) =>
+  value === "active" ? Either.right(value) : Either.left(at(path)(`can only be set to "active"`))
+
+// Named as read-only rather than unknown, to help the client.
+const READ_ONLY = ["id", "status", "last_delivery_at", "has_secret", "created_at", "updated_at"]
+
+/** Every offending key is reported, the missing required ones first. */
+const readBody = <C extends Record<string, Check<unknown>>, R extends keyof C & string = never>(
+  body: unknown,
+  checks: C,
+  required: ReadonlyArray<R>,
+  options: WebhookInputOptions
+): Either.Either<Accepted<C, R>, ValidationError> => {
+  if (!isJsonObject(body)) return Either.left(notAnObject())
+  const details: Array<ErrorDetail> = required
+    .filter((key) => !Object.hasOwn(body, key))
+    .map((key) => ({ path: key, message: "is required" }))
+  const fields: Record<string, unknown> = {}
+  for (const [key, value] of Object.entries(body)) {
+    // hasOwn, not `in`: `constructor` must not pass for a field.
+    const check = Object.hasOwn(checks, key) ? checks[key] : undefined
+    if (check === undefined) {
+      details.push({ path: key, message: READ_ONLY.includes(key) ? "is read-only" : "is not a known field" })
+      continue
+    }
+    Either.match(check(value, key, options), {
+      onLeft: (problems) => details.push(...problems),
+      onRight: (accepted) => {
+        fields[key] = accepted
+      }
+    })
+  }
+  return answer(details, fields as Accepted<C, R>)
+}
+
+export const parseWebhookCreate = (
+  body: unknown,
+  options: WebhookInputOptions
+): Either.Either<WebhookCreate, ValidationError> =>
+  Either.map(
+    readBody(body, { url, events, secret }, ["url", "events"], options),
+    (fields) => ({ url: fields.url, events: fields.events, secret: fields.secret ?? null })
+  )
+
+/** Only the keys the body gave: a PATCH changes nothing else. */
+export const parseWebhookPatch = (
+  body: unknown,
+  options: WebhookInputOptions
+): Either.Either<WebhookPatch, ValidationError> =>
+  readBody(body, { url, events, secret, status }, [], options)

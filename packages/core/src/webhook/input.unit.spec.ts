@@ -1,0 +1,160 @@
+import { describe, expect, it } from "@effect/vitest"
+import { Either } from "effect"
+import { WEBHOOK_EVENT_TYPES } from "./eventTypes.js"
+import { parseWebhookCreate, parseWebhookPatch } from "./input.js"
+
+const secure = { allowInsecure: false }
+const insecure = { allowInsecure: true }
+
+const details = (result: Either.Either<unknown, { details: ReadonlyArray<{ path: string; message: string }> }>) =>
+  Either.isLeft(result) ? result.left.details.map((d) => [d.path, d.message]) : []
+const paths = (result: Either.Either<unknown, { details: ReadonlyArray<{ path: string }> }>) =>
+  Either.isLeft(result) ? result.left.details.map((d) => d.path) : []
+
+const create = (fields: Record<string, unknown>, options = secure) =>
+  parseWebhookCreate({ url: "https://hooks.example.com/in", events: ["deal.created"], ...fields }, options)
+
+describe("parseWebhookCreate", () => {
+  it("accepts url, events and a secret", () => {
+    expect(create({ secret: "s3cr3t-value" })).toEqual(
+      Either.right({ url: "https://hooks.example.com/in", events: ["deal.created"], secret: "s3cr3t-value" })
+    )
+  })
+
+  it("takes an absent or null secret as no signing", () => {
+    expect(create({})).toEqual(Either.right({ url: "https://hooks.example.com/in", events: ["deal.created"], secret: null }))
+    expect(Either.map(create({ secret: null }), (w) => w.secret)).toEqual(Either.right(null))
+  })
+
+  it("knows the nine event names and the wildcard", () => {
+    expect(WEBHOOK_EVENT_TYPES).toHaveLength(9)
+    expect(Either.isRight(create({ events: [...WEBHOOK_EVENT_TYPES] }))).toBe(true)
+    expect(Either.map(create({ events: ["*"] }), (w) => w.events)).toEqual(Either.right(["*"]))
+  })
+
+  it("drops duplicate events, keeping the first order", () => {
+    expect(Either.map(create({ events: ["deal.updated", "deal.created", "deal.updated"] }), (w) => w.events))
+      .toEqual(Either.right(["deal.updated", "deal.created"]))
+    expect(Either.map(create({ events: ["*", "*"] }), (w) => w.events)).toEqual(Either.right(["*"]))
+  })
+
+  it("points at each unknown event name", () => {
+    expect(details(create({ events: ["deal.created", "deal.won", 3] }))).toEqual([
+      ["events[1]", "is not a known event"],
+      ["events[2]", "must be a string"]
+    ])
+  })
+
+  it("refuses an empty list, a non-list and a wildcard mixed with names", () => {
+    expect(details(create({ events: [] }))).toEqual([["events", "must not be empty"]])
+    expect(paths(create({ events: "deal.created" }))).toEqual(["events"])
+    expect(details(create({ events: ["deal.created", "*"] }))).toEqual([["events[1]", `"*" cannot be combined with event names`]])
+  })
+
+  it("requires url and events", () => {
+    expect(details(parseWebhookCreate({}, secure))).toEqual([["url", "is required"], ["events", "is required"]])
+  })
+
+  it("refuses a body that is not an object with path ''", () => {
+    for (const body of [null, [], "x", 3]) expect(paths(parseWebhookCreate(body, secure))).toEqual([""])
+  })
+
+  it("reports every unknown and read-only key, never inherited names", () => {
+    expect(details(create({ urll: "x", status: "failed", has_secret: true, constructor: 1 }))).toEqual([
+      ["urll", "is not a known field"],
+      ["status", "is read-only"],
+      ["has_secret", "is read-only"],
+      ["constructor", "is not a known field"]
+    ])
+  })
+
+  it.each([
+    [8, true],
+    [512, true],
+    [7, false],
+    [513, false]
+  ])("takes a secret of %i characters: %s", (length, ok) => {
+    expect(Either.isRight(create({ secret: "k".repeat(length) }))).toBe(ok)
+  })
+
+  it("refuses a secret with spaces or non-ASCII characters, or not a string", () => {
+    expect(paths(create({ secret: "has a space" }))).toEqual(["secret"])
+    expect(paths(create({ secret: "geheimnis\u00e9" }))).toEqual(["secret"])
+    expect(paths(create({ secret: 12345678 }))).toEqual(["secret"])
+  })
+})
+
+describe("webhook url", () => {
+  it.each([
+    ["https://hooks.example.com/in?x=1", "https://hooks.example.com/in?x=1"],
+    ["  https://hooks.example.com  ", "https://hooks.example.com"],
+    ["https://8.8.8.8:8443/hook", "https://8.8.8.8:8443/hook"],
+    ["https://[2606:4700:4700::1111]/", "https://[2606:4700:4700::1111]/"],
+    // Host names are resolved and checked by the engine.
+    ["https://localhost/hook", "https://localhost/hook"]
+  ])("accepts %s", (url, stored) => {
+    expect(Either.map(create({ url }), (w) => w.url)).toEqual(Either.right(stored))
+  })
+
+  it.each([
+    ["http://hooks.example.com", "must be an https URL"],
+    ["ftp://hooks.example.com", "must be an https URL"],
+    ["hooks.example.com/in", "must be an absolute URL"],
+    ["/in", "must be an absolute URL"],
+    ["https://", "must be an absolute URL"],
+    ["https://user:pw@hooks.example.com", "must not contain credentials"],
+    ["https://user@hooks.example.com", "must not contain credentials"],
+    ["https://hooks.example.com/in#frag", "must not contain a fragment"],
+    ["https://hooks.example.com/in#", "must not contain a fragment"],
+    ["https://127.0.0.1/", "must not point to a loopback address"],
+    // The URL parser turns these spellings into 127.0.0.1 before the check sees them.
+    ["https://2130706433/", "must not point to a loopback address"],
+    ["https://0x7f.1/", "must not point to a loopback address"],
+    ["https://127.0.0.1./", "must not point to a loopback address"],
+    ["https://[::1]/", "must not point to a loopback address"],
+    ["https://[::ffff:127.0.0.1]/", "must not point to a loopback address"],
+    ["https://10.0.0.5/", "must not point to a private address"],
+    ["https://169.254.169.254/latest/meta-data", "must not point to a link-local address"],
+    ["https://[fe80::1]/", "must not point to a link-local address"],
+    ["https://0.0.0.0/", "must not point to an unspecified address"],
+    ["https://224.0.0.1/", "must not point to a multicast address"],
+    ["https://240.0.0.1/", "must not point to a reserved address"],
+    [`https://example.com/${"a".repeat(2030)}`, "must be at most 2048 characters"],
+    [42, "must be a string"]
+  ])("refuses %s", (url, message) => {
+    expect(details(create({ url }))).toEqual([["url", message]])
+  })
+
+  it("accepts http and non-public literals only when insecure targets are allowed", () => {
+    expect(Either.isRight(create({ url: "http://127.0.0.1:8080/hook" }, insecure))).toBe(true)
+    expect(Either.isRight(create({ url: "https://[::1]/" }, insecure))).toBe(true)
+    expect(details(create({ url: "ftp://127.0.0.1/" }, insecure))).toEqual([["url", "must be an http or https URL"]])
+    expect(paths(create({ url: "http://user@127.0.0.1/" }, insecure))).toEqual(["url"])
+  })
+
+  it("accepts 2048 characters", () => {
+    const url = `https://example.com/${"a".repeat(2048 - "https://example.com/".length)}`
+    expect(Either.isRight(create({ url }))).toBe(true)
+  })
+})
+
+describe("parseWebhookPatch", () => {
+  it("keeps only the given keys", () => {
+    expect(parseWebhookPatch({ secret: null, events: ["*"] }, secure)).toEqual(Either.right({ secret: null, events: ["*"] }))
+    expect(parseWebhookPatch({}, secure)).toEqual(Either.right({}))
+  })
+
+  it("takes status only as active", () => {
+    expect(parseWebhookPatch({ status: "active" }, secure)).toEqual(Either.right({ status: "active" }))
+    expect(details(parseWebhookPatch({ status: "failed" }, secure))).toEqual([["status", `can only be set to "active"`]])
+  })
+
+  it("checks each given field as on creation and reports all of them", () => {
+    expect(paths(parseWebhookPatch({ url: "http://x.example", events: [], secret: "short", id: "wh_2", nope: 1 }, secure)))
+      .toEqual(["url", "events", "secret", "id", "nope"])
+  })
+
+  it("accepts an insecure url when allowed", () => {
+    expect(parseWebhookPatch({ url: "http://10.0.0.1/" }, insecure)).toEqual(Either.right({ url: "http://10.0.0.1/" }))
+  })
+})
