@@ -1,0 +1,89 @@
+import { Either } from "effect"
+import type { Decider } from "../decider.js"
+import type { DomainError } from "../errors.js"
+import { Conflict, NotFound } from "../errors.js"
+import type { WebhookCommand } from "./commands.js"
+import type { WebhookChanges, WebhookEvent } from "./events.js"
+import type { WebhookPatch } from "./input.js"
+
+export interface WebhookSettings {
+  readonly url: string
+  readonly events: ReadonlyArray<string>
+  readonly secret: string | null
+}
+
+export type WebhookState =
+  | { readonly status: "absent" }
+  | { readonly status: "active" | "failed"; readonly settings: WebhookSettings }
+  | { readonly status: "deleted" }
+
+type Decision = Either.Either<ReadonlyArray<WebhookEvent>, DomainError>
+
+const notFound = (id: string): Decision => Either.left(new NotFound({ resource: "webhook", id }))
+
+// A subscription is a set: reordering the names changes nothing.
+const sameEvents = (a: ReadonlyArray<string>, b: ReadonlyArray<string>): boolean =>
+  a.length === b.length && a.every((name) => b.includes(name))
+
+const changesOf = (current: WebhookSettings, patch: WebhookPatch): WebhookChanges => ({
+  ...(patch.url !== undefined && patch.url !== current.url ? { url: patch.url } : {}),
+  ...(patch.events !== undefined && !sameEvents(patch.events, current.events) ? { events: patch.events } : {}),
+  ...(patch.secret !== undefined && patch.secret !== current.secret ? { secret: patch.secret } : {})
+})
+
+const decide = (command: WebhookCommand, state: WebhookState): Decision => {
+  const { at, id } = command
+  if (command.type === "CreateWebhook") {
+    // Ids are fresh from the engine; a clash means a bug or a replayed command, never a user error.
+    return state.status === "absent"
+      ? Either.right([{
+        type: "webhook.created",
+        data: { id, url: command.url, events: command.events, secret: command.secret, at }
+      }])
+      : Either.left(new Conflict({ message: `webhook ${id} already exists`, details: [{ path: "id", message: "already exists", id }] }))
+  }
+  if (state.status === "absent" || state.status === "deleted") return notFound(id)
+  switch (command.type) {
+    case "UpdateWebhook": {
+      const changed = changesOf(state.settings, command.fields)
+      const events: Array<WebhookEvent> = []
+      if (Object.keys(changed).length > 0) events.push({ type: "webhook.updated", data: { changed, at } })
+      if (command.fields.status === "active" && state.status === "failed") {
+        events.push({ type: "webhook.reactivated", data: { at } })
+      }
+      return Either.right(events)
+    }
+    case "MarkWebhookFailed":
+      // Several deliveries may fail at once; only the first turns the webhook failed.
+      return Either.right(
+        state.status === "active" ? [{ type: "webhook.failed", data: { reason: command.reason, at } }] : []
+      )
+    case "DeleteWebhook":
+      return Either.right([{ type: "webhook.deleted", data: { at } }])
+  }
+}
+
+const evolve = (state: WebhookState, event: WebhookEvent): WebhookState => {
+  switch (event.type) {
+    case "webhook.created": {
+      const { events, secret, url } = event.data
+      return { status: "active", settings: { url, events, secret } }
+    }
+    case "webhook.updated":
+      return state.status === "active" || state.status === "failed"
+        ? { status: state.status, settings: { ...state.settings, ...event.data.changed } }
+        : state
+    case "webhook.reactivated":
+      return state.status === "failed" ? { status: "active", settings: state.settings } : state
+    case "webhook.failed":
+      return state.status === "active" ? { status: "failed", settings: state.settings } : state
+    case "webhook.deleted":
+      return { status: "deleted" }
+  }
+}
+
+export const webhookDecider: Decider<WebhookCommand, WebhookEvent, WebhookState> = {
+  initialState: { status: "absent" },
+  evolve,
+  decide
+}

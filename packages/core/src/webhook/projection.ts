@@ -1,0 +1,69 @@
+import type { Projected } from "../decider.js"
+import type { Json, JsonObject } from "../json.js"
+import { ALL_EVENTS } from "./eventTypes.js"
+import type { WebhookEvent } from "./events.js"
+
+const touched = (doc: Projected, changes: JsonObject, at: string): Projected => ({
+  ...doc,
+  data: { ...doc.data, ...changes, updated_at: at }
+})
+
+/**
+ * The webhook document. It keeps `secret`, which workers need to sign; `webhookView` strips it
+ * before anything reaches the API. Webhooks have no trash: deleted means gone from every view.
+ */
+export const projectWebhook = (doc: Projected | null, event: WebhookEvent): Projected | null => {
+  switch (event.type) {
+    case "webhook.created": {
+      const { at, events, id, secret, url } = event.data
+      const data: JsonObject = {
+        id,
+        url,
+        events,
+        status: "active",
+        has_secret: secret !== null,
+        secret,
+        created_at: at,
+        updated_at: at
+      }
+      return { data, deletedAt: null }
+    }
+    case "webhook.updated": {
+      if (doc === null) return null
+      const { at, changed } = event.data
+      return touched(doc, changed.secret === undefined ? changed : { ...changed, has_secret: changed.secret !== null }, at)
+    }
+    case "webhook.reactivated":
+      return doc === null ? null : touched(doc, { status: "active" }, event.data.at)
+    case "webhook.failed":
+      return doc === null ? null : touched(doc, { status: "failed" }, event.data.at)
+    case "webhook.deleted":
+      return null
+  }
+}
+
+/**
+ * The webhook as the API returns it: never the secret. `last_delivery_at` is not in the document
+ * (deliveries do not write to the webhook's stream); pass it to have it in its place, or leave it
+ * out and add it yourself.
+ */
+export const webhookView = (data: JsonObject, lastDeliveryAt?: string | null): JsonObject => {
+  const pick = (key: string): Json => data[key] ?? null
+  return {
+    id: pick("id"),
+    url: pick("url"),
+    events: pick("events"),
+    status: pick("status"),
+    ...(lastDeliveryAt === undefined ? {} : { last_delivery_at: lastDeliveryAt }),
+    has_secret: pick("has_secret"),
+    created_at: pick("created_at"),
+    updated_at: pick("updated_at")
+  }
+}
+
+/** Whether a new event of this type gets a delivery: a failed webhook receives none until reactivated. */
+export const subscribesTo = (webhookData: JsonObject, eventType: string): boolean => {
+  const events = webhookData["events"]
+  return webhookData["status"] === "active" &&
+    Array.isArray(events) && (events.includes(ALL_EVENTS) || events.includes(eventType))
+}
