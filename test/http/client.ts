@@ -1,4 +1,7 @@
-import { type RunningServer, startServer, type StartOptions } from "@dealstream/http"
+import { type RunningServer, type StorageChoice, startServer, type StartOptions } from "@dealstream/http"
+import { Effect, Exit, Scope } from "effect"
+import { afterAll, beforeAll } from "vitest"
+import { testDatabase } from "../support/pg.js"
 
 export const KEY_A = "key_alpha_0123456789"
 export const KEY_B = "key_bravo_0123456789"
@@ -25,7 +28,7 @@ export interface CallOptions {
   readonly headers?: Record<string, string>
 }
 
-/** The real host on a free port of 127.0.0.1, memory storage, two workspaces. */
+/** The real host on a free port of 127.0.0.1, two workspaces; memory storage unless told otherwise. */
 export const startHost = async (options: StartOptions = {}): Promise<Host> => {
   const server: RunningServer = await startServer({
     port: 0,
@@ -63,4 +66,40 @@ export const errorOf = (answer: Answer) => {
     throw new Error(`request_id ${error.request_id} differs from X-Request-Id ${answer.headers.get("x-request-id")}`)
   }
   return error as { code: string; message: string; details: Array<{ path: string; message: string; id?: string }>; request_id: string }
+}
+
+/** The storages every API suite runs on: `describe.each(STORAGES)("%s storage", (storage) => …)`. */
+export const STORAGES = ["memory", "postgres"] as const
+export type StorageKind = typeof STORAGES[number]
+
+/**
+ * A host for the enclosing describe block: started before its tests, closed after them. On
+ * postgres it gets a database of its own on the run's server (test/support/pg.ts), dropped after.
+ */
+export const hostFor = (storage: StorageKind, options: StartOptions = {}): Host => {
+  let started: Host | undefined
+  let database: Scope.CloseableScope | undefined
+  beforeAll(async () => {
+    let choice: StorageChoice = "memory"
+    if (storage === "postgres") {
+      database = Effect.runSync(Scope.make())
+      choice = { postgres: await Effect.runPromise(Scope.extend(testDatabase, database)) }
+    }
+    started = await startHost({ ...options, storage: choice })
+  })
+  afterAll(async () => {
+    await started?.close()
+    if (database !== undefined) await Effect.runPromise(Scope.close(database, Exit.void))
+  })
+  const current = () => {
+    if (started === undefined) throw new Error("the host starts in beforeAll")
+    return started
+  }
+  return {
+    get url() {
+      return current().url
+    },
+    close: () => current().close(),
+    call: (method, path, options) => current().call(method, path, options)
+  }
 }

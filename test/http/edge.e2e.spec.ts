@@ -2,6 +2,8 @@ import { request as httpRequest } from "node:http"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { errorOf, type Host, KEY_A, startHost } from "./client.js"
 
+// HTTP edges only (bodies, 415/413, auth headers, routing, request ids): they are decided before
+// the engine runs, so memory storage is enough; the API suites run on PostgreSQL too.
 let host: Host
 beforeAll(async () => {
   host = await startHost()

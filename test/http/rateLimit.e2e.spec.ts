@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { errorOf, type Host, KEY_B, startHost } from "./client.js"
 
+// The limiter is in-process and answers before the engine runs: memory storage is enough.
 let host: Host
 beforeAll(async () => {
   host = await startHost({ rateLimit: 0.5, rateBurst: 3 })

@@ -4,13 +4,28 @@ import { MemoryStorage } from "@dealstream/storage-memory"
 import { HttpServer } from "@effect/platform"
 import { Context, Effect, Exit, Layer, Scope } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { errorOf, type Host, KEY_A, startHost } from "./client.js"
+import { errorOf, type Host, hostFor, KEY_A, startHost, STORAGES } from "./client.js"
 
+// The documents and the error shape do not depend on storage (memory here); the probes ask the
+// storage, so they run on each.
 let host: Host
 beforeAll(async () => {
   host = await startHost()
 })
 afterAll(() => host.close())
+
+describe.each(STORAGES)("probes on %s storage", (storage) => {
+  const probed = hostFor(storage)
+
+  it("answers /healthz and /readyz", async () => {
+    const health = await probed.call("GET", "/healthz", { key: null })
+    expect(health.status).toBe(200)
+    expect(health.body).toEqual({ status: "ok" })
+    const ready = await probed.call("GET", "/readyz", { key: null })
+    expect(ready.status).toBe(200)
+    expect(ready.body).toEqual({ status: "ready" })
+  })
+})
 
 describe("documentation and probes", () => {
   it("serves the OpenAPI 3.1 document listing every path, without auth", async () => {
@@ -53,15 +68,6 @@ describe("documentation and probes", () => {
     expect(answer.text).toMatch(/^<!doctype html>/i)
     expect(answer.text).toContain("/v1/deals/{id}/stage")
     expect(answer.text).not.toMatch(/<script|<link|src=|@import|https?:\/\/(?!www\.w3\.org)/i)
-  })
-
-  it("answers /healthz and /readyz", async () => {
-    const health = await host.call("GET", "/healthz", { key: null })
-    expect(health.status).toBe(200)
-    expect(health.body).toEqual({ status: "ok" })
-    const ready = await host.call("GET", "/readyz", { key: null })
-    expect(ready.status).toBe(200)
-    expect(ready.body).toEqual({ status: "ready" })
   })
 
   it("/readyz is 503 unavailable, with no internals, when storage cannot be reached", async () => {
