@@ -1,54 +1,74 @@
-import { type ChildProcess, spawn } from "node:child_process"
 import { mkdtempSync, readFileSync, statSync } from "node:fs"
 import { createServer, request as httpRequest } from "node:http"
 import { tmpdir } from "node:os"
-import { join, resolve } from "node:path"
+import { join } from "node:path"
 import { describe, expect, it } from "vitest"
+import { serverUrl } from "../support/pg.js"
+import { lines as oneLine, run, serve } from "./cli.js"
 
-const BIN = resolve(import.meta.dirname, "../../packages/http/dist/bin.js")
-
-interface Cli {
-  readonly child: ChildProcess
-  readonly stdout: () => string
-  readonly stderr: () => string
-  readonly exit: Promise<number | null>
-}
-
-const run = (args: ReadonlyArray<string>, env: Record<string, string> = {}): Cli => {
-  const clean = Object.fromEntries(Object.entries(process.env).filter(([key]) => key !== "PORT" && !key.startsWith("DEALSTREAM_")))
-  const child = spawn(process.execPath, [BIN, ...args], { env: { ...clean, ...env }, stdio: ["ignore", "pipe", "pipe"] })
-  let stdout = ""
-  let stderr = ""
-  child.stdout!.on("data", (chunk) => (stdout += chunk))
-  child.stderr!.on("data", (chunk) => (stderr += chunk))
-  const exit = new Promise<number | null>((done) => child.on("exit", (code) => done(code)))
-  return { child, stdout: () => stdout, stderr: () => stderr, exit }
-}
-
-/** Starts `dealstream serve` on a free port and resolves its URL once it listens. */
-const serve = async (args: ReadonlyArray<string>, env: Record<string, string> = {}) => {
-  const cli = run(["serve", "--host", "127.0.0.1", "--port", "0", ...args], env)
-  const deadline = Date.now() + 20_000
-  while (Date.now() < deadline) {
-    const match = /listening on (http:\/\/\S+)/.exec(cli.stderr())
-    if (match) return { ...cli, url: match[1]! }
-    if (cli.child.exitCode !== null) throw new Error(`exited early: ${cli.stderr()}`)
-    await new Promise((r) => setTimeout(r, 50))
-  }
-  cli.child.kill("SIGKILL")
-  throw new Error(`did not start: ${cli.stderr()}`)
-}
-
-const oneLine = (text: string) => text.trimEnd().split("\n")
-
+// CLI behaviour (flags, one-line failures, logs, signals) is about the process, not the records:
+// memory storage unless a test is about storage. Embedded restarts are in test/host.
 describe("dealstream serve", () => {
-  it("refuses storages that are not available yet, with one line and a non-zero exit", async () => {
-    const cli = run(["serve", "--storage", "embedded"])
-    expect(await cli.exit).not.toBe(0)
-    expect(oneLine(cli.stderr())).toEqual(["dealstream: storage embedded is not available yet (use --storage memory)"])
-    const pg = run(["serve"], { DEALSTREAM_STORAGE: "postgres" })
-    expect(await pg.exit).not.toBe(0)
-    expect(oneLine(pg.stderr())).toEqual(["dealstream: storage postgres is not available yet (use --storage memory)"])
+  it("names the storages it knows when given another, in one line", async () => {
+    const cli = run(["serve", "--storage", "sqlite"])
+    expect(await cli.exit).toBe(1)
+    expect(oneLine(cli.stderr())).toEqual(["dealstream: --storage must be embedded, postgres or memory, got \"sqlite\""])
+    const env = run(["serve"], { DEALSTREAM_STORAGE: "Postgres" })
+    expect(await env.exit).toBe(1)
+    expect(oneLine(env.stderr())).toEqual(["dealstream: DEALSTREAM_STORAGE must be embedded, postgres or memory, got \"Postgres\""])
+  })
+
+  it("postgres without a URL, with a malformed one, or with an unreachable database exits with one line", async () => {
+    const missing = run(["serve", "--storage", "postgres"])
+    expect(await missing.exit).toBe(1)
+    expect(oneLine(missing.stderr())).toEqual([
+      "dealstream: storage postgres needs DATABASE_URL (or --database-url), e.g. postgres://user:password@localhost:5432/dealstream"
+    ])
+
+    const malformed = run(["serve", "--storage", "postgres"], { DATABASE_URL: "mysql://root:hunter2@db/crm" })
+    expect(await malformed.exit).toBe(1)
+    expect(oneLine(malformed.stderr())).toEqual(["dealstream: DATABASE_URL must be a postgres:// URL (postgres://user:password@host:5432/database)"])
+
+    // A port nobody listens on: taken from a server that is closed again.
+    const probe = createServer()
+    await new Promise<void>((done) => probe.listen(0, "127.0.0.1", done))
+    const port = (probe.address() as { port: number }).port
+    await new Promise((done) => probe.close(done))
+    const refused = run(["serve", "--storage", "postgres", "--database-url", `postgres://app:s3cret@127.0.0.1:${port}/test`])
+    expect(await refused.exit).toBe(1)
+    expect(oneLine(refused.stderr())).toEqual([`dealstream: cannot connect to PostgreSQL at 127.0.0.1:${port}/test: connection refused`])
+    expect(refused.stderr()).not.toContain("s3cret")
+
+    // The run's server is up, but this database is not on it.
+    const url = new URL(serverUrl())
+    url.pathname = "/ds_no_such_database"
+    const unknown = run(["serve", "--storage", "postgres"], { DATABASE_URL: url.toString() })
+    expect(await unknown.exit).toBe(1)
+    expect(oneLine(unknown.stderr())).toEqual([
+      `dealstream: cannot connect to PostgreSQL at ${url.hostname}:${url.port || "5432"}/ds_no_such_database: database "ds_no_such_database" does not exist`
+    ])
+  })
+
+  it("prints the storage in use, and the help text names every storage", async () => {
+    const cli = await serve(["--api-keys", "ws:banner_key"])
+    expect(cli.stderr()).toContain(`dealstream listening on ${cli.url} (storage: memory (nothing survives a restart))`)
+    cli.child.kill("SIGTERM")
+    expect(await cli.exit).toBe(0)
+
+    const help = run(["--help"])
+    expect(await help.exit).toBe(0)
+    expect(help.stdout()).toMatch(/--storage <kind>\s+DEALSTREAM_STORAGE\s+embedded \(default\)/)
+    expect(help.stdout()).toContain("--database-url <url>  DATABASE_URL")
+    expect(help.stdout()).toContain("dealstream rebuild")
+  })
+
+  it("rebuild refuses memory storage and options it does not take", async () => {
+    const memory = run(["rebuild", "--storage", "memory"])
+    expect(await memory.exit).toBe(1)
+    expect(oneLine(memory.stderr())).toEqual(["dealstream: rebuild needs a database: memory storage keeps nothing between runs"])
+    const port = run(["rebuild", "--port", "3000"])
+    expect(await port.exit).toBe(2)
+    expect(oneLine(port.stderr())[0]).toBe("dealstream: unknown option --port")
   })
 
   it("reports a bad variable or flag value in one line", async () => {
@@ -69,7 +89,7 @@ describe("dealstream serve", () => {
     await new Promise<void>((done) => blocker.listen(0, "127.0.0.1", done))
     const port = (blocker.address() as { port: number }).port
     try {
-      const cli = run(["serve", "--host", "127.0.0.1", "--port", String(port), "--api-keys", "ws:key"])
+      const cli = run(["serve", "--storage", "memory", "--host", "127.0.0.1", "--port", String(port), "--api-keys", "ws:key"])
       expect(await cli.exit).not.toBe(0)
       expect(oneLine(cli.stderr())).toEqual([`dealstream: port ${port} is already in use`])
     } finally {

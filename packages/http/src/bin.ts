@@ -1,7 +1,8 @@
 #!/usr/bin/env node
-import { rebuild, RebuildFailed, summary } from "./cli/rebuild.js"
 import { ConfigProblem, type HostConfig, resolveHostConfig, type Setting, VARIABLES } from "./host/HostConfig.js"
-import { startServer, StartupError } from "./host/startServer.js"
+
+// The host and the storages load most of the code: imported only once the settings are known to be
+// good, so that a bad one is reported at once.
 
 const STORAGE_OPTIONS = `  --storage <kind>      DEALSTREAM_STORAGE     embedded (default): a PostgreSQL the host starts and stops
                                                itself, kept under <data-dir>/pg; postgres: the database
@@ -64,6 +65,7 @@ const configFrom = (args: ReadonlyArray<string>, allowed: ReadonlyArray<Setting>
 
 const serve = async (args: ReadonlyArray<string>) => {
   const config = configFrom(args, Object.keys(VARIABLES) as Array<Setting>)
+  const { startServer, StartupError } = await import("./host/startServer.js")
   const server = await startServer({
     port: config.port,
     ...(config.host === undefined ? {} : { host: config.host }),
@@ -102,6 +104,7 @@ const serve = async (args: ReadonlyArray<string>) => {
 const rebuildCommand = async (args: ReadonlyArray<string>) => {
   const config = configFrom(args, REBUILD_SETTINGS)
   if (config.storage === "memory") fail("rebuild needs a database: memory storage keeps nothing between runs")
+  const { rebuild, RebuildFailed, summary } = await import("./cli/rebuild.js")
   // Progress on stderr; the result on stdout.
   const outcome = await rebuild(config.storage, process.stderr).catch((error: unknown) =>
     fail(error instanceof RebuildFailed ? error.message : `rebuild failed: ${String(error)}`)
