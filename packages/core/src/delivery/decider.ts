@@ -1,0 +1,83 @@
+import { Either } from "effect"
+import type { Decider } from "../decider.js"
+import type { DomainError } from "../errors.js"
+import { Conflict, NotFound } from "../errors.js"
+import type { DeliveryCommand } from "./commands.js"
+import type { DeliveryEvent } from "./events.js"
+import { judgeAttempt } from "./retry.js"
+
+export type DeliveryStatus = "pending" | "succeeded" | "failed" | "cancelled"
+
+export type DeliveryState =
+  | { readonly status: "absent" }
+  | { readonly status: DeliveryStatus; readonly attemptCount: number }
+
+type Decision = Either.Either<ReadonlyArray<DeliveryEvent>, DomainError>
+
+const notFound = (id: string): Decision => Either.left(new NotFound({ resource: "delivery", id }))
+
+const decide = (command: DeliveryCommand, state: DeliveryState): Decision => {
+  const { at, id } = command
+  switch (command.type) {
+    case "ScheduleDelivery":
+      // Ids are fresh from the engine; a clash means a bug or a replayed command.
+      return state.status === "absent"
+        ? Either.right([{
+          type: "delivery.scheduled",
+          data: {
+            id,
+            webhook_id: command.webhookId,
+            event_id: command.eventId,
+            event_type: command.eventType,
+            event_stream_id: command.eventStreamId,
+            event_version: command.eventVersion,
+            event_created_at: command.eventCreatedAt,
+            payload_data: command.payloadData,
+            replay_of: command.replayOf,
+            at
+          }
+        }])
+        : Either.left(new Conflict({ message: `delivery ${id} already exists`, details: [{ path: "id", message: "already exists", id }] }))
+    case "RecordAttempt": {
+      if (state.status === "absent") return notFound(id)
+      // The webhook was deleted (or the delivery settled) while the attempt was in flight.
+      if (state.status !== "pending") {
+        return Either.left(new Conflict({ message: `delivery ${id} is ${state.status}`, details: [{ path: "", message: "is no longer pending", id }] }))
+      }
+      const verdict = judgeAttempt({ ...command, attemptNumber: state.attemptCount + 1 })
+      return Either.right([{
+        type: "delivery.attempted",
+        data: {
+          attempt: { attempted_at: at, status_code: command.statusCode, duration_ms: command.durationMs, error: command.error },
+          result: verdict.result,
+          failure: verdict.failure,
+          next_attempt_at: verdict.wait === null ? null : new Date(Date.parse(at) + verdict.wait).toISOString(),
+          at
+        }
+      }])
+    }
+    case "CancelDelivery":
+      if (state.status === "absent") return notFound(id)
+      // Cancelling what already settled changes nothing: success and failure are history.
+      return Either.right(state.status === "pending" ? [{ type: "delivery.cancelled", data: { at } }] : [])
+  }
+}
+
+const evolve = (state: DeliveryState, event: DeliveryEvent): DeliveryState => {
+  switch (event.type) {
+    case "delivery.scheduled":
+      return { status: "pending", attemptCount: 0 }
+    case "delivery.attempted": {
+      const attemptCount = state.status === "absent" ? 1 : state.attemptCount + 1
+      return { status: event.data.result === "retrying" ? "pending" : event.data.result, attemptCount }
+    }
+    case "delivery.cancelled":
+      return state.status === "absent" ? state : { status: "cancelled", attemptCount: state.attemptCount }
+  }
+}
+
+export const deliveryDecider: Decider<DeliveryCommand, DeliveryEvent, DeliveryState> = {
+  initialState: { status: "absent" },
+  evolve,
+  decide
+}
