@@ -1,0 +1,7 @@
+export * from "./commands.js"
+export * from "./decider.js"
+export * from "./events.js"
+export * from "./payload.js"
+export * from "./projection.js"
+export * from "./retry.js"
+export * from "./schedule.js"

@@ -1,0 +1,64 @@
+import type { DealStageChanged } from "../deal/events.js"
+import { timelineEntryOf } from "../deal/projection.js"
+import type { JsonObject } from "../json.js"
+import { isJsonObject } from "../json.js"
+import type { DomainEvent } from "../storage/events.js"
+
+export interface DeliveryPayloadInput {
+  readonly eventId: string
+  readonly eventType: string
+  readonly createdAt: string
+  readonly workspaceId: string
+  readonly sequence: number
+  readonly data: JsonObject
+}
+
+/**
+ * The POSTed body. Key order is part of the contract: the serialised bytes are what gets signed,
+ * and the same event must serialise to the same bytes on every attempt.
+ */
+export const deliveryPayload = ({ createdAt, data, eventId, eventType, sequence, workspaceId }: DeliveryPayloadInput): JsonObject => ({
+  id: eventId,
+  type: eventType,
+  created_at: createdAt,
+  workspace_id: workspaceId,
+  sequence,
+  data
+})
+
+const isStageChange = (event: DomainEvent): event is DealStageChanged => event.type === "deal.stage_changed"
+
+const changedFields = (event: DomainEvent): ReadonlyArray<string> => {
+  const changed = event.data["changed"]
+  return isJsonObject(changed) ? Object.keys(changed) : []
+}
+
+/**
+ * The payload's `data` for a contact or deal event, given the record's API document after it.
+ * null for events no webhook can subscribe to (purges).
+ */
+export const payloadDataFor = (event: DomainEvent, record: JsonObject): JsonObject | null => {
+  switch (event.type) {
+    case "contact.created":
+    case "contact.restored":
+      return { contact: record }
+    case "deal.created":
+    case "deal.restored":
+      return { deal: record }
+    case "contact.updated":
+      return { contact: record, changed_fields: changedFields(event) }
+    case "deal.updated":
+      return { deal: record, changed_fields: changedFields(event) }
+    case "deal.stage_changed": {
+      const id = record["id"]
+      const entry = isStageChange(event) && typeof id === "string" ? timelineEntryOf(id, event) : null
+      return { deal: record, timeline_entry: entry }
+    }
+    case "contact.deleted":
+    case "deal.deleted":
+      // The record has left every view; the receiver learns only which one.
+      return { id: record["id"] ?? null }
+    default:
+      return null
+  }
+}
