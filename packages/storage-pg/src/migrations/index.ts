@@ -1,8 +1,9 @@
 import { migration as events } from "./0001_events.js"
 import { migration as documents } from "./0002_documents.js"
+import { migration as commitFunction } from "./0003_commit_function.js"
 import type { Migration } from "./Migration.js"
 
 export type { Migration } from "./Migration.js"
 
 /** Every migration, in id order. */
-export const migrations: ReadonlyArray<Migration> = [events, documents]
+export const migrations: ReadonlyArray<Migration> = [events, documents, commitFunction]
