@@ -60,7 +60,7 @@ const claimedTwice = (commit: Commit): UniqueViolation | null => {
   return null
 }
 
-export const text = `SELECT ds_commit($1::jsonb, $2::jsonb, $3::text[], $4::jsonb, $5::jsonb, $6::timestamptz) AS outcome`
+const call = `SELECT ds_commit($1::jsonb, $2::jsonb, $3::text[], $4::jsonb, $5::jsonb, $6::timestamptz) AS outcome`
 
 const paramsOf = (commit: Commit, recordedAt: string): ReadonlyArray<unknown> => {
   const streams = commit.streams.map((s, i) => ({
@@ -145,7 +145,7 @@ export const commit = (sql: SqlClient) =>
   const params = paramsOf(commit, recordedAt)
 
   const attempt = (n: number): Effect.Effect<CommitResult, VersionConflict | UniqueViolation | SqlError> =>
-    sql.unsafe<{ readonly outcome: Outcome }>(text, params).pipe(
+    sql.unsafe<{ readonly outcome: Outcome }>(call, params).pipe(
       Effect.flatMap(([row]) => {
         const outcome = row?.outcome ?? { events: [] }
         if ("conflict" in outcome) {
