@@ -16,6 +16,9 @@ type Decision = Either.Either<ReadonlyArray<DeliveryEvent>, DomainError>
 
 const notFound = (id: string): Decision => Either.left(new NotFound({ resource: "delivery", id }))
 
+const conflict = (id: string, message: string, detail: string): Decision =>
+  Either.left(new Conflict({ message, details: [{ path: "", message: detail, id }] }))
+
 const decide = (command: DeliveryCommand, state: DeliveryState): Decision => {
   const { at, id } = command
   switch (command.type) {
@@ -37,18 +40,23 @@ const decide = (command: DeliveryCommand, state: DeliveryState): Decision => {
             at
           }
         }])
-        : Either.left(new Conflict({ message: `delivery ${id} already exists`, details: [{ path: "id", message: "already exists", id }] }))
+        : conflict(id, `delivery ${id} already exists`, "already exists")
     case "RecordAttempt": {
       if (state.status === "absent") return notFound(id)
       // The webhook was deleted (or the delivery settled) while the attempt was in flight.
       if (state.status !== "pending") {
-        return Either.left(new Conflict({ message: `delivery ${id} is ${state.status}`, details: [{ path: "", message: "is no longer pending", id }] }))
+        return conflict(id, `delivery ${id} is ${state.status}`, "is no longer pending")
       }
       const verdict = judgeAttempt({ ...command, attemptNumber: state.attemptCount + 1 })
       return Either.right([{
         type: "delivery.attempted",
         data: {
-          attempt: { attempted_at: at, status_code: command.statusCode, duration_ms: command.durationMs, error: command.error },
+          attempt: {
+            attempted_at: at,
+            status_code: command.statusCode,
+            duration_ms: command.durationMs,
+            error: command.error
+          },
           result: verdict.result,
           failure: verdict.failure,
           next_attempt_at: verdict.wait === null ? null : new Date(Date.parse(at) + verdict.wait).toISOString(),

@@ -47,6 +47,8 @@ const schedule = fc.oneof(
   fc.array(fc.integer({ min: 1, max: 10_000_000 }), { minLength: 0, maxLength: 8 })
 )
 
+const stepSequence = fc.array(step, { maxLength: 60 })
+
 interface Accepted {
   readonly step: Step
   readonly at: number
@@ -102,7 +104,7 @@ const attemptsOf = (accepted: ReadonlyArray<Accepted>) =>
   accepted.flatMap((a) => a.event.type === "delivery.attempted" ? [{ ...a, data: a.event.data }] : [])
 
 describe("delivery retries", () => {
-  it.prop("never make more than schedule.length + 1 attempts", [schedule, fc.array(step, { maxLength: 60 })], ([delays, steps]) => {
+  it.prop("never make more than schedule.length + 1 attempts", [schedule, stepSequence], ([delays, steps]) => {
     const { accepted, doc, state } = run(delays, steps)
     const attempts = attemptsOf(accepted)
     expect(attempts.length).toBeLessThanOrEqual(delays.length + 1)
@@ -112,7 +114,7 @@ describe("delivery retries", () => {
     if (attempts.length === delays.length + 1 && last !== undefined) expect(last.data.result).not.toBe("retrying")
   }, { fastCheck: { numRuns: 300 } })
 
-  it.prop("wait the scheduled delay ±20%, or a Retry-After clamped to [delay, 2·delay]", [schedule, fc.array(step, { maxLength: 60 })], ([delays, steps]) => {
+  it.prop("wait the scheduled delay ±20%, or a Retry-After clamped to [delay, 2·delay]", [schedule, stepSequence], ([delays, steps]) => {
     for (const { at, attemptNumber, data, step: s } of attemptsOf(run(delays, steps).accepted)) {
       if (data.result !== "retrying") {
         expect(data.next_attempt_at).toBeNull()
@@ -128,7 +130,7 @@ describe("delivery retries", () => {
     }
   }, { fastCheck: { numRuns: 300 } })
 
-  it.prop("fail on 410 and on exhaustion, and only then", [schedule, fc.array(step, { maxLength: 60 })], ([delays, steps]) => {
+  it.prop("fail on 410 and on exhaustion, and only then", [schedule, stepSequence], ([delays, steps]) => {
     for (const { attemptNumber, data, step: s } of attemptsOf(run(delays, steps).accepted)) {
       const code = s.kind === "attempt" ? s.statusCode : null
       const expected = code !== null && code >= 200 && code < 300
@@ -142,7 +144,7 @@ describe("delivery retries", () => {
     }
   }, { fastCheck: { numRuns: 300 } })
 
-  it.prop("accept nothing once succeeded, failed or cancelled", [schedule, fc.array(step, { maxLength: 60 })], ([delays, steps]) => {
+  it.prop("accept nothing once succeeded, failed or cancelled", [schedule, stepSequence], ([delays, steps]) => {
     const { accepted, refused } = run(delays, steps)
     const settledAt = accepted.findIndex(({ event }) =>
       event.type === "delivery.cancelled" || (event.type === "delivery.attempted" && event.data.result !== "retrying"))
@@ -155,7 +157,7 @@ describe("delivery retries", () => {
     }
   }, { fastCheck: { numRuns: 300 } })
 
-  it.prop("keep a settled delivery as it was when cancelled afterwards", [schedule, fc.array(step, { maxLength: 60 })], ([delays, steps]) => {
+  it.prop("keep a settled delivery as it was when cancelled afterwards", [schedule, stepSequence], ([delays, steps]) => {
     const before = run(delays, steps)
     const after = run(delays, [...steps, { kind: "cancel" }])
     if (before.state.status === "pending") {

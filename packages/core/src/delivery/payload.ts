@@ -17,7 +17,9 @@ export interface DeliveryPayloadInput {
  * The POSTed body. Key order is part of the contract: the serialised bytes are what gets signed,
  * and the same event must serialise to the same bytes on every attempt.
  */
-export const deliveryPayload = ({ createdAt, data, eventId, eventType, sequence, workspaceId }: DeliveryPayloadInput): JsonObject => ({
+export const deliveryPayload = (
+  { createdAt, data, eventId, eventType, sequence, workspaceId }: DeliveryPayloadInput
+): JsonObject => ({
   id: eventId,
   type: eventType,
   created_at: createdAt,

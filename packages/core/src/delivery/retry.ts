@@ -1,6 +1,6 @@
 import type { DeliveryFailure, DeliveryResult } from "./events.js"
 
-/** How long to wait before the next attempt, in whole milliseconds. */
+/** What the wait before a retry depends on. */
 export interface RetryWait {
   /** The scheduled delay before this retry. */
   readonly delay: number
@@ -16,7 +16,7 @@ const clamp = (value: number, min: number, max: number): number => Math.min(Math
 /**
  * The delay with ±20% jitter, so receivers that failed together are not retried together. A
  * `Retry-After` on 429 or 503 is honoured but clamped to [delay, 2·delay]: a receiver can slow us
- * down, not park a delivery forever. Rounded to whole milliseconds inside those bounds.
+ * down, not park a delivery forever. Whole milliseconds, rounded inside those bounds.
  */
 export const retryWait = ({ delay, jitter, retryAfterSeconds, statusCode }: RetryWait): number => {
   const spread = delay * (1 + JITTER * clamp(Number.isNaN(jitter) ? 0 : jitter, -1, 1))
@@ -45,8 +45,12 @@ export interface AttemptFacts {
 }
 
 /** What one attempt means for its delivery: done, retried later, or failed for good. */
-export const judgeAttempt = ({ attemptNumber, jitter, retryAfterSeconds, schedule, statusCode }: AttemptFacts): AttemptVerdict => {
-  if (statusCode !== null && statusCode >= 200 && statusCode <= 299) return { result: "succeeded", failure: null, wait: null }
+export const judgeAttempt = (
+  { attemptNumber, jitter, retryAfterSeconds, schedule, statusCode }: AttemptFacts
+): AttemptVerdict => {
+  if (statusCode !== null && statusCode >= 200 && statusCode <= 299) {
+    return { result: "succeeded", failure: null, wait: null }
+  }
   // 410 says the endpoint is gone for good: retrying would only knock on a closed door.
   if (statusCode === 410) return { result: "failed", failure: "gone", wait: null }
   const delay = schedule[attemptNumber - 1]

@@ -40,7 +40,9 @@ const decide = (command: WebhookCommand, state: WebhookState): Decision => {
         type: "webhook.created",
         data: { id, url: command.url, events: command.events, secret: command.secret, at }
       }])
-      : Either.left(new Conflict({ message: `webhook ${id} already exists`, details: [{ path: "id", message: "already exists", id }] }))
+      : Either.left(
+        new Conflict({ message: `webhook ${id} already exists`, details: [{ path: "id", message: "already exists", id }] })
+      )
   }
   if (state.status === "absent" || state.status === "deleted") return notFound(id)
   switch (command.type) {

@@ -14,7 +14,7 @@ export const WEBHOOK_EVENT_TYPES = [
 export type WebhookEventType = typeof WEBHOOK_EVENT_TYPES[number]
 
 /** Subscribes to every event type, including those added later. */
-export const ALL_EVENTS = "*"
+export const WEBHOOK_ALL_EVENTS = "*"
 
 export const isWebhookEventType = (u: unknown): u is WebhookEventType =>
   typeof u === "string" && (WEBHOOK_EVENT_TYPES as ReadonlyArray<string>).includes(u)

@@ -2,7 +2,7 @@ import { Either } from "effect"
 import { answer, notAnObject } from "../customField/recordFields.js"
 import type { ErrorDetail, ValidationError } from "../errors.js"
 import { isJsonObject } from "../json.js"
-import { ALL_EVENTS, isWebhookEventType } from "./eventTypes.js"
+import { WEBHOOK_ALL_EVENTS, isWebhookEventType } from "./eventTypes.js"
 import { checkWebhookUrl } from "./url.js"
 
 export interface WebhookCreate {
@@ -47,11 +47,13 @@ const events: Check<ReadonlyArray<string>> = (value, path) => {
   for (const [i, item] of value.entries()) {
     const itemPath = `${path}[${i}]`
     if (typeof item !== "string") details.push({ path: itemPath, message: "must be a string" })
-    else if (item !== ALL_EVENTS && !isWebhookEventType(item)) details.push({ path: itemPath, message: "is not a known event" })
+    else if (item !== WEBHOOK_ALL_EVENTS && !isWebhookEventType(item)) {
+      details.push({ path: itemPath, message: "is not a known event" })
+    }
     else if (!names.includes(item)) names.push(item)
   }
-  if (details.length === 0 && names.includes(ALL_EVENTS) && names.length > 1) {
-    details.push({ path: `${path}[${value.indexOf(ALL_EVENTS)}]`, message: `"*" cannot be combined with event names` })
+  if (details.length === 0 && names.includes(WEBHOOK_ALL_EVENTS) && names.length > 1) {
+    details.push({ path: `${path}[${value.indexOf(WEBHOOK_ALL_EVENTS)}]`, message: `"*" cannot be combined with event names` })
   }
   return details.length > 0 ? Either.left(details) : Either.right(names)
 }

@@ -1,6 +1,6 @@
 import type { Projected } from "../decider.js"
 import type { Json, JsonObject } from "../json.js"
-import { ALL_EVENTS } from "./eventTypes.js"
+import { WEBHOOK_ALL_EVENTS } from "./eventTypes.js"
 import type { WebhookEvent } from "./events.js"
 
 const touched = (doc: Projected, changes: JsonObject, at: string): Projected => ({
@@ -65,5 +65,5 @@ export const webhookView = (data: JsonObject, lastDeliveryAt?: string | null): J
 export const subscribesTo = (webhookData: JsonObject, eventType: string): boolean => {
   const events = webhookData["events"]
   return webhookData["status"] === "active" &&
-    Array.isArray(events) && (events.includes(ALL_EVENTS) || events.includes(eventType))
+    Array.isArray(events) && (events.includes(WEBHOOK_ALL_EVENTS) || events.includes(eventType))
 }
