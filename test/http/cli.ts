@@ -27,11 +27,12 @@ export const run = (args: ReadonlyArray<string>, env: Record<string, string> = {
 
 /**
  * Starts `dealstream serve` on a free port of 127.0.0.1 and resolves its URL once it listens.
- * Memory storage unless the arguments or the environment name one: the CLI's default (embedded)
- * would otherwise put a database in the working directory.
+ * Memory storage unless the arguments or the environment name one, or `cliDefault` asks for the
+ * CLI's own default (embedded, which puts a database in the data directory).
  */
-export const serve = async (args: ReadonlyArray<string>, env: Record<string, string> = {}) => {
-  const storage = args.includes("--storage") || env["DEALSTREAM_STORAGE"] !== undefined ? [] : ["--storage", "memory"]
+export const serve = async (args: ReadonlyArray<string>, env: Record<string, string> = {}, cliDefault = false) => {
+  const named = cliDefault || args.includes("--storage") || env["DEALSTREAM_STORAGE"] !== undefined
+  const storage = named ? [] : ["--storage", "memory"]
   const cli = run(["serve", "--host", "127.0.0.1", "--port", "0", ...storage, ...args], env)
   const deadline = Date.now() + 60_000
   while (Date.now() < deadline) {

@@ -19,8 +19,8 @@ export interface Progress {
 }
 
 /**
- * On a terminal the bar is redrawn in place; anywhere else (a log file, CI) it is a line per tenth
- * of the work, so the output stays readable and short.
+ * On a terminal the bar is redrawn in place; anywhere else (a log file, CI) it is the first step
+ * and then a line per tenth of the work, so the output stays readable and short.
  */
 export const progress = (output: ProgressOutput, label: string, unit: string): Progress => {
   let drawn = false
