@@ -18,7 +18,11 @@ to make the write conditional (412 when it no longer matches). Any POST may carr
 \`Idempotency-Key\`: the same key and body within 24 h replays the first answer
 (\`Idempotent-Replayed: true\`). Responses to authenticated requests carry \`RateLimit-Limit\`,
 \`RateLimit-Remaining\` and \`RateLimit-Reset\`; over the limit the answer is 429 with \`Retry-After\`.
-Lists answer \`{"data": [...], "next_cursor"}\`; pass \`next_cursor\` as \`cursor\` for the next page.`
+Lists answer \`{"data": [...], "next_cursor"}\`; pass \`next_cursor\` as \`cursor\` for the next page.
+
+Records live in PostgreSQL (or, for a throwaway host, in memory). Several hosts may serve one database:
+each answers with what the database holds, so a write through one host is read through any other at
+once, and uniqueness (a live contact's email) holds across hosts.`
 
 export class Api extends HttpApi.make("dealstream")
   .add(ContactsApi)

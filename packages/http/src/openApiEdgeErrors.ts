@@ -10,7 +10,7 @@ const CODES_BY_STATUS: Record<string, string> = {
   "413": "payload_too_large: the body is over 1 MiB",
   "415": "unsupported_media_type: the body is not application/json",
   "429": "rate_limited: retry after Retry-After seconds",
-  "503": "unavailable: storage cannot be reached; retry later"
+  "503": "unavailable: the database cannot be reached; retry after Retry-After seconds"
 }
 
 /**
