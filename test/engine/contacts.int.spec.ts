@@ -132,3 +132,20 @@ describe("engine: contacts", () => {
         expect(new Set(seen).size).toBe(seen.length)
       })))
 })
+
+describe("engine: text no storage can keep", () => {
+  it.effect("refuses U+0000 and lone surrogates in bodies and list parameters with the path, and stores nothing", () =>
+    withEngine((engine) =>
+      Effect.gen(function*() {
+        const nul = yield* Effect.flip(engine.contacts.create(ws, { email: "n@x.io", title: "a\u0000b" }))
+        expect(nul._tag === "ValidationError" && nul.details[0]?.path).toBe("title")
+        const lone = yield* Effect.flip(engine.contacts.create(ws, { email: "n@x.io", tags: ["ok", "\ud800"] }))
+        expect(lone._tag === "ValidationError" && lone.details[0]?.path).toBe("tags[1]")
+        const inFilter = yield* Effect.flip(engine.contacts.list(ws, { search: "x\udc00" }))
+        expect(inFilter._tag === "ValidationError" && inFilter.details[0]?.path).toBe("search")
+        // a paired surrogate (an emoji) is ordinary text
+        const emoji = yield* engine.contacts.create(ws, { email: "e@x.io", title: "\ud83d\ude80 launch" })
+        expect(emoji.data["title"]).toBe("🚀 launch")
+        expect((yield* engine.contacts.list(ws, {})).data).toHaveLength(1)
+      })))
+})

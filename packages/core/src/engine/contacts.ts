@@ -10,8 +10,8 @@ import type { StoredEvent } from "../storage/events.js"
 import type { UniqueViolation } from "../storage/Storage.js"
 import type { CustomFields } from "./customFields.js"
 import type { EngineDeps } from "./deps.js"
+import { storableBody, storableParams } from "./storable.js"
 import { contactDocuments } from "./documents.js"
-import { nowIso } from "./deps.js"
 import type { IfMatch, ListParams, RequestContext } from "./Engine.js"
 import { execute } from "./execute.js"
 import { queryAll, visibleFields } from "./reads.js"
@@ -152,7 +152,7 @@ export const makeContacts = (deps: EngineDeps, workspaces: Workspaces, customFie
     Effect.gen(function*() {
       yield* workspaces.ensure(ctx)
       const { contact } = yield* catalogs(ctx)
-      const parsed = parseListQuery(params, {
+      const parsed = parseListQuery(yield* storableParams(params), {
         catalog: contact,
         scope: "live",
         baseWhere: { _tag: "True" },
@@ -191,13 +191,12 @@ export const makeContacts = (deps: EngineDeps, workspaces: Workspaces, customFie
     Effect.gen(function*() {
       yield* workspaces.ensure(ctx)
       const { defs } = yield* catalogs(ctx)
-      const fields = parseContactCreate(body, defs)
+      const fields = parseContactCreate(yield* storableBody(body), defs)
       if (Either.isLeft(fields)) return yield* fields.left
       const id = yield* deps.ids.make("con")
-      const at = yield* nowIso
       yield* execute(deps, {
         ...(yield* run(ctx, id, null, true)),
-        command: () => Effect.succeed({ type: "CreateContact" as const, id, at, fields: fields.right })
+        command: ({ at }) => Effect.succeed({ type: "CreateContact" as const, id, at, fields: fields.right })
       })
       return yield* afterWrite(ctx, id)
     })
@@ -206,28 +205,25 @@ export const makeContacts = (deps: EngineDeps, workspaces: Workspaces, customFie
     Effect.gen(function*() {
       yield* workspaces.ensure(ctx)
       const { defs } = yield* catalogs(ctx)
-      const fields = parseContactPatch(body, defs)
+      const fields = parseContactPatch(yield* storableBody(body), defs)
       if (Either.isLeft(fields)) return yield* fields.left
-      const at = yield* nowIso
       yield* execute(deps, {
         ...(yield* run(ctx, id, ifMatch, false)),
-        command: () => Effect.succeed({ type: "UpdateContact" as const, id, at, fields: fields.right })
+        command: ({ at }) => Effect.succeed({ type: "UpdateContact" as const, id, at, fields: fields.right })
       })
       return yield* afterWrite(ctx, id)
     })
 
   const remove = (ctx: RequestContext, id: string, ifMatch: IfMatch) =>
     Effect.gen(function*() {
-      const at = yield* nowIso
       yield* execute(deps, {
         ...(yield* run(ctx, id, ifMatch, false)),
-        command: () => Effect.succeed({ type: "DeleteContact" as const, id, at })
+        command: ({ at }) => Effect.succeed({ type: "DeleteContact" as const, id, at })
       })
     })
 
   const restore = (ctx: RequestContext, id: string) =>
     Effect.gen(function*() {
-      const at = yield* nowIso
       yield* execute(deps, {
         ...(yield* run(ctx, id, null, false)),
         onUniqueViolation: (violation: UniqueViolation) =>
@@ -235,18 +231,17 @@ export const makeContacts = (deps: EngineDeps, workspaces: Workspaces, customFie
             message: "the contact's email is now used by another live contact",
             details: [{ path: "email", message: `is now used by ${violation.existingId}`, id: violation.existingId }]
           }),
-        command: () => Effect.succeed({ type: "RestoreContact" as const, id, at })
+        command: ({ at }) => Effect.succeed({ type: "RestoreContact" as const, id, at })
       })
       return yield* afterWrite(ctx, id)
     })
 
   const purge = (ctx: RequestContext, id: string) =>
     Effect.gen(function*() {
-      const at = yield* nowIso
       yield* execute(deps, {
         ...(yield* run(ctx, id, null, false)),
         redact: true,
-        command: () => Effect.succeed({ type: "PurgeContact" as const, id, at })
+        command: ({ at }) => Effect.succeed({ type: "PurgeContact" as const, id, at })
       })
     })
 

@@ -1,10 +1,10 @@
 import { Effect, Either } from "effect"
 import type { CustomFieldDefinition, CustomFieldObject } from "../customField/definition.js"
-import { type CustomFieldEvent, customFieldDecider, parseCustomFieldCreate } from "../customField/index.js"
+import { type CustomFieldEvent, type CustomFieldState, customFieldDecider, parseCustomFieldCreate } from "../customField/index.js"
 import { NotFound, ValidationError } from "../errors.js"
 import type { JsonObject } from "../json.js"
 import type { EngineDeps } from "./deps.js"
-import { nowIso } from "./deps.js"
+import { storableBody } from "./storable.js"
 import type { RequestContext } from "./Engine.js"
 import { execute, loadStream } from "./execute.js"
 import type { Workspaces } from "./workspace.js"
@@ -50,23 +50,28 @@ export const makeCustomFields = (deps: EngineDeps, workspaces: Workspaces) => {
 
   const create = (ctx: RequestContext, body: unknown) =>
     Effect.gen(function*() {
-      const parsed = parseCustomFieldCreate(body)
+      const parsed = parseCustomFieldCreate(yield* storableBody(body))
       if (Either.isLeft(parsed)) return yield* parsed.left
-      const at = yield* nowIso
       const result = yield* execute(deps, {
         ...stream(ctx),
-        command: () => Effect.succeed({ type: "DefineCustomField" as const, at, definition: parsed.right })
+        command: ({ at }) => Effect.succeed({ type: "DefineCustomField" as const, at, definition: parsed.right })
       })
-      return { data: toJson({ ...parsed.right, created_at: at }), version: result.version }
+      const state = (result.all as ReadonlyArray<CustomFieldEvent>).reduce(
+        (current: CustomFieldState, event) => customFieldDecider.evolve(current, event),
+        customFieldDecider.initialState
+      )
+      const defined = state.definitions
+        .find((d) => d.object === parsed.right.object && d.key === parsed.right.key)
+      if (defined === undefined) return yield* Effect.die(new Error("a defined custom field is missing from its stream"))
+      return { data: toJson(defined), version: result.version }
     })
 
   const remove = (ctx: RequestContext, object: string, key: string) =>
     Effect.gen(function*() {
       if (!isObject(object)) return yield* new NotFound({ resource: "custom_field", id: `${object}.${key}` })
-      const at = yield* nowIso
       yield* execute(deps, {
         ...stream(ctx),
-        command: () => Effect.succeed({ type: "RemoveCustomField" as const, object, key, at })
+        command: ({ at }) => Effect.succeed({ type: "RemoveCustomField" as const, object, key, at })
       })
     })
 

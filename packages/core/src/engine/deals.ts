@@ -15,7 +15,7 @@ import type { FieldInfo } from "../query/fields.js"
 import type { Contacts } from "./contacts.js"
 import { dealDocuments } from "./documents.js"
 import type { EngineDeps } from "./deps.js"
-import { nowIso } from "./deps.js"
+import { storableBody, storableParams } from "./storable.js"
 import type { IfMatch, ListParams, RequestContext } from "./Engine.js"
 import { execute, foldProjection } from "./execute.js"
 import type { Pipelines } from "./pipelines.js"
@@ -72,9 +72,9 @@ export const makeDeals = (deps: EngineDeps, workspaces: Workspaces, contacts: Co
     Effect.gen(function*() {
       yield* workspaces.ensure(ctx)
       const { deal } = yield* contacts.catalogs(ctx)
-      const where = dealParamsWhere(params, deal)
+      const where = dealParamsWhere(yield* storableParams(params), deal)
       if (Either.isLeft(where)) return yield* where.left
-      const parsed = parseListQuery(params, {
+      const parsed = parseListQuery(yield* storableParams(params), {
         catalog: deal,
         scope: "live",
         baseWhere: where.right,
@@ -93,13 +93,12 @@ export const makeDeals = (deps: EngineDeps, workspaces: Workspaces, contacts: Co
     Effect.gen(function*() {
       yield* workspaces.ensure(ctx)
       const { defs } = yield* contacts.catalogs(ctx)
-      const fields = parseDealCreate(body, defs)
+      const fields = parseDealCreate(yield* storableBody(body), defs)
       if (Either.isLeft(fields)) return yield* fields.left
       const id = yield* deps.ids.make("deal")
-      const at = yield* nowIso
       yield* execute(deps, {
         ...(yield* run(ctx, id, null, true)),
-        command: () =>
+        command: ({ at }) =>
           Effect.gen(function*() {
             const pipelineId = fields.right["pipeline_id"]
             return {
@@ -119,14 +118,14 @@ export const makeDeals = (deps: EngineDeps, workspaces: Workspaces, contacts: Co
     Effect.gen(function*() {
       yield* workspaces.ensure(ctx)
       const { defs } = yield* contacts.catalogs(ctx)
-      const fields = parseDealPatch(body, defs)
+      const fields = parseDealPatch(yield* storableBody(body), defs)
       if (Either.isLeft(fields)) return yield* fields.left
-      const at = yield* nowIso
-      const entryId = yield* deps.ids.make("tle")
       yield* execute(deps, {
         ...(yield* run(ctx, id, ifMatch, false)),
-        command: ({ history }) =>
+        command: ({ history, at }) =>
           Effect.gen(function*() {
+            // Made per attempt, so a retried move gets an id after the move it lost to.
+            const entryId = yield* deps.ids.make("tle")
             const current = foldProjection(projectDeal, history)
             const given = fields.right["pipeline_id"]
             const pipelineId = typeof given === "string" ? given : current?.data["pipeline_id"]
@@ -147,14 +146,14 @@ export const makeDeals = (deps: EngineDeps, workspaces: Workspaces, contacts: Co
   const moveStage = (ctx: RequestContext, id: string, body: unknown, ifMatch: IfMatch) =>
     Effect.gen(function*() {
       yield* workspaces.ensure(ctx)
-      const move = parseStageMove(body)
+      const move = parseStageMove(yield* storableBody(body))
       if (Either.isLeft(move)) return yield* move.left
-      const at = yield* nowIso
-      const entryId = yield* deps.ids.make("tle")
       const result = yield* execute(deps, {
         ...(yield* run(ctx, id, ifMatch, false)),
-        command: ({ history }) =>
+        command: ({ history, at }) =>
           Effect.gen(function*() {
+            // Made per attempt, so a retried move gets an id after the move it lost to.
+            const entryId = yield* deps.ids.make("tle")
             const pipelineId = foldProjection(projectDeal, history)?.data["pipeline_id"]
             const pipeline = typeof pipelineId === "string" ? yield* pipelines.info(ctx, pipelineId) : null
             if (pipeline === null) return yield* new NotFound({ resource: "pipeline", id: String(pipelineId) })
@@ -177,37 +176,34 @@ export const makeDeals = (deps: EngineDeps, workspaces: Workspaces, contacts: Co
 
   const remove = (ctx: RequestContext, id: string, ifMatch: IfMatch) =>
     Effect.gen(function*() {
-      const at = yield* nowIso
       yield* execute(deps, {
         ...(yield* run(ctx, id, ifMatch, false)),
-        command: () => Effect.succeed({ type: "DeleteDeal" as const, id, at })
+        command: ({ at }) => Effect.succeed({ type: "DeleteDeal" as const, id, at })
       })
     })
 
   const restore = (ctx: RequestContext, id: string) =>
     Effect.gen(function*() {
-      const at = yield* nowIso
       yield* execute(deps, {
         ...(yield* run(ctx, id, null, false)),
-        command: () => Effect.succeed({ type: "RestoreDeal" as const, id, at })
+        command: ({ at }) => Effect.succeed({ type: "RestoreDeal" as const, id, at })
       })
       return yield* get(ctx, id)
     })
 
   const purge = (ctx: RequestContext, id: string) =>
     Effect.gen(function*() {
-      const at = yield* nowIso
       yield* execute(deps, {
         ...(yield* run(ctx, id, null, false)),
         redact: true,
-        command: () => Effect.succeed({ type: "PurgeDeal" as const, id, at })
+        command: ({ at }) => Effect.succeed({ type: "PurgeDeal" as const, id, at })
       })
     })
 
   const timeline = (ctx: RequestContext, id: string, params: ListParams) =>
     Effect.gen(function*() {
       yield* get(ctx, id)
-      const parsed = parseListQuery(params, {
+      const parsed = parseListQuery(yield* storableParams(params), {
         catalog: timelineCatalog,
         scope: "live",
         baseWhere: { _tag: "Compare", field: { name: "deal_id", type: "id" }, op: "eq", value: id },

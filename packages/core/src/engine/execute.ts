@@ -5,7 +5,7 @@ import { type SearchFields, searchWordsOfDocument } from "../query/documentSearc
 import type { DocumentWrite } from "../storage/documents.js"
 import type { DomainEvent, NewEvent, StoredEvent } from "../storage/events.js"
 import type { UniqueViolation } from "../storage/Storage.js"
-import type { EngineDeps } from "./deps.js"
+import { type EngineDeps, nowIso } from "./deps.js"
 import type { IfMatch, RequestContext, WriteError } from "./Engine.js"
 
 /** Version conflicts are retried this many times before the client gets a 409. */
@@ -52,8 +52,12 @@ export interface Execution<C, E extends DomainEvent, S> {
   readonly ifMatch: IfMatch
   /** Whether the command may create the stream; otherwise an empty stream is 404. */
   readonly creates: boolean
-  /** The command, built from the stream as it is now; built again on every retry. */
-  readonly command: (loaded: LoadedStream<E> & { readonly state: S }) => Effect.Effect<C, WriteError>
+  /**
+   * The command, built from the stream as it is now; built again on every retry. `at` is the time of
+   * this attempt, never earlier than the stream's last event, so a command that retries after losing a
+   * race is recorded after the one that won it and the record's history stays in time order.
+   */
+  readonly command: (loaded: LoadedStream<E> & { readonly state: S; readonly at: string }) => Effect.Effect<C, WriteError>
   /** The documents the whole stream projects to once `fresh` is appended at `version`. */
   readonly documents: (all: ReadonlyArray<E>, fresh: ReadonlyArray<E>, version: number) => ReadonlyArray<DocumentWrite>
   /** Purge: erase the personal data of the stream's earlier events in the same commit. */
@@ -85,7 +89,10 @@ export const execute = <C, E extends DomainEvent, S>(deps: EngineDeps, run: Exec
       })
     }
     const state = loaded.history.reduce(run.decider.evolve, run.decider.initialState)
-    const command = yield* run.command({ ...loaded, state })
+    const now = yield* nowIso
+    const lastAt = loaded.stored[loaded.stored.length - 1]?.data["at"]
+    const at = typeof lastAt === "string" && lastAt > now ? lastAt : now
+    const command = yield* run.command({ ...loaded, state, at })
     const decided = run.decider.decide(command, state)
     if (Either.isLeft(decided)) return yield* decided.left
     const fresh = decided.right

@@ -9,8 +9,8 @@ import {
   parsePipelinePatch
 } from "../pipeline/index.js"
 import type { EngineDeps } from "./deps.js"
+import { storableBody } from "./storable.js"
 import { pipelineDocuments } from "./documents.js"
-import { nowIso } from "./deps.js"
 import type { IfMatch, RequestContext } from "./Engine.js"
 import { execute, loadStream } from "./execute.js"
 import { existsWhere, queryAll } from "./reads.js"
@@ -54,15 +54,14 @@ export const makePipelines = (deps: EngineDeps, workspaces: Workspaces) => {
   const create = (ctx: RequestContext, body: unknown) =>
     Effect.gen(function*() {
       yield* workspaces.ensure(ctx)
-      const parsed = parsePipelineCreate(body)
+      const parsed = parsePipelineCreate(yield* storableBody(body))
       if (Either.isLeft(parsed)) return yield* parsed.left
       const id = yield* deps.ids.make("pipe")
-      const at = yield* nowIso
       const stages: Array<{ id: string; name: string }> = []
       for (const stage of parsed.right.stages) stages.push({ id: yield* deps.ids.make("stage"), name: stage.name })
       yield* execute(deps, {
         ...run(ctx, id, null, true),
-        command: () => Effect.succeed({ type: "CreatePipeline" as const, id, at, name: parsed.right.name, stages })
+        command: ({ at }) => Effect.succeed({ type: "CreatePipeline" as const, id, at, name: parsed.right.name, stages })
       })
       return yield* get(ctx, id)
     })
@@ -70,9 +69,8 @@ export const makePipelines = (deps: EngineDeps, workspaces: Workspaces) => {
   const update = (ctx: RequestContext, id: string, body: unknown, ifMatch: IfMatch) =>
     Effect.gen(function*() {
       yield* workspaces.ensure(ctx)
-      const parsed = parsePipelinePatch(body)
+      const parsed = parsePipelinePatch(yield* storableBody(body))
       if (Either.isLeft(parsed)) return yield* parsed.left
-      const at = yield* nowIso
       const knownNewStageIds = new Set<string>()
       const stages: ReadonlyArray<{ id: string; name: string }> | undefined = parsed.right.stages === undefined
         ? undefined
@@ -88,7 +86,7 @@ export const makePipelines = (deps: EngineDeps, workspaces: Workspaces) => {
       )
       yield* execute(deps, {
         ...run(ctx, id, ifMatch, false),
-        command: ({ state }) =>
+        command: ({ state, at }) =>
           Effect.gen(function*() {
             // A stage may only go when no deal sits in it, counting deals in the trash: a restored deal
             // must come back to a stage that still exists.

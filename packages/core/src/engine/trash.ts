@@ -6,6 +6,7 @@ import { paginate, parseListQuery } from "../query/index.js"
 import { catalogOf } from "../query/fields.js"
 import type { Contacts } from "./contacts.js"
 import type { EngineDeps } from "./deps.js"
+import { storableParams } from "./storable.js"
 import type { ListParams, RequestContext } from "./Engine.js"
 import { visibleFields } from "./reads.js"
 import type { Workspaces } from "./workspace.js"
@@ -22,7 +23,7 @@ export const makeTrash = (deps: EngineDeps, workspaces: Workspaces, contacts: Co
       }
       yield* workspaces.ensure(ctx)
       const { defs, contact } = yield* contacts.catalogs(ctx)
-      const parsed = parseListQuery(params, {
+      const parsed = parseListQuery(yield* storableParams(params), {
         catalog: catalogOf(type, defs),
         scope: "deleted",
         baseWhere: { _tag: "True" },

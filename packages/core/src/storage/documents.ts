@@ -9,6 +9,9 @@ export type Collection =
   | "custom_field"
   | "idempotency"
   | "workspace"
+  | "webhook"
+  /** Also a work queue: see DeliveryQueue. */
+  | "delivery"
 
 export interface StoredDocument {
   readonly collection: Collection

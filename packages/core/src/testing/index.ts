@@ -1,2 +1,3 @@
-/** Test support for adapters and embedders: the storage contract suite. Needs vitest. */
+/** Test support for adapters and embedders: the storage contract suites. Needs vitest. */
 export { storageContractSuite } from "./storageContract.js"
+export { deliveryQueueContractSuite, OtherHost, sameHost } from "./deliveryQueueContract.js"
