@@ -84,6 +84,23 @@ export interface EngineService {
     /** params: type (contact|deal, required), limit, cursor. Items: {type, id, deleted_at, purge_at, record}. */
     readonly list: (ctx: RequestContext, params: ListParams) => Effect.Effect<Page, ValidationError | StorageUnavailable>
   }
+  readonly webhooks: {
+    /** Every webhook of the workspace (not paginated; next_cursor is null). */
+    readonly list: (ctx: RequestContext) => Effect.Effect<Page, StorageUnavailable>
+    readonly get: (ctx: RequestContext, id: string) => Effect.Effect<Versioned, ReadError>
+    /** body: {url, events, secret?}; the target is resolved and must be public unless insecure targets are allowed. */
+    readonly create: (ctx: RequestContext, body: unknown) => Effect.Effect<Versioned, WriteError>
+    /** body: any of url, events, secret (null removes it), status: "active" (reactivates a failed webhook). */
+    readonly update: (ctx: RequestContext, id: string, body: unknown, ifMatch: IfMatch) => Effect.Effect<Versioned, WriteError>
+    /** Cancels the webhook's queued deliveries in the same commit and aborts attempts in flight on every host. */
+    readonly delete: (ctx: RequestContext, id: string, ifMatch: IfMatch) => Effect.Effect<void, WriteError>
+    /** params: status (pending|succeeded|failed|cancelled), limit, cursor. Newest first. */
+    readonly deliveries: (ctx: RequestContext, webhookId: string, params: ListParams) => Effect.Effect<Page, ReadError>
+    /** One delivery with its attempts. */
+    readonly delivery: (ctx: RequestContext, webhookId: string, deliveryId: string) => Effect.Effect<Versioned, ReadError>
+    /** A new delivery of the same event and payload (`replay_of` = the old one), for any past delivery of a live webhook. */
+    readonly replay: (ctx: RequestContext, webhookId: string, deliveryId: string) => Effect.Effect<Versioned, WriteError>
+  }
   readonly idempotency: {
     /** The stored response for this key, or null when there is none younger than 24 h. */
     readonly get: (ctx: RequestContext, key: string) => Effect.Effect<IdempotentResponse | null, StorageUnavailable>
