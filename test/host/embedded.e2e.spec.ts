@@ -12,7 +12,7 @@ const dataDir = mkdtempSync(join(tmpdir(), "dealstream-embedded-"))
 const cluster = join(dataDir, "pg")
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }))
 
-const start = () => serve([], { DEALSTREAM_DATA_DIR: dataDir }, true)
+const start = (group = false) => serve([], { DEALSTREAM_DATA_DIR: dataDir }, { cliDefault: true, group })
 type Started = Awaited<ReturnType<typeof start>>
 
 const devKey = () => JSON.parse(readFileSync(join(dataDir, "dev-api-key.json"), "utf8")).api_key as string
@@ -30,12 +30,18 @@ const call = async (host: Started, method: string, path: string, body?: unknown)
 const serverRunsOn = (dir: string) =>
   execFileSync("ps", ["-eo", "args"], { encoding: "utf8" }).split("\n").some((line) => line.includes(`-D ${dir} `) || line.endsWith(`-D ${dir}`))
 
+/** The embedded server is gone: stopped cleanly (PostgreSQL removes its pid file then) and exited. */
+const expectServerStopped = async () => {
+  expect(existsSync(join(cluster, "postmaster.pid"))).toBe(false)
+  // The pid file goes a moment before the process does.
+  for (let i = 0; i < 20 && serverRunsOn(cluster); i++) await new Promise((r) => setTimeout(r, 100))
+  expect(serverRunsOn(cluster)).toBe(false)
+}
+
 const stop = async (host: Started) => {
   host.child.kill("SIGTERM")
   expect(await host.exit).toBe(0)
-  // The embedded server was stopped, cleanly (PostgreSQL removes its pid file on a clean stop).
-  expect(existsSync(join(cluster, "postmaster.pid"))).toBe(false)
-  expect(serverRunsOn(cluster)).toBe(false)
+  await expectServerStopped()
 }
 
 describe("the host on embedded PostgreSQL (the default)", () => {
@@ -101,7 +107,7 @@ describe("the host on embedded PostgreSQL (the default)", () => {
     })
     expect(answer.status, answer.body).toBe(201)
     expect(await third.exit).toBe(0)
-    expect(serverRunsOn(cluster)).toBe(false)
+    await expectServerStopped()
 
     // `dealstream rebuild` on the same (default) storage, then the write is there after a restart.
     const rebuilt = run(["rebuild"], { DEALSTREAM_DATA_DIR: dataDir })
@@ -114,4 +120,13 @@ describe("the host on embedded PostgreSQL (the default)", () => {
     expect(listed.body.data.map((c: { email: string }) => c.email)).toEqual(["inflight@example.com", "kept@example.com"])
     await stop(fourth)
   }, 180_000)
+
+  it("Ctrl-C in a terminal signals PostgreSQL too; the host still stops at once and exits 0", async () => {
+    const fifth = await start(true)
+    const began = Date.now()
+    process.kill(-fifth.child.pid!, "SIGINT")
+    expect(await fifth.exit).toBe(0)
+    expect(Date.now() - began).toBeLessThan(10_000)
+    await expectServerStopped()
+  }, 120_000)
 })

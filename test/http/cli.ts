@@ -12,11 +12,20 @@ export interface Cli {
 }
 
 /** `dealstream <args>` with only the given settings: the caller's PORT, DEALSTREAM_* and DATABASE_URL are dropped. */
-export const run = (args: ReadonlyArray<string>, env: Record<string, string> = {}): Cli => {
+export interface RunOptions {
+  /** A process group of its own, as a terminal gives a command: `process.kill(-pid, "SIGINT")` is Ctrl-C. */
+  readonly group?: boolean
+}
+
+export const run = (args: ReadonlyArray<string>, env: Record<string, string> = {}, options: RunOptions = {}): Cli => {
   const clean = Object.fromEntries(
     Object.entries(process.env).filter(([key]) => key !== "PORT" && key !== "DATABASE_URL" && !key.startsWith("DEALSTREAM_"))
   )
-  const child = spawn(process.execPath, [BIN, ...args], { env: { ...clean, ...env }, stdio: ["ignore", "pipe", "pipe"] })
+  const child = spawn(process.execPath, [BIN, ...args], {
+    env: { ...clean, ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+    detached: options.group === true
+  })
   let stdout = ""
   let stderr = ""
   child.stdout!.on("data", (chunk) => (stdout += chunk))
@@ -30,10 +39,14 @@ export const run = (args: ReadonlyArray<string>, env: Record<string, string> = {
  * Memory storage unless the arguments or the environment name one, or `cliDefault` asks for the
  * CLI's own default (embedded, which puts a database in the data directory).
  */
-export const serve = async (args: ReadonlyArray<string>, env: Record<string, string> = {}, cliDefault = false) => {
-  const named = cliDefault || args.includes("--storage") || env["DEALSTREAM_STORAGE"] !== undefined
+export const serve = async (
+  args: ReadonlyArray<string>,
+  env: Record<string, string> = {},
+  options: RunOptions & { readonly cliDefault?: boolean } = {}
+) => {
+  const named = options.cliDefault === true || args.includes("--storage") || env["DEALSTREAM_STORAGE"] !== undefined
   const storage = named ? [] : ["--storage", "memory"]
-  const cli = run(["serve", "--host", "127.0.0.1", "--port", "0", ...storage, ...args], env)
+  const cli = run(["serve", "--host", "127.0.0.1", "--port", "0", ...storage, ...args], env, options)
   const deadline = Date.now() + 60_000
   while (Date.now() < deadline) {
     const match = /listening on (http:\/\/\S+)/.exec(cli.stderr())

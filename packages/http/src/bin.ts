@@ -28,6 +28,7 @@ rebuild options: --storage, --database-url, --data-dir as above (not memory).
 Flags override environment variables.`
 
 const SIGNALS = ["SIGTERM", "SIGINT", "SIGHUP"] as const
+const STOP_LIMIT_MS = 30_000
 
 const REBUILD_SETTINGS: ReadonlyArray<Setting> = ["storage", "database-url", "data-dir"]
 
@@ -86,9 +87,12 @@ const serve = async (args: ReadonlyArray<string>) => {
   }
 
   let stopping = false
-  const stop = () => {
-    if (stopping) return
+  const stop = (signal: NodeJS.Signals) => {
+    // A second signal (Ctrl-C again) means: now.
+    if (stopping) fail(`stopped by a second ${signal} before the shutdown finished`)
     stopping = true
+    // Draining is bounded (10 s); a database that stopped under us must not keep the process alive.
+    setTimeout(() => fail(`did not stop within ${STOP_LIMIT_MS / 1000} s; exiting anyway`), STOP_LIMIT_MS)
     // Drains HTTP first, then closes storage, then stops the embedded database (if any).
     server.close().then(() => process.exit(0), (error: unknown) => fail(`error while stopping: ${String(error)}`))
   }

@@ -1,9 +1,9 @@
 import { type Storage } from "@dealstream/core"
 import { MemoryStorage } from "@dealstream/storage-memory"
 import { type DatabaseError, EmbeddedPostgres, EmbeddedPostgresError, PgStorage } from "@dealstream/storage-pg"
-import { chmodSync, mkdirSync, statSync } from "node:fs"
+import { chmodSync, existsSync, mkdirSync, statSync } from "node:fs"
 import { join } from "node:path"
-import { Context, Effect, Layer } from "effect"
+import { Context, Effect, Exit, Layer, Schedule, Scope } from "effect"
 
 /**
  * Where a host keeps its records: in process memory (gone on exit), in a PostgreSQL server of its
@@ -72,12 +72,30 @@ const embedded = (dataDir: string) =>
   Layer.unwrapScoped(Effect.gen(function*() {
     yield* prepareDataDir(dataDir)
     const cluster = embeddedClusterDir(dataDir)
-    const running = yield* EmbeddedPostgres.start({ dataDir: cluster })
+    const server = yield* Scope.make()
+    yield* Effect.addFinalizer(() => stopServer(server, cluster))
+    const running = yield* Scope.extend(EmbeddedPostgres.start({ dataDir: cluster }), server)
     return Layer.merge(
       PgStorage.layer(running.url),
       Layer.succeed(StorageInUse, { description: `embedded PostgreSQL ${databaseTarget(running.url)}, data in ${cluster}` })
     )
   }))
+
+/**
+ * Stopping the server waits for its process to exit, which never comes when it has exited
+ * already: Ctrl-C in a terminal signals the whole process group, so PostgreSQL shuts itself down
+ * while the host is still draining. A clean stop removes postmaster.pid; once it is gone there is
+ * nothing left to wait for.
+ */
+const stopServer = (server: Scope.CloseableScope, cluster: string) => {
+  const pidFile = join(cluster, "postmaster.pid")
+  const gone = Effect.repeat(Effect.sync(() => !existsSync(pidFile)), {
+    until: (stopped) => stopped,
+    schedule: Schedule.spaced("100 millis")
+  })
+  // Finalizers run uninterruptibly: the race may only drop the waiting stop if it is interruptible.
+  return Effect.raceFirst(Effect.interruptible(Effect.disconnect(Scope.close(server, Exit.void))), gone).pipe(Effect.asVoid)
+}
 
 export const storageLayer = (choice: StorageChoice): Layer.Layer<Storage | StorageInUse, StorageSetupError> =>
   choice === "memory" ? memory : "embedded" in choice ? embedded(choice.embedded) : postgres(choice.postgres)
