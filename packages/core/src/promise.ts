@@ -2,7 +2,11 @@ import { Effect, Layer, ManagedRuntime } from "effect"
 import { Engine, type EngineService } from "./engine/Engine.js"
 import { EngineLive } from "./engine/EngineLive.js"
 import { IdsLive } from "./engine/Ids.js"
+import type { DeliveryQueue } from "./storage/DeliveryQueue.js"
 import type { Storage } from "./storage/Storage.js"
+import { DeliveryWorkerLive, type DeliveryWorkerOptions } from "./engine/deliveryWorker.js"
+import { WebhookConfig, type WebhookConfigService } from "./engine/WebhookConfig.js"
+import { WebhookTransport, WebhookTransportUnavailable } from "./engine/WebhookTransport.js"
 
 /** An Effect-returning function turned into one returning a Promise, recursively through objects. */
 type Promised<F> = F extends (...args: infer A) => Effect.Effect<infer R, infer _E, never> ? (...args: A) => Promise<R>
@@ -32,9 +36,27 @@ const promised = (value: unknown, run: Run): unknown => {
   return value
 }
 
+export interface PromiseEngineOptions {
+  /** How webhooks are sent (e.g. NodeWebhookTransport.layer from @dealstream/http); without it they cannot be registered. */
+  readonly transport?: Layer.Layer<WebhookTransport>
+  readonly webhooks?: Partial<WebhookConfigService>
+  /** Run a delivery worker inside this engine. */
+  readonly worker?: DeliveryWorkerOptions
+}
+
 /** `const crm = await createPromiseEngine(MemoryStorage.layer)`, then `await crm.contacts.create(ctx, body)`. */
-export const createPromiseEngine = async <E>(storage: Layer.Layer<Storage, E>): Promise<PromiseEngine> => {
-  const runtime = ManagedRuntime.make(EngineLive.pipe(Layer.provide(Layer.merge(storage, IdsLive))))
+export const createPromiseEngine = async <E>(
+  storage: Layer.Layer<Storage | DeliveryQueue, E>,
+  options: PromiseEngineOptions = {}
+): Promise<PromiseEngine> => {
+  const services = Layer.mergeAll(
+    storage,
+    IdsLive,
+    WebhookConfig.layer(options.webhooks),
+    options.transport ?? Layer.succeed(WebhookTransport, WebhookTransportUnavailable)
+  )
+  const worker = options.worker === undefined ? Layer.empty : DeliveryWorkerLive(options.worker)
+  const runtime = ManagedRuntime.make(Layer.merge(EngineLive, worker).pipe(Layer.provide(services)))
   const engine = await runtime.runPromise(Engine)
   // runPromise would reject with a FiberFailure wrapper; callers should get the domain error itself.
   const run: Run = (effect) =>

@@ -1,18 +1,25 @@
 import { Effect, Layer } from "effect"
-import { Storage } from "../storage/Storage.js"
+import type { DeliveryQueue } from "../storage/DeliveryQueue.js"
+import type { Storage } from "../storage/Storage.js"
 import { makeContacts } from "./contacts.js"
 import { makeCustomFields } from "./customFields.js"
 import { makeDeals } from "./deals.js"
 import { Engine, type EngineService } from "./Engine.js"
 import { makeIdempotency } from "./idempotency.js"
-import { Ids } from "./Ids.js"
+import type { Ids } from "./Ids.js"
+import { engineDeps } from "./deps.js"
+import type { WebhookConfig } from "./WebhookConfig.js"
+import type { WebhookTransport } from "./WebhookTransport.js"
+import { makeWebhooks } from "./webhooks.js"
 import { makePipelines } from "./pipelines.js"
 import { makePurge } from "./purge.js"
 import { makeTrash } from "./trash.js"
 import { makeWorkspaces } from "./workspace.js"
 
-export const makeEngine: Effect.Effect<EngineService, never, Storage | Ids> = Effect.gen(function*() {
-  const deps = { storage: yield* Storage, ids: yield* Ids }
+export type EngineRequirements = Storage | Ids | DeliveryQueue | WebhookConfig | WebhookTransport
+
+export const makeEngine: Effect.Effect<EngineService, never, EngineRequirements> = Effect.gen(function*() {
+  const deps = yield* engineDeps
   const workspaces = makeWorkspaces(deps)
   const customFields = makeCustomFields(deps, workspaces)
   const contacts = makeContacts(deps, workspaces, customFields)
@@ -45,11 +52,12 @@ export const makeEngine: Effect.Effect<EngineService, never, Storage | Ids> = Ef
     },
     customFields: { list: customFields.list, create: customFields.create, delete: customFields.delete },
     trash: makeTrash(deps, workspaces, contacts),
+    webhooks: makeWebhooks(deps, workspaces),
     idempotency: makeIdempotency(deps),
     purgeExpired: makePurge(deps, contacts, deals),
     ping: deps.storage.ping
   })
 })
 
-/** The engine over whatever Storage and Ids are provided. */
-export const EngineLive: Layer.Layer<Engine, never, Storage | Ids> = Layer.effect(Engine, makeEngine)
+/** The engine over whatever storage, delivery queue, ids and webhook transport are provided. */
+export const EngineLive: Layer.Layer<Engine, never, EngineRequirements> = Layer.effect(Engine, makeEngine)

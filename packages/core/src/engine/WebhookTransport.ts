@@ -1,5 +1,5 @@
-import { Context, type Effect, Schema } from "effect"
-import type { ValidationError } from "../errors.js"
+import { Context, Effect, Schema } from "effect"
+import { ValidationError } from "../errors.js"
 
 export interface WebhookRequest {
   readonly url: string
@@ -38,3 +38,13 @@ export class WebhookTransport extends Context.Tag("@dealstream/core/WebhookTrans
   WebhookTransport,
   WebhookTransportService
 >() {}
+
+/**
+ * For engines built without a way to send HTTP (core alone): registering a webhook is refused with a
+ * clear 400 and nothing is ever sent. The host provides a real transport from @dealstream/http.
+ */
+export const WebhookTransportUnavailable: WebhookTransportService = {
+  post: () => Effect.fail(new TransportError({ message: "this engine has no webhook transport" })),
+  checkTarget: () =>
+    Effect.fail(ValidationError.at("url", "cannot be used: this engine was built without a webhook transport"))
+}

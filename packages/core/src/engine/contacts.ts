@@ -1,5 +1,5 @@
 import { Effect, Either } from "effect"
-import { contactDecider, parseContactCreate, parseContactPatch } from "../contact/index.js"
+import { contactDecider, parseContactCreate, parseContactPatch, projectContact } from "../contact/index.js"
 import { Conflict, NotFound, ValidationError } from "../errors.js"
 import type { Json, JsonObject } from "../json.js"
 import { paginate, parseListQuery, searchFieldsOf } from "../query/index.js"
@@ -14,6 +14,7 @@ import { storableBody, storableParams } from "./storable.js"
 import { contactDocuments } from "./documents.js"
 import type { IfMatch, ListParams, RequestContext } from "./Engine.js"
 import { execute } from "./execute.js"
+import { outboxFor } from "./outbox.js"
 import { queryAll, visibleFields } from "./reads.js"
 import type { Workspaces } from "./workspace.js"
 
@@ -177,6 +178,11 @@ export const makeContacts = (deps: EngineDeps, workspaces: Workspaces, customFie
     ifMatch,
     creates,
     documents: contactDocuments(ctx.workspaceId, id, searchFieldsOf(contact)),
+    also: outboxFor(deps, ctx, projectContact, (data) =>
+      Effect.map(
+        views(ctx, [{ collection: "contact", workspaceId: ctx.workspaceId, id, version: 0, deletedAt: null, data }], contact),
+        (rows) => rows[0]!
+      )),
     onUniqueViolation: emailTaken
   }))
 

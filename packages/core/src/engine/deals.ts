@@ -18,6 +18,7 @@ import type { EngineDeps } from "./deps.js"
 import { storableBody, storableParams } from "./storable.js"
 import type { IfMatch, ListParams, RequestContext } from "./Engine.js"
 import { execute, foldProjection } from "./execute.js"
+import { outboxFor } from "./outbox.js"
 import type { Pipelines } from "./pipelines.js"
 import { visibleFields } from "./reads.js"
 import type { Workspaces } from "./workspace.js"
@@ -54,7 +55,8 @@ export const makeDeals = (deps: EngineDeps, workspaces: Workspaces, contacts: Co
     decider: dealDecider,
     ifMatch,
     creates,
-    documents: dealDocuments(ctx.workspaceId, id, searchFieldsOf(deal))
+    documents: dealDocuments(ctx.workspaceId, id, searchFieldsOf(deal)),
+    also: outboxFor(deps, ctx, projectDeal, (data) => Effect.succeed(visibleFields(data, deal)))
   }))
 
   const view = (ctx: RequestContext, data: JsonObject) =>

@@ -4,7 +4,7 @@ import { Conflict, NotFound, PreconditionFailed } from "../errors.js"
 import { type SearchFields, searchWordsOfDocument } from "../query/documentSearchWords.js"
 import type { DocumentWrite } from "../storage/documents.js"
 import type { DomainEvent, NewEvent, StoredEvent } from "../storage/events.js"
-import type { UniqueViolation } from "../storage/Storage.js"
+import type { StreamAppend, UniqueViolation } from "../storage/Storage.js"
 import { type EngineDeps, nowIso } from "./deps.js"
 import type { IfMatch, RequestContext, WriteError } from "./Engine.js"
 
@@ -60,9 +60,28 @@ export interface Execution<C, E extends DomainEvent, S> {
   readonly command: (loaded: LoadedStream<E> & { readonly state: S; readonly at: string }) => Effect.Effect<C, WriteError>
   /** The documents the whole stream projects to once `fresh` is appended at `version`. */
   readonly documents: (all: ReadonlyArray<E>, fresh: ReadonlyArray<E>, version: number) => ReadonlyArray<DocumentWrite>
+  /**
+   * More of the same commit, decided from the new events (with their metadata): deliveries the
+   * outbox schedules, deliveries a webhook's deletion cancels. All of it is stored or none of it.
+   */
+  readonly also?: (context: AlsoContext<E>) => Effect.Effect<Addition, WriteError>
   /** Purge: erase the personal data of the stream's earlier events in the same commit. */
   readonly redact?: boolean
   readonly onUniqueViolation?: (violation: UniqueViolation) => WriteError
+}
+
+export interface AlsoContext<E> {
+  readonly streamId: string
+  readonly at: string
+  /** The stream's events before this command. */
+  readonly history: ReadonlyArray<E>
+  /** The events this command adds, with the metadata (event ids) they will be stored with. */
+  readonly fresh: ReadonlyArray<{ readonly event: E; readonly metadata: NewEvent["metadata"]; readonly version: number }>
+}
+
+export interface Addition {
+  readonly streams: ReadonlyArray<StreamAppend>
+  readonly documents: ReadonlyArray<DocumentWrite>
 }
 
 export interface Executed<E> {
@@ -113,11 +132,21 @@ export const execute = <C, E extends DomainEvent, S>(deps: EngineDeps, run: Exec
     }
     const all = [...loaded.history, ...fresh]
     const version = loaded.version + fresh.length
+    const addition = run.also === undefined ? { streams: [], documents: [] } : yield* run.also({
+      streamId: run.streamId,
+      at,
+      history: loaded.history,
+      fresh: fresh.map((event, i) => ({ event, metadata: events[i]!.metadata, version: loaded.version + i + 1 }))
+    })
     const result = yield* deps.storage.commit({
-      streams: [{ streamId: run.streamId, expectedVersion: loaded.version, events }],
-      documents: run.documents(all, fresh, version),
+      streams: [{ streamId: run.streamId, expectedVersion: loaded.version, events }, ...addition.streams],
+      documents: [...run.documents(all, fresh, version), ...addition.documents],
       ...(run.redact === true ? { redactStreams: [run.streamId] } : {})
     })
+    if (addition.streams.some((stream) => stream.events[0]?.type === "delivery.scheduled")) {
+      // Wake the workers of every host; if the signal is lost, their polling finds the work anyway.
+      yield* deps.queue.signal({ _tag: "Scheduled" }).pipe(Effect.ignore)
+    }
     return { all, fresh: result.events, version } satisfies Executed<E>
   })
 

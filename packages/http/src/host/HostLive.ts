@@ -1,4 +1,12 @@
-import { Engine, EngineLive, Ids, IdsLive } from "@dealstream/core"
+import {
+  Engine,
+  EngineLive,
+  Ids,
+  IdsLive,
+  WebhookConfig,
+  WebhookTransport,
+  WebhookTransportUnavailable
+} from "@dealstream/core"
 import { MemoryStorage } from "@dealstream/storage-memory"
 import { HttpApiBuilder, type HttpServer, type HttpServerError } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
@@ -45,15 +53,20 @@ export const HostLive = (options: ServeOptions): Layer.Layer<HttpServer.HttpServ
     )
   }))
 
+// Until the host's webhook transport lands, webhooks cannot be registered (a clear 400), never faked.
+const webhookServices = Layer.merge(WebhookConfig.layer(), Layer.succeed(WebhookTransport, WebhookTransportUnavailable))
+
 /** The engine over in-process memory: nothing survives a restart. */
 export const MemoryEngineLive: Layer.Layer<Engine | Ids> = EngineLive.pipe(
   Layer.provideMerge(IdsLive),
-  Layer.provide(MemoryStorage.layer)
+  Layer.provide(MemoryStorage.layer),
+  Layer.provide(webhookServices)
 )
 
 /** The bundled engine over the chosen storage, which says what it is for the start banner. */
 export const engineOn = (choice: StorageChoice): Layer.Layer<Engine | Ids | StorageInUse, StorageSetupError> =>
   EngineLive.pipe(
     Layer.provideMerge(IdsLive),
-    Layer.provideMerge(storageLayer(choice))
+    Layer.provideMerge(storageLayer(choice)),
+    Layer.provide(webhookServices)
   )

@@ -1,0 +1,242 @@
+import { Effect, Either } from "effect"
+import { type DeliveryEvent, deliveryDecider, deliveryView, projectDelivery } from "../delivery/index.js"
+import { NotFound, ValidationError } from "../errors.js"
+import type { JsonObject } from "../json.js"
+import type { Expr, FieldRef } from "../query/ast.js"
+import type { FieldInfo } from "../query/fields.js"
+import { paginate, parseListQuery } from "../query/index.js"
+import type { DocumentWrite, StoredDocument } from "../storage/documents.js"
+import type { StreamAppend } from "../storage/Storage.js"
+import {
+  parseWebhookCreate,
+  parseWebhookPatch,
+  projectWebhook,
+  type WebhookEvent,
+  webhookDecider,
+  webhookView
+} from "../webhook/index.js"
+import { type EngineDeps, nowIso } from "./deps.js"
+import type { IfMatch, ListParams, RequestContext } from "./Engine.js"
+import { documentWrite, execute, foldProjection } from "./execute.js"
+import { scheduleDelivery } from "./outbox.js"
+import { queryAll } from "./reads.js"
+import { storableBody, storableParams } from "./storable.js"
+import type { Workspaces } from "./workspace.js"
+
+const ref = (name: string, type: FieldRef["type"]): FieldRef => ({ name, type })
+const webhookIdField = ref("webhook_id", "id")
+const statusField = ref("status", "enum")
+const deliveryStatuses = ["pending", "succeeded", "failed", "cancelled"]
+
+const info = (name: string, type: FieldInfo["type"]): FieldInfo => ({
+  name,
+  type,
+  filterable: false,
+  sortable: false,
+  searchable: false,
+  wholeWord: false,
+  options: null,
+  custom: false
+})
+const deliveryCatalog = new Map([
+  ["webhook_id", info("webhook_id", "id")],
+  ["status", info("status", "enum")],
+  ["created_at", info("created_at", "timestamp")]
+])
+
+const eq = (field: FieldRef, value: string): Expr => ({ _tag: "Compare", field, op: "eq", value })
+
+export const makeWebhooks = (deps: EngineDeps, workspaces: Workspaces) => {
+  const { config, transport } = deps.webhooks
+
+  const run = (ctx: RequestContext, id: string, ifMatch: IfMatch, creates: boolean) => ({
+    ctx,
+    streamId: id,
+    resource: "webhook",
+    decider: webhookDecider,
+    ifMatch,
+    creates,
+    documents: (all: ReadonlyArray<WebhookEvent>, _fresh: ReadonlyArray<WebhookEvent>, version: number) => [
+      documentWrite("webhook", ctx.workspaceId, id, version, foldProjection(projectWebhook, all))
+    ]
+  })
+
+  /** When the webhook was last attempted: the newest last_attempt_at among its deliveries. */
+  const lastDeliveryAt = (ctx: RequestContext, webhookId: string) =>
+    Effect.map(
+      deps.storage.queryDocuments("delivery", ctx.workspaceId, {
+        where: { _tag: "And", exprs: [eq(webhookIdField, webhookId), { _tag: "Exists", field: ref("last_attempt_at", "timestamp") }] },
+        scope: "live",
+        sort: { field: ref("last_attempt_at", "timestamp"), direction: "desc" },
+        after: null,
+        limit: 1
+      }),
+      (rows) => {
+        const at = rows[0]?.data["last_attempt_at"]
+        return typeof at === "string" ? at : null
+      }
+    )
+
+  const view = (ctx: RequestContext, doc: StoredDocument) =>
+    Effect.map(lastDeliveryAt(ctx, doc.id), (at) => webhookView(doc.data, at))
+
+  const webhookDocument = (ctx: RequestContext, id: string) =>
+    Effect.flatMap(deps.storage.getDocument("webhook", ctx.workspaceId, id), (doc) =>
+      doc === null ? Effect.fail(new NotFound({ resource: "webhook", id })) : Effect.succeed(doc))
+
+  const get = (ctx: RequestContext, id: string) =>
+    Effect.gen(function*() {
+      const doc = yield* webhookDocument(ctx, id)
+      return { data: yield* view(ctx, doc), version: doc.version }
+    })
+
+  const list = (ctx: RequestContext) =>
+    Effect.gen(function*() {
+      yield* workspaces.ensure(ctx)
+      const docs = yield* queryAll(deps, "webhook", ctx.workspaceId, { _tag: "True" })
+      return { data: yield* Effect.forEach(docs, (doc) => view(ctx, doc)), next_cursor: null }
+    })
+
+  const create = (ctx: RequestContext, body: unknown) =>
+    Effect.gen(function*() {
+      const parsed = parseWebhookCreate(yield* storableBody(body), { allowInsecure: config.allowInsecure })
+      if (Either.isLeft(parsed)) return yield* parsed.left
+      yield* transport.checkTarget(parsed.right.url, config.allowInsecure)
+      const id = yield* deps.ids.make("wh")
+      yield* execute(deps, {
+        ...run(ctx, id, null, true),
+        command: ({ at }) => Effect.succeed({ type: "CreateWebhook" as const, id, at, ...parsed.right })
+      })
+      return yield* get(ctx, id)
+    })
+
+  const update = (ctx: RequestContext, id: string, body: unknown, ifMatch: IfMatch) =>
+    Effect.gen(function*() {
+      const parsed = parseWebhookPatch(yield* storableBody(body), { allowInsecure: config.allowInsecure })
+      if (Either.isLeft(parsed)) return yield* parsed.left
+      if (parsed.right.url !== undefined) yield* transport.checkTarget(parsed.right.url, config.allowInsecure)
+      yield* execute(deps, {
+        ...run(ctx, id, ifMatch, false),
+        command: ({ at }) => Effect.succeed({ type: "UpdateWebhook" as const, id, at, fields: parsed.right })
+      })
+      return yield* get(ctx, id)
+    })
+
+  /** The cancellation of one pending delivery, as part of a webhook's deletion. */
+  const cancellation = (ctx: RequestContext, deliveryId: string, at: string) =>
+    Effect.gen(function*() {
+      const stored = yield* deps.storage.readStream(deliveryId)
+      const history = stored as unknown as ReadonlyArray<DeliveryEvent>
+      const state = history.reduce(deliveryDecider.evolve, deliveryDecider.initialState)
+      const decided = deliveryDecider.decide({ type: "CancelDelivery", id: deliveryId, at }, state)
+      if (Either.isLeft(decided) || decided.right.length === 0) return null
+      const events = []
+      for (const event of decided.right) {
+        events.push({
+          type: event.type,
+          data: event.data,
+          metadata: { workspaceId: ctx.workspaceId, eventId: yield* deps.ids.make("evt"), requestId: ctx.requestId, actor: ctx.actor }
+        })
+      }
+      const all = [...history, ...decided.right]
+      const stream: StreamAppend = { streamId: deliveryId, expectedVersion: stored.length, events }
+      const document: DocumentWrite = documentWrite(
+        "delivery",
+        ctx.workspaceId,
+        deliveryId,
+        all.length,
+        foldProjection(projectDelivery, all)
+      )
+      return { stream, document }
+    })
+
+  const remove = (ctx: RequestContext, id: string, ifMatch: IfMatch) =>
+    Effect.gen(function*() {
+      yield* execute(deps, {
+        ...run(ctx, id, ifMatch, false),
+        command: ({ at }) => Effect.succeed({ type: "DeleteWebhook" as const, id, at }),
+        // Queued deliveries are cancelled in the same commit: once the delete is acknowledged, no
+        // worker can record another attempt for them (its commit would meet a newer version).
+        also: ({ at }) =>
+          Effect.gen(function*() {
+            const pending = yield* queryAll(deps, "delivery", ctx.workspaceId, {
+              _tag: "And",
+              exprs: [eq(webhookIdField, id), eq(statusField, "pending")]
+            })
+            const cancelled = yield* Effect.forEach(pending, (delivery) => cancellation(ctx, delivery.id, at))
+            const parts = cancelled.filter((part) => part !== null)
+            return { streams: parts.map((p) => p.stream), documents: parts.map((p) => p.document) }
+          })
+      })
+      // Attempts already on the wire, on any host, are aborted now rather than at their timeout.
+      yield* deps.queue.signal({ _tag: "WebhookDeleted", webhookId: id }).pipe(Effect.ignore)
+    })
+
+  const deliveryDocument = (ctx: RequestContext, webhookId: string, deliveryId: string) =>
+    Effect.flatMap(deps.storage.getDocument("delivery", ctx.workspaceId, deliveryId), (doc) =>
+      doc === null || doc.data["webhook_id"] !== webhookId
+        ? Effect.fail(new NotFound({ resource: "delivery", id: deliveryId }))
+        : Effect.succeed(doc))
+
+  const deliveries = (ctx: RequestContext, webhookId: string, params: ListParams) =>
+    Effect.gen(function*() {
+      const checked = yield* storableParams(params)
+      yield* webhookDocument(ctx, webhookId)
+      const status = checked["status"]
+      if (status !== undefined && !deliveryStatuses.includes(status)) {
+        return yield* ValidationError.at("status", `must be one of ${deliveryStatuses.join(", ")}`)
+      }
+      const parsed = parseListQuery(checked, {
+        catalog: deliveryCatalog,
+        scope: "live",
+        baseWhere: status === undefined
+          ? eq(webhookIdField, webhookId)
+          : { _tag: "And", exprs: [eq(webhookIdField, webhookId), eq(statusField, status)] },
+        defaultSort: { field: ref("created_at", "timestamp"), direction: "desc" },
+        allow: { filter: false, search: false, sort: false },
+        extraParams: ["status"]
+      })
+      if (Either.isLeft(parsed)) return yield* parsed.left
+      const query = parsed.right
+      const rows = yield* deps.storage.queryDocuments("delivery", ctx.workspaceId, { ...query, limit: query.limit + 1 })
+      const page = paginate(rows, query)
+      return { data: page.rows.map((row) => deliveryView(row.data, { withAttempts: false })), next_cursor: page.next_cursor }
+    })
+
+  const delivery = (ctx: RequestContext, webhookId: string, deliveryId: string) =>
+    Effect.gen(function*() {
+      yield* webhookDocument(ctx, webhookId)
+      const doc = yield* deliveryDocument(ctx, webhookId, deliveryId)
+      return { data: deliveryView(doc.data, { withAttempts: true }), version: doc.version }
+    })
+
+  const replay = (ctx: RequestContext, webhookId: string, deliveryId: string) =>
+    Effect.gen(function*() {
+      yield* webhookDocument(ctx, webhookId)
+      const original = (yield* deliveryDocument(ctx, webhookId, deliveryId)).data
+      const text = (key: string) => String(original[key])
+      const id = yield* deps.ids.make("dlv")
+      const at = yield* nowIso
+      const scheduled = yield* scheduleDelivery(deps, ctx, {
+        type: "ScheduleDelivery",
+        id,
+        at,
+        webhookId,
+        eventId: text("event_id"),
+        eventType: text("event_type"),
+        eventStreamId: text("event_stream_id"),
+        eventVersion: Number(original["event_version"]),
+        eventCreatedAt: text("event_created_at"),
+        payloadData: (original["payload_data"] ?? {}) as JsonObject,
+        replayOf: deliveryId
+      })
+      yield* deps.storage.commit({ streams: [scheduled.stream], documents: [scheduled.document] }).pipe(
+        // A new stream at version 0 with a fresh id: neither conflict can happen.
+        Effect.catchTags({ VersionConflict: Effect.die, UniqueViolation: Effect.die })
+      )
+      yield* deps.queue.signal({ _tag: "Scheduled" }).pipe(Effect.ignore)
+      return yield* delivery(ctx, webhookId, id)
+    })
+
+  return { list, get, create, update, delete: remove, deliveries, delivery, replay }
+}
