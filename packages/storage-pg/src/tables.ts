@@ -15,7 +15,9 @@ export const documentTables: { readonly [C in Collection]: string } = {
   pipeline: "ds_pipelines",
   custom_field: "ds_custom_fields",
   idempotency: "ds_idempotency_keys",
-  workspace: "ds_workspaces"
+  workspace: "ds_workspaces",
+  webhook: "ds_webhooks",
+  delivery: "ds_deliveries"
 }
 
 export const collections = Object.keys(documentTables) as ReadonlyArray<Collection>

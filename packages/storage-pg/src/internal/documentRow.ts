@@ -1,4 +1,5 @@
 import type { Collection, DocumentUpsert, JsonObject, StoredDocument } from "@dealstream/core"
+import { documentTables } from "../tables.js"
 
 /** The columns every document table has (see migrations/0002_documents.ts). */
 export const documentColumns = "id, version, deleted_at, data"
@@ -51,10 +52,14 @@ export const upsertRecord = (write: DocumentUpsert, i: number) => ({
 /** The record type of `upsertRecord` for `jsonb_to_recordset(…) AS e(…)`. */
 export const upsertRecordType = "i int, w text, id text, v int, del text, d jsonb, u text, s text[], f jsonb"
 
-/** Inserts `$records` (upsertRecord elements) into a document table, replacing rows with the same id. */
+/**
+ * Inserts `$records` (upsertRecord elements) into a document table, replacing rows with the same id.
+ * A replaced delivery loses its lease, as in ds_commit (see DeliveryQueue in core).
+ */
 export const upsertSql = (table: string, records: string, filter: string, from = "") =>
   `INSERT INTO ${table} AS t (workspace_id, id, version, deleted_at, data, unique_key, search_words, folded) ` +
   `SELECT e.w, e.id, e.v, e.del, e.d, e.u, coalesce(e.s, '{}'), e.f ` +
   `FROM jsonb_to_recordset(${records}::jsonb) AS e(${upsertRecordType})${from} WHERE ${filter} ORDER BY e.i ` +
   `ON CONFLICT (workspace_id, id) DO UPDATE SET version = excluded.version, deleted_at = excluded.deleted_at, ` +
-  `data = excluded.data, unique_key = excluded.unique_key, search_words = excluded.search_words, folded = excluded.folded`
+  `data = excluded.data, unique_key = excluded.unique_key, search_words = excluded.search_words, folded = excluded.folded` +
+  (table === documentTables.delivery ? `, lease_owner = NULL, lease_until = NULL` : "")

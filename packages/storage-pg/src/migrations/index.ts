@@ -1,9 +1,17 @@
 import { migration as events } from "./0001_events.js"
 import { migration as documents } from "./0002_documents.js"
 import { migration as commitFunction } from "./0003_commit_function.js"
+import { migration as webhooksAndDeliveries } from "./0004_webhooks_and_deliveries.js"
+import { migration as commitFunctionWithDeliveries } from "./0005_commit_function_with_deliveries.js"
 import type { Migration } from "./Migration.js"
 
 export type { Migration } from "./Migration.js"
 
 /** Every migration, in id order. */
-export const migrations: ReadonlyArray<Migration> = [events, documents, commitFunction]
+export const migrations: ReadonlyArray<Migration> = [
+  events,
+  documents,
+  commitFunction,
+  webhooksAndDeliveries,
+  commitFunctionWithDeliveries
+]
