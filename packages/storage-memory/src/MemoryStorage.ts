@@ -2,8 +2,11 @@ import {
   type Collection,
   type Commit,
   type CommitResult,
+  DeliveryQueue,
+  type DeliveryQueueService,
   type DocumentWrite,
   type ExpiredRecord,
+  type QueueSignal,
   runQuery,
   Storage,
   type StorageService,
@@ -12,7 +15,7 @@ import {
   UniqueViolation,
   VersionConflict
 } from "@dealstream/core"
-import { Clock, Effect, Layer } from "effect"
+import { Clock, Context, Effect, Layer, PubSub, Stream } from "effect"
 
 interface Row extends StoredDocument {
   readonly uniqueKey: string | null
@@ -24,17 +27,32 @@ const uniqueSlot = (collection: Collection, workspaceId: string, key: string) =>
 const documentSlot = (collection: Collection, workspaceId: string, id: string) =>
   `${collection}\u0000${workspaceId}\u0000${id}`
 
+interface Lease {
+  readonly owner: string
+  readonly until: string
+}
+
+export interface Services {
+  readonly storage: StorageService
+  readonly queue: DeliveryQueueService
+}
+
 /**
- * The storage port in process memory. Every operation runs synchronously inside one `Effect.sync`,
- * so a commit is atomic with respect to every other operation of this process: it checks every
- * stream version and unique key first and writes only when all of them hold.
+ * The storage port in process memory, and the delivery queue over its delivery documents. Every
+ * operation runs synchronously inside one `Effect.sync`, so a commit or a claim is atomic with
+ * respect to every other operation of this process: a commit checks every stream version and
+ * unique key first and writes only when all of them hold.
  */
-export const make: Effect.Effect<StorageService> = Effect.sync(() => {
+export const makeWithQueue: Effect.Effect<Services> = Effect.gen(function*() {
+  const signals = yield* PubSub.unbounded<QueueSignal>()
   const log: Array<StoredEvent> = []
   const streams = new Map<string, Array<StoredEvent>>()
   const documents = new Map<string, Row>()
   const byWorkspace = new Map<string, Map<string, Row>>()
   const uniques = new Map<string, string>()
+  /** Pending deliveries by document slot: the queue, without scanning every document. */
+  const pending = new Map<string, Row>()
+  const leases = new Map<string, Lease>()
 
   const workspaceRows = (collection: Collection, workspaceId: string) => {
     const slot = `${collection}\u0000${workspaceId}`
@@ -51,6 +69,9 @@ export const make: Effect.Effect<StorageService> = Effect.sync(() => {
     const existing = documents.get(slot)
     if (existing === undefined) return
     if (existing.uniqueKey !== null) uniques.delete(uniqueSlot(collection, workspaceId, existing.uniqueKey))
+    // Every write of a document comes through here first: a delivery written again loses its lease.
+    pending.delete(slot)
+    leases.delete(slot)
     documents.delete(slot)
     workspaceRows(collection, workspaceId).delete(id)
   }
@@ -67,7 +88,9 @@ export const make: Effect.Effect<StorageService> = Effect.sync(() => {
       data: write.data,
       uniqueKey: write.uniqueKey
     }
-    documents.set(documentSlot(row.collection, row.workspaceId, row.id), row)
+    const slot = documentSlot(row.collection, row.workspaceId, row.id)
+    documents.set(slot, row)
+    if (row.collection === "delivery" && row.data["status"] === "pending") pending.set(slot, row)
     workspaceRows(row.collection, row.workspaceId).set(row.id, row)
     if (row.uniqueKey !== null) uniques.set(uniqueSlot(row.collection, row.workspaceId, row.uniqueKey), row.id)
   }
@@ -186,7 +209,51 @@ export const make: Effect.Effect<StorageService> = Effect.sync(() => {
     headSequence: Effect.sync(() => log.length),
     ping: Effect.void
   }
-  return service
+
+  const nextAttemptOf = (row: Row) => {
+    const at = row.data["next_attempt_at"]
+    return typeof at === "string" ? at : null
+  }
+  const byDue = (a: Row, b: Row) => {
+    const [x, y] = [nextAttemptOf(a) ?? "", nextAttemptOf(b) ?? ""]
+    return x < y ? -1 : x > y ? 1 : 0
+  }
+
+  const queue: DeliveryQueueService = {
+    claim: ({ leaseUntil, limit, now, owner }) =>
+      Effect.sync(() => {
+        const due: Array<readonly [string, Row]> = []
+        for (const [slot, row] of pending) {
+          const at = nextAttemptOf(row)
+          const lease = leases.get(slot)
+          if (at !== null && at <= now && (lease === undefined || lease.until < now)) due.push([slot, row])
+        }
+        const claimed = due.sort(([, a], [, b]) => byDue(a, b)).slice(0, Math.max(0, Math.floor(limit)))
+        for (const [slot] of claimed) leases.set(slot, { owner, until: leaseUntil })
+        return claimed.map(([, row]) => toDocument(row))
+      }),
+    release: (owner) =>
+      Effect.sync(() => {
+        for (const [slot, lease] of leases) if (lease.owner === owner) leases.delete(slot)
+      }),
+    nextDue: Effect.sync(() => {
+      let earliest: string | null = null
+      for (const row of pending.values()) {
+        const at = nextAttemptOf(row)
+        if (at !== null && (earliest === null || at < earliest)) earliest = at
+      }
+      return earliest
+    }),
+    signal: (signal) => Effect.asVoid(PubSub.publish(signals, signal)),
+    signals: Stream.fromPubSub(signals)
+  }
+  return { storage: service, queue }
 })
 
-export const layer: Layer.Layer<Storage> = Layer.effect(Storage, make)
+/** The storage alone. */
+export const make: Effect.Effect<StorageService> = Effect.map(makeWithQueue, (services) => services.storage)
+
+/** Storage and DeliveryQueue over one memory. */
+export const layer: Layer.Layer<Storage | DeliveryQueue> = Layer.effectContext(
+  Effect.map(makeWithQueue, ({ queue, storage }) => Context.make(Storage, storage).pipe(Context.add(DeliveryQueue, queue)))
+)
