@@ -1,16 +1,20 @@
-import { Storage, type StorageService } from "@dealstream/core"
+import { DeliveryQueue, type DeliveryQueueService, Storage, type StorageService } from "@dealstream/core"
 import * as Reactivity from "@effect/experimental/Reactivity"
 import type { SqlClient } from "@effect/sql/SqlClient"
 import * as PgClient from "@effect/sql-pg/PgClient"
-import { Clock, Duration, Effect, Layer, Redacted, type Scope } from "effect"
+import { Clock, Context, Duration, Effect, Layer, Redacted, type Scope } from "effect"
+import { claimDeliveries } from "./claimDeliveries.js"
 import { commit } from "./commit.js"
 import { DatabaseError, orUnavailable, reasonOf, targetOf } from "./errors.js"
 import { getDocument } from "./getDocument.js"
 import { listDeletedBefore } from "./listDeletedBefore.js"
 import { migrate } from "./migrate.js"
+import { nextDue } from "./nextDue.js"
+import { listenSignals, type ListenOptions, sendSignal } from "./queueSignals.js"
 import { queryDocuments } from "./queryDocuments.js"
 import { readLog } from "./readLog.js"
 import { readStream } from "./readStream.js"
+import { releaseLeases } from "./releaseLeases.js"
 import { replaceDocuments } from "./replaceDocuments.js"
 import { headSequence } from "./headSequence.js"
 
@@ -21,6 +25,11 @@ export interface Options {
   readonly maxConnections?: number
   /** How long to wait for the first connection. Default 5 seconds. */
   readonly connectTimeout?: Duration.DurationInput
+  /**
+   * How often a `signals` subscriber checks that its LISTEN connection still hears the channel;
+   * a dead one is noticed within about twice this. Default 5 seconds.
+   */
+  readonly listenHeartbeat?: Duration.DurationInput
 }
 
 /** The storage port over a connected, migrated database. */
@@ -43,11 +52,29 @@ export const fromClient = (sql: SqlClient): StorageService => ({
 })
 
 /**
- * Connects a pool, brings the schema up to date and returns the storage; the pool closes with the
- * scope. Keys inside jsonb stay exactly as written: no name transforms, transformJson off.
+ * The delivery queue over the same pool. `signals` opens connections of its own per subscription
+ * (see queueSignals.ts), from `listen`.
  */
-export const make = (options: Options | string): Effect.Effect<StorageService, DatabaseError, Scope.Scope> => {
-  const { connectTimeout, maxConnections, url } = typeof options === "string" ? { url: options } as Options : options
+export const queueFromClient = (sql: SqlClient, listen: ListenOptions): DeliveryQueueService => ({
+  claim: (options) => orUnavailable(claimDeliveries(sql)(options)),
+  release: (owner) => orUnavailable(releaseLeases(sql)(owner)),
+  nextDue: orUnavailable(nextDue(sql)),
+  signal: (signal) => orUnavailable(sendSignal(sql)(signal)),
+  signals: listenSignals(listen)
+})
+
+export interface Services {
+  readonly storage: StorageService
+  readonly queue: DeliveryQueueService
+}
+
+/**
+ * Connects a pool, brings the schema up to date and returns the storage and the delivery queue
+ * over it; the pool closes with the scope. Keys inside jsonb stay exactly as written: no name
+ * transforms, transformJson off.
+ */
+export const makeWithQueue = (options: Options | string): Effect.Effect<Services, DatabaseError, Scope.Scope> => {
+  const { connectTimeout, listenHeartbeat, maxConnections, url } = typeof options === "string" ? { url: options } as Options : options
   const target = targetOf(url)
   return Effect.gen(function*() {
     const sql = yield* PgClient.make({
@@ -63,8 +90,22 @@ export const make = (options: Options | string): Effect.Effect<StorageService, D
     yield* migrate(sql).pipe(
       Effect.mapError((error) => new DatabaseError({ message: `cannot migrate PostgreSQL at ${target}: ${reasonOf(error)}` }))
     )
-    return fromClient(sql)
+    return {
+      storage: fromClient(sql),
+      queue: queueFromClient(sql, {
+        url,
+        connectTimeout: connectTimeout ?? Duration.seconds(5),
+        heartbeat: listenHeartbeat ?? Duration.seconds(5)
+      })
+    }
   })
 }
 
-export const layer = (options: Options | string): Layer.Layer<Storage, DatabaseError> => Layer.scoped(Storage, make(options))
+/** The storage alone (tools that never touch the delivery queue). */
+export const make = (options: Options | string): Effect.Effect<StorageService, DatabaseError, Scope.Scope> =>
+  Effect.map(makeWithQueue(options), (services) => services.storage)
+
+/** Storage and DeliveryQueue over one pool. */
+export const layer = (options: Options | string): Layer.Layer<Storage | DeliveryQueue, DatabaseError> =>
+  Layer.scopedContext(Effect.map(makeWithQueue(options), ({ queue, storage }) =>
+    Context.make(Storage, storage).pipe(Context.add(DeliveryQueue, queue))))

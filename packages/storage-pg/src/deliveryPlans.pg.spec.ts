@@ -1,0 +1,102 @@
+import type { DocumentQuery, Expr } from "@dealstream/core"
+import * as Reactivity from "@effect/experimental/Reactivity"
+import type { SqlClient } from "@effect/sql/SqlClient"
+import * as PgClient from "@effect/sql-pg/PgClient"
+import { describe, expect, it } from "@effect/vitest"
+import { Effect, Layer, Redacted } from "effect"
+import { testDatabase } from "../../../test/support/pg.js"
+import { claimSql } from "./claimDeliveries.js"
+import { migrate } from "./migrate.js"
+import { nextDueSql } from "./nextDue.js"
+import { compileQuery } from "./queryDocuments.js"
+import { releaseSql } from "./releaseLeases.js"
+
+const DELIVERIES = 100_000
+const ws = "ws_big"
+
+const Sql = PgClient.PgClient
+const sqlLayer = Layer.unwrapScoped(Effect.map(testDatabase, (url) =>
+  Layer.scoped(Sql, PgClient.make({ url: Redacted.make(url), transformJson: false }))
+    .pipe(Layer.provide(Reactivity.layer), Layer.orDie)))
+
+// A delivery history as it grows: almost every delivery sent long ago, a queue of 2% pending
+// (due or scheduled retries), 20 webhooks per workspace, a few other workspaces.
+const seed = (sql: SqlClient) =>
+  Effect.gen(function*() {
+    yield* migrate(sql)
+    yield* sql.unsafe(`
+      INSERT INTO ds_deliveries (workspace_id, id, version, data)
+      SELECT CASE WHEN n % 10 = 0 THEN 'ws_other_' || (n % 7) ELSE '${ws}' END,
+             'dlv_' || lpad(n::text, 8, '0'), 1,
+             jsonb_build_object(
+               'id', 'dlv_' || lpad(n::text, 8, '0'),
+               'webhook_id', 'wh_' || (n % 20),
+               'status', CASE WHEN n % 50 = 0 THEN 'pending' WHEN n % 97 = 0 THEN 'failed' ELSE 'succeeded' END,
+               'next_attempt_at', CASE WHEN n % 50 = 0
+                 THEN to_char(timestamp '2025-06-01' + n * interval '1 minute', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') END,
+               'created_at', to_char(timestamp '2025-01-01' + n * interval '1 minute', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))
+      FROM generate_series(1, ${DELIVERIES}) AS n`)
+    yield* sql.unsafe(`ANALYZE ds_deliveries`)
+  })
+
+interface PlanNode {
+  readonly "Node Type": string
+  readonly "Relation Name"?: string
+  readonly "Index Name"?: string
+  readonly Plans?: ReadonlyArray<PlanNode>
+}
+
+const nodesOf = (node: PlanNode): ReadonlyArray<PlanNode> => [node, ...(node.Plans ?? []).flatMap(nodesOf)]
+
+const explain = (text: string, params: ReadonlyArray<unknown>) =>
+  Effect.gen(function*() {
+    const sql = yield* Sql
+    const [row] = yield* sql.unsafe<{ readonly "QUERY PLAN": ReadonlyArray<{ readonly Plan: PlanNode }> }>(
+      `EXPLAIN (FORMAT JSON) ${text}`,
+      params
+    )
+    const nodes = nodesOf(row!["QUERY PLAN"][0]!.Plan)
+    return {
+      seqScans: nodes.filter((n) => n["Node Type"] === "Seq Scan" && n["Relation Name"] === "ds_deliveries"),
+      indexes: nodes.flatMap((n) => n["Index Name"] === undefined ? [] : [n["Index Name"]])
+    }
+  })
+
+const ofWebhook = (status: string | null): DocumentQuery => {
+  const byWebhook: Expr = { _tag: "Compare", field: { name: "webhook_id", type: "id" }, op: "eq", value: "wh_3" }
+  return {
+    where: status === null
+      ? byWebhook
+      : { _tag: "And", exprs: [byWebhook, { _tag: "Compare", field: { name: "status", type: "enum" }, op: "eq", value: status }] },
+    scope: "live",
+    sort: { field: { name: "created_at", type: "timestamp" }, direction: "desc" },
+    after: null,
+    limit: 51
+  }
+}
+
+describe("delivery query plans on 100k deliveries", () => {
+  it.layer(sqlLayer, { timeout: 120_000 })((it) => {
+    it.effect("claim, next due and release read the pending index; a webhook's list reads its own", () =>
+      Effect.gen(function*() {
+        yield* seed(yield* Sql)
+        const list = (status: string | null) => {
+          const compiled = compileQuery("delivery", ws, ofWebhook(status))
+          return [compiled.text, compiled.params] as const
+        }
+        const cases: ReadonlyArray<readonly [string, string, ReadonlyArray<unknown>, string]> = [
+          ["claim", claimSql, ["2025-07-01T00:00:00.000Z", 10, "worker", "2025-07-01T00:01:00.000Z"], "ds_deliveries_due"],
+          ["next due", nextDueSql, [], "ds_deliveries_due"],
+          ["release", releaseSql, ["worker"], "ds_deliveries_due"],
+          ["a webhook's deliveries, newest first", ...list(null), "ds_deliveries_webhook_created_at"],
+          ["a webhook's failed deliveries, newest first", ...list("failed"), "ds_deliveries_webhook_created_at"],
+          ["a webhook's pending deliveries, newest first", ...list("pending"), "ds_deliveries_webhook_created_at"]
+        ]
+        for (const [name, text, params, index] of cases) {
+          const plan = yield* explain(text, params)
+          expect({ name, seqScans: plan.seqScans }).toEqual({ name, seqScans: [] })
+          expect({ name, indexes: plan.indexes }).toEqual({ name, indexes: expect.arrayContaining([index]) })
+        }
+      }))
+  })
+})
