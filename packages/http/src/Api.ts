@@ -6,6 +6,7 @@ import { describeEdgeErrors } from "./openApiEdgeErrors.js"
 import { PipelinesApi } from "./pipelines/Api.js"
 import { SystemApi } from "./system/Api.js"
 import { TrashApi } from "./trash/Api.js"
+import { WebhooksApi } from "./webhooks/Api.js"
 
 const description = `The dealstream CRM API.
 
@@ -30,6 +31,7 @@ export class Api extends HttpApi.make("dealstream")
   .add(DealsApi)
   .add(CustomFieldsApi)
   .add(TrashApi)
+  .add(WebhooksApi)
   .add(SystemApi)
   .annotate(OpenApi.Title, "dealstream API")
   .annotate(OpenApi.Version, "1")

@@ -9,9 +9,10 @@ import { IdempotentRepliesLive } from "./idempotency.js"
 import { PipelinesLive } from "./pipelines/Http.js"
 import { SystemLive } from "./system/Http.js"
 import { TrashLive } from "./trash/Http.js"
+import { WebhooksLive } from "./webhooks/Http.js"
 
 /** The whole API over an Engine, given API keys and a rate limiter. */
 export const ApiLive = HttpApiBuilder.api(Api).pipe(
-  Layer.provide([ContactsLive, PipelinesLive, DealsLive, CustomFieldsLive, TrashLive, SystemLive]),
+  Layer.provide([ContactsLive, PipelinesLive, DealsLive, CustomFieldsLive, TrashLive, WebhooksLive, SystemLive]),
   Layer.provide([AuthenticationLive, IdempotentRepliesLive])
 )

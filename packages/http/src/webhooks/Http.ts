@@ -1,0 +1,81 @@
+import { Engine } from "@dealstream/core"
+import { HttpApiBuilder } from "@effect/platform"
+import { Effect } from "effect"
+import { Api } from "../Api.js"
+import { Caller } from "../auth/Authentication.js"
+import { IdempotentReplies } from "../idempotency.js"
+import { readIfMatch } from "../request/ifMatch.js"
+import { readJsonBody } from "../request/jsonBody.js"
+import { readQuery } from "../request/queryParams.js"
+import { created, locationOf, noContent, page, record, respond } from "../responses.js"
+
+const COLLECTION = "/v1/webhooks"
+
+const deliveriesOf = (webhookId: string) => `${COLLECTION}/${encodeURIComponent(webhookId)}/deliveries`
+
+export const WebhooksLive = HttpApiBuilder.group(Api, "webhooks", (handlers) =>
+  Effect.gen(function*() {
+    const engine = yield* Engine
+    const idempotent = yield* IdempotentReplies
+    return handlers
+      .handle("list", ({ request }) =>
+        Effect.gen(function*() {
+          yield* readQuery(request, [])
+          return respond(page(yield* engine.webhooks.list(yield* Caller)))
+        }))
+      .handle("get", ({ path, request }) =>
+        Effect.gen(function*() {
+          yield* readQuery(request, [])
+          return respond(record(yield* engine.webhooks.get(yield* Caller, path.id)))
+        }))
+      .handleRaw("create", ({ request }) =>
+        Effect.gen(function*() {
+          yield* readQuery(request, [])
+          const ctx = yield* Caller
+          const body = yield* readJsonBody(request)
+          return yield* idempotent.run(
+            ctx,
+            request,
+            body,
+            Effect.map(engine.webhooks.create(ctx, body), (webhook) => created(webhook, locationOf(COLLECTION, webhook)))
+          )
+        }))
+      .handleRaw("update", ({ path, request }) =>
+        Effect.gen(function*() {
+          yield* readQuery(request, [])
+          const ctx = yield* Caller
+          const ifMatch = yield* readIfMatch(request)
+          const body = yield* readJsonBody(request)
+          return respond(record(yield* engine.webhooks.update(ctx, path.id, body, ifMatch)))
+        }))
+      .handle("delete", ({ path, request }) =>
+        Effect.gen(function*() {
+          yield* readQuery(request, [])
+          yield* engine.webhooks.delete(yield* Caller, path.id, yield* readIfMatch(request))
+          return respond(noContent)
+        }))
+      .handle("deliveries", ({ path, request }) =>
+        Effect.gen(function*() {
+          const params = yield* readQuery(request, "all")
+          return respond(page(yield* engine.webhooks.deliveries(yield* Caller, path.id, params)))
+        }))
+      .handle("delivery", ({ path, request }) =>
+        Effect.gen(function*() {
+          yield* readQuery(request, [])
+          return respond(record(yield* engine.webhooks.delivery(yield* Caller, path.id, path.delivery_id)))
+        }))
+      .handle("replay", ({ path, request }) =>
+        Effect.gen(function*() {
+          yield* readQuery(request, [])
+          const ctx = yield* Caller
+          return yield* idempotent.run(
+            ctx,
+            request,
+            null,
+            Effect.map(
+              engine.webhooks.replay(ctx, path.id, path.delivery_id),
+              (delivery) => record(delivery, { status: 202, location: locationOf(deliveriesOf(path.id), delivery) })
+            )
+          )
+        }))
+  }))
