@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-import { ConfigProblem, type HostConfig, resolveHostConfig, type Setting, VARIABLES } from "./host/HostConfig.js"
+import { ConfigProblem, type HostConfig, resolveHostConfig, type Setting, SWITCHES, VARIABLES } from "./host/HostConfig.js"
 
 // The host and the storages load most of the code: imported only once the settings are known to be
 // good, so that a bad one is reported at once.
@@ -22,6 +22,12 @@ ${STORAGE_OPTIONS}
   --api-keys <list>     DEALSTREAM_API_KEYS    workspace_a:key_a,workspace_b:key_b (default: a dev key)
   --rate-limit <n>      DEALSTREAM_RATE_LIMIT  requests per second per key (default 100)
   --rate-burst <n>      DEALSTREAM_RATE_BURST  bucket size per key (default 200)
+  --allow-insecure-webhooks   DEALSTREAM_ALLOW_INSECURE_WEBHOOKS=1
+                              also accept http:// and loopback/private webhook targets
+                              (development and tests only)
+  --webhook-retry-schedule <list>  DEALSTREAM_WEBHOOK_RETRY_SCHEDULE
+                              delays before each retry (default 5s,5m,30m,2h,5h,10h,10h)
+  --webhook-timeout <duration>     DEALSTREAM_WEBHOOK_TIMEOUT  per attempt (default 15s)
 
 rebuild options: --storage, --database-url, --data-dir as above (not memory).
 
@@ -46,7 +52,8 @@ const parseFlags = (args: ReadonlyArray<string>, allowed: ReadonlyArray<Setting>
     const eq = arg.indexOf("=")
     const name = arg.slice(2, eq < 0 ? undefined : eq)
     if (!(name in VARIABLES) || !allowed.includes(name as Setting)) fail(`unknown option --${name}\n${USAGE}`, 2)
-    const value = eq < 0 ? args[++i] : arg.slice(eq + 1)
+    // A switch given alone is on; `--switch=0` turns it off.
+    const value = eq < 0 ? (SWITCHES.includes(name as Setting) ? "1" : args[++i]) : arg.slice(eq + 1)
     if (value === undefined) fail(`--${name} needs a value`, 2)
     flags[name as Setting] = value
   }
@@ -74,7 +81,8 @@ const serve = async (args: ReadonlyArray<string>) => {
     dataDir: config.dataDir,
     storage: config.storage,
     rateLimit: config.rateLimit,
-    rateBurst: config.rateBurst
+    rateBurst: config.rateBurst,
+    webhooks: config.webhooks
   }).catch((error: unknown) => fail(error instanceof StartupError ? error.message : `cannot start: ${String(error)}`))
 
   // Human-oriented lines go to stderr; stdout carries only JSON log lines.

@@ -1,4 +1,6 @@
+import { parseDuration, parseRetrySchedule, WebhookConfig, type WebhookConfigService } from "@dealstream/core"
 import { resolve } from "node:path"
+import { Either } from "effect"
 import * as ApiKeys from "../auth/ApiKeys.js"
 import type { StorageChoice } from "./storage.js"
 
@@ -18,6 +20,8 @@ export interface HostConfig {
   readonly rateBurst: number
   /** One JSON line per request (and other host events) on stdout. */
   readonly log: boolean
+  /** Insecure targets, retry schedule and timeout of webhook deliveries. */
+  readonly webhooks: WebhookConfigService
 }
 
 /** A bad setting, worded for one line of CLI output. */
@@ -34,8 +38,14 @@ export const VARIABLES = {
   "data-dir": "DEALSTREAM_DATA_DIR",
   "api-keys": "DEALSTREAM_API_KEYS",
   "rate-limit": "DEALSTREAM_RATE_LIMIT",
-  "rate-burst": "DEALSTREAM_RATE_BURST"
+  "rate-burst": "DEALSTREAM_RATE_BURST",
+  "allow-insecure-webhooks": "DEALSTREAM_ALLOW_INSECURE_WEBHOOKS",
+  "webhook-retry-schedule": "DEALSTREAM_WEBHOOK_RETRY_SCHEDULE",
+  "webhook-timeout": "DEALSTREAM_WEBHOOK_TIMEOUT"
 } as const
+
+/** Settings that are switches: `--allow-insecure-webhooks` alone turns one on. */
+export const SWITCHES: ReadonlyArray<Setting> = ["allow-insecure-webhooks"]
 
 export type Setting = keyof typeof VARIABLES
 
@@ -45,6 +55,18 @@ const number = (name: string, text: string, check: (n: number) => boolean, expec
     throw new ConfigProblem(`${name} must be ${expected}, got ${JSON.stringify(text)}`)
   }
   return value
+}
+
+const switchValue = (name: string, text: string): boolean => {
+  const value = text.trim().toLowerCase()
+  if (["1", "true", "yes", "on"].includes(value)) return true
+  if (["0", "false", "no", "off", ""].includes(value)) return false
+  throw new ConfigProblem(`${name} must be 1 or 0, got ${JSON.stringify(text)}`)
+}
+
+const parsed = <A>(name: string, result: Either.Either<A, string>): A => {
+  if (Either.isLeft(result)) throw new ConfigProblem(`${name}: ${result.left}`)
+  return result.right
 }
 
 /** Flags win over environment variables; both are strings as typed by the operator. */
@@ -66,6 +88,9 @@ export const resolveHostConfig = (flags: Partial<Record<Setting, string>>, env: 
   const port = get("port")
   const rate = get("rate-limit")
   const burst = get("rate-burst")
+  const insecure = get("allow-insecure-webhooks")
+  const schedule = get("webhook-retry-schedule")
+  const timeout = get("webhook-timeout")
   return {
     port: port === undefined ? 3000 : number(label("port"), port, (n) => Number.isInteger(n) && n >= 0 && n <= 65535, "a port number (0-65535)"),
     host: get("host"),
@@ -74,7 +99,16 @@ export const resolveHostConfig = (flags: Partial<Record<Setting, string>>, env: 
     apiKeys,
     rateLimit: rate === undefined ? 100 : number(label("rate-limit"), rate, (n) => n > 0, "a positive number of requests per second"),
     rateBurst: burst === undefined ? 200 : number(label("rate-burst"), burst, (n) => Number.isInteger(n) && n >= 1, "a positive whole number of requests"),
-    log: true
+    log: true,
+    webhooks: {
+      allowInsecure: insecure === undefined ? false : switchValue(label("allow-insecure-webhooks"), insecure),
+      retrySchedule: schedule === undefined
+        ? WebhookConfig.defaults.retrySchedule
+        : parsed(label("webhook-retry-schedule"), parseRetrySchedule(schedule)),
+      timeoutMillis: timeout === undefined
+        ? WebhookConfig.defaults.timeoutMillis
+        : parsed(label("webhook-timeout"), parseDuration(timeout))
+    }
   }
 }
 

@@ -1,16 +1,18 @@
 import {
+  DeliveryWorkerLive,
   Engine,
   EngineLive,
-  Ids,
+  type EngineRequirements,
   IdsLive,
   WebhookConfig,
-  WebhookTransport,
-  WebhookTransportUnavailable
+  type WebhookConfigService
 } from "@dealstream/core"
 import { MemoryStorage } from "@dealstream/storage-memory"
 import { HttpApiBuilder, type HttpServer, type HttpServerError } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
+import { randomBytes } from "node:crypto"
 import { createServer } from "node:http"
+import { hostname } from "node:os"
 import { Effect, Layer } from "effect"
 import * as ApiKeys from "../auth/ApiKeys.js"
 import { ApiLive } from "../Http.js"
@@ -20,19 +22,28 @@ import type { HostConfig } from "./HostConfig.js"
 import { hostMiddleware } from "./hostMiddleware.js"
 import * as JsonLogger from "./jsonLogger.js"
 import { purgeSchedule } from "./purgeSchedule.js"
+import * as NodeWebhookTransport from "../webhooks/NodeWebhookTransport.js"
 import { type StorageChoice, type StorageInUse, storageLayer, type StorageSetupError } from "./storage.js"
 
 /** What HostLive needs besides an engine: keys are resolved (the dev key already made). */
-export type ServeOptions = Omit<HostConfig, "storage" | "dataDir" | "apiKeys"> & {
+export type ServeOptions = Omit<HostConfig, "storage" | "dataDir" | "apiKeys" | "webhooks"> & {
   readonly apiKeys: ReadonlyArray<ApiKeys.ApiKey>
+  /** Who holds this host's delivery leases; default `<hostname>:<pid>:<random>`, unique per host. */
+  readonly workerOwner?: string
 }
 
+const workerOwner = () => `${hostname()}:${process.pid}:${randomBytes(4).toString("hex")}`
+
 /**
- * The HTTP host over any Engine: serves the API on a Node server, purges expired records in the
- * background, and on release drains connections before it lets go of the engine. Embedders with
- * their own storage provide Engine and Ids; `startServer` provides the bundled ones.
+ * The HTTP host over any Engine: serves the API on a Node server, runs a webhook delivery worker
+ * (every host is one), purges expired records in the background. On release it stops accepting and
+ * drains connections, then stops the worker (aborting attempts in flight and giving back its
+ * leases), and only then lets go of the engine and its storage. Embedders with their own storage
+ * provide the engine and its requirements; `startServer` provides the bundled ones.
  */
-export const HostLive = (options: ServeOptions): Layer.Layer<HttpServer.HttpServer, HttpServerError.ServeError, Engine | Ids> =>
+export const HostLive = (
+  options: ServeOptions
+): Layer.Layer<HttpServer.HttpServer, HttpServerError.ServeError, Engine | EngineRequirements> =>
   Layer.unwrapEffect(Effect.sync(() => {
     const server = createServer()
     const served = HttpApiBuilder.serve().pipe(
@@ -46,27 +57,37 @@ export const HostLive = (options: ServeOptions): Layer.Layer<HttpServer.HttpServ
     // Built after the server and released before it: see drainConnections.
     const drain = Layer.scopedDiscard(Effect.addFinalizer(() => drainConnections(server)))
     const purge = Layer.scopedDiscard(purgeSchedule)
+    // Built before the server and released after the drain: no request is cut off by it.
+    const worker = DeliveryWorkerLive({ owner: options.workerOwner ?? workerOwner() })
     return Layer.mergeAll(drain, purge).pipe(
       Layer.provide(served),
       Layer.provideMerge(NodeHttpServer.layer(() => server, { port: options.port, host: options.host })),
+      Layer.provide(worker),
       Layer.provide(JsonLogger.layer(options.log))
     )
   }))
 
-// Until the host's webhook transport lands, webhooks cannot be registered (a clear 400), never faked.
-const webhookServices = Layer.merge(WebhookConfig.layer(), Layer.succeed(WebhookTransport, WebhookTransportUnavailable))
+/** The webhook settings and the Node transport that sends deliveries over real sockets. */
+const webhookServices = (config: Partial<WebhookConfigService>) =>
+  Layer.merge(WebhookConfig.layer(config), NodeWebhookTransport.layer)
 
 /** The engine over in-process memory: nothing survives a restart. */
-export const MemoryEngineLive: Layer.Layer<Engine | Ids> = EngineLive.pipe(
-  Layer.provideMerge(IdsLive),
-  Layer.provide(MemoryStorage.layer),
-  Layer.provide(webhookServices)
-)
+export const MemoryEngineLive = (
+  webhooks: Partial<WebhookConfigService> = {}
+): Layer.Layer<Engine | EngineRequirements> =>
+  EngineLive.pipe(
+    Layer.provideMerge(IdsLive),
+    Layer.provideMerge(MemoryStorage.layer),
+    Layer.provideMerge(webhookServices(webhooks))
+  )
 
 /** The bundled engine over the chosen storage, which says what it is for the start banner. */
-export const engineOn = (choice: StorageChoice): Layer.Layer<Engine | Ids | StorageInUse, StorageSetupError> =>
+export const engineOn = (
+  choice: StorageChoice,
+  webhooks: Partial<WebhookConfigService> = {}
+): Layer.Layer<Engine | EngineRequirements | StorageInUse, StorageSetupError> =>
   EngineLive.pipe(
     Layer.provideMerge(IdsLive),
     Layer.provideMerge(storageLayer(choice)),
-    Layer.provide(webhookServices)
+    Layer.provideMerge(webhookServices(webhooks))
   )

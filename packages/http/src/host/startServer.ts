@@ -1,3 +1,4 @@
+import type { WebhookConfigService } from "@dealstream/core"
 import { HttpServer } from "@effect/platform"
 import { Cause, Context, Effect, Exit, Layer, Option, Scope } from "effect"
 import type { ApiKey } from "../auth/ApiKeys.js"
@@ -25,6 +26,11 @@ export interface StartOptions {
   readonly rateBurst?: number
   /** JSON log lines on stdout (default true). */
   readonly log?: boolean
+  /**
+   * Webhook deliveries: `allowInsecure` (http:// and private targets, development and tests only),
+   * `retrySchedule` (ms before each retry) and `timeoutMillis`; API.md's defaults otherwise.
+   */
+  readonly webhooks?: Partial<WebhookConfigService>
 }
 
 export interface RunningServer {
@@ -34,7 +40,10 @@ export interface RunningServer {
   readonly devApiKey: { readonly key: ApiKey; readonly file: string; readonly created: boolean } | null
   /** The storage in use, in words (`postgres at 127.0.0.1:5432/crm`), never with a password. */
   readonly storage: string
-  /** Stops accepting, lets requests in flight finish, then releases the engine and its storage. */
+  /**
+   * Stops accepting, lets requests in flight finish, stops the delivery worker (giving back its
+   * leases), then releases the engine and its storage.
+   */
   readonly close: () => Promise<void>
 }
 
@@ -75,7 +84,7 @@ export const startServer = async (options: StartOptions = {}): Promise<RunningSe
     rateLimit: options.rateLimit ?? 100,
     rateBurst: options.rateBurst ?? 200,
     log: options.log ?? true
-  }).pipe(Layer.provideMerge(engineOn(options.storage ?? "memory")))
+  }).pipe(Layer.provideMerge(engineOn(options.storage ?? "memory", options.webhooks)))
 
   const scope = Effect.runSync(Scope.make())
   const built = await Effect.runPromiseExit(Layer.buildWithScope(layer, scope))

@@ -1,4 +1,4 @@
-import { type Storage } from "@dealstream/core"
+import type { DeliveryQueue, Storage } from "@dealstream/core"
 import { MemoryStorage } from "@dealstream/storage-memory"
 import { type DatabaseError, EmbeddedPostgres, EmbeddedPostgresError, PgStorage } from "@dealstream/storage-pg"
 import { chmodSync, existsSync, mkdirSync, statSync } from "node:fs"
@@ -97,5 +97,5 @@ const stopServer = (server: Scope.CloseableScope, cluster: string) => {
   return Effect.raceFirst(Effect.interruptible(Effect.disconnect(Scope.close(server, Exit.void))), gone).pipe(Effect.asVoid)
 }
 
-export const storageLayer = (choice: StorageChoice): Layer.Layer<Storage | StorageInUse, StorageSetupError> =>
+export const storageLayer = (choice: StorageChoice): Layer.Layer<Storage | DeliveryQueue | StorageInUse, StorageSetupError> =>
   choice === "memory" ? memory : "embedded" in choice ? embedded(choice.embedded) : postgres(choice.postgres)
