@@ -1,4 +1,13 @@
-import { EngineLive, IdsLive, Storage, StorageUnavailable } from "@dealstream/core"
+import {
+  DeliveryQueue,
+  EngineLive,
+  IdsLive,
+  Storage,
+  StorageUnavailable,
+  WebhookConfig,
+  WebhookTransport,
+  WebhookTransportUnavailable
+} from "@dealstream/core"
 import { HostLive } from "@dealstream/http"
 import { MemoryStorage } from "@dealstream/storage-memory"
 import { HttpServer } from "@effect/platform"
@@ -48,9 +57,19 @@ describe("documentation and probes", () => {
       "/v1/deals/{id}/timeline",
       "/v1/pipelines",
       "/v1/pipelines/{id}",
-      "/v1/trash"
+      "/v1/trash",
+      "/v1/webhooks",
+      "/v1/webhooks/{id}",
+      "/v1/webhooks/{id}/deliveries",
+      "/v1/webhooks/{id}/deliveries/{delivery_id}",
+      "/v1/webhooks/{id}/deliveries/{delivery_id}/replay"
     ])
     expect(Object.keys(spec.paths["/v1/deals/{id}"]).sort()).toEqual(["delete", "get", "patch"])
+    expect(Object.keys(spec.paths["/v1/webhooks/{id}"]).sort()).toEqual(["delete", "get", "patch"])
+    expect(Object.keys(spec.paths["/v1/webhooks/{id}/deliveries/{delivery_id}/replay"].post.responses)).toContain("202")
+    // The secret is write-only: accepted in the input, absent from the record.
+    expect(spec.components.schemas.WebhookInput.properties).toHaveProperty("secret")
+    expect(spec.components.schemas.Webhook.properties).not.toHaveProperty("secret")
     expect(spec.components.securitySchemes).toHaveProperty("bearer")
     // Errors are documented in the shape they are sent in.
     const created = spec.paths["/v1/contacts"].post
@@ -72,15 +91,19 @@ describe("documentation and probes", () => {
 
   it("/readyz is 503 unavailable, with no internals, when storage cannot be reached", async () => {
     // The real engine and memory storage, with the storage's ping failing as an unreachable database's would.
-    const unreachable = Layer.effect(
-      Storage,
-      Effect.map(Storage, (storage) => ({
-        ...storage,
-        ping: Effect.fail(new StorageUnavailable({ message: "connect ECONNREFUSED db.internal:5432" }))
-      }))
-    ).pipe(Layer.provide(MemoryStorage.layer))
+    const unreachable = Layer.effectContext(Effect.gen(function*() {
+      const storage = yield* Storage
+      const failing = { ...storage, ping: Effect.fail(new StorageUnavailable({ message: "connect ECONNREFUSED db.internal:5432" })) }
+      return Context.make(Storage, failing).pipe(Context.add(DeliveryQueue, yield* DeliveryQueue))
+    })).pipe(Layer.provide(MemoryStorage.layer))
     const layer = HostLive({ port: 0, host: "127.0.0.1", apiKeys: [{ workspaceId: "ws_a", key: KEY_A }], rateLimit: 100, rateBurst: 100, log: false })
-      .pipe(Layer.provide(EngineLive.pipe(Layer.provideMerge(IdsLive), Layer.provide(unreachable))))
+      .pipe(Layer.provide(EngineLive.pipe(
+        Layer.provideMerge(IdsLive),
+        Layer.provideMerge(unreachable),
+        // An embedder's own engine may have no way to send webhooks; the host still runs.
+        Layer.provideMerge(WebhookConfig.layer()),
+        Layer.provideMerge(Layer.succeed(WebhookTransport, WebhookTransportUnavailable))
+      )))
     const scope = Effect.runSync(Scope.make())
     try {
       const context = await Effect.runPromise(Layer.buildWithScope(layer, scope))

@@ -1,0 +1,347 @@
+import { verifyWebhookSignature } from "@dealstream/core"
+import { Webhook } from "standardwebhooks"
+import { describe, expect, it } from "vitest"
+import { hostFor, STORAGES } from "../http/client.js"
+import type { Received } from "./receiver.js"
+import {
+  as,
+  createContact,
+  deliveriesOf,
+  deliveryWhen,
+  receiverForTest,
+  register,
+  sleep,
+  WEBHOOK_API_KEYS,
+  webhookWhen,
+  workspaces
+} from "./support.js"
+
+// Real hosts (memory and PostgreSQL) deliver to a real receiver on 127.0.0.1, on a fast schedule:
+// retries after 200, 400 and 800 ms (±20%), so a delivery is exhausted after 4 attempts.
+const SCHEDULE = [200, 400, 800]
+const TIMEOUT_MS = 3_000
+const SECRET = "whsec_test_0123456789"
+
+const EVENT_TYPES = [
+  "contact.created",
+  "contact.updated",
+  "contact.deleted",
+  "contact.restored",
+  "deal.created",
+  "deal.updated",
+  "deal.stage_changed",
+  "deal.deleted",
+  "deal.restored"
+]
+
+const header = (received: Received, name: string) => received.headers[name] as string | undefined
+
+const verifiesWith = (secret: string, received: Received) => {
+  const library = (() => {
+    try {
+      new Webhook(secret, { format: "raw" }).verify(received.rawBody, received.headers as Record<string, string>)
+      return true
+    } catch {
+      return false
+    }
+  })()
+  const ours = verifyWebhookSignature({ secret, headers: received.headers, rawBody: received.rawBody })
+  expect(ours, "verifyWebhookSignature and standardwebhooks agree").toBe(library)
+  return library
+}
+
+describe.each(STORAGES)("webhook deliveries on %s storage", (storage) => {
+  const host = hostFor(storage, {
+    apiKeys: WEBHOOK_API_KEYS,
+    webhooks: { allowInsecure: true, retrySchedule: SCHEDULE, timeoutMillis: TIMEOUT_MS }
+  })
+  const workspace = workspaces()
+
+  it("delivers each of the nine event types, signed, with the payload and headers of API.md", async () => {
+    const api = as(host, workspace())
+    const receiver = await receiverForTest()
+    const webhook = await register(api, `${receiver.url}/hooks`, { secret: SECRET })
+
+    const contact = await createContact(api, "nine@example.com")
+    expect((await api.call("PATCH", `/v1/contacts/${contact.id}`, { body: { first_name: "Nina" } })).status).toBe(200)
+    expect((await api.call("DELETE", `/v1/contacts/${contact.id}`)).status).toBe(204)
+    expect((await api.call("POST", `/v1/contacts/${contact.id}/restore`)).status).toBe(200)
+    const pipeline = (await api.call("GET", "/v1/pipelines")).body.data[0]
+    const deal = (await api.call("POST", "/v1/deals", { body: { name: "Nine", pipeline_id: pipeline.id, contact_ids: [contact.id] } })).body
+    expect((await api.call("PATCH", `/v1/deals/${deal.id}`, { body: { name: "Nine+" } })).status).toBe(200)
+    const moved = await api.call("PUT", `/v1/deals/${deal.id}/stage`, { body: { stage_id: pipeline.stages[1].id, reason: "qualified" } })
+    expect(moved.status).toBe(200)
+    expect((await api.call("DELETE", `/v1/deals/${deal.id}`)).status).toBe(204)
+    expect((await api.call("POST", `/v1/deals/${deal.id}/restore`)).status).toBe(200)
+
+    await receiver.waitFor((r) => r.length >= 9, "nine deliveries")
+    await sleep(100)
+    expect(receiver.received).toHaveLength(9)
+    const bySequence = [...receiver.received].sort((a, b) => a.json.sequence - b.json.sequence)
+    expect(bySequence.map((r) => r.json.type)).toEqual(EVENT_TYPES)
+
+    const now = Math.floor(Date.now() / 1000)
+    for (const received of bySequence) {
+      const payload = received.json
+      expect(received.method).toBe("POST")
+      expect(received.path).toBe("/hooks")
+      expect(Object.keys(payload).sort()).toEqual(["created_at", "data", "id", "sequence", "type", "workspace_id"])
+      expect(payload.id).toMatch(/^evt_/)
+      expect(payload.created_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/)
+      expect(payload.workspace_id).toBe(api.workspaceId)
+      expect(Number.isInteger(payload.sequence)).toBe(true)
+
+      expect(header(received, "content-type")).toBe("application/json")
+      expect(header(received, "user-agent")).toBe("dealstream-webhooks/1")
+      expect(header(received, "x-service-event")).toBe(payload.type)
+      expect(header(received, "x-service-delivery")).toMatch(/^dlv_/)
+      expect(header(received, "webhook-id")).toBe(payload.id)
+      expect(Math.abs(Number(header(received, "webhook-timestamp")) - now)).toBeLessThan(30)
+      expect(header(received, "webhook-signature")).toMatch(/^v1,[A-Za-z0-9+/]+=*$/)
+      expect(header(received, "x-service-signature")).toBe(header(received, "webhook-signature"))
+
+      expect(verifiesWith(SECRET, received)).toBe(true)
+      expect(verifiesWith("another_secret_123", received)).toBe(false)
+      // One byte changed and the signature no longer holds.
+      const tampered = { ...received, rawBody: Buffer.from(received.rawBody.toString("utf8").replace("\"sequence\":", "\"sequence\": ")) }
+      expect(verifiesWith(SECRET, tampered)).toBe(false)
+    }
+    // The body is the exact JSON that was signed: no re-serialisation on the way.
+    expect(bySequence.every((r) => JSON.stringify(r.json) === r.rawBody.toString("utf8"))).toBe(true)
+
+    const data = Object.fromEntries(bySequence.map((r) => [r.json.type, r.json.data]))
+    expect(Object.keys(data["contact.created"])).toEqual(["contact"])
+    expect(data["contact.created"].contact).toMatchObject({ id: contact.id, email: "nine@example.com" })
+    expect(data["contact.updated"]).toMatchObject({ contact: { id: contact.id, first_name: "Nina" } })
+    expect(data["contact.updated"].changed_fields).toEqual(["first_name"])
+    expect(data["contact.deleted"]).toEqual({ id: contact.id })
+    expect(Object.keys(data["contact.restored"])).toEqual(["contact"])
+    expect(data["deal.created"]).toEqual({ deal: expect.objectContaining({ id: deal.id, name: "Nine", contact_ids: [contact.id] }) })
+    expect(data["deal.updated"]).toMatchObject({ deal: { id: deal.id, name: "Nine+" }, changed_fields: ["name"] })
+    expect(data["deal.stage_changed"].deal).toMatchObject({ id: deal.id, stage_id: pipeline.stages[1].id })
+    expect(data["deal.stage_changed"].timeline_entry).toMatchObject({
+      deal_id: deal.id,
+      from_stage_id: pipeline.stages[0].id,
+      to_stage_id: pipeline.stages[1].id,
+      reason: "qualified"
+    })
+    expect(data["deal.deleted"]).toEqual({ id: deal.id })
+    expect(data["deal.restored"]).toEqual({ deal: expect.objectContaining({ id: deal.id, name: "Nine+" }) })
+
+    // Every delivery is recorded as succeeded with its one attempt.
+    const deliveries = await deliveriesOf(api, webhook.id)
+    expect(deliveries).toHaveLength(9)
+    expect(deliveries.every((d) => d.status === "succeeded" && d.attempt_count === 1 && d.last_status_code === 200)).toBe(true)
+    expect((await api.call("GET", `/v1/webhooks/${webhook.id}`)).body.last_delivery_at).toMatch(/Z$/)
+  })
+
+  it("sends only subscribed events, and no signature headers without a secret", async () => {
+    const api = as(host, workspace())
+    const receiver = await receiverForTest()
+    await register(api, receiver.url, { events: ["contact.updated"] })
+    const contact = await createContact(api, "unsigned@example.com")
+    await api.call("PATCH", `/v1/contacts/${contact.id}`, { body: { title: "CTO" } })
+    await receiver.waitFor((r) => r.length === 1, "one delivery")
+    await sleep(200)
+    expect(receiver.received.map((r) => r.json.type)).toEqual(["contact.updated"])
+    const [received] = receiver.received
+    expect(received!.headers).not.toHaveProperty("webhook-signature")
+    expect(received!.headers).not.toHaveProperty("x-service-signature")
+    expect(received!.headers["webhook-id"]).toBe(received!.json.id)
+  })
+
+  it("retries after a 500 and records both attempts; the retry keeps the webhook-id", async () => {
+    const api = as(host, workspace())
+    const receiver = await receiverForTest()
+    receiver.script({ status: 500, body: "oops" }, { status: 200 })
+    const webhook = await register(api, receiver.url, { events: ["contact.created"], secret: SECRET })
+    await createContact(api, "retry@example.com")
+    await receiver.waitFor((r) => r.length === 2, "the retry")
+    const [first, second] = receiver.received
+    expect(second!.headers["webhook-id"]).toBe(first!.headers["webhook-id"])
+    expect(second!.headers["x-service-delivery"]).toBe(first!.headers["x-service-delivery"])
+    expect(second!.rawBody.equals(first!.rawBody)).toBe(true)
+    expect(verifiesWith(SECRET, second!)).toBe(true)
+    // The first retry waits 200 ms ±20%.
+    expect(second!.at - first!.at).toBeGreaterThanOrEqual(150)
+
+    const deliveryId = String(first!.headers["x-service-delivery"])
+    const delivery = await deliveryWhen(api, webhook.id, deliveryId, (d) => d.status === "succeeded", "the delivery to succeed")
+    expect(delivery).toMatchObject({ attempt_count: 2, last_status_code: 200, last_error: null, next_attempt_at: null, replay_of: null })
+    expect(delivery.attempts.map((a: { status_code: number }) => a.status_code)).toEqual([500, 200])
+    expect(delivery.attempts.every((a: { duration_ms: number; error: null }) => a.duration_ms >= 0 && a.error === null)).toBe(true)
+  })
+
+  it("fails the delivery and the webhook when the schedule is exhausted; nothing new until reactivated", async () => {
+    const api = as(host, workspace())
+    const receiver = await receiverForTest()
+    receiver.script({ status: 500 })
+    const webhook = await register(api, receiver.url, { events: ["contact.created"] })
+    await createContact(api, "exhaust@example.com")
+    await receiver.waitFor((r) => r.length === 4, "four attempts")
+    const deliveryId = String(receiver.received[0]!.headers["x-service-delivery"])
+    const delivery = await deliveryWhen(api, webhook.id, deliveryId, (d) => d.status === "failed", "the delivery to fail")
+    expect(delivery.attempt_count).toBe(4)
+    expect(delivery.next_attempt_at).toBeNull()
+    await webhookWhen(api, webhook.id, (w) => w.status === "failed", "the webhook to fail")
+
+    // A failed webhook is not scheduled for new events (decided in the event's own commit).
+    receiver.script({ status: 200 })
+    await createContact(api, "ignored@example.com")
+    expect(await deliveriesOf(api, webhook.id)).toHaveLength(1)
+    await sleep(400)
+    expect(receiver.received).toHaveLength(4)
+
+    // A replay is sent whatever the webhook's status.
+    const replay = await api.call("POST", `/v1/webhooks/${webhook.id}/deliveries/${deliveryId}/replay`)
+    expect(replay.status).toBe(202)
+    await receiver.waitFor((r) => r.length === 5, "the replay")
+    expect(receiver.received[4]!.json.data.contact.email).toBe("exhaust@example.com")
+
+    const reactivated = await api.call("PATCH", `/v1/webhooks/${webhook.id}`, { body: { status: "active" } })
+    expect(reactivated.status).toBe(200)
+    expect(reactivated.body.status).toBe("active")
+    await createContact(api, "after@example.com")
+    await receiver.waitFor((r) => r.length === 6, "a delivery after reactivation")
+    expect(receiver.received[5]!.json.data.contact.email).toBe("after@example.com")
+  })
+
+  it("honours Retry-After on 429 within [delay, 2·delay]", async () => {
+    const api = as(host, workspace())
+    const receiver = await receiverForTest()
+    // Asks for 60 s; the first retry is scheduled at 200 ms, so the wait is clamped to 400 ms.
+    receiver.script({ status: 429, headers: { "retry-after": "60" } }, { status: 200 })
+    const webhook = await register(api, receiver.url, { events: ["contact.created"] })
+    await createContact(api, "slow-down@example.com")
+    await receiver.waitFor((r) => r.length === 2, "the retry", 5_000)
+    const gap = receiver.received[1]!.at - receiver.received[0]!.at
+    // Without Retry-After it would be 160..240 ms; honoured and clamped it is 400 ms (plus the worker's latency).
+    expect(gap).toBeGreaterThanOrEqual(390)
+    expect(gap).toBeLessThan(1_500)
+    const deliveryId = String(receiver.received[0]!.headers["x-service-delivery"])
+    const delivery = await deliveryWhen(api, webhook.id, deliveryId, (d) => d.status === "succeeded", "success")
+    expect(delivery.attempts.map((a: { status_code: number }) => a.status_code)).toEqual([429, 200])
+  })
+
+  it("turns the webhook failed at once on 410 Gone", async () => {
+    const api = as(host, workspace())
+    const receiver = await receiverForTest()
+    receiver.script({ status: 410 })
+    const webhook = await register(api, receiver.url, { events: ["contact.created"] })
+    await createContact(api, "gone@example.com")
+    await webhookWhen(api, webhook.id, (w) => w.status === "failed", "the webhook to fail")
+    const [delivery] = await deliveriesOf(api, webhook.id)
+    expect(delivery).toMatchObject({ status: "failed", attempt_count: 1, last_status_code: 410 })
+    await sleep(400)
+    expect(receiver.received).toHaveLength(1)
+  })
+
+  it("replays with the same webhook-id, a new delivery id, signed with the current secret, to the current URL", async () => {
+    const api = as(host, workspace())
+    const first = await receiverForTest()
+    const second = await receiverForTest()
+    const webhook = await register(api, `${first.url}/old`, { events: ["contact.created"], secret: SECRET })
+    await createContact(api, "replay@example.com")
+    await first.waitFor((r) => r.length === 1, "the delivery")
+    const original = first.received[0]!
+    const originalId = String(original.headers["x-service-delivery"])
+    await deliveryWhen(api, webhook.id, originalId, (d) => d.status === "succeeded", "the original to be recorded")
+
+    const newSecret = "whsec_rotated_9876543210"
+    const patched = await api.call("PATCH", `/v1/webhooks/${webhook.id}`, { body: { url: `${second.url}/new`, secret: newSecret } })
+    expect(patched.status).toBe(200)
+
+    const replay = await api.call("POST", `/v1/webhooks/${webhook.id}/deliveries/${originalId}/replay`, {
+      headers: { "idempotency-key": "replay-once" }
+    })
+    expect(replay.status).toBe(202)
+    expect(replay.body.id).toMatch(/^dlv_/)
+    expect(replay.body.id).not.toBe(originalId)
+    expect(replay.headers.get("location")).toBe(`/v1/webhooks/${webhook.id}/deliveries/${replay.body.id}`)
+    expect(replay.body).toMatchObject({ replay_of: originalId, event_id: original.json.id, status: "pending", webhook_id: webhook.id })
+    // The same Idempotency-Key replays the answer and queues nothing more.
+    const again = await api.call("POST", `/v1/webhooks/${webhook.id}/deliveries/${originalId}/replay`, {
+      headers: { "idempotency-key": "replay-once" }
+    })
+    expect(again.status).toBe(202)
+    expect(again.headers.get("idempotent-replayed")).toBe("true")
+    expect(again.body.id).toBe(replay.body.id)
+
+    await second.waitFor((r) => r.length === 1, "the replay at the new URL")
+    await sleep(200)
+    expect(second.received).toHaveLength(1)
+    const replayed = second.received[0]!
+    expect(replayed.path).toBe("/new")
+    expect(replayed.headers["webhook-id"]).toBe(original.headers["webhook-id"])
+    expect(replayed.headers["x-service-delivery"]).toBe(replay.body.id)
+    expect(replayed.rawBody.equals(original.rawBody)).toBe(true)
+    expect(verifiesWith(newSecret, replayed)).toBe(true)
+    expect(verifiesWith(SECRET, replayed)).toBe(false)
+    expect(first.received).toHaveLength(1)
+
+    const recorded = await deliveryWhen(api, webhook.id, replay.body.id, (d) => d.status === "succeeded", "the replay to be recorded")
+    expect(recorded.replay_of).toBe(originalId)
+  })
+
+  it("DELETE during a slow attempt aborts it: the receiver sees the connection closed and nothing afterwards", async () => {
+    const api = as(host, workspace())
+    const receiver = await receiverForTest()
+    receiver.script("hold")
+    const webhook = await register(api, receiver.url, { events: ["contact.created"] })
+    await createContact(api, "held@example.com")
+    await receiver.waitFor((r) => r.length === 1, "the held attempt")
+
+    const started = Date.now()
+    const deleted = await api.call("DELETE", `/v1/webhooks/${webhook.id}`)
+    expect(deleted.status).toBe(204)
+    await receiver.waitFor(() => receiver.aborted.length === 1, "the attempt to be aborted", 2_000)
+    // Aborted on the delete, well before the 3 s timeout.
+    expect(Date.now() - started).toBeLessThan(TIMEOUT_MS - 1_000)
+
+    expect((await api.call("GET", `/v1/webhooks/${webhook.id}`)).status).toBe(404)
+    expect((await api.call("GET", `/v1/webhooks/${webhook.id}/deliveries`)).status).toBe(404)
+    // No retry of the cancelled delivery (the first would come after 200 ms ±20%), no new event.
+    receiver.script({ status: 200 })
+    await createContact(api, "after-delete@example.com")
+    await sleep(600)
+    expect(receiver.received).toHaveLength(1)
+  })
+
+  it("PATCH during a slow attempt does not interrupt it: it completes and is recorded", async () => {
+    const api = as(host, workspace())
+    const receiver = await receiverForTest()
+    receiver.script("hold")
+    const webhook = await register(api, receiver.url, { events: ["contact.created"], secret: SECRET })
+    await createContact(api, "patch-held@example.com")
+    await receiver.waitFor((r) => r.length === 1, "the held attempt")
+
+    const patched = await api.call("PATCH", `/v1/webhooks/${webhook.id}`, {
+      body: { events: ["contact.created", "contact.updated"], secret: "whsec_changed_0000000" }
+    })
+    expect(patched.status).toBe(200)
+    await sleep(100)
+    expect(receiver.aborted).toHaveLength(0)
+    receiver.release({ status: 200 })
+
+    const deliveryId = String(receiver.received[0]!.headers["x-service-delivery"])
+    const delivery = await deliveryWhen(api, webhook.id, deliveryId, (d) => d.status === "succeeded", "the held attempt to be recorded")
+    expect(delivery.attempt_count).toBe(1)
+    expect(delivery.attempts[0].status_code).toBe(200)
+    expect(delivery.attempts[0].duration_ms).toBeGreaterThanOrEqual(100)
+    expect(receiver.aborted).toHaveLength(0)
+    expect(verifiesWith(SECRET, receiver.received[0]!)).toBe(true)
+  })
+
+  it("records a timeout or refused connection as an attempt error and retries", async () => {
+    const api = as(host, workspace())
+    const receiver = await receiverForTest()
+    const url = receiver.url
+    await receiver.close()
+    const webhook = await register(api, url, { events: ["contact.created"] })
+    await createContact(api, "refused@example.com")
+    const [pending] = await deliveriesOf(api, webhook.id)
+    const delivery = await deliveryWhen(api, webhook.id, pending!.id, (d) => d.attempt_count >= 1, "an attempt")
+    expect(delivery.attempts[0]).toMatchObject({ status_code: null, error: "connection refused" })
+    expect(delivery.last_error).toBe("connection refused")
+  })
+})
