@@ -112,7 +112,7 @@ describe("dealstream rebuild", () => {
     // Workspace A's answers are records (the deleted contact's 404 aside): the comparison below is about data.
     const notFound = Object.entries(before).filter(([key, answer]) => key.startsWith("A ") && (answer as { status: number }).status !== 200)
     expect(notFound.map(([key]) => key)).toEqual([`A /v1/contacts/${ids.contacts[1]}?expand=deals,activities`])
-    const [{ events }] = await sql<{ events: string }>("SELECT count(*)::text AS events FROM ds_events")
+    const [{ events }] = (await sql<{ events: string }>("SELECT count(*)::text AS events FROM ds_events")) as [{ events: string }]
     const counts = await sql<{ n: string }>(projectedTables.map((t) => `SELECT count(*)::text AS n FROM ${t}`).join(" UNION ALL "))
     const documents = counts.reduce((sum, row) => sum + Number(row.n), 0)
     expect(documents).toBeGreaterThan(50)

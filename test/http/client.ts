@@ -46,7 +46,7 @@ export const startHost = async (options: StartOptions = {}): Promise<Host> => {
       body = JSON.stringify(options.body)
       headers["content-type"] ??= "application/json"
     }
-    const response = await fetch(`${server.url}${path}`, { method, headers, body: body as BodyInit | undefined })
+    const response = await fetch(`${server.url}${path}`, { method, headers, body: body as RequestInit["body"] })
     const text = await response.text()
     let parsed: unknown = null
     if (text !== "" && (response.headers.get("content-type") ?? "").includes("json")) parsed = JSON.parse(text)

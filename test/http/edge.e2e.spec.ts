@@ -94,7 +94,7 @@ describe("query parameters", () => {
 
 describe("authentication", () => {
   it("a missing header, another scheme and an unknown key are 401 with WWW-Authenticate", async () => {
-    for (const headers of [{}, { authorization: `Token ${KEY_A}` }, { authorization: `Basic ${KEY_A}` }, { authorization: "Bearer nope" }, { authorization: "Bearer" }]) {
+    for (const headers of [{} as Record<string, string>, { authorization: `Token ${KEY_A}` }, { authorization: `Basic ${KEY_A}` }, { authorization: "Bearer nope" }, { authorization: "Bearer" }]) {
       const answer = await host.call("GET", "/v1/contacts", { key: null, headers })
       expect(answer.status, JSON.stringify(headers)).toBe(401)
       expect(errorOf(answer).code).toBe("unauthorized")

@@ -13,6 +13,7 @@ import { PgStorage } from "@dealstream/storage-pg"
 import { describe, expect, it } from "@effect/vitest"
 import { Context, Effect, Either, Layer } from "effect"
 import { testDatabase } from "../support/pg.js"
+import { noWebhookSending } from "../support/engine.js"
 
 /**
  * Two hosts, each an engine over its own PgStorage pool, on one database: correctness must come
@@ -27,7 +28,13 @@ const EMAILS = ["ann@x.io", "ANN@x.io", "bob@y.io", "Bob@Y.io", "cleo@z.io", "CL
 
 const host = (url: string) =>
   Effect.map(
-    Layer.build(EngineLive.pipe(Layer.provideMerge(PgStorage.layer({ url, maxConnections: 6 })), Layer.provide(IdsLive))),
+    Layer.build(
+      EngineLive.pipe(
+        Layer.provideMerge(PgStorage.layer({ url, maxConnections: 6 })),
+        Layer.provide(IdsLive),
+        Layer.provide(noWebhookSending)
+      )
+    ),
     (context) => ({ ...Context.get(context, Engine), storage: Context.get(context, Storage) })
   )
 

@@ -12,6 +12,8 @@ import {
   type ListParams,
   type RequestContext,
   searchWordsOfDocument,
+  DeliveryQueue,
+  type DeliveryQueueService,
   Storage,
   type StorageService,
   type StoredDocument
@@ -20,6 +22,7 @@ import { MemoryStorage } from "@dealstream/storage-memory"
 import { describe, expect, it } from "@effect/vitest"
 import { Clock, Context, Duration, Effect, FastCheck as fc, Layer, Random, Runtime } from "effect"
 import { pgStorageLayer } from "../support/pg.js"
+import { noWebhookSending } from "../support/engine.js"
 
 /**
  * The same random command sequence, applied through the engine to memory storage (the reference)
@@ -232,9 +235,16 @@ interface Side {
   readonly random: Random.Random
 }
 
-const engineOn = (storage: StorageService, seed: number) =>
+const engineOn = (storage: StorageService, queue: DeliveryQueueService, seed: number) =>
   Effect.map(
-    Layer.build(EngineLive.pipe(Layer.provide(Layer.succeed(Storage, storage)), Layer.provide(IdsLive))),
+    Layer.build(
+      EngineLive.pipe(
+        Layer.provide(Layer.succeed(Storage, storage)),
+        Layer.provide(Layer.succeed(DeliveryQueue, queue)),
+        Layer.provide(IdsLive),
+        Layer.provide(noWebhookSending)
+      )
+    ),
     (context): Side => ({ engine: Context.get(context, Engine), storage, random: Random.make(seed) })
   )
 
@@ -260,11 +270,13 @@ const documentsOf = (storage: StorageService, workspaceId: string) =>
 const runBoth = (commands: ReadonlyArray<Command>, queries: ReadonlyArray<Query>) =>
   Effect.gen(function*() {
     const pgStorage = yield* Storage
+    const pgQueue = yield* DeliveryQueue
     const seed = ++runs
     const ctx: RequestContext = { workspaceId: `ws_parity_${Date.now().toString(36)}_${seed}`, requestId: null, actor: "parity" }
     const { advance, clock } = manualClock(Date.parse("2026-01-01T00:00:00.000Z"))
-    const memory = yield* engineOn(yield* MemoryStorage.make, seed)
-    const postgres = yield* engineOn(pgStorage, seed)
+    const inMemory = yield* MemoryStorage.makeWithQueue
+    const memory = yield* engineOn(inMemory.storage, inMemory.queue, seed)
+    const postgres = yield* engineOn(pgStorage, pgQueue, seed)
 
     /** Runs one engine call on both sides at the same instant and insists on the same outcome. */
     const both = <A>(what: string, call: (engine: EngineService) => Effect.Effect<A, unknown>) =>
@@ -375,7 +387,7 @@ describe("memory and PostgreSQL agree", () => {
   it.layer(pgStorageLayer, { timeout: 120_000 })((it) => {
     it.effect("on responses, documents and every page of random queries after random commands", () =>
       Effect.gen(function*() {
-        const runtime = yield* Effect.runtime<Storage>()
+        const runtime = yield* Effect.runtime<Storage | DeliveryQueue>()
         yield* Effect.promise(() =>
           fc.assert(
             fc.asyncProperty(
@@ -462,7 +474,7 @@ describe("memory and PostgreSQL agree on text", () => {
   it.layer(pgStorageLayer, { timeout: 120_000 })((it) => {
     it.effect("case-insensitive matching, search words and code point order, page by page", () =>
       Effect.gen(function*() {
-        const runtime = yield* Effect.runtime<Storage>()
+        const runtime = yield* Effect.runtime<Storage | DeliveryQueue>()
         yield* Effect.promise(() =>
           fc.assert(
             fc.asyncProperty(

@@ -5,6 +5,7 @@ import { mkdtemp, rm } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { Context, Effect, Exit, Layer, Scope } from "effect"
+import { noWebhookSending } from "../support/engine.js"
 
 const ctx: RequestContext = { workspaceId: "ws_restart", requestId: null, actor: "restart" }
 
@@ -12,7 +13,9 @@ const ctx: RequestContext = { workspaceId: "ws_restart", requestId: null, actor:
 const hostOn = (dataDir: string) =>
   Effect.gen(function*() {
     const server = yield* EmbeddedPostgres.start({ dataDir })
-    const context = yield* Layer.build(EngineLive.pipe(Layer.provide(PgStorage.layer(server.url)), Layer.provide(IdsLive)))
+    const context = yield* Layer.build(
+      EngineLive.pipe(Layer.provide(PgStorage.layer(server.url)), Layer.provide(IdsLive), Layer.provide(noWebhookSending))
+    )
     return { engine: Context.get(context, Engine), url: server.url }
   })
 

@@ -12,20 +12,25 @@ import {
 import { MemoryStorage } from "@dealstream/storage-memory"
 import { Effect, Layer } from "effect"
 
+/** The webhook services for suites that send no webhooks: registering one is refused, never faked. */
+export const noWebhookSending = Layer.merge(
+  WebhookConfig.layer(),
+  Layer.succeed(WebhookTransport, WebhookTransportUnavailable)
+)
+
 /** A fresh engine on a fresh memory storage; Storage is exposed too so tests can read the log. */
 export const memoryEngineLayer = EngineLive.pipe(
   Layer.provideMerge(MemoryStorage.layer),
   Layer.provide(IdsLive),
   // These suites do not send webhooks; the webhook suites provide a real transport.
-  Layer.provide(WebhookConfig.layer()),
-  Layer.provide(Layer.succeed(WebhookTransport, WebhookTransportUnavailable))
+  Layer.provide(noWebhookSending)
 )
 
 export const ctxOf = (workspaceId: string): RequestContext => ({ workspaceId, requestId: null, actor: "test" })
 
 /** Runs a test body against a new engine and storage of its own. */
 export const withEngine = <A, E>(
-  body: (engine: EngineService, storage: typeof Storage.Service) => Effect.Effect<A, E>
+  body: (engine: EngineService, storage: typeof Storage.Service) => Effect.Effect<A, E, Engine | Storage>
 ) =>
   Effect.gen(function*() {
     return yield* body(yield* Engine, yield* Storage)
