@@ -22,12 +22,17 @@ ${STORAGE_OPTIONS}
   --api-keys <list>     DEALSTREAM_API_KEYS    workspace_a:key_a,workspace_b:key_b (default: a dev key)
   --rate-limit <n>      DEALSTREAM_RATE_LIMIT  requests per second per key (default 100)
   --rate-burst <n>      DEALSTREAM_RATE_BURST  bucket size per key (default 200)
-  --allow-insecure-webhooks   DEALSTREAM_ALLOW_INSECURE_WEBHOOKS=1
-                              also accept http:// and loopback/private webhook targets
-                              (development and tests only)
-  --webhook-retry-schedule <list>  DEALSTREAM_WEBHOOK_RETRY_SCHEDULE
-                              delays before each retry (default 5s,5m,30m,2h,5h,10h,10h)
-  --webhook-timeout <duration>     DEALSTREAM_WEBHOOK_TIMEOUT  per attempt (default 15s)
+  --allow-insecure-webhooks
+                        DEALSTREAM_ALLOW_INSECURE_WEBHOOKS=1
+                                               webhooks may also target http:// and loopback or
+                                               private addresses (development and tests only)
+  --webhook-retry-schedule <list>
+                        DEALSTREAM_WEBHOOK_RETRY_SCHEDULE
+                                               delays before retry 1, 2, … (default
+                                               5s,5m,30m,2h,5h,10h,10h; each ±20%)
+  --webhook-timeout <duration>
+                        DEALSTREAM_WEBHOOK_TIMEOUT
+                                               per delivery attempt (default 15s)
 
 rebuild options: --storage, --database-url, --data-dir as above (not memory).
 
@@ -87,6 +92,9 @@ const serve = async (args: ReadonlyArray<string>) => {
 
   // Human-oriented lines go to stderr; stdout carries only JSON log lines.
   process.stderr.write(`dealstream listening on ${server.url} (storage: ${server.storage})\n`)
+  if (config.webhooks.allowInsecure) {
+    process.stderr.write("warning: webhooks may target http:// and loopback/private addresses (development and tests only)\n")
+  }
   if (server.devApiKey !== null) {
     const { created, file, key } = server.devApiKey
     process.stderr.write(
