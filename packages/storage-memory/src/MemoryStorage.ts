@@ -236,11 +236,15 @@ export const makeWithQueue: Effect.Effect<Services> = Effect.gen(function*() {
       Effect.sync(() => {
         for (const [slot, lease] of leases) if (lease.owner === owner) leases.delete(slot)
       }),
+    // When the next pending delivery becomes claimable: its due time, or its lease's end if later.
     nextDue: Effect.sync(() => {
       let earliest: string | null = null
-      for (const row of pending.values()) {
-        const at = nextAttemptOf(row)
-        if (at !== null && (earliest === null || at < earliest)) earliest = at
+      for (const [slot, row] of pending) {
+        const due = nextAttemptOf(row)
+        if (due === null) continue
+        const leasedUntil = leases.get(slot)?.until
+        const at = leasedUntil !== undefined && leasedUntil > due ? leasedUntil : due
+        if (earliest === null || at < earliest) earliest = at
       }
       return earliest
     }),

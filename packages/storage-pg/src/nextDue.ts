@@ -4,9 +4,13 @@ import { Effect } from "effect"
 import { isPending, nextAttemptAt } from "./internal/queueSql.js"
 import { documentTables } from "./tables.js"
 
-/** The first entry of the pending partial index, leased or not. */
-export const nextDueSql = `SELECT ${nextAttemptAt} AS due FROM ${documentTables.delivery} ` +
-  `WHERE ${isPending} AND ${nextAttemptAt} IS NOT NULL ORDER BY ${nextAttemptAt} LIMIT 1`
+/**
+ * When the next pending delivery becomes claimable: its due time, or the end of its lease when a
+ * worker holds it. Counting a leased delivery as due "now" would make every idle worker poll until
+ * the attempt in flight is recorded. The pending set is the queue, so this reads only that index.
+ */
+export const nextDueSql = `SELECT min(GREATEST(${nextAttemptAt}, coalesce(lease_until COLLATE "C", ''))) AS due ` +
+  `FROM ${documentTables.delivery} WHERE ${isPending} AND ${nextAttemptAt} IS NOT NULL`
 
 export const nextDue = (sql: SqlClient): Effect.Effect<string | null, SqlError> =>
   Effect.map(

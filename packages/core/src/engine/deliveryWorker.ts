@@ -85,6 +85,8 @@ export const attemptDelivery = (deps: EngineDeps, doc: StoredDocument) =>
       "user-agent": "dealstream-webhooks/1",
       "x-service-event": text(doc, "event_type"),
       "x-service-delivery": doc.id,
+      // API.md promises a resend carries the same X-Service-Event-Id: the event id, as webhook-id.
+      "x-service-event-id": text(doc, "event_id"),
       "webhook-id": text(doc, "event_id"),
       "webhook-timestamp": String(timestamp)
     }

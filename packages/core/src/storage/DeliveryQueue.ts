@@ -30,7 +30,10 @@ export interface DeliveryQueueService {
   readonly claim: (options: ClaimOptions) => Effect.Effect<ReadonlyArray<StoredDocument>, StorageUnavailable>
   /** Gives back the leases `owner` still holds (graceful shutdown), so other workers need not wait. */
   readonly release: (owner: string) => Effect.Effect<void, StorageUnavailable>
-  /** The earliest next_attempt_at of a pending delivery (leased or not), or null when none is pending. */
+  /**
+   * When the next pending delivery becomes claimable (its next_attempt_at, or its lease's end if that
+   * is later), or null when none is pending. Workers sleep until then.
+   */
   readonly nextDue: Effect.Effect<string | null, StorageUnavailable>
   /** Sends a signal to every host, this one included. */
   readonly signal: (signal: QueueSignal) => Effect.Effect<void, StorageUnavailable>

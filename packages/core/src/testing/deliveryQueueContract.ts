@@ -207,7 +207,7 @@ export const deliveryQueueContractSuite = (name: string, layer: Layer.Layer<Stor
     )
 
     test(
-      "reports the earliest next attempt of a pending delivery, leased or not",
+      "reports when the next pending delivery becomes claimable: its due time, or its lease's end",
       Effect.gen(function*() {
         const queue = yield* DeliveryQueue
         expect(yield* queue.nextDue).toBeNull()
@@ -219,8 +219,12 @@ export const deliveryQueueContractSuite = (name: string, layer: Layer.Layer<Stor
           write(fresh("ws"), "dlv_2", retried(scheduled("dlv_2", wh, at(-10)), at(-9), at(20)), 2)
         )
         expect(yield* queue.nextDue).toBe(at(20))
-        expect(ids(yield* queue.claim({ ...lease("a", 30, 3600), limit: 1 }))).toEqual(["dlv_2"])
-        expect(yield* queue.nextDue).toBe(at(20))
+        expect(ids(yield* queue.claim({ ...lease("a", 30, 40), limit: 1 }))).toEqual(["dlv_2"])
+        // dlv_2 is leased until at(70): the next claimable one is dlv_1, due at(50)
+        expect(yield* queue.nextDue).toBe(at(50))
+        expect(ids(yield* queue.claim({ ...lease("b", 50, 100), limit: 1 }))).toEqual(["dlv_1"])
+        // both leased: the earlier lease end, dlv_2's at(70), comes first
+        expect(yield* queue.nextDue).toBe(at(70))
       })
     )
 
