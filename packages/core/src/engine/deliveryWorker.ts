@@ -201,6 +201,10 @@ export const runDeliveryWorker = (options: DeliveryWorkerOptions) =>
     )
   })
 
-/** The worker as a layer: runs while the layer's scope is open, gives its leases back when it closes. */
+/**
+ * The worker as a layer: runs while the layer's scope is open, gives its leases back when it closes.
+ * The loop runs in a scope of its own, so closing it stops the loop before the leases are released;
+ * otherwise the loop could claim again between the release and its interruption and sit on a lease.
+ */
 export const DeliveryWorkerLive = (options: DeliveryWorkerOptions) =>
-  Layer.scopedDiscard(Effect.forkScoped(runDeliveryWorker(options)))
+  Layer.scopedDiscard(Effect.forkScoped(Effect.scoped(runDeliveryWorker(options))))
