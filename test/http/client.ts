@@ -69,8 +69,19 @@ export const errorOf = (answer: Answer) => {
 }
 
 /** The storages every API suite runs on: `describe.each(STORAGES)("%s storage", (storage) => …)`. */
-export const STORAGES = ["memory", "postgres"] as const
-export type StorageKind = typeof STORAGES[number]
+const ALL_STORAGES = ["memory", "postgres"] as const
+export type StorageKind = typeof ALL_STORAGES[number]
+/**
+ * `DEALSTREAM_TEST_STORAGES=postgres` narrows the run (CI's second pass against another PostgreSQL
+ * version need not repeat the memory variants).
+ */
+export const STORAGES: ReadonlyArray<StorageKind> = (() => {
+  const wanted = process.env["DEALSTREAM_TEST_STORAGES"]?.split(",").map((s) => s.trim())
+  if (wanted === undefined) return ALL_STORAGES
+  const chosen = ALL_STORAGES.filter((s) => wanted.includes(s))
+  if (chosen.length === 0) throw new Error(`DEALSTREAM_TEST_STORAGES names no known storage: ${wanted.join(",")}`)
+  return chosen
+})()
 
 /**
  * A host for the enclosing describe block: started before its tests, closed after them. On
