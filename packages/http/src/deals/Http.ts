@@ -3,11 +3,10 @@ import { HttpApiBuilder } from "@effect/platform"
 import { Effect } from "effect"
 import { Api } from "../Api.js"
 import { Caller } from "../auth/Authentication.js"
+import { createRecord, deleteRecord, writeRecord } from "../recordHandlers.js"
 import { IdempotentReplies } from "../idempotency.js"
-import { readIfMatch } from "../request/ifMatch.js"
-import { readJsonBody } from "../request/jsonBody.js"
 import { readQuery } from "../request/queryParams.js"
-import { created, locationOf, noContent, page, record, respond } from "../responses.js"
+import { page, record, respond } from "../responses.js"
 
 const COLLECTION = "/v1/deals"
 
@@ -26,40 +25,10 @@ export const DealsLive = HttpApiBuilder.group(Api, "deals", (handlers) =>
           yield* readQuery(request, [])
           return respond(record(yield* engine.deals.get(yield* Caller, path.id)))
         }))
-      .handleRaw("create", ({ request }) =>
-        Effect.gen(function*() {
-          yield* readQuery(request, [])
-          const ctx = yield* Caller
-          const body = yield* readJsonBody(request)
-          return yield* idempotent.run(
-            ctx,
-            request,
-            body,
-            Effect.map(engine.deals.create(ctx, body), (deal) => created(deal, locationOf(COLLECTION, deal)))
-          )
-        }))
-      .handleRaw("update", ({ path, request }) =>
-        Effect.gen(function*() {
-          yield* readQuery(request, [])
-          const ctx = yield* Caller
-          const ifMatch = yield* readIfMatch(request)
-          const body = yield* readJsonBody(request)
-          return respond(record(yield* engine.deals.update(ctx, path.id, body, ifMatch)))
-        }))
-      .handleRaw("moveStage", ({ path, request }) =>
-        Effect.gen(function*() {
-          yield* readQuery(request, [])
-          const ctx = yield* Caller
-          const ifMatch = yield* readIfMatch(request)
-          const body = yield* readJsonBody(request)
-          return respond(record(yield* engine.deals.moveStage(ctx, path.id, body, ifMatch)))
-        }))
-      .handle("delete", ({ path, request }) =>
-        Effect.gen(function*() {
-          yield* readQuery(request, [])
-          yield* engine.deals.delete(yield* Caller, path.id, yield* readIfMatch(request))
-          return respond(noContent)
-        }))
+      .handleRaw("create", createRecord(idempotent, COLLECTION, engine.deals.create))
+      .handleRaw("update", writeRecord(engine.deals.update))
+      .handleRaw("moveStage", writeRecord(engine.deals.moveStage))
+      .handle("delete", deleteRecord(engine.deals.delete))
       .handle("restore", ({ path, request }) =>
         Effect.gen(function*() {
           yield* readQuery(request, [])

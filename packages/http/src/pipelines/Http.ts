@@ -3,11 +3,10 @@ import { HttpApiBuilder } from "@effect/platform"
 import { Effect } from "effect"
 import { Api } from "../Api.js"
 import { Caller } from "../auth/Authentication.js"
+import { createRecord, writeRecord } from "../recordHandlers.js"
 import { IdempotentReplies } from "../idempotency.js"
-import { readIfMatch } from "../request/ifMatch.js"
-import { readJsonBody } from "../request/jsonBody.js"
 import { readQuery } from "../request/queryParams.js"
-import { created, locationOf, page, record, respond } from "../responses.js"
+import { page, record, respond } from "../responses.js"
 
 const COLLECTION = "/v1/pipelines"
 
@@ -27,24 +26,6 @@ export const PipelinesLive = HttpApiBuilder.group(Api, "pipelines", (handlers) =
           yield* readQuery(request, [])
           return respond(record(yield* engine.pipelines.get(yield* Caller, path.id)))
         }))
-      .handleRaw("create", ({ request }) =>
-        Effect.gen(function*() {
-          yield* readQuery(request, [])
-          const ctx = yield* Caller
-          const body = yield* readJsonBody(request)
-          return yield* idempotent.run(
-            ctx,
-            request,
-            body,
-            Effect.map(engine.pipelines.create(ctx, body), (pipeline) => created(pipeline, locationOf(COLLECTION, pipeline)))
-          )
-        }))
-      .handleRaw("update", ({ path, request }) =>
-        Effect.gen(function*() {
-          yield* readQuery(request, [])
-          const ctx = yield* Caller
-          const ifMatch = yield* readIfMatch(request)
-          const body = yield* readJsonBody(request)
-          return respond(record(yield* engine.pipelines.update(ctx, path.id, body, ifMatch)))
-        }))
+      .handleRaw("create", createRecord(idempotent, COLLECTION, engine.pipelines.create))
+      .handleRaw("update", writeRecord(engine.pipelines.update))
   }))

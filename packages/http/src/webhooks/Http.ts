@@ -3,11 +3,10 @@ import { HttpApiBuilder } from "@effect/platform"
 import { Effect } from "effect"
 import { Api } from "../Api.js"
 import { Caller } from "../auth/Authentication.js"
+import { createRecord, deleteRecord, writeRecord } from "../recordHandlers.js"
 import { IdempotentReplies } from "../idempotency.js"
-import { readIfMatch } from "../request/ifMatch.js"
-import { readJsonBody } from "../request/jsonBody.js"
 import { readQuery } from "../request/queryParams.js"
-import { created, locationOf, noContent, page, record, respond } from "../responses.js"
+import { locationOf, page, record, respond } from "../responses.js"
 
 const COLLECTION = "/v1/webhooks"
 
@@ -28,32 +27,9 @@ export const WebhooksLive = HttpApiBuilder.group(Api, "webhooks", (handlers) =>
           yield* readQuery(request, [])
           return respond(record(yield* engine.webhooks.get(yield* Caller, path.id)))
         }))
-      .handleRaw("create", ({ request }) =>
-        Effect.gen(function*() {
-          yield* readQuery(request, [])
-          const ctx = yield* Caller
-          const body = yield* readJsonBody(request)
-          return yield* idempotent.run(
-            ctx,
-            request,
-            body,
-            Effect.map(engine.webhooks.create(ctx, body), (webhook) => created(webhook, locationOf(COLLECTION, webhook)))
-          )
-        }))
-      .handleRaw("update", ({ path, request }) =>
-        Effect.gen(function*() {
-          yield* readQuery(request, [])
-          const ctx = yield* Caller
-          const ifMatch = yield* readIfMatch(request)
-          const body = yield* readJsonBody(request)
-          return respond(record(yield* engine.webhooks.update(ctx, path.id, body, ifMatch)))
-        }))
-      .handle("delete", ({ path, request }) =>
-        Effect.gen(function*() {
-          yield* readQuery(request, [])
-          yield* engine.webhooks.delete(yield* Caller, path.id, yield* readIfMatch(request))
-          return respond(noContent)
-        }))
+      .handleRaw("create", createRecord(idempotent, COLLECTION, engine.webhooks.create))
+      .handleRaw("update", writeRecord(engine.webhooks.update))
+      .handle("delete", deleteRecord(engine.webhooks.delete))
       .handle("deliveries", ({ path, request }) =>
         Effect.gen(function*() {
           const params = yield* readQuery(request, "all")
