@@ -4,6 +4,7 @@ import { Conflict, NotFound, ValidationError } from "../errors.js"
 import type { Json, JsonObject } from "../json.js"
 import { paginate, parseListQuery, searchFieldsOf } from "../query/index.js"
 import type { Expr } from "../query/ast.js"
+import type { CustomFieldDefinition } from "../customField/definition.js"
 import { catalogOf, type FieldCatalog } from "../query/fields.js"
 import type { StoredDocument } from "../storage/documents.js"
 import type { StoredEvent } from "../storage/events.js"
@@ -74,9 +75,16 @@ const activityOf = (event: StoredEvent): JsonObject | null => {
   }
 }
 
+/** A workspace's custom field definitions and the field catalogs of contacts and deals built from them. */
+export interface Catalogs {
+  readonly defs: ReadonlyArray<CustomFieldDefinition>
+  readonly contact: FieldCatalog
+  readonly deal: FieldCatalog
+}
+
 export const makeContacts = (deps: EngineDeps, workspaces: Workspaces, customFields: CustomFields) => {
   const catalogs = (ctx: RequestContext) =>
-    Effect.map(customFields.definitions(ctx), (defs) => ({
+    Effect.map(customFields.definitions(ctx), (defs): Catalogs => ({
       defs,
       contact: catalogOf("contact", defs),
       deal: catalogOf("deal", defs)
@@ -121,12 +129,8 @@ export const makeContacts = (deps: EngineDeps, workspaces: Workspaces, customFie
     Effect.flatMap(deps.storage.getDocument("contact", ctx.workspaceId, id), (doc) =>
       doc === null || doc.deletedAt !== null ? Effect.fail(new NotFound({ resource: "contact", id })) : Effect.succeed(doc))
 
-  const viewOne = (ctx: RequestContext, doc: StoredDocument) =>
-    Effect.gen(function*() {
-      const { contact } = yield* catalogs(ctx)
-      const [view] = yield* views(ctx, [doc], contact)
-      return { data: view!, version: doc.version }
-    })
+  const viewOne = (ctx: RequestContext, doc: StoredDocument, contact: FieldCatalog) =>
+    Effect.map(views(ctx, [doc], contact), ([view]) => ({ data: view!, version: doc.version }))
 
   const get = (ctx: RequestContext, id: string, expandRaw: string | null) =>
     Effect.gen(function*() {
@@ -168,9 +172,11 @@ export const makeContacts = (deps: EngineDeps, workspaces: Workspaces, customFie
       return { data: yield* views(ctx, page.rows, contact), next_cursor: page.next_cursor }
     })
 
-  /** What every contact command shares; the search fields depend on the workspace's custom fields. */
-  const run = (ctx: RequestContext, id: string, ifMatch: IfMatch, creates: boolean) =>
-    Effect.map(catalogs(ctx), ({ contact }) => ({
+  /**
+   * What every contact command shares; the search fields depend on the workspace's custom fields,
+   * which the command has read once already (`catalogs`), so they are passed in, not read again.
+   */
+  const run = (ctx: RequestContext, id: string, ifMatch: IfMatch, creates: boolean, { contact }: Catalogs) => ({
     ctx,
     streamId: id,
     resource: "contact",
@@ -184,54 +190,55 @@ export const makeContacts = (deps: EngineDeps, workspaces: Workspaces, customFie
         (rows) => rows[0]!
       )),
     onUniqueViolation: emailTaken
-  }))
+  })
 
-  const afterWrite = (ctx: RequestContext, id: string) =>
+  const afterWrite = (ctx: RequestContext, id: string, { contact }: Catalogs) =>
     Effect.gen(function*() {
       const doc = yield* deps.storage.getDocument("contact", ctx.workspaceId, id)
       if (doc === null) return yield* new NotFound({ resource: "contact", id })
-      return yield* viewOne(ctx, doc)
+      return yield* viewOne(ctx, doc, contact)
     })
 
   const create = (ctx: RequestContext, body: unknown) =>
     Effect.gen(function*() {
       yield* workspaces.ensure(ctx)
-      const { defs } = yield* catalogs(ctx)
-      const fields = parseContactCreate(yield* storableBody(body), defs)
+      const known = yield* catalogs(ctx)
+      const fields = parseContactCreate(yield* storableBody(body), known.defs)
       if (Either.isLeft(fields)) return yield* fields.left
       const id = yield* deps.ids.make("con")
       yield* execute(deps, {
-        ...(yield* run(ctx, id, null, true)),
+        ...run(ctx, id, null, true, known),
         command: ({ at }) => Effect.succeed({ type: "CreateContact" as const, id, at, fields: fields.right })
       })
-      return yield* afterWrite(ctx, id)
+      return yield* afterWrite(ctx, id, known)
     })
 
   const update = (ctx: RequestContext, id: string, body: unknown, ifMatch: IfMatch) =>
     Effect.gen(function*() {
       yield* workspaces.ensure(ctx)
-      const { defs } = yield* catalogs(ctx)
-      const fields = parseContactPatch(yield* storableBody(body), defs)
+      const known = yield* catalogs(ctx)
+      const fields = parseContactPatch(yield* storableBody(body), known.defs)
       if (Either.isLeft(fields)) return yield* fields.left
       yield* execute(deps, {
-        ...(yield* run(ctx, id, ifMatch, false)),
+        ...run(ctx, id, ifMatch, false, known),
         command: ({ at }) => Effect.succeed({ type: "UpdateContact" as const, id, at, fields: fields.right })
       })
-      return yield* afterWrite(ctx, id)
+      return yield* afterWrite(ctx, id, known)
     })
 
   const remove = (ctx: RequestContext, id: string, ifMatch: IfMatch) =>
     Effect.gen(function*() {
       yield* execute(deps, {
-        ...(yield* run(ctx, id, ifMatch, false)),
+        ...run(ctx, id, ifMatch, false, yield* catalogs(ctx)),
         command: ({ at }) => Effect.succeed({ type: "DeleteContact" as const, id, at })
       })
     })
 
   const restore = (ctx: RequestContext, id: string) =>
     Effect.gen(function*() {
+      const known = yield* catalogs(ctx)
       yield* execute(deps, {
-        ...(yield* run(ctx, id, null, false)),
+        ...run(ctx, id, null, false, known),
         onUniqueViolation: (violation: UniqueViolation) =>
           new Conflict({
             message: "the contact's email is now used by another live contact",
@@ -239,13 +246,13 @@ export const makeContacts = (deps: EngineDeps, workspaces: Workspaces, customFie
           }),
         command: ({ at }) => Effect.succeed({ type: "RestoreContact" as const, id, at })
       })
-      return yield* afterWrite(ctx, id)
+      return yield* afterWrite(ctx, id, known)
     })
 
   const purge = (ctx: RequestContext, id: string) =>
     Effect.gen(function*() {
       yield* execute(deps, {
-        ...(yield* run(ctx, id, null, false)),
+        ...run(ctx, id, null, false, yield* catalogs(ctx)),
         redact: true,
         command: ({ at }) => Effect.succeed({ type: "PurgeContact" as const, id, at })
       })

@@ -11,8 +11,8 @@ import {
 import { NotFound } from "../errors.js"
 import type { Json, JsonObject } from "../json.js"
 import { dealListParams, dealParamsWhere, paginate, parseListQuery, searchFieldsOf } from "../query/index.js"
-import type { FieldInfo } from "../query/fields.js"
-import type { Contacts } from "./contacts.js"
+import type { FieldCatalog, FieldInfo } from "../query/fields.js"
+import type { Catalogs, Contacts } from "./contacts.js"
 import { dealDocuments } from "./documents.js"
 import type { EngineDeps } from "./deps.js"
 import { storableBody, storableParams } from "./storable.js"
@@ -47,8 +47,8 @@ export const makeDeals = (deps: EngineDeps, workspaces: Workspaces, contacts: Co
     Effect.filter(ids, (id) =>
       Effect.map(deps.storage.getDocument("contact", ctx.workspaceId, id), (doc) => doc === null || doc.deletedAt !== null))
 
-  const run = (ctx: RequestContext, id: string, ifMatch: IfMatch, creates: boolean) =>
-    Effect.map(contacts.catalogs(ctx), ({ deal }) => ({
+  /** What every deal command shares, over the catalogs the command has already read. */
+  const run = (ctx: RequestContext, id: string, ifMatch: IfMatch, creates: boolean, { deal }: Catalogs) => ({
     ctx,
     streamId: id,
     resource: "deal",
@@ -57,17 +57,23 @@ export const makeDeals = (deps: EngineDeps, workspaces: Workspaces, contacts: Co
     creates,
     documents: dealDocuments(ctx.workspaceId, id, searchFieldsOf(deal)),
     also: outboxFor(deps, ctx, projectDeal, (data) => Effect.succeed(visibleFields(data, deal)))
-  }))
+  })
 
   const view = (ctx: RequestContext, data: JsonObject) =>
     Effect.map(contacts.catalogs(ctx), ({ deal }) => visibleFields(data, deal))
 
+  /** A live deal as the API shows it, with the catalog in hand (after a write, say). */
+  const readDeal = (ctx: RequestContext, id: string, deal: FieldCatalog) =>
+    Effect.gen(function*() {
+      const doc = yield* deps.storage.getDocument("deal", ctx.workspaceId, id)
+      if (doc === null || doc.deletedAt !== null) return yield* new NotFound({ resource: "deal", id })
+      return { data: visibleFields(doc.data, deal), version: doc.version }
+    })
+
   const get = (ctx: RequestContext, id: string) =>
     Effect.gen(function*() {
       yield* workspaces.ensure(ctx)
-      const doc = yield* deps.storage.getDocument("deal", ctx.workspaceId, id)
-      if (doc === null || doc.deletedAt !== null) return yield* new NotFound({ resource: "deal", id })
-      return { data: yield* view(ctx, doc.data), version: doc.version }
+      return yield* readDeal(ctx, id, (yield* contacts.catalogs(ctx)).deal)
     })
 
   const list = (ctx: RequestContext, params: ListParams) =>
@@ -94,12 +100,12 @@ export const makeDeals = (deps: EngineDeps, workspaces: Workspaces, contacts: Co
   const create = (ctx: RequestContext, body: unknown) =>
     Effect.gen(function*() {
       yield* workspaces.ensure(ctx)
-      const { defs } = yield* contacts.catalogs(ctx)
-      const fields = parseDealCreate(yield* storableBody(body), defs)
+      const known = yield* contacts.catalogs(ctx)
+      const fields = parseDealCreate(yield* storableBody(body), known.defs)
       if (Either.isLeft(fields)) return yield* fields.left
       const id = yield* deps.ids.make("deal")
       yield* execute(deps, {
-        ...(yield* run(ctx, id, null, true)),
+        ...run(ctx, id, null, true, known),
         command: ({ at }) =>
           Effect.gen(function*() {
             const pipelineId = fields.right["pipeline_id"]
@@ -113,17 +119,17 @@ export const makeDeals = (deps: EngineDeps, workspaces: Workspaces, contacts: Co
             }
           })
       })
-      return yield* get(ctx, id)
+      return yield* readDeal(ctx, id, known.deal)
     })
 
   const update = (ctx: RequestContext, id: string, body: unknown, ifMatch: IfMatch) =>
     Effect.gen(function*() {
       yield* workspaces.ensure(ctx)
-      const { defs } = yield* contacts.catalogs(ctx)
-      const fields = parseDealPatch(yield* storableBody(body), defs)
+      const known = yield* contacts.catalogs(ctx)
+      const fields = parseDealPatch(yield* storableBody(body), known.defs)
       if (Either.isLeft(fields)) return yield* fields.left
       yield* execute(deps, {
-        ...(yield* run(ctx, id, ifMatch, false)),
+        ...run(ctx, id, ifMatch, false, known),
         command: ({ history, at }) =>
           Effect.gen(function*() {
             // Made per attempt, so a retried move gets an id after the move it lost to.
@@ -142,16 +148,17 @@ export const makeDeals = (deps: EngineDeps, workspaces: Workspaces, contacts: Co
             }
           })
       })
-      return yield* get(ctx, id)
+      return yield* readDeal(ctx, id, known.deal)
     })
 
   const moveStage = (ctx: RequestContext, id: string, body: unknown, ifMatch: IfMatch) =>
     Effect.gen(function*() {
       yield* workspaces.ensure(ctx)
+      const known = yield* contacts.catalogs(ctx)
       const move = parseStageMove(yield* storableBody(body))
       if (Either.isLeft(move)) return yield* move.left
       const result = yield* execute(deps, {
-        ...(yield* run(ctx, id, ifMatch, false)),
+        ...run(ctx, id, ifMatch, false, known),
         command: ({ history, at }) =>
           Effect.gen(function*() {
             // Made per attempt, so a retried move gets an id after the move it lost to.
@@ -170,7 +177,7 @@ export const makeDeals = (deps: EngineDeps, workspaces: Workspaces, contacts: Co
             }
           })
       })
-      const deal = yield* get(ctx, id)
+      const deal = yield* readDeal(ctx, id, known.deal)
       const moved = result.fresh.find((event) => event.type === "deal.stage_changed")
       const entry = moved === undefined ? null : timelineEntryOf(id, moved as unknown as DealEvent)
       return { data: { deal: deal.data, timeline_entry: entry }, version: deal.version }
@@ -179,24 +186,25 @@ export const makeDeals = (deps: EngineDeps, workspaces: Workspaces, contacts: Co
   const remove = (ctx: RequestContext, id: string, ifMatch: IfMatch) =>
     Effect.gen(function*() {
       yield* execute(deps, {
-        ...(yield* run(ctx, id, ifMatch, false)),
+        ...run(ctx, id, ifMatch, false, yield* contacts.catalogs(ctx)),
         command: ({ at }) => Effect.succeed({ type: "DeleteDeal" as const, id, at })
       })
     })
 
   const restore = (ctx: RequestContext, id: string) =>
     Effect.gen(function*() {
+      const known = yield* contacts.catalogs(ctx)
       yield* execute(deps, {
-        ...(yield* run(ctx, id, null, false)),
+        ...run(ctx, id, null, false, known),
         command: ({ at }) => Effect.succeed({ type: "RestoreDeal" as const, id, at })
       })
-      return yield* get(ctx, id)
+      return yield* readDeal(ctx, id, known.deal)
     })
 
   const purge = (ctx: RequestContext, id: string) =>
     Effect.gen(function*() {
       yield* execute(deps, {
-        ...(yield* run(ctx, id, null, false)),
+        ...run(ctx, id, null, false, yield* contacts.catalogs(ctx)),
         redact: true,
         command: ({ at }) => Effect.succeed({ type: "PurgeDeal" as const, id, at })
       })
