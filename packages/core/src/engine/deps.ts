@@ -1,4 +1,6 @@
 import { Clock, Effect } from "effect"
+import type { DomainEvent, NewEvent } from "../storage/events.js"
+import type { RequestContext } from "./Engine.js"
 import { DeliveryQueue, type DeliveryQueueService } from "../storage/DeliveryQueue.js"
 import { Storage, type StorageService } from "../storage/Storage.js"
 import { Ids, type IdsService } from "./Ids.js"
@@ -27,3 +29,16 @@ export const engineDeps = Effect.gen(function*() {
     webhooks: { config: yield* WebhookConfig, transport: yield* WebhookTransport }
   } satisfies EngineDeps
 })
+
+/** Decided events made ready to append: each gets its public `evt_` id and who asked for it. */
+export const withMetadata = (
+  deps: EngineDeps,
+  ctx: RequestContext,
+  events: ReadonlyArray<DomainEvent>
+): Effect.Effect<Array<NewEvent>> =>
+  Effect.forEach(events, (event) =>
+    Effect.map(deps.ids.make("evt"), (eventId): NewEvent => ({
+      type: event.type,
+      data: event.data,
+      metadata: { workspaceId: ctx.workspaceId, eventId, requestId: ctx.requestId, actor: ctx.actor }
+    })))

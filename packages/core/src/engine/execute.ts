@@ -5,7 +5,7 @@ import { type SearchFields, searchWordsOfDocument } from "../query/documentSearc
 import type { DocumentWrite } from "../storage/documents.js"
 import type { DomainEvent, NewEvent, StoredEvent } from "../storage/events.js"
 import type { StreamAppend, UniqueViolation } from "../storage/Storage.js"
-import { type EngineDeps, nowIso } from "./deps.js"
+import { type EngineDeps, nowIso, withMetadata } from "./deps.js"
 import type { IfMatch, RequestContext, WriteError } from "./Engine.js"
 
 /** Version conflicts are retried this many times before the client gets a 409. */
@@ -117,19 +117,7 @@ export const execute = <C, E extends DomainEvent, S>(deps: EngineDeps, run: Exec
     const fresh = decided.right
     if (fresh.length === 0) return { all: loaded.history, fresh: [], version: loaded.version } satisfies Executed<E>
 
-    const events: Array<NewEvent> = []
-    for (const event of fresh) {
-      events.push({
-        type: event.type,
-        data: event.data,
-        metadata: {
-          workspaceId: run.ctx.workspaceId,
-          eventId: yield* deps.ids.make("evt"),
-          requestId: run.ctx.requestId,
-          actor: run.ctx.actor
-        }
-      })
-    }
+    const events = yield* withMetadata(deps, run.ctx, fresh)
     const all = [...loaded.history, ...fresh]
     const version = loaded.version + fresh.length
     const addition = run.also === undefined ? { streams: [], documents: [] } : yield* run.also({

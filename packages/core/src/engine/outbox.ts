@@ -4,10 +4,10 @@ import { deliveryDecider, payloadDataFor, projectDelivery } from "../delivery/in
 import type { StorageUnavailable } from "../errors.js"
 import type { JsonObject } from "../json.js"
 import type { DocumentWrite } from "../storage/documents.js"
-import type { DomainEvent, NewEvent } from "../storage/events.js"
+import type { DomainEvent } from "../storage/events.js"
 import type { StreamAppend } from "../storage/Storage.js"
 import { isWebhookEventType, subscribesTo } from "../webhook/index.js"
-import type { EngineDeps } from "./deps.js"
+import { type EngineDeps, withMetadata } from "./deps.js"
 import type { RequestContext } from "./Engine.js"
 import { type Addition, type AlsoContext, documentWrite, foldProjection } from "./execute.js"
 import { queryAll } from "./reads.js"
@@ -29,14 +29,7 @@ export const scheduleDelivery = (
   Effect.gen(function*() {
     const decided = deliveryDecider.decide(command, deliveryDecider.initialState)
     if (Either.isLeft(decided)) return yield* Effect.die(decided.left)
-    const events: Array<NewEvent> = []
-    for (const event of decided.right) {
-      events.push({
-        type: event.type,
-        data: event.data,
-        metadata: { workspaceId: ctx.workspaceId, eventId: yield* deps.ids.make("evt"), requestId: ctx.requestId, actor: ctx.actor }
-      })
-    }
+    const events = yield* withMetadata(deps, ctx, decided.right)
     const stream: StreamAppend = { streamId: command.id, expectedVersion: 0, events }
     const document: DocumentWrite = documentWrite(
       "delivery",

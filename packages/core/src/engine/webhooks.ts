@@ -15,7 +15,7 @@ import {
   webhookDecider,
   webhookView
 } from "../webhook/index.js"
-import { type EngineDeps, nowIso } from "./deps.js"
+import { type EngineDeps, nowIso, withMetadata } from "./deps.js"
 import type { IfMatch, ListParams, RequestContext } from "./Engine.js"
 import { documentWrite, execute, foldProjection } from "./execute.js"
 import { scheduleDelivery } from "./outbox.js"
@@ -130,14 +130,7 @@ export const makeWebhooks = (deps: EngineDeps, workspaces: Workspaces) => {
       const state = history.reduce(deliveryDecider.evolve, deliveryDecider.initialState)
       const decided = deliveryDecider.decide({ type: "CancelDelivery", id: deliveryId, at }, state)
       if (Either.isLeft(decided) || decided.right.length === 0) return null
-      const events = []
-      for (const event of decided.right) {
-        events.push({
-          type: event.type,
-          data: event.data,
-          metadata: { workspaceId: ctx.workspaceId, eventId: yield* deps.ids.make("evt"), requestId: ctx.requestId, actor: ctx.actor }
-        })
-      }
+      const events = yield* withMetadata(deps, ctx, decided.right)
       const all = [...history, ...decided.right]
       const stream: StreamAppend = { streamId: deliveryId, expectedVersion: stored.length, events }
       const document: DocumentWrite = documentWrite(

@@ -1,6 +1,6 @@
 import { Effect } from "effect"
 import { defaultPipelineCommand, pipelineDecider } from "../pipeline/index.js"
-import type { EngineDeps } from "./deps.js"
+import { type EngineDeps, withMetadata } from "./deps.js"
 import { nowIso } from "./deps.js"
 import type { RequestContext } from "./Engine.js"
 import { pipelineDocuments } from "./documents.js"
@@ -25,26 +25,16 @@ export const makeWorkspaces = (deps: EngineDeps) => {
       for (let i = 0; i < 6; i++) stageIds.push(yield* deps.ids.make("stage"))
       const decided = pipelineDecider.decide(defaultPipelineCommand(pipelineId, stageIds, at), pipelineDecider.initialState)
       if (decided._tag === "Left") return yield* Effect.die(decided.left)
-      const metadata = (eventId: string) => ({
-        workspaceId: ctx.workspaceId,
-        eventId,
-        requestId: ctx.requestId,
-        actor: ctx.actor
-      })
-      const pipelineEvents = []
-      for (const event of decided.right) {
-        pipelineEvents.push({ type: event.type, data: event.data, metadata: metadata(yield* deps.ids.make("evt")) })
-      }
+      const pipelineEvents = yield* withMetadata(deps, ctx, decided.right)
+      const initialized = yield* withMetadata(deps, ctx, [
+        { type: "workspace.initialized", data: { default_pipeline_id: pipelineId, at } }
+      ])
       yield* deps.storage.commit({
         streams: [
           {
             streamId: workspaceStreamId(ctx.workspaceId),
             expectedVersion: 0,
-            events: [{
-              type: "workspace.initialized",
-              data: { default_pipeline_id: pipelineId, at },
-              metadata: metadata(yield* deps.ids.make("evt"))
-            }]
+            events: initialized
           },
           { streamId: pipelineId, expectedVersion: 0, events: pipelineEvents }
         ],
