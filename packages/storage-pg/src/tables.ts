@@ -17,7 +17,8 @@ export const documentTables: { readonly [C in Collection]: string } = {
   idempotency: "ds_idempotency_keys",
   workspace: "ds_workspaces",
   webhook: "ds_webhooks",
-  delivery: "ds_deliveries"
+  delivery: "ds_deliveries",
+  api_key: "ds_api_keys"
 }
 
 export const collections = Object.keys(documentTables) as ReadonlyArray<Collection>

@@ -1,4 +1,5 @@
 import { Context, type Effect } from "effect"
+import type { ApiKeyOwner } from "../apiKey/projection.js"
 import type { Conflict, NotFound, PreconditionFailed, StorageUnavailable, ValidationError } from "../errors.js"
 import type { Json, JsonObject } from "../json.js"
 
@@ -105,6 +106,24 @@ export interface EngineService {
     /** The stored response for this key, or null when there is none younger than 24 h. */
     readonly get: (ctx: RequestContext, key: string) => Effect.Effect<IdempotentResponse | null, StorageUnavailable>
     readonly put: (ctx: RequestContext, key: string, response: IdempotentResponse) => Effect.Effect<void, StorageUnavailable>
+  }
+  /**
+   * API keys, managed by operators (`dealstream keys`), not by API clients: they live in the reserved
+   * workspace SYSTEM_WORKSPACE, which no request can name. The engine only ever sees a key's SHA-256
+   * (64 lowercase hex digits); whoever makes a key keeps the key itself. A key's document is
+   * `{id, workspace_id, created_at, revoked_at}`, `id` being `apiKeyIdOf(digest)`.
+   */
+  readonly apiKeys: {
+    /** Conflict when a key with the same id exists (the same key, or one sharing its digest's prefix): make another. */
+    readonly create: (
+      input: { readonly workspaceId: string; readonly keySha256: string; readonly actor: string | null }
+    ) => Effect.Effect<Versioned, WriteError>
+    /** NotFound for an unknown key id; revoking a revoked key changes nothing. */
+    readonly revoke: (input: { readonly keyId: string; readonly actor: string | null }) => Effect.Effect<Versioned, WriteError>
+    /** Every key (of one workspace, or of all when null), revoked ones included, oldest first; not paginated. */
+    readonly list: (workspaceId: string | null) => Effect.Effect<Page, StorageUnavailable>
+    /** The owner of the key with this digest; null when there is none or it is revoked. */
+    readonly authenticate: (keySha256: string) => Effect.Effect<ApiKeyOwner | null, StorageUnavailable>
   }
   /** Purge every record soft-deleted more than 30 days ago (by the engine's Clock); returns how many. */
   readonly purgeExpired: Effect.Effect<number, StorageUnavailable>

@@ -1,4 +1,5 @@
 import { Effect, Layer } from "effect"
+import { makeApiKeys } from "./apiKeys.js"
 import type { DeliveryQueue } from "../storage/DeliveryQueue.js"
 import type { Storage } from "../storage/Storage.js"
 import { makeContacts } from "./contacts.js"
@@ -54,6 +55,7 @@ export const makeEngine: Effect.Effect<EngineService, never, EngineRequirements>
     trash: makeTrash(deps, workspaces, contacts),
     webhooks: makeWebhooks(deps, workspaces),
     idempotency: makeIdempotency(deps),
+    apiKeys: makeApiKeys(deps),
     purgeExpired: makePurge(deps, contacts, deals),
     ping: deps.storage.ping
   })

@@ -12,6 +12,8 @@ export type Collection =
   | "webhook"
   /** Also a work queue: see DeliveryQueue. */
   | "delivery"
+  /** Only in the reserved workspace SYSTEM_WORKSPACE, one per key, under the key's SHA-256 (hex). */
+  | "api_key"
 
 export interface StoredDocument {
   readonly collection: Collection

@@ -3,6 +3,7 @@ import { migration as documents } from "./0002_documents.js"
 import { migration as commitFunction } from "./0003_commit_function.js"
 import { migration as webhooksAndDeliveries } from "./0004_webhooks_and_deliveries.js"
 import { migration as commitFunctionWithDeliveries } from "./0005_commit_function_with_deliveries.js"
+import { migration as apiKeys } from "./0006_api_keys.js"
 import type { Migration } from "./Migration.js"
 
 export type { Migration } from "./Migration.js"
@@ -13,5 +14,6 @@ export const migrations: ReadonlyArray<Migration> = [
   documents,
   commitFunction,
   webhooksAndDeliveries,
-  commitFunctionWithDeliveries
+  commitFunctionWithDeliveries,
+  apiKeys
 ]

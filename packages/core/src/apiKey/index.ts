@@ -1,0 +1,5 @@
+export * from "./commands.js"
+export * from "./decider.js"
+export * from "./events.js"
+export * from "./input.js"
+export * from "./projection.js"
