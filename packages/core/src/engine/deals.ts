@@ -17,7 +17,7 @@ import { dealDocuments } from "./documents.js"
 import type { EngineDeps } from "./deps.js"
 import { storableBody, storableParams } from "./storable.js"
 import type { IfMatch, ListParams, RequestContext } from "./Engine.js"
-import { execute, foldProjection } from "./execute.js"
+import { type Executed, execute, foldProjection } from "./execute.js"
 import { outboxFor } from "./outbox.js"
 import type { Pipelines } from "./pipelines.js"
 import { visibleFields } from "./reads.js"
@@ -70,6 +70,15 @@ export const makeDeals = (deps: EngineDeps, workspaces: Workspaces, contacts: Co
       return { data: visibleFields(doc.data, deal), version: doc.version }
     })
 
+  /**
+   * The deal as the write that just committed left it: the projection of its own events. Reading
+   * the document again could find a concurrent delete and answer 404 for a write that happened.
+   */
+  const written = (result: Executed<DealEvent>, deal: FieldCatalog) => ({
+    data: visibleFields(foldProjection(projectDeal, result.all)?.data ?? {}, deal),
+    version: result.version
+  })
+
   const get = (ctx: RequestContext, id: string) =>
     Effect.gen(function*() {
       yield* workspaces.ensure(ctx)
@@ -104,7 +113,7 @@ export const makeDeals = (deps: EngineDeps, workspaces: Workspaces, contacts: Co
       const fields = parseDealCreate(yield* storableBody(body), known.defs)
       if (Either.isLeft(fields)) return yield* fields.left
       const id = yield* deps.ids.make("deal")
-      yield* execute(deps, {
+      const result = yield* execute(deps, {
         ...run(ctx, id, null, true, known),
         command: ({ at }) =>
           Effect.gen(function*() {
@@ -119,7 +128,7 @@ export const makeDeals = (deps: EngineDeps, workspaces: Workspaces, contacts: Co
             }
           })
       })
-      return yield* readDeal(ctx, id, known.deal)
+      return written(result, known.deal)
     })
 
   const update = (ctx: RequestContext, id: string, body: unknown, ifMatch: IfMatch) =>
@@ -128,7 +137,7 @@ export const makeDeals = (deps: EngineDeps, workspaces: Workspaces, contacts: Co
       const known = yield* contacts.catalogs(ctx)
       const fields = parseDealPatch(yield* storableBody(body), known.defs)
       if (Either.isLeft(fields)) return yield* fields.left
-      yield* execute(deps, {
+      const result = yield* execute(deps, {
         ...run(ctx, id, ifMatch, false, known),
         command: ({ history, at }) =>
           Effect.gen(function*() {
@@ -148,7 +157,7 @@ export const makeDeals = (deps: EngineDeps, workspaces: Workspaces, contacts: Co
             }
           })
       })
-      return yield* readDeal(ctx, id, known.deal)
+      return written(result, known.deal)
     })
 
   const moveStage = (ctx: RequestContext, id: string, body: unknown, ifMatch: IfMatch) =>
@@ -177,7 +186,7 @@ export const makeDeals = (deps: EngineDeps, workspaces: Workspaces, contacts: Co
             }
           })
       })
-      const deal = yield* readDeal(ctx, id, known.deal)
+      const deal = written(result, known.deal)
       const moved = result.fresh.find((event) => event.type === "deal.stage_changed")
       const entry = moved === undefined ? null : timelineEntryOf(id, moved as unknown as DealEvent)
       return { data: { deal: deal.data, timeline_entry: entry }, version: deal.version }
@@ -194,11 +203,11 @@ export const makeDeals = (deps: EngineDeps, workspaces: Workspaces, contacts: Co
   const restore = (ctx: RequestContext, id: string) =>
     Effect.gen(function*() {
       const known = yield* contacts.catalogs(ctx)
-      yield* execute(deps, {
+      const result = yield* execute(deps, {
         ...run(ctx, id, null, false, known),
         command: ({ at }) => Effect.succeed({ type: "RestoreDeal" as const, id, at })
       })
-      return yield* readDeal(ctx, id, known.deal)
+      return written(result, known.deal)
     })
 
   const purge = (ctx: RequestContext, id: string) =>
