@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import { isWorkspaceId } from "@dealstream/core"
 import { ConfigProblem, type HostConfig, resolveHostConfig, type Setting, SWITCHES, VARIABLES } from "./host/HostConfig.js"
 
 // The host and the storages load most of the code: imported only once the settings are known to be
@@ -14,12 +15,19 @@ const STORAGE_OPTIONS = `  --storage <kind>      DEALSTREAM_STORAGE     embedded
 
 const USAGE = `usage: dealstream serve [options]      serve the HTTP API
        dealstream rebuild [options]    rebuild every document from the event log (stop the hosts first)
+       dealstream keys create --workspace <id> [options]
+                                       make an API key for a workspace: printed once, on stdout
+       dealstream keys revoke <key_id> [options]
+                                       revoke a key: running hosts refuse it within 5 seconds
+       dealstream keys list [--workspace <id>] [options]
+                                       key ids, workspaces, created and revoked (never a key)
 
 serve options:
   --port <n>            PORT                   (default 3000)
   --host <address>      DEALSTREAM_HOST        (default: all interfaces)
 ${STORAGE_OPTIONS}
-  --api-keys <list>     DEALSTREAM_API_KEYS    workspace_a:key_a,workspace_b:key_b (default: a dev key)
+  --api-keys <list>     DEALSTREAM_API_KEYS    workspace_a:key_a,workspace_b:key_b (default: a dev key,
+                                               made only while no key is stored with dealstream keys)
   --rate-limit <n>      DEALSTREAM_RATE_LIMIT  requests per second per key (default 100)
   --rate-burst <n>      DEALSTREAM_RATE_BURST  bucket size per key (default 200)
   --allow-insecure-webhooks
@@ -34,14 +42,20 @@ ${STORAGE_OPTIONS}
                         DEALSTREAM_WEBHOOK_TIMEOUT
                                                per delivery attempt (default 15s)
 
-rebuild options: --storage, --database-url, --data-dir as above (not memory).
+rebuild and keys options: --storage, --database-url, --data-dir as above (not memory).
+
+API keys: hosts accept the keys of DEALSTREAM_API_KEYS and the keys made with \`dealstream keys
+create\`, which are stored as SHA-256 digests only (the key is shown once and kept nowhere). A host
+remembers a valid stored key for at most 5 seconds, so a revoked key is refused by every running host
+within 5 seconds. With the embedded storage, keys commands use a running host's database server.
 
 Flags override environment variables.`
 
 const SIGNALS = ["SIGTERM", "SIGINT", "SIGHUP"] as const
 const STOP_LIMIT_MS = 30_000
 
-const REBUILD_SETTINGS: ReadonlyArray<Setting> = ["storage", "database-url", "data-dir"]
+/** What rebuild and keys take: where the database is. */
+const STORAGE_SETTINGS: ReadonlyArray<Setting> = ["storage", "database-url", "data-dir"]
 
 /** One line on stderr and a non-zero exit: operators read the cause, not a stack trace. */
 const fail = (message: string, code = 1): never => {
@@ -118,13 +132,19 @@ const serve = async (args: ReadonlyArray<string>) => {
   if (server.devApiKey !== null) {
     const { created, file, key } = server.devApiKey
     process.stderr.write(
-      `dev workspace "${key.workspaceId}" API key${created ? " (new)" : ""}: ${key.key}\n  stored in ${file}; set DEALSTREAM_API_KEYS to use your own keys\n`
+      `dev workspace "${key.workspaceId}" API key${created ? " (new)" : ""}: ${key.key}\n  stored in ${file}; ` +
+        "set DEALSTREAM_API_KEYS or run `dealstream keys create --workspace <id>` to use your own keys\n"
+    )
+  } else if (server.storedApiKeys !== null) {
+    const { active, revoked } = server.storedApiKeys
+    process.stderr.write(
+      `API keys: ${active} made with \`dealstream keys create\`${revoked > 0 ? ` (and ${revoked} revoked)` : ""}; no dev key while keys are stored\n`
     )
   }
 }
 
 const rebuildCommand = async (args: ReadonlyArray<string>) => {
-  const config = configFrom(args, REBUILD_SETTINGS)
+  const config = configFrom(args, STORAGE_SETTINGS)
   if (config.storage === "memory") fail("rebuild needs a database: memory storage keeps nothing between runs")
   const { rebuild, RebuildFailed, summary } = await import("./cli/rebuild.js")
   // Progress on stderr; the result on stdout.
@@ -134,11 +154,73 @@ const rebuildCommand = async (args: ReadonlyArray<string>) => {
   process.stdout.write(`${summary(outcome)}\n`)
 }
 
+/** `--workspace` and positional arguments are the keys command's own; the rest say where storage is. */
+const keysArguments = (args: ReadonlyArray<string>) => {
+  const positional: Array<string> = []
+  const storage: Array<string> = []
+  let workspace: string | undefined
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!
+    if (arg === "--workspace" || arg.startsWith("--workspace=")) {
+      workspace = arg.includes("=") ? arg.slice(arg.indexOf("=") + 1) : args[++i]
+      if (workspace === undefined) fail("--workspace needs a value", 2)
+    } else if (arg.startsWith("--")) {
+      // Every storage option takes a value.
+      storage.push(arg)
+      if (!arg.includes("=") && i + 1 < args.length) storage.push(args[++i]!)
+    } else {
+      positional.push(arg)
+    }
+  }
+  return { positional, storage, workspace }
+}
+
+const keysCommand = async (args: ReadonlyArray<string>) => {
+  const [action, ...rest] = args
+  if (action !== "create" && action !== "revoke" && action !== "list") {
+    fail(`${action === undefined ? "keys needs a command" : `unknown keys command ${JSON.stringify(action)}`}: create, revoke or list\n${USAGE}`, 2)
+  }
+  const { positional, storage, workspace } = keysArguments(rest)
+  const config = configFrom(storage, STORAGE_SETTINGS)
+  if (config.storage === "memory") fail("keys need a database: memory storage keeps nothing between runs")
+  if (workspace !== undefined && !isWorkspaceId(workspace)) {
+    fail(`--workspace must be 1 to 64 letters, digits, _ or -, got ${JSON.stringify(workspace)}`, 2)
+  }
+  const { createKey, keyTable, KeysFailed, listKeys, revokeKey } = await import("./cli/keys.js")
+  const failed = (error: unknown): never => fail(error instanceof KeysFailed ? error.message : `keys ${action} failed: ${String(error)}`)
+  if (action === "create") {
+    if (workspace === undefined) fail("keys create needs --workspace <id>", 2)
+    if (positional.length > 0) fail(`unexpected argument ${JSON.stringify(positional[0])}`, 2)
+    const created = await createKey(config.storage, workspace!).catch(failed)
+    // The key alone on stdout, so that KEY=$(dealstream keys create …) captures it; the rest for the operator.
+    process.stdout.write(`${created.key}\n`)
+    process.stderr.write(
+      `created API key ${created.keyId} for workspace "${created.workspaceId}" (storage: ${created.storage}); ` +
+        "it is shown only this once: only its SHA-256 is stored\n"
+    )
+  } else if (action === "revoke") {
+    if (positional.length !== 1) fail("keys revoke needs one key id (key_…; see dealstream keys list)", 2)
+    if (workspace !== undefined) fail("keys revoke takes a key id, not --workspace", 2)
+    const revoked = await revokeKey(config.storage, positional[0]!).catch(failed)
+    process.stdout.write(
+      revoked.already
+        ? `${revoked.keyId} (workspace "${revoked.workspaceId}") was already revoked at ${revoked.revokedAt}\n`
+        : `revoked ${revoked.keyId} (workspace "${revoked.workspaceId}"); running hosts refuse it within 5 seconds\n`
+    )
+  } else {
+    if (positional.length > 0) fail(`unexpected argument ${JSON.stringify(positional[0])}`, 2)
+    const { keys } = await listKeys(config.storage, workspace ?? null).catch(failed)
+    process.stdout.write(keys.length === 0 ? "no API keys\n" : `${keyTable(keys)}\n`)
+  }
+}
+
 const [command, ...rest] = process.argv.slice(2)
 if (command === "serve") {
   await serve(rest)
 } else if (command === "rebuild") {
   await rebuildCommand(rest)
+} else if (command === "keys") {
+  await keysCommand(rest)
 } else if (command === undefined || command === "help" || command === "--help" || command === "-h") {
   process.stdout.write(`${USAGE}\n`)
 } else {

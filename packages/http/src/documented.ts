@@ -1,9 +1,9 @@
-import { Conflict, NotFound, PreconditionFailed, StorageUnavailable, ValidationError } from "@dealstream/core"
+import { Conflict, NotFound, PreconditionFailed, ValidationError } from "@dealstream/core"
 import { HttpApiGroup, HttpApiSchema } from "@effect/platform"
 import { Schema } from "effect"
 import { Authentication } from "./auth/Authentication.js"
 import { asErrorBody } from "./errors/ErrorBody.js"
-import { IdempotencyConflict, InvalidJson, PayloadTooLarge, UnsupportedMediaType } from "./errors/HttpErrors.js"
+import { IdempotencyConflict, InvalidJson, PayloadTooLarge, Unavailable, UnsupportedMediaType } from "./errors/HttpErrors.js"
 
 /**
  * Building blocks of the OpenAPI document. Request schemas here document; they do not decide:
@@ -80,5 +80,5 @@ export const securedGroup = <const Id extends string>(id: Id) =>
     .addError(asErrorBody(PreconditionFailed), { status: 412 })
     .addError(PayloadTooLarge)
     .addError(UnsupportedMediaType)
-    .addError(asErrorBody(StorageUnavailable), { status: 503 })
+    .addError(Unavailable)
     .middleware(Authentication)

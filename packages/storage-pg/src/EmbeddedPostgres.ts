@@ -1,4 +1,4 @@
-import { existsSync } from "node:fs"
+import { existsSync, readFileSync } from "node:fs"
 import { mkdir } from "node:fs/promises"
 import { createServer } from "node:net"
 import { join } from "node:path"
@@ -146,3 +146,28 @@ export const start = (options: Options): Effect.Effect<Running, EmbeddedPostgres
 
     return { url: url(running.port, database), adminUrl: url(running.port, "postgres"), port: running.port }
   })
+
+/**
+ * The URL of a server already running on the cluster in `dataDir` (a host's), or null when none
+ * runs there. PostgreSQL's postmaster.pid names its process (line 1) and port (line 4); one left by
+ * a crash names a process that is gone. Tools used next to a running host (`dealstream keys`)
+ * connect to it, since a second server cannot start on the same cluster.
+ */
+export const runningUrl = (dataDir: string, database = "dealstream"): string | null => {
+  let lines: ReadonlyArray<string>
+  try {
+    lines = readFileSync(join(dataDir, "postmaster.pid"), "utf8").split("\n")
+  } catch {
+    return null
+  }
+  const pid = Number(lines[0])
+  const port = Number(lines[3])
+  if (!Number.isInteger(pid) || pid <= 0 || !Number.isInteger(port) || port <= 0) return null
+  try {
+    process.kill(pid, 0)
+  } catch (error) {
+    // EPERM: it runs, as another user (the `postgres` user when the host runs as root).
+    if ((error as NodeJS.ErrnoException).code !== "EPERM") return null
+  }
+  return url(port, database)
+}

@@ -1,19 +1,23 @@
+import { type ApiKeyOwner, apiKeyIdOf, Engine, isWorkspaceId, type StorageUnavailable } from "@dealstream/core"
 import { createHash, timingSafeEqual } from "node:crypto"
-import { Context, Layer, Option } from "effect"
+import { Context, Effect, Layer, Option } from "effect"
+import * as StoredKeyCache from "./storedKeyCache.js"
 
+/** A key given to the host itself (DEALSTREAM_API_KEYS, or the dev key). */
 export interface ApiKey {
   readonly workspaceId: string
   readonly key: string
 }
 
 /** Who a valid key speaks for. `keyId` names the key in logs, events and rate limits without revealing it. */
-export interface KeyOwner {
-  readonly workspaceId: string
-  readonly keyId: string
-}
+export type KeyOwner = ApiKeyOwner
 
 export interface ApiKeysService {
-  readonly authenticate: (presented: string) => Option.Option<KeyOwner>
+  /**
+   * The owner of a presented key: one of the host's own keys, else a key stored with `dealstream keys
+   * create` and not revoked. Fails only when the stored keys cannot be read (503, never 401).
+   */
+  readonly authenticate: (presented: string) => Effect.Effect<Option.Option<KeyOwner>, StorageUnavailable>
 }
 
 export class ApiKeys extends Context.Tag("@dealstream/http/ApiKeys")<ApiKeys, ApiKeysService>() {}
@@ -21,13 +25,20 @@ export class ApiKeys extends Context.Tag("@dealstream/http/ApiKeys")<ApiKeys, Ap
 const sha256 = (text: string): Buffer => createHash("sha256").update(text, "utf8").digest()
 
 /**
- * Keys are compared as SHA-256 digests with timingSafeEqual, against every configured key
- * without stopping at a match, so neither a key's length nor its position leaks through timing.
+ * The host's own keys are compared as SHA-256 digests with timingSafeEqual, against every key without
+ * stopping at a match, so neither a key's length nor its position leaks through timing. Stored keys
+ * are looked up by digest (a primary key in PostgreSQL, a Map in the cache): what such a lookup's
+ * timing could leak is how much of the digest of the attacker's own guess matches a stored digest,
+ * which brings no key closer, as finding a key from its digest means inverting SHA-256.
  */
-export const make = (keys: ReadonlyArray<ApiKey>): ApiKeysService => {
+export const make = (
+  keys: ReadonlyArray<ApiKey>,
+  lookup: (keySha256: string) => Effect.Effect<KeyOwner | null, StorageUnavailable>,
+  cache: StoredKeyCache.StoredKeyCache<KeyOwner> = StoredKeyCache.make()
+): ApiKeysService => {
   const entries = keys.map(({ key, workspaceId }) => {
     const digest = sha256(key)
-    return { digest, owner: { workspaceId, keyId: `key_${digest.toString("hex").slice(0, 12)}` } }
+    return { digest, owner: { workspaceId, keyId: apiKeyIdOf(digest.toString("hex")) } }
   })
   return {
     authenticate: (presented) => {
@@ -36,14 +47,19 @@ export const make = (keys: ReadonlyArray<ApiKey>): ApiKeysService => {
       for (const entry of entries) {
         if (timingSafeEqual(entry.digest, digest)) found = entry.owner
       }
-      return Option.fromNullable(found)
+      if (found !== undefined) return Effect.succeed(Option.some(found))
+      const hex = digest.toString("hex")
+      return Effect.map(cache.lookup(hex, lookup(hex)), Option.fromNullable)
     }
   }
 }
 
-export const layer = (keys: ReadonlyArray<ApiKey>): Layer.Layer<ApiKeys> => Layer.succeed(ApiKeys, make(keys))
-
-const WORKSPACE_ID = /^[A-Za-z0-9_-]{1,64}$/
+/** The host's own keys, and the keys stored in the engine's storage (cached for at most 5 s). */
+export const layer = (
+  keys: ReadonlyArray<ApiKey>,
+  cache: StoredKeyCache.StoredKeyCacheOptions = StoredKeyCache.defaults
+): Layer.Layer<ApiKeys, never, Engine> =>
+  Layer.effect(ApiKeys, Effect.map(Engine, (engine) => make(keys, engine.apiKeys.authenticate, StoredKeyCache.make(cache))))
 
 /** `DEALSTREAM_API_KEYS="ws_a:key_a,ws_b:key_b"`; throws a one-line message for the CLI on a bad value. */
 export const parse = (text: string): ReadonlyArray<ApiKey> => {
@@ -51,7 +67,7 @@ export const parse = (text: string): ReadonlyArray<ApiKey> => {
     const colon = part.indexOf(":")
     const workspaceId = colon < 0 ? "" : part.slice(0, colon).trim()
     const key = colon < 0 ? "" : part.slice(colon + 1).trim()
-    if (!WORKSPACE_ID.test(workspaceId) || key === "") {
+    if (!isWorkspaceId(workspaceId) || key === "") {
       throw new Error(`API key entry ${index + 1} must look like workspace_id:key (workspace ids: letters, digits, _ and -)`)
     }
     return { workspaceId, key }

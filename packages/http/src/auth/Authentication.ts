@@ -1,7 +1,7 @@
 import type { RequestContext } from "@dealstream/core"
 import { HttpApiMiddleware, HttpApiSecurity, HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Context, Effect, Layer, Option, Schema } from "effect"
-import { RateLimited, Unauthorized } from "../errors/HttpErrors.js"
+import { RateLimited, Unauthorized, Unavailable } from "../errors/HttpErrors.js"
 import { RateLimiter } from "../rateLimit/RateLimiter.js"
 import { RequestInfo } from "../request/RequestInfo.js"
 import { ApiKeys } from "./ApiKeys.js"
@@ -10,7 +10,9 @@ import { ApiKeys } from "./ApiKeys.js"
 export class Caller extends Context.Tag("@dealstream/http/Caller")<Caller, RequestContext>() {}
 
 export class Authentication extends HttpApiMiddleware.Tag<Authentication>()("@dealstream/http/Authentication", {
-  failure: Schema.Union(Unauthorized, RateLimited),
+  // A stored key is looked up in the database: when it cannot be reached the answer is 503, not 401
+  // (the key may well be valid) and not 500.
+  failure: Schema.Union(Unauthorized, RateLimited, Unavailable),
   provides: Caller,
   security: { bearer: HttpApiSecurity.bearer }
 }) {}
@@ -39,7 +41,7 @@ export const AuthenticationLive = Layer.effect(
           if (match === null) {
             return yield* new Unauthorized({ message: "the Authorization header must use the Bearer scheme" })
           }
-          const owner = keys.authenticate(match[1]!)
+          const owner = yield* keys.authenticate(match[1]!)
           if (Option.isNone(owner)) return yield* new Unauthorized({ message: "unknown API key" })
           const info = yield* RequestInfo
           info.workspaceId = owner.value.workspaceId

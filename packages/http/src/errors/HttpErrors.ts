@@ -1,6 +1,7 @@
+import { StorageUnavailable } from "@dealstream/core"
 import { HttpApiSchema } from "@effect/platform"
 import { Schema } from "effect"
-import { errorBodyJsonSchema } from "./ErrorBody.js"
+import { asErrorBody, errorBodyJsonSchema } from "./ErrorBody.js"
 
 /**
  * Failures the HTTP edge itself detects (the engine never sees these requests). Domain failures
@@ -34,3 +35,9 @@ export class RateLimited extends Schema.TaggedError<RateLimited>()("RateLimited"
   message: Schema.String,
   retryAfterSeconds: Schema.Number
 }, edge(429, "rate_limited: retry after the number of seconds in Retry-After")) {}
+
+/**
+ * The engine's StorageUnavailable as the edge declares it (503), one schema for the groups and for
+ * authentication (which reads stored keys), so that OpenAPI lists it once per endpoint.
+ */
+export const Unavailable = asErrorBody(StorageUnavailable).annotations(HttpApiSchema.annotations({ status: 503 }))

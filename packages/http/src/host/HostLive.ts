@@ -28,6 +28,7 @@ import { type StorageChoice, type StorageInUse, storageLayer, type StorageSetupE
 
 /** What HostLive needs besides an engine: keys are resolved (the dev key already made). */
 export type ServeOptions = Omit<HostConfig, "storage" | "dataDir" | "apiKeys" | "webhooks"> & {
+  /** The host's own keys; the keys stored in the engine (`dealstream keys create`) are accepted as well. */
   readonly apiKeys: ReadonlyArray<ApiKeys.ApiKey>
   /** Who holds this host's delivery leases; default `<hostname>:<pid>:<random>`, unique per host. */
   readonly workerOwner?: string

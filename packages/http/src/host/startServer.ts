@@ -1,4 +1,4 @@
-import type { WebhookConfigService } from "@dealstream/core"
+import { Engine, type WebhookConfigService } from "@dealstream/core"
 import { HttpServer } from "@effect/platform"
 import { Cause, Context, Effect, Exit, Layer, Option, Scope } from "effect"
 import type { ApiKey } from "../auth/ApiKeys.js"
@@ -12,7 +12,10 @@ export interface StartOptions {
   readonly port?: number
   /** Interface to listen on; all interfaces when absent. */
   readonly host?: string
-  /** `"ws_a:key_a,ws_b:key_b"` or parsed keys; absent: the dev workspace's key under dataDir. */
+  /**
+   * `"ws_a:key_a,ws_b:key_b"` or parsed keys. Keys stored with `dealstream keys create` are accepted
+   * too. Absent: when storage holds no stored key either, the dev workspace's key under dataDir.
+   */
   readonly apiKeys?: string | ReadonlyArray<ApiKey>
   /** Holds the dev API key when no keys are given. Default `./.dealstream`. */
   readonly dataDir?: string
@@ -36,8 +39,10 @@ export interface StartOptions {
 export interface RunningServer {
   /** `http://host:port`, with the port actually bound. */
   readonly url: string
-  /** Set when the host runs on the dev workspace's key (no keys were configured). */
+  /** Set when the host runs on the dev workspace's key (no keys configured, none stored). */
   readonly devApiKey: { readonly key: ApiKey; readonly file: string; readonly created: boolean } | null
+  /** The keys stored with `dealstream keys create` when the host started; null when keys were configured. */
+  readonly storedApiKeys: { readonly active: number; readonly revoked: number } | null
   /** The storage in use, in words (`postgres at 127.0.0.1:5432/crm`), never with a password. */
   readonly storage: string
   /**
@@ -65,34 +70,44 @@ const describeFailure = (cause: Cause.Cause<unknown>, port: number): string => {
 /** The bundled host over the chosen storage as a Promise API, for the CLI, tests and embedders. */
 export const startServer = async (options: StartOptions = {}): Promise<RunningServer> => {
   const dataDir = options.dataDir ?? "./.dealstream"
-  const { apiKeys, dev } = (() => {
-    try {
-      const dev = options.apiKeys === undefined ? loadOrCreateDevApiKey(dataDir) : null
-      const apiKeys = dev !== null
-        ? [dev.apiKey]
-        : typeof options.apiKeys === "string" ? ApiKeys.parse(options.apiKeys) : options.apiKeys!
-      return { apiKeys, dev }
-    } catch (error) {
-      throw new StartupError(error instanceof Error ? error.message : String(error))
-    }
-  })()
+  const configured = startupStep(() =>
+    options.apiKeys === undefined ? null : typeof options.apiKeys === "string" ? ApiKeys.parse(options.apiKeys) : options.apiKeys
+  )
   const port = options.port ?? 3000
-  const layer = HostLive({
+  const scope = Effect.runSync(Scope.make())
+  const build = async <A, E>(effect: Effect.Effect<A, E, Scope.Scope>): Promise<A> => {
+    const exit = await Effect.runPromiseExit(Scope.extend(effect, scope))
+    if (Exit.isSuccess(exit)) return exit.value
+    await Effect.runPromise(Scope.close(scope, exit))
+    throw new StartupError(describeFailure(exit.cause, port))
+  }
+
+  // Storage first: whether a dev key is made depends on the keys it holds.
+  const engine = await build(Layer.build(engineOn(options.storage ?? "memory", options.webhooks)))
+  const stored = configured === null
+    ? await build(Effect.flatMap(Engine, (e) => e.apiKeys.list(null)).pipe(Effect.provide(engine)))
+    : null
+  // The dev key is for a host nobody has given keys to: none configured and none ever stored. Once
+  // an operator has stored a key (even one revoked since), the host never makes one up.
+  let dev: ReturnType<typeof loadOrCreateDevApiKey> | null = null
+  if (stored !== null && stored.data.length === 0) {
+    try {
+      dev = startupStep(() => loadOrCreateDevApiKey(dataDir))
+    } catch (error) {
+      await Effect.runPromise(Scope.close(scope, Exit.void))
+      throw error
+    }
+  }
+  const built = await build(Layer.build(HostLive({
     port,
     host: options.host,
-    apiKeys,
+    apiKeys: configured ?? (dev === null ? [] : [dev.apiKey]),
     rateLimit: options.rateLimit ?? 100,
     rateBurst: options.rateBurst ?? 200,
     log: options.log ?? true
-  }).pipe(Layer.provideMerge(engineOn(options.storage ?? "memory", options.webhooks)))
+  }).pipe(Layer.provide(Layer.succeedContext(engine)))))
 
-  const scope = Effect.runSync(Scope.make())
-  const built = await Effect.runPromiseExit(Layer.buildWithScope(layer, scope))
-  if (Exit.isFailure(built)) {
-    await Effect.runPromise(Scope.close(scope, built))
-    throw new StartupError(describeFailure(built.cause, port))
-  }
-  const address = Context.get(built.value, HttpServer.HttpServer).address
+  const address = Context.get(built, HttpServer.HttpServer).address
   const url = address._tag === "UnixAddress"
     ? `http+unix://${address.path}`
     : `http://${address.hostname === "0.0.0.0" ? "localhost" : address.hostname.includes(":") ? `[${address.hostname}]` : address.hostname}:${address.port}`
@@ -100,7 +115,20 @@ export const startServer = async (options: StartOptions = {}): Promise<RunningSe
   return {
     url,
     devApiKey: dev === null ? null : { key: dev.apiKey, file: dev.file, created: dev.created },
-    storage: Context.get(built.value, StorageInUse).description,
+    storedApiKeys: stored === null ? null : {
+      active: stored.data.filter((key) => key["revoked_at"] === null).length,
+      revoked: stored.data.filter((key) => key["revoked_at"] !== null).length
+    },
+    storage: Context.get(engine, StorageInUse).description,
     close: () => (closing ??= Effect.runPromise(Scope.close(scope, Exit.void)))
+  }
+}
+
+/** Runs a step whose failure is an operator's problem (a bad key list, an unreadable key file) as a StartupError. */
+function startupStep<A>(step: () => A): A {
+  try {
+    return step()
+  } catch (error) {
+    throw new StartupError(error instanceof Error ? error.message : String(error))
   }
 }

@@ -1,0 +1,97 @@
+import { apiKeyIdOf, Engine, type JsonObject } from "@dealstream/core"
+import { EmbeddedPostgres } from "@dealstream/storage-pg"
+import { createHash, randomBytes } from "node:crypto"
+import { Cause, Effect, Exit, Option } from "effect"
+import { engineOn } from "../host/HostLive.js"
+import { embeddedClusterDir, type StorageChoice, StorageInUse } from "../host/storage.js"
+
+/** A `dealstream keys` command that failed, worded for one line. */
+export class KeysFailed extends Error {}
+
+/** Recorded as the actor of the keys' events. */
+const ACTOR = "dealstream-cli"
+
+/**
+ * An embedded cluster that a running host has started is reached through that host's server: a
+ * second server cannot start on it, and keys are meant to be created and revoked while hosts run.
+ */
+const reachable = (choice: StorageChoice): StorageChoice => {
+  if (choice === "memory" || !("embedded" in choice)) return choice
+  const running = EmbeddedPostgres.runningUrl(embeddedClusterDir(choice.embedded))
+  return running === null ? choice : { postgres: running }
+}
+
+const run = async <A>(choice: StorageChoice, program: Effect.Effect<A, unknown, Engine | StorageInUse>): Promise<A & { readonly storage: string }> => {
+  const exit = await Effect.runPromiseExit(
+    Effect.gen(function*() {
+      const { description } = yield* StorageInUse
+      return { ...(yield* program), storage: description }
+    }).pipe(Effect.provide(engineOn(reachable(choice))))
+  )
+  if (Exit.isSuccess(exit)) return exit.value
+  const failure = Option.getOrUndefined(Option.orElse(Cause.failureOption(exit.cause), () => Cause.dieOption(exit.cause)))
+  const message = failure instanceof Error ? failure.message : String(failure)
+  throw new KeysFailed(message.split("\n")[0]!.trim())
+}
+
+export interface CreatedKey {
+  /** The key itself: shown once, stored nowhere. */
+  readonly key: string
+  readonly keyId: string
+  readonly workspaceId: string
+}
+
+/** `dsk_` and 32 random bytes (base64url): 256 bits, beyond any guessing. */
+const newKey = () => `dsk_${randomBytes(32).toString("base64url")}`
+const sha256Hex = (key: string) => createHash("sha256").update(key, "utf8").digest("hex")
+
+/**
+ * Makes a key for `workspaceId` and stores its SHA-256. A key id is the digest's first 12 hex
+ * digits; in the unlikely event that a stored key already has it, another key is made.
+ */
+export const createKey = (choice: StorageChoice, workspaceId: string) =>
+  run(choice, Effect.gen(function*() {
+    const engine = yield* Engine
+    for (let attempt = 1;; attempt++) {
+      const key = newKey()
+      const created = yield* Effect.either(engine.apiKeys.create({ workspaceId, keySha256: sha256Hex(key), actor: ACTOR }))
+      if (created._tag === "Right") return { key, keyId: apiKeyIdOf(sha256Hex(key)), workspaceId } satisfies CreatedKey
+      if (created.left._tag !== "Conflict" || attempt === 3) return yield* Effect.fail(created.left)
+    }
+  }))
+
+export interface RevokedKey {
+  readonly keyId: string
+  readonly workspaceId: string
+  readonly revokedAt: string
+  /** It had been revoked before (at revokedAt); nothing changed. */
+  readonly already: boolean
+}
+
+export const revokeKey = (choice: StorageChoice, keyId: string) =>
+  run(choice, Effect.gen(function*() {
+    const engine = yield* Engine
+    const before = (yield* engine.apiKeys.list(null)).data.find((key) => key["id"] === keyId)
+    const revoked = yield* engine.apiKeys.revoke({ keyId, actor: ACTOR }).pipe(
+      Effect.catchTag("NotFound", () => Effect.fail(new KeysFailed(`no API key ${keyId} (see dealstream keys list)`)))
+    )
+    return {
+      keyId,
+      workspaceId: String(revoked.data["workspace_id"]),
+      revokedAt: String(revoked.data["revoked_at"]),
+      already: before !== undefined && before["revoked_at"] !== null
+    } satisfies RevokedKey
+  }))
+
+export const listKeys = (choice: StorageChoice, workspaceId: string | null) =>
+  run(choice, Effect.map(Effect.flatMap(Engine, (engine) => engine.apiKeys.list(workspaceId)), (page) => ({ keys: page.data })))
+
+/** Keys as a table: id, workspace, created, revoked (never the key, which is stored nowhere, nor its digest). */
+export const keyTable = (keys: ReadonlyArray<JsonObject>): string => {
+  const rows = [
+    ["KEY ID", "WORKSPACE", "CREATED", "REVOKED"],
+    ...keys.map((key) => [String(key["id"]), String(key["workspace_id"]), String(key["created_at"]), key["revoked_at"] === null ? "-" : String(key["revoked_at"])])
+  ]
+  const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)))
+  return rows.map((row) => row.map((cell, column) => column === row.length - 1 ? cell : cell.padEnd(widths[column]!)).join("  ")).join("\n")
+}
