@@ -92,8 +92,8 @@ const session = (options: ListenOptions, resumed: boolean): Stream.Stream<QueueS
     })
     const watchdog = Stream.fromEffect(listening).pipe(
       // Signals sent while reconnecting were lost; a Scheduled stands for any of them that was new
-      // work. A WebhookDeleted lost then cannot be made up for: an attempt in flight for that
-      // webhook runs to its end, and recording it finds the delivery cancelled.
+      // work. A WebhookDeleted lost then is made up for by the worker, which looks up the webhooks
+      // of its attempts in flight once per poll interval.
       Stream.flatMap(() => resumed ? Stream.succeed<QueueSignal>({ _tag: "Scheduled" }) : Stream.empty),
       Stream.concat(Stream.drain(Stream.fromEffect(Effect.forever(Effect.zipRight(Effect.sleep(interval), roundTrip(interval))))))
     )

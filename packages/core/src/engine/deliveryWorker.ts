@@ -131,6 +131,7 @@ export const attemptDelivery = (deps: EngineDeps, doc: StoredDocument) =>
 
 interface InFlight {
   readonly webhookId: string
+  readonly workspaceId: string
   interrupt: Effect.Effect<void> | null
 }
 
@@ -161,6 +162,24 @@ export const runDeliveryWorker = (options: DeliveryWorkerOptions) =>
       Effect.retry(Schedule.spaced("1 second")),
       Effect.forkScoped
     )
+    // Signals can be lost (a LISTEN connection being re-established): once per poll interval the
+    // webhooks of attempts in flight are looked up, and attempts for a deleted one are aborted.
+    const abortOrphans = Effect.gen(function*() {
+      const webhookIds = new Set([...inFlight.values()].map((entry) => entry.webhookId))
+      for (const webhookId of webhookIds) {
+        const entries = [...inFlight.entries()].filter(([, entry]) => entry.webhookId === webhookId)
+        const workspaceId = entries[0]?.[1].workspaceId
+        if (workspaceId === undefined) continue
+        const webhook = yield* deps.storage.getDocument("webhook", workspaceId, webhookId)
+        if (webhook !== null && webhook.deletedAt === null) continue
+        yield* Effect.forEach(entries, ([, entry]) => entry.interrupt ?? Effect.void, { discard: true })
+      }
+    })
+    yield* abortOrphans.pipe(
+      Effect.ignore,
+      Effect.repeat(Schedule.spaced(pollMillis)),
+      Effect.forkScoped
+    )
     yield* Effect.addFinalizer(() => deps.queue.release(options.owner).pipe(Effect.ignore))
 
     const claimAndStart = Effect.gen(function*() {
@@ -174,7 +193,7 @@ export const runDeliveryWorker = (options: DeliveryWorkerOptions) =>
         leaseUntil: new Date(now + leaseMillis).toISOString()
       })
       for (const doc of claimed) {
-        const entry: InFlight = { webhookId: text(doc, "webhook_id"), interrupt: null }
+        const entry: InFlight = { webhookId: text(doc, "webhook_id"), workspaceId: doc.workspaceId, interrupt: null }
         inFlight.set(doc.id, entry)
         const fiber = yield* attemptDelivery(deps, doc).pipe(
           Effect.catchAllCause((cause) => Effect.logWarning("delivery attempt failed", cause)),

@@ -1,0 +1,59 @@
+import {
+  DeliveryQueue,
+  Engine,
+  EngineLive,
+  IdsLive,
+  type RequestContext,
+  runDeliveryWorker,
+  Storage,
+  WebhookConfig
+} from "@dealstream/core"
+import { MemoryStorage } from "@dealstream/storage-memory"
+import { Context, Effect, Layer, Stream } from "effect"
+import { describe, expect, it } from "vitest"
+import * as NodeWebhookTransport from "../../packages/http/src/webhooks/NodeWebhookTransport.js"
+import { startReceiver } from "./receiver.js"
+
+const ctx: RequestContext = { workspaceId: "acme", requestId: null, actor: "test" }
+
+/** One memory, whose queue never hands a WebhookDeleted to its subscribers: as if LISTEN had been down. */
+const lossyStorage = Layer.effectContext(
+  Effect.map(MemoryStorage.makeWithQueue, ({ queue, storage }) =>
+    Context.make(Storage, storage).pipe(Context.add(DeliveryQueue, {
+      ...queue,
+      signals: queue.signals.pipe(Stream.filter((signal) => signal._tag !== "WebhookDeleted"))
+    })))
+)
+
+const layer = EngineLive.pipe(
+  Layer.provideMerge(lossyStorage),
+  Layer.provideMerge(IdsLive),
+  Layer.provideMerge(WebhookConfig.layer({ allowInsecure: true, timeoutMillis: 60_000 })),
+  Layer.provideMerge(NodeWebhookTransport.layer)
+)
+
+describe("a WebhookDeleted signal that never arrives", () => {
+  it("still aborts the attempt in flight within a poll interval or so, and nothing is sent afterwards", async () => {
+    const receiver = await startReceiver()
+    try {
+      receiver.script("hold")
+      await Effect.runPromise(Effect.gen(function*() {
+        const engine = yield* Engine
+        yield* runDeliveryWorker({ owner: "worker-1", pollMillis: 200 }).pipe(Effect.forkScoped)
+        const webhook = yield* engine.webhooks.create(ctx, { url: receiver.url, events: ["contact.created"] })
+        yield* engine.contacts.create(ctx, { email: "held@example.com" })
+        yield* Effect.promise(() => receiver.waitFor((r) => r.length === 1, "the held attempt"))
+
+        yield* engine.webhooks.delete(ctx, String(webhook.data["id"]), null)
+        // The attempt's own timeout is a minute away: only the worker's sweep can end it sooner.
+        yield* Effect.promise(() => receiver.waitFor(() => receiver.aborted.length === 1, "the attempt to be aborted", 10_000))
+        receiver.script({ status: 200 })
+        yield* engine.contacts.create(ctx, { email: "after@example.com" })
+        yield* Effect.sleep("1 second")
+        expect(receiver.received).toHaveLength(1)
+      }).pipe(Effect.scoped, Effect.provide(layer)))
+    } finally {
+      await receiver.close()
+    }
+  }, 30_000)
+})
