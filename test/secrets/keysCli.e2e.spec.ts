@@ -1,0 +1,134 @@
+import { existsSync, mkdtempSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { Effect, Exit, Scope } from "effect"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { lines, run, serve } from "../http/cli.js"
+import { testDatabase } from "../support/pg.js"
+import { rowsContaining, sha256Hex, until } from "./support.js"
+
+// `dealstream keys` against a real PostgreSQL database, and a host process of the built CLI on it.
+describe("dealstream keys on PostgreSQL", () => {
+  const scope = Effect.runSync(Scope.make())
+  let url = ""
+  let storage: ReadonlyArray<string> = []
+  beforeAll(async () => {
+    url = await Effect.runPromise(Scope.extend(testDatabase, scope))
+    storage = ["--storage", "postgres", "--database-url", url]
+  })
+  afterAll(() => Effect.runPromise(Scope.close(scope, Exit.void)))
+
+  const keys = async (...args: ReadonlyArray<string>) => {
+    const cli = run(["keys", ...args, ...storage])
+    return { code: await cli.exit, stdout: cli.stdout(), stderr: cli.stderr() }
+  }
+
+  const create = async (workspace: string) => {
+    const created = await keys("create", "--workspace", workspace)
+    expect(created.code).toBe(0)
+    // The key alone on stdout (KEY=$(dealstream keys create …)); what it is on stderr, without it.
+    expect(lines(created.stdout)).toHaveLength(1)
+    const key = created.stdout.trim()
+    expect(key).toMatch(/^dsk_[A-Za-z0-9_-]{43}$/)
+    const keyId = /created API key (key_[0-9a-f]{12}) for workspace "([^"]+)"/.exec(created.stderr)
+    expect(keyId?.[1]).toBe(`key_${sha256Hex(key).slice(0, 12)}`)
+    expect(keyId?.[2]).toBe(workspace)
+    expect(created.stderr).not.toContain(key)
+    return { key, keyId: keyId![1]! }
+  }
+
+  it("a created key opens its own workspace on a running host, a revoked one stops within the cache window, and the database never holds the key", async () => {
+    const acme = await create("acme")
+    const globex = await create("globex")
+
+    // No keys configured, keys stored: the host makes no dev key and says so.
+    const dataDir = mkdtempSync(join(tmpdir(), "dealstream-keys-"))
+    const host = await serve([...storage, "--data-dir", dataDir])
+    try {
+      expect(host.stderr()).toContain("API keys: 2 made with `dealstream keys create`; no dev key while keys are stored")
+      expect(host.stderr()).not.toContain("dev workspace")
+      expect(existsSync(join(dataDir, "dev-api-key.json"))).toBe(false)
+
+      const call = (key: string, method: string, path: string, body?: unknown) =>
+        fetch(`${host.url}${path}`, {
+          method,
+          headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+          ...(body === undefined ? {} : { body: JSON.stringify(body) })
+        }).then(async (response) => ({ status: response.status, body: await response.json().catch(() => null) as any }))
+
+      const mine = await call(acme.key, "POST", "/v1/contacts", { email: "ada@acme.example" })
+      expect(mine.status).toBe(201)
+      const theirs = await call(globex.key, "POST", "/v1/contacts", { email: "bob@globex.example" })
+      expect(theirs.status).toBe(201)
+      const listed = await call(acme.key, "GET", "/v1/contacts")
+      expect(listed.status).toBe(200)
+      expect(listed.body.data.map((c: any) => c.email)).toEqual(["ada@acme.example"])
+      expect((await call(acme.key, "GET", `/v1/contacts/${theirs.body.id}`)).status).toBe(404)
+
+      const revoked = await keys("revoke", acme.keyId)
+      expect(revoked.code).toBe(0)
+      expect(revoked.stdout).toBe(`revoked ${acme.keyId} (workspace "acme"); running hosts refuse it within 5 seconds\n`)
+      // The host may answer from its cache for up to 5 s; 10 s is a generous bound, not a measurement.
+      await until(async () => (await call(acme.key, "GET", "/v1/contacts")).status === 401, "the revoked key to be refused", 10_000)
+      const refused = await call(acme.key, "GET", "/v1/contacts")
+      expect(refused.body.error.code).toBe("unauthorized")
+      expect((await call(globex.key, "GET", "/v1/contacts")).status).toBe(200)
+
+      const again = await keys("revoke", acme.keyId)
+      expect(again.code).toBe(0)
+      expect(again.stdout).toMatch(new RegExp(`^${acme.keyId} \\(workspace "acme"\\) was already revoked at \\d{4}-`))
+    } finally {
+      host.child.kill("SIGTERM")
+      expect(await host.exit).toBe(0)
+      rmSync(dataDir, { recursive: true, force: true })
+    }
+    expect(host.stdout() + host.stderr()).not.toMatch(new RegExp(`${acme.key}|${globex.key}`))
+
+    const listed = await keys("list")
+    expect(listed.code).toBe(0)
+    const rows = lines(listed.stdout)
+    expect(rows[0]).toMatch(/^KEY ID\s+WORKSPACE\s+CREATED\s+REVOKED$/)
+    const acmeRow = rows.find((row) => row.startsWith(acme.keyId))!.split(/\s+/)
+    expect(acmeRow).toEqual([acme.keyId, "acme", expect.stringMatching(/^\d{4}-.*Z$/), expect.stringMatching(/^\d{4}-.*Z$/)])
+    expect(rows.find((row) => row.startsWith(globex.keyId))!.split(/\s+/)).toEqual([globex.keyId, "globex", expect.any(String), "-"])
+    for (const secret of [acme.key, globex.key, sha256Hex(acme.key), sha256Hex(globex.key)]) {
+      expect(listed.stdout + listed.stderr).not.toContain(secret)
+    }
+    expect(lines((await keys("list", "--workspace", "globex")).stdout)).toHaveLength(2)
+    expect((await keys("list", "--workspace", "initech")).stdout).toBe("no API keys\n")
+
+    // Every column of every table, event payloads included: the digest is there (so the search
+    // works), the key is nowhere.
+    for (const { key } of [acme, globex]) {
+      const withKey = await rowsContaining(url, key)
+      expect(Object.keys(withKey)).toEqual(expect.arrayContaining(["ds_events", "ds_api_keys", "ds_contacts"]))
+      expect(Object.values(withKey).every((n) => n === 0)).toBe(true)
+      const withDigest = await rowsContaining(url, sha256Hex(key))
+      expect(withDigest["ds_events"]).toBe(1)
+      expect(withDigest["ds_api_keys"]).toBe(1)
+    }
+  }, 60_000)
+
+  it("says what is wrong in one line: an unknown key id, a missing or bad workspace, memory storage", async () => {
+    const unknown = await keys("revoke", "key_000000000000")
+    expect(unknown.code).toBe(1)
+    expect(lines(unknown.stderr)).toEqual(["dealstream: no API key key_000000000000 (see dealstream keys list)"])
+
+    const missing = await keys("create")
+    expect(missing.code).toBe(2)
+    expect(lines(missing.stderr)).toEqual(["dealstream: keys create needs --workspace <id>"])
+    const reserved = await keys("create", "--workspace", "$system")
+    expect(reserved.code).toBe(2)
+    expect(lines(reserved.stderr)).toEqual(["dealstream: --workspace must be 1 to 64 letters, digits, _ or -, got \"$system\""])
+
+    const memory = run(["keys", "create", "--workspace", "acme", "--storage", "memory"])
+    expect(await memory.exit).toBe(1)
+    expect(lines(memory.stderr())).toEqual(["dealstream: keys need a database: memory storage keeps nothing between runs"])
+    expect(memory.stdout()).toBe("")
+
+    const help = run(["--help"])
+    expect(await help.exit).toBe(0)
+    expect(help.stdout()).toContain("dealstream keys create --workspace <id>")
+    expect(help.stdout()).toContain("within 5 seconds")
+  })
+})
