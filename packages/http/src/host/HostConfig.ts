@@ -14,7 +14,10 @@ export interface HostConfig {
   readonly host: string | undefined
   readonly storage: StorageChoice
   readonly dataDir: string
-  /** null: use (and on first start create) the dev workspace's key under dataDir. */
+  /**
+   * Keys stored with `dealstream keys create` are accepted besides these. null: none configured; then,
+   * while no key is stored either, the dev workspace's key under dataDir (made on first start).
+   */
   readonly apiKeys: ReadonlyArray<ApiKeys.ApiKey> | null
   readonly rateLimit: number
   readonly rateBurst: number
