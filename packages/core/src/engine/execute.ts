@@ -98,7 +98,10 @@ export interface Executed<E> {
 export const execute = <C, E extends DomainEvent, S>(deps: EngineDeps, run: Execution<C, E, S>) => {
   const attempt = Effect.gen(function*() {
     const loaded = yield* loadStream<E>(deps, run.ctx, run.streamId)
-    if (loaded.version < 0 || (loaded.version === 0 && !run.creates)) {
+    // Streams are named by id alone, so a contact's id sent to a deal route reads the contact's
+    // stream, which the deal decider cannot fold (it threw: a 500). That record is no deal: 404.
+    const ofAnotherKind = loaded.stored[0] !== undefined && !loaded.stored[0].type.startsWith(`${run.resource}.`)
+    if (loaded.version < 0 || (loaded.version === 0 && !run.creates) || ofAnotherKind) {
       return yield* new NotFound({ resource: run.resource, id: run.streamId })
     }
     if (run.ifMatch !== null && run.ifMatch !== loaded.version) {
