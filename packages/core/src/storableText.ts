@@ -3,6 +3,9 @@ import type { JsonObject } from "./json.js"
 // U+0000, or a surrogate half without its partner.
 const unstorable = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/
 
+/** Whether storage can keep (and compare with) this text: no U+0000 and no unpaired surrogate. */
+export const isStorableText = (text: string): boolean => !unstorable.test(text)
+
 const child = (path: string, key: string | number) =>
   typeof key === "number" ? `${path}[${key}]` : path === "" ? key : `${path}.${key}`
 

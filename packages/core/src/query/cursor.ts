@@ -1,5 +1,6 @@
 import { Either, Encoding } from "effect"
 import { ValidationError } from "../errors.js"
+import { isStorableText } from "../storableText.js"
 import type { Position } from "./ast.js"
 import { fnv1a64 } from "./fingerprint.js"
 
@@ -39,6 +40,9 @@ export const decodeCursor = (raw: string, fingerprint: string): Either.Either<Po
   if (typeof madeFor !== "string" || !isSortValue(value) || typeof id !== "string" || typeof check !== "string") {
     return Either.left(malformed)
   }
+  // The check is no signature: anyone can re-encode a position, U+0000 included, which PostgreSQL
+  // refuses as a bind parameter (a 500). No record holds such text, so no cursor of ours does.
+  if ((typeof value === "string" && !isStorableText(value)) || !isStorableText(id)) return Either.left(malformed)
   const position: Position = { value, id }
   if (check !== checkOf(madeFor, position)) return Either.left(malformed)
   if (madeFor !== fingerprint) {

@@ -1,4 +1,5 @@
 import { Either } from "effect"
+import { isStorableText } from "../storableText.js"
 import type { FieldType, Scalar } from "./ast.js"
 import { isCalendarDate, normaliseTimestamp } from "./calendar.js"
 import type { FieldInfo } from "./fields.js"
@@ -9,6 +10,7 @@ import type { FieldInfo } from "./fields.js"
  */
 export const scalarOperand = (field: FieldInfo, raw: unknown): Either.Either<Scalar, string> => {
   if (raw === null) return Either.left("must not be null (use $exists to match absent values)")
+  if (typeof raw === "string" && !isStorableText(raw)) return Either.left(UNSTORABLE)
   switch (field.type) {
     case "number":
       return typeof raw === "number" && Number.isFinite(raw) ? Either.right(raw) : Either.left("must be a number")
@@ -35,6 +37,12 @@ export const scalarOperand = (field: FieldInfo, raw: unknown): Either.Either<Sca
       return typeof raw === "string" ? Either.right(raw) : Either.left("must be a string")
   }
 }
+
+/**
+ * A filter's JSON may spell U+0000 or a lone surrogate (`"\\u0000"`), which the query string
+ * checks never see. No record holds one, and PostgreSQL refuses U+0000 as a bind parameter (a 500).
+ */
+export const UNSTORABLE = "contains U+0000 or an unpaired surrogate, which no record can hold"
 
 /** Types whose values have a meaningful order for $gt, $gte, $lt and $lte. */
 export const orderedTypes: ReadonlyArray<FieldType> = ["number", "date", "timestamp", "text", "id"]

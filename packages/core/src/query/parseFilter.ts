@@ -4,7 +4,8 @@ import { isJsonObject } from "../json.js"
 import type { Expr, FieldRef } from "./ast.js"
 import { allOf, always, anyOf, not } from "./exprs.js"
 import type { FieldCatalog, FieldInfo } from "./fields.js"
-import { orderedTypes, scalarOperand, textTypes } from "./operands.js"
+import { isStorableText } from "../storableText.js"
+import { orderedTypes, scalarOperand, textTypes, UNSTORABLE } from "./operands.js"
 
 /** Bounds on the work one `filter` can ask for. */
 export const filterLimits = { textLength: 8192, depth: 10, clauses: 200, inValues: 100 } as const
@@ -124,6 +125,7 @@ const fieldOp = (walk: Walk, info: FieldInfo, op: string, operand: unknown, path
     case "$starts_with": {
       if (!textTypes.includes(info.type)) return fail(walk, path, `cannot be used on a ${info.type} field`)
       if (typeof operand !== "string") return fail(walk, path, "must be a string")
+      if (!isStorableText(operand)) return fail(walk, path, UNSTORABLE)
       return { _tag: op === "$contains" ? "Contains" : "StartsWith", field, value: operand }
     }
     case "$exists":
