@@ -1,3 +1,4 @@
+import { ValidationError } from "@dealstream/core"
 import type { HttpServerRequest } from "@effect/platform"
 import { NodeHttpServerRequest } from "@effect/platform-node"
 import type { IncomingMessage } from "node:http"
@@ -5,6 +6,27 @@ import { Effect } from "effect"
 import { InvalidJson, PayloadTooLarge, UnsupportedMediaType } from "../errors/HttpErrors.js"
 
 export const MAX_BODY_BYTES = 1024 * 1024
+
+/**
+ * No request body of the API nests deeper than three levels. JSON.parse takes a megabyte of `[`
+ * (half a million levels) in its stride, but whatever walks the value afterwards recursively (the
+ * storable-text check, the idempotency fingerprint) runs out of stack, and a RangeError is a 500.
+ */
+export const MAX_BODY_DEPTH = 64
+
+/** Whether `value` has objects or arrays nested more than `max` deep; a loop, not recursion. */
+export const nestsDeeperThan = (value: unknown, max: number): boolean => {
+  const pending: Array<readonly [unknown, number]> = [[value, 1]]
+  while (pending.length > 0) {
+    const [current, depth] = pending.pop()!
+    if (typeof current !== "object" || current === null) continue
+    if (depth > max) return true
+    for (const inner of Array.isArray(current) ? current : Object.values(current)) {
+      if (typeof inner === "object" && inner !== null) pending.push([inner, depth + 1])
+    }
+  }
+  return false
+}
 
 const isJsonMediaType = (contentType: string): boolean => {
   const mediaType = contentType.split(";")[0]!.trim().toLowerCase()
@@ -19,12 +41,12 @@ const hasBody = (request: HttpServerRequest.HttpServerRequest): boolean => {
 /**
  * Reads a JSON request body with the edge's rules, in the order a client can fix them: media type
  * (415), size (413, from Content-Length first so a large upload is refused before it is read, then
- * while reading for chunked bodies), syntax (400 invalid_json). An absent body reads as `null` and
- * the engine reports what is missing.
+ * while reading for chunked bodies), syntax (400 invalid_json), nesting (400 validation_error). An
+ * absent body reads as `null` and the engine reports what is missing.
  */
 export const readJsonBody = (
   request: HttpServerRequest.HttpServerRequest
-): Effect.Effect<unknown, InvalidJson | PayloadTooLarge | UnsupportedMediaType> =>
+): Effect.Effect<unknown, InvalidJson | PayloadTooLarge | UnsupportedMediaType | ValidationError> =>
   Effect.gen(function*() {
     if (!hasBody(request)) return null
     const contentType = request.headers["content-type"]
@@ -37,10 +59,14 @@ export const readJsonBody = (
     if (declared > MAX_BODY_BYTES) return yield* tooLarge
     const text = yield* readLimited(NodeHttpServerRequest.toIncomingMessage(request), MAX_BODY_BYTES)
     if (text.trim() === "") return null
-    return yield* Effect.try({
+    const body = yield* Effect.try({
       try: (): unknown => JSON.parse(text),
       catch: (error) => new InvalidJson({ message: `malformed JSON: ${error instanceof Error ? error.message : "cannot parse"}` })
     })
+    if (nestsDeeperThan(body, MAX_BODY_DEPTH)) {
+      return yield* ValidationError.at("", `the body nests objects and arrays deeper than ${MAX_BODY_DEPTH} levels`)
+    }
+    return body
   })
 
 /**
