@@ -3,6 +3,7 @@ import {
   Engine,
   EngineLive,
   type EngineRequirements,
+  Ids,
   IdsLive,
   runDeliveryWorker,
   WebhookConfig,
@@ -22,6 +23,7 @@ import { drainConnections } from "./drainConnections.js"
 import type { HostConfig } from "./HostConfig.js"
 import { hostMiddleware } from "./hostMiddleware.js"
 import * as JsonLogger from "./jsonLogger.js"
+import { answerParserErrors } from "./parserErrors.js"
 import { purgeSchedule } from "./purgeSchedule.js"
 import * as NodeWebhookTransport from "../webhooks/NodeWebhookTransport.js"
 import { type StorageChoice, type StorageInUse, storageLayer, type StorageSetupError } from "./storage.js"
@@ -56,8 +58,10 @@ const deliveryWorker = (options: DeliveryWorkerOptions) =>
 export const HostLive = (
   options: ServeOptions
 ): Layer.Layer<HttpServer.HttpServer, HttpServerError.ServeError, Engine | EngineRequirements> =>
-  Layer.unwrapEffect(Effect.sync(() => {
+  Layer.unwrapEffect(Effect.gen(function*() {
+    const ids = yield* Ids
     const server = createServer()
+    answerParserErrors(server, () => Effect.runSync(ids.make("req")))
     const served = HttpApiBuilder.serve().pipe(
       Layer.provide(HttpApiBuilder.middleware(hostMiddleware)),
       Layer.provide(ApiLive),
