@@ -36,7 +36,10 @@ export const make = (
   lookup: (keySha256: string) => Effect.Effect<KeyOwner | null, StorageUnavailable>,
   cache: StoredKeyCache.StoredKeyCache<KeyOwner> = StoredKeyCache.make()
 ): ApiKeysService => {
-  const entries = keys.map(({ key, workspaceId }) => {
+  const entries = keys.map(({ key, workspaceId }, index) => {
+    // Embedders pass keys without going through `parse`; a workspace outside the API's syntax (the
+    // reserved one that holds the stored keys, say) must not be reachable through any key.
+    if (!isWorkspaceId(workspaceId)) throw new Error(`API key ${index + 1} names an invalid workspace id ${JSON.stringify(workspaceId)}`)
     const digest = sha256(key)
     return { digest, owner: { workspaceId, keyId: apiKeyIdOf(digest.toString("hex")) } }
   })

@@ -1,4 +1,4 @@
-import { apiKeyIdOf, StorageUnavailable } from "@dealstream/core"
+import { apiKeyIdOf, StorageUnavailable, SYSTEM_WORKSPACE } from "@dealstream/core"
 import { describe, expect, it } from "@effect/vitest"
 import { createHash } from "node:crypto"
 import { Effect, Option } from "effect"
@@ -29,4 +29,8 @@ describe("ApiKeys", () => {
       expect(Option.isSome(yield* keys.authenticate("env-key"))).toBe(true)
       expect((yield* Effect.flip(keys.authenticate("other"))).message).toBe("connect ECONNREFUSED")
     }))
+
+  it("refuses a configured key for a workspace outside the API's syntax, such as the reserved one", () => {
+    expect(() => ApiKeys.make([{ workspaceId: SYSTEM_WORKSPACE, key: "k" }], () => Effect.succeed(null))).toThrow(/invalid workspace id "\$system"/)
+  })
 })
