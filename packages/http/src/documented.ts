@@ -11,7 +11,16 @@ import { IdempotencyConflict, InvalidJson, PayloadTooLarge, Unavailable, Unsuppo
  * paths are the contract), so handlers read bodies themselves (`handleRaw`).
  */
 
-export const idParam = HttpApiSchema.param("id", Schema.String)
+/**
+ * A path parameter as the engine may see it. `%00` decodes to U+0000, which no id or key holds and
+ * PostgreSQL refuses as a bind parameter (a 500): it is an invalid path value (400) instead. (Lone
+ * surrogates cannot arrive this way: a path that percent-decodes to one is no route.)
+ */
+export const PathText = Schema.String.pipe(
+  Schema.filter((text) => !text.includes("\u0000"), { message: () => "must not contain U+0000" })
+)
+
+export const idParam = HttpApiSchema.param("id", PathText)
 
 export const exampleId = (prefix: string) =>
   Schema.String.annotations({ examples: [`${prefix}_01jd7x4c2m8k9q3r5t6v7w8y9z`] })

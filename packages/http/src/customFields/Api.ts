@@ -1,10 +1,10 @@
 import { HttpApiEndpoint, HttpApiSchema } from "@effect/platform"
 import { Schema } from "effect"
-import { idempotencyHeader, optionalText, pageOf, securedGroup } from "../documented.js"
+import { idempotencyHeader, optionalText, pageOf, PathText, securedGroup } from "../documented.js"
 import { CustomFieldDefinition } from "./schemas.js"
 
-const objectParam = HttpApiSchema.param("object", Schema.String)
-const keyParam = HttpApiSchema.param("key", Schema.String)
+const objectParam = HttpApiSchema.param("object", PathText)
+const keyParam = HttpApiSchema.param("key", PathText)
 
 export class CustomFieldsApi extends securedGroup("customFields")
   .add(

@@ -1,9 +1,9 @@
 import { HttpApiEndpoint, HttpApiSchema, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
-import { idempotencyHeader, idParam, ifMatchHeader, optionalText, pageOf, pagingParams, securedGroup } from "../documented.js"
+import { idempotencyHeader, idParam, ifMatchHeader, optionalText, pageOf, pagingParams, PathText, securedGroup } from "../documented.js"
 import { Delivery, Webhook, WebhookInput, WebhookPatch } from "./schemas.js"
 
-const deliveryIdParam = HttpApiSchema.param("delivery_id", Schema.String)
+const deliveryIdParam = HttpApiSchema.param("delivery_id", PathText)
 
 const payloadDescription = `Each event is POSTed as \`{"id": "evt_…", "type", "created_at", "workspace_id", "sequence", "data"}\`
 with \`Content-Type: application/json\`, \`User-Agent: dealstream-webhooks/1\`, \`X-Service-Event\`, \`X-Service-Delivery\`,
