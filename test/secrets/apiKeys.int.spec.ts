@@ -68,5 +68,8 @@ describe.each(Object.keys(storages) as Array<keyof typeof storages>)("API keys i
       const contact = yield* engine.contacts.create({ workspaceId: "acme", requestId: null, actor: null }, { email: "a@example.com" })
       const notAKey = yield* Effect.flip(engine.apiKeys.revoke({ keyId: String(contact.data["id"]), actor: null }))
       expect((notAKey as ReadError)._tag).toBe("NotFound")
+      for (const keyId of ["key_\u0000", "ws_acme", "", `key_${digest.slice(0, 12).toUpperCase()}`]) {
+        expect((yield* Effect.flip(engine.apiKeys.revoke({ keyId, actor: null })))._tag).toBe("NotFound")
+      }
     }).pipe(Effect.provide(layer)))
 })

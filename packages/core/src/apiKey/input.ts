@@ -23,6 +23,9 @@ export const isKeySha256 = (text: string): boolean => SHA256_HEX.test(text)
  */
 export const apiKeyIdOf = (keySha256: string): string => `key_${keySha256.slice(0, 12)}`
 
+/** Whether `text` is shaped like a key id (`apiKeyIdOf` of some digest). */
+export const isApiKeyId = (text: string): boolean => /^key_[0-9a-f]{12}$/.test(text)
+
 export interface ApiKeyCreate {
   readonly workspaceId: string
   /** The key itself never reaches the engine: only its digest does. */

@@ -4,12 +4,14 @@ import {
   type ApiKeyOwner,
   apiKeyDecider,
   apiKeyIdOf,
+  isApiKeyId,
   isKeySha256,
   ownerOf,
   parseApiKeyCreate,
   projectApiKey,
   SYSTEM_WORKSPACE
 } from "../apiKey/index.js"
+import { NotFound } from "../errors.js"
 import type { Expr } from "../query/ast.js"
 import type { StreamDocuments } from "./documents.js"
 import type { EngineDeps } from "./deps.js"
@@ -64,13 +66,16 @@ export const makeApiKeys = (deps: EngineDeps) => {
     })
 
   const revoke = (input: { readonly keyId: string; readonly actor: string | null }) =>
-    Effect.map(
-      execute(deps, {
-        ...run(input.actor, input.keyId, false),
-        command: ({ at }) => Effect.succeed({ type: "RevokeApiKey" as const, id: input.keyId, at })
-      }),
-      versioned
-    )
+    // Anything else names no key, and need not reach storage (which refuses some text, such as U+0000).
+    !isApiKeyId(input.keyId)
+      ? Effect.fail(new NotFound({ resource: "api_key", id: input.keyId }))
+      : Effect.map(
+        execute(deps, {
+          ...run(input.actor, input.keyId, false),
+          command: ({ at }) => Effect.succeed({ type: "RevokeApiKey" as const, id: input.keyId, at })
+        }),
+        versioned
+      )
 
   const list = (workspaceId: string | null) =>
     Effect.gen(function*() {
