@@ -14,7 +14,7 @@ import type { EngineDeps } from "./deps.js"
 import { storableBody, storableParams } from "./storable.js"
 import { contactDocuments } from "./documents.js"
 import type { IfMatch, ListParams, RequestContext } from "./Engine.js"
-import { execute } from "./execute.js"
+import { execute, foldProjection } from "./execute.js"
 import { outboxFor } from "./outbox.js"
 import { queryAll, visibleFields } from "./reads.js"
 import type { Workspaces } from "./workspace.js"
@@ -82,6 +82,15 @@ export interface Catalogs {
   readonly deal: FieldCatalog
 }
 
+const viewOf = (data: JsonObject, deals: ReadonlyArray<StoredDocument>, contactCatalog: FieldCatalog): JsonObject => {
+  const companyId = data["company_id"]
+  return {
+    ...visibleFields(data, contactCatalog),
+    deal_ids: deals.map((deal) => deal.id),
+    company_ids: typeof companyId === "string" ? [companyId] : []
+  }
+}
+
 export const makeContacts = (deps: EngineDeps, workspaces: Workspaces, customFields: CustomFields) => {
   const catalogs = (ctx: RequestContext) =>
     Effect.map(customFields.definitions(ctx), (defs): Catalogs => ({
@@ -102,15 +111,13 @@ export const makeContacts = (deps: EngineDeps, workspaces: Workspaces, customFie
   /** The API shape of contacts: visible fields, then the derived deal_ids and company_ids. */
   const views = (ctx: RequestContext, docs: ReadonlyArray<StoredDocument>, contactCatalog: FieldCatalog) =>
     Effect.map(dealsOf(ctx, docs.map((d) => d.id)), (deals) =>
-      docs.map((doc): JsonObject => {
-        const companyId = doc.data["company_id"]
-        return {
-          ...visibleFields(doc.data, contactCatalog),
-          deal_ids: deals.filter((deal) => (deal.data["contact_ids"] as ReadonlyArray<Json> | undefined)?.includes(doc.id))
-            .map((deal) => deal.id),
-          company_ids: typeof companyId === "string" ? [companyId] : []
-        }
-      }))
+      docs.map((doc) =>
+        viewOf(
+          doc.data,
+          deals.filter((deal) => (deal.data["contact_ids"] as ReadonlyArray<Json> | undefined)?.includes(doc.id)),
+          contactCatalog
+        )
+      ))
 
   const activities = (ctx: RequestContext, contactId: string, dealIds: ReadonlyArray<string>) =>
     Effect.gen(function*() {
@@ -206,11 +213,16 @@ export const makeContacts = (deps: EngineDeps, workspaces: Workspaces, customFie
       const fields = parseContactCreate(yield* storableBody(body), known.defs)
       if (Either.isLeft(fields)) return yield* fields.left
       const id = yield* deps.ids.make("con")
-      yield* execute(deps, {
+      const executed = yield* execute(deps, {
         ...run(ctx, id, null, true, known),
+        newStream: true,
         command: ({ at }) => Effect.succeed({ type: "CreateContact" as const, id, at, fields: fields.right })
       })
-      return yield* afterWrite(ctx, id, known)
+      // Nothing is read back: the document is what was just written, and no deal can name a contact
+      // before it exists (deals check their contact ids).
+      const created = foldProjection(projectContact, executed.all)
+      if (created === null) return yield* new NotFound({ resource: "contact", id })
+      return { data: viewOf(created.data, [], known.contact), version: executed.version }
     })
 
   const update = (ctx: RequestContext, id: string, body: unknown, ifMatch: IfMatch) =>

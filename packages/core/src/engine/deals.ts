@@ -115,6 +115,7 @@ export const makeDeals = (deps: EngineDeps, workspaces: Workspaces, contacts: Co
       const id = yield* deps.ids.make("deal")
       const result = yield* execute(deps, {
         ...run(ctx, id, null, true, known),
+        newStream: true,
         command: ({ at }) =>
           Effect.gen(function*() {
             const pipelineId = fields.right["pipeline_id"]

@@ -53,6 +53,11 @@ export interface Execution<C, E extends DomainEvent, S> {
   /** Whether the command may create the stream; otherwise an empty stream is 404. */
   readonly creates: boolean
   /**
+   * The stream id was minted for this command, so the stream is empty: the first attempt does not
+   * read it. Should it exist after all, the commit meets a version conflict and the retry reads it.
+   */
+  readonly newStream?: boolean
+  /**
    * The command, built from the stream as it is now; built again on every retry. `at` is the time of
    * this attempt, never earlier than the stream's last event, so a command that retries after losing a
    * race is recorded after the one that won it and the record's history stays in time order.
@@ -96,8 +101,12 @@ export interface Executed<E> {
  * the new state, so no update is ever lost, and after MAX_ATTEMPTS the client gets 409.
  */
 export const execute = <C, E extends DomainEvent, S>(deps: EngineDeps, run: Execution<C, E, S>) => {
+  let assumeEmpty = run.newStream === true
   const attempt = Effect.gen(function*() {
-    const loaded = yield* loadStream<E>(deps, run.ctx, run.streamId)
+    const loaded: LoadedStream<E> = assumeEmpty
+      ? { history: [], stored: [], version: 0 }
+      : yield* loadStream<E>(deps, run.ctx, run.streamId)
+    assumeEmpty = false
     // Streams are named by id alone, so a contact's id sent to a deal route reads the contact's
     // stream, which the deal decider cannot fold (it threw: a 500). That record is no deal: 404.
     const ofAnotherKind = loaded.stored[0] !== undefined && !loaded.stored[0].type.startsWith(`${run.resource}.`)
