@@ -1,0 +1,38 @@
+// Closed-loop load: `concurrency` workers each run `op` back to back for a fixed time.
+
+/**
+ * Returns operations completed per second over the whole window (in-flight operations are
+ * awaited and counted, so the window is slightly longer than asked). Failed operations are
+ * counted apart; the first one is kept so a broken system shows up instead of a silent 0.
+ */
+export const closedLoop = async ({ concurrency, seconds, op }) => {
+  let done = 0
+  let failed = 0
+  let firstError = null
+  const start = performance.now()
+  const until = start + seconds * 1000
+  await Promise.all(Array.from({ length: concurrency }, async (_, worker) => {
+    for (let i = 0; performance.now() < until; i++) {
+      try {
+        await op(worker, i)
+        done++
+      } catch (error) {
+        failed++
+        firstError ??= error
+      }
+    }
+  }))
+  const elapsed = (performance.now() - start) / 1000
+  return { rate: done / elapsed, done, failed, firstError, elapsed }
+}
+
+/** Runs `op(i)` for i in [0, n) with at most `concurrency` in flight. */
+export const forEachConcurrently = async (n, concurrency, op) => {
+  let next = 0
+  await Promise.all(Array.from({ length: Math.min(concurrency, n) }, async () => {
+    while (next < n) await op(next++)
+  }))
+}
+
+/** A short unique tag for this process, so emails and ids of different runs never collide. */
+export const runTag = `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`

@@ -1,0 +1,56 @@
+// The one embedded PostgreSQL a bench run starts, with a fresh database per system under test.
+import { chmodSync, mkdtempSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { EmbeddedPostgres, PgStorage } from "@dealstream/storage-pg"
+import { Effect, Exit, Scope } from "effect"
+import postgres from "postgres"
+
+/** Runs a scoped Effect to completion as a Promise, closing its scope on `close()`. */
+export const openScoped = async (effect) => {
+  const scope = Effect.runSync(Scope.make())
+  const value = await Effect.runPromise(Scope.extend(effect, scope))
+  return { value, close: () => Effect.runPromise(Scope.close(scope, Exit.void)) }
+}
+
+/**
+ * Starts PostgreSQL with its normal durability (fsync, synchronous_commit and full_page_writes on:
+ * not the tests' ephemeral cluster), in a temporary directory that is removed on stop.
+ */
+export const startPostgres = async ({ log }) => {
+  const dir = mkdtempSync(join(tmpdir(), "ds-bench-"))
+  // As root the server runs as the postgres user, which must be able to enter the directory.
+  chmodSync(dir, 0o755)
+  const started = Date.now()
+  const { value: running, close } = await openScoped(EmbeddedPostgres.start({ dataDir: join(dir, "pg"), database: "postgres" }))
+  const admin = postgres(running.adminUrl, { max: 1, onnotice: () => {} })
+  const [{ version }] = await admin`SELECT version()`
+  const settings = Object.fromEntries(
+    (await admin`SELECT name, setting, unit FROM pg_settings WHERE name IN ('fsync', 'synchronous_commit', 'full_page_writes', 'shared_buffers', 'max_connections', 'wal_level')`)
+      .map((row) => [row.name, row.unit === "8kB" ? `${(Number(row.setting) * 8) / 1024} MB` : row.setting])
+  )
+  log(`embedded PostgreSQL on port ${running.port} (${((Date.now() - started) / 1000).toFixed(1)} s to start)`)
+
+  const urlOf = (database) => running.adminUrl.replace(/\/postgres$/, `/${database}`)
+  return {
+    version: version.split(" on ")[0],
+    settings,
+    /** A new, empty database; its URL. */
+    createDatabase: async (name) => {
+      await admin.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
+      await admin.unsafe(`CREATE DATABASE ${name}`)
+      return urlOf(name)
+    },
+    stop: async () => {
+      await admin.end()
+      await close()
+      rmSync(dir, { recursive: true, force: true })
+    }
+  }
+}
+
+/** Creates dealstream's schema in a database (the migrations the storage runs at start-up). */
+export const migrateDealstream = async (url) => {
+  const { close } = await openScoped(PgStorage.make({ url, maxConnections: 1 }))
+  await close()
+}

@@ -1,0 +1,49 @@
+// Emmett's PostgreSQL event store: one appendToStream of one event per command, on its own schema
+// (created by Emmett on first use) in a database of its own, through Emmett's own pool (a
+// node-postgres Pool of its default size, 10 connections, like the other systems). Moves append
+// with the expected stream version, as a command handler would after reading the stream; that read
+// is not part of the figure.
+import { getPostgreSQLEventStore } from "@event-driven-io/emmett-postgresql"
+import { contactFields, dealFields, newId, nextStage, workspaceId } from "./shared.mjs"
+
+export const emmettSystem = async (url, { stages, pipelineId }) => {
+  const store = getPostgreSQLEventStore(url)
+  const metadata = () => ({ actor: "bench", requestId: null, workspaceId })
+  return {
+    name: "Emmett",
+    createContact: (tag, n) => {
+      const id = newId("con")
+      const at = new Date().toISOString()
+      return store.appendToStream(`contact-${id}`, [
+        { type: "contact.created", data: { at, id, fields: { ...contactFields(tag, n), owner_id: null, company_id: null } }, metadata: metadata() }
+      ])
+    },
+    createDeal: async (n) => {
+      const id = newId("deal")
+      const at = new Date().toISOString()
+      const fields = { ...dealFields(n), status: "open", owner_id: null, stage_id: stages[0], contact_ids: [], pipeline_id: pipelineId, expected_close_date: null }
+      await store.appendToStream(`deal-${id}`, [{ type: "deal.created", data: { at, id, fields }, metadata: metadata() }])
+      return { id, stage: 0, version: 1n }
+    },
+    moveStage: async (deal) => {
+      const to = nextStage(deal.stage, stages.length)
+      const at = new Date().toISOString()
+      const result = await store.appendToStream(`deal-${deal.id}`, [{
+        type: "deal.stage_changed",
+        data: {
+          at,
+          reason: null,
+          entry_id: newId("tle"),
+          to_stage_id: stages[to],
+          from_stage_id: stages[deal.stage],
+          to_pipeline_id: pipelineId,
+          from_pipeline_id: pipelineId
+        },
+        metadata: metadata()
+      }], { expectedStreamVersion: deal.version })
+      deal.stage = to
+      deal.version = result.nextExpectedStreamVersion
+    },
+    close: () => store.close()
+  }
+}

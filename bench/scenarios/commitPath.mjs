@@ -1,0 +1,131 @@
+// Item 2: commands per second on PostgreSQL for dealstream's engine, the raw ceiling and Emmett,
+// each on a fresh database of the one embedded server, measured round by round side by side.
+import { closedLoop, forEachConcurrently, runTag } from "../lib/loop.mjs"
+import { migrateDealstream } from "../lib/postgres.mjs"
+import { ratios } from "../lib/stats.mjs"
+import postgres from "postgres"
+import { dealstreamSystem } from "../lib/systems/dealstream.mjs"
+import { emmettSystem } from "../lib/systems/emmett.mjs"
+import { rawDescription, rawSystem } from "../lib/systems/raw.mjs"
+
+const SCENARIO = "commit path (PostgreSQL)"
+const CONCURRENCIES = [1, 8, 32]
+const POOL_SIZE = 10
+
+const targets = {
+  8: { raw: 0.8, emmett: 1.2 },
+  32: { raw: 1.0, emmett: 2.0 }
+}
+
+/** The deals of one system, dealt out so that no two workers ever move the same deal. */
+const dealsFor = (deals, concurrency) =>
+  Array.from({ length: concurrency }, (_, w) => deals.filter((_, i) => i % concurrency === w))
+
+const averageDealEvents = async (url) => {
+  const sql = postgres(url, { max: 1 })
+  const [row] = await sql`SELECT avg(version)::float AS avg, max(version) AS max FROM ds_streams WHERE stream_id LIKE 'deal\\_%'`
+  await sql.end()
+  return row
+}
+
+export const commitPath = async ({ pg, settings, runs, log }) => {
+  const { seconds, warmupSeconds, deals: dealCount } = settings
+  const dsUrl = await pg.createDatabase("bench_commit_dealstream")
+  const rawUrl = await pg.createDatabase("bench_commit_raw")
+  const emmettUrl = await pg.createDatabase("bench_commit_emmett")
+  await migrateDealstream(rawUrl)
+
+  const dealstream = await dealstreamSystem(dsUrl, { poolSize: POOL_SIZE })
+  const shared = { poolSize: POOL_SIZE, stages: dealstream.stages, pipelineId: dealstream.pipelineId }
+  const systems = [dealstream, await rawSystem(rawUrl, shared), await emmettSystem(emmettUrl, shared)]
+
+  let n = 0
+  const commands = {
+    "create-contact": (system) => () => system.createContact(runTag, n++),
+    "move-stage": (system, concurrency) => {
+      const mine = dealsFor(system.deals, concurrency)
+      return (worker, i) => system.moveStage(mine[worker][i % mine[worker].length])
+    }
+  }
+
+  for (const system of systems) {
+    const started = Date.now()
+    system.deals = []
+    await forEachConcurrently(dealCount, 8, async (i) => system.deals.push(await system.createDeal(i)))
+    log(`  ${system.name}: ${dealCount} deals created (${((Date.now() - started) / 1000).toFixed(1)} s)`)
+    for (const [name, command] of Object.entries(commands)) {
+      const warm = await closedLoop({ concurrency: 8, seconds: warmupSeconds, op: command(system, 8) })
+      if (warm.failed > 0) throw new Error(`${system.name} ${name} fails while warming up: ${warm.firstError?.message}`)
+    }
+  }
+
+  // results[command][concurrency][system] = per-run rates
+  const results = {}
+  const failures = []
+  for (let run = 0; run < runs; run++) {
+    for (const [name, command] of Object.entries(commands)) {
+      for (const concurrency of CONCURRENCIES) {
+        // Rotate who goes first, so that no system always runs on the warmest (or most tired) database.
+        const order = systems.map((_, i) => systems[(i + run) % systems.length])
+        for (const system of order) {
+          const result = await closedLoop({ concurrency, seconds, op: command(system, concurrency) })
+          if (result.failed > 0) failures.push(`${system.name} ${name} c=${concurrency}: ${result.failed} failed (${result.firstError?.message})`)
+          ;(((results[name] ??= {})[concurrency] ??= {})[system.name] ??= []).push(result.rate)
+        }
+        log(`  run ${run + 1}/${runs} ${name} c=${concurrency}: ${systems.map((s) => `${s.name} ${Math.round(results[name][concurrency][s.name][run])}/s`).join(", ")}`)
+      }
+    }
+  }
+
+  const dealEvents = await averageDealEvents(dsUrl)
+  for (const system of systems) await system.close()
+
+  const rows = []
+  for (const [name, byConcurrency] of Object.entries(results)) {
+    for (const concurrency of CONCURRENCIES) {
+      const measured = byConcurrency[concurrency]
+      const ds = measured.dealstream
+      const measure = `${name}, concurrency ${concurrency}`
+      rows.push({ scenario: SCENARIO, measure, system: "dealstream", unit: "cmd/s", runs: ds })
+      const goal = targets[concurrency]
+      rows.push({
+        scenario: SCENARIO,
+        measure,
+        system: "raw ceiling",
+        unit: "cmd/s",
+        runs: measured["raw ceiling"],
+        ratio: ratios(ds, measured["raw ceiling"]),
+        ...(goal ? { target: { text: `dealstream ≥ ${goal.raw}× raw`, on: "ratio", atLeast: goal.raw } } : {})
+      })
+      rows.push({
+        scenario: SCENARIO,
+        measure,
+        system: "Emmett",
+        unit: "cmd/s",
+        runs: measured.Emmett,
+        ratio: ratios(ds, measured.Emmett),
+        ...(goal ? { target: { text: `dealstream ≥ ${goal.emmett}× Emmett`, on: "ratio", atLeast: goal.emmett } } : {})
+      })
+    }
+  }
+
+  return {
+    rows,
+    notes: [
+      `Closed loop: at concurrency c, c workers each issue one command after another for ${seconds} s; rate = commands completed / elapsed time. ` +
+      `Each system has a pool of ${POOL_SIZE} connections (dealstream: PgStorage maxConnections; raw: postgres.js max; Emmett: its node-postgres pool's default). ` +
+      `Warm-up: ${warmupSeconds} s of each command at concurrency 8 before the first run. Each run measures every (command, concurrency) for the three systems back to back, ` +
+      `the order rotating from run to run; ratios are per run (dealstream's rate / the other's rate in the same round).`,
+      `dealstream: \`createPromiseEngine(PgStorage.layer(url))\` in the bench process; \`contacts.create\` (a contact with email, names, phone, title, source) and ` +
+      `\`deals.moveStage\` to the pipeline's next stage, i.e. the whole command: load the stream, decide, project, the webhook lookup of the outbox, the \`ds_commit\` call, ` +
+      `and the read of the record the command returns.`,
+      ...rawDescription.map((line) => `Raw ceiling, ${line}`),
+      "Emmett: `getPostgreSQLEventStore(url).appendToStream(stream, [one event])` with the same event data as dealstream's event; " +
+      "moves pass `expectedStreamVersion`. Emmett writes no documents (no projections registered).",
+      `move-stage: ${dealCount} deals per system, created before the runs and dealt out so no two workers move the same deal (no conflicts); ` +
+      "each move goes to the next stage of the 6-stage pipeline, so every move is a real change. Deal streams grow during the runs (dealstream reads the whole stream per command): " +
+      `at the end a dealstream deal stream held ${dealEvents.avg.toFixed(1)} events on average (at most ${dealEvents.max}).`
+    ],
+    failures
+  }
+}

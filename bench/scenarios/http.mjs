@@ -1,0 +1,141 @@
+// Item 4: requests per second and p99 latency over HTTP, with autocannon in a process of its own,
+// for the dealstream host (its own process, PostgreSQL storage), a bare node:http server answering
+// the same bytes, and a fastify route doing one INSERT.
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { fileURLToPath } from "node:url"
+import { autocannonRuns } from "../lib/autocannon.mjs"
+import { forEachConcurrently, runTag } from "../lib/loop.mjs"
+import { authHeaders, request, spawnServer, startHost } from "../lib/processes.mjs"
+import { ratios } from "../lib/stats.mjs"
+import { contactFields } from "../lib/systems/shared.mjs"
+
+const SCENARIO = "HTTP"
+const SOURCES = ["webinar", "referral", "ads", "organic", "event", "partner"]
+export const LIST_PATH = `/v1/contacts?filter=${encodeURIComponent(JSON.stringify({ source: { $in: ["webinar", "referral"] } }))}&sort=-created_at&limit=25`
+export const POST_BODY = contactFields("post", 0)
+
+/** The dealstream host with contacts to read: one to GET, `listContacts` for the list page. */
+export const prepareHost = async ({ pg, database, listContacts, nodeArgs = [] }) => {
+  const databaseUrl = await pg.createDatabase(database)
+  const host = await startHost({ databaseUrl, nodeArgs })
+  const { json } = await request(host.url, "POST", "/v1/contacts", contactFields(runTag, "get"))
+  const contactId = json().id
+  await forEachConcurrently(listContacts, 8, (i) =>
+    request(host.url, "POST", "/v1/contacts", { ...contactFields(runTag, i), source: SOURCES[i % SOURCES.length] }))
+  return { host, contactId, getPath: `/v1/contacts/${contactId}` }
+}
+
+export const http = async ({ pg, settings, runs, log }) => {
+  const { seconds, warmupSeconds, connections, listContacts } = settings
+  const { host, getPath } = await prepareHost({ pg, database: "bench_http_dealstream", listContacts })
+  const fastify = await spawnServer({
+    name: "fastify",
+    script: fileURLToPath(new URL("../lib/fastifyServer.mjs", import.meta.url)),
+    args: [await pg.createDatabase("bench_http_fastify")]
+  })
+
+  // The bare server answers exactly the bytes dealstream answered.
+  const got = await request(host.url, "GET", getPath)
+  const listed = await request(host.url, "GET", LIST_PATH)
+  const posted = await request(host.url, "POST", "/v1/contacts", { ...POST_BODY, email: `bare.${runTag}@bench.example` })
+  const dir = mkdtempSync(join(tmpdir(), "ds-bench-bare-"))
+  const routesFile = join(dir, "routes.json")
+  const route = (answer) => ({ status: answer.status, contentType: answer.headers.get("content-type"), body: answer.bytes.toString("base64") })
+  writeFileSync(routesFile, JSON.stringify({
+    [`GET ${getPath}`]: route(got),
+    [`GET ${LIST_PATH}`]: route(listed),
+    "POST /v1/contacts": route(posted)
+  }))
+  const bare = await spawnServer({ name: "bare node:http", script: fileURLToPath(new URL("../lib/bareServer.mjs", import.meta.url)), args: [routesFile] })
+
+  const endpoints = [
+    { measure: "GET one contact", method: "GET", path: getPath, servers: { dealstream: host, bare } },
+    { measure: `list page (${listContacts.toLocaleString("en-US")} contacts)`, method: "GET", path: LIST_PATH, servers: { dealstream: host, bare } },
+    { measure: "POST contact", method: "POST", path: "/v1/contacts", body: POST_BODY, uniqueEmail: true, servers: { dealstream: host, bare, fastify } }
+  ]
+  const failures = []
+  const pairs = endpoints.flatMap((endpoint, i) => Object.entries(endpoint.servers).map(([name, server]) => ({ i, endpoint, name, server })))
+  const shoot = async (duration) => {
+    const results = await autocannonRuns(pairs.map(({ endpoint, server }) => ({
+      url: server.url,
+      method: endpoint.method,
+      path: endpoint.path,
+      headers: { ...authHeaders, ...(endpoint.body === undefined ? {} : { "content-type": "application/json" }) },
+      body: endpoint.body,
+      uniqueEmail: endpoint.uniqueEmail === true,
+      connections,
+      duration
+    })))
+    results.forEach((result, k) => {
+      const bad = result.non2xx + result.errors + result.timeouts
+      if (bad > 0) failures.push(`${pairs[k].endpoint.measure} on ${pairs[k].name}: ${result.non2xx} non-2xx, ${result.errors} errors, ${result.timeouts} timeouts`)
+    })
+    return results
+  }
+
+  await shoot(warmupSeconds)
+  const measured = endpoints.map(() => ({}))
+  for (let run = 0; run < runs; run++) {
+    const results = await shoot(seconds)
+    results.forEach((result, k) => {
+      const slot = (measured[pairs[k].i][pairs[k].name] ??= { rps: [], p99: [] })
+      slot.rps.push(result.rps)
+      slot.p99.push(result.p99)
+    })
+    for (const [i, endpoint] of endpoints.entries()) {
+      log(`  run ${run + 1}/${runs} ${endpoint.measure}: ${Object.entries(measured[i]).map(([name, m]) => `${name} ${Math.round(m.rps[run])} req/s p99 ${m.p99[run]} ms`).join(", ")}`)
+    }
+  }
+  await host.stop()
+  await bare.stop()
+  await fastify.stop()
+  rmSync(dir, { recursive: true, force: true })
+
+  const rows = []
+  for (const [i, endpoint] of endpoints.entries()) {
+    const m = measured[i]
+    const peers = Object.keys(m).filter((name) => name !== "dealstream")
+    const label = { bare: "bare node:http", fastify: "fastify + 1 INSERT" }
+    const rpsTarget = {
+      "GET one contact:bare": { text: "dealstream ≥ 0.5× bare", on: "ratio", atLeast: 0.5 },
+      "POST contact:fastify": { text: "dealstream ≥ 1.0× fastify", on: "ratio", atLeast: 1.0 }
+    }
+    rows.push({ scenario: SCENARIO, measure: `${endpoint.measure}, throughput`, system: "dealstream", unit: "req/s", runs: m.dealstream.rps })
+    for (const peer of peers) {
+      const target = rpsTarget[`${endpoint.measure}:${peer}`]
+      rows.push({
+        scenario: SCENARIO,
+        measure: `${endpoint.measure}, throughput`,
+        system: label[peer],
+        unit: "req/s",
+        runs: m[peer].rps,
+        ratio: ratios(m.dealstream.rps, m[peer].rps),
+        ...(target ? { target } : {})
+      })
+    }
+    rows.push({ scenario: SCENARIO, measure: `${endpoint.measure}, p99 latency`, system: "dealstream", unit: "ms", runs: m.dealstream.p99 })
+    for (const peer of peers) {
+      rows.push({ scenario: SCENARIO, measure: `${endpoint.measure}, p99 latency`, system: label[peer], unit: "ms", runs: m[peer].p99, ratio: ratios(m.dealstream.p99, m[peer].p99) })
+    }
+  }
+  return {
+    rows,
+    notes: [
+      `autocannon ${connections} connections, ${seconds} s per figure and run (after ${warmupSeconds} s of warm-up per endpoint and server), in a \`node\` process of its own ` +
+      "(bench/lib/autocannonDriver.mjs, one process per round running the figures one after another); throughput counts 2xx answers only; p99 is autocannon's. Every server runs in its own process on the same 2 cores as " +
+      "autocannon and PostgreSQL.",
+      "dealstream: `node packages/http/dist/bin.js serve --storage postgres` on a fresh database of the embedded server, API key auth on, rate limit raised out of the way " +
+      "(1e9/s); its JSON request log (one line per request) goes to /dev/null.",
+      `GET one contact: \`GET ${getPath.replace(/con_\w+/, "con_…")}\` (${got.bytes.length} bytes). List page: \`GET ${decodeURIComponent(LIST_PATH)}\` ` +
+      `(${listed.bytes.length} bytes) over ${listContacts.toLocaleString("en-US")} contacts of 6 sources. POST contact: \`POST /v1/contacts\` with a fresh email per request ` +
+      `(${JSON.stringify(POST_BODY).length}-byte body), answered 201 with the contact.`,
+      "Bare node:http (bench/lib/bareServer.mjs): `http.createServer` answering the bytes dealstream answered for the same method and path (same status and content type), " +
+      "reading POST bodies to the end first. Ratios in the p99 rows are dealstream's p99 / the peer's (above 1: dealstream is slower).",
+      "fastify + 1 INSERT (bench/lib/fastifyServer.mjs): fastify 5 `POST /v1/contacts` parsing the JSON body and running one " +
+      "`INSERT INTO contacts (id, email, data) … RETURNING` through a `postgres` client (pool 10) on a database of its own, answering 201 with the row as JSON."
+    ],
+    failures
+  }
+}

@@ -1,0 +1,123 @@
+// Item 6: webhook deliveries from the host (its own process, PostgreSQL storage) to a node:http
+// receiver in this process: the rate at which a backlog is delivered, and commit-to-receipt latency.
+import { createServer } from "node:http"
+import { createPromiseEngine } from "@dealstream/core"
+import { PgStorage } from "@dealstream/storage-pg"
+import { forEachConcurrently, runTag } from "../lib/loop.mjs"
+import { request, startHost, WORKSPACE } from "../lib/processes.mjs"
+import { quantile } from "../lib/stats.mjs"
+import { contactFields } from "../lib/systems/shared.mjs"
+
+const SCENARIO = "webhooks"
+const WAIT_LIMIT_MS = 120_000
+
+/** Records when each contact's `contact.created` delivery arrived, and what it said. */
+const startReceiver = async () => {
+  const arrivals = new Map()
+  let waiter = null
+  const server = createServer((req, res) => {
+    const chunks = []
+    req.on("data", (chunk) => chunks.push(chunk))
+    req.on("end", () => {
+      const at = Date.now()
+      res.writeHead(200).end()
+      const payload = JSON.parse(Buffer.concat(chunks).toString("utf8"))
+      const id = payload.data?.contact?.id
+      if (id !== undefined && !arrivals.has(id)) arrivals.set(id, { at, createdAt: Date.parse(payload.created_at) })
+      if (waiter !== null && waiter.ids.every((wanted) => arrivals.has(wanted))) {
+        waiter.resolve()
+        waiter = null
+      }
+    })
+  })
+  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve))
+  return {
+    url: `http://127.0.0.1:${server.address().port}/hooks`,
+    arrivals,
+    /** Resolves once every id has arrived; rejects after WAIT_LIMIT_MS. */
+    waitFor: (ids) =>
+      new Promise((resolve, reject) => {
+        if (ids.every((id) => arrivals.has(id))) return resolve()
+        const timer = setTimeout(() => reject(new Error(`${ids.filter((id) => !arrivals.has(id)).length} of ${ids.length} deliveries missing after ${WAIT_LIMIT_MS / 1000} s`)), WAIT_LIMIT_MS)
+        waiter = { ids, resolve: () => (clearTimeout(timer), resolve()) }
+      }),
+    close: () => new Promise((resolve) => server.close(resolve))
+  }
+}
+
+const insecure = { env: { DEALSTREAM_ALLOW_INSECURE_WEBHOOKS: "1" } }
+
+export const webhooks = async ({ pg, settings, runs, log }) => {
+  const { latencyContacts, throughputContacts, concurrency } = settings
+  const url = await pg.createDatabase("bench_webhooks")
+  const receiver = await startReceiver()
+  let host = await startHost({ databaseUrl: url, ...insecure })
+  await request(host.url, "POST", "/v1/webhooks", { url: receiver.url, events: ["contact.created"], secret: "whsec_bench_secret_0123" })
+  let n = 0
+  const post = async () => {
+    const answer = await request(host.url, "POST", "/v1/contacts", contactFields(runTag, n++))
+    return { id: answer.json().id, answeredAt: Date.now() }
+  }
+  // Warm-up: the host's code paths, the receiver, the worker's connection.
+  const warm = []
+  for (let i = 0; i < 20; i++) warm.push((await post()).id)
+  await receiver.waitFor(warm)
+
+  const engine = await createPromiseEngine(PgStorage.layer(url))
+  const ctx = { workspaceId: WORKSPACE, requestId: null, actor: "bench" }
+  const figures = { p50: [], p99: [], afterAnswerP50: [], rate: [], drainSeconds: [] }
+  try {
+    for (let run = 0; run < runs; run++) {
+      // Latency: one contact at a time through the host; receipt time minus the event's created_at.
+      const sent = []
+      for (let i = 0; i < latencyContacts; i++) sent.push(await post())
+      await receiver.waitFor(sent.map((s) => s.id))
+      const latency = sent.map((s) => receiver.arrivals.get(s.id).at - receiver.arrivals.get(s.id).createdAt)
+      figures.p50.push(quantile(latency, 0.5))
+      figures.p99.push(quantile(latency, 0.99))
+      figures.afterAnswerP50.push(quantile(sent.map((s) => receiver.arrivals.get(s.id).at - s.answeredAt), 0.5))
+
+      // Throughput: with the host stopped, the engine in this process commits contacts, so their
+      // deliveries are scheduled (the outbox) but nobody sends them; then a host starts and its
+      // worker delivers the backlog. Rate = deliveries / (last receipt − first receipt).
+      await host.stop()
+      const backlog = []
+      await forEachConcurrently(throughputContacts, concurrency, async () => {
+        backlog.push((await engine.contacts.create(ctx, contactFields(runTag, n++))).data.id)
+      })
+      host = await startHost({ databaseUrl: url, ...insecure })
+      await receiver.waitFor(backlog)
+      const times = backlog.map((id) => receiver.arrivals.get(id).at)
+      const first = Math.min(...times)
+      const last = Math.max(...times)
+      figures.rate.push((backlog.length - 1) / ((last - first) / 1000))
+      figures.drainSeconds.push((last - first) / 1000)
+      log(`  run ${run + 1}/${runs}: commit-to-receipt p50 ${figures.p50[run].toFixed(1)} ms, p99 ${figures.p99[run].toFixed(1)} ms; ` +
+        `backlog of ${backlog.length} delivered at ${Math.round(figures.rate[run])}/s`)
+    }
+  } finally {
+    await engine.dispose()
+    await host.stop()
+    await receiver.close()
+  }
+
+  return {
+    rows: [
+      { scenario: SCENARIO, measure: "deliveries per second (backlog drain)", system: "dealstream", unit: "deliveries/s", runs: figures.rate },
+      { scenario: SCENARIO, measure: "commit-to-receipt latency, p50", system: "dealstream", unit: "ms", runs: figures.p50, target: { text: "p50 < 50 ms", on: "value", atMost: 50 } },
+      { scenario: SCENARIO, measure: "commit-to-receipt latency, p99", system: "dealstream", unit: "ms", runs: figures.p99 },
+      { scenario: SCENARIO, measure: "receipt after the 201 answer, p50", system: "dealstream", unit: "ms", runs: figures.afterAnswerP50 }
+    ],
+    notes: [
+      "The host runs with `DEALSTREAM_ALLOW_INSECURE_WEBHOOKS=1` on a fresh database; one webhook (`contact.created`, with a secret, so every delivery is signed) " +
+      "points at a node:http receiver in the bench process on 127.0.0.1 that answers 200 at once. The host's own delivery worker (defaults) sends.",
+      `Latency: ${latencyContacts} contacts per run POSTed one after another; latency = receipt time (receiver, end of body) − the payload's \`created_at\` ` +
+      "(the event time the engine sets just before its commit; same machine clock, millisecond resolution). It includes the commit itself, so it bounds commit-to-receipt from above. " +
+      "The last row is receipt − the moment the POST's 201 reached the client (negative: the delivery arrived before the HTTP answer).",
+      `Throughput: per run, the host is stopped, the engine in the bench process commits ${throughputContacts.toLocaleString("en-US")} contacts (concurrency ${concurrency}), ` +
+      "which schedules their deliveries in the same commits; a new host then starts and its worker delivers the backlog. " +
+      `Rate = (deliveries − 1) / (last receipt − first receipt); a run took ${figures.drainSeconds.map((s) => s.toFixed(1)).join(", ")} s.`
+    ],
+    failures: []
+  }
+}
