@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, rmSync } from "node:fs"
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { Effect, Exit, Scope } from "effect"
@@ -131,4 +131,54 @@ describe("dealstream keys on PostgreSQL", () => {
     expect(help.stdout()).toContain("dealstream keys create --workspace <id>")
     expect(help.stdout()).toContain("within 5 seconds")
   })
+})
+
+describe("dealstream keys on the embedded storage", () => {
+  it("works next to a running host through its database server; the host's dev key stays until it restarts", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "dealstream-keys-embedded-"))
+    const devKey = () => String(JSON.parse(readFileSync(join(dataDir, "dev-api-key.json"), "utf8")).api_key)
+    try {
+      const host = await serve(["--data-dir", dataDir], {}, { cliDefault: true })
+      let stopped = false
+      try {
+        expect(host.stderr()).toContain("API key (new)")
+        const created = run(["keys", "create", "--workspace", "acme", "--data-dir", dataDir])
+        expect(await created.exit).toBe(0)
+        expect(created.stderr()).toContain("of a running host")
+        const key = created.stdout().trim()
+        const status = (auth: string) =>
+          fetch(`${host.url}/v1/contacts`, { headers: { authorization: `Bearer ${auth}` } }).then((r) => r.status)
+        expect(await status(key)).toBe(200)
+        // The dev key was decided when this host started: it keeps working here.
+        expect(await status(devKey())).toBe(200)
+
+        const keyId = `key_${sha256Hex(key).slice(0, 12)}`
+        const revoked = run(["keys", "revoke", keyId, "--data-dir", dataDir])
+        expect(await revoked.exit).toBe(0)
+        await until(async () => (await status(key)) === 401, "the revoked key to be refused", 10_000)
+
+        host.child.kill("SIGTERM")
+        stopped = true
+        expect(await host.exit).toBe(0)
+      } finally {
+        if (!stopped) host.child.kill("SIGKILL")
+      }
+
+      // Stopped: the command starts the cluster itself. A key has been stored, so the next start makes no dev key.
+      const listed = run(["keys", "list", "--data-dir", dataDir])
+      expect(await listed.exit).toBe(0)
+      expect(lines(listed.stdout())).toHaveLength(2)
+      const again = await serve(["--data-dir", dataDir], {}, { cliDefault: true })
+      expect(again.stderr()).toContain("API keys: 0 made with `dealstream keys create` (and 1 revoked); no dev key while keys are stored")
+      try {
+        const refused = await fetch(`${again.url}/v1/contacts`, { headers: { authorization: `Bearer ${devKey()}` } })
+        expect(refused.status).toBe(401)
+      } finally {
+        again.child.kill("SIGTERM")
+      }
+      expect(await again.exit).toBe(0)
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true })
+    }
+  }, 120_000)
 })

@@ -3,7 +3,7 @@ import { EmbeddedPostgres } from "@dealstream/storage-pg"
 import { createHash, randomBytes } from "node:crypto"
 import { Cause, Effect, Exit, Option } from "effect"
 import { engineOn } from "../host/HostLive.js"
-import { embeddedClusterDir, type StorageChoice, StorageInUse } from "../host/storage.js"
+import { databaseTarget, embeddedClusterDir, type StorageChoice, StorageInUse } from "../host/storage.js"
 
 /** A `dealstream keys` command that failed, worded for one line. */
 export class KeysFailed extends Error {}
@@ -15,18 +15,22 @@ const ACTOR = "dealstream-cli"
  * An embedded cluster that a running host has started is reached through that host's server: a
  * second server cannot start on it, and keys are meant to be created and revoked while hosts run.
  */
-const reachable = (choice: StorageChoice): StorageChoice => {
-  if (choice === "memory" || !("embedded" in choice)) return choice
-  const running = EmbeddedPostgres.runningUrl(embeddedClusterDir(choice.embedded))
-  return running === null ? choice : { postgres: running }
+const reachable = (choice: StorageChoice): { readonly choice: StorageChoice; readonly description?: string } => {
+  if (choice === "memory" || !("embedded" in choice)) return { choice }
+  const cluster = embeddedClusterDir(choice.embedded)
+  const running = EmbeddedPostgres.runningUrl(cluster)
+  return running === null
+    ? { choice }
+    : { choice: { postgres: running }, description: `embedded PostgreSQL ${databaseTarget(running)} of a running host, data in ${cluster}` }
 }
 
 const run = async <A>(choice: StorageChoice, program: Effect.Effect<A, unknown, Engine | StorageInUse>): Promise<A & { readonly storage: string }> => {
+  const target = reachable(choice)
   const exit = await Effect.runPromiseExit(
     Effect.gen(function*() {
       const { description } = yield* StorageInUse
-      return { ...(yield* program), storage: description }
-    }).pipe(Effect.provide(engineOn(reachable(choice))))
+      return { ...(yield* program), storage: target.description ?? description }
+    }).pipe(Effect.provide(engineOn(target.choice)))
   )
   if (Exit.isSuccess(exit)) return exit.value
   const failure = Option.getOrUndefined(Option.orElse(Cause.failureOption(exit.cause), () => Cause.dieOption(exit.cause)))
