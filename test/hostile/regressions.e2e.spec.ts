@@ -53,7 +53,8 @@ describe.each(STORAGES)("%s storage: what the fuzz found", (storage) => {
 
   it("a body nested 10 000 levels deep is 400, with or without an Idempotency-Key", async () => {
     const deep = "[".repeat(10_000) + "]".repeat(10_000)
-    for (const headers of [{ "content-type": "application/json" }, { "content-type": "application/json", "idempotency-key": "deep-1" }]) {
+    const bare: Record<string, string> = { "content-type": "application/json" }
+    for (const headers of [bare, { ...bare, "idempotency-key": "deep-1" }]) {
       const answer = await host.call("POST", "/v1/contacts", { raw: `{"email":"deep@example.com","title":${deep}}`, headers })
       expect(answer.status, answer.text).toBe(400)
       expect(errorOf(answer).code).toBe("validation_error")
