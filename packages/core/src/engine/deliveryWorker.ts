@@ -1,4 +1,4 @@
-import { Clock, Effect, Either, Layer, Queue, Random, Schedule, Stream } from "effect"
+import { Clock, Duration, Effect, Either, Layer, Queue, Random, Schedule, Stream } from "effect"
 import { type DeliveryEvent, deliveryDecider, deliveryPayload, projectDelivery } from "../delivery/index.js"
 import type { StoredDocument } from "../storage/documents.js"
 import { signWebhookPayload, type WebhookEvent, webhookDecider, projectWebhook } from "../webhook/index.js"
@@ -19,6 +19,17 @@ export interface DeliveryWorkerOptions {
 
 const system = (workspaceId: string): RequestContext => ({ workspaceId, requestId: null, actor: "system:webhooks" })
 const text = (doc: StoredDocument, key: string) => String(doc.data[key] ?? "")
+
+/**
+ * A claimed delivery outlives a short storage outage: the reads before its POST and the record
+ * after it are tried again for a while, instead of leaving the delivery leased (timeout + 30 s)
+ * and sent a second time once the lease runs out. Within the lease's 30 s margin.
+ */
+const whileUnavailable = (budget: Duration.DurationInput) => <A, E extends { readonly _tag: string }, R>(effect: Effect.Effect<A, E, R>) =>
+  Effect.retry(effect, {
+    while: (error) => error._tag === "StorageUnavailable",
+    schedule: Schedule.spaced(Duration.millis(250)).pipe(Schedule.upTo(budget))
+  })
 
 const deliveryRun = (deps: EngineDeps, doc: StoredDocument) => ({
   ctx: system(doc.workspaceId),
@@ -65,7 +76,7 @@ const markWebhookFailed = (deps: EngineDeps, workspaceId: string, webhookId: str
 export const attemptDelivery = (deps: EngineDeps, doc: StoredDocument) =>
   Effect.gen(function*() {
     const { config, transport } = deps.webhooks
-    const webhook = yield* deps.storage.getDocument("webhook", doc.workspaceId, text(doc, "webhook_id"))
+    const webhook = yield* deps.storage.getDocument("webhook", doc.workspaceId, text(doc, "webhook_id")).pipe(whileUnavailable("5 seconds"))
     // A failed webhook receives nothing new until reactivated; replays are sent whatever its status.
     if (webhook === null || (webhook.data["status"] !== "active" && doc.data["replay_of"] === null)) {
       return yield* cancel(deps, doc)
@@ -75,7 +86,7 @@ export const attemptDelivery = (deps: EngineDeps, doc: StoredDocument) =>
       eventType: text(doc, "event_type"),
       createdAt: text(doc, "event_created_at"),
       workspaceId: doc.workspaceId,
-      sequence: yield* sequenceOf(deps, doc),
+      sequence: yield* sequenceOf(deps, doc).pipe(whileUnavailable("5 seconds")),
       data: (doc.data["payload_data"] ?? {}) as Record<string, never>
     }))
     const started = yield* Clock.currentTimeMillis
@@ -106,8 +117,12 @@ export const attemptDelivery = (deps: EngineDeps, doc: StoredDocument) =>
     }))
     const durationMs = (yield* Clock.currentTimeMillis) - started
     const jitter = yield* Random.nextRange(-1, 1)
+    // Recorded only on the version that was claimed: a record tried again after its commit went
+    // through (the answer lost with the connection) changes nothing, nor does one that comes after
+    // another worker's record of the same delivery.
     const recorded = yield* execute(deps, {
       ...deliveryRun(deps, doc),
+      ifMatch: doc.version,
       command: ({ at }) =>
         Effect.succeed({
           type: "RecordAttempt" as const,
@@ -120,7 +135,7 @@ export const attemptDelivery = (deps: EngineDeps, doc: StoredDocument) =>
           jitter,
           schedule: config.retrySchedule
         })
-    }).pipe(Effect.option)
+    }).pipe(whileUnavailable("20 seconds"), Effect.option)
     if (recorded._tag === "None") return
     const outcome = recorded.value.fresh.find((event) => event.type === "delivery.attempted")?.data
     const failure = outcome?.["failure"]
