@@ -143,3 +143,13 @@ export const liveFromLog = (events: ReadonlyArray<LoggedEvent>, kind: "contact" 
   }
   return live
 }
+
+/**
+ * The LISTEN connections of hosts on this database (queueSignals.ts names them), with when each
+ * connected: a worker that hears other hosts' signals has one.
+ */
+export const listenConnections = (sql: Sql) =>
+  sql.query<{ pid: number; backend_start: Date }>(
+    `SELECT pid, backend_start FROM pg_stat_activity
+     WHERE application_name = 'dealstream-listen' AND query LIKE 'LISTEN %' AND datname = current_database()`
+  )

@@ -15,6 +15,11 @@ export interface Options {
   readonly dataDir: string
   /** The database to create (if missing) and to point the URL at. Default `dealstream`. */
   readonly database?: string
+  /**
+   * The port to listen on, say to start a stopped server again at the address its clients know.
+   * Default: a free port.
+   */
+  readonly port?: number
   /** Extra server settings (`-c name=value`). */
   readonly settings?: Readonly<Record<string, string>>
   /**
@@ -114,12 +119,12 @@ export const start = (options: Options): Effect.Effect<Running, EmbeddedPostgres
       })
     }
 
-    // The port is free when we look and may be taken before the server binds it: try a few.
+    // A free port may be taken before the server binds it: try a few.
     let attempt = 0
     const running = yield* Effect.acquireRelease(
       Effect.gen(function*() {
         for (;;) {
-          const port = yield* freePort
+          const port = options.port ?? (yield* freePort)
           const instance = server(port)
           const started = yield* Effect.either(Effect.tryPromise({ try: () => instance.start(), catch: failure("start") }))
           if (started._tag === "Right") return { instance, port }
