@@ -5,6 +5,7 @@ import * as PgClient from "@effect/sql-pg/PgClient"
 import { Clock, Context, Duration, Effect, Layer, Redacted, type Scope } from "effect"
 import { claimDeliveries } from "./claimDeliveries.js"
 import { commit } from "./commit.js"
+import { makeCommitBatches, type SubmitCommit } from "./commitBatches.js"
 import { DatabaseError, orUnavailable, reasonOf, targetOf } from "./errors.js"
 import { getDocument } from "./getDocument.js"
 import { listDeletedBefore } from "./listDeletedBefore.js"
@@ -23,6 +24,11 @@ export interface Options {
   readonly url: string
   /** Pool size of this host. Default 10. */
   readonly maxConnections?: number
+  /**
+   * Group commit: commit batches in flight at once (each holds a connection while it runs).
+   * Commits arriving while they are busy go together in the next batch. Default 2.
+   */
+  readonly commitLanes?: number
   /** How long to wait for the first connection. Default 5 seconds. */
   readonly connectTimeout?: Duration.DurationInput
   /**
@@ -33,12 +39,12 @@ export interface Options {
 }
 
 /** The storage port over a connected, migrated database. */
-export const fromClient = (sql: SqlClient): StorageService => ({
+export const fromClient = (sql: SqlClient, submit: SubmitCommit): StorageService => ({
   // recordedAt comes from Effect's Clock, as in the memory adapter, so tests on TestClock see the
   // same times on either storage.
   commit: (input) =>
     Clock.currentTimeMillis.pipe(
-      Effect.flatMap((now) => commit(sql)(input, new Date(now).toISOString())),
+      Effect.flatMap((now) => commit(sql, submit)(input, new Date(now).toISOString())),
       orUnavailable
     ),
   readStream: (streamId) => orUnavailable(readStream(sql)(streamId)),
@@ -74,7 +80,9 @@ export interface Services {
  * transforms, transformJson off.
  */
 export const makeWithQueue = (options: Options | string): Effect.Effect<Services, DatabaseError, Scope.Scope> => {
-  const { connectTimeout, listenHeartbeat, maxConnections, url } = typeof options === "string" ? { url: options } as Options : options
+  const { commitLanes, connectTimeout, listenHeartbeat, maxConnections, url } = typeof options === "string"
+    ? { url: options } as Options
+    : options
   const target = targetOf(url)
   return Effect.gen(function*() {
     const sql = yield* PgClient.make({
@@ -90,8 +98,9 @@ export const makeWithQueue = (options: Options | string): Effect.Effect<Services
     yield* migrate(sql).pipe(
       Effect.mapError((error) => new DatabaseError({ message: `cannot migrate PostgreSQL at ${target}: ${reasonOf(error)}` }))
     )
+    const batches = yield* makeCommitBatches(sql, { lanes: commitLanes ?? 2, maxBatch: 64 })
     return {
-      storage: fromClient(sql),
+      storage: fromClient(sql, batches.submit),
       queue: queueFromClient(sql, {
         url,
         connectTimeout: connectTimeout ?? Duration.seconds(5),

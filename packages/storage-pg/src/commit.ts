@@ -8,27 +8,23 @@ import {
   VersionConflict
 } from "@dealstream/core"
 import type { SqlClient } from "@effect/sql/SqlClient"
-import type { SqlError } from "@effect/sql/SqlError"
+import { SqlError } from "@effect/sql/SqlError"
 import { Effect } from "effect"
+import type { CommitParams, SubmitCommit } from "./commitBatches.js"
 import { upsertRecord } from "./internal/documentRow.js"
 import { sqlStateOf } from "./internal/sqlState.js"
 import { documentTables, tables } from "./tables.js"
 
 /**
- * A commit is one call of `ds_commit` (migrations/0003_commit_function.ts): a single statement, so
- * atomic without BEGIN/COMMIT round trips, whose inner statements PostgreSQL plans once per
+ * A commit is one call of `ds_commit` (migrations/0003_commit_function.ts), alone or in a batch with
+ * other commits (commitBatches.ts, migration 0007): a single statement, so atomic without
+ * BEGIN/COMMIT round trips, whose inner statements PostgreSQL plans once per
  * connection. It locks the streams' version rows, compares them with the expected versions and
  * writes nothing but reports the first mismatch; otherwise it redacts, bumps the versions, appends
  * the events and writes the documents. Two races end in an error that undoes the call: two commits
  * creating the same stream (23505 on ds_streams' key, a version conflict), and a unique key held by
  * another document (23505 on the table's unique index, a unique violation).
  */
-
-type Outcome =
-  /** [streamId, expected, actual] of the first stream whose version did not match. */
-  | { readonly conflict: readonly [string, number, number] }
-  /** [sequence, streamId, streamVersion] of each appended event. */
-  | { readonly events: ReadonlyArray<readonly [number, string, number]> }
 
 /** One write per document, the last one, in commit order: as when writes are applied one by one. */
 const lastWrites = (commit: Commit) => {
@@ -60,9 +56,7 @@ const claimedTwice = (commit: Commit): UniqueViolation | null => {
   return null
 }
 
-const call = `SELECT ds_commit($1::jsonb, $2::jsonb, $3::text[], $4::jsonb, $5::jsonb, $6::timestamptz) AS outcome`
-
-const paramsOf = (commit: Commit, recordedAt: string): ReadonlyArray<unknown> => {
+const paramsOf = (commit: Commit, recordedAt: string): CommitParams => {
   const streams = commit.streams.map((s, i) => ({
     i,
     id: s.streamId,
@@ -81,14 +75,14 @@ const paramsOf = (commit: Commit, recordedAt: string): ReadonlyArray<unknown> =>
     }))
   ).map((event, i) => ({ i, ...event }))
   const { removes, upserts } = lastWrites(commit)
-  return [
-    JSON.stringify(streams),
-    JSON.stringify(events),
-    [...(commit.redactStreams ?? [])],
-    JSON.stringify(removes.map((r) => ({ c: r.collection, w: r.workspaceId, id: r.id }))),
-    JSON.stringify(upserts.map((u, i) => ({ c: u.collection, ...upsertRecord(u, i) }))),
-    recordedAt
-  ]
+  return {
+    s: streams,
+    e: events,
+    r: [...(commit.redactStreams ?? [])],
+    d: removes.map((r) => ({ c: r.collection, w: r.workspaceId, id: r.id })),
+    u: upserts.map((u, i) => ({ c: u.collection, ...upsertRecord(u, i) })),
+    at: recordedAt
+  }
 }
 
 const conflictFromLog = (sql: SqlClient, commit: Commit) =>
@@ -138,20 +132,21 @@ const holderOf = (sql: SqlClient, commit: Commit, table: string) => {
 
 const MAX_ATTEMPTS = 3
 
-export const commit = (sql: SqlClient) =>
+export const commit = (sql: SqlClient, submit: SubmitCommit) =>
 (commit: Commit, recordedAt: string): Effect.Effect<CommitResult, VersionConflict | UniqueViolation | SqlError> => {
   const twice = claimedTwice(commit)
   if (twice !== null) return Effect.fail(twice)
   const params = paramsOf(commit, recordedAt)
 
   const attempt = (n: number): Effect.Effect<CommitResult, VersionConflict | UniqueViolation | SqlError> =>
-    sql.unsafe<{ readonly outcome: Outcome }>(call, params).pipe(
-      Effect.flatMap(([row]) => {
-        const outcome = row?.outcome ?? { events: [] }
+    submit(params).pipe(
+      Effect.flatMap((outcome): Effect.Effect<CommitResult, VersionConflict | SqlError> => {
         if ("conflict" in outcome) {
           const [streamId, expectedVersion, actualVersion] = outcome.conflict
           return Effect.fail(new VersionConflict({ streamId, expectedVersion, actualVersion }))
         }
+        // Undone alone inside a batch: its SQLSTATE and constraint say why, as a thrown error's would.
+        if ("error" in outcome) return Effect.fail(new SqlError({ message: outcome.error.message, cause: outcome.error }))
         return Effect.succeed(resultOf(commit, outcome.events, recordedAt))
       }),
       Effect.catchTag("SqlError", (error) => {

@@ -4,6 +4,7 @@ import { migration as commitFunction } from "./0003_commit_function.js"
 import { migration as webhooksAndDeliveries } from "./0004_webhooks_and_deliveries.js"
 import { migration as commitFunctionWithDeliveries } from "./0005_commit_function_with_deliveries.js"
 import { migration as apiKeys } from "./0006_api_keys.js"
+import { migration as commitBatches } from "./0007_commit_batches.js"
 import type { Migration } from "./Migration.js"
 
 export type { Migration } from "./Migration.js"
@@ -15,5 +16,6 @@ export const migrations: ReadonlyArray<Migration> = [
   commitFunction,
   webhooksAndDeliveries,
   commitFunctionWithDeliveries,
-  apiKeys
+  apiKeys,
+  commitBatches
 ]

@@ -1,0 +1,107 @@
+import type { SqlClient } from "@effect/sql/SqlClient"
+import { SqlError } from "@effect/sql/SqlError"
+import { Deferred, Effect, Exit, Queue, type Scope } from "effect"
+
+/** What `ds_commit` is given, before encoding: streams, events, redacted streams, removes, upserts. */
+export interface CommitParams {
+  readonly s: ReadonlyArray<unknown>
+  readonly e: ReadonlyArray<unknown>
+  readonly r: ReadonlyArray<string>
+  readonly d: ReadonlyArray<unknown>
+  readonly u: ReadonlyArray<unknown>
+  readonly at: string
+}
+
+export type CommitOutcome =
+  /** [streamId, expected, actual] of the first stream whose version did not match. */
+  | { readonly conflict: readonly [string, number, number] }
+  /** [sequence, streamId, streamVersion] of each appended event. */
+  | { readonly events: ReadonlyArray<readonly [number, string, number]> }
+  /** The commit failed inside a batch and was undone alone (see migration 0007). */
+  | { readonly error: { readonly code: string; readonly constraint: string | null; readonly message: string } }
+
+export type SubmitCommit = (params: CommitParams) => Effect.Effect<CommitOutcome, SqlError>
+
+export interface CommitBatches {
+  readonly submit: SubmitCommit
+  /** Statements sent so far and the commits they carried (tests and benchmarks read the grouping). */
+  readonly sent: () => { readonly statements: number; readonly commits: number }
+}
+
+export interface CommitBatchOptions {
+  /** Batches in flight at once, each on its own connection. */
+  readonly lanes: number
+  /** Commits per batch at most. */
+  readonly maxBatch: number
+}
+
+const single = `SELECT ds_commit($1::jsonb, $2::jsonb, $3::text[], $4::jsonb, $5::jsonb, $6::timestamptz) AS outcome`
+const batch = `SELECT ds_commit_batch($1::jsonb) AS outcomes`
+
+interface Waiting {
+  readonly params: CommitParams
+  readonly done: Deferred.Deferred<CommitOutcome, SqlError>
+}
+
+/**
+ * Group commit. Commits wait in one queue; each lane takes whatever has gathered while it was busy
+ * and sends it as one statement, so under load many commits share a transaction and a WAL flush,
+ * while a lone commit goes out at once, as a plain `ds_commit` call, without waiting for company.
+ * Every commit is still atomic and answered on its own: its outcome, or the error of its batch.
+ */
+export const makeCommitBatches = (
+  sql: SqlClient,
+  options: CommitBatchOptions
+): Effect.Effect<CommitBatches, never, Scope.Scope> =>
+  Effect.gen(function*() {
+    const queue = yield* Queue.unbounded<Waiting>()
+    let statements = 0
+    let commits = 0
+    yield* Effect.addFinalizer(() => Queue.shutdown(queue))
+
+    const send = (params: ReadonlyArray<CommitParams>): Effect.Effect<ReadonlyArray<CommitOutcome>, SqlError> => {
+      if (params.length === 1) {
+        const p = params[0]!
+        return Effect.map(
+          sql.unsafe<{ readonly outcome: CommitOutcome }>(single, [
+            JSON.stringify(p.s),
+            JSON.stringify(p.e),
+            [...p.r],
+            JSON.stringify(p.d),
+            JSON.stringify(p.u),
+            p.at
+          ]),
+          ([row]) => [row?.outcome ?? { events: [] }]
+        )
+      }
+      return Effect.flatMap(
+        sql.unsafe<{ readonly outcomes: ReadonlyArray<CommitOutcome> }>(batch, [JSON.stringify(params)]),
+        ([row]) =>
+          row?.outcomes.length === params.length
+            ? Effect.succeed(row.outcomes)
+            : Effect.fail(new SqlError({ message: "ds_commit_batch answered for a different number of commits" }))
+      )
+    }
+
+    const lane = Effect.gen(function*() {
+      const first = yield* Queue.take(queue)
+      const rest = yield* Queue.takeUpTo(queue, options.maxBatch - 1)
+      const waiting = [first, ...rest]
+      statements++
+      commits += waiting.length
+      const exit = yield* Effect.exit(send(waiting.map((w) => w.params)))
+      yield* Effect.forEach(
+        waiting,
+        (w, i) => Deferred.done(w.done, Exit.map(exit, (outcomes) => outcomes[i]!)),
+        { discard: true }
+      )
+    }).pipe(Effect.forever)
+    yield* Effect.forkScoped(Effect.all(Array.from({ length: options.lanes }, () => lane), { concurrency: "unbounded", discard: true }))
+
+    return {
+      submit: (params) =>
+        Effect.flatMap(Deferred.make<CommitOutcome, SqlError>(), (done) =>
+          Effect.zipRight(Queue.offer(queue, { params, done }), Deferred.await(done))),
+      sent: () => ({ statements, commits })
+    }
+  })
