@@ -25,9 +25,9 @@ const settings = quick
     runs: 3,
     commit: { seconds: 0.5, warmupSeconds: 0.4, deals: 256 },
     memory: { seconds: 0.5, warmupSeconds: 0.5, footprintContacts: 5_000 },
-    http: { seconds: 1, warmupSeconds: 1, connections: 50, listContacts: 300 },
-    queries: { contacts: 50_000, deals: 10_000, requests: 20, maxSeconds: 4 },
-    webhooks: { latencyContacts: 30, throughputContacts: 200, concurrency: 16 }
+    http: { seconds: 0.8, warmupSeconds: 0.5, connections: 50, listContacts: 200 },
+    queries: { contacts: 50_000, deals: 10_000, requests: 20, maxSeconds: 2.5 },
+    webhooks: { latencyContacts: 20, throughputContacts: 150, concurrency: 16 }
   }
   : {
     runs: 5,

@@ -17,12 +17,12 @@ export const openScoped = async (effect) => {
  * Starts PostgreSQL with its normal durability (fsync, synchronous_commit and full_page_writes on:
  * not the tests' ephemeral cluster), in a temporary directory that is removed on stop.
  */
-export const startPostgres = async ({ log }) => {
+export const startPostgres = async ({ log, settings: extra = {} }) => {
   const dir = mkdtempSync(join(tmpdir(), "ds-bench-"))
   // As root the server runs as the postgres user, which must be able to enter the directory.
   chmodSync(dir, 0o755)
   const started = Date.now()
-  const { value: running, close } = await openScoped(EmbeddedPostgres.start({ dataDir: join(dir, "pg"), database: "postgres" }))
+  const { value: running, close } = await openScoped(EmbeddedPostgres.start({ dataDir: join(dir, "pg"), database: "postgres", settings: extra }))
   const admin = postgres(running.adminUrl, { max: 1, onnotice: () => {} })
   const [{ version }] = await admin`SELECT version()`
   const settings = Object.fromEntries(
@@ -35,6 +35,21 @@ export const startPostgres = async ({ log }) => {
   return {
     version: version.split(" on ")[0],
     settings,
+    adminUrl: running.adminUrl,
+    /**
+     * With `shared_preload_libraries=pg_stat_statements` (profile mode): the statements a database
+     * ran since the last reset, most time first.
+     */
+    statements: async (database) => {
+      await admin`CREATE EXTENSION IF NOT EXISTS pg_stat_statements`
+      return admin`SELECT s.query, s.calls::int AS calls, s.total_exec_time AS total_ms, s.mean_exec_time AS mean_ms
+        FROM pg_stat_statements s JOIN pg_database d ON d.oid = s.dbid WHERE d.datname = ${database}
+        ORDER BY s.total_exec_time DESC`
+    },
+    resetStatements: async () => {
+      await admin`CREATE EXTENSION IF NOT EXISTS pg_stat_statements`
+      await admin`SELECT pg_stat_statements_reset()`
+    },
     /** A new, empty database; its URL. */
     createDatabase: async (name) => {
       await admin.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)

@@ -52,7 +52,7 @@ export const spawnServer = ({ name, script, args = [], nodeArgs = [], env = {}, 
 export const API_KEY = "bench-key-0123456789"
 export const WORKSPACE = "bench"
 
-/** The dealstream host on a PostgreSQL database, rate limits out of the way. */
+/** The dealstream host on a PostgreSQL database (or on memory without one), rate limits out of the way. */
 export const startHost = ({ databaseUrl, nodeArgs = [], env = {}, extraArgs = [] }) =>
   spawnServer({
     name: "dealstream host",
@@ -61,8 +61,7 @@ export const startHost = ({ databaseUrl, nodeArgs = [], env = {}, extraArgs = []
     env,
     args: [
       "serve",
-      "--storage", "postgres",
-      "--database-url", databaseUrl,
+      ...(databaseUrl === undefined ? ["--storage", "memory"] : ["--storage", "postgres", "--database-url", databaseUrl]),
       "--api-keys", `${WORKSPACE}:${API_KEY}`,
       "--rate-limit", "1000000000",
       "--rate-burst", "1000000000",

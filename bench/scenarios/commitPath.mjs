@@ -117,8 +117,8 @@ export const commitPath = async ({ pg, settings, runs, log }) => {
       `Warm-up: ${warmupSeconds} s of each command at concurrency 8 before the first run. Each run measures every (command, concurrency) for the three systems back to back, ` +
       `the order rotating from run to run; ratios are per run (dealstream's rate / the other's rate in the same round).`,
       `dealstream: \`createPromiseEngine(PgStorage.layer(url))\` in the bench process; \`contacts.create\` (a contact with email, names, phone, title, source) and ` +
-      `\`deals.moveStage\` to the pipeline's next stage, i.e. the whole command: load the stream, decide, project, the webhook lookup of the outbox, the \`ds_commit\` call, ` +
-      `and the read of the record the command returns.`,
+      `\`deals.moveStage\` to the pipeline's next stage: the whole command as an embedder calls it (load the stream, decide, project, the outbox's webhook lookup, ` +
+      "the commit, the record it returns). `node bench/run.mjs --profile commit` lists the SQL statements one command issues (pg_stat_statements).",
       ...rawDescription.map((line) => `Raw ceiling, ${line}`),
       "Emmett: `getPostgreSQLEventStore(url).appendToStream(stream, [one event])` with the same event data as dealstream's event; " +
       "moves pass `expectedStreamVersion`. Emmett writes no documents (no projections registered).",

@@ -16,9 +16,12 @@ const SOURCES = ["webinar", "referral", "ads", "organic", "event", "partner"]
 export const LIST_PATH = `/v1/contacts?filter=${encodeURIComponent(JSON.stringify({ source: { $in: ["webinar", "referral"] } }))}&sort=-created_at&limit=25`
 export const POST_BODY = contactFields("post", 0)
 
-/** The dealstream host with contacts to read: one to GET, `listContacts` for the list page. */
+/**
+ * The dealstream host with contacts to read: one to GET, `listContacts` for the list page. On a
+ * fresh PostgreSQL database, or on memory storage when `database` is undefined.
+ */
 export const prepareHost = async ({ pg, database, listContacts, nodeArgs = [] }) => {
-  const databaseUrl = await pg.createDatabase(database)
+  const databaseUrl = database === undefined ? undefined : await pg.createDatabase(database)
   const host = await startHost({ databaseUrl, nodeArgs })
   const { json } = await request(host.url, "POST", "/v1/contacts", contactFields(runTag, "get"))
   const contactId = json().id
@@ -30,6 +33,8 @@ export const prepareHost = async ({ pg, database, listContacts, nodeArgs = [] })
 export const http = async ({ pg, settings, runs, log }) => {
   const { seconds, warmupSeconds, connections, listContacts } = settings
   const { host, getPath } = await prepareHost({ pg, database: "bench_http_dealstream", listContacts })
+  // The same host on memory storage: what the HTTP layer and the engine cost without a database.
+  const onMemory = await prepareHost({ pg, listContacts })
   const fastify = await spawnServer({
     name: "fastify",
     script: fileURLToPath(new URL("../lib/fastifyServer.mjs", import.meta.url)),
@@ -51,17 +56,17 @@ export const http = async ({ pg, settings, runs, log }) => {
   const bare = await spawnServer({ name: "bare node:http", script: fileURLToPath(new URL("../lib/bareServer.mjs", import.meta.url)), args: [routesFile] })
 
   const endpoints = [
-    { measure: "GET one contact", method: "GET", path: getPath, servers: { dealstream: host, bare } },
+    { measure: "GET one contact", method: "GET", path: getPath, paths: { memory: onMemory.getPath }, servers: { dealstream: host, bare, memory: onMemory.host } },
     { measure: `list page (${listContacts.toLocaleString("en-US")} contacts)`, method: "GET", path: LIST_PATH, servers: { dealstream: host, bare } },
-    { measure: "POST contact", method: "POST", path: "/v1/contacts", body: POST_BODY, uniqueEmail: true, servers: { dealstream: host, bare, fastify } }
+    { measure: "POST contact", method: "POST", path: "/v1/contacts", body: POST_BODY, uniqueEmail: true, servers: { dealstream: host, bare, fastify, memory: onMemory.host } }
   ]
   const failures = []
   const pairs = endpoints.flatMap((endpoint, i) => Object.entries(endpoint.servers).map(([name, server]) => ({ i, endpoint, name, server })))
   const shoot = async (duration) => {
-    const results = await autocannonRuns(pairs.map(({ endpoint, server }) => ({
+    const results = await autocannonRuns(pairs.map(({ endpoint, name, server }) => ({
       url: server.url,
       method: endpoint.method,
-      path: endpoint.path,
+      path: endpoint.paths?.[name] ?? endpoint.path,
       headers: { ...authHeaders, ...(endpoint.body === undefined ? {} : { "content-type": "application/json" }) },
       body: endpoint.body,
       uniqueEmail: endpoint.uniqueEmail === true,
@@ -89,6 +94,7 @@ export const http = async ({ pg, settings, runs, log }) => {
     }
   }
   await host.stop()
+  await onMemory.host.stop()
   await bare.stop()
   await fastify.stop()
   rmSync(dir, { recursive: true, force: true })
@@ -97,7 +103,7 @@ export const http = async ({ pg, settings, runs, log }) => {
   for (const [i, endpoint] of endpoints.entries()) {
     const m = measured[i]
     const peers = Object.keys(m).filter((name) => name !== "dealstream")
-    const label = { bare: "bare node:http", fastify: "fastify + 1 INSERT" }
+    const label = { bare: "bare node:http", fastify: "fastify + 1 INSERT", memory: "dealstream on memory" }
     const rpsTarget = {
       "GET one contact:bare": { text: "dealstream ≥ 0.5× bare", on: "ratio", atLeast: 0.5 },
       "POST contact:fastify": { text: "dealstream ≥ 1.0× fastify", on: "ratio", atLeast: 1.0 }
@@ -133,6 +139,8 @@ export const http = async ({ pg, settings, runs, log }) => {
       `(${JSON.stringify(POST_BODY).length}-byte body), answered 201 with the contact.`,
       "Bare node:http (bench/lib/bareServer.mjs): `http.createServer` answering the bytes dealstream answered for the same method and path (same status and content type), " +
       "reading POST bodies to the end first. Ratios in the p99 rows are dealstream's p99 / the peer's (above 1: dealstream is slower).",
+      "dealstream on memory: the same host with `--storage memory` and the same data, for what HTTP and the engine cost without a database (GET and POST only: " +
+      "memory storage answers a list by scanning; no target; its ratio is the PostgreSQL host's / the memory host's).",
       "fastify + 1 INSERT (bench/lib/fastifyServer.mjs): fastify 5 `POST /v1/contacts` parsing the JSON body and running one " +
       "`INSERT INTO contacts (id, email, data) … RETURNING` through a `postgres` client (pool 10) on a database of its own, answering 201 with the row as JSON."
     ],

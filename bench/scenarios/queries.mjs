@@ -80,6 +80,7 @@ export const queries = async ({ pg, settings, runs, log, quick }) => {
         path: (i) => `/v1/contacts?${q({ filter: JSON.stringify({ source: SOURCES[i % SOURCES.length] }), sort: i % 2 === 0 ? "-created_at" : "last_name", limit: "25" })}`,
         target: { text: "p99 < 50 ms at 1M contacts", on: "value", atMost: 50 }
       },
+      { measure: "GET one contact (derives deal_ids)", path: (i) => `/v1/contacts/${person(i).id}` },
       {
         measure: "deal board page: pipeline + stage, sort -value, 25",
         path: (i) => `/v1/deals?${q({ pipeline_id: pipeline.id, stage_id: pipeline.stages[i % pipeline.stages.length].id, sort: "-value", limit: "25" })}`
@@ -125,7 +126,7 @@ export const queries = async ({ pg, settings, runs, log, quick }) => {
         `Checked before measuring: ${sampled} random seeded records equal what core's projectContact/projectDeal, searchWordsOfDocument and contactUniqueKey give for their event; ` +
         "through the host: row counts, GET of a computed contact id, filter by email, search by email and by name, `$contains` on folded values, a contact's deal_ids, and two pages of a deal board.",
         `Latency: the host (own process, PostgreSQL storage) answering one request at a time over a keep-alive connection from the bench process, ${requests} requests per figure and run ` +
-        `(at most ${maxSeconds} s), parameters varying from request to request (6 sources and two sorts; 6 stages; names and emails of different seeded contacts). ` +
+        `(at most ${maxSeconds} s), parameters varying from request to request (6 sources and two sorts; 6 stages; ids, names and emails of different seeded contacts). ` +
         "p50/p99 of each run; the table gives their median, min and max over the runs.",
         ...(short.length > 0 ? [`Cut short by the ${maxSeconds} s limit: ${short.map((f) => `${f.measure} (${f.counts.join(", ")} requests)`).join("; ")}.`] : [])
       ],
