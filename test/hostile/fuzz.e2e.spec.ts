@@ -1,7 +1,7 @@
 import { Effect, Exit, Scope } from "effect"
 import fc from "fast-check"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { type Host, KEY_A, KEY_B, startHost } from "../http/client.js"
+import { type Host, KEY_A, KEY_B, type StorageKind, STORAGES, startHost } from "../http/client.js"
 import { testDatabase } from "../support/pg.js"
 import { type Receiver, startReceiver } from "../webhooks/receiver.js"
 import { expectAcceptable } from "./answers.js"
@@ -23,117 +23,129 @@ import { seedFixtures, settle } from "./fixtures.js"
 import { encodeRequest, type RawRequest, sendRaw } from "./rawHttp.js"
 
 /*
- * Hostile input against the running host on PostgreSQL. Property: whatever arrives, the answer is
- * never 5xx, every 4xx has API.md's error body, and a 4xx leaves the database as it was (the log's
- * length and head, every stream version, every document). Between requests the suite waits until
- * no delivery is pending, so the delivery worker cannot write between the two snapshots.
+ * Hostile input against the running host. Property: whatever arrives, the answer is never 5xx and
+ * every 4xx has API.md's error body. On PostgreSQL also: a 4xx leaves the database as it was (the
+ * log's length and head, every stream version, every document), read with SQL. Before a snapshot
+ * the suite waits until no delivery is pending, so the delivery worker cannot write between two.
+ * The memory variant checks answers only (its state is not reachable from outside the host) and
+ * runs fewer requests: the storages differ in what they refuse, not in the HTTP edge.
  *
- * Setup uses every workspace once before the properties: a workspace's first request creates its
- * default pipeline whatever the request is, which is provisioning, not the request's effect.
+ * Setup uses both workspaces before the properties: a workspace's first request creates its default
+ * pipeline whatever the request is, which is provisioning, not the request's effect.
  */
-
-let host: Host
-let receiver: Receiver
-let database: Database
-let fixtures: Fixtures
-const databaseScope = Effect.runSync(Scope.make())
-
-beforeAll(async () => {
-  const url = await Effect.runPromise(Scope.extend(testDatabase, databaseScope))
-  receiver = await startReceiver()
-  host = await startHost({
-    storage: { postgres: url },
-    rateLimit: 1_000_000,
-    rateBurst: 1_000_000,
-    webhooks: { allowInsecure: true, retrySchedule: [20, 20], timeoutMillis: 2_000 }
-  })
-  database = await openDatabase(url)
-  fixtures = await seedFixtures(host, database, { own: KEY_A, other: KEY_B }, receiver.url)
-})
-
-afterAll(async () => {
-  await host?.close()
-  await receiver?.close()
-  await database?.close()
-  await Effect.runPromise(Scope.close(databaseScope, Exit.void))
-})
 
 const shown = (plan: unknown) => {
   const text = JSON.stringify(plan, (_, value) => (typeof value === "string" && value.length > 300 ? `${value.slice(0, 300)}…(${value.length})` : value))
   return text.length > 3000 ? `${text.slice(0, 3000)}…` : text
 }
 
-/**
- * A webhook the fuzz registered or re-pointed somewhere other than the receiver would make the
- * worker dial random targets: it is removed before the next request.
- */
-const afterSuccess = async (request: RawRequest, text: string) => {
-  if (!["POST", "PATCH"].includes(request.method)) return
-  let body: any
-  try {
-    body = JSON.parse(text)
-  } catch {
-    return
-  }
-  if (typeof body?.id !== "string" || !body.id.startsWith("wh_") || typeof body.url !== "string") return
-  if (body.url.startsWith(receiver.url)) return
-  for (const key of [KEY_A, KEY_B]) {
-    if ((await host.call("DELETE", `/v1/webhooks/${body.id}`, { key })).status === 204) return
-  }
-}
-
-/**
- * The state before the next request: the snapshot taken after the last 4xx, which changed nothing,
- * or (after a 2xx, which may have scheduled deliveries) a new one once no delivery is pending.
- */
-let current: Snapshot | null = null
-
-const exchange = async (what: string, request: RawRequest) => {
-  const before = current ?? await settle(database).then(() => database.snapshot())
-  current = null
-  const answer = await sendRaw(host.url, encodeRequest(request))
-  expectAcceptable(what, request.method, answer)
-  if (answer.status >= 400) {
-    const after = await database.snapshot()
-    expect(after, `a ${answer.status} changed what is stored: ${what}\n${answer.text.slice(0, 300)}`).toEqual(before)
-    current = after
-  } else {
-    await afterSuccess(request, answer.text)
-  }
-}
-
 /** Counterexamples print shortened: a 10 000-level body would otherwise fill the report. */
 const printable = <A extends object>(arbitrary: fc.Arbitrary<A>) =>
   arbitrary.map((plan) => Object.defineProperty({ ...plan }, fc.toStringMethod, { value: () => shown(plan), enumerable: false }) as A)
 
-const fuzz = (plans: (fixtures: Fixtures) => fc.Arbitrary<Plan>, numRuns: number) =>
-  fc.assert(fc.asyncProperty(printable(plans(fixtures)), async (plan) => exchange(shown(plan), encodePlan(plan))), { numRuns })
+const RUNS: Readonly<Record<StorageKind, Readonly<Record<string, number>>>> = {
+  postgres: { bodies: 250, queries: 300, ids: 200, headers: 200, wire: 150, any: 250 },
+  memory: { bodies: 100, queries: 100, ids: 60, headers: 60, wire: 60, any: 100 }
+}
 
-const fuzzWire = (plans: (fixtures: Fixtures) => fc.Arbitrary<WirePlan>, numRuns: number) =>
-  fc.assert(fc.asyncProperty(printable(plans(fixtures)), async (plan) => exchange(shown(plan), encodeWire(plan))), { numRuns })
+describe.each(STORAGES)("hostile input on %s storage: never 5xx, every 4xx in the error shape (on PostgreSQL: and changing nothing)", (storage) => {
+  let host: Host
+  let receiver: Receiver
+  let database: Database | null = null
+  let fixtures: Fixtures
+  const databaseScope = Effect.runSync(Scope.make())
 
-describe("hostile input on PostgreSQL: never 5xx, 4xx in the error shape, a 4xx changes nothing", () => {
+  beforeAll(async () => {
+    const url = storage === "postgres" ? await Effect.runPromise(Scope.extend(testDatabase, databaseScope)) : null
+    receiver = await startReceiver()
+    host = await startHost({
+      storage: url === null ? "memory" : { postgres: url },
+      rateLimit: 1_000_000,
+      rateBurst: 1_000_000,
+      webhooks: { allowInsecure: true, retrySchedule: [20, 20], timeoutMillis: 2_000 }
+    })
+    database = url === null ? null : await openDatabase(url)
+    fixtures = await seedFixtures(host, database, { own: KEY_A, other: KEY_B }, receiver.url)
+  })
+
+  afterAll(async () => {
+    await host?.close()
+    await receiver?.close()
+    await database?.close()
+    await Effect.runPromise(Scope.close(databaseScope, Exit.void))
+  })
+
+  /**
+   * A webhook the fuzz registered or re-pointed somewhere other than the receiver would make the
+   * worker dial random targets: it is removed before the next request.
+   */
+  const afterSuccess = async (request: RawRequest, text: string) => {
+    if (!["POST", "PATCH"].includes(request.method)) return
+    let body: any
+    try {
+      body = JSON.parse(text)
+    } catch {
+      return
+    }
+    if (typeof body?.id !== "string" || !body.id.startsWith("wh_") || typeof body.url !== "string") return
+    if (body.url.startsWith(receiver.url)) return
+    for (const key of [KEY_A, KEY_B]) {
+      if ((await host.call("DELETE", `/v1/webhooks/${body.id}`, { key })).status === 204) return
+    }
+  }
+
+  /**
+   * The state before the next request: the snapshot taken after the last 4xx, which changed
+   * nothing, or (after a 2xx, which may have scheduled deliveries) a new one once none is pending.
+   */
+  let current: Snapshot | null = null
+
+  const snapshotBefore = async (db: Database) => current ?? await settle(db).then(() => db.snapshot())
+
+  const exchange = async (what: string, request: RawRequest) => {
+    const before = database === null ? null : await snapshotBefore(database)
+    current = null
+    const answer = await sendRaw(host.url, encodeRequest(request))
+    expectAcceptable(what, request.method, answer)
+    if (answer.status >= 400) {
+      if (database === null) return
+      const after = await database.snapshot()
+      expect(after, `a ${answer.status} changed what is stored: ${what}\n${answer.text.slice(0, 300)}`).toEqual(before)
+      current = after
+    } else {
+      await afterSuccess(request, answer.text)
+    }
+  }
+
+  const fuzz = (plans: (fixtures: Fixtures) => fc.Arbitrary<Plan>, numRuns: number) =>
+    fc.assert(fc.asyncProperty(printable(plans(fixtures)), async (plan) => exchange(shown(plan), encodePlan(plan))), { numRuns })
+
+  const fuzzWire = (plans: (fixtures: Fixtures) => fc.Arbitrary<WirePlan>, numRuns: number) =>
+    fc.assert(fc.asyncProperty(printable(plans(fixtures)), async (plan) => exchange(shown(plan), encodeWire(plan))), { numRuns })
+
+  const runs = RUNS[storage]
+
   it("bodies on every write route: near-valid records with fields mutated, random JSON, deep, wide, oversized, invalid UTF-8", async () => {
-    await fuzz(bodyPlans, 150)
+    await fuzz(bodyPlans, runs["bodies"]!)
   }, 180_000)
 
   it("query strings on every route: filter, sort, search, cursor, limit, expand and each list's own parameters", async () => {
-    await fuzz(queryPlans, 200)
+    await fuzz(queryPlans, runs["queries"]!)
   }, 180_000)
 
   it("path ids: real, another workspace's, of the wrong type, invented and garbage", async () => {
-    await fuzz(idPlans, 120)
+    await fuzz(idPlans, runs["ids"]!)
   }, 180_000)
 
   it("headers: Authorization, Content-Type, If-Match, Idempotency-Key, X-Request-Id and others with garbage, odd methods", async () => {
-    await fuzz(headerPlans, 120)
+    await fuzz(headerPlans, runs["headers"]!)
   }, 180_000)
 
   it("bytes on the wire: raw invalid UTF-8 and control characters in the target and headers, broken framing, oversized heads", async () => {
-    await fuzzWire(wirePlans, 100)
+    await fuzzWire(wirePlans, runs["wire"]!)
   }, 180_000)
 
   it("everything at once, unknown paths and methods included", async () => {
-    await fuzz(anyPlans, 120)
+    await fuzz(anyPlans, runs["any"]!)
   }, 180_000)
 })
