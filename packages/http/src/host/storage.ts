@@ -93,8 +93,12 @@ const stopServer = (server: Scope.CloseableScope, cluster: string) => {
     until: (stopped) => stopped,
     schedule: Schedule.spaced("100 millis")
   })
-  // Finalizers run uninterruptibly: the race may only drop the waiting stop if it is interruptible.
-  return Effect.raceFirst(Effect.interruptible(Effect.disconnect(Scope.close(server, Exit.void))), gone).pipe(Effect.asVoid)
+  // Finalizers run uninterruptibly: the race may only drop either side if it is interruptible. The
+  // wait for the pid file must be droppable too: when the server never started here (another
+  // server holds the cluster), the file is that server's and stays, and the close is done at once.
+  return Effect.raceFirst(Effect.interruptible(Effect.disconnect(Scope.close(server, Exit.void))), Effect.interruptible(gone)).pipe(
+    Effect.asVoid
+  )
 }
 
 export const storageLayer = (choice: StorageChoice): Layer.Layer<Storage | DeliveryQueue | StorageInUse, StorageSetupError> =>
