@@ -20,6 +20,7 @@ afterAll(async () => {
 const WRITERS = 8
 /** A request taking longer than this hangs; it fails the test with what it was. */
 const HANG_MS = 30_000
+const CONNECT_TIMEOUT_MS = 5_000 // PgStorage's default
 
 const until = async <A>(check: () => Promise<A | undefined>, what: string, timeoutMs = 30_000): Promise<A> => {
   const deadline = Date.now() + timeoutMs
@@ -134,6 +135,8 @@ describe("a host whose database connections are cut mid-request", () => {
     for (const refused of calls.filter((c) => c.status === 503)) {
       expect(refused.body.error.code).toBe("unavailable")
       expect(refused.retryAfter).toBe("1")
+      // Refused at once, not after waiting out the pool's connect timeout.
+      expect(refused.endedAt - refused.startedAt).toBeLessThan(CONNECT_TIMEOUT_MS)
     }
 
     // Nothing by halves: an answered write is in the log once, a refused one at most once.
