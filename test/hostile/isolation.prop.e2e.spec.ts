@@ -102,7 +102,16 @@ const LISTS = [
 ]
 
 const op: fc.Arbitrary<Op> = fc.oneof(
-  { weight: 4, arbitrary: fc.record({ op: fc.constant("createContact" as const), n, field: fc.option(target), idempotencyKey: fc.option(fc.constantFrom("shared-1", "shared-2")) }) },
+  {
+    weight: 4,
+    arbitrary: fc.record({
+      op: fc.constant("createContact" as const),
+      n,
+      field: fc.option(target, { freq: 2 }),
+      // Rarely: after its first use a key with another body is (rightly) a conflict.
+      idempotencyKey: fc.oneof({ weight: 6, arbitrary: fc.constant(null) }, { weight: 1, arbitrary: fc.constantFrom("shared-1", "shared-2") })
+    })
+  },
   { weight: 2, arbitrary: fc.record({ op: fc.constantFrom("updateContact" as const, "createDeal" as const, "updateDeal" as const, "createField" as const), n, target }) },
   { weight: 1, arbitrary: fc.record({ op: fc.constantFrom("createPipeline" as const, "updatePipeline" as const), n, target }) },
   {
@@ -396,7 +405,7 @@ describe.each(STORAGES)("%s storage: workspace isolation", (storage) => {
         for (const step of sequence) await run(step)
         await checkWebhooks()
       }),
-      { numRuns: 30 }
+      { numRuns: 60 }
     )
     // The runs did what they are for: each workspace wrote, was refused the others' records, and
     // got deliveries.
