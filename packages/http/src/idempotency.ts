@@ -1,4 +1,4 @@
-import { Engine, type Json, type RequestContext, type StorageUnavailable, ValidationError } from "@dealstream/core"
+import { Engine, IdempotencyClaim, type Json, type RequestContext, type StorageUnavailable, ValidationError } from "@dealstream/core"
 import type { HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { createHash } from "node:crypto"
 import { Clock, Context, Effect, Layer } from "effect"
@@ -22,18 +22,31 @@ const canonical = (value: unknown): string => {
 export const fingerprint = (method: string, path: string, body: unknown): string =>
   `${method} ${path} ${createHash("sha256").update(canonical(body)).digest("hex")}`
 
+export interface Applied {
+  readonly resource: string
+  readonly id: string
+}
+
 export interface IdempotentRepliesService {
   /**
    * Runs a POST under its `Idempotency-Key` (when it has one): a stored answer for the same request
    * is replayed without running anything, a stored answer for another request is a conflict, and
    * only a 2xx answer is stored, so a failed attempt can be retried with the same key.
    */
-  readonly run: <E>(
+  readonly run: <E, E2 = never>(
     ctx: RequestContext,
     request: HttpServerRequest.HttpServerRequest,
     body: unknown,
-    reply: Effect.Effect<Reply, E>
-  ) => Effect.Effect<HttpServerResponse.HttpServerResponse, E | ValidationError | IdempotencyConflict | StorageUnavailable>
+    reply: Effect.Effect<Reply, E>,
+    /**
+     * The answer again, from the record the write left, for a key whose write committed but whose
+     * answer was never stored (the host stopped in between). Without it such a retry is a conflict.
+     */
+    recover?: (applied: Applied) => Effect.Effect<Reply, E2>
+  ) => Effect.Effect<
+    HttpServerResponse.HttpServerResponse,
+    E | E2 | ValidationError | IdempotencyConflict | StorageUnavailable
+  >
 }
 
 export class IdempotentReplies extends Context.Tag("@dealstream/http/IdempotentReplies")<
@@ -64,7 +77,7 @@ export const IdempotentRepliesLive = Layer.effect(
       )
 
     return IdempotentReplies.of({
-      run: (ctx, request, body, reply) => {
+      run: (ctx, request, body, reply, recover) => {
         const key = request.headers["idempotency-key"]
         if (key === undefined) return Effect.map(reply, (r) => respond(r))
         if (key.length === 0 || key.length > MAX_KEY_LENGTH) {
@@ -81,12 +94,23 @@ export const IdempotentRepliesLive = Layer.effect(
                   message: "this Idempotency-Key was already used with another method, path or body"
                 })
               }
+              if (stored.status === null) {
+                const applied = stored.applied ?? null
+                if (recover === undefined || applied === null) {
+                  return yield* new IdempotencyConflict({
+                    message: "the request made with this Idempotency-Key was applied, but its answer was lost; read the record"
+                  })
+                }
+                return respond(yield* recover(applied), { "idempotent-replayed": "true" })
+              }
               return respond(
                 { status: stored.status, body: stored.body, location: stored.location, version: null },
                 { "idempotent-replayed": "true" }
               )
             }
-            const answer = yield* reply
+            // The write's own commit records the key too (IdempotencyClaim), so that even a host
+            // stopping before the answer below is stored cannot let a retry apply it twice.
+            const answer = yield* Effect.provideService(reply, IdempotencyClaim, { key, fingerprint: print })
             if (answer.status >= 200 && answer.status < 300) {
               const now = yield* Clock.currentTimeMillis
               // The write already happened: failing to remember it must not turn success into an error.

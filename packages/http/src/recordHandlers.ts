@@ -19,10 +19,12 @@ interface RecordRequest extends Request {
 }
 
 /** POST of a new record: no query parameters, a JSON body, the Idempotency-Key rules, 201 + Location. */
-export const createRecord = <E>(
+export const createRecord = <E, E2>(
   idempotent: IdempotentRepliesService,
   collection: string,
-  create: (ctx: RequestContext, body: unknown) => Effect.Effect<Versioned, E>
+  create: (ctx: RequestContext, body: unknown) => Effect.Effect<Versioned, E>,
+  /** The record as it is now: the answer to a retry whose first answer was lost. */
+  read: (ctx: RequestContext, id: string) => Effect.Effect<Versioned, E2>
 ) =>
 ({ request }: Request) =>
   Effect.gen(function*() {
@@ -33,7 +35,8 @@ export const createRecord = <E>(
       ctx,
       request,
       body,
-      Effect.map(create(ctx, body), (versioned) => created(versioned, locationOf(collection, versioned)))
+      Effect.map(create(ctx, body), (versioned) => created(versioned, locationOf(collection, versioned))),
+      (applied) => Effect.map(read(ctx, applied.id), (versioned) => created(versioned, locationOf(collection, versioned)))
     )
   })
 

@@ -35,10 +35,16 @@ export type IfMatch = number | null
 export interface IdempotentResponse {
   /** Identifies method, path and body of the original request. */
   readonly fingerprint: string
-  readonly status: number
+  /**
+   * null while only the write's own commit has recorded the key (see IdempotencyClaim): the write
+   * happened, its answer was never stored.
+   */
+  readonly status: number | null
   readonly body: Json
   readonly location: string | null
   readonly created_at: string
+  /** What the write made or changed, so its answer can be given again from the record. */
+  readonly applied?: { readonly resource: string; readonly id: string } | null
 }
 
 export type ReadError = NotFound | ValidationError | StorageUnavailable

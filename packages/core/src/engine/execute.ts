@@ -1,4 +1,4 @@
-import { Effect, Either } from "effect"
+import { Effect, Either, Option } from "effect"
 import type { Decider, Projected } from "../decider.js"
 import { Conflict, NotFound, PreconditionFailed } from "../errors.js"
 import { type SearchFields, searchWordsOfDocument } from "../query/documentSearchWords.js"
@@ -7,6 +7,7 @@ import type { DomainEvent, NewEvent, StoredEvent } from "../storage/events.js"
 import type { StreamAppend, UniqueViolation } from "../storage/Storage.js"
 import { type EngineDeps, nowIso, withMetadata } from "./deps.js"
 import type { IfMatch, RequestContext, WriteError } from "./Engine.js"
+import { claimWrite, IdempotencyClaim } from "./idempotencyClaim.js"
 
 /** Version conflicts are retried this many times before the client gets a 409. */
 const MAX_ATTEMPTS = 5
@@ -138,9 +139,13 @@ export const execute = <C, E extends DomainEvent, S>(deps: EngineDeps, run: Exec
       history: loaded.history,
       fresh: fresh.map((event, i) => ({ event, metadata: events[i]!.metadata, version: loaded.version + i + 1 }))
     })
+    const claim = yield* Effect.serviceOption(IdempotencyClaim)
+    const claimed = Option.isSome(claim)
+      ? [claimWrite(run.ctx.workspaceId, claim.value, { resource: run.resource, id: run.streamId }, at)]
+      : []
     const result = yield* deps.storage.commit({
       streams: [{ streamId: run.streamId, expectedVersion: loaded.version, events }, ...addition.streams],
-      documents: [...run.documents(all, fresh, version), ...addition.documents],
+      documents: [...run.documents(all, fresh, version), ...addition.documents, ...claimed],
       ...(run.redact === true ? { redactStreams: [run.streamId] } : {})
     })
     if (addition.streams.some((stream) => stream.events[0]?.type === "delivery.scheduled")) {

@@ -25,13 +25,19 @@ export const ContactsLive = HttpApiBuilder.group(Api, "contacts", (handlers) =>
           const params = yield* readQuery(request, ["expand"])
           return respond(record(yield* engine.contacts.get(yield* Caller, path.id, params["expand"] ?? null)))
         }))
-      .handleRaw("create", createRecord(idempotent, COLLECTION, engine.contacts.create))
+      .handleRaw("create", createRecord(idempotent, COLLECTION, engine.contacts.create, (ctx, id) => engine.contacts.get(ctx, id, null)))
       .handleRaw("update", writeRecord(engine.contacts.update))
       .handle("delete", deleteRecord(engine.contacts.delete))
       .handle("restore", ({ path, request }) =>
         Effect.gen(function*() {
           yield* readQuery(request, [])
           const ctx = yield* Caller
-          return yield* idempotent.run(ctx, request, null, Effect.map(engine.contacts.restore(ctx, path.id), (contact) => record(contact)))
+          return yield* idempotent.run(
+            ctx,
+            request,
+            null,
+            Effect.map(engine.contacts.restore(ctx, path.id), (contact) => record(contact)),
+            (applied) => Effect.map(engine.contacts.get(ctx, applied.id, null), (contact) => record(contact))
+          )
         }))
   }))

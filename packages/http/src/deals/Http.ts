@@ -25,7 +25,7 @@ export const DealsLive = HttpApiBuilder.group(Api, "deals", (handlers) =>
           yield* readQuery(request, [])
           return respond(record(yield* engine.deals.get(yield* Caller, path.id)))
         }))
-      .handleRaw("create", createRecord(idempotent, COLLECTION, engine.deals.create))
+      .handleRaw("create", createRecord(idempotent, COLLECTION, engine.deals.create, engine.deals.get))
       .handleRaw("update", writeRecord(engine.deals.update))
       .handleRaw("moveStage", writeRecord(engine.deals.moveStage))
       .handle("delete", deleteRecord(engine.deals.delete))
@@ -33,7 +33,13 @@ export const DealsLive = HttpApiBuilder.group(Api, "deals", (handlers) =>
         Effect.gen(function*() {
           yield* readQuery(request, [])
           const ctx = yield* Caller
-          return yield* idempotent.run(ctx, request, null, Effect.map(engine.deals.restore(ctx, path.id), (deal) => record(deal)))
+          return yield* idempotent.run(
+            ctx,
+            request,
+            null,
+            Effect.map(engine.deals.restore(ctx, path.id), (deal) => record(deal)),
+            (applied) => Effect.map(engine.deals.get(ctx, applied.id), (deal) => record(deal))
+          )
         }))
       .handle("timeline", ({ path, request }) =>
         Effect.gen(function*() {

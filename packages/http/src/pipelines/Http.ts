@@ -26,6 +26,6 @@ export const PipelinesLive = HttpApiBuilder.group(Api, "pipelines", (handlers) =
           yield* readQuery(request, [])
           return respond(record(yield* engine.pipelines.get(yield* Caller, path.id)))
         }))
-      .handleRaw("create", createRecord(idempotent, COLLECTION, engine.pipelines.create))
+      .handleRaw("create", createRecord(idempotent, COLLECTION, engine.pipelines.create, engine.pipelines.get))
       .handleRaw("update", writeRecord(engine.pipelines.update))
   }))

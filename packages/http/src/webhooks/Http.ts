@@ -27,7 +27,7 @@ export const WebhooksLive = HttpApiBuilder.group(Api, "webhooks", (handlers) =>
           yield* readQuery(request, [])
           return respond(record(yield* engine.webhooks.get(yield* Caller, path.id)))
         }))
-      .handleRaw("create", createRecord(idempotent, COLLECTION, engine.webhooks.create))
+      .handleRaw("create", createRecord(idempotent, COLLECTION, engine.webhooks.create, engine.webhooks.get))
       .handleRaw("update", writeRecord(engine.webhooks.update))
       .handle("delete", deleteRecord(engine.webhooks.delete))
       .handle("deliveries", ({ path, request }) =>
