@@ -23,9 +23,9 @@ const log = (line) => process.stderr.write(`${line}\n`)
 const settings = quick
   ? {
     runs: 3,
-    commit: { seconds: 0.5, warmupSeconds: 0.4, deals: 256 },
+    commit: { seconds: 0.4, warmupSeconds: 0.4, deals: 256 },
     memory: { seconds: 0.5, warmupSeconds: 0.5, footprintContacts: 5_000 },
-    http: { seconds: 0.8, warmupSeconds: 0.5, connections: 50, listContacts: 200 },
+    http: { seconds: 0.6, warmupSeconds: 0.5, connections: 50, listContacts: 200 },
     queries: { contacts: 50_000, deals: 10_000, requests: 20, maxSeconds: 2.5 },
     webhooks: { latencyContacts: 20, throughputContacts: 150, concurrency: 16 }
   }

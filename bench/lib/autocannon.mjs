@@ -10,7 +10,7 @@ export const autocannonRuns = async (specs) => {
   const seconds = specs.reduce((sum, spec) => sum + spec.duration, 0)
   const { stdout } = await promisify(execFile)(process.execPath, [driver, JSON.stringify(specs)], {
     maxBuffer: 1 << 20,
-    timeout: (seconds + 60) * 1000
+    timeout: Math.ceil((seconds + 60) * 1000)
   })
   return stdout.trim().split("\n").map((line) => JSON.parse(line))
 }

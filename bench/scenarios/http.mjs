@@ -32,14 +32,14 @@ export const prepareHost = async ({ pg, database, listContacts, nodeArgs = [] })
 
 export const http = async ({ pg, settings, runs, log }) => {
   const { seconds, warmupSeconds, connections, listContacts } = settings
-  const { host, getPath } = await prepareHost({ pg, database: "bench_http_dealstream", listContacts })
-  // The same host on memory storage: what the HTTP layer and the engine cost without a database.
-  const onMemory = await prepareHost({ pg, listContacts })
-  const fastify = await spawnServer({
-    name: "fastify",
-    script: fileURLToPath(new URL("../lib/fastifyServer.mjs", import.meta.url)),
-    args: [await pg.createDatabase("bench_http_fastify")]
-  })
+  // Started side by side (start-up is most of a quick run's set-up): the host on PostgreSQL, the same
+  // host on memory storage (what HTTP and the engine cost without a database), and fastify.
+  const [{ host, getPath }, onMemory, fastify] = await Promise.all([
+    prepareHost({ pg, database: "bench_http_dealstream", listContacts }),
+    prepareHost({ pg, listContacts }),
+    pg.createDatabase("bench_http_fastify").then((url) =>
+      spawnServer({ name: "fastify", script: fileURLToPath(new URL("../lib/fastifyServer.mjs", import.meta.url)), args: [url] }))
+  ])
 
   // The bare server answers exactly the bytes dealstream answered.
   const got = await request(host.url, "GET", getPath)
