@@ -71,6 +71,7 @@ const loadBefore = loadAverage()
 log(`dealstream bench (${quick ? "quick" : "full"}), load average ${loadBefore}`)
 const pg = await startPostgres({ log })
 const outcomes = []
+let broken = false
 try {
   for (const name of only) {
     const t0 = Date.now()
@@ -80,6 +81,7 @@ try {
       const outcome = await run({ pg, settings: settings[name], runs: settings.runs, quick, log })
       outcomes.push({ name, ...outcome, seconds: (Date.now() - t0) / 1000 })
     } catch (error) {
+      broken = true
       log(`${name} failed: ${error?.stack ?? error}`)
       outcomes.push({ name, rows: [], notes: [], failures: [`the scenario failed: ${error?.message ?? error}`], seconds: (Date.now() - t0) / 1000 })
     }
@@ -111,3 +113,6 @@ if (out !== undefined) {
   }))
   log(`wrote ${out}`)
 }
+// Missed targets are results, not failures; a scenario that could not run is. Exiting here also
+// ends whatever a failed scenario left behind (its servers are killed on exit).
+process.exit(broken ? 1 : 0)

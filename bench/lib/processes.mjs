@@ -5,6 +5,12 @@ import { fileURLToPath } from "node:url"
 
 const hostBin = fileURLToPath(new URL("../../packages/http/dist/bin.js", import.meta.url))
 
+// Every server this process started: whatever happens to a scenario, none outlives the bench.
+const running = new Set()
+process.on("exit", () => {
+  for (const child of running) child.kill("SIGKILL")
+})
+
 /**
  * Starts `node [nodeArgs] script args`, resolves once it says where it listens. Its stdout is
  * dropped (the host's JSON request log), stderr is kept (the last 4 KiB) for error messages.
@@ -21,7 +27,9 @@ export const spawnServer = ({ name, script, args = [], nodeArgs = [], env = {}, 
       child.kill("SIGKILL")
       reject(new Error(`${name} did not start within ${timeoutMs / 1000} s: ${stderr.slice(-500)}`))
     }, timeoutMs)
+    running.add(child)
     const exited = new Promise((done) => child.once("exit", (code, signal) => done({ code, signal })))
+    exited.then(() => running.delete(child))
     child.stderr.on("data", (chunk) => {
       stderr = (stderr + chunk).slice(-4096)
       const match = !ready && stderr.match(/listening on (https?:\/\/\S+)/)

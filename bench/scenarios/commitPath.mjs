@@ -37,48 +37,52 @@ export const commitPath = async ({ pg, settings, runs, log }) => {
 
   const dealstream = await dealstreamSystem(dsUrl, { poolSize: POOL_SIZE })
   const shared = { poolSize: POOL_SIZE, stages: dealstream.stages, pipelineId: dealstream.pipelineId }
-  const systems = [dealstream, await rawSystem(rawUrl, shared), await emmettSystem(emmettUrl, shared)]
-
-  let n = 0
-  const commands = {
-    "create-contact": (system) => () => system.createContact(runTag, n++),
-    "move-stage": (system, concurrency) => {
-      const mine = dealsFor(system.deals, concurrency)
-      return (worker, i) => system.moveStage(mine[worker][i % mine[worker].length])
-    }
-  }
-
-  for (const system of systems) {
-    const started = Date.now()
-    system.deals = []
-    await forEachConcurrently(dealCount, 8, async (i) => system.deals.push(await system.createDeal(i)))
-    log(`  ${system.name}: ${dealCount} deals created (${((Date.now() - started) / 1000).toFixed(1)} s)`)
-    for (const [name, command] of Object.entries(commands)) {
-      const warm = await closedLoop({ concurrency: 8, seconds: warmupSeconds, op: command(system, 8) })
-      if (warm.failed > 0) throw new Error(`${system.name} ${name} fails while warming up: ${warm.firstError?.message}`)
-    }
-  }
-
+  const systems = [dealstream]
   // results[command][concurrency][system] = per-run rates
   const results = {}
   const failures = []
-  for (let run = 0; run < runs; run++) {
-    for (const [name, command] of Object.entries(commands)) {
-      for (const concurrency of CONCURRENCIES) {
-        // Rotate who goes first, so that no system always runs on the warmest (or most tired) database.
-        const order = systems.map((_, i) => systems[(i + run) % systems.length])
-        for (const system of order) {
-          const result = await closedLoop({ concurrency, seconds, op: command(system, concurrency) })
-          if (result.failed > 0) failures.push(`${system.name} ${name} c=${concurrency}: ${result.failed} failed (${result.firstError?.message})`)
-          ;(((results[name] ??= {})[concurrency] ??= {})[system.name] ??= []).push(result.rate)
-        }
-        log(`  run ${run + 1}/${runs} ${name} c=${concurrency}: ${systems.map((s) => `${s.name} ${Math.round(results[name][concurrency][s.name][run])}/s`).join(", ")}`)
+  let dealEvents
+  try {
+    systems.push(await rawSystem(rawUrl, shared), await emmettSystem(emmettUrl, shared))
+
+    let n = 0
+    const commands = {
+      "create-contact": (system) => () => system.createContact(runTag, n++),
+      "move-stage": (system, concurrency) => {
+        const mine = dealsFor(system.deals, concurrency)
+        return (worker, i) => system.moveStage(mine[worker][i % mine[worker].length])
       }
     }
-  }
 
-  const dealEvents = await averageDealEvents(dsUrl)
-  for (const system of systems) await system.close()
+    for (const system of systems) {
+      const started = Date.now()
+      system.deals = []
+      await forEachConcurrently(dealCount, 8, async (i) => system.deals.push(await system.createDeal(i)))
+      log(`  ${system.name}: ${dealCount} deals created (${((Date.now() - started) / 1000).toFixed(1)} s)`)
+      for (const [name, command] of Object.entries(commands)) {
+        const warm = await closedLoop({ concurrency: 8, seconds: warmupSeconds, op: command(system, 8) })
+        if (warm.failed > 0) throw new Error(`${system.name} ${name} fails while warming up: ${warm.firstError?.message}`)
+      }
+    }
+
+    for (let run = 0; run < runs; run++) {
+      for (const [name, command] of Object.entries(commands)) {
+        for (const concurrency of CONCURRENCIES) {
+          // Rotate who goes first, so that no system always runs on the warmest (or most tired) database.
+          const order = systems.map((_, i) => systems[(i + run) % systems.length])
+          for (const system of order) {
+            const result = await closedLoop({ concurrency, seconds, op: command(system, concurrency) })
+            if (result.failed > 0) failures.push(`${system.name} ${name} c=${concurrency}: ${result.failed} failed (${result.firstError?.message})`)
+            ;(((results[name] ??= {})[concurrency] ??= {})[system.name] ??= []).push(result.rate)
+          }
+          log(`  run ${run + 1}/${runs} ${name} c=${concurrency}: ${systems.map((s) => `${s.name} ${Math.round(results[name][concurrency][s.name][run])}/s`).join(", ")}`)
+        }
+      }
+    }
+    dealEvents = await averageDealEvents(dsUrl)
+  } finally {
+    for (const system of systems) await system.close()
+  }
 
   const rows = []
   for (const [name, byConcurrency] of Object.entries(results)) {

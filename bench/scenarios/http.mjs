@@ -30,22 +30,15 @@ export const prepareHost = async ({ pg, database, listContacts, nodeArgs = [] })
   return { host, contactId, getPath: `/v1/contacts/${contactId}` }
 }
 
-export const http = async ({ pg, settings, runs, log }) => {
+/**
+ * The peers next to the host: the bare server answering the bytes the host answered, then the
+ * rounds of autocannon runs. `servers` collects what is started here, for the caller to stop.
+ */
+const measure = async ({ host, getPath, onMemory, fastify, dir, servers, settings, runs, log }) => {
   const { seconds, warmupSeconds, connections, listContacts } = settings
-  // Started side by side (start-up is most of a quick run's set-up): the host on PostgreSQL, the same
-  // host on memory storage (what HTTP and the engine cost without a database), and fastify.
-  const [{ host, getPath }, onMemory, fastify] = await Promise.all([
-    prepareHost({ pg, database: "bench_http_dealstream", listContacts }),
-    prepareHost({ pg, listContacts }),
-    pg.createDatabase("bench_http_fastify").then((url) =>
-      spawnServer({ name: "fastify", script: fileURLToPath(new URL("../lib/fastifyServer.mjs", import.meta.url)), args: [url] }))
-  ])
-
-  // The bare server answers exactly the bytes dealstream answered.
   const got = await request(host.url, "GET", getPath)
   const listed = await request(host.url, "GET", LIST_PATH)
   const posted = await request(host.url, "POST", "/v1/contacts", { ...POST_BODY, email: `bare.${runTag}@bench.example` })
-  const dir = mkdtempSync(join(tmpdir(), "ds-bench-bare-"))
   const routesFile = join(dir, "routes.json")
   const route = (answer) => ({ status: answer.status, contentType: answer.headers.get("content-type"), body: answer.bytes.toString("base64") })
   writeFileSync(routesFile, JSON.stringify({
@@ -54,6 +47,7 @@ export const http = async ({ pg, settings, runs, log }) => {
     "POST /v1/contacts": route(posted)
   }))
   const bare = await spawnServer({ name: "bare node:http", script: fileURLToPath(new URL("../lib/bareServer.mjs", import.meta.url)), args: [routesFile] })
+  servers.push(bare)
 
   const endpoints = [
     { measure: "GET one contact", method: "GET", path: getPath, paths: { memory: onMemory.getPath }, servers: { dealstream: host, bare, memory: onMemory.host } },
@@ -93,11 +87,32 @@ export const http = async ({ pg, settings, runs, log }) => {
       log(`  run ${run + 1}/${runs} ${endpoint.measure}: ${Object.entries(measured[i]).map(([name, m]) => `${name} ${Math.round(m.rps[run])} req/s p99 ${m.p99[run]} ms`).join(", ")}`)
     }
   }
-  await host.stop()
-  await onMemory.host.stop()
-  await bare.stop()
-  await fastify.stop()
-  rmSync(dir, { recursive: true, force: true })
+  return { endpoints, measured, failures, got, listed }
+}
+
+export const http = async ({ pg, settings, runs, log }) => {
+  const { seconds, warmupSeconds, connections, listContacts } = settings
+  // Started side by side (start-up is most of a quick run's set-up): the host on PostgreSQL, the same
+  // host on memory storage (what HTTP and the engine cost without a database), and fastify.
+  const started = await Promise.allSettled([
+    prepareHost({ pg, database: "bench_http_dealstream", listContacts }),
+    prepareHost({ pg, listContacts }),
+    pg.createDatabase("bench_http_fastify").then((url) =>
+      spawnServer({ name: "fastify", script: fileURLToPath(new URL("../lib/fastifyServer.mjs", import.meta.url)), args: [url] }))
+  ])
+  const servers = started.filter((s) => s.status === "fulfilled").map((s) => s.value.host ?? s.value)
+  const dir = mkdtempSync(join(tmpdir(), "ds-bench-bare-"))
+  let outcome
+  try {
+    const failed = started.find((s) => s.status === "rejected")
+    if (failed !== undefined) throw failed.reason
+    const [{ host, getPath }, onMemory, fastify] = started.map((s) => s.value)
+    outcome = { getPath, ...await measure({ host, getPath, onMemory, fastify, dir, servers, settings, runs, log }) }
+  } finally {
+    await Promise.all(servers.map((server) => server.stop()))
+    rmSync(dir, { recursive: true, force: true })
+  }
+  const { endpoints, measured, failures, got, listed, getPath } = outcome
 
   const rows = []
   for (const [i, endpoint] of endpoints.entries()) {
