@@ -17,7 +17,8 @@ Authenticate with \`Authorization: Bearer <API key>\`; the key decides the works
 Single-record responses carry \`ETag: "<version>"\`; send it back in \`If-Match\` on PATCH, PUT or DELETE
 to make the write conditional (412 when it no longer matches). Any POST may carry an
 \`Idempotency-Key\`: the same key and body within 24 h replays the first answer
-(\`Idempotent-Replayed: true\`). Responses to authenticated requests carry \`RateLimit-Limit\`,
+(\`Idempotent-Replayed: true\`), and is never applied twice, even when the host stopped before it
+could store its answer (the record the write made is answered then; 409 where it cannot be read). Responses to authenticated requests carry \`RateLimit-Limit\`,
 \`RateLimit-Remaining\` and \`RateLimit-Reset\`; over the limit the answer is 429 with \`Retry-After\`.
 Lists answer \`{"data": [...], "next_cursor"}\`; pass \`next_cursor\` as \`cursor\` for the next page.
 
