@@ -2,7 +2,7 @@
 //   node bench/run.mjs [--quick] [--only commit,memory,http,queries,webhooks] [--out file]
 //   node bench/run.mjs --profile commit|http|all [--quick]     CPU profiles of the dealstream side
 // Progress goes to stderr; the table to stdout; RESULTS.md next to this file (unless --only).
-import { existsSync, writeFileSync } from "node:fs"
+import { existsSync, readFileSync, writeFileSync } from "node:fs"
 import { fileURLToPath } from "node:url"
 import { loadAverage, machine } from "./lib/machine.mjs"
 import { startPostgres } from "./lib/postgres.mjs"
@@ -98,6 +98,12 @@ process.stdout.write(`${renderTable(rows)}\n`)
 for (const o of outcomes) for (const failure of o.failures ?? []) log(`! ${o.name}: ${failure}`)
 log(`total ${elapsed.toFixed(0)} s, load average before ${loadBefore}, after ${loadAfter}`)
 
+// The performance analysis is written by hand (profiles, before/after) and kept under the figures.
+const analysis = () => {
+  const file = fileURLToPath(new URL("ANALYSIS.md", import.meta.url))
+  return existsSync(file) ? `\n${readFileSync(file, "utf8")}` : ""
+}
+
 const out = option("out") ?? (option("only") === undefined ? fileURLToPath(new URL("RESULTS.md", import.meta.url)) : undefined)
 if (out !== undefined) {
   writeFileSync(out, writeResults({
@@ -110,7 +116,7 @@ if (out !== undefined) {
     load: { before: loadBefore, after: loadAfter },
     elapsed,
     command: `node bench/run.mjs ${argv.join(" ")}`.trim()
-  }))
+  }) + analysis())
   log(`wrote ${out}`)
 }
 // Missed targets are results, not failures; a scenario that could not run is. Exiting here also
