@@ -55,6 +55,20 @@ const freePort = Effect.async<number, EmbeddedPostgresError>((resume) => {
   })
 })
 
+/** What postmaster.pid says: the server's process (line 1), its data directory (2) and port (4). */
+const postmasterPid = (dataDir: string): { readonly pid: number; readonly dataDir: string; readonly port: number | null } | null => {
+  let lines: ReadonlyArray<string>
+  try {
+    lines = readFileSync(join(dataDir, "postmaster.pid"), "utf8").split("\n")
+  } catch {
+    return null
+  }
+  const pid = Number(lines[0])
+  if (!Number.isInteger(pid) || pid <= 0) return null
+  const port = Number(lines[3])
+  return { pid, dataDir: lines[1] ?? "", port: Number.isInteger(port) && port > 0 ? port : null }
+}
+
 const isAlive = (pid: number) => {
   try {
     process.kill(pid, 0)
@@ -92,15 +106,11 @@ const parentOf = (pid: number): number | null => {
  * for left behind.
  */
 const serverOn = (dataDir: string): { readonly pid: number; readonly leftBehind: boolean } | null => {
-  let lines: ReadonlyArray<string>
-  try {
-    lines = readFileSync(join(dataDir, "postmaster.pid"), "utf8").split("\n")
-  } catch {
-    return null
-  }
-  const pid = Number(lines[0])
+  const file = postmasterPid(dataDir)
+  if (file === null) return null
+  const { pid } = file
   // A stale file (its server gone, or the pid now another program's) is the new server's to handle.
-  if (!Number.isInteger(pid) || pid <= 0 || resolve(lines[1] ?? "") !== resolve(dataDir) || !isAlive(pid)) return null
+  if (resolve(file.dataDir) !== resolve(dataDir) || !isAlive(pid)) return null
   const command = commandOf(pid)
   if (command !== null && !command.includes("postgres")) return null
   const parent = parentOf(pid)
@@ -244,20 +254,7 @@ export const start = (options: Options): Effect.Effect<Running, EmbeddedPostgres
  * connect to it, since a second server cannot start on the same cluster.
  */
 export const runningUrl = (dataDir: string, database = "dealstream"): string | null => {
-  let lines: ReadonlyArray<string>
-  try {
-    lines = readFileSync(join(dataDir, "postmaster.pid"), "utf8").split("\n")
-  } catch {
-    return null
-  }
-  const pid = Number(lines[0])
-  const port = Number(lines[3])
-  if (!Number.isInteger(pid) || pid <= 0 || !Number.isInteger(port) || port <= 0) return null
-  try {
-    process.kill(pid, 0)
-  } catch (error) {
-    // EPERM: it runs, as another user (the `postgres` user when the host runs as root).
-    if ((error as NodeJS.ErrnoException).code !== "EPERM") return null
-  }
-  return url(port, database)
+  const file = postmasterPid(dataDir)
+  if (file === null || file.port === null || !isAlive(file.pid)) return null
+  return url(file.port, database)
 }
