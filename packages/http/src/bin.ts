@@ -124,23 +124,25 @@ const serve = async (args: ReadonlyArray<string>) => {
     process.on(signal, stop)
   }
 
-  // Human-oriented lines go to stderr; stdout carries only JSON log lines.
-  process.stderr.write(`dealstream listening on ${server.url} (storage: ${server.storage})\n`)
+  // Human-oriented lines go to stderr; stdout carries only JSON log lines. The banner is one write,
+  // so a script that waits for "listening on" has the key lines by then too.
+  const banner = [`dealstream listening on ${server.url} (storage: ${server.storage})`]
   if (config.webhooks.allowInsecure) {
-    process.stderr.write("warning: webhooks may target http:// and loopback/private addresses (development and tests only)\n")
+    banner.push("warning: webhooks may target http:// and loopback/private addresses (development and tests only)")
   }
   if (server.devApiKey !== null) {
     const { created, file, key } = server.devApiKey
-    process.stderr.write(
+    banner.push(
       `dev workspace "${key.workspaceId}" API key${created ? " (new)" : ""}: ${key.key}\n  stored in ${file}; ` +
-        "set DEALSTREAM_API_KEYS or run `dealstream keys create --workspace <id>` to use your own keys\n"
+        "set DEALSTREAM_API_KEYS or run `dealstream keys create --workspace <id>` to use your own keys"
     )
   } else if (server.storedApiKeys !== null) {
     const { active, revoked } = server.storedApiKeys
-    process.stderr.write(
-      `API keys: ${active} made with \`dealstream keys create\`${revoked > 0 ? ` (and ${revoked} revoked)` : ""}; no dev key while keys are stored\n`
+    banner.push(
+      `API keys: ${active} made with \`dealstream keys create\`${revoked > 0 ? ` (and ${revoked} revoked)` : ""}; no dev key while keys are stored`
     )
   }
+  process.stderr.write(`${banner.join("\n")}\n`)
 }
 
 const rebuildCommand = async (args: ReadonlyArray<string>) => {
