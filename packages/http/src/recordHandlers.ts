@@ -40,6 +40,26 @@ export const createRecord = <E, E2>(
     )
   })
 
+/** POST …/restore of a soft-deleted record, under the Idempotency-Key rules; 200 with the record. */
+export const restoreRecord = <E, E2>(
+  idempotent: IdempotentRepliesService,
+  restore: (ctx: RequestContext, id: string) => Effect.Effect<Versioned, E>,
+  /** The record as it is now: the answer to a retry whose first answer was lost. */
+  read: (ctx: RequestContext, id: string) => Effect.Effect<Versioned, E2>
+) =>
+({ path, request }: RecordRequest) =>
+  Effect.gen(function*() {
+    yield* readQuery(request, [])
+    const ctx = yield* Caller
+    return yield* idempotent.run(
+      ctx,
+      request,
+      null,
+      Effect.map(restore(ctx, path.id), (restored) => record(restored)),
+      (applied) => Effect.map(read(ctx, applied.id), (current) => record(current))
+    )
+  })
+
 /** PATCH or PUT of one record: a JSON body, made conditional by If-Match; 200 with the record. */
 export const writeRecord = <E>(
   write: (ctx: RequestContext, id: string, body: unknown, ifMatch: IfMatch) => Effect.Effect<Versioned, E>

@@ -3,7 +3,7 @@ import { HttpApiBuilder } from "@effect/platform"
 import { Effect } from "effect"
 import { Api } from "../Api.js"
 import { Caller } from "../auth/Authentication.js"
-import { createRecord, deleteRecord, writeRecord } from "../recordHandlers.js"
+import { createRecord, deleteRecord, restoreRecord, writeRecord } from "../recordHandlers.js"
 import { IdempotentReplies } from "../idempotency.js"
 import { readQuery } from "../request/queryParams.js"
 import { page, record, respond } from "../responses.js"
@@ -28,16 +28,5 @@ export const ContactsLive = HttpApiBuilder.group(Api, "contacts", (handlers) =>
       .handleRaw("create", createRecord(idempotent, COLLECTION, engine.contacts.create, (ctx, id) => engine.contacts.get(ctx, id, null)))
       .handleRaw("update", writeRecord(engine.contacts.update))
       .handle("delete", deleteRecord(engine.contacts.delete))
-      .handle("restore", ({ path, request }) =>
-        Effect.gen(function*() {
-          yield* readQuery(request, [])
-          const ctx = yield* Caller
-          return yield* idempotent.run(
-            ctx,
-            request,
-            null,
-            Effect.map(engine.contacts.restore(ctx, path.id), (contact) => record(contact)),
-            (applied) => Effect.map(engine.contacts.get(ctx, applied.id, null), (contact) => record(contact))
-          )
-        }))
+      .handle("restore", restoreRecord(idempotent, engine.contacts.restore, (ctx, id) => engine.contacts.get(ctx, id, null)))
   }))

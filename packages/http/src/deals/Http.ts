@@ -3,7 +3,7 @@ import { HttpApiBuilder } from "@effect/platform"
 import { Effect } from "effect"
 import { Api } from "../Api.js"
 import { Caller } from "../auth/Authentication.js"
-import { createRecord, deleteRecord, writeRecord } from "../recordHandlers.js"
+import { createRecord, deleteRecord, restoreRecord, writeRecord } from "../recordHandlers.js"
 import { IdempotentReplies } from "../idempotency.js"
 import { readQuery } from "../request/queryParams.js"
 import { page, record, respond } from "../responses.js"
@@ -29,18 +29,7 @@ export const DealsLive = HttpApiBuilder.group(Api, "deals", (handlers) =>
       .handleRaw("update", writeRecord(engine.deals.update))
       .handleRaw("moveStage", writeRecord(engine.deals.moveStage))
       .handle("delete", deleteRecord(engine.deals.delete))
-      .handle("restore", ({ path, request }) =>
-        Effect.gen(function*() {
-          yield* readQuery(request, [])
-          const ctx = yield* Caller
-          return yield* idempotent.run(
-            ctx,
-            request,
-            null,
-            Effect.map(engine.deals.restore(ctx, path.id), (deal) => record(deal)),
-            (applied) => Effect.map(engine.deals.get(ctx, applied.id), (deal) => record(deal))
-          )
-        }))
+      .handle("restore", restoreRecord(idempotent, engine.deals.restore, engine.deals.get))
       .handle("timeline", ({ path, request }) =>
         Effect.gen(function*() {
           const params = yield* readQuery(request, "all")
