@@ -1,5 +1,5 @@
 import { Effect, Either } from "effect"
-import { contactDecider, parseContactCreate, parseContactPatch, projectContact } from "../contact/index.js"
+import { contactDecider, type ContactEvent, parseContactCreate, parseContactPatch, projectContact } from "../contact/index.js"
 import { Conflict, NotFound, ValidationError } from "../errors.js"
 import type { Json, JsonObject } from "../json.js"
 import { paginate, parseListQuery, searchFieldsOf } from "../query/index.js"
@@ -14,7 +14,7 @@ import type { EngineDeps } from "./deps.js"
 import { storableBody, storableParams } from "./storable.js"
 import { contactDocuments } from "./documents.js"
 import type { IfMatch, ListParams, RequestContext } from "./Engine.js"
-import { execute, foldProjection } from "./execute.js"
+import { type Executed, execute, foldProjection } from "./execute.js"
 import { outboxFor } from "./outbox.js"
 import { queryAll, visibleFields } from "./reads.js"
 import type { Workspaces } from "./workspace.js"
@@ -136,9 +136,6 @@ export const makeContacts = (deps: EngineDeps, workspaces: Workspaces, customFie
     Effect.flatMap(deps.storage.getDocument("contact", ctx.workspaceId, id), (doc) =>
       doc === null || doc.deletedAt !== null ? Effect.fail(new NotFound({ resource: "contact", id })) : Effect.succeed(doc))
 
-  const viewOne = (ctx: RequestContext, doc: StoredDocument, contact: FieldCatalog) =>
-    Effect.map(views(ctx, [doc], contact), ([view]) => ({ data: view!, version: doc.version }))
-
   const get = (ctx: RequestContext, id: string, expandRaw: string | null) =>
     Effect.gen(function*() {
       const expand = parseExpand(expandRaw)
@@ -199,11 +196,17 @@ export const makeContacts = (deps: EngineDeps, workspaces: Workspaces, customFie
     onUniqueViolation: emailTaken
   })
 
-  const afterWrite = (ctx: RequestContext, id: string, { contact }: Catalogs) =>
+  /**
+   * The contact as the write that just committed left it (its own events), with the deals that
+   * name it: not a read of the document, which a concurrent write may already have changed.
+   */
+  const written = (ctx: RequestContext, id: string, executed: Executed<ContactEvent>, { contact }: Catalogs) =>
     Effect.gen(function*() {
-      const doc = yield* deps.storage.getDocument("contact", ctx.workspaceId, id)
-      if (doc === null) return yield* new NotFound({ resource: "contact", id })
-      return yield* viewOne(ctx, doc, contact)
+      const projected = foldProjection(projectContact, executed.all)
+      if (projected === null) return yield* new NotFound({ resource: "contact", id })
+      const doc: StoredDocument = { collection: "contact", workspaceId: ctx.workspaceId, id, version: executed.version, ...projected }
+      const [view] = yield* views(ctx, [doc], contact)
+      return { data: view!, version: executed.version }
     })
 
   const create = (ctx: RequestContext, body: unknown) =>
@@ -231,11 +234,11 @@ export const makeContacts = (deps: EngineDeps, workspaces: Workspaces, customFie
       const known = yield* catalogs(ctx)
       const fields = parseContactPatch(yield* storableBody(body), known.defs)
       if (Either.isLeft(fields)) return yield* fields.left
-      yield* execute(deps, {
+      const executed = yield* execute(deps, {
         ...run(ctx, id, ifMatch, false, known),
         command: ({ at }) => Effect.succeed({ type: "UpdateContact" as const, id, at, fields: fields.right })
       })
-      return yield* afterWrite(ctx, id, known)
+      return yield* written(ctx, id, executed, known)
     })
 
   const remove = (ctx: RequestContext, id: string, ifMatch: IfMatch) =>
@@ -249,7 +252,7 @@ export const makeContacts = (deps: EngineDeps, workspaces: Workspaces, customFie
   const restore = (ctx: RequestContext, id: string) =>
     Effect.gen(function*() {
       const known = yield* catalogs(ctx)
-      yield* execute(deps, {
+      const executed = yield* execute(deps, {
         ...run(ctx, id, null, false, known),
         onUniqueViolation: (violation: UniqueViolation) =>
           new Conflict({
@@ -258,7 +261,7 @@ export const makeContacts = (deps: EngineDeps, workspaces: Workspaces, customFie
           }),
         command: ({ at }) => Effect.succeed({ type: "RestoreContact" as const, id, at })
       })
-      return yield* afterWrite(ctx, id, known)
+      return yield* written(ctx, id, executed, known)
     })
 
   const purge = (ctx: RequestContext, id: string) =>

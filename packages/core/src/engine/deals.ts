@@ -59,9 +59,6 @@ export const makeDeals = (deps: EngineDeps, workspaces: Workspaces, contacts: Co
     also: outboxFor(deps, ctx, projectDeal, (data) => Effect.succeed(visibleFields(data, deal)))
   })
 
-  const view = (ctx: RequestContext, data: JsonObject) =>
-    Effect.map(contacts.catalogs(ctx), ({ deal }) => visibleFields(data, deal))
-
   /** A live deal as the API shows it, with the catalog in hand (after a write, say). */
   const readDeal = (ctx: RequestContext, id: string, deal: FieldCatalog) =>
     Effect.gen(function*() {
@@ -238,7 +235,7 @@ export const makeDeals = (deps: EngineDeps, workspaces: Workspaces, contacts: Co
       return { data: page.rows.map((row) => row.data), next_cursor: page.next_cursor }
     })
 
-  return { list, get, create, update, moveStage, delete: remove, restore, purge, timeline, view }
+  return { list, get, create, update, moveStage, delete: remove, restore, purge, timeline }
 }
 
 export type Deals = ReturnType<typeof makeDeals>

@@ -163,16 +163,19 @@ export const runDeliveryWorker = (options: DeliveryWorkerOptions) =>
     const leaseMillis = options.leaseMillis ?? deps.webhooks.config.timeoutMillis + 30_000
     const wake = yield* Queue.sliding<void>(1)
     const inFlight = new Map<string, InFlight>()
+    /** Interrupting an attempt aborts its request: the receiver sees the connection closed. */
+    const abortAttemptsOf = (webhookId: string) =>
+      Effect.forEach(
+        [...inFlight.values()].filter((entry) => entry.webhookId === webhookId),
+        (entry) => entry.interrupt ?? Effect.void,
+        { discard: true }
+      )
 
     yield* deps.queue.signals.pipe(
       Stream.runForEach((signal) =>
         signal._tag === "Scheduled"
           ? Queue.offer(wake, undefined)
-          : Effect.forEach(
-            [...inFlight.values()].filter((entry) => entry.webhookId === signal.webhookId),
-            (entry) => entry.interrupt ?? Effect.void,
-            { discard: true }
-          )
+          : abortAttemptsOf(signal.webhookId)
       ),
       Effect.retry(Schedule.spaced("1 second")),
       Effect.forkScoped
@@ -180,14 +183,10 @@ export const runDeliveryWorker = (options: DeliveryWorkerOptions) =>
     // Signals can be lost (a LISTEN connection being re-established): once per poll interval the
     // webhooks of attempts in flight are looked up, and attempts for a deleted one are aborted.
     const abortOrphans = Effect.gen(function*() {
-      const webhookIds = new Set([...inFlight.values()].map((entry) => entry.webhookId))
-      for (const webhookId of webhookIds) {
-        const entries = [...inFlight.entries()].filter(([, entry]) => entry.webhookId === webhookId)
-        const workspaceId = entries[0]?.[1].workspaceId
-        if (workspaceId === undefined) continue
+      const webhooks = new Map([...inFlight.values()].map((entry) => [entry.webhookId, entry.workspaceId]))
+      for (const [webhookId, workspaceId] of webhooks) {
         const webhook = yield* deps.storage.getDocument("webhook", workspaceId, webhookId)
-        if (webhook !== null && webhook.deletedAt === null) continue
-        yield* Effect.forEach(entries, ([, entry]) => entry.interrupt ?? Effect.void, { discard: true })
+        if (webhook === null || webhook.deletedAt !== null) yield* abortAttemptsOf(webhookId)
       }
     })
     yield* abortOrphans.pipe(

@@ -1,11 +1,10 @@
 import {
-  type DeliveryWorkerOptions,
+  DeliveryWorkerLive,
   Engine,
   EngineLive,
   type EngineRequirements,
   Ids,
   IdsLive,
-  runDeliveryWorker,
   WebhookConfig,
   type WebhookConfigService
 } from "@dealstream/core"
@@ -39,16 +38,6 @@ export type ServeOptions = Omit<HostConfig, "storage" | "dataDir" | "apiKeys" | 
 const workerOwner = () => `${hostname()}:${process.pid}:${randomBytes(4).toString("hex")}`
 
 /**
- * The delivery worker in a fiber of its own, with a scope of its own. Stopping it interrupts the
- * loop first and only then closes that scope (aborting attempts in flight, then giving the leases
- * back), so no claim can slip in after the release. (core's DeliveryWorkerLive shares the layer's
- * scope with the running loop: the loop, woken by the aborted attempts, can claim again after the
- * release and keep that lease until it expires.)
- */
-const deliveryWorker = (options: DeliveryWorkerOptions) =>
-  Layer.scopedDiscard(Effect.forkScoped(Effect.scoped(runDeliveryWorker(options))))
-
-/**
  * The HTTP host over any Engine: serves the API on a Node server, runs a webhook delivery worker
  * (every host is one), purges expired records in the background. On release it stops accepting and
  * drains connections, then stops the worker (aborting attempts in flight and giving back its
@@ -74,7 +63,7 @@ export const HostLive = (
     const drain = Layer.scopedDiscard(Effect.addFinalizer(() => drainConnections(server)))
     const purge = Layer.scopedDiscard(purgeSchedule)
     // Built before the server and released after the drain: no request is cut off by it.
-    const worker = deliveryWorker({ owner: options.workerOwner ?? workerOwner() })
+    const worker = DeliveryWorkerLive({ owner: options.workerOwner ?? workerOwner() })
     return Layer.mergeAll(drain, purge).pipe(
       Layer.provide(served),
       Layer.provideMerge(NodeHttpServer.layer(() => server, { port: options.port, host: options.host })),
