@@ -5,6 +5,12 @@ export interface RateLimitOptions {
   readonly rate: number
   /** Bucket size: how many requests may come at once after a quiet period. */
   readonly burst: number
+  /**
+   * At most this many buckets are kept (default 100,000). Past it the least recently used goes,
+   * full or not: under a spray of more distinct clients than that, memory stays bounded and the
+   * client whose bucket went starts again with a full one.
+   */
+  readonly capacity?: number
 }
 
 export interface RateDecision {
@@ -19,8 +25,13 @@ export interface RateDecision {
 
 export interface RateLimiterService {
   readonly take: (bucket: string) => Effect.Effect<RateDecision>
+  /** The options it was made with (the address limit's defaults derive from the per-key ones). */
+  readonly options: RateLimitOptions
+  /** Buckets held now. */
+  readonly size: () => number
 }
 
+/** The limit per API key, taken once the key is known. */
 export class RateLimiter extends Context.Tag("@dealstream/http/RateLimiter")<RateLimiter, RateLimiterService>() {}
 
 interface Bucket {
@@ -28,21 +39,40 @@ interface Bucket {
   updatedAt: number
 }
 
+export const DEFAULT_CAPACITY = 100_000
+
 /**
- * A token bucket per API key, in this process only: several hosts behind one balancer each allow
- * the configured rate. Buckets exist only for authenticated keys, so their number is bounded.
+ * Token buckets by name, in this process only: several hosts behind one balancer each allow the
+ * configured rate. A bucket left alone long enough to have filled up is dropped, as a new one
+ * starts full anyway, so memory follows the clients seen within the last `burst / rate` seconds.
  */
-export const make = ({ burst, rate }: RateLimitOptions): RateLimiterService => {
+export const make = (options: RateLimitOptions): RateLimiterService => {
+  const { burst, rate } = options
+  const capacity = options.capacity ?? DEFAULT_CAPACITY
+  // Insertion order is update order (a bucket is re-inserted on each take): the first is the
+  // least recently used.
   const buckets = new Map<string, Bucket>()
+  const refilled = (bucket: Bucket, now: number) =>
+    // A clock that stepped back refills nothing rather than draining the bucket.
+    Math.min(burst, bucket.tokens + (Math.max(0, now - bucket.updatedAt) / 1000) * rate)
+  const evict = (now: number) => {
+    for (const [name, bucket] of buckets) {
+      if (buckets.size <= capacity && refilled(bucket, now) < burst) return
+      buckets.delete(name)
+    }
+  }
   return {
-    take: (id) =>
+    options,
+    size: () => buckets.size,
+    take: (name) =>
       Effect.map(Clock.currentTimeMillis, (now) => {
-        const bucket = buckets.get(id) ?? { tokens: burst, updatedAt: now }
-        bucket.tokens = Math.min(burst, bucket.tokens + ((now - bucket.updatedAt) / 1000) * rate)
-        bucket.updatedAt = now
-        buckets.set(id, bucket)
+        const held = buckets.get(name)
+        const bucket = held === undefined ? { tokens: burst, updatedAt: now } : { tokens: refilled(held, now), updatedAt: now }
+        buckets.delete(name)
         const allowed = bucket.tokens >= 1
         if (allowed) bucket.tokens -= 1
+        buckets.set(name, bucket)
+        evict(now)
         return {
           allowed,
           limit: burst,
