@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 import { isWorkspaceId } from "@dealstream/core"
-import { ConfigProblem, type HostConfig, resolveHostConfig, type Setting, SWITCHES, VARIABLES } from "./host/HostConfig.js"
+import { ConfigProblem, resolveHostConfig, type ServeConfig, type Setting, SWITCHES, VARIABLES } from "./host/HostConfig.js"
 
 // The host and the storages load most of the code: imported only once the settings are known to be
 // good, so that a bad one is reported at once.
@@ -30,6 +30,15 @@ ${STORAGE_OPTIONS}
                                                made only while no key is stored with dealstream keys)
   --rate-limit <n>      DEALSTREAM_RATE_LIMIT  requests per second per key (default 100)
   --rate-burst <n>      DEALSTREAM_RATE_BURST  bucket size per key (default 200)
+  --ip-rate-limit <n>   DEALSTREAM_IP_RATE_LIMIT
+                                               requests per second per client address, checked
+                                               before the key (default 10 x --rate-limit)
+  --ip-rate-burst <n>   DEALSTREAM_IP_RATE_BURST
+                                               bucket size per client address (default 10 x
+                                               --rate-burst)
+  --trust-proxy <list>  DEALSTREAM_TRUST_PROXY proxies whose X-Forwarded-For names the client, as
+                                               addresses or subnets: 10.0.0.5,fd00::/8 (default
+                                               none: the connecting address is the client)
   --allow-insecure-webhooks
                         DEALSTREAM_ALLOW_INSECURE_WEBHOOKS=1
                                                webhooks may also target http:// and loopback or
@@ -79,7 +88,7 @@ const parseFlags = (args: ReadonlyArray<string>, allowed: ReadonlyArray<Setting>
   return flags
 }
 
-const configFrom = (args: ReadonlyArray<string>, allowed: ReadonlyArray<Setting>): HostConfig => {
+const configFrom = (args: ReadonlyArray<string>, allowed: ReadonlyArray<Setting>): ServeConfig => {
   // Variables of settings a command does not take are not its business (a bad PORT does not stop a rebuild).
   const env = Object.fromEntries(allowed.map((setting) => [VARIABLES[setting], process.env[VARIABLES[setting]]]))
   try {
@@ -101,6 +110,9 @@ const serve = async (args: ReadonlyArray<string>) => {
     storage: config.storage,
     rateLimit: config.rateLimit,
     rateBurst: config.rateBurst,
+    ...config.addressRateLimit.rate === undefined ? {} : { ipRateLimit: config.addressRateLimit.rate },
+    ...config.addressRateLimit.burst === undefined ? {} : { ipRateBurst: config.addressRateLimit.burst },
+    trustProxy: config.addressRateLimit.trustProxy ?? [],
     webhooks: config.webhooks
   }).catch((error: unknown) => fail(error instanceof StartupError ? error.message : `cannot start: ${String(error)}`))
 

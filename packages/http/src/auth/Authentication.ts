@@ -2,7 +2,8 @@ import type { RequestContext } from "@dealstream/core"
 import { HttpApiMiddleware, HttpApiSecurity, HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Context, Effect, Layer, Option, Schema } from "effect"
 import { RateLimited, Unauthorized, Unavailable } from "../errors/HttpErrors.js"
-import { RateLimiter } from "../rateLimit/RateLimiter.js"
+import * as AddressLimiter from "../rateLimit/AddressRateLimit.js"
+import { type RateDecision, RateLimiter } from "../rateLimit/RateLimiter.js"
 import { RequestInfo } from "../request/RequestInfo.js"
 import { ApiKeys } from "./ApiKeys.js"
 
@@ -19,20 +20,38 @@ export class Authentication extends HttpApiMiddleware.Tag<Authentication>()("@de
 
 const BEARER = /^Bearer[ \t]+(\S+)[ \t]*$/i
 
+/** The RateLimit-* headers of a decision, on whatever answer the request gets. */
+const showLimit = (decision: RateDecision) =>
+  HttpApp.appendPreResponseHandler((_, response) =>
+    Effect.succeed(HttpServerResponse.setHeaders(response, {
+      "ratelimit-limit": String(decision.limit),
+      "ratelimit-remaining": String(decision.remaining),
+      "ratelimit-reset": String(decision.resetSeconds)
+    }))
+  )
+
+const refused = (decision: RateDecision) =>
+  Effect.zipRight(showLimit(decision), new RateLimited({ message: "rate limit exceeded", retryAfterSeconds: decision.retryAfterSeconds }))
+
 /**
  * HttpApi's bearer security hands us whatever follows the first seven characters of the header
- * (`Token abc` included), so the header is read and checked here instead. The rate limit is
- * taken after authentication because its buckets are per key.
+ * (`Token abc` included), so the header is read and checked here instead. Two limits apply: the
+ * client address's before anything else, since an unknown key costs a storage read and a flood of
+ * them must stop before the database; then the key's, once the key is known. Every request to an
+ * authenticated route is charged to its address, a valid key's too.
  */
 export const AuthenticationLive = Layer.effect(
   Authentication,
   Effect.gen(function*() {
     const keys = yield* ApiKeys
     const limiter = yield* RateLimiter
+    const addresses = AddressLimiter.make(yield* AddressLimiter.AddressRateLimit, limiter.options)
     return Authentication.of({
       bearer: () =>
         Effect.gen(function*() {
           const request = yield* HttpServerRequest.HttpServerRequest
+          const byAddress = yield* addresses.take(request)
+          if (!byAddress.allowed) return yield* refused(byAddress)
           const header = request.headers["authorization"]
           if (header === undefined) {
             return yield* new Unauthorized({ message: "missing Authorization header (expected: Bearer <API key>)" })
@@ -46,17 +65,10 @@ export const AuthenticationLive = Layer.effect(
           const info = yield* RequestInfo
           info.workspaceId = owner.value.workspaceId
 
-          const decision = yield* limiter.take(owner.value.keyId)
-          yield* HttpApp.appendPreResponseHandler((_, response) =>
-            Effect.succeed(HttpServerResponse.setHeaders(response, {
-              "ratelimit-limit": String(decision.limit),
-              "ratelimit-remaining": String(decision.remaining),
-              "ratelimit-reset": String(decision.resetSeconds)
-            }))
-          )
-          if (!decision.allowed) {
-            return yield* new RateLimited({ message: "rate limit exceeded", retryAfterSeconds: decision.retryAfterSeconds })
-          }
+          const byKey = yield* limiter.take(owner.value.keyId)
+          if (!byKey.allowed) return yield* refused(byKey)
+          // One set of headers: the limit nearer to refusing this client (the key's on a tie).
+          yield* showLimit(byKey.remaining <= byAddress.remaining ? byKey : byAddress)
           return { workspaceId: owner.value.workspaceId, requestId: info.id, actor: owner.value.keyId }
         })
     })

@@ -2,6 +2,8 @@ import { parseDuration, parseRetrySchedule, WebhookConfig, type WebhookConfigSer
 import { resolve } from "node:path"
 import { Either } from "effect"
 import * as ApiKeys from "../auth/ApiKeys.js"
+import type { AddressRateLimitSettings } from "../rateLimit/AddressRateLimit.js"
+import { trustedProxies } from "../rateLimit/clientAddress.js"
 import type { StorageChoice } from "./storage.js"
 
 export const STORAGE_KINDS = ["embedded", "postgres", "memory"] as const
@@ -27,6 +29,17 @@ export interface HostConfig {
   readonly webhooks: WebhookConfigService
 }
 
+/**
+ * Everything `dealstream serve` can be told: the host's settings and the limit per client
+ * address. The latter is not a HostConfig field because HostLive's options derive from HostConfig
+ * while HostLive reads the address limit from a context reference (AddressRateLimit), which
+ * `startServer` provides.
+ */
+export interface ServeConfig extends HostConfig {
+  /** Unset rate and burst: ten times the per-key ones. */
+  readonly addressRateLimit: AddressRateLimitSettings
+}
+
 /** A bad setting, worded for one line of CLI output. */
 export class ConfigProblem extends Error {}
 
@@ -42,6 +55,9 @@ export const VARIABLES = {
   "api-keys": "DEALSTREAM_API_KEYS",
   "rate-limit": "DEALSTREAM_RATE_LIMIT",
   "rate-burst": "DEALSTREAM_RATE_BURST",
+  "ip-rate-limit": "DEALSTREAM_IP_RATE_LIMIT",
+  "ip-rate-burst": "DEALSTREAM_IP_RATE_BURST",
+  "trust-proxy": "DEALSTREAM_TRUST_PROXY",
   "allow-insecure-webhooks": "DEALSTREAM_ALLOW_INSECURE_WEBHOOKS",
   "webhook-retry-schedule": "DEALSTREAM_WEBHOOK_RETRY_SCHEDULE",
   "webhook-timeout": "DEALSTREAM_WEBHOOK_TIMEOUT"
@@ -73,7 +89,7 @@ const parsed = <A>(name: string, result: Either.Either<A, string>): A => {
 }
 
 /** Flags win over environment variables; both are strings as typed by the operator. */
-export const resolveHostConfig = (flags: Partial<Record<Setting, string>>, env: Settings): HostConfig => {
+export const resolveHostConfig = (flags: Partial<Record<Setting, string>>, env: Settings): ServeConfig => {
   const get = (setting: Setting) => flags[setting] ?? env[VARIABLES[setting]]
   const label = (setting: Setting) => flags[setting] !== undefined ? `--${setting}` : VARIABLES[setting]
 
@@ -91,6 +107,9 @@ export const resolveHostConfig = (flags: Partial<Record<Setting, string>>, env: 
   const port = get("port")
   const rate = get("rate-limit")
   const burst = get("rate-burst")
+  const ipRate = get("ip-rate-limit")
+  const ipBurst = get("ip-rate-burst")
+  const proxies = get("trust-proxy")
   const insecure = get("allow-insecure-webhooks")
   const schedule = get("webhook-retry-schedule")
   const timeout = get("webhook-timeout")
@@ -102,6 +121,11 @@ export const resolveHostConfig = (flags: Partial<Record<Setting, string>>, env: 
     apiKeys,
     rateLimit: rate === undefined ? 100 : number(label("rate-limit"), rate, (n) => n > 0, "a positive number of requests per second"),
     rateBurst: burst === undefined ? 200 : number(label("rate-burst"), burst, (n) => Number.isInteger(n) && n >= 1, "a positive whole number of requests"),
+    addressRateLimit: {
+      ...(ipRate === undefined ? {} : { rate: number(label("ip-rate-limit"), ipRate, (n) => n > 0, "a positive number of requests per second") }),
+      ...(ipBurst === undefined ? {} : { burst: number(label("ip-rate-burst"), ipBurst, (n) => Number.isInteger(n) && n >= 1, "a positive whole number of requests") }),
+      trustProxy: proxies === undefined ? [] : trustProxyList(label("trust-proxy"), proxies)
+    },
     log: true,
     webhooks: {
       allowInsecure: insecure === undefined ? false : switchValue(label("allow-insecure-webhooks"), insecure),
@@ -112,6 +136,14 @@ export const resolveHostConfig = (flags: Partial<Record<Setting, string>>, env: 
         ? WebhookConfig.defaults.timeoutMillis
         : parsed(label("webhook-timeout"), parseDuration(timeout))
     }
+  }
+}
+
+const trustProxyList = (name: string, text: string): ReadonlyArray<string> => {
+  try {
+    return trustedProxies(text.split(",")).entries
+  } catch (error) {
+    throw new ConfigProblem(`${name}: ${(error as Error).message}`)
   }
 }
 

@@ -4,6 +4,8 @@ import { Cause, Context, Effect, Exit, Layer, Option, Scope } from "effect"
 import type { ApiKey } from "../auth/ApiKeys.js"
 import * as ApiKeys from "../auth/ApiKeys.js"
 import { loadOrCreateDevApiKey } from "../auth/devApiKey.js"
+import { AddressRateLimit } from "../rateLimit/AddressRateLimit.js"
+import { trustedProxies } from "../rateLimit/clientAddress.js"
 import { engineOn, HostLive } from "./HostLive.js"
 import { type StorageChoice, StorageInUse } from "./storage.js"
 
@@ -27,6 +29,18 @@ export interface StartOptions {
   /** Requests per second per key (default 100) and bucket size (default 200). */
   readonly rateLimit?: number
   readonly rateBurst?: number
+  /**
+   * Requests per second per client address (default ten times `rateLimit`) and bucket size
+   * (default ten times `rateBurst`), charged before the API key is looked up, on every route
+   * that needs a key.
+   */
+  readonly ipRateLimit?: number
+  readonly ipRateBurst?: number
+  /**
+   * Proxies (addresses or subnets, `10.0.0.0/8`) whose `X-Forwarded-For` names the client for the
+   * address limit. Default none: the socket's peer is the client.
+   */
+  readonly trustProxy?: ReadonlyArray<string>
   /** JSON log lines on stdout (default true). */
   readonly log?: boolean
   /**
@@ -73,6 +87,7 @@ export const startServer = async (options: StartOptions = {}): Promise<RunningSe
   const configured = startupStep(() =>
     options.apiKeys === undefined ? null : typeof options.apiKeys === "string" ? ApiKeys.parse(options.apiKeys) : options.apiKeys
   )
+  const trustProxy = startupStep(() => trustedProxies(options.trustProxy ?? []).entries)
   const port = options.port ?? 3000
   const scope = Effect.runSync(Scope.make())
   const build = async <A, E>(effect: Effect.Effect<A, E, Scope.Scope>): Promise<A> => {
@@ -105,7 +120,14 @@ export const startServer = async (options: StartOptions = {}): Promise<RunningSe
     rateLimit: options.rateLimit ?? 100,
     rateBurst: options.rateBurst ?? 200,
     log: options.log ?? true
-  }).pipe(Layer.provide(Layer.succeedContext(engine)))))
+  }).pipe(
+    Layer.provide(Layer.succeedContext(engine)),
+    Layer.provide(Layer.succeed(AddressRateLimit, {
+      ...(options.ipRateLimit === undefined ? {} : { rate: options.ipRateLimit }),
+      ...(options.ipRateBurst === undefined ? {} : { burst: options.ipRateBurst }),
+      trustProxy
+    }))
+  )))
 
   const address = Context.get(built, HttpServer.HttpServer).address
   const url = address._tag === "UnixAddress"

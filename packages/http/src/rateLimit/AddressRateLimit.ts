@@ -1,0 +1,49 @@
+import { HttpServerRequest } from "@effect/platform"
+import { Context, Effect, Option } from "effect"
+import { addressBucket, clientAddress, trustedProxies } from "./clientAddress.js"
+import * as RateLimiter from "./RateLimiter.js"
+
+export interface AddressRateLimitSettings {
+  /** Requests per second per client address; default ten times the per-key rate. */
+  readonly rate?: number
+  /** Bucket size per client address; default ten times the per-key burst. */
+  readonly burst?: number
+  /** Proxies whose `X-Forwarded-For` names the client (addresses or subnets); none by default. */
+  readonly trustProxy?: ReadonlyArray<string>
+}
+
+/**
+ * How requests are limited per client address before their API key is looked up. A reference
+ * with a default, so a host built with `HostLive` alone is limited too; `startServer` provides
+ * the operator's settings.
+ */
+export class AddressRateLimit extends Context.Reference<AddressRateLimit>()("@dealstream/http/AddressRateLimit", {
+  defaultValue: (): AddressRateLimitSettings => ({})
+}) {}
+
+/**
+ * The address limit stands in front of the key lookup, and every request of one client is
+ * charged to it (with a valid key too), so its default must leave room for one address that runs
+ * several keys at their full rate before the address limit refuses anything: ten.
+ */
+export const KEYS_PER_ADDRESS = 10
+
+export interface AddressLimiter {
+  /** Charges the request's client address. */
+  readonly take: (request: HttpServerRequest.HttpServerRequest) => Effect.Effect<RateLimiter.RateDecision>
+}
+
+/** Throws on a trusted proxy entry that is not an address or subnet. */
+export const make = (settings: AddressRateLimitSettings, perKey: RateLimiter.RateLimitOptions): AddressLimiter => {
+  const trusted = trustedProxies(settings.trustProxy ?? [])
+  const limiter = RateLimiter.make({
+    rate: settings.rate ?? KEYS_PER_ADDRESS * perKey.rate,
+    burst: settings.burst ?? KEYS_PER_ADDRESS * perKey.burst
+  })
+  return {
+    take: (request) => {
+      const forwarded = request.headers["x-forwarded-for"]
+      return limiter.take(addressBucket(clientAddress(Option.getOrUndefined(request.remoteAddress), forwarded, trusted)))
+    }
+  }
+}
