@@ -185,6 +185,13 @@ export const makeWithQueue: Effect.Effect<Services> = Effect.gen(function*() {
         const row = documents.get(documentSlot(collection, workspaceId, id))
         return row === undefined ? null : toDocument(row)
       }),
+    getDocuments: (collection, workspaceId, ids) =>
+      Effect.sync(() =>
+        [...new Set(ids)].flatMap((id) => {
+          const row = documents.get(documentSlot(collection, workspaceId, id))
+          return row === undefined ? [] : [toDocument(row)]
+        })
+      ),
     queryDocuments: (collection, workspaceId, query) =>
       Effect.sync(() => runQuery(workspaceRows(collection, workspaceId).values(), query).map(toDocument)),
     listDeletedBefore: (collection, cutoff, limit) =>

@@ -8,6 +8,7 @@ import { commit } from "./commit.js"
 import { makeCommitBatches, type SubmitCommit } from "./commitBatches.js"
 import { DatabaseError, orUnavailable, reasonOf, targetOf } from "./errors.js"
 import { getDocument } from "./getDocument.js"
+import { getDocuments } from "./getDocuments.js"
 import { listDeletedBefore } from "./listDeletedBefore.js"
 import { migrate } from "./migrate.js"
 import { nextDue } from "./nextDue.js"
@@ -50,6 +51,7 @@ export const fromClient = (sql: SqlClient, submit: SubmitCommit): StorageService
   readStream: (streamId) => orUnavailable(readStream(sql)(streamId)),
   readLog: (options) => orUnavailable(readLog(sql)(options)),
   getDocument: (collection, workspaceId, id) => orUnavailable(getDocument(sql)(collection, workspaceId, id)),
+  getDocuments: (collection, workspaceId, ids) => orUnavailable(getDocuments(sql)(collection, workspaceId, ids)),
   queryDocuments: (collection, workspaceId, query) => orUnavailable(queryDocuments(sql)(collection, workspaceId, query)),
   listDeletedBefore: (collection, cutoff, limit) => orUnavailable(listDeletedBefore(sql)(collection, cutoff, limit)),
   replaceDocuments: (collections, writes) => orUnavailable(replaceDocuments(sql)(collections, writes)),

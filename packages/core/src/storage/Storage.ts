@@ -63,6 +63,12 @@ export interface StorageService {
     workspaceId: string,
     id: string
   ) => Effect.Effect<StoredDocument | null, StorageUnavailable>
+  /** The documents with these ids (whatever their deletedAt), in no particular order; absent ids are left out. */
+  readonly getDocuments: (
+    collection: Collection,
+    workspaceId: string,
+    ids: ReadonlyArray<string>
+  ) => Effect.Effect<ReadonlyArray<StoredDocument>, StorageUnavailable>
   readonly queryDocuments: (
     collection: Collection,
     workspaceId: string,

@@ -137,6 +137,30 @@ export const storageContractSuite = (name: string, layer: Layer.Layer<Storage, u
           expect(yield* storage.getDocument("contact", ws, id)).toBeNull()
         }))
 
+      it.effect("reads several documents by id at once, deleted ones too, absent and foreign ones left out", () =>
+        Effect.gen(function*() {
+          const storage = yield* Storage
+          const ws = fresh("ws")
+          const other = fresh("ws")
+          const [live, trashed, foreign, absent] = [fresh("con"), fresh("con"), fresh("con"), fresh("con")]
+          yield* storage.commit({
+            streams: [],
+            documents: [
+              upsert(ws, live, { name: "live" }),
+              upsert(ws, trashed, { name: "trashed" }, { version: 2, deletedAt: "2026-01-01T00:00:00.000Z" }),
+              upsert(other, foreign, { name: "foreign" })
+            ]
+          })
+          const found = yield* storage.getDocuments("contact", ws, [absent, trashed, live, foreign, live])
+          expect([...found].sort((a, b) => a.id < b.id ? -1 : 1)).toEqual(
+            [yield* storage.getDocument("contact", ws, live), yield* storage.getDocument("contact", ws, trashed)]
+              .sort((a, b) => a!.id < b!.id ? -1 : 1)
+          )
+          expect(found.find((d) => d.id === trashed)?.deletedAt).toBe("2026-01-01T00:00:00.000Z")
+          expect(yield* storage.getDocuments("contact", ws, [])).toEqual([])
+          expect(yield* storage.getDocuments("deal", ws, [live])).toEqual([])
+        }))
+
       it.effect("keeps documents of one workspace out of another's reads", () =>
         Effect.gen(function*() {
           const storage = yield* Storage
