@@ -30,8 +30,9 @@ import { encodeRequest, type RawRequest, sendRaw } from "./rawHttp.js"
  * The memory variant checks answers only (its state is not reachable from outside the host) and
  * runs fewer requests: the storages differ in what they refuse, not in the HTTP edge.
  *
- * Setup uses both workspaces before the properties: a workspace's first request creates its default
- * pipeline whatever the request is, which is provisioning, not the request's effect.
+ * Setup uses both workspaces before the properties. A workspace is initialised (its default
+ * pipeline) only by an accepted request that needs it, never by a refused one: the last property
+ * sends random requests as the first request of workspaces nothing has touched yet.
  */
 
 const shown = (plan: unknown) => {
@@ -44,9 +45,13 @@ const printable = <A extends object>(arbitrary: fc.Arbitrary<A>) =>
   arbitrary.map((plan) => Object.defineProperty({ ...plan }, fc.toStringMethod, { value: () => shown(plan), enumerable: false }) as A)
 
 const RUNS: Readonly<Record<StorageKind, Readonly<Record<string, number>>>> = {
-  postgres: { bodies: 250, queries: 300, ids: 200, headers: 200, wire: 150, any: 250 },
-  memory: { bodies: 100, queries: 100, ids: 60, headers: 60, wire: 60, any: 100 }
+  postgres: { bodies: 250, queries: 300, ids: 200, headers: 200, wire: 150, any: 250, first: 150 },
+  memory: { bodies: 100, queries: 100, ids: 60, headers: 60, wire: 60, any: 100, first: 60 }
 }
+
+/** Keys of workspaces no request has used yet, one per run of the first-request property (shrinking included). */
+const FRESH_KEYS = Array.from({ length: 1500 }, (_, i) => `key_fresh_${String(i).padStart(4, "0")}_0123456789`)
+const FRESH_KEY_SLOT = "key_fresh_slot_0123456789"
 
 describe.each(STORAGES)("hostile input on %s storage: never 5xx, every 4xx in the error shape (on PostgreSQL: and changing nothing)", (storage) => {
   let host: Host
@@ -60,6 +65,7 @@ describe.each(STORAGES)("hostile input on %s storage: never 5xx, every 4xx in th
     receiver = await startReceiver()
     host = await startHost({
       storage: url === null ? "memory" : { postgres: url },
+      apiKeys: [`ws_a:${KEY_A}`, `ws_b:${KEY_B}`, ...FRESH_KEYS.map((key, i) => `ws_fresh_${i}:${key}`)].join(","),
       rateLimit: 1_000_000,
       rateBurst: 1_000_000,
       webhooks: { allowInsecure: true, retrySchedule: [20, 20], timeoutMillis: 2_000 }
@@ -147,5 +153,22 @@ describe.each(STORAGES)("hostile input on %s storage: never 5xx, every 4xx in th
 
   it("everything at once, unknown paths and methods included", async () => {
     await fuzz(anyPlans, runs["any"]!)
+  }, 180_000)
+
+  it("the first request of a workspace: refused, it leaves the workspace uninitialised (no default pipeline, nothing stored)", async () => {
+    let next = 0
+    const asFirst = (plan: Plan): RawRequest => {
+      const key = FRESH_KEYS[next++]
+      if (key === undefined) throw new Error("out of fresh workspaces: raise FRESH_KEYS")
+      const request = encodePlan(plan)
+      const headers = request.headers.map(([name, value]) =>
+        [name, typeof value === "string" ? value.split(FRESH_KEY_SLOT).join(key) : value] as const
+      )
+      return { ...request, headers }
+    }
+    await fc.assert(
+      fc.asyncProperty(printable(anyPlans({ ...fixtures, ownKey: FRESH_KEY_SLOT })), async (plan) => exchange(shown(plan), asFirst(plan))),
+      { numRuns: runs["first"]! }
+    )
   }, 180_000)
 })

@@ -24,6 +24,11 @@ export interface UpdateDeal {
   /** The pipeline the deal ends up in: the one `fields.pipeline_id` names, else the current one. */
   readonly targetPipeline: PipelineInfo | null
   readonly unknownContactIds: ReadonlyArray<string>
+  /**
+   * The deal's linked contacts that are now in the trash: a patch of `contact_ids` keeps them (see
+   * contactLinks.ts). None when omitted.
+   */
+  readonly trashedContactIds?: ReadonlyArray<string>
 }
 
 export interface MoveStage {

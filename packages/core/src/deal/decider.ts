@@ -7,6 +7,7 @@ import { Conflict, NotFound, ValidationError } from "../errors.js"
 import type { Json, JsonObject } from "../json.js"
 import type { PipelineInfo } from "../pipeline/decider.js"
 import type { CreateDeal, DealCommand, MoveStage, UpdateDeal } from "./commands.js"
+import { contactIdsOf, patchedContactIds } from "./contactLinks.js"
 import type { DealEvent, DealStageChanged } from "./events.js"
 
 export type DealState =
@@ -124,7 +125,11 @@ const update = (command: UpdateDeal, state: Live): Decision => {
   const target = destination(command, state)
   const details = [...(Either.isLeft(target) ? target.left : []), ...unknownContacts(command.fields, command.unknownContactIds)]
   if (details.length > 0 || Either.isLeft(target)) return Either.left(ValidationError.of(details))
-  const { pipeline_id: _p, stage_id: _s, ...rest } = command.fields
+  const { pipeline_id: _p, stage_id: _s, ...given } = command.fields
+  const rest: JsonObject = given["contact_ids"] === undefined ? given : {
+    ...given,
+    contact_ids: [...patchedContactIds(contactIdsOf(given), contactIdsOf(state.fields), new Set(command.trashedContactIds ?? []))]
+  }
   const changed = changedFields(state.fields, rest)
   const events: Array<DealEvent> = []
   if (Object.keys(changed).length > 0) events.push({ type: "deal.updated", data: { changed, at: command.at } })

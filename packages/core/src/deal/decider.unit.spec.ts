@@ -97,6 +97,14 @@ describe("dealDecider", () => {
       given([created]).when(update({ contact_ids: ["con_1", "con_9"] }, { unknownContactIds: ["con_9"] }))
         .thenFails("ValidationError", (e) => expect(paths(e)).toEqual(["contact_ids[1]"]))
     })
+    it("keeps linked contacts that are in the trash when contact_ids is patched, where they stood", () => {
+      given([created]).when(update({ contact_ids: ["con_2", "con_3"] }, { trashedContactIds: ["con_1"] }))
+        .then([{ type: "deal.updated", data: { changed: { contact_ids: ["con_1", "con_2", "con_3"] }, at: t1 } }])
+      // The list the client was shown (con_1 hidden) patched back: nothing changes.
+      given([created]).when(update({ contact_ids: ["con_2"] }, { trashedContactIds: ["con_1"] })).then([])
+      given([created]).when(update({ contact_ids: [] }, { trashedContactIds: ["con_2"] }))
+        .then([{ type: "deal.updated", data: { changed: { contact_ids: ["con_2"] }, at: t1 } }])
+    })
     it("is not found on an absent, deleted or purged deal", () => {
       given([]).when(update({ name: "x" })).thenFails("NotFound", (e) => expect(e.resource).toBe("deal"))
       given([created, deleted]).when(update({ name: "x" })).thenFails("NotFound")

@@ -1,4 +1,5 @@
 export * from "./commands.js"
+export * from "./contactLinks.js"
 export * from "./decider.js"
 export * from "./events.js"
 export * from "./input.js"

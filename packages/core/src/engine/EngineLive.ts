@@ -22,10 +22,10 @@ export type EngineRequirements = Storage | Ids | DeliveryQueue | WebhookConfig |
 export const makeEngine: Effect.Effect<EngineService, never, EngineRequirements> = Effect.gen(function*() {
   const deps = yield* engineDeps
   const workspaces = makeWorkspaces(deps)
-  const customFields = makeCustomFields(deps, workspaces)
-  const contacts = makeContacts(deps, workspaces, customFields)
+  const customFields = makeCustomFields(deps)
+  const contacts = makeContacts(deps, customFields)
   const pipelines = makePipelines(deps, workspaces)
-  const deals = makeDeals(deps, workspaces, contacts, pipelines)
+  const deals = makeDeals(deps, contacts, pipelines)
   return Engine.of({
     contacts: {
       list: contacts.list,
@@ -52,8 +52,8 @@ export const makeEngine: Effect.Effect<EngineService, never, EngineRequirements>
       update: pipelines.update
     },
     customFields: { list: customFields.list, create: customFields.create, delete: customFields.delete },
-    trash: makeTrash(deps, workspaces, contacts),
-    webhooks: makeWebhooks(deps, workspaces),
+    trash: makeTrash(deps, contacts),
+    webhooks: makeWebhooks(deps),
     idempotency: makeIdempotency(deps),
     apiKeys: makeApiKeys(deps),
     purgeExpired: makePurge(deps, contacts, deals),

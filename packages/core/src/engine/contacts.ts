@@ -12,12 +12,12 @@ import type { UniqueViolation } from "../storage/Storage.js"
 import type { CustomFields } from "./customFields.js"
 import type { EngineDeps } from "./deps.js"
 import { storableBody, storableParams } from "./storable.js"
+import { dealViews } from "./dealViews.js"
 import { contactDocuments } from "./documents.js"
 import type { IfMatch, ListParams, RequestContext } from "./Engine.js"
 import { type Executed, execute, foldProjection } from "./execute.js"
 import { outboxFor } from "./outbox.js"
 import { queryAll, visibleFields } from "./reads.js"
-import type { Workspaces } from "./workspace.js"
 
 const ACTIVITY_LIMIT = 100
 const contactIdsField = { name: "contact_ids", type: "id_array" } as const
@@ -91,7 +91,7 @@ const viewOf = (data: JsonObject, deals: ReadonlyArray<StoredDocument>, contactC
   }
 }
 
-export const makeContacts = (deps: EngineDeps, workspaces: Workspaces, customFields: CustomFields) => {
+export const makeContacts = (deps: EngineDeps, customFields: CustomFields) => {
   const catalogs = (ctx: RequestContext) =>
     Effect.map(customFields.definitions(ctx), (defs): Catalogs => ({
       defs,
@@ -140,7 +140,6 @@ export const makeContacts = (deps: EngineDeps, workspaces: Workspaces, customFie
     Effect.gen(function*() {
       const expand = parseExpand(expandRaw)
       if (Either.isLeft(expand)) return yield* expand.left
-      yield* workspaces.ensure(ctx)
       const doc = yield* liveDocument(ctx, id)
       const { contact, deal } = yield* catalogs(ctx)
       const [view] = yield* views(ctx, [doc], contact)
@@ -149,7 +148,7 @@ export const makeContacts = (deps: EngineDeps, workspaces: Workspaces, customFie
       if (expand.right.has("deals")) {
         const deals = yield* dealsOf(ctx, [id])
         const { deal_ids: _ignored, ...rest } = data
-        data = { ...rest, deals: deals.map((d) => visibleFields(d.data, deal)) }
+        data = { ...rest, deals: yield* dealViews(deps, ctx, deals.map((d) => d.data), deal) }
       }
       if (expand.right.has("activities")) {
         data = { ...data, activities: yield* activities(ctx, id, dealIds) }
@@ -159,7 +158,6 @@ export const makeContacts = (deps: EngineDeps, workspaces: Workspaces, customFie
 
   const list = (ctx: RequestContext, params: ListParams) =>
     Effect.gen(function*() {
-      yield* workspaces.ensure(ctx)
       const { contact } = yield* catalogs(ctx)
       const parsed = parseListQuery(yield* storableParams(params), {
         catalog: contact,
@@ -211,7 +209,6 @@ export const makeContacts = (deps: EngineDeps, workspaces: Workspaces, customFie
 
   const create = (ctx: RequestContext, body: unknown) =>
     Effect.gen(function*() {
-      yield* workspaces.ensure(ctx)
       const known = yield* catalogs(ctx)
       const fields = parseContactCreate(yield* storableBody(body), known.defs)
       if (Either.isLeft(fields)) return yield* fields.left
@@ -230,7 +227,6 @@ export const makeContacts = (deps: EngineDeps, workspaces: Workspaces, customFie
 
   const update = (ctx: RequestContext, id: string, body: unknown, ifMatch: IfMatch) =>
     Effect.gen(function*() {
-      yield* workspaces.ensure(ctx)
       const known = yield* catalogs(ctx)
       const fields = parseContactPatch(yield* storableBody(body), known.defs)
       if (Either.isLeft(fields)) return yield* fields.left

@@ -7,7 +7,6 @@ import type { EngineDeps } from "./deps.js"
 import { storableBody } from "./storable.js"
 import type { RequestContext } from "./Engine.js"
 import { execute, loadStream } from "./execute.js"
-import type { Workspaces } from "./workspace.js"
 
 /** All custom field definitions of a workspace live in one stream, so defining one is atomic. */
 export const customFieldStreamId = (workspaceId: string) => `cfs_${workspaceId}`
@@ -23,7 +22,7 @@ const toJson = (d: CustomFieldDefinition): JsonObject => ({
 
 const isObject = (value: string): value is CustomFieldObject => value === "contact" || value === "deal"
 
-export const makeCustomFields = (deps: EngineDeps, workspaces: Workspaces) => {
+export const makeCustomFields = (deps: EngineDeps) => {
   const definitions = (ctx: RequestContext) =>
     Effect.map(loadStream<CustomFieldEvent>(deps, ctx, customFieldStreamId(ctx.workspaceId)), (loaded) =>
       loaded.history.reduce(customFieldDecider.evolve, customFieldDecider.initialState).definitions)
@@ -43,7 +42,6 @@ export const makeCustomFields = (deps: EngineDeps, workspaces: Workspaces) => {
       if (object !== null && object !== "contact" && object !== "deal") {
         return yield* ValidationError.at("object", "must be contact or deal")
       }
-      yield* workspaces.ensure(ctx)
       const defs = yield* definitions(ctx)
       return { data: defs.filter((d) => object === null || d.object === object).map(toJson), next_cursor: null }
     })

@@ -1,5 +1,6 @@
 import { Effect, Either } from "effect"
 import {
+  contactIdsOf,
   type DealEvent,
   dealDecider,
   parseDealCreate,
@@ -9,10 +10,11 @@ import {
   timelineEntryOf
 } from "../deal/index.js"
 import { NotFound } from "../errors.js"
-import type { Json, JsonObject } from "../json.js"
+import type { Json } from "../json.js"
 import { dealListParams, dealParamsWhere, paginate, parseListQuery, searchFieldsOf } from "../query/index.js"
 import type { FieldCatalog, FieldInfo } from "../query/fields.js"
 import type { Catalogs, Contacts } from "./contacts.js"
+import { contactStates, dealView, dealViews } from "./dealViews.js"
 import { dealDocuments } from "./documents.js"
 import type { EngineDeps } from "./deps.js"
 import { storableBody, storableParams } from "./storable.js"
@@ -20,8 +22,6 @@ import type { IfMatch, ListParams, RequestContext } from "./Engine.js"
 import { type Executed, execute, foldProjection } from "./execute.js"
 import { outboxFor } from "./outbox.js"
 import type { Pipelines } from "./pipelines.js"
-import { visibleFields } from "./reads.js"
-import type { Workspaces } from "./workspace.js"
 
 const timelineField = (name: string, type: FieldInfo["type"]): FieldInfo => ({
   name,
@@ -41,11 +41,10 @@ const timelineCatalog = new Map([
 const stringsOf = (value: Json | undefined): ReadonlyArray<string> =>
   Array.isArray(value) ? value.filter((v): v is string => typeof v === "string") : []
 
-export const makeDeals = (deps: EngineDeps, workspaces: Workspaces, contacts: Contacts, pipelines: Pipelines) => {
+export const makeDeals = (deps: EngineDeps, contacts: Contacts, pipelines: Pipelines) => {
   /** Contact ids of this workspace that are not live contacts (unknown, deleted, or another's). */
   const unknownContacts = (ctx: RequestContext, ids: ReadonlyArray<string>) =>
-    Effect.filter(ids, (id) =>
-      Effect.map(deps.storage.getDocument("contact", ctx.workspaceId, id), (doc) => doc === null || doc.deletedAt !== null))
+    Effect.map(contactStates(deps, ctx, ids), ({ live }) => ids.filter((id) => !live.has(id)))
 
   /** What every deal command shares, over the catalogs the command has already read. */
   const run = (ctx: RequestContext, id: string, ifMatch: IfMatch, creates: boolean, { deal }: Catalogs) => ({
@@ -56,7 +55,7 @@ export const makeDeals = (deps: EngineDeps, workspaces: Workspaces, contacts: Co
     ifMatch,
     creates,
     documents: dealDocuments(ctx.workspaceId, id, searchFieldsOf(deal)),
-    also: outboxFor(deps, ctx, projectDeal, (data) => Effect.succeed(visibleFields(data, deal)))
+    also: outboxFor(deps, ctx, projectDeal, (data) => dealView(deps, ctx, data, deal))
   })
 
   /** A live deal as the API shows it, with the catalog in hand (after a write, say). */
@@ -64,27 +63,26 @@ export const makeDeals = (deps: EngineDeps, workspaces: Workspaces, contacts: Co
     Effect.gen(function*() {
       const doc = yield* deps.storage.getDocument("deal", ctx.workspaceId, id)
       if (doc === null || doc.deletedAt !== null) return yield* new NotFound({ resource: "deal", id })
-      return { data: visibleFields(doc.data, deal), version: doc.version }
+      return { data: yield* dealView(deps, ctx, doc.data, deal), version: doc.version }
     })
 
   /**
    * The deal as the write that just committed left it: the projection of its own events. Reading
    * the document again could find a concurrent delete and answer 404 for a write that happened.
    */
-  const written = (result: Executed<DealEvent>, deal: FieldCatalog) => ({
-    data: visibleFields(foldProjection(projectDeal, result.all)?.data ?? {}, deal),
-    version: result.version
-  })
+  const written = (ctx: RequestContext, result: Executed<DealEvent>, deal: FieldCatalog) =>
+    Effect.map(dealView(deps, ctx, foldProjection(projectDeal, result.all)?.data ?? {}, deal), (data) => ({
+      data,
+      version: result.version
+    }))
 
   const get = (ctx: RequestContext, id: string) =>
     Effect.gen(function*() {
-      yield* workspaces.ensure(ctx)
       return yield* readDeal(ctx, id, (yield* contacts.catalogs(ctx)).deal)
     })
 
   const list = (ctx: RequestContext, params: ListParams) =>
     Effect.gen(function*() {
-      yield* workspaces.ensure(ctx)
       const { deal } = yield* contacts.catalogs(ctx)
       const where = dealParamsWhere(yield* storableParams(params), deal)
       if (Either.isLeft(where)) return yield* where.left
@@ -98,14 +96,18 @@ export const makeDeals = (deps: EngineDeps, workspaces: Workspaces, contacts: Co
       })
       if (Either.isLeft(parsed)) return yield* parsed.left
       const query = parsed.right
+      // A contact in the trash is on no deal's contact_ids as shown, so no deal lists it.
+      const contactId = params["contact_id"]
+      if (contactId !== undefined && !(yield* contactStates(deps, ctx, [contactId])).live.has(contactId)) {
+        return { data: [], next_cursor: null }
+      }
       const rows = yield* deps.storage.queryDocuments("deal", ctx.workspaceId, { ...query, limit: query.limit + 1 })
       const page = paginate(rows, query)
-      return { data: page.rows.map((row) => visibleFields(row.data, deal)), next_cursor: page.next_cursor }
+      return { data: yield* dealViews(deps, ctx, page.rows.map((row) => row.data), deal), next_cursor: page.next_cursor }
     })
 
   const create = (ctx: RequestContext, body: unknown) =>
     Effect.gen(function*() {
-      yield* workspaces.ensure(ctx)
       const known = yield* contacts.catalogs(ctx)
       const fields = parseDealCreate(yield* storableBody(body), known.defs)
       if (Either.isLeft(fields)) return yield* fields.left
@@ -126,12 +128,11 @@ export const makeDeals = (deps: EngineDeps, workspaces: Workspaces, contacts: Co
             }
           })
       })
-      return written(result, known.deal)
+      return yield* written(ctx, result, known.deal)
     })
 
   const update = (ctx: RequestContext, id: string, body: unknown, ifMatch: IfMatch) =>
     Effect.gen(function*() {
-      yield* workspaces.ensure(ctx)
       const known = yield* contacts.catalogs(ctx)
       const fields = parseDealPatch(yield* storableBody(body), known.defs)
       if (Either.isLeft(fields)) return yield* fields.left
@@ -142,6 +143,10 @@ export const makeDeals = (deps: EngineDeps, workspaces: Workspaces, contacts: Co
             // Made per attempt, so a retried move gets an id after the move it lost to.
             const entryId = yield* deps.ids.make("tle")
             const current = foldProjection(projectDeal, history)
+            // A patch of contact_ids: the given ids must be live; linked ones in the trash are kept.
+            const named = stringsOf(fields.right["contact_ids"])
+            const linked = fields.right["contact_ids"] === undefined ? [] : contactIdsOf(current?.data ?? {})
+            const contactsNow = yield* contactStates(deps, ctx, [...named, ...linked])
             const given = fields.right["pipeline_id"]
             const pipelineId = typeof given === "string" ? given : current?.data["pipeline_id"]
             return {
@@ -151,16 +156,16 @@ export const makeDeals = (deps: EngineDeps, workspaces: Workspaces, contacts: Co
               fields: fields.right,
               entryId,
               targetPipeline: typeof pipelineId === "string" ? yield* pipelines.info(ctx, pipelineId) : null,
-              unknownContactIds: yield* unknownContacts(ctx, stringsOf(fields.right["contact_ids"]))
+              unknownContactIds: named.filter((contactId) => !contactsNow.live.has(contactId)),
+              trashedContactIds: linked.filter((contactId) => contactsNow.trashed.has(contactId))
             }
           })
       })
-      return written(result, known.deal)
+      return yield* written(ctx, result, known.deal)
     })
 
   const moveStage = (ctx: RequestContext, id: string, body: unknown, ifMatch: IfMatch) =>
     Effect.gen(function*() {
-      yield* workspaces.ensure(ctx)
       const known = yield* contacts.catalogs(ctx)
       const move = parseStageMove(yield* storableBody(body))
       if (Either.isLeft(move)) return yield* move.left
@@ -184,7 +189,7 @@ export const makeDeals = (deps: EngineDeps, workspaces: Workspaces, contacts: Co
             }
           })
       })
-      const deal = written(result, known.deal)
+      const deal = yield* written(ctx, result, known.deal)
       const moved = result.fresh.find((event) => event.type === "deal.stage_changed")
       const entry = moved === undefined ? null : timelineEntryOf(id, moved as unknown as DealEvent)
       return { data: { deal: deal.data, timeline_entry: entry }, version: deal.version }
@@ -205,7 +210,7 @@ export const makeDeals = (deps: EngineDeps, workspaces: Workspaces, contacts: Co
         ...run(ctx, id, null, false, known),
         command: ({ at }) => Effect.succeed({ type: "RestoreDeal" as const, id, at })
       })
-      return written(result, known.deal)
+      return yield* written(ctx, result, known.deal)
     })
 
   const purge = (ctx: RequestContext, id: string) =>

@@ -38,7 +38,6 @@ export const makePipelines = (deps: EngineDeps, workspaces: Workspaces) => {
 
   const get = (ctx: RequestContext, id: string) =>
     Effect.gen(function*() {
-      yield* workspaces.ensure(ctx)
       const doc = yield* deps.storage.getDocument("pipeline", ctx.workspaceId, id)
       if (doc === null) return yield* new NotFound({ resource: "pipeline", id })
       return { data: doc.data, version: doc.version }
@@ -53,9 +52,10 @@ export const makePipelines = (deps: EngineDeps, workspaces: Workspaces) => {
 
   const create = (ctx: RequestContext, body: unknown) =>
     Effect.gen(function*() {
-      yield* workspaces.ensure(ctx)
       const parsed = parsePipelineCreate(yield* storableBody(body))
       if (Either.isLeft(parsed)) return yield* parsed.left
+      // Accepted: the workspace gets its default pipeline first, so "Sales" stays the first one.
+      yield* workspaces.ensure(ctx)
       const id = yield* deps.ids.make("pipe")
       const stages: Array<{ id: string; name: string }> = []
       for (const stage of parsed.right.stages) stages.push({ id: yield* deps.ids.make("stage"), name: stage.name })
@@ -68,7 +68,6 @@ export const makePipelines = (deps: EngineDeps, workspaces: Workspaces) => {
 
   const update = (ctx: RequestContext, id: string, body: unknown, ifMatch: IfMatch) =>
     Effect.gen(function*() {
-      yield* workspaces.ensure(ctx)
       const parsed = parsePipelinePatch(yield* storableBody(body))
       if (Either.isLeft(parsed)) return yield* parsed.left
       const knownNewStageIds = new Set<string>()

@@ -8,20 +8,18 @@ import type { Contacts } from "./contacts.js"
 import type { EngineDeps } from "./deps.js"
 import { storableParams } from "./storable.js"
 import type { ListParams, RequestContext } from "./Engine.js"
-import { visibleFields } from "./reads.js"
-import type { Workspaces } from "./workspace.js"
+import { dealViews } from "./dealViews.js"
 
 const purgeAt = (deletedAt: string) => new Date(Date.parse(deletedAt) + RECOVERY_WINDOW_MILLIS).toISOString()
 
 /** Soft-deleted records of one type, oldest record first, each with the time it will be purged. */
-export const makeTrash = (deps: EngineDeps, workspaces: Workspaces, contacts: Contacts) => ({
+export const makeTrash = (deps: EngineDeps, contacts: Contacts) => ({
   list: (ctx: RequestContext, params: ListParams) =>
     Effect.gen(function*() {
       const type = params["type"]
       if (type !== "contact" && type !== "deal") {
         return yield* ValidationError.at("type", type === undefined ? "is required (contact or deal)" : "must be contact or deal")
       }
-      yield* workspaces.ensure(ctx)
       const { defs, contact } = yield* contacts.catalogs(ctx)
       const parsed = parseListQuery(yield* storableParams(params), {
         catalog: catalogOf(type, defs),
@@ -37,7 +35,7 @@ export const makeTrash = (deps: EngineDeps, workspaces: Workspaces, contacts: Co
       const page = paginate(rows, query)
       const records: ReadonlyArray<JsonObject> = type === "contact"
         ? yield* contacts.views(ctx, page.rows, contact)
-        : page.rows.map((row) => visibleFields(row.data, catalogOf("deal", defs)))
+        : yield* dealViews(deps, ctx, page.rows.map((row) => row.data), catalogOf("deal", defs))
       return {
         data: page.rows.map((row, i): JsonObject => ({
           type,

@@ -21,7 +21,6 @@ import { documentWrite, execute, foldProjection } from "./execute.js"
 import { scheduleDelivery } from "./outbox.js"
 import { queryAll } from "./reads.js"
 import { storableBody, storableParams } from "./storable.js"
-import type { Workspaces } from "./workspace.js"
 
 const ref = (name: string, type: FieldRef["type"]): FieldRef => ({ name, type })
 const webhookIdField = ref("webhook_id", "id")
@@ -46,7 +45,7 @@ const deliveryCatalog = new Map([
 
 const eq = (field: FieldRef, value: string): Expr => ({ _tag: "Compare", field, op: "eq", value })
 
-export const makeWebhooks = (deps: EngineDeps, workspaces: Workspaces) => {
+export const makeWebhooks = (deps: EngineDeps) => {
   const { config, transport } = deps.webhooks
 
   const run = (ctx: RequestContext, id: string, ifMatch: IfMatch, creates: boolean) => ({
@@ -92,7 +91,6 @@ export const makeWebhooks = (deps: EngineDeps, workspaces: Workspaces) => {
 
   const list = (ctx: RequestContext) =>
     Effect.gen(function*() {
-      yield* workspaces.ensure(ctx)
       const docs = yield* queryAll(deps, "webhook", ctx.workspaceId, { _tag: "True" })
       return { data: yield* Effect.forEach(docs, (doc) => view(ctx, doc)), next_cursor: null }
     })

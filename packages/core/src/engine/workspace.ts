@@ -8,9 +8,12 @@ import { pipelineDocuments } from "./documents.js"
 export const workspaceStreamId = (workspaceId: string) => `ws_${workspaceId}`
 
 /**
- * Gives a workspace its default "Sales" pipeline the first time it is used. The workspace stream and
- * the pipeline are committed together at expected version 0, so when several hosts race, exactly one
- * pipeline is created and the losers simply find the workspace initialised.
+ * Gives a workspace its default "Sales" pipeline the first time its pipelines are listed, or a new
+ * pipeline is accepted: nothing else needs it (a deal names a pipeline the client found in that
+ * list), and a refused request (a 4xx) never gets this far, so it changes nothing, even as a
+ * workspace's first request. The workspace stream and the pipeline are committed together at
+ * expected version 0, so when several hosts race, exactly one pipeline is created and the losers
+ * simply find the workspace initialised.
  */
 export const makeWorkspaces = (deps: EngineDeps) => {
   const initialised = new Set<string>()
