@@ -18,8 +18,9 @@ Single-record responses carry \`ETag: "<version>"\`; send it back in \`If-Match\
 to make the write conditional (412 when it no longer matches). Any POST may carry an
 \`Idempotency-Key\`: the same key and body within 24 h replays the first answer
 (\`Idempotent-Replayed: true\`), and is never applied twice, even when the host stopped before it
-could store its answer (the record the write made is answered then; 409 where it cannot be read). Responses to authenticated requests carry \`RateLimit-Limit\`,
-\`RateLimit-Remaining\` and \`RateLimit-Reset\`; over the limit the answer is 429 with \`Retry-After\`.
+could store its answer (the record the write made is answered then; 409 where it cannot be read). Requests to authenticated routes are limited per client address before the key is checked, and per
+key after; responses carry \`RateLimit-Limit\`, \`RateLimit-Remaining\` and \`RateLimit-Reset\` of the limit nearer to
+refusing; over either limit the answer is 429 with \`Retry-After\`.
 Lists answer \`{"data": [...], "next_cursor"}\`; pass \`next_cursor\` as \`cursor\` for the next page.
 
 Records live in PostgreSQL (or, for a throwaway host, in memory). Several hosts may serve one database:
