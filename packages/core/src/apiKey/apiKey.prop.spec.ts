@@ -1,5 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Either, FastCheck as fc } from "effect"
+import { prop } from "../testing/property.js"
+import { Result } from "effect"
+import * as fc from "fast-check"
 import type { Projected } from "../decider.js"
 import type { ApiKeyCommand } from "./commands.js"
 import { apiKeyDecider } from "./decider.js"
@@ -37,19 +39,19 @@ const run = (steps: ReadonlyArray<Step>, id: string) => {
       ? { type: "CreateApiKey", id, at, workspaceId: s.workspaceId, keySha256: s.keySha256 }
       : { type: "RevokeApiKey", id, at }
     const decided = apiKeyDecider.decide(command, state)
-    const events = Either.getOrElse(decided, () => [])
+    const events = Result.getOrElse(decided, () => [])
     for (const event of events) {
       state = apiKeyDecider.evolve(state, event)
       doc = projectApiKey(doc, event)
       log.push(event)
     }
-    outcomes.push({ command, accepted: Either.isRight(decided), events })
+    outcomes.push({ command, accepted: Result.isSuccess(decided), events })
   }
   return { log, doc, state, outcomes }
 }
 
 describe("API keys over random command sequences", () => {
-  it.prop("a key is created once, revoked at most once, and grants access exactly while created and not revoked", [
+  prop("a key is created once, revoked at most once, and grants access exactly while created and not revoked", [
     fc.array(step, { maxLength: 12 }),
     hex
   ], ([steps, first]) => {
@@ -71,7 +73,7 @@ describe("API keys over random command sequences", () => {
     expect(state.status).toBe(firstCreate < 0 ? "absent" : revokedAfterCreate ? "revoked" : "active")
   })
 
-  it.prop("the document rebuilt from the log equals the incremental one and never holds the digest", [
+  prop("the document rebuilt from the log equals the incremental one and never holds the digest", [
     fc.array(step, { maxLength: 12 }),
     hex
   ], ([steps, first]) => {

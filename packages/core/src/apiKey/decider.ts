@@ -1,4 +1,4 @@
-import { Either } from "effect"
+import { Result } from "effect"
 import type { Decider } from "../decider.js"
 import { Conflict, type DomainError, NotFound } from "../errors.js"
 import type { ApiKeyCommand } from "./commands.js"
@@ -8,7 +8,7 @@ export type ApiKeyState =
   | { readonly status: "absent" }
   | { readonly status: "active" | "revoked"; readonly workspaceId: string; readonly keySha256: string }
 
-type Decision = Either.Either<ReadonlyArray<ApiKeyEvent>, DomainError>
+type Decision = Result.Result<ReadonlyArray<ApiKeyEvent>, DomainError>
 
 const decide = (command: ApiKeyCommand, state: ApiKeyState): Decision => {
   const { at, id } = command
@@ -17,14 +17,14 @@ const decide = (command: ApiKeyCommand, state: ApiKeyState): Decision => {
       // The id is the digest's prefix: a clash is another key sharing it (or the same key twice),
       // and the caller generates a new key.
       return state.status === "absent"
-        ? Either.right([{
+        ? Result.succeed([{
           type: "api_key.created",
           data: { id, workspace_id: command.workspaceId, key_sha256: command.keySha256, at }
         }])
-        : Either.left(new Conflict({ message: `API key ${id} already exists`, details: [{ path: "id", message: "already exists", id }] }))
+        : Result.fail(new Conflict({ message: `API key ${id} already exists`, details: [{ path: "id", message: "already exists", id }] }))
     case "RevokeApiKey":
-      if (state.status === "absent") return Either.left(new NotFound({ resource: "api_key", id }))
-      return Either.right(state.status === "active" ? [{ type: "api_key.revoked", data: { at } }] : [])
+      if (state.status === "absent") return Result.fail(new NotFound({ resource: "api_key", id }))
+      return Result.succeed(state.status === "active" ? [{ type: "api_key.revoked", data: { at } }] : [])
   }
 }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Either } from "effect"
+import { Result } from "effect"
 import { DeciderSpecification } from "../deciderSpecification.js"
 import { apiKeyDecider } from "./decider.js"
 import type { ApiKeyEvent } from "./events.js"
@@ -53,14 +53,14 @@ describe("API key input", () => {
     expect(id).toBe("key_9f86d081884c")
   })
   it("accepts workspace ids of the API's syntax and lowercase hex digests only", () => {
-    expect(Either.isRight(parseApiKeyCreate({ workspaceId: "acme_2-b", keySha256: digest }))).toBe(true)
+    expect(Result.isSuccess(parseApiKeyCreate({ workspaceId: "acme_2-b", keySha256: digest }))).toBe(true)
     const refused = parseApiKeyCreate({ workspaceId: "no spaces", keySha256: digest.toUpperCase() })
-    expect(Either.isLeft(refused) && refused.left.details.map((d) => d.path)).toEqual(["workspace_id", "key_sha256"])
+    expect(Result.isFailure(refused) && refused.failure.details.map((d) => d.path)).toEqual(["workspace_id", "key_sha256"])
     expect(isKeySha256(digest.slice(1))).toBe(false)
     expect(isWorkspaceId("x".repeat(65))).toBe(false)
   })
   it("the reserved workspace is outside the workspace id syntax, so no key can be issued for it", () => {
     expect(isWorkspaceId(SYSTEM_WORKSPACE)).toBe(false)
-    expect(Either.isLeft(parseApiKeyCreate({ workspaceId: SYSTEM_WORKSPACE, keySha256: digest }))).toBe(true)
+    expect(Result.isFailure(parseApiKeyCreate({ workspaceId: SYSTEM_WORKSPACE, keySha256: digest }))).toBe(true)
   })
 })

@@ -1,4 +1,4 @@
-import { Either } from "effect"
+import { Result } from "effect"
 import { type ErrorDetail, ValidationError } from "../errors.js"
 
 /**
@@ -32,11 +32,11 @@ export interface ApiKeyCreate {
   readonly keySha256: string
 }
 
-export const parseApiKeyCreate = (input: ApiKeyCreate): Either.Either<ApiKeyCreate, ValidationError> => {
+export const parseApiKeyCreate = (input: ApiKeyCreate): Result.Result<ApiKeyCreate, ValidationError> => {
   const details: Array<ErrorDetail> = []
   if (!isWorkspaceId(input.workspaceId)) {
     details.push({ path: "workspace_id", message: "must be 1 to 64 letters, digits, _ or -" })
   }
   if (!isKeySha256(input.keySha256)) details.push({ path: "key_sha256", message: "must be 64 lowercase hex digits" })
-  return details.length === 0 ? Either.right(input) : Either.left(ValidationError.of(details))
+  return details.length === 0 ? Result.succeed(input) : Result.fail(ValidationError.of(details))
 }

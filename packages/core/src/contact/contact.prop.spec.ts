@@ -1,5 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Either, FastCheck as fc } from "effect"
+import { prop } from "../testing/property.js"
+import { Result } from "effect"
+import * as fc from "fast-check"
 import type { Projected } from "../decider.js"
 import { RECOVERY_WINDOW_MILLIS } from "../decider.js"
 import type { JsonObject } from "../json.js"
@@ -59,14 +61,14 @@ const run = (steps: ReadonlyArray<Step>) => {
   const apply = (command: ContactCommand) => {
     const before = doc
     const result = contactDecider.decide(command, state)
-    if (Either.isRight(result)) {
-      for (const event of result.right) {
+    if (Result.isSuccess(result)) {
+      for (const event of result.success) {
         log.push(event)
         state = contactDecider.evolve(state, event)
         doc = projectContact(doc, event)
       }
     }
-    return { before, accepted: Either.isRight(result) }
+    return { before, accepted: Result.isSuccess(result) }
   }
   apply({
     type: "CreateContact",
@@ -84,12 +86,12 @@ const run = (steps: ReadonlyArray<Step>) => {
 }
 
 describe("contact properties", () => {
-  it.prop("rebuilding from the log gives the document maintained step by step", [fc.array(step, { maxLength: 30 })], ([steps]) => {
+  prop("rebuilding from the log gives the document maintained step by step", [fc.array(step, { maxLength: 30 })], ([steps]) => {
     const { doc, log } = run(steps)
     expect(log.reduce<Projected | null>(projectContact, null)).toEqual(doc)
   })
 
-  it.prop("a restore within 30 days gives back the document as it was before the delete", [fc.array(step, { maxLength: 30 })], ([steps]) => {
+  prop("a restore within 30 days gives back the document as it was before the delete", [fc.array(step, { maxLength: 30 })], ([steps]) => {
     const { trace } = run(steps)
     let beforeDelete: Projected | null = null
     let deletedAt = 0
@@ -106,7 +108,7 @@ describe("contact properties", () => {
     }
   })
 
-  it.prop("a patch applied twice changes nothing the second time", [patch], ([fields]) => {
+  prop("a patch applied twice changes nothing the second time", [patch], ([fields]) => {
     const { log } = run([{ kind: "update", fields, gap: 1 }, { kind: "update", fields, gap: 1 }])
     expect(log.filter((e) => e.type === "contact.updated").length).toBeLessThanOrEqual(1)
   })

@@ -1,4 +1,4 @@
-import { Either } from "effect"
+import { Result } from "effect"
 import { changedFields } from "../customField/recordFields.js"
 import type { Decider } from "../decider.js"
 import { RECOVERY_WINDOW_MILLIS } from "../decider.js"
@@ -14,12 +14,12 @@ export type ContactState =
   | { readonly status: "deleted"; readonly fields: JsonObject; readonly deletedAt: string }
   | { readonly status: "purged" }
 
-type Decision = Either.Either<ReadonlyArray<ContactEvent>, DomainError>
+type Decision = Result.Result<ReadonlyArray<ContactEvent>, DomainError>
 
 const withinRecoveryWindow = (deletedAt: string, at: string): boolean =>
   Date.parse(at) - Date.parse(deletedAt) <= RECOVERY_WINDOW_MILLIS
 
-const notFound = (id: string): Decision => Either.left(new NotFound({ resource: "contact", id }))
+const notFound = (id: string): Decision => Result.fail(new NotFound({ resource: "contact", id }))
 
 const decide = (command: ContactCommand, state: ContactState): Decision => {
   const { at, id } = command
@@ -27,24 +27,24 @@ const decide = (command: ContactCommand, state: ContactState): Decision => {
     case "CreateContact":
       // Ids are fresh from the engine; a clash means a bug or a replayed command, never a user error.
       return state.status === "absent"
-        ? Either.right([{ type: "contact.created", data: { id, fields: command.fields, at } }])
-        : Either.left(new Conflict({ message: `contact ${id} already exists`, details: [{ path: "id", message: "already exists", id }] }))
+        ? Result.succeed([{ type: "contact.created", data: { id, fields: command.fields, at } }])
+        : Result.fail(new Conflict({ message: `contact ${id} already exists`, details: [{ path: "id", message: "already exists", id }] }))
     case "UpdateContact": {
       if (state.status !== "live") return notFound(id)
       const changed = changedFields(state.fields, command.fields)
-      return Either.right(Object.keys(changed).length === 0 ? [] : [{ type: "contact.updated", data: { changed, at } }])
+      return Result.succeed(Object.keys(changed).length === 0 ? [] : [{ type: "contact.updated", data: { changed, at } }])
     }
     case "DeleteContact":
-      return state.status === "live" ? Either.right([{ type: "contact.deleted", data: { at } }]) : notFound(id)
+      return state.status === "live" ? Result.succeed([{ type: "contact.deleted", data: { at } }]) : notFound(id)
     case "RestoreContact":
       return state.status === "deleted" && withinRecoveryWindow(state.deletedAt, at)
-        ? Either.right([{ type: "contact.restored", data: { at } }])
+        ? Result.succeed([{ type: "contact.restored", data: { at } }])
         : notFound(id)
     case "PurgeContact":
       if (state.status === "absent" || state.status === "purged") return notFound(id)
       return state.status === "deleted" && !withinRecoveryWindow(state.deletedAt, at)
-        ? Either.right([{ type: "contact.purged", data: { at } }])
-        : Either.left(
+        ? Result.succeed([{ type: "contact.purged", data: { at } }])
+        : Result.fail(
           new Conflict({
             message: `contact ${id} is still recoverable`,
             details: [{ path: "", message: "only contacts deleted more than 30 days ago can be purged", id }]

@@ -1,4 +1,4 @@
-import { Either } from "effect"
+import { Result } from "effect"
 import type { CustomFieldDefinition } from "../customField/definition.js"
 import type { FieldCheck } from "../customField/fieldValues.js"
 import { nullable, text } from "../customField/fieldValues.js"
@@ -14,10 +14,10 @@ const EMAIL =
   /^[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]+@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+$/
 
 const email: FieldCheck = (value) => {
-  if (typeof value !== "string") return Either.left("must be a string")
+  if (typeof value !== "string") return Result.fail("must be a string")
   const trimmed = value.trim()
-  if (trimmed.length > EMAIL_MAX) return Either.left(`must be at most ${EMAIL_MAX} characters`)
-  return EMAIL.test(trimmed) ? Either.right(trimmed) : Either.left("must be a valid email address")
+  if (trimmed.length > EMAIL_MAX) return Result.fail(`must be at most ${EMAIL_MAX} characters`)
+  return EMAIL.test(trimmed) ? Result.succeed(trimmed) : Result.fail("must be a valid email address")
 }
 
 export const CONTACT_TEXT_KEYS = ["first_name", "last_name", "phone", "title", "company_id", "source", "owner_id"] as const
@@ -37,8 +37,8 @@ const defaults: ReadonlyArray<readonly [string, null]> = [["email", null], ...CO
 export const parseContactCreate = (
   body: unknown,
   definitions: ReadonlyArray<CustomFieldDefinition>
-): Either.Either<JsonObject, ValidationError> =>
-  Either.flatMap(
+): Result.Result<JsonObject, ValidationError> =>
+  Result.flatMap(
     readRecordFields(body, createShape, definitions),
     ({ details, fields }) => answer(details, withAllStandardKeys(fields, defaults))
   )
@@ -47,5 +47,5 @@ export const parseContactCreate = (
 export const parseContactPatch = (
   body: unknown,
   definitions: ReadonlyArray<CustomFieldDefinition>
-): Either.Either<JsonObject, ValidationError> =>
-  Either.flatMap(readRecordFields(body, patchShape, definitions), ({ details, fields }) => answer(details, fields))
+): Result.Result<JsonObject, ValidationError> =>
+  Result.flatMap(readRecordFields(body, patchShape, definitions), ({ details, fields }) => answer(details, fields))

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Either } from "effect"
+import { Result } from "effect"
 import type { CustomFieldDefinition } from "../customField/definition.js"
 import { parseContactCreate, parseContactPatch } from "./input.js"
 
@@ -13,13 +13,13 @@ const defs: ReadonlyArray<CustomFieldDefinition> = [
   { object: "deal", key: "region", label: "Region", type: "text", options: null, created_at: at }
 ]
 
-const paths = (result: Either.Either<unknown, { details: ReadonlyArray<{ path: string }> }>) =>
-  Either.isLeft(result) ? result.left.details.map((d) => d.path) : []
+const paths = (result: Result.Result<unknown, { details: ReadonlyArray<{ path: string }> }>) =>
+  Result.isFailure(result) ? result.failure.details.map((d) => d.path) : []
 
 describe("parseContactCreate", () => {
   it("fills every standard field and keeps the given custom keys", () => {
     const parsed = parseContactCreate({ email: "  Ada@Example.com ", industry: "saas", vip: null }, defs)
-    expect(parsed).toEqual(Either.right({
+    expect(parsed).toEqual(Result.succeed({
       email: "Ada@Example.com",
       first_name: null,
       last_name: null,
@@ -35,7 +35,7 @@ describe("parseContactCreate", () => {
 
   it("requires an email", () => {
     const parsed = parseContactCreate({ first_name: "Ada" }, defs)
-    expect(Either.isLeft(parsed) && parsed.left.message).toBe("email is required")
+    expect(Result.isFailure(parsed) && parsed.failure.message).toBe("email is required")
   })
 
   it.each([["not-an-email"], ["a@localhost"], ["a b@example.com"], [`${"a".repeat(250)}@example.com`], [42], [null]])(
@@ -70,7 +70,7 @@ describe("parseContactCreate", () => {
     expect(paths(parsed)).toEqual([
       "first_name", "title", "id", "deal_ids", "frist_name", "region", "industry", "seats", "vip", "since", "notes"
     ])
-    const messages = Either.isLeft(parsed) ? parsed.left.details.map((d) => d.message) : []
+    const messages = Result.isFailure(parsed) ? parsed.failure.details.map((d) => d.message) : []
     expect(messages[2]).toBe("is read-only")
     expect(messages[4]).toBe("is not a known field")
   })
@@ -84,10 +84,10 @@ describe("parseContactCreate", () => {
 describe("parseContactPatch", () => {
   it("keeps only the given keys, nulls included", () => {
     expect(parseContactPatch({ last_name: null, seats: 12, since: "2024-02-29" }, defs))
-      .toEqual(Either.right({ last_name: null, seats: 12, since: "2024-02-29" }))
+      .toEqual(Result.succeed({ last_name: null, seats: 12, since: "2024-02-29" }))
   })
   it("accepts an empty patch", () => {
-    expect(parseContactPatch({}, defs)).toEqual(Either.right({}))
+    expect(parseContactPatch({}, defs)).toEqual(Result.succeed({}))
   })
   it("does not let email be cleared", () => {
     expect(paths(parseContactPatch({ email: null }, defs))).toEqual(["email"])

@@ -1,4 +1,4 @@
-import { Either } from "effect"
+import { Result } from "effect"
 import type { Decider } from "../decider.js"
 import type { DomainError } from "../errors.js"
 import { Conflict, NotFound } from "../errors.js"
@@ -17,25 +17,25 @@ const isDefined = (state: CustomFieldState, object: CustomFieldObject, key: stri
 const decide = (
   command: CustomFieldCommand,
   state: CustomFieldState
-): Either.Either<ReadonlyArray<CustomFieldEvent>, DomainError> => {
+): Result.Result<ReadonlyArray<CustomFieldEvent>, DomainError> => {
   switch (command.type) {
     case "DefineCustomField": {
       const { definition } = command
       if (isDefined(state, definition.object, definition.key)) {
-        return Either.left(
+        return Result.fail(
           new Conflict({
             message: `custom field ${definition.key} is already defined for ${definition.object}`,
             details: [{ path: "key", message: `is already defined for ${definition.object}` }]
           })
         )
       }
-      return Either.right([{ type: "custom_field.defined", data: { definition: { ...definition, created_at: command.at } } }])
+      return Result.succeed([{ type: "custom_field.defined", data: { definition: { ...definition, created_at: command.at } } }])
     }
     case "RemoveCustomField": {
       const { at, key, object } = command
       return isDefined(state, object, key)
-        ? Either.right([{ type: "custom_field.removed", data: { object, key, at } }])
-        : Either.left(new NotFound({ resource: "custom_field", id: `${object}.${key}` }))
+        ? Result.succeed([{ type: "custom_field.removed", data: { object, key, at } }])
+        : Result.fail(new NotFound({ resource: "custom_field", id: `${object}.${key}` }))
     }
   }
 }

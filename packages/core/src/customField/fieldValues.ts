@@ -1,4 +1,4 @@
-import { Either } from "effect"
+import { Result } from "effect"
 import type { Json } from "../json.js"
 import type { CustomFieldDefinition } from "./definition.js"
 
@@ -6,37 +6,37 @@ import type { CustomFieldDefinition } from "./definition.js"
  * Checks one value of a request body. Left is the message of that key's error detail, so a parser
  * can report every offending key at once instead of stopping at the first.
  */
-export type FieldCheck = (value: unknown) => Either.Either<Json, string>
+export type FieldCheck = (value: unknown) => Result.Result<Json, string>
 
 export const text = (max: number): FieldCheck => (value) =>
   typeof value !== "string"
-    ? Either.left("must be a string")
+    ? Result.fail("must be a string")
     : value.length > max
-    ? Either.left(`must be at most ${max} characters`)
-    : Either.right(value)
+    ? Result.fail(`must be at most ${max} characters`)
+    : Result.succeed(value)
 
 /** Surrounding whitespace is dropped: a name of only spaces is as empty as no name. */
 export const trimmedText = (min: number, max: number): FieldCheck => (value) => {
-  if (typeof value !== "string") return Either.left("must be a string")
+  if (typeof value !== "string") return Result.fail("must be a string")
   const trimmed = value.trim()
-  if (trimmed.length < min) return Either.left(min === 1 ? "must not be empty" : `must be at least ${min} characters`)
-  if (trimmed.length > max) return Either.left(`must be at most ${max} characters`)
-  return Either.right(trimmed)
+  if (trimmed.length < min) return Result.fail(min === 1 ? "must not be empty" : `must be at least ${min} characters`)
+  if (trimmed.length > max) return Result.fail(`must be at most ${max} characters`)
+  return Result.succeed(trimmed)
 }
 
 export const nullable = (check: FieldCheck): FieldCheck => (value) =>
-  value === null ? Either.right(null) : check(value)
+  value === null ? Result.succeed(null) : check(value)
 
 export const finiteNumber: FieldCheck = (value) =>
-  typeof value === "number" && Number.isFinite(value) ? Either.right(value) : Either.left("must be a number")
+  typeof value === "number" && Number.isFinite(value) ? Result.succeed(value) : Result.fail("must be a number")
 
 export const boolean: FieldCheck = (value) =>
-  typeof value === "boolean" ? Either.right(value) : Either.left("must be a boolean")
+  typeof value === "boolean" ? Result.succeed(value) : Result.fail("must be a boolean")
 
 export const oneOf = (options: ReadonlyArray<string>): FieldCheck => (value) =>
   typeof value === "string" && options.includes(value)
-    ? Either.right(value)
-    : Either.left(`must be one of ${options.join(", ")}`)
+    ? Result.succeed(value)
+    : Result.fail(`must be one of ${options.join(", ")}`)
 
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/
 
@@ -57,8 +57,8 @@ export const isCalendarDate = (value: string): boolean => {
 
 export const date: FieldCheck = (value) =>
   typeof value === "string" && isCalendarDate(value)
-    ? Either.right(value)
-    : Either.left("must be a date YYYY-MM-DD")
+    ? Result.succeed(value)
+    : Result.fail("must be a date YYYY-MM-DD")
 
 export const CUSTOM_TEXT_MAX = 10_000
 

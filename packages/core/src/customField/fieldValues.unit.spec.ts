@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Either } from "effect"
+import { Result } from "effect"
 import type { CustomFieldDefinition } from "./definition.js"
 import { customValueCheck, isCalendarDate } from "./fieldValues.js"
 
@@ -22,8 +22,8 @@ describe("custom field values", () => {
       [def("enum", ["a", "b"]), "b"]
     ]
     for (const [d, value] of accepted) {
-      expect(customValueCheck(d)(value)).toEqual(Either.right(value))
-      expect(customValueCheck(d)(null)).toEqual(Either.right(null))
+      expect(customValueCheck(d)(value)).toEqual(Result.succeed(value))
+      expect(customValueCheck(d)(null)).toEqual(Result.succeed(null))
     }
   })
 
@@ -38,7 +38,7 @@ describe("custom field values", () => {
       [def("enum", ["a"]), "c"],
       [def("enum", ["a"]), ["a"]]
     ]
-    for (const [d, value] of refused) expect(Either.isLeft(customValueCheck(d)(value))).toBe(true)
+    for (const [d, value] of refused) expect(Result.isFailure(customValueCheck(d)(value))).toBe(true)
   })
 
   it("knows the calendar", () => {

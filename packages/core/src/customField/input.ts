@@ -1,4 +1,4 @@
-import { Either } from "effect"
+import { Result } from "effect"
 import type { ErrorDetail } from "../errors.js"
 import { ValidationError } from "../errors.js"
 import { isJsonObject } from "../json.js"
@@ -41,8 +41,8 @@ const readOptions = (value: unknown, details: Array<ErrorDetail>): ReadonlyArray
 }
 
 /** `POST /v1/custom-fields`: `{object, key, label, type, options}`; options only for enums. */
-export const parseCustomFieldCreate = (body: unknown): Either.Either<CustomFieldInput, ValidationError> => {
-  if (!isJsonObject(body)) return Either.left(notAnObject())
+export const parseCustomFieldCreate = (body: unknown): Result.Result<CustomFieldInput, ValidationError> => {
+  if (!isJsonObject(body)) return Result.fail(notAnObject())
   const details: Array<ErrorDetail> = []
   for (const key of ["object", "key", "label", "type"]) {
     if (!Object.hasOwn(body, key)) details.push({ path: key, message: "is required" })
@@ -65,9 +65,9 @@ export const parseCustomFieldCreate = (body: unknown): Either.Either<CustomField
 
   let label = ""
   if (Object.hasOwn(body, "label")) {
-    Either.match(trimmedText(1, CUSTOM_FIELD_LABEL_MAX)(body["label"]), {
-      onLeft: (message) => details.push({ path: "label", message }),
-      onRight: (accepted) => {
+    Result.match(trimmedText(1, CUSTOM_FIELD_LABEL_MAX)(body["label"]), {
+      onFailure: (message) => details.push({ path: "label", message }),
+      onSuccess: (accepted) => {
         label = accepted as string
       }
     })
@@ -87,6 +87,6 @@ export const parseCustomFieldCreate = (body: unknown): Either.Either<CustomField
   }
 
   // A null object, key or type always left a detail behind (missing or malformed).
-  if (object === null || key === null || type === null) return Either.left(ValidationError.of(details))
+  if (object === null || key === null || type === null) return Result.fail(ValidationError.of(details))
   return answer(details, { object, key, label, type, options })
 }

@@ -1,16 +1,16 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Either } from "effect"
+import { Result } from "effect"
 import { parseCustomFieldCreate } from "./input.js"
 
-const paths = (result: Either.Either<unknown, { details: ReadonlyArray<{ path: string }> }>) =>
-  Either.isLeft(result) ? result.left.details.map((d) => d.path) : []
+const paths = (result: Result.Result<unknown, { details: ReadonlyArray<{ path: string }> }>) =>
+  Result.isFailure(result) ? result.failure.details.map((d) => d.path) : []
 
 describe("parseCustomFieldCreate", () => {
   it("reads an enum with its options and other types without", () => {
     expect(parseCustomFieldCreate({ object: "contact", key: "industry", label: " Industry ", type: "enum", options: ["saas", "fintech"] }))
-      .toEqual(Either.right({ object: "contact", key: "industry", label: "Industry", type: "enum", options: ["saas", "fintech"] }))
+      .toEqual(Result.succeed({ object: "contact", key: "industry", label: "Industry", type: "enum", options: ["saas", "fintech"] }))
     expect(parseCustomFieldCreate({ object: "deal", key: "seats_2", label: "Seats", type: "number", options: null }))
-      .toEqual(Either.right({ object: "deal", key: "seats_2", label: "Seats", type: "number", options: null }))
+      .toEqual(Result.succeed({ object: "deal", key: "seats_2", label: "Seats", type: "number", options: null }))
   })
 
   it("requires object, key, label and type", () => {
@@ -26,7 +26,7 @@ describe("parseCustomFieldCreate", () => {
       expect(paths(parseCustomFieldCreate({ object: "contact", key, label: "L", type: "text" }))).toEqual(["key"])
     }
     expect(paths(parseCustomFieldCreate({ object: "deal", key: "stage_id", label: "L", type: "text" }))).toEqual(["key"])
-    expect(Either.isRight(parseCustomFieldCreate({ object: "deal", key: "email", label: "L", type: "text" }))).toBe(true)
+    expect(Result.isSuccess(parseCustomFieldCreate({ object: "deal", key: "email", label: "L", type: "text" }))).toBe(true)
   })
 
   it("checks options against the type", () => {

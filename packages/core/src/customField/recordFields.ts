@@ -1,4 +1,4 @@
-import { Either } from "effect"
+import { Result } from "effect"
 import type { ErrorDetail } from "../errors.js"
 import { ValidationError } from "../errors.js"
 import type { Json, JsonObject } from "../json.js"
@@ -34,8 +34,8 @@ export const readRecordFields = (
   body: unknown,
   shape: RecordShape,
   definitions: ReadonlyArray<CustomFieldDefinition>
-): Either.Either<RecordFields, ValidationError> => {
-  if (!isJsonObject(body)) return Either.left(notAnObject())
+): Result.Result<RecordFields, ValidationError> => {
+  if (!isJsonObject(body)) return Result.fail(notAnObject())
   const custom = new Map(definitions.filter((d) => d.object === shape.object).map((d) => [d.key, d]))
   const details: Array<ErrorDetail> = shape.required
     .filter((key) => !Object.hasOwn(body, key))
@@ -53,14 +53,14 @@ export const readRecordFields = (
       details.push({ path: key, message: shape.readOnly.includes(key) ? "is read-only" : "is not a known field" })
       continue
     }
-    Either.match(check(value), {
-      onLeft: (message) => details.push({ path: key, message }),
-      onRight: (accepted) => {
+    Result.match(check(value), {
+      onFailure: (message) => details.push({ path: key, message }),
+      onSuccess: (accepted) => {
         fields[key] = accepted
       }
     })
   }
-  return Either.right({ fields, details })
+  return Result.succeed({ fields, details })
 }
 
 /** The standard keys in catalog order (absent ones as null), then the custom keys in body order. */
@@ -74,8 +74,8 @@ export const withAllStandardKeys = (
   return out
 }
 
-export const answer = <A>(details: ReadonlyArray<ErrorDetail>, value: A): Either.Either<A, ValidationError> =>
-  details.length > 0 ? Either.left(ValidationError.of(details)) : Either.right(value)
+export const answer = <A>(details: ReadonlyArray<ErrorDetail>, value: A): Result.Result<A, ValidationError> =>
+  details.length > 0 ? Result.fail(ValidationError.of(details)) : Result.succeed(value)
 
 export const jsonEquals = (a: Json | undefined, b: Json | undefined): boolean => {
   if (a === b) return true

@@ -1,4 +1,4 @@
-import { Either } from "effect"
+import { Result } from "effect"
 import { changedFields } from "../customField/recordFields.js"
 import type { Decider } from "../decider.js"
 import { RECOVERY_WINDOW_MILLIS } from "../decider.js"
@@ -17,12 +17,12 @@ export type DealState =
   | { readonly status: "purged" }
 
 type Live = Extract<DealState, { status: "live" }>
-type Decision = Either.Either<ReadonlyArray<DealEvent>, DomainError>
+type Decision = Result.Result<ReadonlyArray<DealEvent>, DomainError>
 
 const withinRecoveryWindow = (deletedAt: string, at: string): boolean =>
   Date.parse(at) - Date.parse(deletedAt) <= RECOVERY_WINDOW_MILLIS
 
-const notFound = (id: string): Decision => Either.left(new NotFound({ resource: "deal", id }))
+const notFound = (id: string): Decision => Result.fail(new NotFound({ resource: "deal", id }))
 
 const stringField = (fields: JsonObject, key: string): string => {
   const value = fields[key]
@@ -66,8 +66,8 @@ const create = (command: CreateDeal): Decision => {
     if (stageId === null) details.push({ path: "pipeline_id", message: "has no stages" })
   }
   details.push(...unknownContacts(fields, command.unknownContactIds))
-  if (details.length > 0 || pipeline === null) return Either.left(ValidationError.of(details))
-  return Either.right([{
+  if (details.length > 0 || pipeline === null) return Result.fail(ValidationError.of(details))
+  return Result.succeed([{
     type: "deal.created",
     data: { id, fields: { ...fields, pipeline_id: pipeline.id, stage_id: stageId }, at }
   }])
@@ -95,7 +95,7 @@ const stageChanged = (
  * Where a patch puts the deal: a given stage (which must belong to the target pipeline), else the
  * new pipeline's first stage when only the pipeline changes, else where it is.
  */
-const destination = (command: UpdateDeal, state: Live): Either.Either<{ pipelineId: string; stageId: string }, Array<ErrorDetail>> => {
+const destination = (command: UpdateDeal, state: Live): Result.Result<{ pipelineId: string; stageId: string }, Array<ErrorDetail>> => {
   const { fields, targetPipeline } = command
   const currentPipeline = stringField(state.fields, "pipeline_id")
   const currentStage = stringField(state.fields, "stage_id")
@@ -103,28 +103,28 @@ const destination = (command: UpdateDeal, state: Live): Either.Either<{ pipeline
   const givenStage = fields["stage_id"]
   const pipelineMoves = typeof givenPipeline === "string" && givenPipeline !== currentPipeline
   if (targetPipeline === null) {
-    if (pipelineMoves) return Either.left([{ path: "pipeline_id", message: "does not exist" }])
+    if (pipelineMoves) return Result.fail([{ path: "pipeline_id", message: "does not exist" }])
     if (typeof givenStage === "string" && givenStage !== currentStage) {
-      return Either.left([{ path: "stage_id", message: `is not a stage of pipeline ${currentPipeline}` }])
+      return Result.fail([{ path: "stage_id", message: `is not a stage of pipeline ${currentPipeline}` }])
     }
-    return Either.right({ pipelineId: currentPipeline, stageId: currentStage })
+    return Result.succeed({ pipelineId: currentPipeline, stageId: currentStage })
   }
   if (typeof givenStage === "string") {
     return hasStage(targetPipeline, givenStage)
-      ? Either.right({ pipelineId: targetPipeline.id, stageId: givenStage })
-      : Either.left([foreignStage(targetPipeline)])
+      ? Result.succeed({ pipelineId: targetPipeline.id, stageId: givenStage })
+      : Result.fail([foreignStage(targetPipeline)])
   }
-  if (!pipelineMoves) return Either.right({ pipelineId: currentPipeline, stageId: currentStage })
+  if (!pipelineMoves) return Result.succeed({ pipelineId: currentPipeline, stageId: currentStage })
   const first = firstStageOf(targetPipeline)
   return first === null
-    ? Either.left([{ path: "pipeline_id", message: "has no stages" }])
-    : Either.right({ pipelineId: targetPipeline.id, stageId: first })
+    ? Result.fail([{ path: "pipeline_id", message: "has no stages" }])
+    : Result.succeed({ pipelineId: targetPipeline.id, stageId: first })
 }
 
 const update = (command: UpdateDeal, state: Live): Decision => {
   const target = destination(command, state)
-  const details = [...(Either.isLeft(target) ? target.left : []), ...unknownContacts(command.fields, command.unknownContactIds)]
-  if (details.length > 0 || Either.isLeft(target)) return Either.left(ValidationError.of(details))
+  const details = [...(Result.isFailure(target) ? target.failure : []), ...unknownContacts(command.fields, command.unknownContactIds)]
+  if (details.length > 0 || Result.isFailure(target)) return Result.fail(ValidationError.of(details))
   const { pipeline_id: _p, stage_id: _s, ...given } = command.fields
   const rest: JsonObject = given["contact_ids"] === undefined ? given : {
     ...given,
@@ -134,18 +134,18 @@ const update = (command: UpdateDeal, state: Live): Decision => {
   const events: Array<DealEvent> = []
   if (Object.keys(changed).length > 0) events.push({ type: "deal.updated", data: { changed, at: command.at } })
   // Last, so that a stage_changed webhook shows the deal with the whole patch applied.
-  if (target.right.stageId !== stringField(state.fields, "stage_id") || target.right.pipelineId !== stringField(state.fields, "pipeline_id")) {
-    events.push(stageChanged(state, target.right, command, null))
+  if (target.success.stageId !== stringField(state.fields, "stage_id") || target.success.pipelineId !== stringField(state.fields, "pipeline_id")) {
+    events.push(stageChanged(state, target.success, command, null))
   }
-  return Either.right(events)
+  return Result.succeed(events)
 }
 
 const move = (command: MoveStage, state: Live): Decision => {
   const { pipeline, stageId } = command
-  if (!hasStage(pipeline, stageId)) return Either.left(ValidationError.of([foreignStage(pipeline)]))
+  if (!hasStage(pipeline, stageId)) return Result.fail(ValidationError.of([foreignStage(pipeline)]))
   return stageId === stringField(state.fields, "stage_id")
-    ? Either.right([])
-    : Either.right([stageChanged(state, { pipelineId: pipeline.id, stageId }, command, command.reason)])
+    ? Result.succeed([])
+    : Result.succeed([stageChanged(state, { pipelineId: pipeline.id, stageId }, command, command.reason)])
 }
 
 const decide = (command: DealCommand, state: DealState): Decision => {
@@ -155,22 +155,22 @@ const decide = (command: DealCommand, state: DealState): Decision => {
       // Ids are fresh from the engine; a clash means a bug or a replayed command, never a user error.
       return state.status === "absent"
         ? create(command)
-        : Either.left(new Conflict({ message: `deal ${id} already exists`, details: [{ path: "id", message: "already exists", id }] }))
+        : Result.fail(new Conflict({ message: `deal ${id} already exists`, details: [{ path: "id", message: "already exists", id }] }))
     case "UpdateDeal":
       return state.status === "live" ? update(command, state) : notFound(id)
     case "MoveStage":
       return state.status === "live" ? move(command, state) : notFound(id)
     case "DeleteDeal":
-      return state.status === "live" ? Either.right([{ type: "deal.deleted", data: { at } }]) : notFound(id)
+      return state.status === "live" ? Result.succeed([{ type: "deal.deleted", data: { at } }]) : notFound(id)
     case "RestoreDeal":
       return state.status === "deleted" && withinRecoveryWindow(state.deletedAt, at)
-        ? Either.right([{ type: "deal.restored", data: { at } }])
+        ? Result.succeed([{ type: "deal.restored", data: { at } }])
         : notFound(id)
     case "PurgeDeal":
       if (state.status === "absent" || state.status === "purged") return notFound(id)
       return state.status === "deleted" && !withinRecoveryWindow(state.deletedAt, at)
-        ? Either.right([{ type: "deal.purged", data: { at } }])
-        : Either.left(
+        ? Result.succeed([{ type: "deal.purged", data: { at } }])
+        : Result.fail(
           new Conflict({
             message: `deal ${id} is still recoverable`,
             details: [{ path: "", message: "only deals deleted more than 30 days ago can be purged", id }]

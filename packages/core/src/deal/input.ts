@@ -1,4 +1,4 @@
-import { Either } from "effect"
+import { Result } from "effect"
 import type { CustomFieldDefinition } from "../customField/definition.js"
 import type { FieldCheck } from "../customField/fieldValues.js"
 import { date, finiteNumber, nullable, oneOf, text, trimmedText } from "../customField/fieldValues.js"
@@ -18,23 +18,23 @@ const knownCurrencies: ReadonlySet<string> = new Set(Intl.supportedValuesOf("cur
 
 const currency: FieldCheck = (value) =>
   typeof value === "string" && CURRENCY.test(value) && knownCurrencies.has(value)
-    ? Either.right(value)
-    : Either.left("must be an ISO 4217 currency code of three uppercase letters")
+    ? Result.succeed(value)
+    : Result.fail("must be an ISO 4217 currency code of three uppercase letters")
 
 const id: FieldCheck = (value) =>
   typeof value === "string" && value.length > 0 && value.length <= TEXT_MAX
-    ? Either.right(value)
-    : Either.left("must be a non-empty string")
+    ? Result.succeed(value)
+    : Result.fail("must be a non-empty string")
 
 /** Element problems are reported for the whole key; repeats are dropped, first occurrence kept. */
 const contactIds: FieldCheck = (value) => {
-  if (!Array.isArray(value)) return Either.left("must be an array of contact ids")
+  if (!Array.isArray(value)) return Result.fail("must be an array of contact ids")
   const bad = value.findIndex((item) => typeof item !== "string" || item.length === 0 || item.length > TEXT_MAX)
-  if (bad >= 0) return Either.left(`must hold only contact ids (element ${bad} is not one)`)
+  if (bad >= 0) return Result.fail(`must hold only contact ids (element ${bad} is not one)`)
   const unique = [...new Set(value as ReadonlyArray<string>)]
   return unique.length > CONTACT_IDS_MAX
-    ? Either.left(`must hold at most ${CONTACT_IDS_MAX} contact ids`)
-    : Either.right(unique)
+    ? Result.fail(`must hold at most ${CONTACT_IDS_MAX} contact ids`)
+    : Result.succeed(unique)
 }
 
 const common: Record<string, FieldCheck> = {
@@ -75,8 +75,8 @@ const defaults: ReadonlyArray<readonly [string, Json]> = [
 export const parseDealCreate = (
   body: unknown,
   definitions: ReadonlyArray<CustomFieldDefinition>
-): Either.Either<JsonObject, ValidationError> =>
-  Either.flatMap(
+): Result.Result<JsonObject, ValidationError> =>
+  Result.flatMap(
     readRecordFields(body, createShape, definitions),
     ({ details, fields }) => answer(details, withAllStandardKeys(fields, defaults))
   )
@@ -84,8 +84,8 @@ export const parseDealCreate = (
 export const parseDealPatch = (
   body: unknown,
   definitions: ReadonlyArray<CustomFieldDefinition>
-): Either.Either<JsonObject, ValidationError> =>
-  Either.flatMap(readRecordFields(body, patchShape, definitions), ({ details, fields }) => answer(details, fields))
+): Result.Result<JsonObject, ValidationError> =>
+  Result.flatMap(readRecordFields(body, patchShape, definitions), ({ details, fields }) => answer(details, fields))
 
 export interface StageMoveInput {
   readonly stage_id: string
@@ -93,8 +93,8 @@ export interface StageMoveInput {
 }
 
 /** `PUT /v1/deals/:id/stage`: `{stage_id, reason?}`. */
-export const parseStageMove = (body: unknown): Either.Either<StageMoveInput, ValidationError> => {
-  if (!isJsonObject(body)) return Either.left(notAnObject())
+export const parseStageMove = (body: unknown): Result.Result<StageMoveInput, ValidationError> => {
+  if (!isJsonObject(body)) return Result.fail(notAnObject())
   const details: Array<ErrorDetail> = []
   if (!Object.hasOwn(body, "stage_id")) details.push({ path: "stage_id", message: "is required" })
   let stageId = ""
@@ -103,12 +103,12 @@ export const parseStageMove = (body: unknown): Either.Either<StageMoveInput, Val
     const checked = key === "stage_id" ? id(value) : key === "reason" ? nullable(text(TEXT_MAX))(value) : undefined
     if (checked === undefined) {
       details.push({ path: key, message: "is not a known field" })
-    } else if (Either.isLeft(checked)) {
-      details.push({ path: key, message: checked.left })
+    } else if (Result.isFailure(checked)) {
+      details.push({ path: key, message: checked.failure })
     } else if (key === "stage_id") {
-      stageId = checked.right as string
+      stageId = checked.success as string
     } else {
-      reason = checked.right as string | null
+      reason = checked.success as string | null
     }
   }
   return answer(details, { stage_id: stageId, reason })

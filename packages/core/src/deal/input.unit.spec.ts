@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Either } from "effect"
+import { Result } from "effect"
 import type { CustomFieldDefinition } from "../customField/definition.js"
 import { parseDealCreate, parseDealPatch, parseStageMove } from "./input.js"
 
@@ -7,13 +7,13 @@ const defs: ReadonlyArray<CustomFieldDefinition> = [
   { object: "deal", key: "region", label: "Region", type: "enum", options: ["emea", "amer"], created_at: "2026-01-01T00:00:00.000Z" },
   { object: "contact", key: "industry", label: "Industry", type: "text", options: null, created_at: "2026-01-01T00:00:00.000Z" }
 ]
-const paths = (result: Either.Either<unknown, { details: ReadonlyArray<{ path: string }> }>) =>
-  Either.isLeft(result) ? result.left.details.map((d) => d.path) : []
+const paths = (result: Result.Result<unknown, { details: ReadonlyArray<{ path: string }> }>) =>
+  Result.isFailure(result) ? result.failure.details.map((d) => d.path) : []
 
 describe("parseDealCreate", () => {
   it("fills every standard field, status open, contacts deduplicated", () => {
     expect(parseDealCreate({ name: " Big ", pipeline_id: "pipe_a", contact_ids: ["c1", "c2", "c1"], region: "emea" }, defs))
-      .toEqual(Either.right({
+      .toEqual(Result.succeed({
         name: "Big",
         pipeline_id: "pipe_a",
         stage_id: null,
@@ -57,7 +57,7 @@ describe("parseDealCreate", () => {
 describe("parseDealPatch", () => {
   it("keeps only the given keys", () => {
     expect(parseDealPatch({ stage_id: "s2", value: null, region: null }, defs))
-      .toEqual(Either.right({ stage_id: "s2", value: null, region: null }))
+      .toEqual(Result.succeed({ stage_id: "s2", value: null, region: null }))
   })
   it("does not let stage_id, pipeline_id, name or status be cleared", () => {
     expect(paths(parseDealPatch({ stage_id: null, pipeline_id: null, name: null, status: null }, defs)))
@@ -67,8 +67,8 @@ describe("parseDealPatch", () => {
 
 describe("parseStageMove", () => {
   it("reads stage_id and an optional reason", () => {
-    expect(parseStageMove({ stage_id: "s2" })).toEqual(Either.right({ stage_id: "s2", reason: null }))
-    expect(parseStageMove({ stage_id: "s2", reason: "signed" })).toEqual(Either.right({ stage_id: "s2", reason: "signed" }))
+    expect(parseStageMove({ stage_id: "s2" })).toEqual(Result.succeed({ stage_id: "s2", reason: null }))
+    expect(parseStageMove({ stage_id: "s2", reason: "signed" })).toEqual(Result.succeed({ stage_id: "s2", reason: "signed" }))
   })
   it("refuses a missing stage, a long reason and unknown keys", () => {
     expect(paths(parseStageMove({ reason: "r".repeat(1001), note: "x" }))).toEqual(["stage_id", "reason", "note"])

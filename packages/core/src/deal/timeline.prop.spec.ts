@@ -1,5 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Either, FastCheck as fc } from "effect"
+import { prop } from "../testing/property.js"
+import { Result } from "effect"
+import * as fc from "fast-check"
 import type { Projected } from "../decider.js"
 import type { JsonObject } from "../json.js"
 import type { PipelineInfo } from "../pipeline/decider.js"
@@ -75,13 +77,13 @@ const run = ({ createdIn, createdStage, steps }: Scenario) => {
   const log: Array<DealEvent> = []
   const apply = (command: DealCommand) => {
     const result = dealDecider.decide(command, state)
-    const events = Either.getOrElse(result, () => [])
+    const events = Result.getOrElse(result, () => [])
     for (const event of events) {
       log.push(event)
       state = dealDecider.evolve(state, event)
       doc = projectDeal(doc, event)
     }
-    return { accepted: Either.isRight(result), events }
+    return { accepted: Result.isSuccess(result), events }
   }
   const commandOf = (s: Step, at: string, entryId: string): DealCommand => {
     switch (s.kind) {
@@ -151,7 +153,7 @@ const entriesOf = (events: ReadonlyArray<DealEvent>) =>
   })
 
 describe("deal timeline properties", () => {
-  it.prop("one entry per real stage change and none for a no-op", [scenario], ([sc]) => {
+  prop("one entry per real stage change and none for a no-op", [scenario], ([sc]) => {
     const { trace } = run(sc)
     for (const { after, before, events } of trace) {
       const moved = stageOf(before) !== stageOf(after)
@@ -159,7 +161,7 @@ describe("deal timeline properties", () => {
     }
   })
 
-  it.prop("a move or patch to the current stage records nothing", [scenario], ([sc]) => {
+  prop("a move or patch to the current stage records nothing", [scenario], ([sc]) => {
     const { trace } = run(sc)
     for (const { before, events, step: s } of trace) {
       if (s.kind === "move" && s.stageId === stageOf(before)) {
@@ -168,7 +170,7 @@ describe("deal timeline properties", () => {
     }
   })
 
-  it.prop("entries chain from the creation stage to the current stage, in time order", [scenario], ([sc]) => {
+  prop("entries chain from the creation stage to the current stage, in time order", [scenario], ([sc]) => {
     const { creation, doc, log } = run(sc)
     const entries = entriesOf(log)
     let current = stageOf(creation)
@@ -185,7 +187,7 @@ describe("deal timeline properties", () => {
     expect(new Set(entries.map((e) => e["id"])).size).toBe(entries.length)
   })
 
-  it.prop("the deal always sits in a stage of its own pipeline", [scenario], ([sc]) => {
+  prop("the deal always sits in a stage of its own pipeline", [scenario], ([sc]) => {
     const { trace } = run(sc)
     for (const { after } of trace) {
       const pipeline = pipelineById(after?.data["pipeline_id"])
@@ -193,12 +195,12 @@ describe("deal timeline properties", () => {
     }
   })
 
-  it.prop("rebuilding from the log gives the document maintained step by step", [scenario], ([sc]) => {
+  prop("rebuilding from the log gives the document maintained step by step", [scenario], ([sc]) => {
     const { doc, log } = run(sc)
     expect(log.reduce<Projected | null>(projectDeal, null)).toEqual(doc)
   })
 
-  it.prop("a restore gives back the document as it was before the delete", [scenario], ([sc]) => {
+  prop("a restore gives back the document as it was before the delete", [scenario], ([sc]) => {
     const { trace } = run(sc)
     let beforeDelete: Projected | null = null
     for (const { accepted, after, before, step: s } of trace) {

@@ -1,4 +1,4 @@
-import { Either } from "effect"
+import { Result } from "effect"
 import type { Decider } from "../decider.js"
 import type { DomainError } from "../errors.js"
 import { Conflict, NotFound } from "../errors.js"
@@ -12,12 +12,12 @@ export type DeliveryState =
   | { readonly status: "absent" }
   | { readonly status: DeliveryStatus; readonly attemptCount: number }
 
-type Decision = Either.Either<ReadonlyArray<DeliveryEvent>, DomainError>
+type Decision = Result.Result<ReadonlyArray<DeliveryEvent>, DomainError>
 
-const notFound = (id: string): Decision => Either.left(new NotFound({ resource: "delivery", id }))
+const notFound = (id: string): Decision => Result.fail(new NotFound({ resource: "delivery", id }))
 
 const conflict = (id: string, message: string, detail: string): Decision =>
-  Either.left(new Conflict({ message, details: [{ path: "", message: detail, id }] }))
+  Result.fail(new Conflict({ message, details: [{ path: "", message: detail, id }] }))
 
 const decide = (command: DeliveryCommand, state: DeliveryState): Decision => {
   const { at, id } = command
@@ -25,7 +25,7 @@ const decide = (command: DeliveryCommand, state: DeliveryState): Decision => {
     case "ScheduleDelivery":
       // Ids are fresh from the engine; a clash means a bug or a replayed command.
       return state.status === "absent"
-        ? Either.right([{
+        ? Result.succeed([{
           type: "delivery.scheduled",
           data: {
             id,
@@ -48,7 +48,7 @@ const decide = (command: DeliveryCommand, state: DeliveryState): Decision => {
         return conflict(id, `delivery ${id} is ${state.status}`, "is no longer pending")
       }
       const verdict = judgeAttempt({ ...command, attemptNumber: state.attemptCount + 1 })
-      return Either.right([{
+      return Result.succeed([{
         type: "delivery.attempted",
         data: {
           attempt: {
@@ -67,7 +67,7 @@ const decide = (command: DeliveryCommand, state: DeliveryState): Decision => {
     case "CancelDelivery":
       if (state.status === "absent") return notFound(id)
       // Cancelling what already settled changes nothing: success and failure are history.
-      return Either.right(state.status === "pending" ? [{ type: "delivery.cancelled", data: { at } }] : [])
+      return Result.succeed(state.status === "pending" ? [{ type: "delivery.cancelled", data: { at } }] : [])
   }
 }
 

@@ -1,5 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Either, FastCheck as fc } from "effect"
+import { prop } from "../testing/property.js"
+import { Result } from "effect"
+import * as fc from "fast-check"
 import type { Projected } from "../decider.js"
 import type { DeliveryCommand } from "./commands.js"
 import { deliveryDecider } from "./decider.js"
@@ -85,12 +87,12 @@ const run = (delays: ReadonlyArray<number>, steps: ReadonlyArray<Step>) => {
       ? { type: "CancelDelivery", id, at }
       : { type: "RecordAttempt", id, at, durationMs: 50, error: null, schedule: delays, ...s }
     const result = deliveryDecider.decide(command, state)
-    if (Either.isLeft(result)) {
-      refused.push({ step: s, status: state.status, tag: result.left._tag })
+    if (Result.isFailure(result)) {
+      refused.push({ step: s, status: state.status, tag: result.failure._tag })
       continue
     }
     if (s.kind === "attempt") attempts++
-    for (const event of result.right) {
+    for (const event of result.success) {
       accepted.push({ step: s, at: now, attemptNumber: attempts, event })
       state = deliveryDecider.evolve(state, event)
       doc = projectDelivery(doc, event)
@@ -104,7 +106,7 @@ const attemptsOf = (accepted: ReadonlyArray<Accepted>) =>
   accepted.flatMap((a) => a.event.type === "delivery.attempted" ? [{ ...a, data: a.event.data }] : [])
 
 describe("delivery retries", () => {
-  it.prop("never make more than schedule.length + 1 attempts", [schedule, stepSequence], ([delays, steps]) => {
+  prop("never make more than schedule.length + 1 attempts", [schedule, stepSequence], ([delays, steps]) => {
     const { accepted, doc, state } = run(delays, steps)
     const attempts = attemptsOf(accepted)
     expect(attempts.length).toBeLessThanOrEqual(delays.length + 1)
@@ -114,7 +116,7 @@ describe("delivery retries", () => {
     if (attempts.length === delays.length + 1 && last !== undefined) expect(last.data.result).not.toBe("retrying")
   }, { fastCheck: { numRuns: 300 } })
 
-  it.prop("wait the scheduled delay ±20%, or a Retry-After clamped to [delay, 2·delay]", [schedule, stepSequence], ([delays, steps]) => {
+  prop("wait the scheduled delay ±20%, or a Retry-After clamped to [delay, 2·delay]", [schedule, stepSequence], ([delays, steps]) => {
     for (const { at, attemptNumber, data, step: s } of attemptsOf(run(delays, steps).accepted)) {
       if (data.result !== "retrying") {
         expect(data.next_attempt_at).toBeNull()
@@ -130,7 +132,7 @@ describe("delivery retries", () => {
     }
   }, { fastCheck: { numRuns: 300 } })
 
-  it.prop("fail on 410 and on exhaustion, and only then", [schedule, stepSequence], ([delays, steps]) => {
+  prop("fail on 410 and on exhaustion, and only then", [schedule, stepSequence], ([delays, steps]) => {
     for (const { attemptNumber, data, step: s } of attemptsOf(run(delays, steps).accepted)) {
       const code = s.kind === "attempt" ? s.statusCode : null
       const expected = code !== null && code >= 200 && code < 300
@@ -144,7 +146,7 @@ describe("delivery retries", () => {
     }
   }, { fastCheck: { numRuns: 300 } })
 
-  it.prop("accept nothing once succeeded, failed or cancelled", [schedule, stepSequence], ([delays, steps]) => {
+  prop("accept nothing once succeeded, failed or cancelled", [schedule, stepSequence], ([delays, steps]) => {
     const { accepted, refused } = run(delays, steps)
     const settledAt = accepted.findIndex(({ event }) =>
       event.type === "delivery.cancelled" || (event.type === "delivery.attempted" && event.data.result !== "retrying"))
@@ -157,7 +159,7 @@ describe("delivery retries", () => {
     }
   }, { fastCheck: { numRuns: 300 } })
 
-  it.prop("keep a settled delivery as it was when cancelled afterwards", [schedule, stepSequence], ([delays, steps]) => {
+  prop("keep a settled delivery as it was when cancelled afterwards", [schedule, stepSequence], ([delays, steps]) => {
     const before = run(delays, steps)
     const after = run(delays, [...steps, { kind: "cancel" }])
     if (before.state.status === "pending") {

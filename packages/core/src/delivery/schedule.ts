@@ -1,4 +1,4 @@
-import { Either } from "effect"
+import { Result } from "effect"
 
 const UNIT_MILLIS: Readonly<Record<string, number>> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 }
 const DURATION = /^(\d+)(ms|s|m|h|d)$/
@@ -7,31 +7,31 @@ const DURATION_MAX = 365 * 86_400_000
 export const RETRY_SCHEDULE_MAX_ENTRIES = 50
 
 /** `"15s"`, `"500ms"`, `"2h"` in milliseconds; zero is refused, as no delay or timeout can be zero. */
-export const parseDuration = (text: string): Either.Either<number, string> => {
+export const parseDuration = (text: string): Result.Result<number, string> => {
   const match = DURATION.exec(text.trim())
   const unit = match?.[2] === undefined ? undefined : UNIT_MILLIS[match[2]]
   if (match === null || unit === undefined) {
-    return Either.left(`"${text}" is not a duration such as 500ms, 15s, 5m, 2h or 1d`)
+    return Result.fail(`"${text}" is not a duration such as 500ms, 15s, 5m, 2h or 1d`)
   }
   const millis = Number(match[1]) * unit
-  if (millis === 0) return Either.left(`"${text}" must be greater than zero`)
-  if (millis > DURATION_MAX) return Either.left(`"${text}" must be at most 365d`)
-  return Either.right(millis)
+  if (millis === 0) return Result.fail(`"${text}" must be greater than zero`)
+  if (millis > DURATION_MAX) return Result.fail(`"${text}" must be at most 365d`)
+  return Result.succeed(millis)
 }
 
 /** `"5s,5m,30m,2h,5h,10h,10h"`: the delays before retry 1, 2, …, in milliseconds. */
-export const parseRetrySchedule = (text: string): Either.Either<ReadonlyArray<number>, string> => {
+export const parseRetrySchedule = (text: string): Result.Result<ReadonlyArray<number>, string> => {
   const entries = text.split(",")
   if (entries.length > RETRY_SCHEDULE_MAX_ENTRIES) {
-    return Either.left(`a retry schedule has at most ${RETRY_SCHEDULE_MAX_ENTRIES} entries`)
+    return Result.fail(`a retry schedule has at most ${RETRY_SCHEDULE_MAX_ENTRIES} entries`)
   }
   const delays: Array<number> = []
   for (const [i, entry] of entries.entries()) {
     const parsed = parseDuration(entry)
-    if (Either.isLeft(parsed)) return Either.left(`retry schedule entry ${i + 1}: ${parsed.left}`)
-    delays.push(parsed.right)
+    if (Result.isFailure(parsed)) return Result.fail(`retry schedule entry ${i + 1}: ${parsed.failure}`)
+    delays.push(parsed.success)
   }
-  return Either.right(delays)
+  return Result.succeed(delays)
 }
 
 /** API.md's default: 5s, 5m, 30m, 2h, 5h, 10h, 10h — 8 attempts over about 27 hours. */

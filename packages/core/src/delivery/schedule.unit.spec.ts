@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Either } from "effect"
+import { Result } from "effect"
 import { DEFAULT_RETRY_SCHEDULE, parseDuration, parseRetrySchedule } from "./schedule.js"
 
 describe("parseDuration", () => {
@@ -12,17 +12,17 @@ describe("parseDuration", () => {
     [" 30m ", 1_800_000],
     ["365d", 365 * 86_400_000]
   ])("reads %j as %i ms", (text, millis) => {
-    expect(parseDuration(text)).toEqual(Either.right(millis))
+    expect(parseDuration(text)).toEqual(Result.succeed(millis))
   })
 
   it.each([["0s"], ["15"], ["s"], ["1.5s"], ["-5s"], ["5 s"], ["5S"], ["5w"], [""], ["366d"]])("refuses %j", (text) => {
-    expect(Either.isLeft(parseDuration(text))).toBe(true)
+    expect(Result.isFailure(parseDuration(text))).toBe(true)
   })
 })
 
 describe("parseRetrySchedule", () => {
   it("reads the default of API.md", () => {
-    expect(parseRetrySchedule("5s,5m,30m,2h,5h,10h,10h")).toEqual(Either.right(DEFAULT_RETRY_SCHEDULE))
+    expect(parseRetrySchedule("5s,5m,30m,2h,5h,10h,10h")).toEqual(Result.succeed(DEFAULT_RETRY_SCHEDULE))
   })
 
   it("sums to about 27 hours over 8 attempts", () => {
@@ -33,18 +33,18 @@ describe("parseRetrySchedule", () => {
   })
 
   it("accepts spaces around entries, one entry, and fifty", () => {
-    expect(parseRetrySchedule("1s, 2s")).toEqual(Either.right([1_000, 2_000]))
-    expect(parseRetrySchedule("100ms")).toEqual(Either.right([100]))
-    expect(Either.map(parseRetrySchedule(Array(50).fill("1s").join(",")), (s) => s.length)).toEqual(Either.right(50))
+    expect(parseRetrySchedule("1s, 2s")).toEqual(Result.succeed([1_000, 2_000]))
+    expect(parseRetrySchedule("100ms")).toEqual(Result.succeed([100]))
+    expect(Result.map(parseRetrySchedule(Array(50).fill("1s").join(",")), (s) => s.length)).toEqual(Result.succeed(50))
   })
 
   it("names the offending entry", () => {
-    expect(parseRetrySchedule("5s,0m,1h")).toEqual(Either.left(`retry schedule entry 2: "0m" must be greater than zero`))
-    expect(Either.isLeft(parseRetrySchedule("5s,,1h"))).toBe(true)
+    expect(parseRetrySchedule("5s,0m,1h")).toEqual(Result.fail(`retry schedule entry 2: "0m" must be greater than zero`))
+    expect(Result.isFailure(parseRetrySchedule("5s,,1h"))).toBe(true)
   })
 
   it("refuses an empty schedule and more than fifty entries", () => {
-    expect(Either.isLeft(parseRetrySchedule(""))).toBe(true)
-    expect(Either.isLeft(parseRetrySchedule(Array(51).fill("1s").join(",")))).toBe(true)
+    expect(Result.isFailure(parseRetrySchedule(""))).toBe(true)
+    expect(Result.isFailure(parseRetrySchedule(Array(51).fill("1s").join(",")))).toBe(true)
   })
 })

@@ -137,4 +137,4 @@ export interface EngineService {
   readonly ping: Effect.Effect<void, StorageUnavailable>
 }
 
-export class Engine extends Context.Tag("@dealstream/core/Engine")<Engine, EngineService>() {}
+export class Engine extends Context.Service<Engine, EngineService>()("@dealstream/core/Engine") {}

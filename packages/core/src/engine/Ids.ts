@@ -7,7 +7,7 @@ export interface IdsService {
   readonly make: (prefix: IdPrefix) => Effect.Effect<string>
 }
 
-export class Ids extends Context.Tag("@dealstream/core/Ids")<Ids, IdsService>() {}
+export class Ids extends Context.Service<Ids, IdsService>()("@dealstream/core/Ids") {}
 
 const ALPHABET = "0123456789abcdefghjkmnpqrstvwxyz"
 
@@ -42,7 +42,7 @@ export const makeIds = Effect.gen(function*() {
         if (i >= 0) lastRandom[i] = lastRandom[i]! + 1
       } else {
         lastRandom = []
-        for (let i = 0; i < 16; i++) lastRandom.push(yield* Random.nextIntBetween(0, 32))
+        for (let i = 0; i < 16; i++) lastRandom.push(yield* Random.nextIntBetween(0, 32, { halfOpen: true }))
         // Leave headroom so increments within a millisecond do not overflow.
         lastRandom[0] = lastRandom[0]! % 16
       }

@@ -8,7 +8,7 @@ export interface WebhookConfigService {
   readonly timeoutMillis: number
 }
 
-export class WebhookConfig extends Context.Tag("@dealstream/core/WebhookConfig")<WebhookConfig, WebhookConfigService>() {
+export class WebhookConfig extends Context.Service<WebhookConfig, WebhookConfigService>()("@dealstream/core/WebhookConfig") {
   static readonly defaults: WebhookConfigService = {
     allowInsecure: false,
     retrySchedule: DEFAULT_RETRY_SCHEDULE,

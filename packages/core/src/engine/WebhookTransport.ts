@@ -34,10 +34,7 @@ export interface WebhookTransportService {
   readonly checkTarget: (url: string, allowInsecure: boolean) => Effect.Effect<void, ValidationError>
 }
 
-export class WebhookTransport extends Context.Tag("@dealstream/core/WebhookTransport")<
-  WebhookTransport,
-  WebhookTransportService
->() {}
+export class WebhookTransport extends Context.Service<WebhookTransport, WebhookTransportService>()("@dealstream/core/WebhookTransport") {}
 
 /**
  * For engines built without a way to send HTTP (core alone): registering a webhook is refused with a

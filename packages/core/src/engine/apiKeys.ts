@@ -1,4 +1,4 @@
-import { Effect, Either } from "effect"
+import { Effect, Result } from "effect"
 import {
   type ApiKeyEvent,
   type ApiKeyOwner,
@@ -56,8 +56,8 @@ export const makeApiKeys = (deps: EngineDeps) => {
   const create = (input: { readonly workspaceId: string; readonly keySha256: string; readonly actor: string | null }) =>
     Effect.gen(function*() {
       const parsed = parseApiKeyCreate(input)
-      if (Either.isLeft(parsed)) return yield* parsed.left
-      const { keySha256, workspaceId } = parsed.right
+      if (Result.isFailure(parsed)) return yield* parsed.failure
+      const { keySha256, workspaceId } = parsed.success
       const id = apiKeyIdOf(keySha256)
       return versioned(yield* execute(deps, {
         ...run(input.actor, id, true),

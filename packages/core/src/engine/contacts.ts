@@ -1,4 +1,4 @@
-import { Effect, Either } from "effect"
+import { Effect, Result } from "effect"
 import { contactDecider, type ContactEvent, parseContactCreate, parseContactPatch, projectContact } from "../contact/index.js"
 import { Conflict, NotFound, ValidationError } from "../errors.js"
 import type { Json, JsonObject } from "../json.js"
@@ -30,15 +30,15 @@ const emailTaken = (violation: UniqueViolation) =>
 
 const parseExpand = (raw: string | null) => {
   const wanted = new Set<string>()
-  if (raw === null || raw.trim() === "") return Either.right(wanted)
+  if (raw === null || raw.trim() === "") return Result.succeed(wanted)
   for (const part of raw.split(",")) {
     const value = part.trim()
     if (value !== "deals" && value !== "activities") {
-      return Either.left(ValidationError.at("expand", `has an unknown value ${JSON.stringify(value)}; use deals, activities`))
+      return Result.fail(ValidationError.at("expand", `has an unknown value ${JSON.stringify(value)}; use deals, activities`))
     }
     wanted.add(value)
   }
-  return Either.right(wanted)
+  return Result.succeed(wanted)
 }
 
 /** A contact event or one of its deals' events, as an entry of the contact's activity feed. */
@@ -139,18 +139,18 @@ export const makeContacts = (deps: EngineDeps, customFields: CustomFields) => {
   const get = (ctx: RequestContext, id: string, expandRaw: string | null) =>
     Effect.gen(function*() {
       const expand = parseExpand(expandRaw)
-      if (Either.isLeft(expand)) return yield* expand.left
+      if (Result.isFailure(expand)) return yield* expand.failure
       const doc = yield* liveDocument(ctx, id)
       const { contact, deal } = yield* catalogs(ctx)
       const [view] = yield* views(ctx, [doc], contact)
       let data: JsonObject = view!
       const dealIds = data["deal_ids"] as ReadonlyArray<string>
-      if (expand.right.has("deals")) {
+      if (expand.success.has("deals")) {
         const deals = yield* dealsOf(ctx, [id])
         const { deal_ids: _ignored, ...rest } = data
         data = { ...rest, deals: yield* dealViews(deps, ctx, deals.map((d) => d.data), deal) }
       }
-      if (expand.right.has("activities")) {
+      if (expand.success.has("activities")) {
         data = { ...data, activities: yield* activities(ctx, id, dealIds) }
       }
       return { data, version: doc.version }
@@ -167,8 +167,8 @@ export const makeContacts = (deps: EngineDeps, customFields: CustomFields) => {
         allow: { filter: true, search: true, sort: true },
         extraParams: []
       })
-      if (Either.isLeft(parsed)) return yield* parsed.left
-      const query = parsed.right
+      if (Result.isFailure(parsed)) return yield* parsed.failure
+      const query = parsed.success
       const rows = yield* deps.storage.queryDocuments("contact", ctx.workspaceId, { ...query, limit: query.limit + 1 })
       const page = paginate(rows, query)
       return { data: yield* views(ctx, page.rows, contact), next_cursor: page.next_cursor }
@@ -211,12 +211,12 @@ export const makeContacts = (deps: EngineDeps, customFields: CustomFields) => {
     Effect.gen(function*() {
       const known = yield* catalogs(ctx)
       const fields = parseContactCreate(yield* storableBody(body), known.defs)
-      if (Either.isLeft(fields)) return yield* fields.left
+      if (Result.isFailure(fields)) return yield* fields.failure
       const id = yield* deps.ids.make("con")
       const executed = yield* execute(deps, {
         ...run(ctx, id, null, true, known),
         newStream: true,
-        command: ({ at }) => Effect.succeed({ type: "CreateContact" as const, id, at, fields: fields.right })
+        command: ({ at }) => Effect.succeed({ type: "CreateContact" as const, id, at, fields: fields.success })
       })
       // Nothing is read back: the document is what was just written, and no deal can name a contact
       // before it exists (deals check their contact ids).
@@ -229,10 +229,10 @@ export const makeContacts = (deps: EngineDeps, customFields: CustomFields) => {
     Effect.gen(function*() {
       const known = yield* catalogs(ctx)
       const fields = parseContactPatch(yield* storableBody(body), known.defs)
-      if (Either.isLeft(fields)) return yield* fields.left
+      if (Result.isFailure(fields)) return yield* fields.failure
       const executed = yield* execute(deps, {
         ...run(ctx, id, ifMatch, false, known),
-        command: ({ at }) => Effect.succeed({ type: "UpdateContact" as const, id, at, fields: fields.right })
+        command: ({ at }) => Effect.succeed({ type: "UpdateContact" as const, id, at, fields: fields.success })
       })
       return yield* written(ctx, id, executed, known)
     })

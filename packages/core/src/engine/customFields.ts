@@ -1,4 +1,4 @@
-import { Effect, Either } from "effect"
+import { Effect, Result } from "effect"
 import type { CustomFieldDefinition, CustomFieldObject } from "../customField/definition.js"
 import { type CustomFieldEvent, type CustomFieldState, customFieldDecider, parseCustomFieldCreate } from "../customField/index.js"
 import { NotFound, ValidationError } from "../errors.js"
@@ -49,17 +49,17 @@ export const makeCustomFields = (deps: EngineDeps) => {
   const create = (ctx: RequestContext, body: unknown) =>
     Effect.gen(function*() {
       const parsed = parseCustomFieldCreate(yield* storableBody(body))
-      if (Either.isLeft(parsed)) return yield* parsed.left
+      if (Result.isFailure(parsed)) return yield* parsed.failure
       const result = yield* execute(deps, {
         ...stream(ctx),
-        command: ({ at }) => Effect.succeed({ type: "DefineCustomField" as const, at, definition: parsed.right })
+        command: ({ at }) => Effect.succeed({ type: "DefineCustomField" as const, at, definition: parsed.success })
       })
       const state = (result.all as ReadonlyArray<CustomFieldEvent>).reduce(
         (current: CustomFieldState, event) => customFieldDecider.evolve(current, event),
         customFieldDecider.initialState
       )
       const defined = state.definitions
-        .find((d) => d.object === parsed.right.object && d.key === parsed.right.key)
+        .find((d) => d.object === parsed.success.object && d.key === parsed.success.key)
       if (defined === undefined) return yield* Effect.die(new Error("a defined custom field is missing from its stream"))
       return { data: toJson(defined), version: result.version }
     })

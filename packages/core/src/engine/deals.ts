@@ -1,4 +1,4 @@
-import { Effect, Either } from "effect"
+import { Effect, Result } from "effect"
 import {
   contactIdsOf,
   type DealEvent,
@@ -85,17 +85,17 @@ export const makeDeals = (deps: EngineDeps, contacts: Contacts, pipelines: Pipel
     Effect.gen(function*() {
       const { deal } = yield* contacts.catalogs(ctx)
       const where = dealParamsWhere(yield* storableParams(params), deal)
-      if (Either.isLeft(where)) return yield* where.left
+      if (Result.isFailure(where)) return yield* where.failure
       const parsed = parseListQuery(yield* storableParams(params), {
         catalog: deal,
         scope: "live",
-        baseWhere: where.right,
+        baseWhere: where.success,
         defaultSort: { field: { name: "created_at", type: "timestamp" }, direction: "asc" },
         allow: { filter: true, search: true, sort: true },
         extraParams: dealListParams
       })
-      if (Either.isLeft(parsed)) return yield* parsed.left
-      const query = parsed.right
+      if (Result.isFailure(parsed)) return yield* parsed.failure
+      const query = parsed.success
       // A contact in the trash is on no deal's contact_ids as shown, so no deal lists it.
       const contactId = params["contact_id"]
       if (contactId !== undefined && !(yield* contactStates(deps, ctx, [contactId])).live.has(contactId)) {
@@ -110,21 +110,21 @@ export const makeDeals = (deps: EngineDeps, contacts: Contacts, pipelines: Pipel
     Effect.gen(function*() {
       const known = yield* contacts.catalogs(ctx)
       const fields = parseDealCreate(yield* storableBody(body), known.defs)
-      if (Either.isLeft(fields)) return yield* fields.left
+      if (Result.isFailure(fields)) return yield* fields.failure
       const id = yield* deps.ids.make("deal")
       const result = yield* execute(deps, {
         ...run(ctx, id, null, true, known),
         newStream: true,
         command: ({ at }) =>
           Effect.gen(function*() {
-            const pipelineId = fields.right["pipeline_id"]
+            const pipelineId = fields.success["pipeline_id"]
             return {
               type: "CreateDeal" as const,
               id,
               at,
-              fields: fields.right,
+              fields: fields.success,
               pipeline: typeof pipelineId === "string" ? yield* pipelines.info(ctx, pipelineId) : null,
-              unknownContactIds: yield* unknownContacts(ctx, stringsOf(fields.right["contact_ids"]))
+              unknownContactIds: yield* unknownContacts(ctx, stringsOf(fields.success["contact_ids"]))
             }
           })
       })
@@ -135,7 +135,7 @@ export const makeDeals = (deps: EngineDeps, contacts: Contacts, pipelines: Pipel
     Effect.gen(function*() {
       const known = yield* contacts.catalogs(ctx)
       const fields = parseDealPatch(yield* storableBody(body), known.defs)
-      if (Either.isLeft(fields)) return yield* fields.left
+      if (Result.isFailure(fields)) return yield* fields.failure
       const result = yield* execute(deps, {
         ...run(ctx, id, ifMatch, false, known),
         command: ({ history, at }) =>
@@ -144,16 +144,16 @@ export const makeDeals = (deps: EngineDeps, contacts: Contacts, pipelines: Pipel
             const entryId = yield* deps.ids.make("tle")
             const current = foldProjection(projectDeal, history)
             // A patch of contact_ids: the given ids must be live; linked ones in the trash are kept.
-            const named = stringsOf(fields.right["contact_ids"])
-            const linked = fields.right["contact_ids"] === undefined ? [] : contactIdsOf(current?.data ?? {})
+            const named = stringsOf(fields.success["contact_ids"])
+            const linked = fields.success["contact_ids"] === undefined ? [] : contactIdsOf(current?.data ?? {})
             const contactsNow = yield* contactStates(deps, ctx, [...named, ...linked])
-            const given = fields.right["pipeline_id"]
+            const given = fields.success["pipeline_id"]
             const pipelineId = typeof given === "string" ? given : current?.data["pipeline_id"]
             return {
               type: "UpdateDeal" as const,
               id,
               at,
-              fields: fields.right,
+              fields: fields.success,
               entryId,
               targetPipeline: typeof pipelineId === "string" ? yield* pipelines.info(ctx, pipelineId) : null,
               unknownContactIds: named.filter((contactId) => !contactsNow.live.has(contactId)),
@@ -168,7 +168,7 @@ export const makeDeals = (deps: EngineDeps, contacts: Contacts, pipelines: Pipel
     Effect.gen(function*() {
       const known = yield* contacts.catalogs(ctx)
       const move = parseStageMove(yield* storableBody(body))
-      if (Either.isLeft(move)) return yield* move.left
+      if (Result.isFailure(move)) return yield* move.failure
       const result = yield* execute(deps, {
         ...run(ctx, id, ifMatch, false, known),
         command: ({ history, at }) =>
@@ -182,8 +182,8 @@ export const makeDeals = (deps: EngineDeps, contacts: Contacts, pipelines: Pipel
               type: "MoveStage" as const,
               id,
               at,
-              stageId: move.right.stage_id,
-              reason: move.right.reason,
+              stageId: move.success.stage_id,
+              reason: move.success.reason,
               entryId,
               pipeline
             }
@@ -233,8 +233,8 @@ export const makeDeals = (deps: EngineDeps, contacts: Contacts, pipelines: Pipel
         allow: { filter: false, search: false, sort: false },
         extraParams: []
       })
-      if (Either.isLeft(parsed)) return yield* parsed.left
-      const query = parsed.right
+      if (Result.isFailure(parsed)) return yield* parsed.failure
+      const query = parsed.success
       const rows = yield* deps.storage.queryDocuments("timeline_entry", ctx.workspaceId, { ...query, limit: query.limit + 1 })
       const page = paginate(rows, query)
       return { data: page.rows.map((row) => row.data), next_cursor: page.next_cursor }

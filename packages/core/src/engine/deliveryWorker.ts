@@ -1,4 +1,4 @@
-import { Clock, Duration, Effect, Either, Layer, Queue, Random, Schedule, Stream } from "effect"
+import { Clock, Duration, Effect, Result, Layer, Queue, Random, Schedule, Stream } from "effect"
 import { type DeliveryEvent, deliveryDecider, deliveryPayload, projectDelivery } from "../delivery/index.js"
 import type { StoredDocument } from "../storage/documents.js"
 import { signWebhookPayload, type WebhookEvent, webhookDecider, projectWebhook } from "../webhook/index.js"
@@ -25,10 +25,10 @@ const text = (doc: StoredDocument, key: string) => String(doc.data[key] ?? "")
  * after it are tried again for a while, instead of leaving the delivery leased (timeout + 30 s)
  * and sent a second time once the lease runs out. Within the lease's 30 s margin.
  */
-const whileUnavailable = (budget: Duration.DurationInput) => <A, E extends { readonly _tag: string }, R>(effect: Effect.Effect<A, E, R>) =>
+const whileUnavailable = (budget: Duration.Input) => <A, E extends { readonly _tag: string }, R>(effect: Effect.Effect<A, E, R>) =>
   Effect.retry(effect, {
     while: (error) => error._tag === "StorageUnavailable",
-    schedule: Schedule.spaced(Duration.millis(250)).pipe(Schedule.upTo(budget))
+    schedule: Schedule.spaced(Duration.millis(250)).pipe(Schedule.upTo({ duration: budget }))
   })
 
 const deliveryRun = (deps: EngineDeps, doc: StoredDocument) => ({
@@ -108,7 +108,7 @@ export const attemptDelivery = (deps: EngineDeps, doc: StoredDocument) =>
       headers["webhook-signature"] = signature
       headers["x-service-signature"] = signature
     }
-    const answer = yield* Effect.either(transport.post({
+    const answer = yield* Effect.result(transport.post({
       url: String(webhook.data["url"]),
       headers,
       body,
@@ -116,7 +116,7 @@ export const attemptDelivery = (deps: EngineDeps, doc: StoredDocument) =>
       allowInsecure: config.allowInsecure
     }))
     const durationMs = (yield* Clock.currentTimeMillis) - started
-    const jitter = yield* Random.nextRange(-1, 1)
+    const jitter = yield* Random.nextBetween(-1, 1)
     // Recorded only on the version that was claimed: a record tried again after its commit went
     // through (the answer lost with the connection) changes nothing, nor does one that comes after
     // another worker's record of the same delivery.
@@ -128,10 +128,10 @@ export const attemptDelivery = (deps: EngineDeps, doc: StoredDocument) =>
           type: "RecordAttempt" as const,
           id: doc.id,
           at,
-          statusCode: Either.isRight(answer) ? answer.right.status : null,
+          statusCode: Result.isSuccess(answer) ? answer.success.status : null,
           durationMs,
-          error: Either.isLeft(answer) ? answer.left.message : null,
-          retryAfterSeconds: Either.isRight(answer) ? answer.right.retryAfterSeconds : null,
+          error: Result.isFailure(answer) ? answer.failure.message : null,
+          retryAfterSeconds: Result.isSuccess(answer) ? answer.success.retryAfterSeconds : null,
           jitter,
           schedule: config.retrySchedule
         })
@@ -210,11 +210,11 @@ export const runDeliveryWorker = (options: DeliveryWorkerOptions) =>
         const entry: InFlight = { webhookId: text(doc, "webhook_id"), workspaceId: doc.workspaceId, interrupt: null }
         inFlight.set(doc.id, entry)
         const fiber = yield* attemptDelivery(deps, doc).pipe(
-          Effect.catchAllCause((cause) => Effect.logWarning("delivery attempt failed", cause)),
-          Effect.ensuring(Effect.sync(() => inFlight.delete(doc.id)).pipe(Effect.zipRight(Queue.offer(wake, undefined)))),
+          Effect.catchCause((cause) => Effect.logWarning("delivery attempt failed", cause)),
+          Effect.ensuring(Effect.sync(() => inFlight.delete(doc.id)).pipe(Effect.andThen(Queue.offer(wake, undefined)))),
           Effect.forkScoped
         )
-        entry.interrupt = Effect.asVoid(fiber.interruptAsFork(fiber.id()))
+        entry.interrupt = Effect.sync(() => fiber.interruptUnsafe())
       }
       return claimed.length
     })
@@ -240,4 +240,4 @@ export const runDeliveryWorker = (options: DeliveryWorkerOptions) =>
  * otherwise the loop could claim again between the release and its interruption and sit on a lease.
  */
 export const DeliveryWorkerLive = (options: DeliveryWorkerOptions) =>
-  Layer.scopedDiscard(Effect.forkScoped(Effect.scoped(runDeliveryWorker(options))))
+  Layer.effectDiscard(Effect.forkScoped(Effect.scoped(runDeliveryWorker(options))))

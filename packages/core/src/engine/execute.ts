@@ -1,4 +1,4 @@
-import { Effect, Either, Option } from "effect"
+import { Effect, Result, Option } from "effect"
 import type { Decider, Projected } from "../decider.js"
 import { Conflict, NotFound, PreconditionFailed } from "../errors.js"
 import { type SearchFields, searchWordsOfDocument } from "../query/documentSearchWords.js"
@@ -126,8 +126,8 @@ export const execute = <C, E extends DomainEvent, S>(deps: EngineDeps, run: Exec
     const at = typeof lastAt === "string" && lastAt > now ? lastAt : now
     const command = yield* run.command({ ...loaded, state, at })
     const decided = run.decider.decide(command, state)
-    if (Either.isLeft(decided)) return yield* decided.left
-    const fresh = decided.right
+    if (Result.isFailure(decided)) return yield* decided.failure
+    const fresh = decided.success
     if (fresh.length === 0) return { all: loaded.history, fresh: [], version: loaded.version } satisfies Executed<E>
 
     const events = yield* withMetadata(deps, run.ctx, fresh)

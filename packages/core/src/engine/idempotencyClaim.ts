@@ -12,10 +12,7 @@ export interface IdempotencyClaimShape {
   readonly fingerprint: string
 }
 
-export class IdempotencyClaim extends Context.Tag("@dealstream/core/IdempotencyClaim")<
-  IdempotencyClaim,
-  IdempotencyClaimShape
->() {}
+export class IdempotencyClaim extends Context.Service<IdempotencyClaim, IdempotencyClaimShape>()("@dealstream/core/IdempotencyClaim") {}
 
 /** The key's record in the write's own commit; the stored answer replaces it once there is one. */
 export const claimWrite = (

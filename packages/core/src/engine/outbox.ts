@@ -1,4 +1,4 @@
-import { Effect, Either } from "effect"
+import { Effect, Result } from "effect"
 import type { Projected } from "../decider.js"
 import { deliveryDecider, payloadDataFor, projectDelivery } from "../delivery/index.js"
 import type { StorageUnavailable } from "../errors.js"
@@ -28,15 +28,15 @@ export const scheduleDelivery = (
 ) =>
   Effect.gen(function*() {
     const decided = deliveryDecider.decide(command, deliveryDecider.initialState)
-    if (Either.isLeft(decided)) return yield* Effect.die(decided.left)
-    const events = yield* withMetadata(deps, ctx, decided.right)
+    if (Result.isFailure(decided)) return yield* Effect.die(decided.failure)
+    const events = yield* withMetadata(deps, ctx, decided.success)
     const stream: StreamAppend = { streamId: command.id, expectedVersion: 0, events }
     const document: DocumentWrite = documentWrite(
       "delivery",
       ctx.workspaceId,
       command.id,
       events.length,
-      foldProjection(projectDelivery, decided.right)
+      foldProjection(projectDelivery, decided.success)
     )
     return { stream, document }
   })

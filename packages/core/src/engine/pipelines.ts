@@ -1,4 +1,4 @@
-import { Effect, Either } from "effect"
+import { Effect, Result } from "effect"
 import { NotFound } from "../errors.js"
 import {
   type PipelineEvent,
@@ -53,15 +53,15 @@ export const makePipelines = (deps: EngineDeps, workspaces: Workspaces) => {
   const create = (ctx: RequestContext, body: unknown) =>
     Effect.gen(function*() {
       const parsed = parsePipelineCreate(yield* storableBody(body))
-      if (Either.isLeft(parsed)) return yield* parsed.left
+      if (Result.isFailure(parsed)) return yield* parsed.failure
       // Accepted: the workspace gets its default pipeline first, so "Sales" stays the first one.
       yield* workspaces.ensure(ctx)
       const id = yield* deps.ids.make("pipe")
       const stages: Array<{ id: string; name: string }> = []
-      for (const stage of parsed.right.stages) stages.push({ id: yield* deps.ids.make("stage"), name: stage.name })
+      for (const stage of parsed.success.stages) stages.push({ id: yield* deps.ids.make("stage"), name: stage.name })
       yield* execute(deps, {
         ...run(ctx, id, null, true),
-        command: ({ at }) => Effect.succeed({ type: "CreatePipeline" as const, id, at, name: parsed.right.name, stages })
+        command: ({ at }) => Effect.succeed({ type: "CreatePipeline" as const, id, at, name: parsed.success.name, stages })
       })
       return yield* get(ctx, id)
     })
@@ -69,12 +69,12 @@ export const makePipelines = (deps: EngineDeps, workspaces: Workspaces) => {
   const update = (ctx: RequestContext, id: string, body: unknown, ifMatch: IfMatch) =>
     Effect.gen(function*() {
       const parsed = parsePipelinePatch(yield* storableBody(body))
-      if (Either.isLeft(parsed)) return yield* parsed.left
+      if (Result.isFailure(parsed)) return yield* parsed.failure
       const knownNewStageIds = new Set<string>()
-      const stages: ReadonlyArray<{ id: string; name: string }> | undefined = parsed.right.stages === undefined
+      const stages: ReadonlyArray<{ id: string; name: string }> | undefined = parsed.success.stages === undefined
         ? undefined
         : yield* Effect.forEach(
-        parsed.right.stages,
+        parsed.success.stages,
         (stage) =>
           stage.id !== null
             ? Effect.succeed({ id: stage.id, name: stage.name })
@@ -105,7 +105,7 @@ export const makePipelines = (deps: EngineDeps, workspaces: Workspaces) => {
               type: "UpdatePipeline" as const,
               id,
               at,
-              ...(parsed.right.name === undefined ? {} : { name: parsed.right.name }),
+              ...(parsed.success.name === undefined ? {} : { name: parsed.success.name }),
               ...(stages === undefined ? {} : { stages }),
               knownNewStageIds,
               stagesHoldingDeals

@@ -1,4 +1,4 @@
-import { Effect, Either } from "effect"
+import { Effect, Result } from "effect"
 import { RECOVERY_WINDOW_MILLIS } from "../decider.js"
 import { ValidationError } from "../errors.js"
 import type { JsonObject } from "../json.js"
@@ -29,8 +29,8 @@ export const makeTrash = (deps: EngineDeps, contacts: Contacts) => ({
         allow: { filter: false, search: false, sort: false },
         extraParams: ["type"]
       })
-      if (Either.isLeft(parsed)) return yield* parsed.left
-      const query = parsed.right
+      if (Result.isFailure(parsed)) return yield* parsed.failure
+      const query = parsed.success
       const rows = yield* deps.storage.queryDocuments(type, ctx.workspaceId, { ...query, limit: query.limit + 1 })
       const page = paginate(rows, query)
       const records: ReadonlyArray<JsonObject> = type === "contact"

@@ -1,4 +1,4 @@
-import { Effect, Either } from "effect"
+import { Effect, Result } from "effect"
 import { type DeliveryEvent, deliveryDecider, deliveryView, projectDelivery } from "../delivery/index.js"
 import { NotFound, ValidationError } from "../errors.js"
 import type { JsonObject } from "../json.js"
@@ -98,12 +98,12 @@ export const makeWebhooks = (deps: EngineDeps) => {
   const create = (ctx: RequestContext, body: unknown) =>
     Effect.gen(function*() {
       const parsed = parseWebhookCreate(yield* storableBody(body), { allowInsecure: config.allowInsecure })
-      if (Either.isLeft(parsed)) return yield* parsed.left
-      yield* transport.checkTarget(parsed.right.url, config.allowInsecure)
+      if (Result.isFailure(parsed)) return yield* parsed.failure
+      yield* transport.checkTarget(parsed.success.url, config.allowInsecure)
       const id = yield* deps.ids.make("wh")
       yield* execute(deps, {
         ...run(ctx, id, null, true),
-        command: ({ at }) => Effect.succeed({ type: "CreateWebhook" as const, id, at, ...parsed.right })
+        command: ({ at }) => Effect.succeed({ type: "CreateWebhook" as const, id, at, ...parsed.success })
       })
       return yield* get(ctx, id)
     })
@@ -111,11 +111,11 @@ export const makeWebhooks = (deps: EngineDeps) => {
   const update = (ctx: RequestContext, id: string, body: unknown, ifMatch: IfMatch) =>
     Effect.gen(function*() {
       const parsed = parseWebhookPatch(yield* storableBody(body), { allowInsecure: config.allowInsecure })
-      if (Either.isLeft(parsed)) return yield* parsed.left
-      if (parsed.right.url !== undefined) yield* transport.checkTarget(parsed.right.url, config.allowInsecure)
+      if (Result.isFailure(parsed)) return yield* parsed.failure
+      if (parsed.success.url !== undefined) yield* transport.checkTarget(parsed.success.url, config.allowInsecure)
       yield* execute(deps, {
         ...run(ctx, id, ifMatch, false),
-        command: ({ at }) => Effect.succeed({ type: "UpdateWebhook" as const, id, at, fields: parsed.right })
+        command: ({ at }) => Effect.succeed({ type: "UpdateWebhook" as const, id, at, fields: parsed.success })
       })
       return yield* get(ctx, id)
     })
@@ -127,9 +127,9 @@ export const makeWebhooks = (deps: EngineDeps) => {
       const history = stored as unknown as ReadonlyArray<DeliveryEvent>
       const state = history.reduce(deliveryDecider.evolve, deliveryDecider.initialState)
       const decided = deliveryDecider.decide({ type: "CancelDelivery", id: deliveryId, at }, state)
-      if (Either.isLeft(decided) || decided.right.length === 0) return null
-      const events = yield* withMetadata(deps, ctx, decided.right)
-      const all = [...history, ...decided.right]
+      if (Result.isFailure(decided) || decided.success.length === 0) return null
+      const events = yield* withMetadata(deps, ctx, decided.success)
+      const all = [...history, ...decided.success]
       const stream: StreamAppend = { streamId: deliveryId, expectedVersion: stored.length, events }
       const document: DocumentWrite = documentWrite(
         "delivery",
@@ -187,8 +187,8 @@ export const makeWebhooks = (deps: EngineDeps) => {
         allow: { filter: false, search: false, sort: false },
         extraParams: ["status"]
       })
-      if (Either.isLeft(parsed)) return yield* parsed.left
-      const query = parsed.right
+      if (Result.isFailure(parsed)) return yield* parsed.failure
+      const query = parsed.success
       const rows = yield* deps.storage.queryDocuments("delivery", ctx.workspaceId, { ...query, limit: query.limit + 1 })
       const page = paginate(rows, query)
       return { data: page.rows.map((row) => deliveryView(row.data, { withAttempts: false })), next_cursor: page.next_cursor }

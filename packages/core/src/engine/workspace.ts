@@ -27,8 +27,8 @@ export const makeWorkspaces = (deps: EngineDeps) => {
       const stageIds: Array<string> = []
       for (let i = 0; i < 6; i++) stageIds.push(yield* deps.ids.make("stage"))
       const decided = pipelineDecider.decide(defaultPipelineCommand(pipelineId, stageIds, at), pipelineDecider.initialState)
-      if (decided._tag === "Left") return yield* Effect.die(decided.left)
-      const pipelineEvents = yield* withMetadata(deps, ctx, decided.right)
+      if (decided._tag === "Failure") return yield* Effect.die(decided.failure)
+      const pipelineEvents = yield* withMetadata(deps, ctx, decided.success)
       const initialized = yield* withMetadata(deps, ctx, [
         { type: "workspace.initialized", data: { default_pipeline_id: pipelineId, at } }
       ])
@@ -41,7 +41,7 @@ export const makeWorkspaces = (deps: EngineDeps) => {
           },
           { streamId: pipelineId, expectedVersion: 0, events: pipelineEvents }
         ],
-        documents: pipelineDocuments(ctx.workspaceId, pipelineId)(decided.right, decided.right, pipelineEvents.length)
+        documents: pipelineDocuments(ctx.workspaceId, pipelineId)(decided.success, decided.success, pipelineEvents.length)
       }).pipe(Effect.catchTags({ VersionConflict: () => Effect.void, UniqueViolation: () => Effect.void }))
     })
 

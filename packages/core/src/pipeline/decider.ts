@@ -1,4 +1,4 @@
-import { Either } from "effect"
+import { Result } from "effect"
 import type { Decider } from "../decider.js"
 import type { DomainError, ErrorDetail } from "../errors.js"
 import { Conflict, NotFound, ValidationError } from "../errors.js"
@@ -18,7 +18,7 @@ export interface PipelineInfo {
 export const pipelineInfoOf = (state: PipelineState): PipelineInfo | null =>
   state.status === "live" ? { id: state.id, stages: state.stages } : null
 
-type Decision = Either.Either<ReadonlyArray<PipelineEvent>, DomainError>
+type Decision = Result.Result<ReadonlyArray<PipelineEvent>, DomainError>
 
 const positioned = (stages: ReadonlyArray<StageInput>): ReadonlyArray<Stage> =>
   stages.map((s, position) => ({ id: s.id, name: s.name, position }))
@@ -47,13 +47,13 @@ const update = (command: UpdatePipeline, state: Extract<PipelineState, { status:
   const data: { name?: string; stages?: ReadonlyArray<Stage>; at: string } = { at: command.at }
   if (command.name !== undefined && command.name !== state.name) data.name = command.name
   if (command.stages !== undefined) {
-    if (command.stages.length === 0) return Either.left(ValidationError.at("stages", "must have at least one stage"))
+    if (command.stages.length === 0) return Result.fail(ValidationError.at("stages", "must have at least one stage"))
     const invalid = unknownOrRepeatedIds(command, state.stages, command.stages)
-    if (invalid.length > 0) return Either.left(ValidationError.of(invalid))
+    if (invalid.length > 0) return Result.fail(ValidationError.of(invalid))
     const kept = new Set(command.stages.map((s) => s.id))
     const stranded = state.stages.filter((s) => !kept.has(s.id) && command.stagesHoldingDeals.has(s.id))
     if (stranded.length > 0) {
-      return Either.left(
+      return Result.fail(
         new Conflict({
           message: `stage ${stranded.map((s) => s.name).join(", ")} still holds deals and cannot be removed`,
           details: stranded.map((s) => ({ path: "stages", message: `stage "${s.name}" holds live deals`, id: s.id }))
@@ -64,22 +64,22 @@ const update = (command: UpdatePipeline, state: Extract<PipelineState, { status:
     if (!sameStages(stages, state.stages)) data.stages = stages
   }
   const event: PipelineUpdated = { type: "pipeline.updated", data }
-  return Either.right(data.name === undefined && data.stages === undefined ? [] : [event])
+  return Result.succeed(data.name === undefined && data.stages === undefined ? [] : [event])
 }
 
 const decide = (command: PipelineCommand, state: PipelineState): Decision => {
   switch (command.type) {
     case "CreatePipeline":
       return state.status === "absent"
-        ? Either.right([{
+        ? Result.succeed([{
           type: "pipeline.created",
           data: { id: command.id, name: command.name, stages: positioned(command.stages), at: command.at }
         }])
-        : Either.left(
+        : Result.fail(
           new Conflict({ message: `pipeline ${command.id} already exists`, details: [{ path: "id", message: "already exists", id: command.id }] })
         )
     case "UpdatePipeline":
-      return state.status === "live" ? update(command, state) : Either.left(new NotFound({ resource: "pipeline", id: command.id }))
+      return state.status === "live" ? update(command, state) : Result.fail(new NotFound({ resource: "pipeline", id: command.id }))
   }
 }
 

@@ -1,4 +1,4 @@
-import { Either } from "effect"
+import { Result } from "effect"
 import { trimmedText } from "../customField/fieldValues.js"
 import { answer, notAnObject } from "../customField/recordFields.js"
 import type { ErrorDetail, ValidationError } from "../errors.js"
@@ -27,12 +27,12 @@ const unknownKey = (path: string, key: string, readOnly: ReadonlyArray<string>):
 })
 
 const readName = (value: unknown, details: Array<ErrorDetail>): string | undefined =>
-  Either.match(trimmedText(1, PIPELINE_NAME_MAX)(value), {
-    onLeft: (message) => {
+  Result.match(trimmedText(1, PIPELINE_NAME_MAX)(value), {
+    onFailure: (message) => {
       details.push({ path: "name", message })
       return undefined
     },
-    onRight: (name) => name as string
+    onSuccess: (name) => name as string
   })
 
 /**
@@ -63,9 +63,9 @@ const readStages = (
     if (!Object.hasOwn(stage, "name")) details.push({ path: `${path}.name`, message: "is required" })
     for (const [key, field] of Object.entries(stage)) {
       if (key === "name") {
-        Either.match(trimmedText(1, STAGE_NAME_MAX)(field), {
-          onLeft: (message) => details.push({ path: `${path}.name`, message }),
-          onRight: (accepted) => {
+        Result.match(trimmedText(1, STAGE_NAME_MAX)(field), {
+          onFailure: (message) => details.push({ path: `${path}.name`, message }),
+          onSuccess: (accepted) => {
             name = accepted as string
           }
         })
@@ -81,8 +81,8 @@ const readStages = (
   return details.length === before ? stages : undefined
 }
 
-export const parsePipelineCreate = (body: unknown): Either.Either<PipelineCreateInput, ValidationError> => {
-  if (!isJsonObject(body)) return Either.left(notAnObject())
+export const parsePipelineCreate = (body: unknown): Result.Result<PipelineCreateInput, ValidationError> => {
+  if (!isJsonObject(body)) return Result.fail(notAnObject())
   const details: Array<ErrorDetail> = []
   for (const key of ["name", "stages"]) {
     if (!Object.hasOwn(body, key)) details.push({ path: key, message: "is required" })
@@ -97,8 +97,8 @@ export const parsePipelineCreate = (body: unknown): Either.Either<PipelineCreate
   return answer(details, { name, stages })
 }
 
-export const parsePipelinePatch = (body: unknown): Either.Either<PipelinePatchInput, ValidationError> => {
-  if (!isJsonObject(body)) return Either.left(notAnObject())
+export const parsePipelinePatch = (body: unknown): Result.Result<PipelinePatchInput, ValidationError> => {
+  if (!isJsonObject(body)) return Result.fail(notAnObject())
   const details: Array<ErrorDetail> = []
   const input: { name?: string; stages?: ReadonlyArray<{ id: string | null; name: string }> } = {}
   for (const [key, value] of Object.entries(body)) {

@@ -1,14 +1,14 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Either } from "effect"
+import { Result } from "effect"
 import { parsePipelineCreate, parsePipelinePatch } from "./input.js"
 
-const paths = (result: Either.Either<unknown, { details: ReadonlyArray<{ path: string }> }>) =>
-  Either.isLeft(result) ? result.left.details.map((d) => d.path) : []
+const paths = (result: Result.Result<unknown, { details: ReadonlyArray<{ path: string }> }>) =>
+  Result.isFailure(result) ? result.failure.details.map((d) => d.path) : []
 
 describe("parsePipelineCreate", () => {
   it("reads name and stage names, trimmed", () => {
     expect(parsePipelineCreate({ name: " Enterprise ", stages: [{ name: "Lead" }, { name: "Won " }] }))
-      .toEqual(Either.right({ name: "Enterprise", stages: [{ name: "Lead" }, { name: "Won" }] }))
+      .toEqual(Result.succeed({ name: "Enterprise", stages: [{ name: "Lead" }, { name: "Won" }] }))
   })
   it("requires name and at least one stage", () => {
     expect(paths(parsePipelineCreate({}))).toEqual(["name", "stages"])
@@ -34,9 +34,9 @@ describe("parsePipelineCreate", () => {
 describe("parsePipelinePatch", () => {
   it("keeps only the given keys; a stage without id is new", () => {
     expect(parsePipelinePatch({ stages: [{ id: "stage_a", name: "Lead" }, { name: "New" }, { id: null, name: "Also new" }] }))
-      .toEqual(Either.right({ stages: [{ id: "stage_a", name: "Lead" }, { id: null, name: "New" }, { id: null, name: "Also new" }] }))
-    expect(parsePipelinePatch({ name: "Renamed" })).toEqual(Either.right({ name: "Renamed" }))
-    expect(parsePipelinePatch({})).toEqual(Either.right({}))
+      .toEqual(Result.succeed({ stages: [{ id: "stage_a", name: "Lead" }, { id: null, name: "New" }, { id: null, name: "Also new" }] }))
+    expect(parsePipelinePatch({ name: "Renamed" })).toEqual(Result.succeed({ name: "Renamed" }))
+    expect(parsePipelinePatch({})).toEqual(Result.succeed({}))
   })
   it("refuses a malformed stage id", () => {
     expect(paths(parsePipelinePatch({ stages: [{ id: 3, name: "x" }] }))).toEqual(["stages[0].id"])

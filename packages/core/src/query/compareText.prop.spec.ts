@@ -1,5 +1,6 @@
 import { expect, it } from "@effect/vitest"
-import { FastCheck as fc } from "effect"
+import { prop } from "../testing/property.js"
+import * as fc from "fast-check"
 import { compareText } from "./compareText.js"
 
 const utf8 = new TextEncoder()
@@ -16,7 +17,7 @@ const byteOrder = (a: string, b: string): number => {
 const tricky = fc.constantFrom("a", "B", "é", "\uD7FF", "\uE000", "\uFF21", "\uFFFF", "😀", "𝔸", "\u{10FFFF}")
 const text = fc.oneof(fc.string({ unit: tricky, maxLength: 5 }), fc.string({ unit: "binary", maxLength: 8 }))
 
-it.prop("compareText agrees with UTF-8 byte order", [text, text], ([a, b]) => {
+prop("compareText agrees with UTF-8 byte order", [text, text], ([a, b]) => {
   expect(compareText(a, b)).toBe(byteOrder(a, b))
   expect(compareText(b, a)).toBe(byteOrder(b, a))
 })

@@ -1,4 +1,5 @@
-import { Either, Encoding } from "effect"
+import { Result } from "effect"
+import { Base64Url } from "effect/encoding"
 import { ValidationError } from "../errors.js"
 import { isStorableText } from "../storableText.js"
 import type { Position } from "./ast.js"
@@ -14,7 +15,7 @@ const checkOf = (fingerprint: string, position: Position): string =>
   fnv1a64(JSON.stringify([fingerprint, position.value, position.id]))
 
 export const encodeCursor = (fingerprint: string, position: Position): string =>
-  Encoding.encodeBase64Url(JSON.stringify([fingerprint, position.value, position.id, checkOf(fingerprint, position)]))
+  Base64Url.encode(JSON.stringify([fingerprint, position.value, position.id, checkOf(fingerprint, position)]))
 
 const malformed = ValidationError.at("cursor", "is not a valid cursor")
 
@@ -31,22 +32,22 @@ const isSortValue = (value: unknown): value is Position["value"] =>
   (typeof value === "number" && Number.isFinite(value))
 
 /** The position a cursor carries, if it is intact and was made for the query with `fingerprint`. */
-export const decodeCursor = (raw: string, fingerprint: string): Either.Either<Position, ValidationError> => {
-  const text = Encoding.decodeBase64UrlString(raw)
-  if (Either.isLeft(text)) return Either.left(malformed)
-  const payload = parsePayload(text.right)
-  if (!Array.isArray(payload) || payload.length !== 4) return Either.left(malformed)
+export const decodeCursor = (raw: string, fingerprint: string): Result.Result<Position, ValidationError> => {
+  const text = Base64Url.decodeString(raw)
+  if (Result.isFailure(text)) return Result.fail(malformed)
+  const payload = parsePayload(text.success)
+  if (!Array.isArray(payload) || payload.length !== 4) return Result.fail(malformed)
   const [madeFor, value, id, check] = payload as Array<unknown>
   if (typeof madeFor !== "string" || !isSortValue(value) || typeof id !== "string" || typeof check !== "string") {
-    return Either.left(malformed)
+    return Result.fail(malformed)
   }
   // The check is no signature: anyone can re-encode a position, U+0000 included, which PostgreSQL
   // refuses as a bind parameter (a 500). No record holds such text, so no cursor of ours does.
-  if ((typeof value === "string" && !isStorableText(value)) || !isStorableText(id)) return Either.left(malformed)
+  if ((typeof value === "string" && !isStorableText(value)) || !isStorableText(id)) return Result.fail(malformed)
   const position: Position = { value, id }
-  if (check !== checkOf(madeFor, position)) return Either.left(malformed)
+  if (check !== checkOf(madeFor, position)) return Result.fail(malformed)
   if (madeFor !== fingerprint) {
-    return Either.left(ValidationError.at("cursor", "was made for another filter, search or sort"))
+    return Result.fail(ValidationError.at("cursor", "was made for another filter, search or sort"))
   }
-  return Either.right(position)
+  return Result.succeed(position)
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Either, Encoding } from "effect"
+import { Result } from "effect"
+import { Base64Url } from "effect/encoding"
 import { decodeCursor, encodeCursor } from "./cursor.js"
 import { canonicalJson, fnv1a64, queryFingerprint } from "./fingerprint.js"
 import { refOf } from "./testCatalog.js"
@@ -9,7 +10,7 @@ const malformed = [{ path: "cursor", message: "is not a valid cursor" }]
 
 const detailsOf = (raw: string, forFingerprint = fingerprint) => {
   const result = decodeCursor(raw, forFingerprint)
-  return Either.isLeft(result) ? result.left.details : result.right
+  return Result.isFailure(result) ? result.failure.details : result.success
 }
 
 describe("cursors", () => {
@@ -17,20 +18,20 @@ describe("cursors", () => {
     for (const value of [null, 0, -1.5, true, "", "Zoë 😀"]) {
       const cursor = encodeCursor(fingerprint, { value, id: "con_1" })
       expect(cursor).toMatch(/^[A-Za-z0-9_-]+$/)
-      expect(decodeCursor(cursor, fingerprint)).toEqual(Either.right({ value, id: "con_1" }))
+      expect(decodeCursor(cursor, fingerprint)).toEqual(Result.succeed({ value, id: "con_1" }))
     }
   })
 
   it("reject malformed text", () => {
-    for (const raw of ["", "!!!", "abc", Encoding.encodeBase64Url("not json"), Encoding.encodeBase64Url("[1,2]")]) {
+    for (const raw of ["", "!!!", "abc", Base64Url.encode("not json"), Base64Url.encode("[1,2]")]) {
       expect(detailsOf(raw)).toEqual(malformed)
     }
   })
 
   it("reject an edited position", () => {
     const cursor = encodeCursor(fingerprint, { value: 10, id: "con_1" })
-    const decoded = JSON.parse(Either.getOrThrow(Encoding.decodeBase64UrlString(cursor))) as Array<unknown>
-    const edited = Encoding.encodeBase64Url(JSON.stringify([decoded[0], 11, decoded[2], decoded[3]]))
+    const decoded = JSON.parse(Result.getOrThrow(Base64Url.decodeString(cursor))) as Array<unknown>
+    const edited = Base64Url.encode(JSON.stringify([decoded[0], 11, decoded[2], decoded[3]]))
     expect(detailsOf(edited)).toEqual(malformed)
     expect(detailsOf(cursor.slice(0, -2))).toEqual(malformed)
   })

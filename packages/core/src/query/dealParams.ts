@@ -1,4 +1,4 @@
-import { Either } from "effect"
+import { Result } from "effect"
 import type { ListParams } from "../engine/Engine.js"
 import { type ErrorDetail, ValidationError } from "../errors.js"
 import type { Expr, FieldRef, FieldType } from "./ast.js"
@@ -26,7 +26,7 @@ const decimal = /^-?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?$/
  * `contact_ids`, and inclusive ranges on `value` and `expected_close_date` (a deal without a value
  * or date falls outside every range).
  */
-export const dealParamsWhere = (params: ListParams, catalog: FieldCatalog): Either.Either<Expr, ValidationError> => {
+export const dealParamsWhere = (params: ListParams, catalog: FieldCatalog): Result.Result<Expr, ValidationError> => {
   const errors: Array<ErrorDetail> = []
   const clauses: Array<Expr> = []
   const ref = (name: string, fallback: FieldType): FieldRef => ({ name, type: catalog.get(name)?.type ?? fallback })
@@ -86,5 +86,5 @@ export const dealParamsWhere = (params: ListParams, catalog: FieldCatalog): Eith
     "must be a date written YYYY-MM-DD"
   )
 
-  return errors.length === 0 ? Either.right(allOf(clauses)) : Either.left(ValidationError.of(errors))
+  return errors.length === 0 ? Result.succeed(allOf(clauses)) : Result.fail(ValidationError.of(errors))
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Either } from "effect"
+import { Result } from "effect"
 import type { ListParams } from "../engine/Engine.js"
 import type { ErrorDetail } from "../errors.js"
 import type { Expr } from "./ast.js"
@@ -7,10 +7,10 @@ import { dealParamsWhere } from "./dealParams.js"
 import { catalogOf } from "./fields.js"
 
 const catalog = catalogOf("deal", [])
-const whereOf = (params: ListParams): Expr => Either.getOrThrow(dealParamsWhere(params, catalog))
+const whereOf = (params: ListParams): Expr => Result.getOrThrow(dealParamsWhere(params, catalog))
 const errorsOf = (params: ListParams): ReadonlyArray<ErrorDetail> => {
   const result = dealParamsWhere(params, catalog)
-  return Either.isLeft(result) ? result.left.details : []
+  return Result.isFailure(result) ? result.failure.details : []
 }
 
 describe("dealParamsWhere", () => {

@@ -1,5 +1,6 @@
 import { expect, it } from "@effect/vitest"
-import { Either, FastCheck as fc } from "effect"
+import { Result } from "effect"
+import * as fc from "fast-check"
 import type { Json, JsonObject } from "../json.js"
 import { evaluate } from "./evaluate.js"
 import { parseFilter } from "./parseFilter.js"
@@ -211,10 +212,10 @@ it("evaluate agrees with a naive reading of the filter JSON", () => {
   fc.assert(
     fc.property(filter, fc.array(document, { minLength: 1, maxLength: 12 }), (raw, docs) => {
       const parsed = parseFilter(JSON.stringify(raw), testCatalog)
-      if (Either.isLeft(parsed)) throw new Error(`rejected ${JSON.stringify(raw)}: ${parsed.left.message}`)
+      if (Result.isFailure(parsed)) throw new Error(`rejected ${JSON.stringify(raw)}: ${parsed.failure.message}`)
       for (const doc of docs) {
         const expected = reference(raw, doc)
-        expect(evaluate(parsed.right, doc), JSON.stringify({ raw, doc })).toBe(expected)
+        expect(evaluate(parsed.success, doc), JSON.stringify({ raw, doc })).toBe(expected)
         cases += 1
         if (expected) matches += 1
       }

@@ -1,4 +1,4 @@
-import { Either } from "effect"
+import { Result } from "effect"
 import { isStorableText } from "../storableText.js"
 import type { FieldType, Scalar } from "./ast.js"
 import { isCalendarDate, normaliseTimestamp } from "./calendar.js"
@@ -8,33 +8,33 @@ import type { FieldInfo } from "./fields.js"
  * Checks a filter operand against the field it is compared with and brings it to the stored
  * form (timestamps to canonical UTC). The Left is the message for the operand's path.
  */
-export const scalarOperand = (field: FieldInfo, raw: unknown): Either.Either<Scalar, string> => {
-  if (raw === null) return Either.left("must not be null (use $exists to match absent values)")
-  if (typeof raw === "string" && !isStorableText(raw)) return Either.left(UNSTORABLE)
+export const scalarOperand = (field: FieldInfo, raw: unknown): Result.Result<Scalar, string> => {
+  if (raw === null) return Result.fail("must not be null (use $exists to match absent values)")
+  if (typeof raw === "string" && !isStorableText(raw)) return Result.fail(UNSTORABLE)
   switch (field.type) {
     case "number":
-      return typeof raw === "number" && Number.isFinite(raw) ? Either.right(raw) : Either.left("must be a number")
+      return typeof raw === "number" && Number.isFinite(raw) ? Result.succeed(raw) : Result.fail("must be a number")
     case "boolean":
-      return typeof raw === "boolean" ? Either.right(raw) : Either.left("must be true or false")
+      return typeof raw === "boolean" ? Result.succeed(raw) : Result.fail("must be true or false")
     case "date":
       return typeof raw === "string" && isCalendarDate(raw)
-        ? Either.right(raw)
-        : Either.left("must be a date written YYYY-MM-DD")
+        ? Result.succeed(raw)
+        : Result.fail("must be a date written YYYY-MM-DD")
     case "timestamp": {
       const canonical = typeof raw === "string" ? normaliseTimestamp(raw) : null
       return canonical !== null
-        ? Either.right(canonical)
-        : Either.left("must be an RFC 3339 timestamp such as 2026-01-01T00:00:00Z")
+        ? Result.succeed(canonical)
+        : Result.fail("must be an RFC 3339 timestamp such as 2026-01-01T00:00:00Z")
     }
     case "enum": {
       const options = field.options
-      if (typeof raw === "string" && (options === null || options.includes(raw))) return Either.right(raw)
-      return Either.left(options === null ? "must be a string" : `must be one of ${options.join(", ")}`)
+      if (typeof raw === "string" && (options === null || options.includes(raw))) return Result.succeed(raw)
+      return Result.fail(options === null ? "must be a string" : `must be one of ${options.join(", ")}`)
     }
     case "text":
     case "id":
     case "id_array":
-      return typeof raw === "string" ? Either.right(raw) : Either.left("must be a string")
+      return typeof raw === "string" ? Result.succeed(raw) : Result.fail("must be a string")
   }
 }
 

@@ -1,5 +1,7 @@
 import { expect, it } from "@effect/vitest"
-import { Either, FastCheck as fc } from "effect"
+import { prop } from "../testing/property.js"
+import { Result } from "effect"
+import * as fc from "fast-check"
 import type { ListParams } from "../engine/Engine.js"
 import type { JsonObject } from "../json.js"
 import type { StoredDocument } from "../storage/documents.js"
@@ -66,9 +68,9 @@ const params: fc.Arbitrary<ListParams> = fc.record({
 const scope = fc.constantFrom<"live" | "deleted">("live", "deleted")
 
 const queryOf = (listParams: ListParams, listScope: "live" | "deleted"): DocumentQuery =>
-  Either.getOrThrow(parseListQuery(listParams, spec(listScope)))
+  Result.getOrThrow(parseListQuery(listParams, spec(listScope)))
 
-it.prop(
+prop(
   "walking every page returns each matching document once, in sort order",
   [documents, params, scope, fc.integer({ min: 1, max: 12 })],
   ([docs, listParams, listScope, limit]) => {
@@ -94,7 +96,7 @@ it.prop(
   }
 )
 
-it.prop(
+prop(
   "a cursor is accepted only by the query it was made for",
   [params, scope, params, scope],
   ([paramsA, scopeA, paramsB, scopeB]) => {
@@ -109,9 +111,9 @@ it.prop(
     const sameQuery = canonicalJson([queryA.where, queryA.sort, queryA.scope]) ===
       canonicalJson([queryB.where, queryB.sort, queryB.scope])
     if (sameQuery) {
-      expect(Either.isRight(reused)).toBe(true)
+      expect(Result.isSuccess(reused)).toBe(true)
     } else {
-      expect(Either.isLeft(reused) && reused.left.details).toEqual([
+      expect(Result.isFailure(reused) && reused.failure.details).toEqual([
         { path: "cursor", message: "was made for another filter, search or sort" }
       ])
     }

@@ -1,4 +1,4 @@
-import { Either } from "effect"
+import { Result } from "effect"
 import { type ErrorDetail, ValidationError } from "../errors.js"
 import { isJsonObject } from "../json.js"
 import type { Expr, FieldRef } from "./ast.js"
@@ -33,19 +33,19 @@ const countClause = (walk: Walk): void => {
  * The `filter` query parameter (JSON text) as an expression over the catalog's filterable fields.
  * Every problem found is reported, each at the path of the offending part (`filter.$or[1].industry`).
  */
-export const parseFilter = (text: string, catalog: FieldCatalog): Either.Either<Expr, ValidationError> => {
+export const parseFilter = (text: string, catalog: FieldCatalog): Result.Result<Expr, ValidationError> => {
   if (text.length > filterLimits.textLength) {
-    return Either.left(ValidationError.at("filter", `is longer than ${filterLimits.textLength} characters`))
+    return Result.fail(ValidationError.at("filter", `is longer than ${filterLimits.textLength} characters`))
   }
   let json: unknown
   try {
     json = JSON.parse(text)
   } catch {
-    return Either.left(ValidationError.at("filter", "is not valid JSON"))
+    return Result.fail(ValidationError.at("filter", "is not valid JSON"))
   }
   const walk: Walk = { catalog, errors: [], clauses: 0 }
   const expr = filterObject(walk, json, "filter", 1)
-  return walk.errors.length === 0 ? Either.right(expr) : Either.left(ValidationError.of(walk.errors))
+  return walk.errors.length === 0 ? Result.succeed(expr) : Result.fail(ValidationError.of(walk.errors))
 }
 
 const filterObject = (walk: Walk, raw: unknown, path: string, depth: number): Expr => {
@@ -87,7 +87,7 @@ const fieldOp = (walk: Walk, info: FieldInfo, op: string, operand: unknown, path
   countClause(walk)
   const field: FieldRef = { name: info.name, type: info.type }
   const scalar = (raw: unknown, at: string, build: (value: string | number | boolean) => Expr): Expr =>
-    Either.match(scalarOperand(info, raw), { onLeft: (message) => fail(walk, at, message), onRight: build })
+    Result.match(scalarOperand(info, raw), { onFailure: (message) => fail(walk, at, message), onSuccess: build })
   switch (op) {
     case "$eq":
       return operand === null
@@ -113,9 +113,9 @@ const fieldOp = (walk: Walk, info: FieldInfo, op: string, operand: unknown, path
       }
       const values: Array<string | number | boolean> = []
       operand.forEach((raw, i) => {
-        Either.match(scalarOperand(info, raw), {
-          onLeft: (message) => fail(walk, `${path}[${i}]`, message),
-          onRight: (value) => values.push(value)
+        Result.match(scalarOperand(info, raw), {
+          onFailure: (message) => fail(walk, `${path}[${i}]`, message),
+          onSuccess: (value) => values.push(value)
         })
       })
       const inExpr: Expr = { _tag: "In", field, values }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Either } from "effect"
+import { Result } from "effect"
 import type { ErrorDetail } from "../errors.js"
 import type { Expr } from "./ast.js"
 import { parseFilter } from "./parseFilter.js"
@@ -7,14 +7,14 @@ import { refOf, testCatalog } from "./testCatalog.js"
 
 const exprOf = (text: string): Expr => {
   const result = parseFilter(text, testCatalog)
-  if (Either.isLeft(result)) throw new Error(`expected a filter, got ${JSON.stringify(result.left.details)}`)
-  return result.right
+  if (Result.isFailure(result)) throw new Error(`expected a filter, got ${JSON.stringify(result.failure.details)}`)
+  return result.success
 }
 
 const errorsOf = (text: string): ReadonlyArray<ErrorDetail> => {
   const result = parseFilter(text, testCatalog)
-  if (Either.isRight(result)) throw new Error(`expected an error, got ${JSON.stringify(result.right)}`)
-  return result.left.details
+  if (Result.isSuccess(result)) throw new Error(`expected an error, got ${JSON.stringify(result.success)}`)
+  return result.failure.details
 }
 
 const pathsOf = (text: string) => errorsOf(text).map((detail) => detail.path)
@@ -208,7 +208,7 @@ describe("parseFilter", () => {
 
     it("nesting depth of 10 filter objects", () => {
       const nested = (levels: number): unknown => (levels === 1 ? { vip: true } : { $not: nested(levels - 1) })
-      expect(Either.isRight(parseFilter(JSON.stringify(nested(10)), testCatalog))).toBe(true)
+      expect(Result.isSuccess(parseFilter(JSON.stringify(nested(10)), testCatalog))).toBe(true)
       const tooDeep = errorsOf(JSON.stringify(nested(11)))
       expect(tooDeep).toEqual([{ path: `filter${".$not".repeat(10)}`, message: "nests deeper than 10 levels" }])
     })
@@ -216,7 +216,7 @@ describe("parseFilter", () => {
     it("200 clauses in all", () => {
       const clauses = (n: number) => JSON.stringify({ $or: Array.from({ length: n }, (_, i) => ({ score: i })) })
       // The $or itself is one clause.
-      expect(Either.isRight(parseFilter(clauses(199), testCatalog))).toBe(true)
+      expect(Result.isSuccess(parseFilter(clauses(199), testCatalog))).toBe(true)
       expect(errorsOf(clauses(200))).toEqual([{ path: "filter", message: "has more than 200 clauses" }])
     })
   })

@@ -1,13 +1,13 @@
-import { Either } from "effect"
+import { Result } from "effect"
 import { ValidationError } from "../errors.js"
 
 export const pageLimits = { default: 25, min: 1, max: 100 } as const
 
 /** The `limit` query parameter: plain digits within 1..100; out of range is an error, never clamped. */
-export const parseLimit = (raw: string | undefined): Either.Either<number, ValidationError> => {
-  if (raw === undefined) return Either.right(pageLimits.default)
+export const parseLimit = (raw: string | undefined): Result.Result<number, ValidationError> => {
+  if (raw === undefined) return Result.succeed(pageLimits.default)
   const limit = /^[0-9]+$/.test(raw) ? Number(raw) : Number.NaN
   return limit >= pageLimits.min && limit <= pageLimits.max
-    ? Either.right(limit)
-    : Either.left(ValidationError.at("limit", `must be an integer from ${pageLimits.min} to ${pageLimits.max}`))
+    ? Result.succeed(limit)
+    : Result.fail(ValidationError.at("limit", `must be an integer from ${pageLimits.min} to ${pageLimits.max}`))
 }

@@ -1,4 +1,4 @@
-import { Either } from "effect"
+import { Result } from "effect"
 import type { ListParams } from "../engine/Engine.js"
 import { type ErrorDetail, ValidationError } from "../errors.js"
 import type { DocumentQuery, Expr, Position, SortSpec } from "./ast.js"
@@ -43,15 +43,15 @@ const fitsSort = (position: Position, sort: SortSpec): boolean =>
  * checked and all problems are reported together; the cursor is checked only once filter, search
  * and sort are valid, since it must match them.
  */
-export const parseListQuery = (params: ListParams, spec: ListSpec): Either.Either<DocumentQuery, ValidationError> => {
+export const parseListQuery = (params: ListParams, spec: ListSpec): Result.Result<DocumentQuery, ValidationError> => {
   const errors: Array<ErrorDetail> = []
-  const collect = <A>(result: Either.Either<A, ValidationError>): A | undefined =>
-    Either.match(result, {
-      onLeft: (error) => {
+  const collect = <A>(result: Result.Result<A, ValidationError>): A | undefined =>
+    Result.match(result, {
+      onFailure: (error) => {
         errors.push(...error.details)
         return undefined
       },
-      onRight: (value) => value
+      onSuccess: (value) => value
     })
 
   const known = knownParams(spec)
@@ -66,7 +66,7 @@ export const parseListQuery = (params: ListParams, spec: ListSpec): Either.Eithe
   const search = collect(parseSearch(param("search"), spec.catalog))
   const sort = collect(parseSort(param("sort"), spec.catalog, spec.defaultSort))
   if (limit === undefined || filter === undefined || search === undefined || sort === undefined) {
-    return Either.left(ValidationError.of(errors))
+    return Result.fail(ValidationError.of(errors))
   }
 
   const where = allOf([spec.baseWhere, filter, ...(search === null ? [] : [search])])
@@ -81,6 +81,6 @@ export const parseListQuery = (params: ListParams, spec: ListSpec): Either.Eithe
     }
   }
   return errors.length === 0
-    ? Either.right({ where, scope: spec.scope, sort, after, limit })
-    : Either.left(ValidationError.of(errors))
+    ? Result.succeed({ where, scope: spec.scope, sort, after, limit })
+    : Result.fail(ValidationError.of(errors))
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Either } from "effect"
+import { Result } from "effect"
 import type { ListParams } from "../engine/Engine.js"
 import type { ErrorDetail } from "../errors.js"
 import type { DocumentQuery, Expr } from "./ast.js"
@@ -20,12 +20,12 @@ const spec: ListSpec = {
 
 const queryOf = (params: ListParams, listSpec = spec): DocumentQuery => {
   const result = parseListQuery(params, listSpec)
-  if (Either.isLeft(result)) throw new Error(JSON.stringify(result.left.details))
-  return result.right
+  if (Result.isFailure(result)) throw new Error(JSON.stringify(result.failure.details))
+  return result.success
 }
 const errorsOf = (params: ListParams, listSpec = spec): ReadonlyArray<ErrorDetail> => {
   const result = parseListQuery(params, listSpec)
-  return Either.isLeft(result) ? result.left.details : []
+  return Result.isFailure(result) ? result.failure.details : []
 }
 
 describe("parseListQuery", () => {

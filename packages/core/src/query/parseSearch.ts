@@ -1,4 +1,4 @@
-import { Either } from "effect"
+import { Result } from "effect"
 import { ValidationError } from "../errors.js"
 import type { Expr } from "./ast.js"
 import { searchFieldsOf } from "./documentSearchWords.js"
@@ -10,14 +10,14 @@ export const searchLimits = { length: 200, terms: 10 } as const
  * The `search` query parameter: whitespace-separated terms, each of which must be a prefix of a word
  * of a searchable field (or of the whole value of a wholeWord field). Null when absent or blank.
  */
-export const parseSearch = (raw: string | undefined, catalog: FieldCatalog): Either.Either<Expr | null, ValidationError> => {
-  if (raw === undefined || raw.trim() === "") return Either.right(null)
+export const parseSearch = (raw: string | undefined, catalog: FieldCatalog): Result.Result<Expr | null, ValidationError> => {
+  if (raw === undefined || raw.trim() === "") return Result.succeed(null)
   if (raw.length > searchLimits.length) {
-    return Either.left(ValidationError.at("search", `is longer than ${searchLimits.length} characters`))
+    return Result.fail(ValidationError.at("search", `is longer than ${searchLimits.length} characters`))
   }
   const terms = raw.trim().split(/\s+/).map((term) => term.toLowerCase())
   if (terms.length > searchLimits.terms) {
-    return Either.left(ValidationError.at("search", `has more than ${searchLimits.terms} terms`))
+    return Result.fail(ValidationError.at("search", `has more than ${searchLimits.terms} terms`))
   }
-  return Either.right({ _tag: "Search", ...searchFieldsOf(catalog), terms })
+  return Result.succeed({ _tag: "Search", ...searchFieldsOf(catalog), terms })
 }

@@ -1,4 +1,4 @@
-import { Either } from "effect"
+import { Result } from "effect"
 import { ValidationError } from "../errors.js"
 import type { SortSpec } from "./ast.js"
 import type { FieldCatalog } from "./fields.js"
@@ -11,14 +11,14 @@ export const parseSort = (
   raw: string | undefined,
   catalog: FieldCatalog,
   fallback: SortSpec
-): Either.Either<SortSpec, ValidationError> => {
-  if (raw === undefined) return Either.right(fallback)
+): Result.Result<SortSpec, ValidationError> => {
+  if (raw === undefined) return Result.succeed(fallback)
   const descending = raw.startsWith("-")
   const name = descending ? raw.slice(1) : raw
   const info = catalog.get(name)
   if (info === undefined || !info.sortable) {
     const what = info === undefined ? "is not a known field" : "cannot be sorted by"
-    return Either.left(ValidationError.at("sort", `${JSON.stringify(name)} ${what}; sortable fields: ${sortableNames(catalog)}`))
+    return Result.fail(ValidationError.at("sort", `${JSON.stringify(name)} ${what}; sortable fields: ${sortableNames(catalog)}`))
   }
-  return Either.right({ field: { name: info.name, type: info.type }, direction: descending ? "desc" : "asc" })
+  return Result.succeed({ field: { name: info.name, type: info.type }, direction: descending ? "desc" : "asc" })
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Either } from "effect"
+import { Result } from "effect"
 import { decodeCursor, encodeCursor } from "./cursor.js"
 import { queryFingerprint } from "./fingerprint.js"
 import { parseFilter } from "./parseFilter.js"
@@ -13,7 +13,7 @@ const UNSTORABLE = "contains U+0000 or an unpaired surrogate, which no record ca
 
 const detailsOf = (filter: unknown) => {
   const result = parseFilter(JSON.stringify(filter), testCatalog)
-  return Either.isLeft(result) ? result.left.details : []
+  return Result.isFailure(result) ? result.failure.details : []
 }
 
 describe("filter operands that no record can hold", () => {
@@ -39,13 +39,13 @@ describe("cursors re-encoded with text no record can hold", () => {
   it("are malformed, whether the text is the sort value or the id", () => {
     for (const position of [{ value: "a\u0000", id: "con_1" }, { value: "a", id: "con_\u0000" }, { value: "\ud800", id: "con_1" }, { value: null, id: "\udfff" }]) {
       expect(decodeCursor(encodeCursor(fingerprint, position), fingerprint)).toEqual(
-        Either.left(expect.objectContaining({ details: [{ path: "cursor", message: "is not a valid cursor" }] }))
+        Result.fail(expect.objectContaining({ details: [{ path: "cursor", message: "is not a valid cursor" }] }))
       )
     }
   })
 
   it("while a position with any other text still comes back", () => {
     const position = { value: "Zoë 😀 '; --", id: "con_1" }
-    expect(decodeCursor(encodeCursor(fingerprint, position), fingerprint)).toEqual(Either.right(position))
+    expect(decodeCursor(encodeCursor(fingerprint, position), fingerprint)).toEqual(Result.succeed(position))
   })
 })

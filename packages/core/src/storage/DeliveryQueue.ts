@@ -41,4 +41,4 @@ export interface DeliveryQueueService {
   readonly signals: Stream.Stream<QueueSignal, StorageUnavailable>
 }
 
-export class DeliveryQueue extends Context.Tag("@dealstream/core/DeliveryQueue")<DeliveryQueue, DeliveryQueueService>() {}
+export class DeliveryQueue extends Context.Service<DeliveryQueue, DeliveryQueueService>()("@dealstream/core/DeliveryQueue") {}

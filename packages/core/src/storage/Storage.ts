@@ -94,4 +94,4 @@ export interface StorageService {
   readonly ping: Effect.Effect<void, StorageUnavailable>
 }
 
-export class Storage extends Context.Tag("@dealstream/core/Storage")<Storage, StorageService>() {}
+export class Storage extends Context.Service<Storage, StorageService>()("@dealstream/core/Storage") {}

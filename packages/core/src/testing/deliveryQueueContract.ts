@@ -11,10 +11,10 @@ import { Storage, type StorageService } from "../storage/Storage.js"
  * A second host on the same storage: its own pool and listener on the same database for
  * PostgreSQL; for storage that lives in one process, the same services again (`sameHost`).
  */
-export class OtherHost extends Context.Tag("@dealstream/core/testing/OtherHost")<OtherHost, {
+export class OtherHost extends Context.Service<OtherHost, {
   readonly storage: StorageService
   readonly queue: DeliveryQueueService
-}>() {}
+}>()("@dealstream/core/testing/OtherHost") {}
 
 /** OtherHost for an adapter whose one instance is all there is (memory). */
 export const sameHost: Layer.Layer<OtherHost, never, Storage | DeliveryQueue> = Layer.effect(
@@ -243,7 +243,7 @@ export const deliveryQueueContractSuite = (name: string, layer: Layer.Layer<Stor
               const batch = yield* queue.claim({ ...lease(owner, 100, 3600), limit: 7 })
               if (batch.length === 0) return taken
               taken.push(...ids(batch))
-              yield* Effect.yieldNow()
+              yield* Effect.yieldNow
             }
           })
         const claimers = hosts.flatMap((queue, h) => [0, 1, 2, 3].map((c) => claimer(queue, `host${h}-claimer${c}`)))
@@ -308,17 +308,17 @@ export const deliveryQueueContractSuite = (name: string, layer: Layer.Layer<Stor
         const queue = yield* DeliveryQueue
         const other = (yield* OtherHost).queue
         const heard = (subscriber: DeliveryQueueService, wanted: (signal: QueueSignal) => boolean) =>
-          Effect.fork(Stream.runHead(Stream.filter(subscriber.signals, wanted)))
+          Effect.forkChild(Stream.runHead(Stream.filter(subscriber.signals, wanted)))
         const webhookId = fresh("wh")
         const deleted: QueueSignal = { _tag: "WebhookDeleted", webhookId }
         const isDeleted = (s: QueueSignal) => s._tag === "WebhookDeleted" && s.webhookId === webhookId
         const listeners = [yield* heard(other, isDeleted), yield* heard(queue, isDeleted), yield* heard(other, (s) => s._tag === "Scheduled")]
         // A subscription starts listening asynchronously (on PostgreSQL, LISTEN on a connection of
         // its own): repeat the signals until every subscriber has heard them.
-        const sender = yield* Effect.fork(Effect.forever(
-          Effect.all([queue.signal(deleted), queue.signal({ _tag: "Scheduled" })]).pipe(Effect.zipRight(Effect.sleep("100 millis")))
+        const sender = yield* Effect.forkChild(Effect.forever(
+          Effect.all([queue.signal(deleted), queue.signal({ _tag: "Scheduled" })]).pipe(Effect.andThen(Effect.sleep("100 millis")))
         ))
-        const results = yield* Fiber.join(Fiber.all(listeners)).pipe(Effect.timeout("20 seconds"))
+        const results = yield* Fiber.joinAll(listeners).pipe(Effect.timeout("20 seconds"))
         yield* Fiber.interrupt(sender)
         expect(results).toEqual([Option.some(deleted), Option.some(deleted), Option.some({ _tag: "Scheduled" })])
       })

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Either, type Layer } from "effect"
+import { Effect, Result, type Layer } from "effect"
 import type { JsonObject } from "../json.js"
 import type { DocumentQuery, Expr } from "../query/ast.js"
 import type { DocumentUpsert } from "../storage/documents.js"
@@ -81,17 +81,17 @@ export const storageContractSuite = (name: string, layer: Layer.Layer<Storage, u
           const a = fresh("con")
           const b = fresh("con")
           yield* storage.commit({ streams: [{ streamId: a, expectedVersion: 0, events: [event(ws, "x.one")] }], documents: [] })
-          const result = yield* Effect.either(storage.commit({
+          const result = yield* Effect.result(storage.commit({
             streams: [
               { streamId: b, expectedVersion: 0, events: [event(ws, "x.b")] },
               { streamId: a, expectedVersion: 0, events: [event(ws, "x.again")] }
             ],
             documents: [upsert(ws, b, { name: "b" })]
           }))
-          expect(Either.isLeft(result) && result.left._tag).toBe("VersionConflict")
-          if (Either.isLeft(result) && result.left._tag === "VersionConflict") {
-            expect(result.left.streamId).toBe(a)
-            expect(result.left.actualVersion).toBe(1)
+          expect(Result.isFailure(result) && result.failure._tag).toBe("VersionConflict")
+          if (Result.isFailure(result) && result.failure._tag === "VersionConflict") {
+            expect(result.failure.streamId).toBe(a)
+            expect(result.failure.actualVersion).toBe(1)
           }
           expect(yield* storage.readStream(b)).toEqual([])
           expect((yield* storage.readStream(a)).length).toBe(1)
@@ -105,12 +105,12 @@ export const storageContractSuite = (name: string, layer: Layer.Layer<Storage, u
           const a = fresh("deal")
           yield* storage.commit({ streams: [{ streamId: a, expectedVersion: 0, events: [event(ws, "x.one")] }], documents: [] })
           const attempt = (n: number) =>
-            Effect.either(storage.commit({
+            Effect.result(storage.commit({
               streams: [{ streamId: a, expectedVersion: 1, events: [event(ws, "x.next", { n }, n)] }],
               documents: []
             }))
           const results = yield* Effect.all([attempt(1), attempt(2), attempt(3), attempt(4)], { concurrency: "unbounded" })
-          expect(results.filter(Either.isRight).length).toBe(1)
+          expect(results.filter(Result.isSuccess).length).toBe(1)
           expect((yield* storage.readStream(a)).length).toBe(2)
         }))
 
@@ -182,12 +182,12 @@ export const storageContractSuite = (name: string, layer: Layer.Layer<Storage, u
           const [a, b, c] = [fresh("con"), fresh("con"), fresh("con")]
           const key = "email:ada@example.com"
           yield* storage.commit({ streams: [], documents: [upsert(ws, a, { name: "a" }, { uniqueKey: key })] })
-          const taken = yield* Effect.either(storage.commit({
+          const taken = yield* Effect.result(storage.commit({
             streams: [{ streamId: b, expectedVersion: 0, events: [event(ws, "x.created")] }],
             documents: [upsert(ws, b, { name: "b" }, { uniqueKey: key })]
           }))
-          expect(Either.isLeft(taken) && taken.left._tag).toBe("UniqueViolation")
-          if (Either.isLeft(taken) && taken.left._tag === "UniqueViolation") expect(taken.left.existingId).toBe(a)
+          expect(Result.isFailure(taken) && taken.failure._tag).toBe("UniqueViolation")
+          if (Result.isFailure(taken) && taken.failure._tag === "UniqueViolation") expect(taken.failure.existingId).toBe(a)
           expect(yield* storage.readStream(b)).toEqual([])
           // the same document may keep its own key; another workspace or collection may use it
           yield* storage.commit({ streams: [], documents: [upsert(ws, a, { name: "a2" }, { uniqueKey: key, version: 2 })] })
@@ -199,10 +199,10 @@ export const storageContractSuite = (name: string, layer: Layer.Layer<Storage, u
           // a soft-deleted holder releases it (null key), and so does moving it within one commit
           yield* storage.commit({ streams: [], documents: [upsert(ws, a, { name: "a" }, { uniqueKey: null, version: 3 })] })
           yield* storage.commit({ streams: [], documents: [upsert(ws, b, { name: "b" }, { uniqueKey: key })] })
-          const restore = yield* Effect.either(
+          const restore = yield* Effect.result(
             storage.commit({ streams: [], documents: [upsert(ws, a, { name: "a" }, { uniqueKey: key, version: 4 })] })
           )
-          expect(Either.isLeft(restore)).toBe(true)
+          expect(Result.isFailure(restore)).toBe(true)
           yield* storage.commit({
             streams: [],
             documents: [
@@ -212,14 +212,14 @@ export const storageContractSuite = (name: string, layer: Layer.Layer<Storage, u
           })
           expect((yield* storage.getDocument("contact", ws, a))!.version).toBe(4)
           // two documents of one commit may not claim the same key
-          const twice = yield* Effect.either(storage.commit({
+          const twice = yield* Effect.result(storage.commit({
             streams: [],
             documents: [
               upsert(ws, fresh("con"), { name: "x" }, { uniqueKey: "email:x@example.com" }),
               upsert(ws, fresh("con"), { name: "y" }, { uniqueKey: "email:x@example.com" })
             ]
           }))
-          expect(Either.isLeft(twice)).toBe(true)
+          expect(Result.isFailure(twice)).toBe(true)
         }))
 
       it.effect("reads the log after a position, in sequence order, up to a limit", () =>
@@ -330,10 +330,10 @@ export const storageContractSuite = (name: string, layer: Layer.Layer<Storage, u
           expect((yield* storage.getDocument("contact", ws, b))?.data).toEqual({ id: b, name: "new" })
           expect(yield* storage.getDocument("idempotency", ws, key)).not.toBeNull()
           // the unique key moved with the documents
-          const clash = yield* Effect.either(
+          const clash = yield* Effect.result(
             storage.commit({ streams: [], documents: [upsert(ws, a, { name: "again" }, { uniqueKey: "email:a@x.io" })] })
           )
-          expect(Either.isLeft(clash)).toBe(true)
+          expect(Result.isFailure(clash)).toBe(true)
         }))
 
       it.effect("answers ping", () => Effect.flatMap(Storage, (storage) => storage.ping))

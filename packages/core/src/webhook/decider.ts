@@ -1,4 +1,4 @@
-import { Either } from "effect"
+import { Result } from "effect"
 import type { Decider } from "../decider.js"
 import type { DomainError } from "../errors.js"
 import { Conflict, NotFound } from "../errors.js"
@@ -17,9 +17,9 @@ export type WebhookState =
   | { readonly status: "active" | "failed"; readonly settings: WebhookSettings }
   | { readonly status: "deleted" }
 
-type Decision = Either.Either<ReadonlyArray<WebhookEvent>, DomainError>
+type Decision = Result.Result<ReadonlyArray<WebhookEvent>, DomainError>
 
-const notFound = (id: string): Decision => Either.left(new NotFound({ resource: "webhook", id }))
+const notFound = (id: string): Decision => Result.fail(new NotFound({ resource: "webhook", id }))
 
 // A subscription is a set: reordering the names changes nothing.
 const sameEvents = (a: ReadonlyArray<string>, b: ReadonlyArray<string>): boolean =>
@@ -36,11 +36,11 @@ const decide = (command: WebhookCommand, state: WebhookState): Decision => {
   if (command.type === "CreateWebhook") {
     // Ids are fresh from the engine; a clash means a bug or a replayed command, never a user error.
     return state.status === "absent"
-      ? Either.right([{
+      ? Result.succeed([{
         type: "webhook.created",
         data: { id, url: command.url, events: command.events, secret: command.secret, at }
       }])
-      : Either.left(
+      : Result.fail(
         new Conflict({ message: `webhook ${id} already exists`, details: [{ path: "id", message: "already exists", id }] })
       )
   }
@@ -53,15 +53,15 @@ const decide = (command: WebhookCommand, state: WebhookState): Decision => {
       if (command.fields.status === "active" && state.status === "failed") {
         events.push({ type: "webhook.reactivated", data: { at } })
       }
-      return Either.right(events)
+      return Result.succeed(events)
     }
     case "MarkWebhookFailed":
       // Several deliveries may fail at once; only the first turns the webhook failed.
-      return Either.right(
+      return Result.succeed(
         state.status === "active" ? [{ type: "webhook.failed", data: { reason: command.reason, at } }] : []
       )
     case "DeleteWebhook":
-      return Either.right([{ type: "webhook.deleted", data: { at } }])
+      return Result.succeed([{ type: "webhook.deleted", data: { at } }])
   }
 }
 

@@ -1,4 +1,4 @@
-import { Either } from "effect"
+import { Result } from "effect"
 import { answer, notAnObject } from "../customField/recordFields.js"
 import type { ErrorDetail, ValidationError } from "../errors.js"
 import { isJsonObject } from "../json.js"
@@ -29,19 +29,19 @@ export const WEBHOOK_SECRET_MIN = 8
 export const WEBHOOK_SECRET_MAX = 512
 
 /** Checks one key; Left holds its error details (several for an array). */
-type Check<A> = (value: unknown, path: string, options: WebhookInputOptions) => Either.Either<A, ReadonlyArray<ErrorDetail>>
+type Check<A> = (value: unknown, path: string, options: WebhookInputOptions) => Result.Result<A, ReadonlyArray<ErrorDetail>>
 type Value<C> = C extends Check<infer A> ? A : never
 /** The accepted keys: the required ones are sure to be there, or the body was refused. */
 type Accepted<C, R extends keyof C> = { [K in R]: Value<C[K]> } & { [K in Exclude<keyof C, R>]?: Value<C[K]> }
 
 const at = (path: string) => (message: string): ReadonlyArray<ErrorDetail> => [{ path, message }]
 
-const url: Check<string> = (value, path, options) => Either.mapLeft(checkWebhookUrl(value, options.allowInsecure), at(path))
+const url: Check<string> = (value, path, options) => Result.mapError(checkWebhookUrl(value, options.allowInsecure), at(path))
 
 /** Duplicates are dropped, first occurrence kept; `"*"` must stand alone. */
 const events: Check<ReadonlyArray<string>> = (value, path) => {
-  if (!Array.isArray(value)) return Either.left(at(path)("must be an array of event names"))
-  if (value.length === 0) return Either.left(at(path)("must not be empty"))
+  if (!Array.isArray(value)) return Result.fail(at(path)("must be an array of event names"))
+  if (value.length === 0) return Result.fail(at(path)("must not be empty"))
   const details: Array<ErrorDetail> = []
   const names: Array<string> = []
   for (const [i, item] of value.entries()) {
@@ -55,7 +55,7 @@ const events: Check<ReadonlyArray<string>> = (value, path) => {
   if (details.length === 0 && names.includes(WEBHOOK_ALL_EVENTS) && names.length > 1) {
     details.push({ path: `${path}[${value.indexOf(WEBHOOK_ALL_EVENTS)}]`, message: `"*" cannot be combined with event names` })
   }
-  return details.length > 0 ? Either.left(details) : Either.right(names)
+  return details.length > 0 ? Result.fail(details) : Result.succeed(names)
 }
 
 // Visible ASCII only: Standard Webhooks libraries take a "raw" secret's characters as bytes, so a
@@ -63,18 +63,18 @@ const events: Check<ReadonlyArray<string>> = (value, path) => {
 const SECRET = /^[\x21-\x7e]*$/
 
 const secret: Check<string | null> = (value, path) => {
-  if (value === null) return Either.right(null)
-  if (typeof value !== "string") return Either.left(at(path)("must be a string or null"))
+  if (value === null) return Result.succeed(null)
+  if (typeof value !== "string") return Result.fail(at(path)("must be a string or null"))
   if (value.length < WEBHOOK_SECRET_MIN || value.length > WEBHOOK_SECRET_MAX) {
-    return Either.left(at(path)(`must be ${WEBHOOK_SECRET_MIN} to ${WEBHOOK_SECRET_MAX} characters`))
+    return Result.fail(at(path)(`must be ${WEBHOOK_SECRET_MIN} to ${WEBHOOK_SECRET_MAX} characters`))
   }
   return SECRET.test(value)
-    ? Either.right(value)
-    : Either.left(at(path)("must contain only visible ASCII characters (no spaces)"))
+    ? Result.succeed(value)
+    : Result.fail(at(path)("must contain only visible ASCII characters (no spaces)"))
 }
 
 const status: Check<"active"> = (value, path) =>
-  value === "active" ? Either.right(value) : Either.left(at(path)(`can only be set to "active"`))
+  value === "active" ? Result.succeed(value) : Result.fail(at(path)(`can only be set to "active"`))
 
 // Named as read-only rather than unknown, to help the client.
 const READ_ONLY = ["id", "status", "last_delivery_at", "has_secret", "created_at", "updated_at"]
@@ -85,8 +85,8 @@ const readBody = <C extends Record<string, Check<unknown>>, R extends keyof C & 
   checks: C,
   required: ReadonlyArray<R>,
   options: WebhookInputOptions
-): Either.Either<Accepted<C, R>, ValidationError> => {
-  if (!isJsonObject(body)) return Either.left(notAnObject())
+): Result.Result<Accepted<C, R>, ValidationError> => {
+  if (!isJsonObject(body)) return Result.fail(notAnObject())
   const details: Array<ErrorDetail> = required
     .filter((key) => !Object.hasOwn(body, key))
     .map((key) => ({ path: key, message: "is required" }))
@@ -98,9 +98,9 @@ const readBody = <C extends Record<string, Check<unknown>>, R extends keyof C & 
       details.push({ path: key, message: READ_ONLY.includes(key) ? "is read-only" : "is not a known field" })
       continue
     }
-    Either.match(check(value, key, options), {
-      onLeft: (problems) => details.push(...problems),
-      onRight: (accepted) => {
+    Result.match(check(value, key, options), {
+      onFailure: (problems) => details.push(...problems),
+      onSuccess: (accepted) => {
         fields[key] = accepted
       }
     })
@@ -111,8 +111,8 @@ const readBody = <C extends Record<string, Check<unknown>>, R extends keyof C & 
 export const parseWebhookCreate = (
   body: unknown,
   options: WebhookInputOptions
-): Either.Either<WebhookCreate, ValidationError> =>
-  Either.map(
+): Result.Result<WebhookCreate, ValidationError> =>
+  Result.map(
     readBody(body, { url, events, secret }, ["url", "events"], options),
     (fields) => ({ url: fields.url, events: fields.events, secret: fields.secret ?? null })
   )
@@ -121,5 +121,5 @@ export const parseWebhookCreate = (
 export const parseWebhookPatch = (
   body: unknown,
   options: WebhookInputOptions
-): Either.Either<WebhookPatch, ValidationError> =>
+): Result.Result<WebhookPatch, ValidationError> =>
   readBody(body, { url, events, secret, status }, [], options)

@@ -1,15 +1,15 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Either } from "effect"
+import { Result } from "effect"
 import { WEBHOOK_EVENT_TYPES } from "./eventTypes.js"
 import { parseWebhookCreate, parseWebhookPatch } from "./input.js"
 
 const secure = { allowInsecure: false }
 const insecure = { allowInsecure: true }
 
-const details = (result: Either.Either<unknown, { details: ReadonlyArray<{ path: string; message: string }> }>) =>
-  Either.isLeft(result) ? result.left.details.map((d) => [d.path, d.message]) : []
-const paths = (result: Either.Either<unknown, { details: ReadonlyArray<{ path: string }> }>) =>
-  Either.isLeft(result) ? result.left.details.map((d) => d.path) : []
+const details = (result: Result.Result<unknown, { details: ReadonlyArray<{ path: string; message: string }> }>) =>
+  Result.isFailure(result) ? result.failure.details.map((d) => [d.path, d.message]) : []
+const paths = (result: Result.Result<unknown, { details: ReadonlyArray<{ path: string }> }>) =>
+  Result.isFailure(result) ? result.failure.details.map((d) => d.path) : []
 
 const create = (fields: Record<string, unknown>, options = secure) =>
   parseWebhookCreate({ url: "https://hooks.example.com/in", events: ["deal.created"], ...fields }, options)
@@ -17,25 +17,25 @@ const create = (fields: Record<string, unknown>, options = secure) =>
 describe("parseWebhookCreate", () => {
   it("accepts url, events and a secret", () => {
     expect(create({ secret: "s3cr3t-value" })).toEqual(
-      Either.right({ url: "https://hooks.example.com/in", events: ["deal.created"], secret: "s3cr3t-value" })
+      Result.succeed({ url: "https://hooks.example.com/in", events: ["deal.created"], secret: "s3cr3t-value" })
     )
   })
 
   it("takes an absent or null secret as no signing", () => {
-    expect(create({})).toEqual(Either.right({ url: "https://hooks.example.com/in", events: ["deal.created"], secret: null }))
-    expect(Either.map(create({ secret: null }), (w) => w.secret)).toEqual(Either.right(null))
+    expect(create({})).toEqual(Result.succeed({ url: "https://hooks.example.com/in", events: ["deal.created"], secret: null }))
+    expect(Result.map(create({ secret: null }), (w) => w.secret)).toEqual(Result.succeed(null))
   })
 
   it("knows the nine event names and the wildcard", () => {
     expect(WEBHOOK_EVENT_TYPES).toHaveLength(9)
-    expect(Either.isRight(create({ events: [...WEBHOOK_EVENT_TYPES] }))).toBe(true)
-    expect(Either.map(create({ events: ["*"] }), (w) => w.events)).toEqual(Either.right(["*"]))
+    expect(Result.isSuccess(create({ events: [...WEBHOOK_EVENT_TYPES] }))).toBe(true)
+    expect(Result.map(create({ events: ["*"] }), (w) => w.events)).toEqual(Result.succeed(["*"]))
   })
 
   it("drops duplicate events, keeping the first order", () => {
-    expect(Either.map(create({ events: ["deal.updated", "deal.created", "deal.updated"] }), (w) => w.events))
-      .toEqual(Either.right(["deal.updated", "deal.created"]))
-    expect(Either.map(create({ events: ["*", "*"] }), (w) => w.events)).toEqual(Either.right(["*"]))
+    expect(Result.map(create({ events: ["deal.updated", "deal.created", "deal.updated"] }), (w) => w.events))
+      .toEqual(Result.succeed(["deal.updated", "deal.created"]))
+    expect(Result.map(create({ events: ["*", "*"] }), (w) => w.events)).toEqual(Result.succeed(["*"]))
   })
 
   it("points at each unknown event name", () => {
@@ -74,7 +74,7 @@ describe("parseWebhookCreate", () => {
     [7, false],
     [513, false]
   ])("takes a secret of %i characters: %s", (length, ok) => {
-    expect(Either.isRight(create({ secret: "k".repeat(length) }))).toBe(ok)
+    expect(Result.isSuccess(create({ secret: "k".repeat(length) }))).toBe(ok)
   })
 
   it("refuses a secret with spaces or non-ASCII characters, or not a string", () => {
@@ -93,7 +93,7 @@ describe("webhook url", () => {
     // Host names are resolved and checked by the engine.
     ["https://localhost/hook", "https://localhost/hook"]
   ])("accepts %s", (url, stored) => {
-    expect(Either.map(create({ url }), (w) => w.url)).toEqual(Either.right(stored))
+    expect(Result.map(create({ url }), (w) => w.url)).toEqual(Result.succeed(stored))
   })
 
   it.each([
@@ -126,26 +126,26 @@ describe("webhook url", () => {
   })
 
   it("accepts http and non-public literals only when insecure targets are allowed", () => {
-    expect(Either.isRight(create({ url: "http://127.0.0.1:8080/hook" }, insecure))).toBe(true)
-    expect(Either.isRight(create({ url: "https://[::1]/" }, insecure))).toBe(true)
+    expect(Result.isSuccess(create({ url: "http://127.0.0.1:8080/hook" }, insecure))).toBe(true)
+    expect(Result.isSuccess(create({ url: "https://[::1]/" }, insecure))).toBe(true)
     expect(details(create({ url: "ftp://127.0.0.1/" }, insecure))).toEqual([["url", "must be an http or https URL"]])
     expect(paths(create({ url: "http://user@127.0.0.1/" }, insecure))).toEqual(["url"])
   })
 
   it("accepts 2048 characters", () => {
     const url = `https://example.com/${"a".repeat(2048 - "https://example.com/".length)}`
-    expect(Either.isRight(create({ url }))).toBe(true)
+    expect(Result.isSuccess(create({ url }))).toBe(true)
   })
 })
 
 describe("parseWebhookPatch", () => {
   it("keeps only the given keys", () => {
-    expect(parseWebhookPatch({ secret: null, events: ["*"] }, secure)).toEqual(Either.right({ secret: null, events: ["*"] }))
-    expect(parseWebhookPatch({}, secure)).toEqual(Either.right({}))
+    expect(parseWebhookPatch({ secret: null, events: ["*"] }, secure)).toEqual(Result.succeed({ secret: null, events: ["*"] }))
+    expect(parseWebhookPatch({}, secure)).toEqual(Result.succeed({}))
   })
 
   it("takes status only as active", () => {
-    expect(parseWebhookPatch({ status: "active" }, secure)).toEqual(Either.right({ status: "active" }))
+    expect(parseWebhookPatch({ status: "active" }, secure)).toEqual(Result.succeed({ status: "active" }))
     expect(details(parseWebhookPatch({ status: "failed" }, secure))).toEqual([["status", `can only be set to "active"`]])
   })
 
@@ -155,6 +155,6 @@ describe("parseWebhookPatch", () => {
   })
 
   it("accepts an insecure url when allowed", () => {
-    expect(parseWebhookPatch({ url: "http://10.0.0.1/" }, insecure)).toEqual(Either.right({ url: "http://10.0.0.1/" }))
+    expect(parseWebhookPatch({ url: "http://10.0.0.1/" }, insecure)).toEqual(Result.succeed({ url: "http://10.0.0.1/" }))
   })
 })

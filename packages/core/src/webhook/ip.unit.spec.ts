@@ -1,5 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
-import { FastCheck as fc } from "effect"
+import { prop } from "../testing/property.js"
+import * as fc from "fast-check"
 import type { IpClass } from "./ip.js"
 import { classifyIp, isPublicAddress } from "./ip.js"
 
@@ -111,11 +112,11 @@ describe("classifyIp", () => {
   // Low first octets are drawn often enough to hit every block.
   const octet = fc.oneof(fc.integer({ min: 0, max: 255 }), fc.constantFrom(0, 10, 100, 127, 169, 172, 192, 198, 203, 224, 240, 255))
 
-  it.prop("agrees with the reference on random IPv4 addresses", [fc.array(octet, { minLength: 4, maxLength: 4 })], ([octets]) => {
+  prop("agrees with the reference on random IPv4 addresses", [fc.array(octet, { minLength: 4, maxLength: 4 })], ([octets]) => {
     expect(classifyIp(octets.join("."))).toBe(reference(octets))
   })
 
-  it.prop("gives an IPv4-mapped address the class of its IPv4 address", [fc.array(octet, { minLength: 4, maxLength: 4 })], ([octets]) => {
+  prop("gives an IPv4-mapped address the class of its IPv4 address", [fc.array(octet, { minLength: 4, maxLength: 4 })], ([octets]) => {
     const [a = 0, b = 0, c = 0, d = 0] = octets
     const hex = `${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`
     expect(classifyIp(`::ffff:${octets.join(".")}`)).toBe(reference(octets))

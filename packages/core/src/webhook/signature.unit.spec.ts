@@ -1,5 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
-import { FastCheck as fc } from "effect"
+import { prop } from "../testing/property.js"
+import * as fc from "fast-check"
 import { createHmac } from "node:crypto"
 import { Webhook } from "standardwebhooks"
 import { signWebhookPayload, verifyWebhookSignature } from "./signature.js"
@@ -31,13 +32,13 @@ describe("signWebhookPayload", () => {
       .toBe(signWebhookPayload({ secret, webhookId, timestamp: now, body }))
   })
 
-  it.prop("is accepted by the standardwebhooks package", [secretArb, bodyArb], ([key, payload]) => {
+  prop("is accepted by the standardwebhooks package", [secretArb, bodyArb], ([key, payload]) => {
     const signature = signWebhookPayload({ secret: key, webhookId, timestamp: now, body: payload })
     expect(() => new Webhook(key, { format: "raw" }).verify(payload, headersFor(signature), { jsonParse: false }))
       .not.toThrow()
   })
 
-  it.prop("is accepted by verifyWebhookSignature", [secretArb, bodyArb], ([key, payload]) => {
+  prop("is accepted by verifyWebhookSignature", [secretArb, bodyArb], ([key, payload]) => {
     const signature = signWebhookPayload({ secret: key, webhookId, timestamp: now, body: payload })
     expect(verifyWebhookSignature({ secret: key, headers: headersFor(signature), rawBody: payload, now })).toBe(true)
   })
@@ -58,7 +59,7 @@ describe("verifyWebhookSignature", () => {
     expect(verify({ rawBody: new Uint8Array(Buffer.from(body, "utf8")) })).toBe(true)
   })
 
-  it.prop("refuses any change to the body", [fc.integer({ min: 0, max: body.length - 1 }), fc.char()], ([i, c]) => {
+  prop("refuses any change to the body", [fc.integer({ min: 0, max: body.length - 1 }), fc.integer({ min: 0x20, max: 0x7e }).map((code) => String.fromCharCode(code))], ([i, c]) => {
     const tampered = body.slice(0, i) + c + body.slice(i + 1)
     expect(verify({ rawBody: tampered })).toBe(tampered === body)
   })

@@ -1,4 +1,4 @@
-import { Either } from "effect"
+import { Result } from "effect"
 import { classifyIp } from "./ip.js"
 
 export const WEBHOOK_URL_MAX = 2048
@@ -18,25 +18,25 @@ const describeClass = {
  * Host names are resolved and checked by the engine; only IP literals can be judged here. Left is
  * the message of the `url` error detail.
  */
-export const checkWebhookUrl = (value: unknown, allowInsecure: boolean): Either.Either<string, string> => {
-  if (typeof value !== "string") return Either.left("must be a string")
+export const checkWebhookUrl = (value: unknown, allowInsecure: boolean): Result.Result<string, string> => {
+  if (typeof value !== "string") return Result.fail("must be a string")
   const text = value.trim()
-  if (text.length > WEBHOOK_URL_MAX) return Either.left(`must be at most ${WEBHOOK_URL_MAX} characters`)
+  if (text.length > WEBHOOK_URL_MAX) return Result.fail(`must be at most ${WEBHOOK_URL_MAX} characters`)
   let url: URL
   try {
     url = new URL(text)
   } catch {
-    return Either.left("must be an absolute URL")
+    return Result.fail("must be an absolute URL")
   }
   if (url.protocol !== "https:" && !(allowInsecure && url.protocol === "http:")) {
-    return Either.left(allowInsecure ? "must be an http or https URL" : "must be an https URL")
+    return Result.fail(allowInsecure ? "must be an http or https URL" : "must be an https URL")
   }
-  if (url.username !== "" || url.password !== "") return Either.left("must not contain credentials")
+  if (url.username !== "" || url.password !== "") return Result.fail("must not contain credentials")
   // `https://x/#` has an empty `hash` but still carries a fragment.
-  if (text.includes("#")) return Either.left("must not contain a fragment")
+  if (text.includes("#")) return Result.fail("must not contain a fragment")
   const kind = classifyIp(url.hostname)
   if (!allowInsecure && kind !== "public" && kind !== "invalid") {
-    return Either.left(`must not point to ${describeClass[kind]} address`)
+    return Result.fail(`must not point to ${describeClass[kind]} address`)
   }
-  return Either.right(text)
+  return Result.succeed(text)
 }

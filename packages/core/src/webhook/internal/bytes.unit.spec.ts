@@ -1,9 +1,10 @@
 import { describe, expect, it } from "@effect/vitest"
-import { FastCheck as fc } from "effect"
+import { prop } from "../../testing/property.js"
+import * as fc from "fast-check"
 import { base64Encode, concatBytes, constantTimeEqual, utf8Encode } from "./bytes.js"
 
 describe("utf8Encode", () => {
-  it.prop("agrees with Buffer on any string, lone surrogates included", [fc.string({ unit: "binary" })], ([text]) => {
+  prop("agrees with Buffer on any string, lone surrogates included", [fc.string({ unit: "binary" })], ([text]) => {
     expect(Buffer.from(utf8Encode(text)).equals(Buffer.from(text, "utf8"))).toBe(true)
   })
 
@@ -14,7 +15,7 @@ describe("utf8Encode", () => {
 })
 
 describe("base64Encode", () => {
-  it.prop("agrees with Buffer, padding included", [fc.uint8Array({ maxLength: 100 })], ([bytes]) => {
+  prop("agrees with Buffer, padding included", [fc.uint8Array({ maxLength: 100 })], ([bytes]) => {
     expect(base64Encode(bytes)).toBe(Buffer.from(bytes).toString("base64"))
   })
 
@@ -31,7 +32,7 @@ describe("concatBytes", () => {
 })
 
 describe("constantTimeEqual", () => {
-  it.prop("is byte equality", [fc.uint8Array({ maxLength: 8 }), fc.uint8Array({ maxLength: 8 })], ([a, b]) => {
+  prop("is byte equality", [fc.uint8Array({ maxLength: 8 }), fc.uint8Array({ maxLength: 8 })], ([a, b]) => {
     expect(constantTimeEqual(a, b)).toBe(Buffer.from(a).equals(Buffer.from(b)))
     expect(constantTimeEqual(a, Uint8Array.from(a))).toBe(true)
   })

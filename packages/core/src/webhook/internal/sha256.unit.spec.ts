@@ -1,5 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
-import { FastCheck as fc } from "effect"
+import { prop } from "../../testing/property.js"
+import * as fc from "fast-check"
 import { createHash, createHmac } from "node:crypto"
 import { hmacSha256, sha256 } from "./sha256.js"
 
@@ -17,11 +18,11 @@ describe("sha256", () => {
       .toBe("ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
   })
 
-  it.prop("agrees with node:crypto at the padding edges", [fc.constantFrom(...EDGE_LENGTHS).chain(bytesOfLength)], ([bytes]) => {
+  prop("agrees with node:crypto at the padding edges", [fc.constantFrom(...EDGE_LENGTHS).chain(bytesOfLength)], ([bytes]) => {
     expect(hex(sha256(bytes))).toBe(nodeSha256(bytes))
   })
 
-  it.prop("agrees with node:crypto on random byte arrays", [fc.uint8Array({ maxLength: 1500 })], ([bytes]) => {
+  prop("agrees with node:crypto on random byte arrays", [fc.uint8Array({ maxLength: 1500 })], ([bytes]) => {
     expect(hex(sha256(bytes))).toBe(nodeSha256(bytes))
   })
 
@@ -33,7 +34,7 @@ describe("sha256", () => {
 })
 
 describe("hmacSha256", () => {
-  it.prop(
+  prop(
     "agrees with node:crypto for keys shorter than, equal to and longer than a block",
     [fc.constantFrom(0, 1, 32, 63, 64, 65, 200).chain(bytesOfLength), fc.constantFrom(...EDGE_LENGTHS).chain(bytesOfLength)],
     ([key, message]) => {
@@ -42,7 +43,7 @@ describe("hmacSha256", () => {
   )
 
   const key = fc.uint8Array({ maxLength: 150 })
-  it.prop("agrees with node:crypto on random keys and messages", [key, fc.uint8Array({ maxLength: 1000 })], ([key, message]) => {
+  prop("agrees with node:crypto on random keys and messages", [key, fc.uint8Array({ maxLength: 1000 })], ([key, message]) => {
     expect(hex(hmacSha256(key, message))).toBe(nodeHmac(key, message))
   })
 })
