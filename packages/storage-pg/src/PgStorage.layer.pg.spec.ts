@@ -1,7 +1,7 @@
-import * as Reactivity from "@effect/experimental/Reactivity"
 import * as PgClient from "@effect/sql-pg/PgClient"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Redacted } from "effect"
+import * as Reactivity from "effect/reactivity/Reactivity"
 import { serverUrl, testDatabase } from "../../../test/support/pg.js"
 import { migrate } from "./migrate.js"
 import { migrations } from "./migrations/index.js"

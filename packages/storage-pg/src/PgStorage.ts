@@ -1,8 +1,9 @@
 import { DeliveryQueue, type DeliveryQueueService, Storage, type StorageService } from "@dealstream/core"
-import * as Reactivity from "@effect/experimental/Reactivity"
-import type { SqlClient } from "@effect/sql/SqlClient"
 import * as PgClient from "@effect/sql-pg/PgClient"
 import { Clock, Context, Duration, Effect, Layer, Redacted, type Scope } from "effect"
+import * as Reactivity from "effect/reactivity/Reactivity"
+import type { SqlClient } from "effect/sql/SqlClient"
+import type { SqlError } from "effect/sql/SqlError"
 import { claimDeliveries } from "./claimDeliveries.js"
 import { commit } from "./commit.js"
 import { makeCommitBatches, type SubmitCommit } from "./commitBatches.js"
@@ -31,12 +32,12 @@ export interface Options {
    */
   readonly commitLanes?: number
   /** How long to wait for the first connection. Default 5 seconds. */
-  readonly connectTimeout?: Duration.DurationInput
+  readonly connectTimeout?: Duration.Input
   /**
    * How often a `signals` subscriber checks that its LISTEN connection still hears the channel;
    * a dead one is noticed within about twice this. Default 5 seconds.
    */
-  readonly listenHeartbeat?: Duration.DurationInput
+  readonly listenHeartbeat?: Duration.Input
 }
 
 /** The storage port over a connected, migrated database. */
@@ -79,13 +80,18 @@ export interface Services {
 /**
  * Connects a pool, brings the schema up to date and returns the storage and the delivery queue
  * over it; the pool closes with the scope. Keys inside jsonb stay exactly as written: no name
- * transforms, transformJson off.
+ * transforms, transformJson off. Rows come back in PostgreSQL's binary format: jsonb as
+ * JSON.parse of its text (keys in jsonb's order, as node-postgres gave them), int8 as bigint,
+ * timestamptz as Date; the row readers (internal/eventRow.ts, headSequence.ts) turn these into the
+ * port's numbers and ISO strings.
  */
 export const makeWithQueue = (options: Options | string): Effect.Effect<Services, DatabaseError, Scope.Scope> => {
   const { commitLanes, connectTimeout, listenHeartbeat, maxConnections, url } = typeof options === "string"
     ? { url: options } as Options
     : options
   const target = targetOf(url)
+  const cannotConnect = (error: SqlError) =>
+    new DatabaseError({ message: `cannot connect to PostgreSQL at ${target}: ${reasonOf(error)}` })
   return Effect.gen(function*() {
     const sql = yield* PgClient.make({
       url: Redacted.make(url),
@@ -94,9 +100,13 @@ export const makeWithQueue = (options: Options | string): Effect.Effect<Services
       connectTimeout: connectTimeout ?? Duration.seconds(5),
       applicationName: "dealstream"
     }).pipe(
+      // Reactivity (invalidation of `sql.reactive` queries) is not used, but PgClient requires it.
       Effect.provide(Reactivity.layer),
-      Effect.mapError((error) => new DatabaseError({ message: `cannot connect to PostgreSQL at ${target}: ${reasonOf(error)}` }))
+      Effect.mapError(cannotConnect)
     )
+    // The pool opens connections when they are first needed: one now, so that an unreachable
+    // database or a refused login is said as such, not as a failed migration.
+    yield* sql.unsafe("SELECT 1").pipe(Effect.mapError(cannotConnect))
     yield* migrate(sql).pipe(
       Effect.mapError((error) => new DatabaseError({ message: `cannot migrate PostgreSQL at ${target}: ${reasonOf(error)}` }))
     )
@@ -118,5 +128,5 @@ export const make = (options: Options | string): Effect.Effect<StorageService, D
 
 /** Storage and DeliveryQueue over one pool. */
 export const layer = (options: Options | string): Layer.Layer<Storage | DeliveryQueue, DatabaseError> =>
-  Layer.scopedContext(Effect.map(makeWithQueue(options), ({ queue, storage }) =>
+  Layer.effectContext(Effect.map(makeWithQueue(options), ({ queue, storage }) =>
     Context.make(Storage, storage).pipe(Context.add(DeliveryQueue, queue))))

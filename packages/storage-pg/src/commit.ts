@@ -7,12 +7,12 @@ import {
   UniqueViolation,
   VersionConflict
 } from "@dealstream/core"
-import type { SqlClient } from "@effect/sql/SqlClient"
-import { SqlError } from "@effect/sql/SqlError"
 import { Effect } from "effect"
+import type { SqlClient } from "effect/sql/SqlClient"
+import type { SqlError } from "effect/sql/SqlError"
 import type { CommitParams, SubmitCommit } from "./commitBatches.js"
 import { upsertRecord } from "./internal/documentRow.js"
-import { sqlStateOf } from "./internal/sqlState.js"
+import { serverError, sqlStateOf } from "./internal/sqlState.js"
 import { documentTables, tables } from "./tables.js"
 
 /**
@@ -146,7 +146,7 @@ export const commit = (sql: SqlClient, submit: SubmitCommit) =>
           return Effect.fail(new VersionConflict({ streamId, expectedVersion, actualVersion }))
         }
         // Undone alone inside a batch: its SQLSTATE and constraint say why, as a thrown error's would.
-        if ("error" in outcome) return Effect.fail(new SqlError({ message: outcome.error.message, cause: outcome.error }))
+        if ("error" in outcome) return Effect.fail(serverError(outcome.error))
         return Effect.succeed(resultOf(commit, outcome.events, recordedAt))
       }),
       Effect.catchTag("SqlError", (error) => {

@@ -1,9 +1,9 @@
 import { type Commit, type NewEvent, UniqueViolation, VersionConflict } from "@dealstream/core"
 import { storageContractSuite } from "@dealstream/core/testing"
-import * as Reactivity from "@effect/experimental/Reactivity"
 import * as PgClient from "@effect/sql-pg/PgClient"
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Either, Layer, Redacted } from "effect"
+import { Effect, Layer, Redacted, Result } from "effect"
+import * as Reactivity from "effect/reactivity/Reactivity"
 import { testDatabase } from "../../../test/support/pg.js"
 import { makeCommitBatches } from "./commitBatches.js"
 import { migrate } from "./migrate.js"
@@ -13,7 +13,7 @@ import * as PgStorage from "./PgStorage.js"
 // concurrent cases run through ds_commit_batch rather than single calls.
 storageContractSuite(
   "postgres, one commit lane",
-  Layer.unwrapScoped(Effect.map(testDatabase, (url) => PgStorage.layer({ url, commitLanes: 1 })))
+  Layer.unwrap(Effect.map(testDatabase, (url) => PgStorage.layer({ url, commitLanes: 1 })))
 )
 
 const ws = "ws_batch"
@@ -39,7 +39,7 @@ const createWithKey = (id: string, key: string | null): Commit => ({
 })
 
 describe("group commit", () => {
-  it.scoped("commits that arrive together share statements, and each fails or succeeds on its own", () =>
+  it.effect("commits that arrive together share statements, and each fails or succeeds on its own", () =>
     Effect.gen(function*() {
       const url = yield* testDatabase
       const sql = yield* PgClient.make({ url: Redacted.make(url), transformJson: false, maxConnections: 4 }).pipe(
@@ -61,24 +61,24 @@ describe("group commit", () => {
           commits.push({ commit: createWithKey(`con_key_${i}_${j}`, `key_${i}@x.io`), kind: "key", group: `k${i}` })
         }
       }
-      const results = yield* Effect.forEach(commits, ({ commit }) => Effect.either(storage.commit(commit)), {
+      const results = yield* Effect.forEach(commits, ({ commit }) => Effect.result(storage.commit(commit)), {
         concurrency: "unbounded"
       })
 
       const byGroup = new Map<string, Array<(typeof results)[number]>>()
       commits.forEach(({ group }, i) => byGroup.set(group, [...(byGroup.get(group) ?? []), results[i]!]))
       for (const [group, outcomes] of byGroup) {
-        const won = outcomes.filter(Either.isRight)
+        const won = outcomes.filter(Result.isSuccess)
         expect(won, group).toHaveLength(1)
-        for (const lost of outcomes.filter(Either.isLeft)) {
-          if (group.startsWith("s")) expect(lost.left).toBeInstanceOf(VersionConflict)
-          else expect(lost.left).toBeInstanceOf(UniqueViolation)
+        for (const lost of outcomes.filter(Result.isFailure)) {
+          if (group.startsWith("s")) expect(lost.failure).toBeInstanceOf(VersionConflict)
+          else expect(lost.failure).toBeInstanceOf(UniqueViolation)
         }
       }
       // What each winner was told is what the log holds: no losing commit left a trace.
       const log = yield* storage.readLog({ after: 0, limit: 1_000 })
       expect(log).toHaveLength(30 + 10 + 5)
-      const told = results.flatMap((r) => (Either.isRight(r) ? r.right.events.map((e) => e.sequence) : []))
+      const told = results.flatMap((r) => (Result.isSuccess(r) ? r.success.events.map((e) => e.sequence) : []))
       expect(new Set(told)).toEqual(new Set(log.map((e) => e.sequence)))
 
       const { commits: carried, statements } = batches.sent()

@@ -1,6 +1,6 @@
-import type { SqlClient } from "@effect/sql/SqlClient"
-import { SqlError } from "@effect/sql/SqlError"
 import { Deferred, Effect, Exit, Queue, type Scope } from "effect"
+import type { SqlClient } from "effect/sql/SqlClient"
+import { SqlError, UnknownError } from "effect/sql/SqlError"
 
 /** What `ds_commit` is given, before encoding: streams, events, redacted streams, removes, upserts. */
 export interface CommitParams {
@@ -79,14 +79,20 @@ export const makeCommitBatches = (
         ([row]) =>
           row?.outcomes.length === params.length
             ? Effect.succeed(row.outcomes)
-            : Effect.fail(new SqlError({ message: "ds_commit_batch answered for a different number of commits" }))
+            : Effect.fail(
+              new SqlError({
+                reason: new UnknownError({
+                  cause: row,
+                  message: "ds_commit_batch answered for a different number of commits",
+                  operation: "query"
+                })
+              })
+            )
       )
     }
 
     const lane = Effect.gen(function*() {
-      const first = yield* Queue.take(queue)
-      const rest = yield* Queue.takeUpTo(queue, options.maxBatch - 1)
-      const waiting = [first, ...rest]
+      const waiting = yield* Queue.takeBetween(queue, 1, options.maxBatch)
       statements++
       commits += waiting.length
       const exit = yield* Effect.exit(send(waiting.map((w) => w.params)))
@@ -101,7 +107,7 @@ export const makeCommitBatches = (
     return {
       submit: (params) =>
         Effect.flatMap(Deferred.make<CommitOutcome, SqlError>(), (done) =>
-          Effect.zipRight(Queue.offer(queue, { params, done }), Deferred.await(done))),
+          Effect.andThen(Queue.offer(queue, { params, done }), Deferred.await(done))),
       sent: () => ({ statements, commits })
     }
   })

@@ -1,9 +1,9 @@
 import type { DocumentQuery, Expr } from "@dealstream/core"
-import * as Reactivity from "@effect/experimental/Reactivity"
-import type { SqlClient } from "@effect/sql/SqlClient"
 import * as PgClient from "@effect/sql-pg/PgClient"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Layer, Redacted } from "effect"
+import * as Reactivity from "effect/reactivity/Reactivity"
+import type { SqlClient } from "effect/sql/SqlClient"
 import { testDatabase } from "../../../test/support/pg.js"
 import { claimSql } from "./claimDeliveries.js"
 import { migrate } from "./migrate.js"
@@ -15,8 +15,8 @@ const DELIVERIES = 100_000
 const ws = "ws_big"
 
 const Sql = PgClient.PgClient
-const sqlLayer = Layer.unwrapScoped(Effect.map(testDatabase, (url) =>
-  Layer.scoped(Sql, PgClient.make({ url: Redacted.make(url), transformJson: false }))
+const sqlLayer = Layer.unwrap(Effect.map(testDatabase, (url) =>
+  Layer.effect(Sql, PgClient.make({ url: Redacted.make(url), transformJson: false }))
     .pipe(Layer.provide(Reactivity.layer), Layer.orDie)))
 
 // A delivery history as it grows: almost every delivery sent long ago, a queue of 2% pending

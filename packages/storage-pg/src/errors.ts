@@ -1,6 +1,6 @@
 import { StorageUnavailable } from "@dealstream/core"
-import type { SqlError } from "@effect/sql/SqlError"
 import { Effect, Schema } from "effect"
+import { isSqlError, type SqlError } from "effect/sql/SqlError"
 import { sqlStateOf } from "./internal/sqlState.js"
 
 /**
@@ -37,8 +37,9 @@ export const reasonOf = (cause: unknown): string => {
   if (Array.isArray(errors) && errors.length > 0) return reasonOf(errors[0])
   if (typeof message === "string" && message !== "") {
     if (/timed? ?out/i.test(message)) return "timed out"
-    // SqlError wraps the driver's error: the driver's words are the useful ones.
-    if (inner !== undefined && /^(PgClient: |Failed to )/.test(message)) return reasonOf(inner)
+    // SqlError wraps a reason that wraps the server's or the socket's error (a message such as
+    // "PgConnection: Query failed"): the innermost words are the useful ones.
+    if (inner !== undefined && /^(PgConnection: |PgClient: |Failed to )/.test(message)) return reasonOf(inner)
     return firstLine(message)
   }
   return inner !== undefined ? reasonOf(inner) : "unknown error"
@@ -62,6 +63,8 @@ export const targetOf = (url: string): string => {
 export const isUnavailable = (error: SqlError): boolean => {
   const { code } = sqlStateOf(error)
   if (code !== null) return /^(08|53|57|58)/.test(code)
+  // The driver's own connection failures (refused, reset, closed, timed out) carry no SQLSTATE.
+  if (error.reason._tag === "ConnectionError") return true
   const reason = reasonOf(error)
   return Object.values(networkReasons).includes(reason) ||
     /connect|terminat|timed out|closed|ended|not queryable/i.test(reason)
@@ -71,7 +74,7 @@ export const isUnavailable = (error: SqlError): boolean => {
 export const orUnavailable = <A, E>(effect: Effect.Effect<A, E | SqlError>): Effect.Effect<A, Exclude<E, SqlError> | StorageUnavailable> =>
   Effect.catchIf(
     effect,
-    (error): error is SqlError => typeof error === "object" && error !== null && (error as { _tag?: unknown })._tag === "SqlError",
+    (error): error is SqlError => isSqlError(error),
     (error) =>
       isUnavailable(error)
         ? Effect.fail(new StorageUnavailable({ message: `PostgreSQL is unavailable: ${reasonOf(error)}` }))

@@ -1,7 +1,7 @@
 import type { Collection, StoredDocument } from "@dealstream/core"
-import type { SqlClient } from "@effect/sql/SqlClient"
-import type { SqlError } from "@effect/sql/SqlError"
 import { Effect } from "effect"
+import type { SqlClient } from "effect/sql/SqlClient"
+import type { SqlError } from "effect/sql/SqlError"
 import { documentColumns, type DocumentRow, toStoredDocument } from "./internal/documentRow.js"
 import { documentTables } from "./tables.js"
 

@@ -1,6 +1,6 @@
-import type { SqlClient } from "@effect/sql/SqlClient"
-import type { SqlError } from "@effect/sql/SqlError"
 import { Effect } from "effect"
+import type { SqlClient } from "effect/sql/SqlClient"
+import type { SqlError } from "effect/sql/SqlError"
 import { tables } from "./tables.js"
 
 export const headSequence = (sql: SqlClient): Effect.Effect<number, SqlError> =>

@@ -1,7 +1,7 @@
 import type { Collection, ExpiredRecord } from "@dealstream/core"
-import type { SqlClient } from "@effect/sql/SqlClient"
-import type { SqlError } from "@effect/sql/SqlError"
 import { Effect } from "effect"
+import type { SqlClient } from "effect/sql/SqlClient"
+import type { SqlError } from "effect/sql/SqlError"
 import { documentTables } from "./tables.js"
 
 /**

@@ -1,6 +1,6 @@
-import type { SqlClient } from "@effect/sql/SqlClient"
-import type { SqlError } from "@effect/sql/SqlError"
 import { Effect } from "effect"
+import type { SqlClient } from "effect/sql/SqlClient"
+import type { SqlError } from "effect/sql/SqlError"
 import { type Migration, migrations as all } from "./migrations/index.js"
 import { tables } from "./tables.js"
 

@@ -1,9 +1,9 @@
 import type { Collection, DocumentQuery, Expr, FieldRef } from "@dealstream/core"
-import * as Reactivity from "@effect/experimental/Reactivity"
-import type { SqlClient } from "@effect/sql/SqlClient"
 import * as PgClient from "@effect/sql-pg/PgClient"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Layer, Redacted } from "effect"
+import * as Reactivity from "effect/reactivity/Reactivity"
+import type { SqlClient } from "effect/sql/SqlClient"
 import { testDatabase } from "../../../test/support/pg.js"
 import { migrate } from "./migrate.js"
 import { compileQuery } from "./queryDocuments.js"
@@ -14,8 +14,8 @@ const DEALS = 50_000
 const ws = "ws_big"
 
 const Sql = PgClient.PgClient
-const sqlLayer = Layer.unwrapScoped(Effect.map(testDatabase, (url) =>
-  Layer.scoped(Sql, PgClient.make({ url: Redacted.make(url), transformJson: false }))
+const sqlLayer = Layer.unwrap(Effect.map(testDatabase, (url) =>
+  Layer.effect(Sql, PgClient.make({ url: Redacted.make(url), transformJson: false }))
     .pipe(Layer.provide(Reactivity.layer), Layer.orDie)))
 
 // Seeded in one statement per table; a few other workspaces make workspace_id selective as in life.

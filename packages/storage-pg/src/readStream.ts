@@ -1,7 +1,7 @@
 import type { StoredEvent } from "@dealstream/core"
-import type { SqlClient } from "@effect/sql/SqlClient"
-import type { SqlError } from "@effect/sql/SqlError"
 import { Effect } from "effect"
+import type { SqlClient } from "effect/sql/SqlClient"
+import type { SqlError } from "effect/sql/SqlError"
 import { eventColumns, type EventRow, toStoredEvent } from "./internal/eventRow.js"
 import { tables } from "./tables.js"
 

@@ -1,6 +1,6 @@
-import type { SqlClient } from "@effect/sql/SqlClient"
-import type { SqlError } from "@effect/sql/SqlError"
 import { Effect } from "effect"
+import type { SqlClient } from "effect/sql/SqlClient"
+import type { SqlError } from "effect/sql/SqlError"
 import { isPending } from "./internal/queueSql.js"
 import { documentTables } from "./tables.js"
 

@@ -1,7 +1,7 @@
 import type { Collection, DocumentWrite } from "@dealstream/core"
-import type { SqlClient } from "@effect/sql/SqlClient"
-import type { SqlError } from "@effect/sql/SqlError"
 import { Effect } from "effect"
+import type { SqlClient } from "effect/sql/SqlClient"
+import type { SqlError } from "effect/sql/SqlError"
 import { upsertRecord, upsertSql } from "./internal/documentRow.js"
 import { collections as allCollections, documentTables } from "./tables.js"
 

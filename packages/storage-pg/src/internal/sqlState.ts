@@ -1,12 +1,46 @@
-import type { SqlError } from "@effect/sql/SqlError"
+import * as SqlError from "effect/sql/SqlError"
 
-/** The SQLSTATE and constraint name node-postgres attaches to a server error, when there is one. */
-export const sqlStateOf = (error: SqlError): { readonly code: string | null; readonly constraint: string | null } => {
-  const cause = error.cause
-  if (typeof cause !== "object" || cause === null) return { code: null, constraint: null }
-  const { code, constraint } = cause as { readonly code?: unknown; readonly constraint?: unknown }
+/**
+ * The SQLSTATE and constraint name of a server error, when there is one. @effect/sql-pg 4 wraps it
+ * twice: the SqlError's `reason` (UniqueViolation, DeadlockError, …) holds as its `cause` an Error
+ * carrying the server's ErrorResponse fields (`code`, `constraint`, `detail`, …).
+ */
+export const sqlStateOf = (error: SqlError.SqlError): { readonly code: string | null; readonly constraint: string | null } => {
+  const fields = error.reason.cause
+  if (typeof fields !== "object" || fields === null) return { code: null, constraint: null }
+  const { code, constraint } = fields as { readonly code?: unknown; readonly constraint?: unknown }
   return {
     code: typeof code === "string" && /^[0-9A-Z]{5}$/.test(code) ? code : null,
     constraint: typeof constraint === "string" ? constraint : null
   }
+}
+
+/**
+ * A server error as @effect/sql-pg reports it: the reason it would choose for the SQLSTATE, over
+ * an Error with the same fields. For errors the server reported in a result (a commit undone alone
+ * inside a batch), so they are handled exactly like thrown ones.
+ */
+export const serverError = (fields: { readonly code: string; readonly constraint: string | null; readonly message: string }) => {
+  const cause = Object.assign(new Error(fields.message), {
+    code: fields.code,
+    ...(fields.constraint === null ? {} : { constraint: fields.constraint })
+  })
+  const props = { cause, message: fields.message, operation: "query" }
+  const { code } = fields
+  const reason = code === "23505"
+    ? new SqlError.UniqueViolation({ ...props, constraint: fields.constraint ?? "unknown" })
+    : code === "40P01"
+    ? new SqlError.DeadlockError(props)
+    : code === "40001"
+    ? new SqlError.SerializationError(props)
+    : code === "55P03"
+    ? new SqlError.LockTimeoutError(props)
+    : code === "57014"
+    ? new SqlError.StatementTimeoutError(props)
+    : code.startsWith("08")
+    ? new SqlError.ConnectionError(props)
+    : code.startsWith("23")
+    ? new SqlError.ConstraintError(props)
+    : new SqlError.UnknownError(props)
+  return new SqlError.SqlError({ reason })
 }
