@@ -1,7 +1,8 @@
-import { HttpApi, OpenApi } from "@effect/platform"
+import { HttpApi, OpenApi } from "effect/http-api"
 import { ContactsApi } from "./contacts/Api.js"
 import { CustomFieldsApi } from "./customFields/Api.js"
 import { DealsApi } from "./deals/Api.js"
+import { ErrorBodies } from "./errors/ErrorBodies.js"
 import { describeEdgeErrors } from "./openApiEdgeErrors.js"
 import { PipelinesApi } from "./pipelines/Api.js"
 import { SystemApi } from "./system/Api.js"
@@ -27,14 +28,10 @@ Records live in PostgreSQL (or, for a throwaway host, in memory). Several hosts 
 each answers with what the database holds, so a write through one host is read through any other at
 once, and uniqueness (a live contact's email) holds across hosts.`
 
+/** The whole API; ErrorBodies comes last so that it wraps every endpoint's own middleware. */
 export class Api extends HttpApi.make("dealstream")
-  .add(ContactsApi)
-  .add(PipelinesApi)
-  .add(DealsApi)
-  .add(CustomFieldsApi)
-  .add(TrashApi)
-  .add(WebhooksApi)
-  .add(SystemApi)
+  .add(ContactsApi, PipelinesApi, DealsApi, CustomFieldsApi, TrashApi, WebhooksApi, SystemApi)
+  .middleware(ErrorBodies)
   .annotate(OpenApi.Title, "dealstream API")
   .annotate(OpenApi.Version, "1")
   .annotate(OpenApi.Description, description)

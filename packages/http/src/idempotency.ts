@@ -1,7 +1,7 @@
 import { Engine, IdempotencyClaim, type Json, type RequestContext, type StorageUnavailable, ValidationError } from "@dealstream/core"
-import type { HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import type { HttpServerRequest, HttpServerResponse } from "effect/http"
 import { createHash } from "node:crypto"
-import { Clock, Context, Effect, Layer } from "effect"
+import { Clock, Context, Effect, Layer, Semaphore } from "effect"
 import { IdempotencyConflict } from "./errors/HttpErrors.js"
 import { type Reply, respond } from "./responses.js"
 
@@ -49,10 +49,9 @@ export interface IdempotentRepliesService {
   >
 }
 
-export class IdempotentReplies extends Context.Tag("@dealstream/http/IdempotentReplies")<
-  IdempotentReplies,
-  IdempotentRepliesService
->() {}
+export class IdempotentReplies extends Context.Service<IdempotentReplies, IdempotentRepliesService>()(
+  "@dealstream/http/IdempotentReplies"
+) {}
 
 export const IdempotentRepliesLive = Layer.effect(
   IdempotentReplies,
@@ -60,11 +59,11 @@ export const IdempotentRepliesLive = Layer.effect(
     const engine = yield* Engine
     // Two concurrent requests with one key would both miss the store and both run; within this
     // process they take turns instead. (Across hosts the window remains: the store has no lock.)
-    const locks = new Map<string, { readonly lock: Effect.Semaphore; users: number }>()
+    const locks = new Map<string, { readonly lock: Semaphore.Semaphore; users: number }>()
     const withLock = <A, E>(name: string, effect: Effect.Effect<A, E>) =>
       Effect.acquireUseRelease(
         Effect.sync(() => {
-          const entry = locks.get(name) ?? { lock: Effect.unsafeMakeSemaphore(1), users: 0 }
+          const entry = locks.get(name) ?? { lock: Semaphore.makeUnsafe(1), users: 0 }
           entry.users++
           locks.set(name, entry)
           return entry
@@ -120,7 +119,7 @@ export const IdempotentRepliesLive = Layer.effect(
                 body: answer.body satisfies Json | null,
                 location: answer.location,
                 created_at: new Date(now).toISOString()
-              }).pipe(Effect.catchAll((error) => Effect.logWarning("idempotency key not stored", error.message)))
+              }).pipe(Effect.catch((error) => Effect.logWarning("idempotency key not stored", error.message)))
             }
             return respond(answer)
           })

@@ -1,5 +1,5 @@
 import type { IfMatch, RequestContext, Versioned } from "@dealstream/core"
-import type { HttpServerRequest } from "@effect/platform"
+import type { HttpServerRequest } from "effect/http"
 import { Effect } from "effect"
 import { Caller } from "./auth/Authentication.js"
 import type { IdempotentRepliesService } from "./idempotency.js"
@@ -15,7 +15,7 @@ interface Request {
 }
 
 interface RecordRequest extends Request {
-  readonly path: { readonly id: string }
+  readonly params: { readonly id: string }
 }
 
 /** POST of a new record: no query parameters, a JSON body, the Idempotency-Key rules, 201 + Location. */
@@ -47,7 +47,7 @@ export const restoreRecord = <E, E2>(
   /** The record as it is now: the answer to a retry whose first answer was lost. */
   read: (ctx: RequestContext, id: string) => Effect.Effect<Versioned, E2>
 ) =>
-({ path, request }: RecordRequest) =>
+({ params, request }: RecordRequest) =>
   Effect.gen(function*() {
     yield* readQuery(request, [])
     const ctx = yield* Caller
@@ -55,7 +55,7 @@ export const restoreRecord = <E, E2>(
       ctx,
       request,
       null,
-      Effect.map(restore(ctx, path.id), (restored) => record(restored)),
+      Effect.map(restore(ctx, params.id), (restored) => record(restored)),
       (applied) => Effect.map(read(ctx, applied.id), (current) => record(current))
     )
   })
@@ -64,22 +64,22 @@ export const restoreRecord = <E, E2>(
 export const writeRecord = <E>(
   write: (ctx: RequestContext, id: string, body: unknown, ifMatch: IfMatch) => Effect.Effect<Versioned, E>
 ) =>
-({ path, request }: RecordRequest) =>
+({ params, request }: RecordRequest) =>
   Effect.gen(function*() {
     yield* readQuery(request, [])
     const ctx = yield* Caller
     const ifMatch = yield* readIfMatch(request)
     const body = yield* readJsonBody(request)
-    return respond(record(yield* write(ctx, path.id, body, ifMatch)))
+    return respond(record(yield* write(ctx, params.id, body, ifMatch)))
   })
 
 /** DELETE of one record, conditional on If-Match; 204. */
 export const deleteRecord = <E>(
   remove: (ctx: RequestContext, id: string, ifMatch: IfMatch) => Effect.Effect<void, E>
 ) =>
-({ path, request }: RecordRequest) =>
+({ params, request }: RecordRequest) =>
   Effect.gen(function*() {
     yield* readQuery(request, [])
-    yield* remove(yield* Caller, path.id, yield* readIfMatch(request))
+    yield* remove(yield* Caller, params.id, yield* readIfMatch(request))
     return respond(noContent)
   })

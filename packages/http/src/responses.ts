@@ -1,5 +1,5 @@
 import type { Json, Page, Versioned } from "@dealstream/core"
-import { HttpServerResponse } from "@effect/platform"
+import { HttpServerResponse } from "effect/http"
 
 /**
  * A successful answer before it becomes bytes: handlers build one, the idempotency store keeps
@@ -41,7 +41,7 @@ export const respond = (reply: Reply, headers: Record<string, string> = {}): Htt
   if (reply.version !== null) all["etag"] = `"${reply.version}"`
   return reply.body === null
     ? HttpServerResponse.empty({ status: reply.status, headers: all })
-    : HttpServerResponse.unsafeJson(reply.body, { status: reply.status, headers: all })
+    : HttpServerResponse.jsonUnsafe(reply.body, { status: reply.status, headers: all })
 }
 
 /** Where a created record lives: `/v1/contacts/con_…`. */

@@ -20,7 +20,7 @@ export interface ApiKeysService {
   readonly authenticate: (presented: string) => Effect.Effect<Option.Option<KeyOwner>, StorageUnavailable>
 }
 
-export class ApiKeys extends Context.Tag("@dealstream/http/ApiKeys")<ApiKeys, ApiKeysService>() {}
+export class ApiKeys extends Context.Service<ApiKeys, ApiKeysService>()("@dealstream/http/ApiKeys") {}
 
 const sha256 = (text: string): Buffer => createHash("sha256").update(text, "utf8").digest()
 
@@ -52,7 +52,7 @@ export const make = (
       }
       if (found !== undefined) return Effect.succeed(Option.some(found))
       const hex = digest.toString("hex")
-      return Effect.map(cache.lookup(hex, lookup(hex)), Option.fromNullable)
+      return Effect.map(cache.lookup(hex, lookup(hex)), Option.fromNullishOr)
     }
   }
 }

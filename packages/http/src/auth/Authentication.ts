@@ -1,6 +1,7 @@
 import type { RequestContext } from "@dealstream/core"
-import { HttpApiMiddleware, HttpApiSecurity, HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { Context, Effect, Layer, Option, Schema } from "effect"
+import { HttpEffect, HttpServerRequest, HttpServerResponse } from "effect/http"
+import { HttpApiMiddleware, HttpApiSecurity } from "effect/http-api"
+import { Context, Effect, Layer, Option } from "effect"
 import { RateLimited, Unauthorized, Unavailable } from "../errors/HttpErrors.js"
 import * as AddressLimiter from "../rateLimit/AddressRateLimit.js"
 import { type RateDecision, RateLimiter } from "../rateLimit/RateLimiter.js"
@@ -8,21 +9,25 @@ import { RequestInfo } from "../request/RequestInfo.js"
 import { ApiKeys } from "./ApiKeys.js"
 
 /** The authenticated caller of a /v1 endpoint, in the engine's own terms. */
-export class Caller extends Context.Tag("@dealstream/http/Caller")<Caller, RequestContext>() {}
+export class Caller extends Context.Service<Caller, RequestContext>()("@dealstream/http/Caller") {}
 
-export class Authentication extends HttpApiMiddleware.Tag<Authentication>()("@dealstream/http/Authentication", {
-  // A stored key is looked up in the database: when it cannot be reached the answer is 503, not 401
-  // (the key may well be valid) and not 500.
-  failure: Schema.Union(Unauthorized, RateLimited, Unavailable),
-  provides: Caller,
-  security: { bearer: HttpApiSecurity.bearer }
-}) {}
+export class Authentication extends HttpApiMiddleware.Service<Authentication, { provides: Caller }>()(
+  "@dealstream/http/Authentication",
+  {
+    // A stored key is looked up in the database: when it cannot be reached the answer is 503, not
+    // 401 (the key may well be valid) and not 500.
+    error: [Unauthorized, RateLimited, Unavailable],
+    // `bearer` rather than HttpApiSecurity.bearer's `Bearer`: the scheme the OpenAPI document has
+    // always named (schemes are case-insensitive; the header is read in authenticate below).
+    security: { bearer: HttpApiSecurity.http({ scheme: "bearer" }) }
+  }
+) {}
 
 const BEARER = /^Bearer[ \t]+(\S+)[ \t]*$/i
 
 /** The RateLimit-* headers of a decision, on whatever answer the request gets. */
 const showLimit = (decision: RateDecision) =>
-  HttpApp.appendPreResponseHandler((_, response) =>
+  HttpEffect.appendPreResponseHandler((_, response) =>
     Effect.succeed(HttpServerResponse.setHeaders(response, {
       "ratelimit-limit": String(decision.limit),
       "ratelimit-remaining": String(decision.remaining),
@@ -31,14 +36,14 @@ const showLimit = (decision: RateDecision) =>
   )
 
 const refused = (decision: RateDecision) =>
-  Effect.zipRight(showLimit(decision), new RateLimited({ message: "rate limit exceeded", retryAfterSeconds: decision.retryAfterSeconds }))
+  Effect.andThen(showLimit(decision), new RateLimited({ message: "rate limit exceeded", retryAfterSeconds: decision.retryAfterSeconds }))
 
 /**
- * HttpApi's bearer security hands us whatever follows the first seven characters of the header
- * (`Token abc` included), so the header is read and checked here instead. Two limits apply: the
- * client address's before anything else, since an unknown key costs a storage read and a flood of
- * them must stop before the database; then the key's, once the key is known. Every request to an
- * authenticated route is charged to its address, a valid key's too.
+ * HttpApi's bearer security hands us whatever follows the scheme (`Bearer a b` included), so the
+ * header is read and checked here instead. Two limits apply: the client address's before anything
+ * else, since an unknown key costs a storage read and a flood of them must stop before the
+ * database; then the key's, once the key is known. Every request to an authenticated route is
+ * charged to its address, a valid key's too.
  */
 export const AuthenticationLive = Layer.effect(
   Authentication,
@@ -47,7 +52,7 @@ export const AuthenticationLive = Layer.effect(
     const limiter = yield* RateLimiter
     const addresses = AddressLimiter.make(yield* AddressLimiter.AddressRateLimit, limiter.options)
     return Authentication.of({
-      bearer: () =>
+      bearer: (httpEffect) =>
         Effect.gen(function*() {
           const request = yield* HttpServerRequest.HttpServerRequest
           const byAddress = yield* addresses.take(request)
@@ -69,7 +74,11 @@ export const AuthenticationLive = Layer.effect(
           if (!byKey.allowed) return yield* refused(byKey)
           // One set of headers: the limit nearer to refusing this client (the key's on a tie).
           yield* showLimit(byKey.remaining <= byAddress.remaining ? byKey : byAddress)
-          return { workspaceId: owner.value.workspaceId, requestId: info.id, actor: owner.value.keyId }
+          return yield* Effect.provideService(httpEffect, Caller, {
+            workspaceId: owner.value.workspaceId,
+            requestId: info.id,
+            actor: owner.value.keyId
+          })
         })
     })
   })

@@ -1,6 +1,7 @@
 import { StorageUnavailable } from "@dealstream/core"
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, TestClock } from "effect"
+import { Effect } from "effect"
+import { TestClock } from "effect/testing"
 import * as StoredKeyCache from "./storedKeyCache.js"
 
 /** A lookup that counts how often the database would have been asked. */
@@ -32,7 +33,7 @@ describe("StoredKeyCache", () => {
     Effect.gen(function*() {
       const cache = StoredKeyCache.make<string>({ ttlMillis: 5_000, capacity: 10 })
       // The database takes 2 s to answer; the key may have been revoked just after it read the row.
-      yield* cache.lookup("a", Effect.zipRight(TestClock.adjust("2 seconds"), Effect.succeed("acme")))
+      yield* cache.lookup("a", Effect.andThen(TestClock.adjust("2 seconds"), Effect.succeed("acme")))
       yield* TestClock.adjust("3 seconds")
       const db = counting()
       expect(yield* cache.lookup("a", db.answer(null))).toBeNull()

@@ -1,7 +1,7 @@
 import { apiKeyIdOf, Engine, type JsonObject } from "@dealstream/core"
 import { EmbeddedPostgres } from "@dealstream/storage-pg"
 import { createHash, randomBytes } from "node:crypto"
-import { Cause, Effect, Exit, Option } from "effect"
+import { Cause, Effect, Exit, Result } from "effect"
 import { engineOn } from "../host/HostLive.js"
 import { databaseTarget, embeddedClusterDir, type StorageChoice, StorageInUse } from "../host/storage.js"
 
@@ -33,7 +33,7 @@ const run = async <A>(choice: StorageChoice, program: Effect.Effect<A, unknown, 
     }).pipe(Effect.provide(engineOn(target.choice)))
   )
   if (Exit.isSuccess(exit)) return exit.value
-  const failure = Option.getOrUndefined(Option.orElse(Cause.failureOption(exit.cause), () => Cause.dieOption(exit.cause)))
+  const failure = exit.cause.reasons.find(Cause.isFailReason)?.error ?? exit.cause.reasons.find(Cause.isDieReason)?.defect
   const message = failure instanceof Error ? failure.message : String(failure)
   throw new KeysFailed(message.split("\n")[0]!.trim())
 }
@@ -58,9 +58,9 @@ export const createKey = (choice: StorageChoice, workspaceId: string) =>
     const engine = yield* Engine
     for (let attempt = 1;; attempt++) {
       const key = newKey()
-      const created = yield* Effect.either(engine.apiKeys.create({ workspaceId, keySha256: sha256Hex(key), actor: ACTOR }))
-      if (created._tag === "Right") return { key, keyId: apiKeyIdOf(sha256Hex(key)), workspaceId } satisfies CreatedKey
-      if (created.left._tag !== "Conflict" || attempt === 3) return yield* Effect.fail(created.left)
+      const created = yield* Effect.result(engine.apiKeys.create({ workspaceId, keySha256: sha256Hex(key), actor: ACTOR }))
+      if (Result.isSuccess(created)) return { key, keyId: apiKeyIdOf(sha256Hex(key)), workspaceId } satisfies CreatedKey
+      if (created.failure._tag !== "Conflict" || attempt === 3) return yield* Effect.fail(created.failure)
     }
   }))
 

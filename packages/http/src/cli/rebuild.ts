@@ -1,5 +1,5 @@
 import { rebuildDocuments, type RebuildResult } from "@dealstream/core"
-import { Cause, Effect, Exit, Option } from "effect"
+import { Cause, Effect, Exit } from "effect"
 import { type StorageChoice, StorageInUse, storageLayer } from "../host/storage.js"
 import { progress, type ProgressOutput } from "./progress.js"
 
@@ -31,7 +31,7 @@ export const rebuild = async (choice: StorageChoice, output: ProgressOutput): Pr
   const exit = await Effect.runPromiseExit(program)
   if (Exit.isSuccess(exit)) return exit.value
   bar.finish()
-  const failure = Option.getOrUndefined(Option.orElse(Cause.failureOption(exit.cause), () => Cause.dieOption(exit.cause)))
+  const failure = exit.cause.reasons.find(Cause.isFailReason)?.error ?? exit.cause.reasons.find(Cause.isDieReason)?.defect
   const message = failure instanceof Error ? failure.message : String(failure)
   throw new RebuildFailed(message.split("\n")[0]!.trim())
 }

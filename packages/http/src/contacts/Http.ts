@@ -1,5 +1,5 @@
 import { Engine } from "@dealstream/core"
-import { HttpApiBuilder } from "@effect/platform"
+import { HttpApiBuilder } from "effect/http-api"
 import { Effect } from "effect"
 import { Api } from "../Api.js"
 import { Caller } from "../auth/Authentication.js"
@@ -17,13 +17,13 @@ export const ContactsLive = HttpApiBuilder.group(Api, "contacts", (handlers) =>
     return handlers
       .handle("list", ({ request }) =>
         Effect.gen(function*() {
-          const params = yield* readQuery(request, "all")
-          return respond(page(yield* engine.contacts.list(yield* Caller, params)))
+          const query = yield* readQuery(request, "all")
+          return respond(page(yield* engine.contacts.list(yield* Caller, query)))
         }))
-      .handle("get", ({ path, request }) =>
+      .handle("get", ({ params, request }) =>
         Effect.gen(function*() {
-          const params = yield* readQuery(request, ["expand"])
-          return respond(record(yield* engine.contacts.get(yield* Caller, path.id, params["expand"] ?? null)))
+          const query = yield* readQuery(request, ["expand"])
+          return respond(record(yield* engine.contacts.get(yield* Caller, params.id, query["expand"] ?? null)))
         }))
       .handleRaw("create", createRecord(idempotent, COLLECTION, engine.contacts.create, (ctx, id) => engine.contacts.get(ctx, id, null)))
       .handleRaw("update", writeRecord(engine.contacts.update))

@@ -1,7 +1,7 @@
 import { Schema } from "effect"
 import { customFields, exampleId, nullable, Timestamp } from "../documented.js"
 
-const optional = (description: string) => Schema.optional(Schema.NullOr(Schema.String).annotations({ description }))
+const optional = (description: string) => Schema.optionalKey(Schema.NullOr(Schema.String).annotate({ description }))
 
 const writable = {
   first_name: optional("First name."),
@@ -13,48 +13,51 @@ const writable = {
   owner_id: optional("The user who owns the contact.")
 }
 
-const email = Schema.String.annotations({
+const email = Schema.String.annotate({
   description: "A valid address, unique among the workspace's live contacts (case-insensitive).",
   examples: ["ada@example.com"]
 })
 
-export const ContactInput = Schema.Struct({ email, ...writable }, customFields).annotations({
+export const ContactInput = Schema.StructWithRest(Schema.Struct({ email, ...writable }), customFields).annotate({
   identifier: "ContactInput",
   description: "A new contact. Custom field values are top-level keys; any other unknown key is 400."
 })
 
-export const ContactPatch = Schema.Struct({ email: Schema.optional(email), ...writable }, customFields).annotations({
+export const ContactPatch = Schema.StructWithRest(Schema.Struct({ email: Schema.optionalKey(email), ...writable }), customFields).annotate({
   identifier: "ContactPatch",
   description: "Only the keys present change; null clears an optional field."
 })
 
 export const Activity = Schema.Struct({
   id: exampleId("act"),
-  type: Schema.String.annotations({ examples: ["contact.updated", "deal.stage_changed"] }),
+  type: Schema.String.annotate({ examples: ["contact.updated", "deal.stage_changed"] }),
   occurred_at: Timestamp,
-  data: Schema.Record({ key: Schema.String, value: Schema.Unknown })
-}).annotations({ identifier: "Activity" })
+  data: Schema.Record(Schema.String, Schema.Unknown)
+}).annotate({ identifier: "Activity" })
 
-export const Contact = Schema.Struct({
-  id: exampleId("con"),
-  email,
-  first_name: nullable(Schema.String, "First name."),
-  last_name: nullable(Schema.String, "Last name."),
-  phone: nullable(Schema.String, "Phone number."),
-  title: nullable(Schema.String, "Job title."),
-  company_id: nullable(Schema.String, "Company id."),
-  source: nullable(Schema.String, "Source."),
-  owner_id: nullable(Schema.String, "Owner id."),
-  deal_ids: Schema.optional(Schema.Array(Schema.String).annotations({
-    description: "Live deals whose contact_ids include this contact (replaced by `deals` with expand=deals)."
-  })),
-  deals: Schema.optional(Schema.Array(Schema.Record({ key: Schema.String, value: Schema.Unknown })).annotations({
-    description: "Full deal objects, with expand=deals."
-  })),
-  activities: Schema.optional(Schema.Array(Activity).annotations({
-    description: "With expand=activities: the newest 100 events of the contact and its deals."
-  })),
-  company_ids: Schema.Array(Schema.String),
-  created_at: Timestamp,
-  updated_at: Timestamp
-}, customFields).annotations({ identifier: "Contact" })
+export const Contact = Schema.StructWithRest(
+  Schema.Struct({
+    id: exampleId("con"),
+    email,
+    first_name: nullable(Schema.String, "First name."),
+    last_name: nullable(Schema.String, "Last name."),
+    phone: nullable(Schema.String, "Phone number."),
+    title: nullable(Schema.String, "Job title."),
+    company_id: nullable(Schema.String, "Company id."),
+    source: nullable(Schema.String, "Source."),
+    owner_id: nullable(Schema.String, "Owner id."),
+    deal_ids: Schema.optionalKey(Schema.Array(Schema.String).annotate({
+      description: "Live deals whose contact_ids include this contact (replaced by `deals` with expand=deals)."
+    })),
+    deals: Schema.optionalKey(Schema.Array(Schema.Record(Schema.String, Schema.Unknown)).annotate({
+      description: "Full deal objects, with expand=deals."
+    })),
+    activities: Schema.optionalKey(Schema.Array(Activity).annotate({
+      description: "With expand=activities: the newest 100 events of the contact and its deals."
+    })),
+    company_ids: Schema.Array(Schema.String),
+    created_at: Timestamp,
+    updated_at: Timestamp
+  }),
+  customFields
+).annotate({ identifier: "Contact" })

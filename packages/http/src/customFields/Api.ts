@@ -1,25 +1,23 @@
-import { HttpApiEndpoint, HttpApiSchema } from "@effect/platform"
-import { Schema } from "effect"
-import { idempotencyHeader, optionalText, pageOf, PathText, securedGroup } from "../documented.js"
+import { HttpApiEndpoint, HttpApiSchema } from "effect/http-api"
+import { idempotencyHeader, NoContent, optionalText, pageOf, PathText, securedErrors, securedGroup } from "../documented.js"
 import { CustomFieldDefinition } from "./schemas.js"
 
-const objectParam = HttpApiSchema.param("object", PathText)
-const keyParam = HttpApiSchema.param("key", PathText)
-
-export class CustomFieldsApi extends securedGroup("customFields")
-  .add(
-    HttpApiEndpoint.get("list", "/v1/custom-fields")
-      .setUrlParams(Schema.Struct({ object: optionalText("contact or deal; both when absent.") }))
-      .addSuccess(pageOf(CustomFieldDefinition, "CustomFieldPage"))
-  )
-  .add(
-    HttpApiEndpoint.post("create", "/v1/custom-fields")
-      .setPayload(CustomFieldDefinition)
-      .setHeaders(idempotencyHeader)
-      .addSuccess(CustomFieldDefinition, { status: 201 })
-  )
-  .add(
-    HttpApiEndpoint.del("delete")`/v1/custom-fields/${objectParam}/${keyParam}`
-      .addSuccess(HttpApiSchema.NoContent)
-  )
-{}
+export class CustomFieldsApi extends securedGroup(
+  "customFields",
+  HttpApiEndpoint.get("list", "/v1/custom-fields", {
+    query: { object: optionalText("contact or deal; both when absent.") },
+    success: pageOf(CustomFieldDefinition, "CustomFieldPage"),
+    error: securedErrors
+  }),
+  HttpApiEndpoint.post("create", "/v1/custom-fields", {
+    payload: CustomFieldDefinition,
+    headers: idempotencyHeader,
+    success: CustomFieldDefinition.pipe(HttpApiSchema.status(201)),
+    error: securedErrors
+  }),
+  HttpApiEndpoint.delete("delete", "/v1/custom-fields/:object/:key", {
+    params: { object: PathText, key: PathText },
+    success: NoContent,
+    error: securedErrors
+  })
+) {}

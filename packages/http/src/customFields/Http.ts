@@ -1,5 +1,5 @@
 import { Engine, ValidationError } from "@dealstream/core"
-import { HttpApiBuilder } from "@effect/platform"
+import { HttpApiBuilder } from "effect/http-api"
 import { Effect } from "effect"
 import { Api } from "../Api.js"
 import { Caller } from "../auth/Authentication.js"
@@ -15,8 +15,8 @@ export const CustomFieldsLive = HttpApiBuilder.group(Api, "customFields", (handl
     return handlers
       .handle("list", ({ request }) =>
         Effect.gen(function*() {
-          const params = yield* readQuery(request, ["object"])
-          return respond(page(yield* engine.customFields.list(yield* Caller, params["object"] ?? null)))
+          const query = yield* readQuery(request, ["object"])
+          return respond(page(yield* engine.customFields.list(yield* Caller, query["object"] ?? null)))
         }))
       .handleRaw("create", ({ request }) =>
         Effect.gen(function*() {
@@ -37,14 +37,14 @@ export const CustomFieldsLive = HttpApiBuilder.group(Api, "customFields", (handl
               ))
           )
         }))
-      .handle("delete", ({ path, request }) =>
+      .handle("delete", ({ params, request }) =>
         Effect.gen(function*() {
           yield* readQuery(request, [])
           // The engine deletes definitions unconditionally; ignoring a precondition would be a lie.
           if (request.headers["if-match"] !== undefined) {
             return yield* ValidationError.at("If-Match", "is not supported when deleting a custom field definition")
           }
-          yield* engine.customFields.delete(yield* Caller, path.object, path.key)
+          yield* engine.customFields.delete(yield* Caller, params.object, params.key)
           return respond(noContent)
         }))
   }))

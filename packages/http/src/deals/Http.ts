@@ -1,5 +1,5 @@
 import { Engine } from "@dealstream/core"
-import { HttpApiBuilder } from "@effect/platform"
+import { HttpApiBuilder } from "effect/http-api"
 import { Effect } from "effect"
 import { Api } from "../Api.js"
 import { Caller } from "../auth/Authentication.js"
@@ -17,22 +17,22 @@ export const DealsLive = HttpApiBuilder.group(Api, "deals", (handlers) =>
     return handlers
       .handle("list", ({ request }) =>
         Effect.gen(function*() {
-          const params = yield* readQuery(request, "all")
-          return respond(page(yield* engine.deals.list(yield* Caller, params)))
+          const query = yield* readQuery(request, "all")
+          return respond(page(yield* engine.deals.list(yield* Caller, query)))
         }))
-      .handle("get", ({ path, request }) =>
+      .handle("get", ({ params, request }) =>
         Effect.gen(function*() {
           yield* readQuery(request, [])
-          return respond(record(yield* engine.deals.get(yield* Caller, path.id)))
+          return respond(record(yield* engine.deals.get(yield* Caller, params.id)))
         }))
       .handleRaw("create", createRecord(idempotent, COLLECTION, engine.deals.create, engine.deals.get))
       .handleRaw("update", writeRecord(engine.deals.update))
       .handleRaw("moveStage", writeRecord(engine.deals.moveStage))
       .handle("delete", deleteRecord(engine.deals.delete))
       .handle("restore", restoreRecord(idempotent, engine.deals.restore, engine.deals.get))
-      .handle("timeline", ({ path, request }) =>
+      .handle("timeline", ({ params, request }) =>
         Effect.gen(function*() {
-          const params = yield* readQuery(request, "all")
-          return respond(page(yield* engine.deals.timeline(yield* Caller, path.id, params)))
+          const query = yield* readQuery(request, "all")
+          return respond(page(yield* engine.deals.timeline(yield* Caller, params.id, query)))
         }))
   }))

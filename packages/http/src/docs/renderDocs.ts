@@ -1,4 +1,4 @@
-import type { OpenAPISpec } from "@effect/platform/OpenApi"
+import type { OpenApi } from "effect/http-api"
 
 /**
  * A self-contained HTML reference rendered from the OpenAPI document: no scripts, no fonts, no
@@ -50,7 +50,7 @@ ${body === undefined ? "" : `<h4>Request body</h4><pre>${schemaHtml(body)}</pre>
 </section>`
 }
 
-export const renderDocs = (spec: OpenAPISpec): string => {
+export const renderDocs = (spec: OpenApi.OpenAPISpec): string => {
   const byTag = new Map<string, Array<string>>()
   for (const [path, item] of Object.entries(spec.paths)) {
     for (const method of METHODS) {

@@ -1,13 +1,13 @@
-import { JSONSchema, Schema } from "effect"
+import { Schema } from "effect"
 
 /** One offending part of a request; `path` points into the body, the query or a header. */
 export const ErrorDetail = Schema.Struct({
-  path: Schema.String.annotations({ examples: ["email", "filter.$or[1].value.$gt", "limit"] }),
+  path: Schema.String.annotate({ examples: ["email", "filter.$or[1].value.$gt", "limit"] }),
   message: Schema.String,
-  id: Schema.optional(Schema.String.annotations({ description: "The record a conflict is with." }))
+  id: Schema.optionalKey(Schema.String.annotate({ description: "The record a conflict is with." }))
 })
 
-export const ErrorCode = Schema.Literal(
+export const ErrorCode = Schema.Literals([
   "validation_error",
   "invalid_json",
   "unauthorized",
@@ -20,7 +20,7 @@ export const ErrorCode = Schema.Literal(
   "rate_limited",
   "internal_error",
   "unavailable"
-)
+])
 export type ErrorCode = typeof ErrorCode.Type
 
 /** The body of every non-2xx response. */
@@ -29,9 +29,9 @@ export const ErrorBody = Schema.Struct({
     code: ErrorCode,
     message: Schema.String,
     details: Schema.Array(ErrorDetail),
-    request_id: Schema.String.annotations({ description: "The X-Request-Id of the request." })
+    request_id: Schema.String.annotate({ description: "The X-Request-Id of the request." })
   })
-}).annotations({
+}).annotate({
   examples: [{
     error: {
       code: "validation_error",
@@ -43,13 +43,12 @@ export const ErrorBody = Schema.Struct({
 })
 export type ErrorBody = typeof ErrorBody.Type
 
-const { $schema: _, ...errorBodyJsonSchema } = JSONSchema.make(ErrorBody)
-
 /**
- * Errors are declared on endpoints with their own schema (for typing and status codes), but they
- * all reach the client as ErrorBody (see errorResponse.ts), so OpenAPI must describe that shape.
+ * ErrorBody as JSON Schema, closed like the rest of the document (no property it does not name).
+ * Errors are declared on endpoints with their own schemas (for typing and status codes), but they
+ * all reach the client as ErrorBody (see errorResponse.ts), so the OpenAPI document shows this
+ * shape for each of them (openApiEdgeErrors.ts).
  */
-export const asErrorBody = <S extends Schema.Schema.Any>(schema: S): S =>
-  schema.annotations({ jsonSchema: errorBodyJsonSchema }) as S
-
-export { errorBodyJsonSchema }
+export const errorBodyJsonSchema: Record<string, unknown> = Schema.toJsonSchemaDocument(ErrorBody, {
+  onExcessProperty: "error"
+}).schema

@@ -1,5 +1,5 @@
-import { HttpServerResponse } from "@effect/platform"
-import { Cause, Option } from "effect"
+import { HttpServerResponse } from "effect/http"
+import { Cause, Option, SchemaIssue } from "effect"
 import type { ErrorBody, ErrorCode } from "./ErrorBody.js"
 
 /**
@@ -32,16 +32,59 @@ const detailsOf = (u: object): ReadonlyArray<Detail> => {
   return Array.isArray(value) ? value as ReadonlyArray<Detail> : []
 }
 
-const issuePath = (path: unknown): string =>
-  Array.isArray(path)
-    ? path.reduce<string>((out, key) =>
-      typeof key === "number" ? `${out}[${key}]` : out === "" ? String(key) : `${out}.${String(key)}`, "")
-    : ""
+type PathSegment = PropertyKey | { readonly key: PropertyKey }
+
+const issuePath = (path: ReadonlyArray<PathSegment> | undefined): string =>
+  (path ?? []).reduce<string>((out, segment) => {
+    const key = typeof segment === "object" ? segment.key : segment
+    return typeof key === "number" ? `${out}[${key}]` : out === "" ? String(key) : `${out}.${String(key)}`
+  }, "")
+
+const formatIssues = SchemaIssue.makeFormatterStandardSchemaV1()
+
+const validation = (details: ReadonlyArray<Detail>): Mapped => {
+  const first = details[0]
+  return {
+    status: 400,
+    code: "validation_error",
+    message: first === undefined ? "invalid request" : `${first.path} ${first.message}`.trim(),
+    details
+  }
+}
+
+const internal: Mapped = { status: 500, code: "internal_error", message: "internal error", details: [] }
+
+/**
+ * HttpApi's own decode failure of a path parameter, a query parameter or a header (`Params`,
+ * `Query`, `Headers`; `Payload` too, should an endpoint ever let HttpApi read its body). `Body`
+ * and `ResponseHeaders` are our answer failing to encode: a bug, so a 500.
+ */
+const schemaError = (error: object): Mapped => {
+  const kind = field(error, "kind")
+  if (kind === "Body" || kind === "ResponseHeaders") return internal
+  const issue = (field(error, "cause") as { issue?: SchemaIssue.Issue } | undefined)?.issue
+  if (issue === undefined) return validation([])
+  return validation(formatIssues(issue).issues.map((found) => ({ path: issuePath(found.path), message: found.message })))
+}
+
+/** Failures of the HTTP server itself: a route that does not exist, a body it could not read. */
+const serverError = (error: object): Mapped => {
+  const reason = field(error, "reason")
+  switch (typeof reason === "object" && reason !== null ? field(reason, "_tag") : undefined) {
+    case "RouteNotFound":
+      return { status: 404, code: "not_found", message: "no such route", details: [] }
+    case "RequestParseError":
+      // Only reachable through HttpApi's own body parsing; our handlers read bodies in jsonBody.ts.
+      return { status: 400, code: "invalid_json", message: "the request body could not be read as JSON", details: [] }
+    default:
+      return internal
+  }
+}
 
 const byTag = (error: object): Mapped | undefined => {
   switch (field(error, "_tag")) {
     case "ValidationError":
-      return { status: 400, code: "validation_error", message: text(error, "message", "invalid request"), details: detailsOf(error) }
+      return { ...validation(detailsOf(error)), message: text(error, "message", "invalid request") }
     case "NotFound":
       return { status: 404, code: "not_found", message: String(field(error, "message")), details: [] }
     case "Conflict":
@@ -66,6 +109,7 @@ const byTag = (error: object): Mapped | undefined => {
     case "IdempotencyConflict":
       return { status: 409, code: "idempotency_conflict", message: text(error, "message", "idempotency key reused"), details: [{ path: "Idempotency-Key", message: "was used with another request" }] }
     case "PayloadTooLarge":
+    case "HttpApiPayloadTooLarge":
       // The rest of the upload is discarded unread; the connection cannot be reused after it.
       return { status: 413, code: "payload_too_large", message: text(error, "message", "body too large"), details: [], headers: { connection: "close" } }
     case "UnsupportedMediaType":
@@ -80,32 +124,13 @@ const byTag = (error: object): Mapped | undefined => {
         headers: { "retry-after": String(typeof retryAfter === "number" ? retryAfter : 1) }
       }
     }
-    case "HttpApiDecodeError": {
-      const issues = field(error, "issues")
-      const details = Array.isArray(issues)
-        ? issues.map((issue: { path?: unknown; message?: unknown }) => ({
-          path: issuePath(issue.path),
-          message: typeof issue.message === "string" ? issue.message : "is invalid"
-        }))
-        : []
-      const first = details[0]
-      return {
-        status: 400,
-        code: "validation_error",
-        message: first === undefined ? "invalid request" : `${first.path} ${first.message}`.trim(),
-        details
-      }
-    }
-    case "RouteNotFound":
-      return { status: 404, code: "not_found", message: "no such route", details: [] }
-    case "RequestError":
-      // Only reachable through HttpApi's own body parsing; our handlers read bodies in jsonBody.ts.
-      return { status: 400, code: "invalid_json", message: "the request body could not be read as JSON", details: [] }
+    case "HttpApiSchemaError":
+      return schemaError(error)
+    case "HttpServerError":
+      return serverError(error)
   }
   return undefined
 }
-
-const internal: Mapped = { status: 500, code: "internal_error", message: "internal error", details: [] }
 
 export interface ErrorResponse {
   readonly response: HttpServerResponse.HttpServerResponse
@@ -115,9 +140,11 @@ export interface ErrorResponse {
 
 /** `None` when the request was interrupted (client gone): there is nobody to answer. */
 export const errorResponse = (cause: Cause.Cause<unknown>, requestId: string): Option.Option<ErrorResponse> => {
-  if (Cause.isInterruptedOnly(cause)) return Option.none()
-  const failure = Option.orElse(Cause.failureOption(cause), () => Cause.dieOption(cause))
-  const mapped = Option.flatMapNullable(
+  if (Cause.hasInterruptsOnly(cause)) return Option.none()
+  const failure = Option.orElse(Cause.findErrorOption(cause), () => Option.fromNullishOr(
+    cause.reasons.find(Cause.isDieReason)?.defect
+  ))
+  const mapped = Option.flatMapNullishOr(
     Option.filter(failure, (u): u is object => typeof u === "object" && u !== null),
     byTag
   )
@@ -126,8 +153,7 @@ export const errorResponse = (cause: Cause.Cause<unknown>, requestId: string): O
     error: { code, message, details: details.map(({ id, message, path }) => id === undefined ? { path, message } : { path, message, id }), request_id: requestId }
   }
   return Option.some({
-    response: HttpServerResponse.unsafeJson(body, { status, headers: headers ?? {} }),
-    internal: Option.isSome(mapped) ? null : Cause.pretty(cause)
+    response: HttpServerResponse.jsonUnsafe(body, { status, headers: headers ?? {} }),
+    internal: Option.isSome(mapped) && status !== 500 ? null : Cause.pretty(cause)
   })
 }
-

@@ -1,6 +1,7 @@
 import { NotFound, ValidationError } from "@dealstream/core"
-import { HttpApiDecodeError } from "@effect/platform/HttpApiError"
-import { Cause, FiberId, Option } from "effect"
+import { HttpServerError } from "effect/http"
+import { HttpApiSchemaError } from "effect/http-api/HttpApiError"
+import { Cause, Exit, Option, Schema } from "effect"
 import { describe, expect, it } from "vitest"
 import { errorResponse } from "./errorResponse.js"
 import { RateLimited } from "./HttpErrors.js"
@@ -33,11 +34,35 @@ describe("errorResponse", () => {
     expect(bodyOf(Cause.fail(new NotFound({ resource: "contact", id: "con_1" }))).json.error.message).toBe("contact con_1 not found")
   })
 
+  /** HttpApi's own decode failure of a request part, as it fails the route with it. */
+  const schemaError = (kind: HttpApiSchemaError["kind"]) => {
+    const items = Schema.Struct({ items: Schema.Array(Schema.Struct({ name: Schema.String })) })
+    const exit = Schema.decodeUnknownExit(items)({ items: [{ name: "a" }, { name: "b" }, { name: 7 }] })
+    if (Exit.isSuccess(exit)) throw new Error("expected a decode failure")
+    return new HttpApiSchemaError({ kind, cause: Cause.squash(exit.cause) as Schema.SchemaError })
+  }
+
   it("turns HttpApi's decode error into validation_error with dotted paths", () => {
-    const decode = new HttpApiDecodeError({ message: "x", issues: [{ _tag: "Type", path: ["items", 2, "name"], message: "Expected string" }] })
-    const { json, status } = bodyOf(Cause.fail(decode))
+    const { json, status } = bodyOf(Cause.fail(schemaError("Query")))
     expect(status).toBe(400)
-    expect(json.error.details).toEqual([{ path: "items[2].name", message: "Expected string" }])
+    expect(json.error.details).toEqual([{ path: "items[2].name", message: expect.stringMatching(/^Expected string/) }])
+    expect(json.error.message).toBe(`items[2].name ${json.error.details[0].message}`)
+  })
+
+  it("answers our own answer failing to encode as a 500, with the cause for the log", () => {
+    const { internal, json, status } = bodyOf(Cause.fail(schemaError("Body")))
+    expect(status).toBe(500)
+    expect(json.error.code).toBe("internal_error")
+    expect(internal).toContain("HttpApiSchemaError")
+  })
+
+  it("answers a request no route matches with 404 not_found", () => {
+    const missing = new HttpServerError.HttpServerError({
+      reason: new HttpServerError.RouteNotFound({ request: {} as never })
+    })
+    const { json, status } = bodyOf(Cause.fail(missing))
+    expect(status).toBe(404)
+    expect(json.error).toMatchObject({ code: "not_found", message: "no such route", details: [] })
   })
 
   it("sends Retry-After with 429", () => {
@@ -47,6 +72,6 @@ describe("errorResponse", () => {
   })
 
   it("gives nothing to answer for an interrupted request", () => {
-    expect(Option.isNone(errorResponse(Cause.interrupt(FiberId.none), "req_1"))).toBe(true)
+    expect(Option.isNone(errorResponse(Cause.interrupt(), "req_1"))).toBe(true)
   })
 })

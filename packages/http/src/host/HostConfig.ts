@@ -1,6 +1,6 @@
 import { parseDuration, parseRetrySchedule, WebhookConfig, type WebhookConfigService } from "@dealstream/core"
 import { resolve } from "node:path"
-import { Either } from "effect"
+import { Result } from "effect"
 import * as ApiKeys from "../auth/ApiKeys.js"
 import type { AddressRateLimitSettings } from "../rateLimit/AddressRateLimit.js"
 import { trustedProxies } from "../rateLimit/clientAddress.js"
@@ -31,9 +31,8 @@ export interface HostConfig {
 
 /**
  * Everything `dealstream serve` can be told: the host's settings and the limit per client
- * address. The latter is not a HostConfig field because HostLive's options derive from HostConfig
- * while HostLive reads the address limit from a context reference (AddressRateLimit), which
- * `startServer` provides.
+ * address, which reaches HostLive as its options `ipRateLimit`, `ipRateBurst` and `trustProxy`
+ * (through startServer), each left out when not set.
  */
 export interface ServeConfig extends HostConfig {
   /** Unset rate and burst: ten times the per-key ones. */
@@ -83,9 +82,9 @@ const switchValue = (name: string, text: string): boolean => {
   throw new ConfigProblem(`${name} must be 1 or 0, got ${JSON.stringify(text)}`)
 }
 
-const parsed = <A>(name: string, result: Either.Either<A, string>): A => {
-  if (Either.isLeft(result)) throw new ConfigProblem(`${name}: ${result.left}`)
-  return result.right
+const parsed = <A>(name: string, result: Result.Result<A, string>): A => {
+  if (Result.isFailure(result)) throw new ConfigProblem(`${name}: ${result.failure}`)
+  return result.success
 }
 
 /** Flags win over environment variables; both are strings as typed by the operator. */

@@ -9,14 +9,15 @@ import {
   type WebhookConfigService
 } from "@dealstream/core"
 import { MemoryStorage } from "@dealstream/storage-memory"
-import { HttpApiBuilder, type HttpServer, type HttpServerError } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { randomBytes } from "node:crypto"
 import { createServer } from "node:http"
 import { hostname } from "node:os"
+import { HttpRouter, type HttpServer, type HttpServerError } from "effect/http"
 import { Effect, Layer } from "effect"
 import * as ApiKeys from "../auth/ApiKeys.js"
 import { ApiLive } from "../Http.js"
+import { AddressRateLimit, type AddressRateLimitSettings } from "../rateLimit/AddressRateLimit.js"
 import * as RateLimiter from "../rateLimit/RateLimiter.js"
 import { drainConnections } from "./drainConnections.js"
 import type { HostConfig } from "./HostConfig.js"
@@ -33,9 +34,26 @@ export type ServeOptions = Omit<HostConfig, "storage" | "dataDir" | "apiKeys" | 
   readonly apiKeys: ReadonlyArray<ApiKeys.ApiKey>
   /** Who holds this host's delivery leases; default `<hostname>:<pid>:<random>`, unique per host. */
   readonly workerOwner?: string
+  /**
+   * Requests per second per client address (default ten times `rateLimit`) and bucket size
+   * (default ten times `rateBurst`), charged before the API key is looked up. Left out, the
+   * AddressRateLimit reference's settings apply (an embedder may provide it instead).
+   */
+  readonly ipRateLimit?: number
+  readonly ipRateBurst?: number
+  /** Proxies (addresses or subnets) whose `X-Forwarded-For` names the client; none by default. */
+  readonly trustProxy?: ReadonlyArray<string>
 }
 
 const workerOwner = () => `${hostname()}:${process.pid}:${randomBytes(4).toString("hex")}`
+
+/** The options' address limit over the one in context (the reference's default, or an embedder's). */
+const addressLimitOf = (options: ServeOptions, inContext: AddressRateLimitSettings): AddressRateLimitSettings => ({
+  ...inContext,
+  ...(options.ipRateLimit === undefined ? {} : { rate: options.ipRateLimit }),
+  ...(options.ipRateBurst === undefined ? {} : { burst: options.ipRateBurst }),
+  ...(options.trustProxy === undefined ? {} : { trustProxy: options.trustProxy })
+})
 
 /**
  * The HTTP host over any Engine: serves the API on a Node server, runs a webhook delivery worker
@@ -47,21 +65,22 @@ const workerOwner = () => `${hostname()}:${process.pid}:${randomBytes(4).toStrin
 export const HostLive = (
   options: ServeOptions
 ): Layer.Layer<HttpServer.HttpServer, HttpServerError.ServeError, Engine | EngineRequirements> =>
-  Layer.unwrapEffect(Effect.gen(function*() {
+  Layer.unwrap(Effect.gen(function*() {
     const ids = yield* Ids
+    const addressLimit = addressLimitOf(options, yield* AddressRateLimit)
     const server = createServer()
     answerParserErrors(server, () => Effect.runSync(ids.make("req")))
-    const served = HttpApiBuilder.serve().pipe(
-      Layer.provide(HttpApiBuilder.middleware(hostMiddleware)),
-      Layer.provide(ApiLive),
-      Layer.provide([
-        ApiKeys.layer(options.apiKeys),
-        RateLimiter.layer({ rate: options.rateLimit, burst: options.rateBurst })
-      ])
-    )
+    const api = ApiLive.pipe(Layer.provide([
+      ApiKeys.layer(options.apiKeys),
+      RateLimiter.layer({ rate: options.rateLimit, burst: options.rateBurst }),
+      Layer.succeed(AddressRateLimit, addressLimit)
+    ]))
+    // Our own request log line (hostMiddleware) replaces HttpRouter's, and the start banner is the
+    // CLI's: stdout carries only the JSON lines of jsonLogger.
+    const served = HttpRouter.serve(Layer.merge(api, hostMiddleware), { disableLogger: true, disableListenLog: true })
     // Built after the server and released before it: see drainConnections.
-    const drain = Layer.scopedDiscard(Effect.addFinalizer(() => drainConnections(server)))
-    const purge = Layer.scopedDiscard(purgeSchedule)
+    const drain = Layer.effectDiscard(Effect.addFinalizer(() => drainConnections(server)))
+    const purge = Layer.effectDiscard(purgeSchedule)
     // Built before the server and released after the drain: no request is cut off by it.
     const worker = DeliveryWorkerLive({ owner: options.workerOwner ?? workerOwner() })
     return Layer.mergeAll(drain, purge).pipe(
@@ -76,23 +95,30 @@ export const HostLive = (
 const webhookServices = (config: Partial<WebhookConfigService>) =>
   Layer.merge(WebhookConfig.layer(config), NodeWebhookTransport.layer)
 
-/** The engine over in-process memory: nothing survives a restart. */
+/**
+ * The engine over in-process memory: nothing survives a restart. Each call is an engine of its
+ * own (Layer.fresh): layers are memoized across provides in Effect 4, which would otherwise hand
+ * two hosts of one process the same engine and memory.
+ */
 export const MemoryEngineLive = (
   webhooks: Partial<WebhookConfigService> = {}
 ): Layer.Layer<Engine | EngineRequirements> =>
-  EngineLive.pipe(
+  Layer.fresh(EngineLive.pipe(
     Layer.provideMerge(IdsLive),
     Layer.provideMerge(MemoryStorage.layer),
     Layer.provideMerge(webhookServices(webhooks))
-  )
+  ))
 
-/** The bundled engine over the chosen storage, which says what it is for the start banner. */
+/**
+ * The bundled engine over the chosen storage, which says what it is for the start banner; an
+ * engine of its own on each call, like MemoryEngineLive.
+ */
 export const engineOn = (
   choice: StorageChoice,
   webhooks: Partial<WebhookConfigService> = {}
 ): Layer.Layer<Engine | EngineRequirements | StorageInUse, StorageSetupError> =>
-  EngineLive.pipe(
+  Layer.fresh(EngineLive.pipe(
     Layer.provideMerge(IdsLive),
     Layer.provideMerge(storageLayer(choice)),
     Layer.provideMerge(webhookServices(webhooks))
-  )
+  ))

@@ -5,11 +5,12 @@ const GRACE_MS = 10_000
 
 /**
  * Graceful stop: refuse new connections, let requests in flight finish, then close what is left.
- * Runs before @effect/platform-node's own close, which removes the request handler first and
- * would leave a request arriving on a kept-alive connection unanswered.
+ * Runs before @effect/platform-node's own close, which waits for connections to end on their own
+ * (up to 20 s, keep-alive ones included) and then removes the request handler, which would leave a
+ * request arriving on a kept-alive connection after that unanswered.
  */
 export const drainConnections = (server: Server): Effect.Effect<void> =>
-  Effect.async<void>((resume) => {
+  Effect.callback<void>((resume) => {
     if (!server.listening) return resume(Effect.void)
     const deadline = Date.now() + GRACE_MS
     let closed = false

@@ -9,7 +9,7 @@ export const purgeSchedule = Effect.gen(function*() {
   const engine = yield* Engine
   const purgeOnce = engine.purgeExpired.pipe(
     Effect.tap((count) => count > 0 ? Effect.annotateLogs(Effect.logInfo("purged expired records"), { count }) : Effect.void),
-    Effect.catchAllCause((cause) => Effect.logError("purge of expired records failed", cause))
+    Effect.catchCause((cause) => Effect.logError("purge of expired records failed", cause))
   )
   yield* Effect.forkScoped(Effect.repeat(purgeOnce, Schedule.spaced("1 hour")))
 })

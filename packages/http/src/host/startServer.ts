@@ -1,10 +1,10 @@
 import { Engine, type WebhookConfigService } from "@dealstream/core"
-import { HttpServer } from "@effect/platform"
-import { Cause, Context, Effect, Exit, Layer, Option, Scope } from "effect"
+import { HttpServer } from "effect/http"
+import { NetAddress } from "effect/net"
+import { Cause, Context, Effect, Exit, Layer, Scope } from "effect"
 import type { ApiKey } from "../auth/ApiKeys.js"
 import * as ApiKeys from "../auth/ApiKeys.js"
 import { loadOrCreateDevApiKey } from "../auth/devApiKey.js"
-import { AddressRateLimit } from "../rateLimit/AddressRateLimit.js"
 import { trustedProxies } from "../rateLimit/clientAddress.js"
 import { engineOn, HostLive } from "./HostLive.js"
 import { type StorageChoice, StorageInUse } from "./storage.js"
@@ -70,7 +70,7 @@ export interface RunningServer {
 export class StartupError extends Error {}
 
 const describeFailure = (cause: Cause.Cause<unknown>, port: number): string => {
-  const failure = Option.getOrUndefined(Option.orElse(Cause.failureOption(cause), () => Cause.dieOption(cause)))
+  const failure = cause.reasons.find(Cause.isFailReason)?.error ?? cause.reasons.find(Cause.isDieReason)?.defect
   // Storage set-up errors are already one line for an operator (`cannot connect to PostgreSQL at …`).
   const tag = (failure as { _tag?: unknown } | undefined)?._tag
   if (tag === "DatabaseError" || tag === "EmbeddedPostgresError") return (failure as Error).message
@@ -79,6 +79,14 @@ const describeFailure = (cause: Cause.Cause<unknown>, port: number): string => {
   if (code === "EADDRINUSE") return `port ${port} is already in use`
   if (code === "EACCES") return `no permission to listen on port ${port}`
   return `cannot start: ${underlying instanceof Error ? underlying.message : String(underlying)}`
+}
+
+/** Where clients reach the host; all interfaces are `localhost` for the one on the same machine. */
+const urlOf = (address: NetAddress.SocketAddress): string => {
+  if (address._tag === "UnixPathAddress") return `http+unix://${address.path}`
+  const ip = NetAddress.formatIp(address.address)
+  const host = ip === "0.0.0.0" || ip === "::" ? "localhost" : ip.includes(":") ? `[${ip}]` : ip
+  return `http://${host}:${address.port}`
 }
 
 /** The bundled host over the chosen storage as a Promise API, for the CLI, tests and embedders. */
@@ -91,7 +99,7 @@ export const startServer = async (options: StartOptions = {}): Promise<RunningSe
   const port = options.port ?? 3000
   const scope = Effect.runSync(Scope.make())
   const build = async <A, E>(effect: Effect.Effect<A, E, Scope.Scope>): Promise<A> => {
-    const exit = await Effect.runPromiseExit(Scope.extend(effect, scope))
+    const exit = await Effect.runPromiseExit(Scope.provide(effect, scope))
     if (Exit.isSuccess(exit)) return exit.value
     await Effect.runPromise(Scope.close(scope, exit))
     throw new StartupError(describeFailure(exit.cause, port))
@@ -119,20 +127,13 @@ export const startServer = async (options: StartOptions = {}): Promise<RunningSe
     apiKeys: configured ?? (dev === null ? [] : [dev.apiKey]),
     rateLimit: options.rateLimit ?? 100,
     rateBurst: options.rateBurst ?? 200,
+    ...(options.ipRateLimit === undefined ? {} : { ipRateLimit: options.ipRateLimit }),
+    ...(options.ipRateBurst === undefined ? {} : { ipRateBurst: options.ipRateBurst }),
+    trustProxy,
     log: options.log ?? true
-  }).pipe(
-    Layer.provide(Layer.succeedContext(engine)),
-    Layer.provide(Layer.succeed(AddressRateLimit, {
-      ...(options.ipRateLimit === undefined ? {} : { rate: options.ipRateLimit }),
-      ...(options.ipRateBurst === undefined ? {} : { burst: options.ipRateBurst }),
-      trustProxy
-    }))
-  )))
+  }).pipe(Layer.provide(Layer.succeedContext(engine)))))
 
-  const address = Context.get(built, HttpServer.HttpServer).address
-  const url = address._tag === "UnixAddress"
-    ? `http+unix://${address.path}`
-    : `http://${address.hostname === "0.0.0.0" ? "localhost" : address.hostname.includes(":") ? `[${address.hostname}]` : address.hostname}:${address.port}`
+  const url = urlOf(Context.get(built, HttpServer.HttpServer).address)
   let closing: Promise<void> | undefined
   return {
     url,

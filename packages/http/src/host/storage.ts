@@ -3,7 +3,7 @@ import { MemoryStorage } from "@dealstream/storage-memory"
 import { type DatabaseError, EmbeddedPostgres, EmbeddedPostgresError, PgStorage } from "@dealstream/storage-pg"
 import { chmodSync, existsSync, mkdirSync, statSync } from "node:fs"
 import { join } from "node:path"
-import { Context, Effect, Exit, Layer, Schedule, Scope } from "effect"
+import { Context, Effect, Exit, Fiber, Layer, Schedule, Scope } from "effect"
 
 /**
  * Where a host keeps its records: in process memory (gone on exit), in a PostgreSQL server of its
@@ -15,9 +15,9 @@ export type StorageChoice =
   | { readonly postgres: string }
 
 /** The storage a host actually runs on, worded for its start banner (never with a password). */
-export class StorageInUse extends Context.Tag("@dealstream/http/StorageInUse")<StorageInUse, {
+export class StorageInUse extends Context.Service<StorageInUse, {
   readonly description: string
-}>() {}
+}>()("@dealstream/http/StorageInUse") {}
 
 /** The storage could not be set up; the message is one line for an operator. */
 export type StorageSetupError = DatabaseError | EmbeddedPostgresError
@@ -69,12 +69,12 @@ const postgres = (url: string) =>
  * stops after storage has closed its pool, which is after the host has drained its requests.
  */
 const embedded = (dataDir: string) =>
-  Layer.unwrapScoped(Effect.gen(function*() {
+  Layer.unwrap(Effect.gen(function*() {
     yield* prepareDataDir(dataDir)
     const cluster = embeddedClusterDir(dataDir)
     const server = yield* Scope.make()
     yield* Effect.addFinalizer(() => stopServer(server, cluster))
-    const running = yield* Scope.extend(EmbeddedPostgres.start({ dataDir: cluster }), server)
+    const running = yield* Scope.provide(EmbeddedPostgres.start({ dataDir: cluster }), server)
     return Layer.merge(
       PgStorage.layer(running.url),
       Layer.succeed(StorageInUse, { description: `embedded PostgreSQL ${databaseTarget(running.url)}, data in ${cluster}` })
@@ -87,19 +87,21 @@ const embedded = (dataDir: string) =>
  * while the host is still draining. A clean stop removes postmaster.pid; once it is gone there is
  * nothing left to wait for.
  */
-const stopServer = (server: Scope.CloseableScope, cluster: string) => {
-  const pidFile = join(cluster, "postmaster.pid")
-  const gone = Effect.repeat(Effect.sync(() => !existsSync(pidFile)), {
-    until: (stopped) => stopped,
-    schedule: Schedule.spaced("100 millis")
+const stopServer = (server: Scope.Closeable, cluster: string) =>
+  Effect.gen(function*() {
+    const pidFile = join(cluster, "postmaster.pid")
+    const gone = Effect.repeat(Effect.sync(() => !existsSync(pidFile)), {
+      until: (stopped) => stopped,
+      schedule: Schedule.spaced("100 millis")
+    })
+    // Finalizers run uninterruptibly, and so does closing the server's scope: it runs on a fiber of
+    // its own, which the race stops waiting for (leaving it to finish in the background) rather
+    // than interrupting it. The wait for the pid file must be droppable too: when the server never
+    // started here (another server holds the cluster), the file is that server's and stays, and
+    // the close is done at once.
+    const closing = yield* Effect.forkDetach(Scope.close(server, Exit.void))
+    yield* Effect.raceFirst(Effect.interruptible(Fiber.join(closing)), Effect.interruptible(gone))
   })
-  // Finalizers run uninterruptibly: the race may only drop either side if it is interruptible. The
-  // wait for the pid file must be droppable too: when the server never started here (another
-  // server holds the cluster), the file is that server's and stays, and the close is done at once.
-  return Effect.raceFirst(Effect.interruptible(Effect.disconnect(Scope.close(server, Exit.void))), Effect.interruptible(gone)).pipe(
-    Effect.asVoid
-  )
-}
 
 export const storageLayer = (choice: StorageChoice): Layer.Layer<Storage | DeliveryQueue | StorageInUse, StorageSetupError> =>
   choice === "memory" ? memory : "embedded" in choice ? embedded(choice.embedded) : postgres(choice.postgres)

@@ -1,20 +1,22 @@
-import { HttpApiEndpoint } from "@effect/platform"
-import { idempotencyHeader, idParam, ifMatchHeader, pageOf, securedGroup } from "../documented.js"
+import { HttpApiEndpoint, HttpApiSchema } from "effect/http-api"
+import { idempotencyHeader, idParams, ifMatchHeader, pageOf, securedErrors, securedGroup } from "../documented.js"
 import { Pipeline, PipelineInput, PipelinePatch } from "./schemas.js"
 
-export class PipelinesApi extends securedGroup("pipelines")
-  .add(HttpApiEndpoint.get("list", "/v1/pipelines").addSuccess(pageOf(Pipeline, "PipelinePage")))
-  .add(HttpApiEndpoint.get("get")`/v1/pipelines/${idParam}`.addSuccess(Pipeline))
-  .add(
-    HttpApiEndpoint.post("create", "/v1/pipelines")
-      .setPayload(PipelineInput)
-      .setHeaders(idempotencyHeader)
-      .addSuccess(Pipeline, { status: 201 })
-  )
-  .add(
-    HttpApiEndpoint.patch("update")`/v1/pipelines/${idParam}`
-      .setPayload(PipelinePatch)
-      .setHeaders(ifMatchHeader)
-      .addSuccess(Pipeline)
-  )
-{}
+export class PipelinesApi extends securedGroup(
+  "pipelines",
+  HttpApiEndpoint.get("list", "/v1/pipelines", { success: pageOf(Pipeline, "PipelinePage"), error: securedErrors }),
+  HttpApiEndpoint.get("get", "/v1/pipelines/:id", { params: idParams, success: Pipeline, error: securedErrors }),
+  HttpApiEndpoint.post("create", "/v1/pipelines", {
+    payload: PipelineInput,
+    headers: idempotencyHeader,
+    success: Pipeline.pipe(HttpApiSchema.status(201)),
+    error: securedErrors
+  }),
+  HttpApiEndpoint.patch("update", "/v1/pipelines/:id", {
+    params: idParams,
+    payload: PipelinePatch,
+    headers: ifMatchHeader,
+    success: Pipeline,
+    error: securedErrors
+  })
+) {}

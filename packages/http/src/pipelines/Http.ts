@@ -1,5 +1,5 @@
 import { Engine } from "@dealstream/core"
-import { HttpApiBuilder } from "@effect/platform"
+import { HttpApiBuilder } from "effect/http-api"
 import { Effect } from "effect"
 import { Api } from "../Api.js"
 import { Caller } from "../auth/Authentication.js"
@@ -21,10 +21,10 @@ export const PipelinesLive = HttpApiBuilder.group(Api, "pipelines", (handlers) =
           yield* readQuery(request, [])
           return respond(page(yield* engine.pipelines.list(yield* Caller)))
         }))
-      .handle("get", ({ path, request }) =>
+      .handle("get", ({ params, request }) =>
         Effect.gen(function*() {
           yield* readQuery(request, [])
-          return respond(record(yield* engine.pipelines.get(yield* Caller, path.id)))
+          return respond(record(yield* engine.pipelines.get(yield* Caller, params.id)))
         }))
       .handleRaw("create", createRecord(idempotent, COLLECTION, engine.pipelines.create, engine.pipelines.get))
       .handleRaw("update", writeRecord(engine.pipelines.update))

@@ -3,31 +3,31 @@ import { exampleId, Timestamp } from "../documented.js"
 
 export const Stage = Schema.Struct({
   id: exampleId("stage"),
-  name: Schema.String.annotations({ examples: ["Qualified"] }),
-  position: Schema.Number.annotations({ description: "0-based order within the pipeline." })
-}).annotations({ identifier: "Stage" })
+  name: Schema.String.annotate({ examples: ["Qualified"] }),
+  position: Schema.Finite.annotate({ description: "0-based order within the pipeline." })
+}).annotate({ identifier: "Stage" })
 
 export const Pipeline = Schema.Struct({
   id: exampleId("pipe"),
-  name: Schema.String.annotations({ examples: ["Sales"] }),
+  name: Schema.String.annotate({ examples: ["Sales"] }),
   stages: Schema.Array(Stage),
   created_at: Timestamp,
   updated_at: Timestamp
-}).annotations({ identifier: "Pipeline" })
+}).annotate({ identifier: "Pipeline" })
 
 export const PipelineInput = Schema.Struct({
   name: Schema.String,
-  stages: Schema.NonEmptyArray(Schema.Struct({ name: Schema.String })).annotations({
+  stages: Schema.Array(Schema.Struct({ name: Schema.String })).check(Schema.isMinLength(1)).annotate({
     description: "At least one stage, in order."
   })
-}).annotations({ identifier: "PipelineInput" })
+}).annotate({ identifier: "PipelineInput" })
 
 export const PipelinePatch = Schema.Struct({
-  name: Schema.optional(Schema.String),
-  stages: Schema.optional(
-    Schema.Array(Schema.Struct({ id: Schema.optional(Schema.String), name: Schema.String })).annotations({
+  name: Schema.optionalKey(Schema.String),
+  stages: Schema.optionalKey(
+    Schema.Array(Schema.Struct({ id: Schema.optionalKey(Schema.String), name: Schema.String })).annotate({
       description: "The complete new stage list in order: existing stages by id (renamed or reordered), new ones without id. " +
         "Leaving out a stage that holds live deals is 409."
     })
   )
-}).annotations({ identifier: "PipelinePatch" })
+}).annotate({ identifier: "PipelinePatch" })

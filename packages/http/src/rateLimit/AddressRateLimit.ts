@@ -1,5 +1,5 @@
-import { HttpServerRequest } from "@effect/platform"
-import { Context, Effect, Option } from "effect"
+import type { HttpServerRequest } from "effect/http"
+import { Context, type Effect, Option } from "effect"
 import { addressBucket, clientAddress, trustedProxies } from "./clientAddress.js"
 import * as RateLimiter from "./RateLimiter.js"
 
@@ -14,12 +14,13 @@ export interface AddressRateLimitSettings {
 
 /**
  * How requests are limited per client address before their API key is looked up. A reference
- * with a default, so a host built with `HostLive` alone is limited too; `startServer` provides
- * the operator's settings.
+ * with a default, so a host built with `HostLive` alone is limited too. HostLive takes the
+ * settings as options (`ipRateLimit`, `ipRateBurst`, `trustProxy`) and provides them here; an
+ * embedder may provide the reference instead, for the settings its options leave out.
  */
-export class AddressRateLimit extends Context.Reference<AddressRateLimit>()("@dealstream/http/AddressRateLimit", {
+export const AddressRateLimit = Context.Reference<AddressRateLimitSettings>("@dealstream/http/AddressRateLimit", {
   defaultValue: (): AddressRateLimitSettings => ({})
-}) {}
+})
 
 /**
  * The address limit stands in front of the key lookup, and every request of one client is

@@ -32,7 +32,7 @@ export interface RateLimiterService {
 }
 
 /** The limit per API key, taken once the key is known. */
-export class RateLimiter extends Context.Tag("@dealstream/http/RateLimiter")<RateLimiter, RateLimiterService>() {}
+export class RateLimiter extends Context.Service<RateLimiter, RateLimiterService>()("@dealstream/http/RateLimiter") {}
 
 interface Bucket {
   tokens: number

@@ -2,17 +2,20 @@ import { Context } from "effect"
 
 /**
  * What the host knows about the request in flight: its id (for the response header, error bodies
- * and the engine's event metadata) and, once authenticated, its workspace (for the request log).
- * Provided per request by the host middleware; the default only exists for code run outside one.
+ * and the engine's event metadata), once authenticated its workspace (for the request log), and
+ * for a 500 what went wrong (for the log line only). Provided per request by the host middleware;
+ * the default only exists for code run outside one.
  */
 export interface RequestInfoShape {
   readonly id: string
   workspaceId: string | null
+  /** Set when the answer is a 500: what the operator needs to see, never sent to the client. */
+  internal: string | null
 }
 
-export class RequestInfo extends Context.Reference<RequestInfo>()("@dealstream/http/RequestInfo", {
-  defaultValue: (): RequestInfoShape => ({ id: "req_none", workspaceId: null })
-}) {}
+export const RequestInfo = Context.Reference<RequestInfoShape>("@dealstream/http/RequestInfo", {
+  defaultValue: () => ({ id: "req_none", workspaceId: null, internal: null })
+})
 
 const PRINTABLE = /^[\x21-\x7e](?:[\x20-\x7e]{0,198}[\x21-\x7e])?$/
 

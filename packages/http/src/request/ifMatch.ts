@@ -1,5 +1,5 @@
 import { type IfMatch, ValidationError } from "@dealstream/core"
-import type { HttpServerRequest } from "@effect/platform"
+import type { HttpServerRequest } from "effect/http"
 import { Effect } from "effect"
 
 const VERSION = /^(?:W\/)?"?(\d{1,15})"?$/

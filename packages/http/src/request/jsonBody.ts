@@ -1,5 +1,5 @@
 import { ValidationError } from "@dealstream/core"
-import type { HttpServerRequest } from "@effect/platform"
+import type { HttpServerRequest } from "effect/http"
 import { NodeHttpServerRequest } from "@effect/platform-node"
 import type { IncomingMessage } from "node:http"
 import { Effect } from "effect"
@@ -57,7 +57,7 @@ export const readJsonBody = (
     }
     const declared = Number(request.headers["content-length"] ?? "0")
     if (declared > MAX_BODY_BYTES) return yield* tooLarge
-    const text = yield* readLimited(NodeHttpServerRequest.toIncomingMessage(request), MAX_BODY_BYTES)
+    const text = yield* readLimited(NodeHttpServerRequest.toIncomingMessage(request) as IncomingMessage, MAX_BODY_BYTES)
     if (text.trim() === "") return null
     const body = yield* Effect.try({
       try: (): unknown => JSON.parse(text),
@@ -71,11 +71,11 @@ export const readJsonBody = (
 
 /**
  * Reads at most `max` bytes. Past that it fails but keeps discarding the rest of the upload
- * instead of destroying the socket (which @effect/platform's own limit does): a client still
+ * instead of destroying the socket (which the platform's own limit does): a client still
  * sending would otherwise see a connection reset instead of our 413.
  */
 const readLimited = (source: IncomingMessage, max: number): Effect.Effect<string, PayloadTooLarge | InvalidJson> =>
-  Effect.async((resume) => {
+  Effect.callback((resume) => {
     const chunks: Array<Buffer> = []
     let bytes = 0
     const stop = () => {
@@ -88,7 +88,7 @@ const readLimited = (source: IncomingMessage, max: number): Effect.Effect<string
       if (bytes <= max) return void chunks.push(chunk)
       stop()
       source.resume()
-      resume(tooLarge)
+      resume(Effect.fail(tooLarge))
     }
     const onEnd = () => {
       stop()
@@ -96,7 +96,7 @@ const readLimited = (source: IncomingMessage, max: number): Effect.Effect<string
     }
     const onError = () => {
       stop()
-      resume(new InvalidJson({ message: "the request body could not be read" }))
+      resume(Effect.fail(new InvalidJson({ message: "the request body could not be read" })))
     }
     source.on("data", onData)
     source.on("end", onEnd)

@@ -1,21 +1,22 @@
-import { HttpApiEndpoint } from "@effect/platform"
+import { HttpApiEndpoint } from "effect/http-api"
 import { Schema } from "effect"
-import { optionalText, pageOf, pagingParams, securedGroup, Timestamp } from "../documented.js"
+import { optionalText, pageOf, pagingParams, securedErrors, securedGroup, Timestamp } from "../documented.js"
 
 export const TrashItem = Schema.Struct({
-  type: Schema.Literal("contact", "deal"),
+  type: Schema.Literals(["contact", "deal"]),
   id: Schema.String,
   deleted_at: Timestamp,
-  purge_at: Timestamp.annotations({ description: "30 days after deleted_at; restore works until then." }),
-  record: Schema.Record({ key: Schema.String, value: Schema.Unknown }).annotations({
+  purge_at: Timestamp.annotate({ description: "30 days after deleted_at; restore works until then." }),
+  record: Schema.Record(Schema.String, Schema.Unknown).annotate({
     description: "The record as it was when deleted."
   })
-}).annotations({ identifier: "TrashItem" })
+}).annotate({ identifier: "TrashItem" })
 
-export class TrashApi extends securedGroup("trash")
-  .add(
-    HttpApiEndpoint.get("list", "/v1/trash")
-      .setUrlParams(Schema.Struct({ type: optionalText("contact or deal (required)."), ...pagingParams }))
-      .addSuccess(pageOf(TrashItem, "TrashPage"))
-  )
-{}
+export class TrashApi extends securedGroup(
+  "trash",
+  HttpApiEndpoint.get("list", "/v1/trash", {
+    query: { type: optionalText("contact or deal (required)."), ...pagingParams },
+    success: pageOf(TrashItem, "TrashPage"),
+    error: securedErrors
+  })
+) {}

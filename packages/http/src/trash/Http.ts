@@ -1,5 +1,5 @@
 import { Engine } from "@dealstream/core"
-import { HttpApiBuilder } from "@effect/platform"
+import { HttpApiBuilder } from "effect/http-api"
 import { Effect } from "effect"
 import { Api } from "../Api.js"
 import { Caller } from "../auth/Authentication.js"
@@ -11,7 +11,7 @@ export const TrashLive = HttpApiBuilder.group(Api, "trash", (handlers) =>
     const engine = yield* Engine
     return handlers.handle("list", ({ request }) =>
       Effect.gen(function*() {
-        const params = yield* readQuery(request, "all")
-        return respond(page(yield* engine.trash.list(yield* Caller, params)))
+        const query = yield* readQuery(request, "all")
+        return respond(page(yield* engine.trash.list(yield* Caller, query)))
       }))
   }))

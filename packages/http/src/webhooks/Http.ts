@@ -1,5 +1,5 @@
 import { Engine } from "@dealstream/core"
-import { HttpApiBuilder } from "@effect/platform"
+import { HttpApiBuilder } from "effect/http-api"
 import { Effect } from "effect"
 import { Api } from "../Api.js"
 import { Caller } from "../auth/Authentication.js"
@@ -22,25 +22,25 @@ export const WebhooksLive = HttpApiBuilder.group(Api, "webhooks", (handlers) =>
           yield* readQuery(request, [])
           return respond(page(yield* engine.webhooks.list(yield* Caller)))
         }))
-      .handle("get", ({ path, request }) =>
+      .handle("get", ({ params, request }) =>
         Effect.gen(function*() {
           yield* readQuery(request, [])
-          return respond(record(yield* engine.webhooks.get(yield* Caller, path.id)))
+          return respond(record(yield* engine.webhooks.get(yield* Caller, params.id)))
         }))
       .handleRaw("create", createRecord(idempotent, COLLECTION, engine.webhooks.create, engine.webhooks.get))
       .handleRaw("update", writeRecord(engine.webhooks.update))
       .handle("delete", deleteRecord(engine.webhooks.delete))
-      .handle("deliveries", ({ path, request }) =>
+      .handle("deliveries", ({ params, request }) =>
         Effect.gen(function*() {
-          const params = yield* readQuery(request, "all")
-          return respond(page(yield* engine.webhooks.deliveries(yield* Caller, path.id, params)))
+          const query = yield* readQuery(request, "all")
+          return respond(page(yield* engine.webhooks.deliveries(yield* Caller, params.id, query)))
         }))
-      .handle("delivery", ({ path, request }) =>
+      .handle("delivery", ({ params, request }) =>
         Effect.gen(function*() {
           yield* readQuery(request, [])
-          return respond(record(yield* engine.webhooks.delivery(yield* Caller, path.id, path.delivery_id)))
+          return respond(record(yield* engine.webhooks.delivery(yield* Caller, params.id, params.delivery_id)))
         }))
-      .handle("replay", ({ path, request }) =>
+      .handle("replay", ({ params, request }) =>
         Effect.gen(function*() {
           yield* readQuery(request, [])
           const ctx = yield* Caller
@@ -49,8 +49,8 @@ export const WebhooksLive = HttpApiBuilder.group(Api, "webhooks", (handlers) =>
             request,
             null,
             Effect.map(
-              engine.webhooks.replay(ctx, path.id, path.delivery_id),
-              (delivery) => record(delivery, { status: 202, location: locationOf(deliveriesOf(path.id), delivery) })
+              engine.webhooks.replay(ctx, params.id, params.delivery_id),
+              (delivery) => record(delivery, { status: 202, location: locationOf(deliveriesOf(params.id), delivery) })
             )
           )
         }))

@@ -15,8 +15,8 @@ import { ipLiteral, NON_PUBLIC_TARGET, publicOnlyLookup } from "./publicAddresse
 import { parseRetryAfter } from "./retryAfter.js"
 
 /**
- * Webhook deliveries over node:http and node:https. Plain Node rather than @effect/platform's
- * HttpClient because each safety property is one visible option here: the `lookup` that refuses
+ * Webhook deliveries over node:http and node:https. Plain Node rather than Effect's HttpClient
+ * because each safety property is one visible option here: the `lookup` that refuses
  * non-public addresses at connect time, no redirect handling at all (a 3xx is an answer like any
  * other), a byte cap on the answer, and `destroy()` of the socket when the fiber is interrupted
  * (webhook DELETE) or the timeout fires — the receiver sees the connection closed.
@@ -58,7 +58,7 @@ interface RawAnswer {
 }
 
 const send = (agents: Agents, url: URL, request: WebhookRequest) =>
-  Effect.async<RawAnswer, TransportError>((resume) => {
+  Effect.callback<RawAnswer, TransportError>((resume) => {
     const body = Buffer.from(request.body, "utf8")
     const secure = url.protocol === "https:"
     let done = false
@@ -176,4 +176,4 @@ export const make: Effect.Effect<WebhookTransportService, never, Scope.Scope> = 
   return WebhookTransport.of({ post: makePost(guarded, open), checkTarget })
 })
 
-export const layer: Layer.Layer<WebhookTransport> = Layer.scoped(WebhookTransport, make)
+export const layer: Layer.Layer<WebhookTransport> = Layer.effect(WebhookTransport, make)

@@ -2,21 +2,21 @@ import { WEBHOOK_EVENT_TYPES } from "@dealstream/core"
 import { Schema } from "effect"
 import { exampleId, nullable, Timestamp } from "../documented.js"
 
-const EventName = Schema.String.annotations({
+const EventName = Schema.String.annotate({
   description: `One of ${WEBHOOK_EVENT_TYPES.join(", ")}, or "*" alone for every event (including ones added later).`,
   examples: ["deal.stage_changed"]
 })
 
-const events = Schema.Array(EventName).annotations({
+const events = Schema.Array(EventName).annotate({
   description: "A non-empty list of event names, or [\"*\"]. An unknown name is 400 at events[i]."
 })
 
-const url = Schema.String.annotations({
+const url = Schema.String.annotate({
   description: "An https URL whose host resolves only to public addresses (checked at registration and again on " +
     "every connection). Plain http and private targets only on a host started with DEALSTREAM_ALLOW_INSECURE_WEBHOOKS=1."
 })
 
-const secret = Schema.String.annotations({
+const secret = Schema.String.annotate({
   description: "Signing secret, 8 to 512 visible ASCII characters. Write-only: never returned, only has_secret. " +
     "With a secret, every request carries webhook-signature and X-Service-Signature (Standard Webhooks v1)."
 })
@@ -24,17 +24,17 @@ const secret = Schema.String.annotations({
 export const WebhookInput = Schema.Struct({
   url,
   events,
-  secret: Schema.optional(Schema.NullOr(secret))
-}).annotations({ identifier: "WebhookInput" })
+  secret: Schema.optionalKey(Schema.NullOr(secret))
+}).annotate({ identifier: "WebhookInput" })
 
 export const WebhookPatch = Schema.Struct({
-  url: Schema.optional(url),
-  events: Schema.optional(events),
-  secret: Schema.optional(Schema.NullOr(secret).annotations({ description: "null removes the secret: requests go unsigned." })),
-  status: Schema.optional(Schema.Literal("active").annotations({
+  url: Schema.optionalKey(url),
+  events: Schema.optionalKey(events),
+  secret: Schema.optionalKey(Schema.NullOr(secret).annotate({ description: "null removes the secret: requests go unsigned." })),
+  status: Schema.optionalKey(Schema.Literal("active").annotate({
     description: "Reactivates a failed webhook; it receives new events again (past ones can be replayed)."
   }))
-}).annotations({
+}).annotate({
   identifier: "WebhookPatch",
   description: "Only the keys present change. A delivery in progress is not interrupted; the next attempt uses the new settings."
 })
@@ -43,36 +43,36 @@ export const Webhook = Schema.Struct({
   id: exampleId("wh"),
   url,
   events: Schema.Array(EventName),
-  status: Schema.Literal("active", "failed").annotations({
+  status: Schema.Literals(["active", "failed"]).annotate({
     description: "failed after a delivery exhausted its retries or an answer was 410 Gone: no new deliveries until reactivated."
   }),
   last_delivery_at: nullable(Timestamp, "When a delivery to this webhook was last attempted."),
   has_secret: Schema.Boolean,
   created_at: Timestamp,
   updated_at: Timestamp
-}).annotations({ identifier: "Webhook" })
+}).annotate({ identifier: "Webhook" })
 
 export const DeliveryAttempt = Schema.Struct({
   attempted_at: Timestamp,
-  status_code: nullable(Schema.Number, "The HTTP status of the answer; null when none came (see error)."),
-  duration_ms: Schema.Number,
+  status_code: nullable(Schema.Finite, "The HTTP status of the answer; null when none came (see error)."),
+  duration_ms: Schema.Finite,
   error: nullable(Schema.String, "Why no answer came: timeout, refused connection, TLS, non-public target, …")
-}).annotations({ identifier: "DeliveryAttempt" })
+}).annotate({ identifier: "DeliveryAttempt" })
 
 export const Delivery = Schema.Struct({
   id: exampleId("dlv"),
   webhook_id: exampleId("wh"),
-  event_id: exampleId("evt").annotations({ description: "Also the webhook-id header: the same on every retry and replay." }),
-  event_type: Schema.String.annotations({ examples: ["deal.created"] }),
-  status: Schema.Literal("pending", "succeeded", "failed", "cancelled"),
-  attempt_count: Schema.Number,
+  event_id: exampleId("evt").annotate({ description: "Also the webhook-id header: the same on every retry and replay." }),
+  event_type: Schema.String.annotate({ examples: ["deal.created"] }),
+  status: Schema.Literals(["pending", "succeeded", "failed", "cancelled"]),
+  attempt_count: Schema.Finite,
   next_attempt_at: nullable(Timestamp, "When the next attempt is due, while pending."),
   last_attempt_at: nullable(Timestamp, "When it was last attempted."),
-  last_status_code: nullable(Schema.Number, "The last answer's HTTP status."),
+  last_status_code: nullable(Schema.Finite, "The last answer's HTTP status."),
   last_error: nullable(Schema.String, "The last attempt's error, when it got no answer."),
   replay_of: nullable(Schema.String, "The delivery this one replays."),
   created_at: Timestamp,
-  attempts: Schema.optional(Schema.Array(DeliveryAttempt).annotations({
+  attempts: Schema.optionalKey(Schema.Array(DeliveryAttempt).annotate({
     description: "Every attempt, oldest first (on the single-delivery GET only)."
   }))
-}).annotations({ identifier: "Delivery" })
+}).annotate({ identifier: "Delivery" })
