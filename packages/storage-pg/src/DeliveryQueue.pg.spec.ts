@@ -4,8 +4,10 @@ import * as PgClient from "@effect/sql-pg/PgClient"
 import { describe, expect, it } from "@effect/vitest"
 import { Cause, Context, Effect, Fiber, Layer, Option, Redacted, Result, Stream } from "effect"
 import * as Reactivity from "effect/reactivity/Reactivity"
+import { type AddressInfo, connect, createServer, type Socket } from "node:net"
 import { serverUrl, testDatabase } from "../../../test/support/pg.js"
 import * as PgStorage from "./PgStorage.js"
+import { sendSignal } from "./queueSignals.js"
 
 /** Two hosts on one fresh database: two pools, two listeners. */
 const twoHosts = Layer.unwrap(Effect.map(testDatabase, (url) => {
@@ -30,8 +32,55 @@ const until = <A, E>(fiber: Fiber.Fiber<A, E>, send: Effect.Effect<unknown, unkn
     return result
   })
 
+/**
+ * A TCP proxy to the server of `url`. `silence` makes every connection open so far go quiet: what
+ * either side sends is dropped and nothing is closed, as when a peer vanishes without a word (a
+ * network partition, a frozen server). Connections made afterwards pass as usual.
+ */
+const silencingProxy = (url: string) =>
+  Effect.acquireRelease(
+    Effect.callback<{ readonly url: string; readonly silence: () => void; readonly close: () => void }>((resume) => {
+      const target = new URL(url)
+      const open = new Set<readonly [Socket, Socket]>()
+      const server = createServer((client) => {
+        const upstream = connect(Number(target.port || 5432), target.hostname)
+        const pair = [client, upstream] as const
+        open.add(pair)
+        const end = () => {
+          open.delete(pair)
+          client.destroy()
+          upstream.destroy()
+        }
+        for (const socket of pair) socket.on("error", end).on("close", end)
+        client.pipe(upstream)
+        upstream.pipe(client)
+      })
+      server.listen(0, "127.0.0.1", () => {
+        const proxied = new URL(url)
+        proxied.hostname = "127.0.0.1"
+        proxied.port = String((server.address() as AddressInfo).port)
+        resume(Effect.succeed({
+          url: proxied.toString(),
+          silence: () => {
+            for (const [client, upstream] of open) {
+              client.unpipe(upstream)
+              upstream.unpipe(client)
+              for (const socket of [client, upstream]) socket.on("data", () => {})
+            }
+          },
+          close: () => {
+            for (const pair of open) for (const socket of pair) socket.destroy()
+            server.close()
+          }
+        }))
+      })
+    }),
+    (proxy) => Effect.sync(proxy.close)
+  )
+
+/** The connections the hosts listen on (their heartbeats run there too, so `query` may not say LISTEN). */
 const listenBackends = (url: string) =>
-  admin(url, `SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'LISTEN %'`)
+  admin(url, `SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'dealstream-listen'`)
 
 describe("PgStorage signals", () => {
   it.live("listens again after the LISTEN connection is killed, and says so with a Scheduled", () =>
@@ -57,6 +106,33 @@ describe("PgStorage signals", () => {
       killed = true
       yield* admin(url, `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE pid = ANY('{${before.map((b) => b.pid).join(",")}}')`)
       const result = yield* until(subscriber, queue.signal(deleted("wh_after")))
+      expect(Result.isSuccess(result)).toBe(true)
+      expect(seen).toEqual({ scheduled: true, after: true })
+    }).pipe(Effect.scoped), { timeout: 60_000 })
+
+  it.live("listens again after the LISTEN connection goes silent, and says so with a Scheduled", () =>
+    Effect.gen(function*() {
+      const url = yield* testDatabase
+      const proxy = yield* silencingProxy(url)
+      const context = yield* Layer.build(PgStorage.layer({ url: proxy.url, listenHeartbeat: "200 millis" }))
+      const queue = Context.get(context, DeliveryQueue)
+      // Signals go to the server directly: the host's own connections go silent too.
+      const direct = yield* PgClient.make({ url: Redacted.make(url), maxConnections: 1 }).pipe(Effect.provide(Reactivity.layer))
+      const deleted = (webhookId: string) => sendSignal(direct)({ _tag: "WebhookDeleted", webhookId })
+      let silenced = false
+      const seen = { scheduled: false, after: false }
+      const subscriber = yield* Effect.forkChild(Stream.runDrain(Stream.takeUntil(queue.signals, (s) => {
+        if (silenced && s._tag === "Scheduled") seen.scheduled = true
+        if (s._tag === "WebhookDeleted" && s.webhookId === "wh_after") seen.after = true
+        return seen.scheduled && seen.after
+      })))
+      const ready = yield* Effect.forkChild(Stream.runHead(Stream.filter(queue.signals, (s) => s._tag === "WebhookDeleted")))
+      yield* until(ready, deleted("wh_before"))
+      // a few heartbeats in, so the LISTEN connection is an old one when it goes silent
+      yield* Effect.sleep("1 second")
+      silenced = true
+      proxy.silence()
+      const result = yield* until(subscriber, deleted("wh_after"))
       expect(Result.isSuccess(result)).toBe(true)
       expect(seen).toEqual({ scheduled: true, after: true })
     }).pipe(Effect.scoped), { timeout: 60_000 })

@@ -35,7 +35,8 @@ export interface Options {
   readonly connectTimeout?: Duration.Input
   /**
    * How often a `signals` subscriber checks that its LISTEN connection still hears the channel;
-   * a dead one is noticed within about twice this. Default 5 seconds.
+   * a dead one is noticed within about twice this, one gone silent up to 5 seconds later (the
+   * driver's wait for its unanswered heartbeat to drain). Default 5 seconds.
    */
   readonly listenHeartbeat?: Duration.Input
 }

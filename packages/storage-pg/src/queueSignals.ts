@@ -1,7 +1,6 @@
 import { type QueueSignal, StorageUnavailable } from "@dealstream/core"
-import * as PgClient from "@effect/sql-pg/PgClient"
+import * as PgConnection from "@effect/sql-pg/PgConnection"
 import { Cause, Clock, Duration, Effect, Queue, Redacted, Result, Schedule, Schema, Stream } from "effect"
-import * as Reactivity from "effect/reactivity/Reactivity"
 import type { SqlClient } from "effect/sql/SqlClient"
 import type { SqlError } from "effect/sql/SqlError"
 import { reasonOf } from "./errors.js"
@@ -36,23 +35,27 @@ const unavailable = (error: SqlError) => new StorageUnavailable({ message: `Post
 const realClock = Clock.Clock.defaultValue()
 
 /**
- * One connection's worth of signals. The session has a client of its own: one connection for the
- * heartbeats and, opened by `listen`, one that holds LISTEN; closing the session closes exactly
- * these. `listen` returns once PostgreSQL has confirmed LISTEN, and a connection that fails later
- * fails its queue. A connection that goes silent without failing (a peer gone without a word) is
- * caught by the heartbeat: every `heartbeat` the listener sends itself a Heartbeat on the shared
- * channel and fails with StorageUnavailable when it does not hear it back in time.
+ * One connection's worth of signals, on a connection of the session's own that both listens and
+ * carries the heartbeats. `listen` returns once PostgreSQL has confirmed LISTEN, and a connection
+ * that fails (closed, reset, its backend terminated) fails the notification queue. One that goes
+ * silent instead (a peer gone without a word, a frozen server) is caught by the heartbeat: every
+ * `heartbeat` the listener sends itself a Heartbeat on the shared channel through that very
+ * connection and fails with StorageUnavailable when it does not hear it back in time. The
+ * heartbeat left unanswered is interrupted, and the driver closes a connection whose interrupted
+ * statement does not drain within 5 seconds; so a silent connection is dead before the session
+ * closes, and the UNLISTEN of `listen`'s finaliser is skipped rather than waited for (on two
+ * connections, the LISTEN one would wait for its UNLISTEN answer forever).
  */
 const session = (options: ListenOptions, resumed: boolean): Stream.Stream<QueueSignal, StorageUnavailable> =>
   Stream.unwrap(Effect.gen(function*() {
-    const client = yield* PgClient.makeClient({
+    const connection = yield* PgConnection.make({
       url: Redacted.make(options.url),
-      transformJson: false,
       connectTimeout: options.connectTimeout,
-      applicationName: "dealstream-listen",
-      acquireForStream: true
-    }).pipe(Effect.provide(Reactivity.layer), Effect.mapError(unavailable))
-    const notifications = yield* client.listen(CHANNEL).pipe(Effect.mapError(unavailable))
+      applicationName: "dealstream-listen"
+    }).pipe(Effect.mapError(unavailable))
+    // Pinned: the heartbeats run beside the listener on the same session.
+    const pinned = yield* connection.pin
+    const notifications = yield* pinned.listen(CHANNEL).pipe(Effect.mapError(unavailable))
     const listener = crypto.randomUUID()
     const heard = yield* Queue.unbounded<number>()
     const interval = Duration.fromInputUnsafe(options.heartbeat)
@@ -72,7 +75,7 @@ const session = (options: ListenOptions, resumed: boolean): Stream.Stream<QueueS
     let sent = 0
     const roundTrip = Effect.suspend(() => {
       const beat = ++sent
-      return client`SELECT pg_notify(${CHANNEL}, ${encode({ _tag: "Heartbeat", listener, beat })})`.pipe(
+      return pinned.query("SELECT pg_notify($1, $2)", [CHANNEL, encode({ _tag: "Heartbeat", listener, beat })]).pipe(
         Effect.mapError(unavailable),
         Effect.andThen(Effect.repeat(Queue.take(heard), { until: (n) => n >= beat })),
         Effect.timeoutOrElse({
