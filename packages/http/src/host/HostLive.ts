@@ -91,33 +91,35 @@ export const HostLive = (
     )
   }))
 
+/**
+ * A layer whose parts are its own: Effect 4 memoizes layers across provides, so two engines made
+ * of the same module-level layers (EngineLive, IdsLive, MemoryStorage.layer) would be one engine
+ * and one memory. Its parts are built in a memo map of their own; the layer itself is memoized
+ * like any other, so one value used twice in a composition is still one engine, as in Effect 3.
+ */
+const ofItsOwn = <A, E>(layer: Layer.Layer<A, E>): Layer.Layer<A, E> =>
+  Layer.fromBuildMemo((_, scope) => Layer.buildWithMemoMap(layer, Layer.makeMemoMapUnsafe(), scope))
+
 /** The webhook settings and the Node transport that sends deliveries over real sockets. */
 const webhookServices = (config: Partial<WebhookConfigService>) =>
   Layer.merge(WebhookConfig.layer(config), NodeWebhookTransport.layer)
 
-/**
- * The engine over in-process memory: nothing survives a restart. Each call is an engine of its
- * own (Layer.fresh): layers are memoized across provides in Effect 4, which would otherwise hand
- * two hosts of one process the same engine and memory.
- */
+/** The engine over in-process memory: nothing survives a restart. Each call is an engine of its own. */
 export const MemoryEngineLive = (
   webhooks: Partial<WebhookConfigService> = {}
 ): Layer.Layer<Engine | EngineRequirements> =>
-  Layer.fresh(EngineLive.pipe(
+  ofItsOwn(EngineLive.pipe(
     Layer.provideMerge(IdsLive),
     Layer.provideMerge(MemoryStorage.layer),
     Layer.provideMerge(webhookServices(webhooks))
   ))
 
-/**
- * The bundled engine over the chosen storage, which says what it is for the start banner; an
- * engine of its own on each call, like MemoryEngineLive.
- */
+/** The bundled engine over the chosen storage, which says what it is for the start banner; an engine of its own on each call. */
 export const engineOn = (
   choice: StorageChoice,
   webhooks: Partial<WebhookConfigService> = {}
 ): Layer.Layer<Engine | EngineRequirements | StorageInUse, StorageSetupError> =>
-  Layer.fresh(EngineLive.pipe(
+  ofItsOwn(EngineLive.pipe(
     Layer.provideMerge(IdsLive),
     Layer.provideMerge(storageLayer(choice)),
     Layer.provideMerge(webhookServices(webhooks))
