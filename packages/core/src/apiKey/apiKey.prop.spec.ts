@@ -71,12 +71,13 @@ describe("API keys over random command sequences", () => {
     expect(state.status).toBe(firstCreate < 0 ? "absent" : revokedAfterCreate ? "revoked" : "active")
   })
 
-  it.prop("the document rebuilt from the log equals the incremental one and never holds the digest", [
+  // That the key documents stored while commands run equal what the log projects to is a property of
+  // the engine and its storage, not of this fold: test/engine/rebuildEqualsStored.*.spec.ts.
+  it.prop("the document never holds the digest", [
     fc.array(step, { maxLength: 12 }),
     hex
   ], ([steps, first]) => {
     const { doc, log } = run(steps, apiKeyIdOf(first))
-    expect(log.reduce(projectApiKey, null)).toEqual(doc)
     const created = log.find((e) => e.type === "api_key.created")
     if (created !== undefined) expect(JSON.stringify(doc)).not.toContain(created.data.key_sha256)
   })
