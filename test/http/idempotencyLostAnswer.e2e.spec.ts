@@ -5,6 +5,7 @@ import { Effect, Exit, Layer, Scope } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { noWebhookSending } from "../support/engine.js"
 import { testDatabase } from "../support/pg.js"
+import { type Receiver, startReceiver } from "../webhooks/receiver.js"
 import { errorOf, type Host, startHost } from "./client.js"
 
 // A host that stopped after committing a POST made with an Idempotency-Key and before storing its
@@ -36,13 +37,16 @@ const ctx: RequestContext = { workspaceId: "ws_a", requestId: null, actor: "stop
 const scope = Effect.runSync(Scope.make())
 let url = ""
 let host: Host
+let receiver: Receiver
 
 beforeAll(async () => {
   url = await Effect.runPromise(Scope.extend(testDatabase, scope))
-  host = await startHost({ storage: { postgres: url } })
+  receiver = await startReceiver()
+  host = await startHost({ storage: { postgres: url }, webhooks: { allowInsecure: true } })
 })
 afterAll(async () => {
   await host?.close()
+  await receiver?.close()
   await Effect.runPromise(Scope.close(scope, Exit.void))
 })
 
@@ -122,6 +126,26 @@ describe("an Idempotency-Key whose write committed but whose answer was never st
     expect(restoredDeal.body).toEqual(current.body)
     // Restored once: created, deleted, restored, and no second restore after it.
     expect(current.headers.get("etag")).toBe(`"${Number(JSON.parse(deal.headers.get("etag")!)) + 2}"`)
+  })
+
+  it("a retry of a delivery replay is refused (there is no answer to read again), never replayed twice", async () => {
+    const webhook = await host.call("POST", "/v1/webhooks", { body: { url: `${receiver.url}/lost`, events: ["contact.created"] } })
+    expect(webhook.status, webhook.text).toBe(201)
+    await host.call("POST", "/v1/contacts", { body: { email: "replay-lost@example.com" } })
+    const [original] = (await host.call("GET", `/v1/webhooks/${webhook.body.id}/deliveries`)).body.data
+    expect(original).toBeDefined()
+    const path = `/v1/webhooks/${webhook.body.id}/deliveries/${original.id}/replay`
+    await writeAndStop("lost-6", "POST", path, null, (engine) => engine.webhooks.replay(ctx, webhook.body.id, original.id))
+
+    for (let i = 0; i < 2; i++) {
+      const retry = await host.call("POST", path, { headers: { "idempotency-key": "lost-6" } })
+      expect(retry.status, retry.text).toBe(409)
+      expect(errorOf(retry).code).toBe("idempotency_conflict")
+      // The conflict of a write applied without its answer, not of a key used for another request.
+      expect(errorOf(retry).message).toMatch(/answer was lost/)
+    }
+    const deliveries = (await host.call("GET", `/v1/webhooks/${webhook.body.id}/deliveries?limit=100`)).body.data
+    expect(deliveries.filter((d: { replay_of: string | null }) => d.replay_of === original.id)).toHaveLength(1)
   })
 
   it("without a way to read the answer again (a custom field), the retry is refused, not applied twice", async () => {
