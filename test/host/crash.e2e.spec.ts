@@ -7,7 +7,8 @@ import { type Received, type Receiver, startReceiver } from "../webhooks/receive
 
 // The built CLI (`npx tsc -b` first) on a PostgreSQL database, SIGKILLed while a dozen clients
 // write, then started again on the same database. A write answered 2xx must be there exactly once;
-// a write whose answer was lost may or may not be there, but whole; the documents must be the
+// a write whose answer was lost may or may not be there, but whole; a lost create or restore retried
+// with its Idempotency-Key on the new host is applied once in all; the documents must be the
 // projection of the log; every event committed before the kill must reach the webhook receiver.
 
 const KEY = "key_crash_0123456789"
@@ -44,6 +45,7 @@ interface Answer {
   readonly status: number
   readonly body: any
   readonly replayed: boolean
+  readonly location: string | null
 }
 
 const request = async (host: Spawned, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Answer> => {
@@ -53,7 +55,12 @@ const request = async (host: Spawned, method: string, path: string, body?: unkno
     ...(body === undefined ? {} : { body: JSON.stringify(body) })
   })
   const text = await response.text()
-  return { status: response.status, body: text === "" ? null : JSON.parse(text), replayed: response.headers.get("idempotent-replayed") === "true" }
+  return {
+    status: response.status,
+    body: text === "" ? null : JSON.parse(text),
+    replayed: response.headers.get("idempotent-replayed") === "true",
+    location: response.headers.get("location")
+  }
 }
 
 // --- The writes and what became of them -----------------------------------------------------
@@ -141,8 +148,8 @@ describe("a host SIGKILLed under concurrent writes", () => {
       if (roll < 0.86) return write("update and move deal", String(n), deal, "PATCH", `/v1/deals/${deal}`, { value: n, stage_id: pick(stages) })
       if (roll < 0.9) return write("delete contact", "", contact, "DELETE", `/v1/contacts/${contact}`, undefined)
       if (roll < 0.94) return write("delete deal", "", deal, "DELETE", `/v1/deals/${deal}`, undefined)
-      if (roll < 0.97) return write("restore contact", "", contact, "POST", `/v1/contacts/${contact}/restore`, undefined)
-      return write("restore deal", "", deal, "POST", `/v1/deals/${deal}/restore`, undefined)
+      if (roll < 0.97) return write("restore contact", "", contact, "POST", `/v1/contacts/${contact}/restore`, undefined, true)
+      return write("restore deal", "", deal, "POST", `/v1/deals/${deal}/restore`, undefined, true)
     }
 
     const worker = async () => {
@@ -179,33 +186,109 @@ describe("a host SIGKILLed under concurrent writes", () => {
     expect(lost.length, "requests in flight when the host died").toBeGreaterThan(0)
 
     const second = await startCli(databaseUrl)
-    const events = await eventLog(sql)
+    // The log as the dead host left it; the retries below add to it.
+    const committed = await eventLog(sql)
 
-    // Answered creates are there exactly once, and their key replays the same answer; a create
-    // whose answer was lost is there once or not at all; a refused one is not there.
+    // Answered creates are there exactly once, and their key replays the same answer; a refused one
+    // is not there; one whose answer was lost is there once or not at all, and its key was kept
+    // exactly when it is there (the key is recorded in the create's own commit).
     const countOf = async (kind: Kind, token: string) => {
       const [row] = kind === "create contact"
         ? await sql.query<{ n: number }>(`SELECT count(*)::int AS n FROM ds_contacts WHERE data ->> 'email' = $1`, [token])
         : await sql.query<{ n: number }>(`SELECT count(*)::int AS n FROM ds_deals WHERE data ->> 'name' = $1`, [token])
       return row!.n
     }
-    const lostCreates: Array<{ write: Write; applied: boolean; keyKept: boolean }> = []
+    const idOf = async (kind: Kind, token: string) => {
+      const [row] = kind === "create contact"
+        ? await sql.query<{ id: string }>(`SELECT id FROM ds_contacts WHERE data ->> 'email' = $1`, [token])
+        : await sql.query<{ id: string }>(`SELECT id FROM ds_deals WHERE data ->> 'name' = $1`, [token])
+      return row!.id
+    }
+    const keyKept = async (write: Write) => {
+      const [row] = await sql.query<{ n: number }>(`SELECT count(*)::int AS n FROM ds_idempotency_keys WHERE id = $1`, [write.idempotencyKey])
+      return row!.n === 1
+    }
+    const retry = (write: Write) => request(second, write.method, write.path, write.body, { "idempotency-key": write.idempotencyKey! })
+    const lostCreates: Array<{ write: Write; applied: boolean }> = []
     for (const write of writes.filter((w) => w.kind === "create contact" || w.kind === "create deal")) {
       const count = await countOf(write.kind, write.token)
       if (ok(write)) {
         expect(count, `${write.kind} ${write.token}`).toBe(1)
-        const again = await request(second, write.method, write.path, write.body, { "idempotency-key": write.idempotencyKey! })
+        const again = await retry(write)
         expect({ status: again.status, replayed: again.replayed, body: again.body }).toEqual({ status: write.outcome, replayed: true, body: write.answer })
       } else if (failed(write)) {
         expect(count, `${write.kind} ${write.token} refused with ${write.outcome}`).toBe(0)
       } else {
         expect(count, `${write.kind} ${write.token} whose answer was lost`).toBeLessThanOrEqual(1)
-        const [kept] = await sql.query<{ n: number }>(`SELECT count(*)::int AS n FROM ds_idempotency_keys WHERE id = $1`, [write.idempotencyKey])
-        // The key is recorded in the create's own commit: applied means a retry with it finds it.
-        if (count === 1) expect(kept!.n, `the Idempotency-Key of ${write.kind} ${write.token}, applied, answer lost`).toBe(1)
-        lostCreates.push({ write, applied: count === 1, keyKept: kept!.n === 1 })
+        expect(await keyKept(write), `the Idempotency-Key of ${write.kind} ${write.token}, answer lost, ${count === 1 ? "applied" : "not applied"}`)
+          .toBe(count === 1)
+        lostCreates.push({ write, applied: count === 1 })
       }
     }
+
+    // Restores (all made with a key): one restored event per restore whose key is kept, that is
+    // per restore answered 2xx and per lost one the dead host applied; an answered one replays.
+    const restores = writes.filter((w) => w.kind === "restore contact" || w.kind === "restore deal")
+    const restoreKept = new Map<Write, boolean>()
+    for (const write of restores) restoreKept.set(write, await keyKept(write))
+    for (const write of restores.filter((w) => w.outcome !== "lost")) {
+      expect(restoreKept.get(write), `the Idempotency-Key of ${write.kind} ${write.path} answered ${write.outcome}`).toBe(ok(write))
+      if (ok(write)) {
+        const again = await retry(write)
+        expect({ status: again.status, replayed: again.replayed, body: again.body }).toEqual({ status: write.outcome, replayed: true, body: write.answer })
+      }
+    }
+    for (const target of new Set(restores.map((w) => w.target!))) {
+      const mine = restores.filter((w) => w.target === target)
+      const type = mine[0]!.kind === "restore contact" ? "contact.restored" : "deal.restored"
+      const logged = committed.filter((e) => e.stream_id === target && e.type === type).length
+      expect(logged, `${type} events of ${target}: one per restore whose key was kept`).toBe(mine.filter((w) => restoreKept.get(w)).length)
+    }
+
+    // Every create and restore whose answer was lost, retried on the new host with its key and body:
+    // applied before the kill, it answers the record as it is now, replayed, and writes nothing;
+    // not applied, it is a first attempt (a deal whose contact was deleted since is rightly a 400),
+    // and a second retry replays that answer. Either way the create exists once in the end.
+    for (const { applied, write } of lostCreates) {
+      const label = `${write.kind} ${write.token}, answer lost, ${applied ? "applied" : "not applied"}, retried`
+      const answer = await retry(write)
+      if (applied) {
+        const id = await idOf(write.kind, write.token)
+        const record = await request(second, "GET", `${write.path}/${id}`)
+        expect(record.status, label).toBe(200)
+        expect({ status: answer.status, replayed: answer.replayed, location: answer.location, body: answer.body }, label)
+          .toEqual({ status: 201, replayed: true, location: `${write.path}/${id}`, body: record.body })
+        expect(await countOf(write.kind, write.token), label).toBe(1)
+        continue
+      }
+      expect(answer.replayed, label).toBe(false)
+      const contactIds = (write.body as { contact_ids?: ReadonlyArray<string> }).contact_ids ?? []
+      if (answer.status === 400 && write.kind === "create deal" && contactIds.length > 0) {
+        const [contact] = await sql.query<{ deleted: boolean }>(`SELECT deleted_at IS NOT NULL AS deleted FROM ds_contacts WHERE id = $1`, [contactIds[0]])
+        expect(contact?.deleted, `${label}: 400 ${JSON.stringify(answer.body)}`).toBe(true)
+        expect(await countOf(write.kind, write.token), label).toBe(0)
+        continue
+      }
+      expect(answer.status, `${label}: ${JSON.stringify(answer.body)}`).toBe(201)
+      expect(await countOf(write.kind, write.token), label).toBe(1)
+      const again = await retry(write)
+      expect({ status: again.status, replayed: again.replayed, body: again.body }, label).toEqual({ status: 201, replayed: true, body: answer.body })
+    }
+    for (const write of restores.filter((w) => w.outcome === "lost")) {
+      const label = `${write.kind} ${write.path}, answer lost, ${restoreKept.get(write) ? "applied" : "not applied"}, retried`
+      const answer = await retry(write)
+      if (restoreKept.get(write)) {
+        // The record as it is now: restored, or deleted again by a write answered before the kill.
+        const record = await request(second, "GET", write.path.replace(/\/restore$/, ""))
+        expect({ status: answer.status, replayed: answer.replayed, body: answer.body }, label)
+          .toEqual(record.status === 200 ? { status: 200, replayed: true, body: record.body } : { status: record.status, replayed: false, body: answer.body })
+      } else {
+        // A first attempt: restored now, or refused (the record is live, or its email taken since).
+        expect(answer.replayed, label).toBe(false)
+        expect([200, 404, 409], `${label}: ${answer.status} ${JSON.stringify(answer.body)}`).toContain(answer.status)
+      }
+    }
+    const events = await eventLog(sql)
 
     // Updates, moves, deletes and restores: one event per answered write, none for a refused one,
     // at most one for a lost one; a PATCH that moves too is both of its events or neither.
@@ -287,7 +370,7 @@ describe("a host SIGKILLed under concurrent writes", () => {
     const arrived = () => new Set(receiver.received.filter((r) => expectedIds.has(String(r.headers["webhook-id"]))).map((r) => String(r.headers["webhook-id"])))
     await receiver.waitFor(() => arrived().size === expectedIds.size, `${expectedIds.size} events`, 60_000)
     let statuses: ReadonlyArray<{ status: string; n: number }> = []
-    const deadline = Date.now() + 15_000
+    const deadline = Date.now() + 60_000
     do {
       statuses = await sql.query<{ status: string; n: number }>(`SELECT data ->> 'status' AS status, count(*)::int AS n FROM ds_deliveries GROUP BY 1`)
       if (statuses.length === 1 && statuses[0]!.status === "succeeded") break
@@ -308,12 +391,12 @@ describe("a host SIGKILLed under concurrent writes", () => {
     const duplicates = receiver.received.length - new Set(receiver.received.map((r) => String(r.headers["x-service-delivery"]))).size
     console.info(
       `crash (seed ${seed}): ${writes.length} writes, ${answered} answered before the kill, ${lost.length} lost in it ` +
-        `(${lostCreates.filter((c) => c.applied).length} of ${lostCreates.length} lost creates applied, ` +
-        `${lostCreates.filter((c) => c.applied && !c.keyKept).length} of those without their Idempotency-Key); ` +
+        `(${lostCreates.filter((c) => c.applied).length} of ${lostCreates.length} lost creates and ` +
+        `${restores.filter((w) => w.outcome === "lost" && restoreKept.get(w)).length} of ${restores.filter((w) => w.outcome === "lost").length} lost restores applied, all retried); ` +
         `${events.length} events, ${expectedIds.size} announced, ${receiver.received.length} requests received ` +
         `(${duplicates} resent); ${summary}; outcomes ${JSON.stringify(Object.fromEntries(byOutcome))}`
     )
-  }, 120_000)
+  }, 240_000)
 })
 
 /** Refusals the workload causes on purpose: a record deleted or restored meanwhile (404), races (409). */

@@ -32,8 +32,11 @@ export const serveAdopted = async (args: ReadonlyArray<string>): Promise<Adopted
   parent.stdout.on("data", (chunk) => (stdout += chunk))
   parent.stderr.on("data", (chunk) => (stderr += chunk))
   const exit = new Promise<void>((done) => parent.on("exit", () => done()))
+  // No python3 on the machine: said at once, not after a timeout.
+  let failed: Error | null = null
+  parent.on("error", (error) => (failed = error))
   const finish = async () => {
-    if (parent.exitCode !== null || parent.signalCode !== null) return
+    if (failed !== null || parent.exitCode !== null || parent.signalCode !== null) return
     parent.stdin.end()
     await until(() => parent.exitCode !== null || parent.signalCode !== null, "the non-reaping parent to reap and exit", 60_000)
       .catch((error) => {
@@ -43,11 +46,15 @@ export const serveAdopted = async (args: ReadonlyArray<string>): Promise<Adopted
     await exit
   }
   try {
-    await until(() => /^\d+$/m.test(stdout), "the host's pid", 10_000)
-    await until(() => /listening on http/.test(stderr) || parent.exitCode !== null, "the host to listen", 60_000)
+    await until(() => /^\d+$/m.test(stdout) || failed !== null || parent.exitCode !== null, "the host's pid", 10_000)
+    if (failed !== null) throw new Error(`cannot run python3 ${SCRIPT}: ${(failed as Error).message}`)
+    const host = Number(/^(\d+)$/m.exec(stdout)![1])
+    // A host that exits is a zombie here, never reaped: that is how its early exit shows.
+    const exited = () => parent.exitCode !== null || [null, "Z", "X"].includes(stateOf(host))
+    await until(() => /listening on http/.test(stderr) || exited(), "the host to listen", 60_000)
     const url = /listening on (http:\/\/\S+)/.exec(stderr)?.[1]
     if (url === undefined) throw new Error(`the host did not start: ${stderr}`)
-    return { host: Number(/^(\d+)$/m.exec(stdout)![1]), url, stderr: () => stderr, finish }
+    return { host, url, stderr: () => stderr, finish }
   } catch (error) {
     await finish()
     throw error

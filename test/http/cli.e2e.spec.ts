@@ -1,10 +1,10 @@
 import { mkdtempSync, readFileSync, statSync } from "node:fs"
-import { createServer, request as httpRequest } from "node:http"
+import { createServer } from "node:http"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
 import { serverUrl } from "../support/pg.js"
-import { lines as oneLine, run, serve } from "./cli.js"
+import { lines as oneLine, openRequest, run, serve, untilRefused } from "./cli.js"
 
 // CLI behaviour (flags, one-line failures, logs, signals) is about the process, not the records:
 // memory storage unless a test is about storage. Embedded restarts are in test/host.
@@ -139,32 +139,15 @@ describe("dealstream serve", () => {
 
   it("on SIGTERM stops accepting, finishes the request in flight, and exits 0", async () => {
     const cli = await serve(["--api-keys", "ws:term_key"])
-    const url = new URL(cli.url)
-    const inFlight = new Promise<{ status: number; body: string }>((done, fail) => {
-      const req = httpRequest({
-        host: url.hostname,
-        port: url.port,
-        path: "/v1/contacts",
-        method: "POST",
-        headers: { authorization: "Bearer term_key", "content-type": "application/json", "transfer-encoding": "chunked" }
-      }, (res) => {
-        let body = ""
-        res.on("data", (chunk) => (body += chunk))
-        res.on("end", () => done({ status: res.statusCode!, body }))
-      })
-      req.on("error", fail)
-      req.write("{\"email\":")
-      setTimeout(() => {
-        cli.child.kill("SIGTERM")
-        setTimeout(async () => {
-          const refused = await fetch(`${cli.url}/healthz`).then(() => "accepted", () => "refused")
-          req.end(`"${refused}@example.com"}`)
-        }, 300)
-      }, 300)
-    })
-    const answer = await inFlight
-    expect(answer.status).toBe(201)
-    expect(JSON.parse(answer.body).email).toBe("refused@example.com")
+    // A request the host has begun to read, whose body is still arriving when SIGTERM comes.
+    const inFlight = await openRequest(cli.url, "/v1/contacts", { authorization: "Bearer term_key", "content-type": "application/json" }, "{\"email\":")
+    cli.child.kill("SIGTERM")
+    // The host stops accepting connections while that request is open...
+    await untilRefused(cli.url)
+    // ...and still answers it, then exits.
+    const answer = await inFlight.finish("\"inflight@example.com\"}")
+    expect(answer.status, answer.body).toBe(201)
+    expect(JSON.parse(answer.body).email).toBe("inflight@example.com")
     expect(await cli.exit).toBe(0)
   })
 })

@@ -1,4 +1,6 @@
 import { type ChildProcess, spawn } from "node:child_process"
+import { request as httpRequest } from "node:http"
+import { connect } from "node:net"
 import { resolve } from "node:path"
 
 /** The built CLI (`npx tsc -b` first): these tests run what `npm start` runs. */
@@ -60,3 +62,66 @@ export const serve = async (
 
 /** Output split in lines, so that "one line" is an assertion. */
 export const lines = (text: string) => text.trimEnd().split("\n")
+
+/** A POST whose body is still arriving at the server. */
+export interface OpenRequest {
+  /** Sends the rest of the body and resolves with the answer. */
+  readonly finish: (rest: string) => Promise<{ readonly status: number; readonly body: string }>
+}
+
+/**
+ * Starts a chunked POST with `Expect: 100-continue` and sends the first part of its body once the
+ * server has answered `100 Continue`, which Node does as it hands the request to the host: from
+ * then on the request is in flight in the server, not merely on its way (no sleep needed).
+ */
+export const openRequest = (base: string, path: string, headers: Record<string, string>, start: string): Promise<OpenRequest> =>
+  new Promise((opened, fail) => {
+    const url = new URL(base)
+    let answered: (answer: { status: number; body: string }) => void = () => undefined
+    let failed: (error: unknown) => void = fail
+    const answer = new Promise<{ status: number; body: string }>((done, reject) => {
+      answered = done
+      failed = reject
+    })
+    const request = httpRequest({
+      host: url.hostname,
+      port: url.port,
+      path,
+      method: "POST",
+      headers: { ...headers, "transfer-encoding": "chunked", expect: "100-continue" }
+    }, (response) => {
+      let body = ""
+      response.on("data", (chunk) => (body += chunk))
+      response.on("end", () => answered({ status: response.statusCode!, body }))
+    })
+    request.on("error", (error) => failed(error))
+    request.on("continue", () => {
+      request.write(start)
+      opened({
+        finish: (rest) => {
+          request.end(rest)
+          return answer
+        }
+      })
+    })
+    request.flushHeaders()
+  })
+
+/** Resolves once nothing accepts connections at `base` any more (the host closed its listener). */
+export const untilRefused = async (base: string, timeoutMs = 30_000) => {
+  const url = new URL(base)
+  const deadline = Date.now() + timeoutMs
+  for (;;) {
+    const refused = await new Promise<boolean>((done) => {
+      const socket = connect(Number(url.port), url.hostname)
+      socket.once("connect", () => {
+        socket.destroy()
+        done(false)
+      })
+      socket.once("error", (error: NodeJS.ErrnoException) => done(error.code === "ECONNREFUSED"))
+    })
+    if (refused) return
+    if (Date.now() > deadline) throw new Error(`${base} still accepts connections after ${timeoutMs} ms`)
+    await new Promise((r) => setTimeout(r, 20))
+  }
+}

@@ -12,7 +12,7 @@ import { MemoryStorage } from "@dealstream/storage-memory"
 import { Context, Effect, Layer, Stream } from "effect"
 import { describe, expect, it } from "vitest"
 import * as NodeWebhookTransport from "../../packages/http/src/webhooks/NodeWebhookTransport.js"
-import { startReceiver } from "./receiver.js"
+import { eventually, startReceiver } from "./receiver.js"
 
 const ctx: RequestContext = { workspaceId: "acme", requestId: null, actor: "test" }
 
@@ -35,6 +35,7 @@ const layer = EngineLive.pipe(
 describe("a WebhookDeleted signal that never arrives", () => {
   it("still aborts the attempt in flight within a poll interval or so, and nothing is sent afterwards", async () => {
     const receiver = await startReceiver()
+    const markers: Array<Awaited<ReturnType<typeof startReceiver>>> = []
     try {
       receiver.script("hold")
       await Effect.runPromise(Effect.gen(function*() {
@@ -48,12 +49,26 @@ describe("a WebhookDeleted signal that never arrives", () => {
         // The attempt's own timeout is a minute away: only the worker's sweep can end it sooner.
         yield* Effect.promise(() => receiver.waitFor(() => receiver.aborted.length === 1, "the attempt to be aborted", 10_000))
         receiver.script({ status: 200 })
+        // Nothing more may reach the deleted webhook. A marker webhook to another receiver gets the
+        // next event: once its delivery is recorded, the worker has been through the queue since
+        // the delete, and anything meant for the deleted webhook would have gone out before it.
+        const marker = yield* Effect.promise(() => startReceiver())
+        markers.push(marker)
+        const markerHook = yield* engine.webhooks.create(ctx, { url: marker.url, events: ["contact.created"] })
         yield* engine.contacts.create(ctx, { email: "after@example.com" })
-        yield* Effect.sleep("1 second")
+        yield* Effect.promise(() => marker.waitFor((r) => r.length === 1, "the marker delivery"))
+        const markerId = String(markerHook.data["id"])
+        yield* Effect.promise(() =>
+          eventually(async () => {
+            const [listed] = (await Effect.runPromise(engine.webhooks.deliveries(ctx, markerId, {}))).data
+            return listed?.["status"] === "succeeded" ? true : undefined
+          }, "the marker delivery recorded")
+        )
         expect(receiver.received).toHaveLength(1)
       }).pipe(Effect.scoped, Effect.provide(layer)))
     } finally {
       await receiver.close()
+      for (const marker of markers) await marker.close()
     }
   }, 30_000)
 })

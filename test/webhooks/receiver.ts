@@ -95,7 +95,7 @@ export const startReceiver = async (): Promise<Receiver> => {
     release: (script = { status: 200 }) => {
       for (const { response } of held.splice(0)) answer(response, script)
     },
-    waitFor: async (predicate, what, timeoutMs = 10_000) => {
+    waitFor: async (predicate, what, timeoutMs = 30_000) => {
       const deadline = Date.now() + timeoutMs
       while (!predicate(received)) {
         if (Date.now() > deadline) {
@@ -116,7 +116,7 @@ export const startReceiver = async (): Promise<Receiver> => {
 }
 
 /** Polls `check` until it returns a value other than undefined, or fails after the deadline. */
-export const eventually = async <A>(check: () => Promise<A | undefined>, what: string, timeoutMs = 10_000): Promise<A> => {
+export const eventually = async <A>(check: () => Promise<A | undefined>, what: string, timeoutMs = 30_000): Promise<A> => {
   const deadline = Date.now() + timeoutMs
   let last: unknown
   for (;;) {

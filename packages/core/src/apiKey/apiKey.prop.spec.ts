@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
+import * as fc from "fast-check"
 import { prop } from "../testing/property.js"
 import { Result } from "effect"
-import * as fc from "fast-check"
 import type { Projected } from "../decider.js"
 import type { ApiKeyCommand } from "./commands.js"
 import { apiKeyDecider } from "./decider.js"
@@ -73,12 +73,13 @@ describe("API keys over random command sequences", () => {
     expect(state.status).toBe(firstCreate < 0 ? "absent" : revokedAfterCreate ? "revoked" : "active")
   })
 
-  prop("the document rebuilt from the log equals the incremental one and never holds the digest", [
+  // That the key documents stored while commands run equal what the log projects to is a property of
+  // the engine and its storage, not of this fold: test/engine/rebuildEqualsStored.*.spec.ts.
+  prop("the document never holds the digest", [
     fc.array(step, { maxLength: 12 }),
     hex
   ], ([steps, first]) => {
     const { doc, log } = run(steps, apiKeyIdOf(first))
-    expect(log.reduce(projectApiKey, null)).toEqual(doc)
     const created = log.find((e) => e.type === "api_key.created")
     if (created !== undefined) expect(JSON.stringify(doc)).not.toContain(created.data.key_sha256)
   })

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
+import * as fc from "fast-check"
 import { prop } from "../testing/property.js"
 import { Result } from "effect"
-import * as fc from "fast-check"
 import type { Projected } from "../decider.js"
 import { RECOVERY_WINDOW_MILLIS } from "../decider.js"
 import type { JsonObject } from "../json.js"
@@ -85,12 +85,9 @@ const run = (steps: ReadonlyArray<Step>) => {
   return { log, doc: doc as Projected | null, trace }
 }
 
+// That the documents stored while commands run equal a rebuild from the log is a property of the
+// engine and its storage, not of this fold: test/engine/rebuildEqualsStored.*.spec.ts.
 describe("contact properties", () => {
-  prop("rebuilding from the log gives the document maintained step by step", [fc.array(step, { maxLength: 30 })], ([steps]) => {
-    const { doc, log } = run(steps)
-    expect(log.reduce<Projected | null>(projectContact, null)).toEqual(doc)
-  })
-
   prop("a restore within 30 days gives back the document as it was before the delete", [fc.array(step, { maxLength: 30 })], ([steps]) => {
     const { trace } = run(steps)
     let beforeDelete: Projected | null = null

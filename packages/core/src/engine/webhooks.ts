@@ -1,4 +1,4 @@
-import { Effect, Result } from "effect"
+import { Effect, Option, Result } from "effect"
 import { type DeliveryEvent, deliveryDecider, deliveryView, projectDelivery } from "../delivery/index.js"
 import { NotFound, ValidationError } from "../errors.js"
 import type { JsonObject } from "../json.js"
@@ -18,6 +18,7 @@ import {
 import { type EngineDeps, nowIso, withMetadata } from "./deps.js"
 import type { IfMatch, ListParams, RequestContext } from "./Engine.js"
 import { documentWrite, execute, foldProjection } from "./execute.js"
+import { claimWrite, IdempotencyClaim } from "./idempotencyClaim.js"
 import { scheduleDelivery } from "./outbox.js"
 import { queryAll } from "./reads.js"
 import { storableBody, storableParams } from "./storable.js"
@@ -221,8 +222,12 @@ export const makeWebhooks = (deps: EngineDeps) => {
         payloadData: (original["payload_data"] ?? {}) as JsonObject,
         replayOf: deliveryId
       })
-      yield* deps.storage.commit({ streams: [scheduled.stream], documents: [scheduled.document] }).pipe(
-        // A new stream at version 0 with a fresh id: neither conflict can happen.
+      // Under an Idempotency-Key the replay's own commit records the key, as execute does for other
+      // writes: a host that stops before storing the answer cannot let a retry replay it again.
+      const claim = yield* Effect.serviceOption(IdempotencyClaim)
+      const claimed = Option.isSome(claim) ? [claimWrite(ctx.workspaceId, claim.value, { resource: "delivery", id }, at)] : []
+      yield* deps.storage.commit({ streams: [scheduled.stream], documents: [scheduled.document, ...claimed] }).pipe(
+        // A new stream at version 0 with a fresh id, and the claim (a plain upsert): neither conflict can happen.
         Effect.catchTags({ VersionConflict: Effect.die, UniqueViolation: Effect.die })
       )
       yield* deps.queue.signal({ _tag: "Scheduled" }).pipe(Effect.ignore)
