@@ -1,4 +1,4 @@
-import * as Reactivity from "@effect/experimental/Reactivity"
+import * as Reactivity from "effect/reactivity/Reactivity"
 import * as PgClient from "@effect/sql-pg/PgClient"
 import { isDeepStrictEqual } from "node:util"
 import { Effect, Exit, Redacted, Scope } from "effect"
@@ -18,7 +18,7 @@ export interface Sql {
 export const openSql = async (url: string): Promise<Sql> => {
   const scope = Effect.runSync(Scope.make())
   const client = await Effect.runPromise(
-    Scope.extend(PgClient.make({ url: Redacted.make(url), transformJson: false, maxConnections: 1 }), scope).pipe(
+    Scope.provide(PgClient.make({ url: Redacted.make(url), transformJson: false, maxConnections: 1 }), scope).pipe(
       Effect.provide(Reactivity.layer)
     )
   )

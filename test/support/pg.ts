@@ -1,7 +1,7 @@
 import { PgStorage } from "@dealstream/storage-pg"
-import * as Reactivity from "@effect/experimental/Reactivity"
 import * as PgClient from "@effect/sql-pg/PgClient"
 import { Effect, Layer, Redacted, type Scope } from "effect"
+import * as Reactivity from "effect/reactivity/Reactivity"
 import { inject } from "vitest"
 
 /** The run's PostgreSQL server (see pgGlobalSetup.ts); a missing one is an error, never a skip. */
@@ -42,4 +42,4 @@ export const testDatabase: Effect.Effect<string, never, Scope.Scope> = Effect.ac
 ).pipe(Effect.map(({ url }) => url))
 
 /** PgStorage on a fresh database of its own. */
-export const pgStorageLayer = Layer.unwrapScoped(Effect.map(testDatabase, (url) => PgStorage.layer(url)))
+export const pgStorageLayer = Layer.unwrap(Effect.map(testDatabase, (url) => PgStorage.layer(url)))
