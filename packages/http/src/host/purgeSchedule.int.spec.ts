@@ -11,7 +11,8 @@ import {
 } from "@dealstream/core"
 import { MemoryStorage } from "@dealstream/storage-memory"
 import { describe, expect, it } from "@effect/vitest"
-import { Clock, Effect, Layer, Queue, TestClock } from "effect"
+import { Clock, Effect, Layer, Queue } from "effect"
+import { TestClock } from "effect/testing"
 import { purgeSchedule } from "./purgeSchedule.js"
 
 const engineLayer = EngineLive.pipe(
