@@ -78,11 +78,11 @@ describe("dealstream serve: webhook settings (the built CLI)", () => {
 })
 
 describe("two hosts on one PostgreSQL", () => {
-  let database: Scope.CloseableScope
+  let database: Scope.Closeable
   let url: string
   beforeAll(async () => {
     database = Effect.runSync(Scope.make())
-    url = await Effect.runPromise(Scope.extend(testDatabase, database))
+    url = await Effect.runPromise(Scope.provide(testDatabase, database))
   })
   afterAll(() => Effect.runPromise(Scope.close(database, Exit.void)))
 

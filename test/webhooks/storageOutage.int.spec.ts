@@ -52,9 +52,9 @@ const flakyStorage = Layer.effectContext(Effect.map(MemoryStorage.makeWithQueue,
         if (records(commit) && faults.recordsAppliedButLost > 0) {
           faults.recordsAppliedButLost--
           // Committed, but the answer is lost with the connection.
-          return storage.commit(commit).pipe(Effect.tap(() => recorded++), Effect.zipRight(Effect.fail(outage())))
+          return storage.commit(commit).pipe(Effect.tap(() => Effect.sync(() => recorded++)), Effect.andThen(Effect.fail(outage())))
         }
-        return storage.commit(commit).pipe(Effect.tap(() => records(commit) && recorded++))
+        return storage.commit(commit).pipe(Effect.tap(() => Effect.sync(() => records(commit) && recorded++)))
       })
   }).pipe(Context.add(DeliveryQueue, queue))))
 

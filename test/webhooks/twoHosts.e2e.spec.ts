@@ -25,7 +25,7 @@ interface Spawned {
 // Everything a test starts, stopped in afterAll whatever happened (and at the end of each test).
 const hosts: Array<Spawned> = []
 const receivers: Array<Receiver> = []
-const databases: Array<Scope.CloseableScope> = []
+const databases: Array<Scope.Closeable> = []
 
 const stopHost = async (host: Spawned) => {
   if (host.child.exitCode !== null || host.child.signalCode !== null) return
@@ -157,7 +157,7 @@ const startReceiver = async (delayMs = 0): Promise<Receiver> => {
 const freshDatabase = async () => {
   const scope = Effect.runSync(Scope.make())
   databases.push(scope)
-  return Effect.runPromise(Scope.extend(testDatabase, scope))
+  return Effect.runPromise(Scope.provide(testDatabase, scope))
 }
 
 /** Hosts A and B on one database, started together (migrations take an advisory lock). */

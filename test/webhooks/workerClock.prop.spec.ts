@@ -13,7 +13,9 @@ import { MemoryStorage } from "@dealstream/storage-memory"
 import { PgStorage } from "@dealstream/storage-pg"
 import { createServer, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
-import { Clock, Effect, Exit, FastCheck as fc, Layer, Random, Scope, TestClock, TestContext } from "effect"
+import { Clock, Effect, Exit, Layer, Random, Scope } from "effect"
+import { TestClock } from "effect/testing"
+import * as fc from "fast-check"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as NodeWebhookTransport from "../../packages/http/src/webhooks/NodeWebhookTransport.js"
 import { type StorageKind, STORAGES } from "../http/client.js"
@@ -147,6 +149,15 @@ const engineLayer = (storage: StorageLayer) => EngineLive.pipe(
   Layer.provideMerge(NodeWebhookTransport.layer)
 )
 
+/**
+ * Every draw of the worker is `draw` (what Random.fixed([draw]) of Effect 3 gave): Random.next and
+ * Random.nextBetween read the double, integer draws its rounding.
+ */
+const fixedRandom = (draw: number): Random.Random => ({
+  nextDoubleUnsafe: () => draw,
+  nextIntUnsafe: () => Math.round(draw)
+})
+
 /** Real time passes (sockets, the receiver), engine time does not. */
 const realPause = (ms: number) => Effect.promise(() => new Promise<void>((resolve) => setTimeout(resolve, ms)))
 
@@ -188,7 +199,7 @@ const run = ({ deleteAfter, draw, scripts }: Scenario, storageLayer: StorageLaye
     const ids = listed.data.map((d) => String(d["id"]))
 
     yield* runDeliveryWorker({ owner: "worker-1", pollMillis: POLL, leaseMillis: LEASE }).pipe(
-      Effect.withRandom(Random.fixed([draw])),
+      Effect.provideService(Random.Random, fixedRandom(draw)),
       Effect.forkScoped
     )
 
@@ -256,7 +267,7 @@ const run = ({ deleteAfter, draw, scripts }: Scenario, storageLayer: StorageLaye
       nudges,
       eventIds: deliveries.map((d) => String(d["event_id"]))
     } satisfies Outcome
-  }).pipe(Effect.scoped, Effect.provide(engineLayer(storageLayer)), Effect.provide(TestContext.TestContext))
+  }).pipe(Effect.scoped, Effect.provide(engineLayer(storageLayer)), Effect.provide(TestClock.layer()))
 
 const check = ({ deleteAfter, draw, scripts }: Scenario, outcome: Outcome) => {
   // Exactly one delivery per contact.created event, all of them finished.
@@ -319,7 +330,7 @@ const check = ({ deleteAfter, draw, scripts }: Scenario, outcome: Outcome) => {
 const database = Effect.runSync(Scope.make())
 let databaseUrl = ""
 beforeAll(async () => {
-  databaseUrl = await Effect.runPromise(Scope.extend(testDatabase, database))
+  databaseUrl = await Effect.runPromise(Scope.provide(testDatabase, database))
 })
 afterAll(() => Effect.runPromise(Scope.close(database, Exit.void)))
 
