@@ -1,6 +1,6 @@
-import * as Reactivity from "@effect/experimental/Reactivity"
 import * as PgClient from "@effect/sql-pg/PgClient"
 import { Effect, Exit, Redacted, Scope } from "effect"
+import * as Reactivity from "effect/reactivity/Reactivity"
 import { documentTables, tables } from "../../packages/storage-pg/src/tables.js"
 
 /**
@@ -36,7 +36,7 @@ const snapshotSql = `SELECT
 export const openDatabase = async (url: string): Promise<Database> => {
   const scope = Effect.runSync(Scope.make())
   const sql = await Effect.runPromise(
-    Scope.extend(PgClient.make({ url: Redacted.make(url), transformJson: false, maxConnections: 1 }), scope).pipe(
+    Scope.provide(PgClient.make({ url: Redacted.make(url), transformJson: false, maxConnections: 1 }), scope).pipe(
       Effect.provide(Reactivity.layer)
     )
   )

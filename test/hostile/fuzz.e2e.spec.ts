@@ -61,7 +61,7 @@ describe.each(STORAGES)("hostile input on %s storage: never 5xx, every 4xx in th
   const databaseScope = Effect.runSync(Scope.make())
 
   beforeAll(async () => {
-    const url = storage === "postgres" ? await Effect.runPromise(Scope.extend(testDatabase, databaseScope)) : null
+    const url = storage === "postgres" ? await Effect.runPromise(Scope.provide(testDatabase, databaseScope)) : null
     receiver = await startReceiver()
     host = await startHost({
       storage: url === null ? "memory" : { postgres: url },

@@ -71,8 +71,9 @@ export interface OpenRequest {
 
 /**
  * Starts a chunked POST with `Expect: 100-continue` and sends the first part of its body once the
- * server has answered `100 Continue`, which Node does as it hands the request to the host: from
- * then on the request is in flight in the server, not merely on its way (no sleep needed).
+ * server has answered `100 Continue`, which the host does as its handler starts reading the body
+ * (on @effect/platform-node 4 Node no longer says it by itself): from then on the request is in
+ * flight in the server, not merely on its way (no sleep needed).
  */
 export const openRequest = (base: string, path: string, headers: Record<string, string>, start: string): Promise<OpenRequest> =>
   new Promise((opened, fail) => {

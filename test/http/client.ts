@@ -89,12 +89,12 @@ export const STORAGES: ReadonlyArray<StorageKind> = (() => {
  */
 export const hostFor = (storage: StorageKind, options: StartOptions = {}): Host => {
   let started: Host | undefined
-  let database: Scope.CloseableScope | undefined
+  let database: Scope.Closeable | undefined
   beforeAll(async () => {
     let choice: StorageChoice = "memory"
     if (storage === "postgres") {
       database = Effect.runSync(Scope.make())
-      choice = { postgres: await Effect.runPromise(Scope.extend(testDatabase, database)) }
+      choice = { postgres: await Effect.runPromise(Scope.provide(testDatabase, database)) }
     }
     started = await startHost({ ...options, storage: choice })
   })

@@ -40,7 +40,7 @@ let host: Host
 let receiver: Receiver
 
 beforeAll(async () => {
-  url = await Effect.runPromise(Scope.extend(testDatabase, scope))
+  url = await Effect.runPromise(Scope.provide(testDatabase, scope))
   receiver = await startReceiver()
   host = await startHost({ storage: { postgres: url }, webhooks: { allowInsecure: true } })
 })
