@@ -98,7 +98,7 @@ describe("a host SIGKILLed under concurrent writes", () => {
   it("keeps every answered write exactly once, nothing half applied, and delivers every committed event", async () => {
     const databaseScope = Effect.runSync(Scope.make())
     cleanup.push(() => Effect.runPromise(Scope.close(databaseScope, Exit.void)))
-    const databaseUrl = await Effect.runPromise(Scope.extend(testDatabase, databaseScope))
+    const databaseUrl = await Effect.runPromise(Scope.provide(testDatabase, databaseScope))
     const sql: Sql = await openSql(databaseUrl)
     cleanup.push(() => sql.close())
 

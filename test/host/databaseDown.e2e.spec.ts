@@ -12,7 +12,7 @@ describe("a host whose PostgreSQL goes away", () => {
     const dataDir = mkdtempSync(join(tmpdir(), "dealstream-down-"))
     const server = Effect.runSync(Scope.make())
     try {
-      const { url } = await Effect.runPromise(Scope.extend(EmbeddedPostgres.start({ dataDir, ephemeral: true }), server))
+      const { url } = await Effect.runPromise(Scope.provide(EmbeddedPostgres.start({ dataDir, ephemeral: true }), server))
       const host = await startHost({ storage: { postgres: url } })
       try {
         expect((await host.call("POST", "/v1/contacts", { body: { email: "before@example.com" } })).status).toBe(201)

@@ -43,7 +43,7 @@ describe("a host whose PostgreSQL restarts", () => {
     cleanup.push(async () => rmSync(dataDir, { recursive: true, force: true }))
     let server = Effect.runSync(Scope.make())
     cleanup.push(() => Effect.runPromise(Scope.close(server, Exit.void)))
-    const started = await Effect.runPromise(Scope.extend(EmbeddedPostgres.start({ dataDir, ephemeral: true }), server))
+    const started = await Effect.runPromise(Scope.provide(EmbeddedPostgres.start({ dataDir, ephemeral: true }), server))
 
     // Every attempt fails until the outage begins, so deliveries wait with retries scheduled.
     const receiver: Receiver = await startReceiver()
@@ -108,7 +108,7 @@ describe("a host whose PostgreSQL restarts", () => {
 
     // Back on the same data directory and port: the host notices by itself.
     server = Effect.runSync(Scope.make())
-    const again = await Effect.runPromise(Scope.extend(EmbeddedPostgres.start({ dataDir, ephemeral: true, port: started.port }), server))
+    const again = await Effect.runPromise(Scope.provide(EmbeddedPostgres.start({ dataDir, ephemeral: true, port: started.port }), server))
     expect(again.url).toBe(started.url)
     const downFor = whileDown.length
     await until(async () => (await host.call("GET", "/readyz", { key: null })).status === 200 ? true : undefined, "/readyz 200 again")

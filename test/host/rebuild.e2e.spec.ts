@@ -1,4 +1,4 @@
-import * as Reactivity from "@effect/experimental/Reactivity"
+import * as Reactivity from "effect/reactivity/Reactivity"
 import * as PgClient from "@effect/sql-pg/PgClient"
 import { Effect, Exit, Redacted, Scope } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -10,7 +10,7 @@ import { testDatabase } from "../support/pg.js"
 let url: string
 const database = Effect.runSync(Scope.make())
 beforeAll(async () => {
-  url = await Effect.runPromise(Scope.extend(testDatabase, database))
+  url = await Effect.runPromise(Scope.provide(testDatabase, database))
 })
 afterAll(() => Effect.runPromise(Scope.close(database, Exit.void)))
 

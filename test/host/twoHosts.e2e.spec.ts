@@ -9,7 +9,7 @@ let a: Host
 let b: Host
 const database = Effect.runSync(Scope.make())
 beforeAll(async () => {
-  const url = await Effect.runPromise(Scope.extend(testDatabase, database))
+  const url = await Effect.runPromise(Scope.provide(testDatabase, database))
   // Started together: migrations run under an advisory lock, so both may start at once.
   ;[a, b] = await Promise.all([startHost({ storage: { postgres: url } }), startHost({ storage: { postgres: url } })])
 })
