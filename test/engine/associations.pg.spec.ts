@@ -3,10 +3,11 @@ import { describe, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import { noWebhookSending } from "../support/engine.js"
 import { pgStorageLayer } from "../support/pg.js"
+import { onRealClock } from "../support/realClock.js"
 import { associationProperty } from "./associations.js"
 
 const engineOnPostgres = EngineLive.pipe(
-  Layer.provideMerge(pgStorageLayer),
+  Layer.provideMerge(onRealClock(pgStorageLayer)),
   Layer.provide(IdsLive),
   Layer.provide(noWebhookSending)
 )

@@ -1,6 +1,8 @@
 import { Engine, type EngineService, type JsonObject, type RequestContext } from "@dealstream/core"
 import { expect } from "@effect/vitest"
-import { Effect, Either, FastCheck as fc, Runtime, TestClock } from "effect"
+import { Effect, Result } from "effect"
+import { TestClock } from "effect/testing"
+import * as fc from "fast-check"
 
 /**
  * Model-based property of the links between deals and contacts (API.md, "Soft delete and trash":
@@ -61,7 +63,7 @@ const sorted = (ids: Iterable<string>) => [...ids].sort()
 const idsOf = (value: unknown): ReadonlyArray<string> => (Array.isArray(value) ? value : []) as ReadonlyArray<string>
 
 const outcome = <A, E extends { readonly _tag: string }>(effect: Effect.Effect<A, E>) =>
-  Effect.map(Effect.either(effect), (result) => Either.isRight(result) ? "ok" : result.left._tag)
+  Effect.map(Effect.result(effect), (result) => Result.isSuccess(result) ? "ok" : result.failure._tag)
 
 /** Runs the steps through the engine in a workspace of their own, checking every view after each. */
 export const runSteps = (ctx: RequestContext, script: ReadonlyArray<Step>) =>
@@ -98,24 +100,24 @@ export const runSteps = (ctx: RequestContext, script: ReadonlyArray<Step>) =>
           break
         case "CreateDeal": {
           const allLive = named.every(live)
-          const created = yield* Effect.either(engine.deals.create(ctx, { name: `d${n}`, pipeline_id: pipeline, contact_ids: named }))
-          expect(Either.isRight(created) ? "ok" : created.left._tag).toBe(allLive ? "ok" : "ValidationError")
-          if (Either.isRight(created)) {
-            deals.push({ id: created.right.data["id"] as string, life: "live", stored: new Set(named), sent: named })
+          const created = yield* Effect.result(engine.deals.create(ctx, { name: `d${n}`, pipeline_id: pipeline, contact_ids: named }))
+          expect(Result.isSuccess(created) ? "ok" : created.failure._tag).toBe(allLive ? "ok" : "ValidationError")
+          if (Result.isSuccess(created)) {
+            deals.push({ id: created.success.data["id"] as string, life: "live", stored: new Set(named), sent: named })
           }
           break
         }
         case "PatchContacts": {
           if (deal === undefined) break
           const expected = deal.life !== "live" ? "NotFound" : named.every(live) ? "ok" : "ValidationError"
-          const patched = yield* Effect.either(engine.deals.update(ctx, deal.id, { contact_ids: named }, null))
-          expect(Either.isRight(patched) ? "ok" : patched.left._tag).toBe(expected)
-          if (Either.isRight(patched)) {
+          const patched = yield* Effect.result(engine.deals.update(ctx, deal.id, { contact_ids: named }, null))
+          expect(Result.isSuccess(patched) ? "ok" : patched.failure._tag).toBe(expected)
+          if (Result.isSuccess(patched)) {
             const trashed = [...deal.stored].filter((id) => contacts.find((c) => c.id === id)?.life === "trashed")
             deal.stored = new Set([...named, ...trashed])
             deal.sent = named
             // The answer shows what was sent, in the order sent.
-            expect(idsOf(patched.right.data["contact_ids"])).toEqual(named)
+            expect(idsOf(patched.success.data["contact_ids"])).toEqual(named)
           }
           break
         }
@@ -188,12 +190,12 @@ let workspaces = 0
 /** The property over an engine already in context; every run gets a fresh workspace. */
 export const associationProperty = (numRuns: number) =>
   Effect.gen(function*() {
-    const runtime = yield* Effect.runtime<Engine>()
+    const context = yield* Effect.context<Engine>()
     yield* Effect.promise(() =>
       fc.assert(
         fc.asyncProperty(steps, async (script) => {
           const ctx: RequestContext = { workspaceId: `assoc_${Date.now().toString(36)}_${workspaces++}`, requestId: null, actor: "model" }
-          await Runtime.runPromise(runtime)(runSteps(ctx, script))
+          await Effect.runPromiseWith(context)(runSteps(ctx, script))
         }),
         { numRuns }
       )

@@ -137,10 +137,10 @@ describe("engine: deals and pipelines", () => {
         const id = deal.data["id"] as string
         const targets = Array.from({ length: 20 }, (_, i) => sales.stages[(i % 5) + 1]!)
         const results = yield* Effect.all(
-          targets.map((stage) => Effect.either(engine.deals.moveStage(ws, id, { stage_id: stage }, null))),
+          targets.map((stage) => Effect.result(engine.deals.moveStage(ws, id, { stage_id: stage }, null))),
           { concurrency: "unbounded" }
         )
-        const applied = results.filter((r) => r._tag === "Right" && r.right.data["timeline_entry"] !== null).length
+        const applied = results.filter((r) => r._tag === "Success" && r.success.data["timeline_entry"] !== null).length
         const timeline = (yield* engine.deals.timeline(ws, id, { limit: "100" })).data
         expect(timeline).toHaveLength(applied)
         timeline.forEach((entry, i) => {

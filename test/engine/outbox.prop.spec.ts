@@ -10,7 +10,8 @@ import {
 } from "@dealstream/core"
 import { MemoryStorage } from "@dealstream/storage-memory"
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, FastCheck as fc, Layer } from "effect"
+import { Effect, Layer } from "effect"
+import * as fc from "fast-check"
 import * as NodeWebhookTransport from "../../packages/http/src/webhooks/NodeWebhookTransport.js"
 
 const ctx: RequestContext = { workspaceId: "acme", requestId: null, actor: "property" }
@@ -76,7 +77,7 @@ const run = (steps: ReadonlyArray<Step>) =>
 
     const pick = <A>(list: ReadonlyArray<A>, i: number) => list.length === 0 ? undefined : list[i % list.length]
     for (const s of steps) {
-      const outcome = yield* Effect.either(Effect.gen(function*() {
+      const outcome = yield* Effect.result(Effect.gen(function*() {
         switch (s._tag) {
           case "Subscribe": {
             const created = yield* engine.webhooks.create(ctx, { url: "http://127.0.0.1:9/hook", events: s.events })
@@ -134,8 +135,8 @@ const run = (steps: ReadonlyArray<Step>) =>
         const subscribed = webhooks.filter((w) => w.events.includes("*") || w.events.includes(event.type)).map((w) => w.id)
         expected.set(event.metadata.eventId, new Set(subscribed))
       }
-      if (outcome._tag === "Left" && !["NotFound", "ValidationError", "Conflict"].includes(outcome.left._tag)) {
-        return yield* Effect.die(outcome.left)
+      if (outcome._tag === "Failure" && !["NotFound", "ValidationError", "Conflict"].includes(outcome.failure._tag)) {
+        return yield* Effect.die(outcome.failure)
       }
     }
 

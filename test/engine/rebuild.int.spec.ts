@@ -1,6 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { type Collection, rebuildDocuments, Storage, type StoredDocument } from "@dealstream/core"
-import { Effect, TestClock } from "effect"
+import { Effect } from "effect"
+import { TestClock } from "effect/testing"
 import { ctxOf, withEngine } from "../support/engine.js"
 
 const workspaces = ["acme", "globex"]

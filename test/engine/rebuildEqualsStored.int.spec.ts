@@ -1,13 +1,15 @@
 import { MemoryStorage } from "@dealstream/storage-memory"
 import { describe, it } from "@effect/vitest"
-import { Effect, FastCheck as fc, Runtime, TestClock } from "effect"
+import { Effect } from "effect"
+import { TestClock } from "effect/testing"
+import * as fc from "fast-check"
 import { command, coverage, everyKind, storedEqualsRebuilt } from "./rebuildEqualsStored.js"
 
 describe("engine on memory storage", () => {
   it.effect("stores exactly what a rebuild from the log makes, after random commands", () =>
     Effect.gen(function*() {
       yield* TestClock.setTime(Date.parse("2026-01-01T00:00:00.000Z"))
-      const run = Runtime.runPromise(yield* Effect.runtime<never>())
+      const run = Effect.runPromiseWith(yield* Effect.context<never>())
       const seen = coverage()
       yield* Effect.promise(() =>
         fc.assert(

@@ -1,17 +1,20 @@
 import { DeliveryQueue, Storage } from "@dealstream/core"
 import { describe, it } from "@effect/vitest"
-import { Effect, FastCheck as fc, Runtime, TestClock } from "effect"
+import { Effect } from "effect"
+import { TestClock } from "effect/testing"
+import * as fc from "fast-check"
 import { pgStorageLayer } from "../support/pg.js"
+import { onRealClock } from "../support/realClock.js"
 import { command, coverage, everyKind, storedEqualsRebuilt } from "./rebuildEqualsStored.js"
 
 describe("engine on PostgreSQL", () => {
-  it.layer(pgStorageLayer, { timeout: 120_000 })((it) => {
+  it.layer(onRealClock(pgStorageLayer), { timeout: 120_000 })((it) => {
     it.effect("stores exactly what a rebuild from the log makes, after random commands", () =>
       Effect.gen(function*() {
         yield* TestClock.setTime(Date.parse("2026-01-01T00:00:00.000Z"))
         const storage = yield* Storage
         const queue = yield* DeliveryQueue
-        const run = Runtime.runPromise(yield* Effect.runtime<never>())
+        const run = Effect.runPromiseWith(yield* Effect.context<never>())
         const seen = coverage()
         // One database for the file: each case has workspaces and keys of its own, and compares
         // only those (a rebuild rewrites every workspace's documents, earlier cases' included).

@@ -21,7 +21,9 @@ import {
 } from "@dealstream/core"
 import { createHash } from "node:crypto"
 import { isDeepStrictEqual } from "node:util"
-import { Context, Effect, FastCheck as fc, Layer, TestClock } from "effect"
+import { Context, Effect, Layer } from "effect"
+import { TestClock } from "effect/testing"
+import * as fc from "fast-check"
 import { expect } from "vitest"
 import { noWebhookSending } from "../support/engine.js"
 
@@ -282,9 +284,10 @@ const runCommands = (engine: EngineService, names: Names, commands: ReadonlyArra
     const accepted: Record<string, number> = {}
     /** Runs a command that may be refused, counting the accepted ones. */
     const tally = <A, E extends { readonly _tag: string }>(kind: Command["kind"], call: Effect.Effect<A, E>) =>
-      Effect.tap(allowRefusal(call), (ok) => {
-        if (ok !== null) accepted[kind] = (accepted[kind] ?? 0) + 1
-      })
+      Effect.tap(allowRefusal(call), (ok) =>
+        Effect.sync(() => {
+          if (ok !== null) accepted[kind] = (accepted[kind] ?? 0) + 1
+        }))
 
     const pipelinesOf = (ctx: RequestContext) =>
       Effect.map(engine.pipelines.list(ctx), (page) =>
