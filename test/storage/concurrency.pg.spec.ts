@@ -11,7 +11,7 @@ import {
 } from "@dealstream/core"
 import { PgStorage } from "@dealstream/storage-pg"
 import { describe, expect, it } from "@effect/vitest"
-import { Context, Effect, Either, Layer } from "effect"
+import { Context, Effect, Layer, Result } from "effect"
 import { testDatabase } from "../support/pg.js"
 import { noWebhookSending } from "../support/engine.js"
 
@@ -26,14 +26,16 @@ const MOVES_PER_HOST = 12
 const EDITS_PER_HOST = 10
 const EMAILS = ["ann@x.io", "ANN@x.io", "bob@y.io", "Bob@Y.io", "cleo@z.io", "CLEO@z.io"]
 
+// Layer.fresh: Effect 4 memoizes layers across builds in one fiber tree, and each host must be an
+// engine and a pool of its own.
 const host = (url: string) =>
   Effect.map(
     Layer.build(
-      EngineLive.pipe(
+      Layer.fresh(EngineLive.pipe(
         Layer.provideMerge(PgStorage.layer({ url, maxConnections: 6 })),
         Layer.provide(IdsLive),
         Layer.provide(noWebhookSending)
-      )
+      ))
     ),
     (context) => ({ ...Context.get(context, Engine), storage: Context.get(context, Storage) })
   )
@@ -53,11 +55,11 @@ const timelineOf = (engine: EngineService, dealId: string) =>
     }
   })
 
-/** A write either took effect (Right) or was refused as a conflict (Left); anything else fails the test. */
+/** A write either took effect (Success) or was refused as a conflict (Failure); anything else fails the test. */
 const acknowledged = <A, E extends { readonly _tag: string }>(write: Effect.Effect<A, E>) =>
-  Effect.either(write).pipe(
+  Effect.result(write).pipe(
     Effect.flatMap((result) =>
-      Either.isLeft(result) && result.left._tag !== "Conflict" ? Effect.die(result.left) : Effect.succeed(result)
+      Result.isFailure(result) && result.failure._tag !== "Conflict" ? Effect.die(result.failure) : Effect.succeed(result)
     )
   )
 
@@ -66,6 +68,7 @@ describe("two hosts on one database", () => {
     Effect.gen(function*() {
       const url = yield* testDatabase
       const [a, b] = yield* Effect.all([host(url), host(url)], { concurrency: "unbounded" })
+      expect(a.storage).not.toBe(b.storage)
 
       // Both hosts meet a new workspace at once: exactly one default pipeline results.
       const [seenByA, seenByB] = yield* Effect.all([a.pipelines.list(ctx), b.pipelines.list(ctx)], { concurrency: "unbounded" })
@@ -102,7 +105,7 @@ describe("two hosts on one database", () => {
               let last: number | null = null
               for (let n = 1; n <= EDITS_PER_HOST; n++) {
                 const result = yield* acknowledged(engine.deals.update(ctx, dealId, { [field]: n }, null))
-                if (Either.isRight(result)) last = n
+                if (Result.isSuccess(result)) last = n
               }
               return [dealId, last] as const
             }),
@@ -119,7 +122,7 @@ describe("two hosts on one database", () => {
       // Timelines: one entry per acknowledged real move, chained from → to in commit order (the
       // deal's stream, read through the other host), ending at the current stage.
       const entryIds = [...movesA, ...movesB].flatMap((result) => {
-        const entry = Either.isRight(result) ? result.right.data["timeline_entry"] as JsonObject | null : null
+        const entry = Result.isSuccess(result) ? result.success.data["timeline_entry"] as JsonObject | null : null
         return entry === null ? [] : [entry["id"]]
       })
       const timelineIds: Array<unknown> = []
@@ -158,10 +161,10 @@ describe("two hosts on one database", () => {
       }
       expect([...byEmail.keys()].sort()).toEqual(["ann@x.io", "bob@y.io", "cleo@z.io"])
       for (const holders of byEmail.values()) expect(holders).toHaveLength(1)
-      const created = [...createsA, ...createsB].filter(Either.isRight).map((r) => r.right.data["id"])
+      const created = [...createsA, ...createsB].filter(Result.isSuccess).map((r) => r.success.data["id"])
       expect([...created].sort()).toEqual(contacts.map((c) => c["id"]).sort())
-      for (const refusal of [...createsA, ...createsB].filter(Either.isLeft)) {
-        const holder = refusal.left._tag === "Conflict" ? refusal.left.details[0]?.id : undefined
+      for (const refusal of [...createsA, ...createsB].filter(Result.isFailure)) {
+        const holder = refusal.failure._tag === "Conflict" ? refusal.failure.details[0]?.id : undefined
         expect(contacts.map((c) => c["id"])).toContain(holder)
       }
     }).pipe(Effect.scoped), 60_000)

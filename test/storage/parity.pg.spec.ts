@@ -20,7 +20,8 @@ import {
 } from "@dealstream/core"
 import { MemoryStorage } from "@dealstream/storage-memory"
 import { describe, expect, it } from "@effect/vitest"
-import { Clock, Context, Duration, Effect, FastCheck as fc, Layer, Random, Runtime } from "effect"
+import { Clock, Context, Duration, Effect, Layer, Random } from "effect"
+import * as fc from "fast-check"
 import { pgStorageLayer } from "../support/pg.js"
 import { noWebhookSending } from "../support/engine.js"
 
@@ -215,13 +216,14 @@ const query: fc.Arbitrary<Query> = fc.oneof(queryOf("contact"), queryOf("deal"))
 /** A clock that moves only when told, shared by both engines so both see the same instants. */
 const manualClock = (start: number) => {
   let now = start
-  const real = Clock.make()
+  const real = Clock.Clock.defaultValue()
   const clock: Clock.Clock = {
-    [Clock.ClockTypeId]: Clock.ClockTypeId,
-    unsafeCurrentTimeMillis: () => now,
+    currentTimeMillisUnsafe: () => now,
     currentTimeMillis: Effect.sync(() => now),
-    unsafeCurrentTimeNanos: () => BigInt(now) * 1_000_000n,
+    currentTimeNanosUnsafe: () => BigInt(now) * 1_000_000n,
     currentTimeNanos: Effect.sync(() => BigInt(now) * 1_000_000n),
+    monotonicTimeNanosUnsafe: () => BigInt(now) * 1_000_000n,
+    monotonicTimeNanos: Effect.sync(() => BigInt(now) * 1_000_000n),
     sleep: (duration: Duration.Duration) => real.sleep(duration)
   }
   return { clock, advance: (millis: number) => void (now += millis) }
@@ -235,18 +237,25 @@ interface Side {
   readonly random: Random.Random
 }
 
+/** A generator of its own, seeded: the same seed gives the same sequence, drawn across calls. */
+const seededRandom = (seed: number) => Effect.gen(function*() {
+  return yield* Random.Random
+}).pipe(Random.withSeed(seed))
+
+// Layer.fresh: Effect 4 memoizes layers across builds in one fiber tree, and each side must be an
+// engine of its own over its own storage.
 const engineOn = (storage: StorageService, queue: DeliveryQueueService, seed: number) =>
-  Effect.map(
-    Layer.build(
-      EngineLive.pipe(
+  Effect.all({
+    context: Layer.build(
+      Layer.fresh(EngineLive.pipe(
         Layer.provide(Layer.succeed(Storage, storage)),
         Layer.provide(Layer.succeed(DeliveryQueue, queue)),
         Layer.provide(IdsLive),
         Layer.provide(noWebhookSending)
-      )
+      ))
     ),
-    (context): Side => ({ engine: Context.get(context, Engine), storage, random: Random.make(seed) })
-  )
+    random: seededRandom(seed)
+  }).pipe(Effect.map(({ context, random }): Side => ({ engine: Context.get(context, Engine), storage, random })))
 
 let runs = 0
 
@@ -283,8 +292,8 @@ const runBoth = (commands: ReadonlyArray<Command>, queries: ReadonlyArray<Query>
       Effect.gen(function*() {
         const outcome = (side: Side) =>
           call(side.engine).pipe(
-            Effect.withClock(clock),
-            Effect.withRandom(side.random),
+            Effect.provideService(Clock.Clock, clock),
+            Effect.provideService(Random.Random, side.random),
             Effect.match({
               onSuccess: (ok): Outcome => ({ ok }),
               onFailure: (error): Outcome => ({ error: JSON.parse(JSON.stringify(error)) })
@@ -387,14 +396,14 @@ describe("memory and PostgreSQL agree", () => {
   it.layer(pgStorageLayer, { timeout: 120_000 })((it) => {
     it.effect("on responses, documents and every page of random queries after random commands", () =>
       Effect.gen(function*() {
-        const runtime = yield* Effect.runtime<Storage | DeliveryQueue>()
+        const context = yield* Effect.context<Storage | DeliveryQueue>()
         yield* Effect.promise(() =>
           fc.assert(
             fc.asyncProperty(
               fc.array(command, { minLength: 5, maxLength: 40, size: "max" }),
               fc.array(query, { minLength: 1, maxLength: 8 }),
               async (commands, queries) => {
-                await Runtime.runPromise(runtime)(runBoth(commands, queries))
+                await Effect.runPromiseWith(context)(runBoth(commands, queries))
               }
             ),
             { numRuns: 40, endOnFailure: false }
@@ -474,13 +483,13 @@ describe("memory and PostgreSQL agree on text", () => {
   it.layer(pgStorageLayer, { timeout: 120_000 })((it) => {
     it.effect("case-insensitive matching, search words and code point order, page by page", () =>
       Effect.gen(function*() {
-        const runtime = yield* Effect.runtime<Storage | DeliveryQueue>()
+        const context = yield* Effect.context<Storage | DeliveryQueue>()
         yield* Effect.promise(() =>
           fc.assert(
             fc.asyncProperty(
               textCase,
               async ([names, queries]) => {
-                await Runtime.runPromise(runtime)(Effect.gen(function*() {
+                await Effect.runPromiseWith(context)(Effect.gen(function*() {
                   const postgres = yield* Storage
                   const memory = yield* MemoryStorage.make
                   const workspaceId = `ws_text_${Date.now().toString(36)}_${++runs}`

@@ -56,7 +56,7 @@ describe("embedded PostgreSQL", () => {
           // A storage that outlives its server answers StorageUnavailable, not a defect.
           yield* Effect.scoped(Effect.gen(function*() {
             const serverScope = yield* Scope.make()
-            const server = yield* Scope.extend(EmbeddedPostgres.start({ dataDir }), serverScope)
+            const server = yield* Scope.provide(EmbeddedPostgres.start({ dataDir }), serverScope)
             const storage = yield* PgStorage.make(server.url)
             yield* storage.ping
             yield* Scope.close(serverScope, Exit.void)
