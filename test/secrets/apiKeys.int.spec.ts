@@ -11,7 +11,7 @@ const sha256 = (key: string) => createHash("sha256").update(key, "utf8").digest(
 
 const storages = {
   memory: MemoryStorage.layer,
-  postgres: Layer.unwrapScoped(Effect.map(testDatabase, (url) => PgStorage.layer(url)))
+  postgres: Layer.unwrap(Effect.map(testDatabase, (url) => PgStorage.layer(url)))
 }
 
 describe.each(Object.keys(storages) as Array<keyof typeof storages>)("API keys in the engine on %s", (kind) => {

@@ -13,7 +13,7 @@ describe("authentication when the database is gone", () => {
     const dataDir = mkdtempSync(join(tmpdir(), "dealstream-auth-down-"))
     const server = Effect.runSync(Scope.make())
     try {
-      const { url } = await Effect.runPromise(Scope.extend(EmbeddedPostgres.start({ dataDir, ephemeral: true }), server))
+      const { url } = await Effect.runPromise(Scope.provide(EmbeddedPostgres.start({ dataDir, ephemeral: true }), server))
       const created = run(["keys", "create", "--workspace", "acme", "--storage", "postgres", "--database-url", url])
       expect(await created.exit).toBe(0)
       const storedKey = created.stdout().trim()

@@ -13,7 +13,7 @@ describe("dealstream keys on PostgreSQL", () => {
   let url = ""
   let storage: ReadonlyArray<string> = []
   beforeAll(async () => {
-    url = await Effect.runPromise(Scope.extend(testDatabase, scope))
+    url = await Effect.runPromise(Scope.provide(testDatabase, scope))
     storage = ["--storage", "postgres", "--database-url", url]
   })
   afterAll(() => Effect.runPromise(Scope.close(scope, Exit.void)))

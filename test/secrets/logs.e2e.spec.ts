@@ -21,7 +21,7 @@ describe("keys, webhook secrets and Authorization headers never reach a log line
   const scope = Effect.runSync(Scope.make())
   let url = ""
   beforeAll(async () => {
-    url = await Effect.runPromise(Scope.extend(testDatabase, scope))
+    url = await Effect.runPromise(Scope.provide(testDatabase, scope))
   })
   afterAll(() => Effect.runPromise(Scope.close(scope, Exit.void)))
 

@@ -1,4 +1,4 @@
-import * as Reactivity from "@effect/experimental/Reactivity"
+import * as Reactivity from "effect/reactivity/Reactivity"
 import * as PgClient from "@effect/sql-pg/PgClient"
 import { createHash } from "node:crypto"
 import { Effect, Redacted } from "effect"
