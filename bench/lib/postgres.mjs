@@ -9,7 +9,7 @@ import postgres from "postgres"
 /** Runs a scoped Effect to completion as a Promise, closing its scope on `close()`. */
 export const openScoped = async (effect) => {
   const scope = Effect.runSync(Scope.make())
-  const value = await Effect.runPromise(Scope.extend(effect, scope))
+  const value = await Effect.runPromise(Scope.provide(effect, scope))
   return { value, close: () => Effect.runPromise(Scope.close(scope, Exit.void)) }
 }
 
