@@ -3,11 +3,10 @@ import { describe, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import { noWebhookSending } from "../support/engine.js"
 import { pgStorageLayer } from "../support/pg.js"
-import { onRealClock } from "../support/realClock.js"
 import { associationProperty } from "./associations.js"
 
 const engineOnPostgres = EngineLive.pipe(
-  Layer.provideMerge(onRealClock(pgStorageLayer)),
+  Layer.provideMerge(pgStorageLayer),
   Layer.provide(IdsLive),
   Layer.provide(noWebhookSending)
 )

@@ -4,7 +4,6 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { TestClock } from "effect/testing"
 import { pgStorageLayer } from "../support/pg.js"
-import { onRealClock } from "../support/realClock.js"
 import { engineOn } from "./rebuildEqualsStored.js"
 
 /**
@@ -82,7 +81,7 @@ describe("purge redacts the log", () => {
   it.effect("memory storage: earlier events become {redacted: true}, a tombstone follows", () =>
     Effect.flatMap(MemoryStorage.makeWithQueue, ({ queue, storage }) => purgeAndReadTheLog(storage, queue)))
 
-  it.layer(onRealClock(pgStorageLayer), { timeout: 120_000 })((it) => {
+  it.layer(pgStorageLayer, { timeout: 120_000 })((it) => {
     it.effect("PostgreSQL: earlier events become {redacted: true}, a tombstone follows", () =>
       Effect.gen(function*() {
         yield* purgeAndReadTheLog(yield* Storage, yield* DeliveryQueue)

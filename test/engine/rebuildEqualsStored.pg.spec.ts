@@ -4,11 +4,10 @@ import { Effect } from "effect"
 import { TestClock } from "effect/testing"
 import * as fc from "fast-check"
 import { pgStorageLayer } from "../support/pg.js"
-import { onRealClock } from "../support/realClock.js"
 import { command, coverage, everyKind, storedEqualsRebuilt } from "./rebuildEqualsStored.js"
 
 describe("engine on PostgreSQL", () => {
-  it.layer(onRealClock(pgStorageLayer), { timeout: 120_000 })((it) => {
+  it.layer(pgStorageLayer, { timeout: 120_000 })((it) => {
     it.effect("stores exactly what a rebuild from the log makes, after random commands", () =>
       Effect.gen(function*() {
         yield* TestClock.setTime(Date.parse("2026-01-01T00:00:00.000Z"))

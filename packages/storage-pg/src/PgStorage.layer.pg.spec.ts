@@ -1,6 +1,7 @@
 import * as PgClient from "@effect/sql-pg/PgClient"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Redacted } from "effect"
+import { TestClock } from "effect/testing"
 import * as Reactivity from "effect/reactivity/Reactivity"
 import { serverUrl, testDatabase } from "../../../test/support/pg.js"
 import { migrate } from "./migrate.js"
@@ -42,4 +43,23 @@ describe("PgStorage.layer", () => {
       expect(absent.message).not.toContain("\n")
       if (missing.password !== "") expect(absent.message).not.toContain(missing.password)
     }))
+
+  // Built on a TestClock, the pool's idle-connection timer ran once per 60 s the clock skipped, so an
+  // embedder's test that set the time to 2026 never returned. The storage keeps real time for its
+  // own machinery and still stamps commits with the caller's clock.
+  it.effect("can be built on a TestClock that then jumps decades, and stamps commits with that clock", () =>
+    Effect.gen(function*() {
+      const url = yield* testDatabase
+      const storage = yield* PgStorage.make(url)
+      yield* TestClock.setTime(Date.parse("2026-01-01T00:00:00.000Z"))
+      const { events } = yield* storage.commit({
+        streams: [{
+          streamId: "con_clock",
+          expectedVersion: 0,
+          events: [{ type: "x.one", data: {}, metadata: { workspaceId: "ws_clock", eventId: "evt_clock", requestId: null, actor: null } }]
+        }],
+        documents: []
+      })
+      expect(events[0]!.recordedAt).toBe("2026-01-01T00:00:00.000Z")
+    }).pipe(Effect.scoped), 60_000)
 })

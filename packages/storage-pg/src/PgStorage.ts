@@ -93,7 +93,11 @@ export const makeWithQueue = (options: Options | string): Effect.Effect<Services
   const target = targetOf(url)
   const cannotConnect = (error: SqlError) =>
     new DatabaseError({ message: `cannot connect to PostgreSQL at ${target}: ${reasonOf(error)}` })
-  return Effect.gen(function*() {
+  // Built on the real clock whatever clock the caller runs on: the pool reaps idle connections on a
+  // timer (and the commit lanes and listeners keep time of their own), and built on a TestClock each
+  // TestClock.setTime/adjust would run that timer once per period it skips (decades of 60 s periods
+  // for a jump to 2026): an embedder's test would hang. Commits still read the caller's clock.
+  return Effect.provideService(Clock.Clock, realClock)(Effect.gen(function*() {
     const sql = yield* PgClient.make({
       url: Redacted.make(url),
       transformJson: false,
@@ -120,8 +124,10 @@ export const makeWithQueue = (options: Options | string): Effect.Effect<Services
         heartbeat: listenHeartbeat ?? Duration.seconds(5)
       })
     }
-  })
+  }))
 }
+
+const realClock = Clock.Clock.defaultValue()
 
 /** The storage alone (tools that never touch the delivery queue). */
 export const make = (options: Options | string): Effect.Effect<StorageService, DatabaseError, Scope.Scope> =>
