@@ -2,6 +2,7 @@ import { type RunningServer, type StorageChoice, startServer, type StartOptions 
 import { Effect, Exit, Scope } from "effect"
 import { afterAll, beforeAll } from "vitest"
 import { testDatabase } from "../support/pg.js"
+import { checkerFor } from "./openapiCheck.js"
 
 export const KEY_A = "key_alpha_0123456789"
 export const KEY_B = "key_bravo_0123456789"
@@ -37,22 +38,34 @@ export const startHost = async (options: StartOptions = {}): Promise<Host> => {
     log: false,
     ...options
   })
-  const call = async (method: string, path: string, options: CallOptions = {}): Promise<Answer> => {
-    const headers: Record<string, string> = { ...options.headers }
-    const key = options.key === undefined ? KEY_A : options.key
-    if (key !== null) headers["authorization"] ??= `Bearer ${key}`
-    let body: string | Uint8Array | undefined = options.raw
-    if (body === undefined && options.body !== undefined) {
-      body = JSON.stringify(options.body)
-      headers["content-type"] ??= "application/json"
-    }
-    const response = await fetch(`${server.url}${path}`, { method, headers, body: body as RequestInit["body"] })
-    const text = await response.text()
-    let parsed: unknown = null
-    if (text !== "" && (response.headers.get("content-type") ?? "").includes("json")) parsed = JSON.parse(text)
-    return { status: response.status, headers: response.headers, body: parsed, text }
+  return { url: server.url, close: server.close, call: callerOf(server.url) }
+}
+
+/**
+ * Requests to the host at `url`. Every answer is checked against the OpenAPI document that host
+ * serves (the operation found by method and path template; its status declared, its body and
+ * declared headers matching their schemas): the test that got a non-conforming answer fails,
+ * naming what does not conform.
+ */
+export const callerOf = (url: string): Host["call"] => async (method, path, options = {}) => {
+  const headers: Record<string, string> = { ...options.headers }
+  const key = options.key === undefined ? KEY_A : options.key
+  if (key !== null) headers["authorization"] ??= `Bearer ${key}`
+  let body: string | Uint8Array | undefined = options.raw
+  if (body === undefined && options.body !== undefined) {
+    body = JSON.stringify(options.body)
+    headers["content-type"] ??= "application/json"
   }
-  return { url: server.url, close: server.close, call }
+  const response = await fetch(`${url}${path}`, { method, headers, body: body as RequestInit["body"] })
+  const text = await response.text()
+  let parsed: unknown = null
+  if (text !== "" && (response.headers.get("content-type") ?? "").includes("json")) parsed = JSON.parse(text)
+  const answer = { status: response.status, headers: response.headers, body: parsed, text }
+  const problems = (await checkerFor(url)).problems(method, path, answer)
+  if (problems.length > 0) {
+    throw new Error(`${method} ${path} → ${answer.status} does not conform to /v1/openapi.json:\n  ${problems.join("\n  ")}\n${text.slice(0, 500)}`)
+  }
+  return answer
 }
 
 /** Asserts the error body of API.md and returns it. */

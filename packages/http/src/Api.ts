@@ -3,7 +3,7 @@ import { ContactsApi } from "./contacts/Api.js"
 import { CustomFieldsApi } from "./customFields/Api.js"
 import { DealsApi } from "./deals/Api.js"
 import { ErrorBodies } from "./errors/ErrorBodies.js"
-import { describeEdgeErrors } from "./openApiEdgeErrors.js"
+import { describeDocument } from "./openApi/document.js"
 import { PipelinesApi } from "./pipelines/Api.js"
 import { SystemApi } from "./system/Api.js"
 import { TrashApi } from "./trash/Api.js"
@@ -35,5 +35,7 @@ export class Api extends HttpApi.make("dealstream")
   .annotate(OpenApi.Title, "dealstream API")
   .annotate(OpenApi.Version, "1")
   .annotate(OpenApi.Description, description)
-  .annotate(OpenApi.Transform, describeEdgeErrors)
+  .annotate(OpenApi.Transform, describeDocument)
+  // Like the engine, which reports every problem of a list's parameters at once.
+  .annotate(HttpApi.QueryParseOptions, { errors: "all" })
 {}

@@ -1,14 +1,22 @@
-import type { IfMatch, RequestContext, Versioned } from "@dealstream/core"
+import type { IfMatch, ReadError, RequestContext, Versioned, WriteError } from "@dealstream/core"
 import type { HttpServerRequest } from "effect/http"
 import { Effect } from "effect"
 import { Caller } from "./auth/Authentication.js"
 import type { IdempotentRepliesService } from "./idempotency.js"
-import { readIfMatch } from "./request/ifMatch.js"
+import { ifMatchOf } from "./parameters.js"
 import { readJsonBody } from "./request/jsonBody.js"
 import { readQuery } from "./request/queryParams.js"
 import { created, locationOf, noContent, record, respond } from "./responses.js"
 
 // The handlers every record resource shares; each group names only its engine call.
+
+/**
+ * The engine's writes share one error type; a write made without If-Match never fails with
+ * PreconditionFailed, so the endpoint neither declares nor documents a 412 for it. Should the
+ * engine ever answer one anyway, that is a defect: a 500 with its cause in the log.
+ */
+export const unconditional = <A>(write: Effect.Effect<A, WriteError>) =>
+  Effect.catchTag(write, "PreconditionFailed", (impossible) => Effect.die(impossible))
 
 interface Request {
   readonly request: HttpServerRequest.HttpServerRequest
@@ -18,13 +26,18 @@ interface RecordRequest extends Request {
   readonly params: { readonly id: string }
 }
 
+interface ConditionalRequest extends RecordRequest {
+  /** If-Match as HttpApi decoded it (parameters.ts). */
+  readonly headers: { readonly "if-match"?: IfMatch }
+}
+
 /** POST of a new record: no query parameters, a JSON body, the Idempotency-Key rules, 201 + Location. */
-export const createRecord = <E, E2>(
+export const createRecord = (
   idempotent: IdempotentRepliesService,
   collection: string,
-  create: (ctx: RequestContext, body: unknown) => Effect.Effect<Versioned, E>,
+  create: (ctx: RequestContext, body: unknown) => Effect.Effect<Versioned, WriteError>,
   /** The record as it is now: the answer to a retry whose first answer was lost. */
-  read: (ctx: RequestContext, id: string) => Effect.Effect<Versioned, E2>
+  read: (ctx: RequestContext, id: string) => Effect.Effect<Versioned, ReadError>
 ) =>
 ({ request }: Request) =>
   Effect.gen(function*() {
@@ -35,17 +48,17 @@ export const createRecord = <E, E2>(
       ctx,
       request,
       body,
-      Effect.map(create(ctx, body), (versioned) => created(versioned, locationOf(collection, versioned))),
+      Effect.map(unconditional(create(ctx, body)), (versioned) => created(versioned, locationOf(collection, versioned))),
       (applied) => Effect.map(read(ctx, applied.id), (versioned) => created(versioned, locationOf(collection, versioned)))
     )
   })
 
 /** POST …/restore of a soft-deleted record, under the Idempotency-Key rules; 200 with the record. */
-export const restoreRecord = <E, E2>(
+export const restoreRecord = (
   idempotent: IdempotentRepliesService,
-  restore: (ctx: RequestContext, id: string) => Effect.Effect<Versioned, E>,
+  restore: (ctx: RequestContext, id: string) => Effect.Effect<Versioned, WriteError>,
   /** The record as it is now: the answer to a retry whose first answer was lost. */
-  read: (ctx: RequestContext, id: string) => Effect.Effect<Versioned, E2>
+  read: (ctx: RequestContext, id: string) => Effect.Effect<Versioned, ReadError>
 ) =>
 ({ params, request }: RecordRequest) =>
   Effect.gen(function*() {
@@ -55,7 +68,7 @@ export const restoreRecord = <E, E2>(
       ctx,
       request,
       null,
-      Effect.map(restore(ctx, params.id), (restored) => record(restored)),
+      Effect.map(unconditional(restore(ctx, params.id)), (restored) => record(restored)),
       (applied) => Effect.map(read(ctx, applied.id), (current) => record(current))
     )
   })
@@ -64,22 +77,21 @@ export const restoreRecord = <E, E2>(
 export const writeRecord = <E>(
   write: (ctx: RequestContext, id: string, body: unknown, ifMatch: IfMatch) => Effect.Effect<Versioned, E>
 ) =>
-({ params, request }: RecordRequest) =>
+({ headers, params, request }: ConditionalRequest) =>
   Effect.gen(function*() {
     yield* readQuery(request, [])
     const ctx = yield* Caller
-    const ifMatch = yield* readIfMatch(request)
     const body = yield* readJsonBody(request)
-    return respond(record(yield* write(ctx, params.id, body, ifMatch)))
+    return respond(record(yield* write(ctx, params.id, body, ifMatchOf(headers))))
   })
 
 /** DELETE of one record, conditional on If-Match; 204. */
 export const deleteRecord = <E>(
   remove: (ctx: RequestContext, id: string, ifMatch: IfMatch) => Effect.Effect<void, E>
 ) =>
-({ params, request }: RecordRequest) =>
+({ headers, params, request }: ConditionalRequest) =>
   Effect.gen(function*() {
     yield* readQuery(request, [])
-    yield* remove(yield* Caller, params.id, yield* readIfMatch(request))
+    yield* remove(yield* Caller, params.id, ifMatchOf(headers))
     return respond(noContent)
   })

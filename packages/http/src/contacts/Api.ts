@@ -1,53 +1,45 @@
-import { HttpApiEndpoint, HttpApiSchema, OpenApi } from "effect/http-api"
-import {
-  idempotencyHeader,
-  idParams,
-  NoContent,
-  ifMatchHeader,
-  optionalText,
-  pageOf,
-  queryParams,
-  securedErrors,
-  securedGroup
-} from "../documented.js"
+import { HttpApiEndpoint, OpenApi } from "effect/http-api"
+import { actionErrors, created, createErrors, deleteErrors, listErrors, NoContent, readErrors, restored, single, writeErrors } from "../answers.js"
+import { pageOf, securedGroup } from "../documented.js"
+import { contactParams, idempotencyHeader, idParams, ifMatchHeader, searchParams } from "../parameters.js"
 import { Contact, ContactInput, ContactPatch } from "./schemas.js"
 
 export class ContactsApi extends securedGroup(
   "contacts",
   HttpApiEndpoint.get("list", "/v1/contacts", {
-    query: queryParams,
+    query: searchParams,
     success: pageOf(Contact, "ContactPage"),
-    error: securedErrors
+    error: listErrors
   }).annotate(OpenApi.Description, "Sort fields: created_at, updated_at, email, first_name, last_name and custom fields."),
   HttpApiEndpoint.get("get", "/v1/contacts/:id", {
     params: idParams,
-    query: { expand: optionalText("Comma-separated: `deals`, `activities`.") },
-    success: Contact,
-    error: securedErrors
+    query: contactParams,
+    success: single(Contact),
+    error: readErrors
   }),
   HttpApiEndpoint.post("create", "/v1/contacts", {
     payload: ContactInput,
     headers: idempotencyHeader,
-    success: Contact.pipe(HttpApiSchema.status(201)),
-    error: securedErrors
+    success: created(Contact),
+    error: createErrors
   }),
   HttpApiEndpoint.patch("update", "/v1/contacts/:id", {
     params: idParams,
     payload: ContactPatch,
     headers: ifMatchHeader,
-    success: Contact,
-    error: securedErrors
+    success: single(Contact),
+    error: writeErrors
   }),
   HttpApiEndpoint.delete("delete", "/v1/contacts/:id", {
     params: idParams,
     headers: ifMatchHeader,
     success: NoContent,
-    error: securedErrors
+    error: deleteErrors
   }),
   HttpApiEndpoint.post("restore", "/v1/contacts/:id/restore", {
     params: idParams,
     headers: idempotencyHeader,
-    success: Contact,
-    error: securedErrors
+    success: restored(Contact),
+    error: actionErrors
   })
 ) {}

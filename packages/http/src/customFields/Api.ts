@@ -1,23 +1,27 @@
-import { HttpApiEndpoint, HttpApiSchema } from "effect/http-api"
-import { idempotencyHeader, NoContent, optionalText, pageOf, PathText, securedErrors, securedGroup } from "../documented.js"
-import { CustomFieldDefinition } from "./schemas.js"
+import { HttpApiEndpoint } from "effect/http-api"
+import { created, defineErrors, listErrors, NoContent } from "../answers.js"
+import { Conflicting, Invalid, Missing } from "../errors/HttpErrors.js"
+import { pageOf, securedGroup } from "../documented.js"
+import { customFieldParams, idempotencyHeader, PathText } from "../parameters.js"
+import { CustomFieldDefinition, CustomFieldInput } from "./schemas.js"
 
 export class CustomFieldsApi extends securedGroup(
   "customFields",
   HttpApiEndpoint.get("list", "/v1/custom-fields", {
-    query: { object: optionalText("contact or deal; both when absent.") },
+    query: customFieldParams,
     success: pageOf(CustomFieldDefinition, "CustomFieldPage"),
-    error: securedErrors
+    error: listErrors
   }),
   HttpApiEndpoint.post("create", "/v1/custom-fields", {
-    payload: CustomFieldDefinition,
+    payload: CustomFieldInput,
     headers: idempotencyHeader,
-    success: CustomFieldDefinition.pipe(HttpApiSchema.status(201)),
-    error: securedErrors
+    success: created(CustomFieldDefinition),
+    error: defineErrors
   }),
+  // Not conditional (If-Match is refused, see Http.ts): no 412.
   HttpApiEndpoint.delete("delete", "/v1/custom-fields/:object/:key", {
     params: { object: PathText, key: PathText },
     success: NoContent,
-    error: securedErrors
+    error: [Invalid, Missing, Conflicting]
   })
 ) {}

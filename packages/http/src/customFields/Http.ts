@@ -4,6 +4,7 @@ import { Effect } from "effect"
 import { Api } from "../Api.js"
 import { Caller } from "../auth/Authentication.js"
 import { IdempotentReplies } from "../idempotency.js"
+import { unconditional } from "../recordHandlers.js"
 import { readJsonBody } from "../request/jsonBody.js"
 import { readQuery } from "../request/queryParams.js"
 import { created, noContent, page, respond } from "../responses.js"
@@ -27,7 +28,8 @@ export const CustomFieldsLive = HttpApiBuilder.group(Api, "customFields", (handl
             ctx,
             request,
             body,
-            Effect.map(engine.customFields.create(ctx, body), (definition) =>
+            // A definition is never conditional, and its stream always exists (no 412, no 404).
+            Effect.map(Effect.catchTag(engine.customFields.create(ctx, body), ["PreconditionFailed", "NotFound"], Effect.die), (definition) =>
               // Definitions have no GET of their own; their address is the one DELETE takes.
               created(
                 definition,
@@ -44,7 +46,7 @@ export const CustomFieldsLive = HttpApiBuilder.group(Api, "customFields", (handl
           if (request.headers["if-match"] !== undefined) {
             return yield* ValidationError.at("If-Match", "is not supported when deleting a custom field definition")
           }
-          yield* engine.customFields.delete(yield* Caller, params.object, params.key)
+          yield* unconditional(engine.customFields.delete(yield* Caller, params.object, params.key))
           return respond(noContent)
         }))
   }))

@@ -47,7 +47,7 @@ export type ErrorBody = typeof ErrorBody.Type
  * ErrorBody as JSON Schema, closed like the rest of the document (no property it does not name).
  * Errors are declared on endpoints with their own schemas (for typing and status codes), but they
  * all reach the client as ErrorBody (see errorResponse.ts), so the OpenAPI document shows this
- * shape for each of them (openApiEdgeErrors.ts).
+ * shape for each of them (openApi/errors.ts).
  */
 export const errorBodyJsonSchema: Record<string, unknown> = Schema.toJsonSchemaDocument(ErrorBody, {
   onExcessProperty: "error"

@@ -5,7 +5,7 @@ import { Schema } from "effect"
 /**
  * Failures the HTTP edge itself detects (the engine never sees these requests). Domain failures
  * come from @dealstream/core; both become an ErrorBody in errorResponse.ts, which is what the
- * OpenAPI document shows for them (openApiEdgeErrors.ts).
+ * OpenAPI document shows for them (openApi/errors.ts).
  */
 
 export class InvalidJson extends Schema.TaggedError<InvalidJson>()("InvalidJson", {
@@ -41,18 +41,3 @@ export const Missing = NotFound.pipe(HttpApiSchema.status(404))
 export const Conflicting = Conflict.pipe(HttpApiSchema.status(409))
 export const Stale = PreconditionFailed.pipe(HttpApiSchema.status(412))
 export const Unavailable = StorageUnavailable.pipe(HttpApiSchema.status(503))
-
-/** The names the OpenAPI document gives the error schemas above, each shown as an ErrorBody. */
-export const ERROR_SCHEMA_NAMES: ReadonlyArray<string> = [
-  "ValidationError",
-  "InvalidJson",
-  "Unauthorized",
-  "NotFound",
-  "Conflict",
-  "IdempotencyConflict",
-  "PreconditionFailed",
-  "PayloadTooLarge",
-  "UnsupportedMediaType",
-  "RateLimited",
-  "StorageUnavailable"
-]

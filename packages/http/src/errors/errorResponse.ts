@@ -64,8 +64,15 @@ const schemaError = (error: object): Mapped => {
   if (kind === "Body" || kind === "ResponseHeaders") return internal
   const issue = (field(error, "cause") as { issue?: SchemaIssue.Issue } | undefined)?.issue
   if (issue === undefined) return validation([])
-  return validation(formatIssues(issue).issues.map((found) => ({ path: issuePath(found.path), message: found.message })))
+  const named = kind === "Headers" ? headerName : (path: string) => path
+  return validation(formatIssues(issue).issues.map((found) => ({ path: named(issuePath(found.path)), message: found.message })))
 }
+
+/**
+ * Headers arrive lowercased, so HttpApi names them so; our errors name a header as it is written
+ * (`if-match` → `If-Match`, `idempotency-key` → `Idempotency-Key`), as they always have.
+ */
+const headerName = (name: string): string => name.replace(/(^|-)([a-z])/g, (_, dash: string, letter: string) => dash + letter.toUpperCase())
 
 /** Failures of the HTTP server itself: a route that does not exist, a body it could not read. */
 const serverError = (error: object): Mapped => {

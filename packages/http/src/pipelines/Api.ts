@@ -1,22 +1,24 @@
-import { HttpApiEndpoint, HttpApiSchema } from "effect/http-api"
-import { idempotencyHeader, idParams, ifMatchHeader, pageOf, securedErrors, securedGroup } from "../documented.js"
+import { HttpApiEndpoint } from "effect/http-api"
+import { created, createErrors, listErrors, readErrors, single, writeErrors } from "../answers.js"
+import { pageOf, securedGroup } from "../documented.js"
+import { idempotencyHeader, idParams, ifMatchHeader } from "../parameters.js"
 import { Pipeline, PipelineInput, PipelinePatch } from "./schemas.js"
 
 export class PipelinesApi extends securedGroup(
   "pipelines",
-  HttpApiEndpoint.get("list", "/v1/pipelines", { success: pageOf(Pipeline, "PipelinePage"), error: securedErrors }),
-  HttpApiEndpoint.get("get", "/v1/pipelines/:id", { params: idParams, success: Pipeline, error: securedErrors }),
+  HttpApiEndpoint.get("list", "/v1/pipelines", { success: pageOf(Pipeline, "PipelinePage"), error: listErrors }),
+  HttpApiEndpoint.get("get", "/v1/pipelines/:id", { params: idParams, success: single(Pipeline), error: readErrors }),
   HttpApiEndpoint.post("create", "/v1/pipelines", {
     payload: PipelineInput,
     headers: idempotencyHeader,
-    success: Pipeline.pipe(HttpApiSchema.status(201)),
-    error: securedErrors
+    success: created(Pipeline),
+    error: createErrors
   }),
   HttpApiEndpoint.patch("update", "/v1/pipelines/:id", {
     params: idParams,
     payload: PipelinePatch,
     headers: ifMatchHeader,
-    success: Pipeline,
-    error: securedErrors
+    success: single(Pipeline),
+    error: writeErrors
   })
 ) {}

@@ -1,6 +1,8 @@
 import { HttpApiEndpoint } from "effect/http-api"
 import { Schema } from "effect"
-import { optionalText, pageOf, pagingParams, securedErrors, securedGroup, Timestamp } from "../documented.js"
+import { listErrors } from "../answers.js"
+import { pageOf, securedGroup, Timestamp } from "../documented.js"
+import { trashParams } from "../parameters.js"
 
 export const TrashItem = Schema.Struct({
   type: Schema.Literals(["contact", "deal"]),
@@ -15,8 +17,8 @@ export const TrashItem = Schema.Struct({
 export class TrashApi extends securedGroup(
   "trash",
   HttpApiEndpoint.get("list", "/v1/trash", {
-    query: { type: optionalText("contact or deal (required)."), ...pagingParams },
+    query: trashParams,
     success: pageOf(TrashItem, "TrashPage"),
-    error: securedErrors
+    error: listErrors
   })
 ) {}

@@ -1,19 +1,10 @@
-import { HttpApiEndpoint, HttpApiSchema, OpenApi } from "effect/http-api"
-import {
-  idempotencyHeader,
-  ifMatchHeader,
-  NoContent,
-  optionalText,
-  pageOf,
-  pagingParams,
-  PathText,
-  securedErrors,
-  securedGroup
-} from "../documented.js"
-import { Delivery, Webhook, WebhookInput, WebhookPatch } from "./schemas.js"
+import { HttpApiEndpoint, OpenApi } from "effect/http-api"
+import { accepted, actionErrors, created, createErrors, deleteErrors, listErrors, NoContent, readErrors, single, writeErrors } from "../answers.js"
+import { pageOf, securedGroup } from "../documented.js"
+import { deliveryParams, idempotencyHeader, idParams, ifMatchHeader, PathText } from "../parameters.js"
+import { Delivery, DELIVERY_STATUSES, Webhook, WebhookInput, WebhookPatch } from "./schemas.js"
 
-const idParams = { id: PathText }
-const deliveryParams = { id: PathText, delivery_id: PathText }
+const deliveryIds = { id: PathText, delivery_id: PathText }
 
 const payloadDescription = `Each event is POSTed as \`{"id": "evt_…", "type", "created_at", "workspace_id", "sequence", "data"}\`
 with \`Content-Type: application/json\`, \`User-Agent: dealstream-webhooks/1\`, \`X-Service-Event\`, \`X-Service-Delivery\`,
@@ -25,47 +16,47 @@ honoured within [delay, 2·delay]). 410 Gone, or an exhausted schedule, turns th
 
 export class WebhooksApi extends securedGroup(
   "webhooks",
-  HttpApiEndpoint.get("list", "/v1/webhooks", { success: pageOf(Webhook, "WebhookPage"), error: securedErrors })
+  HttpApiEndpoint.get("list", "/v1/webhooks", { success: pageOf(Webhook, "WebhookPage"), error: listErrors })
     .annotate(OpenApi.Description, "Every webhook of the workspace, oldest first, in one page (next_cursor is null)."),
-  HttpApiEndpoint.get("get", "/v1/webhooks/:id", { params: idParams, success: Webhook, error: securedErrors }),
+  HttpApiEndpoint.get("get", "/v1/webhooks/:id", { params: idParams, success: single(Webhook), error: readErrors }),
   HttpApiEndpoint.post("create", "/v1/webhooks", {
     payload: WebhookInput,
     headers: idempotencyHeader,
-    success: Webhook.pipe(HttpApiSchema.status(201)),
-    error: securedErrors
+    success: created(Webhook),
+    error: createErrors
   }).annotate(OpenApi.Description, payloadDescription),
   HttpApiEndpoint.patch("update", "/v1/webhooks/:id", {
     params: idParams,
     payload: WebhookPatch,
     headers: ifMatchHeader,
-    success: Webhook,
-    error: securedErrors
+    success: single(Webhook),
+    error: writeErrors
   }),
   HttpApiEndpoint.delete("delete", "/v1/webhooks/:id", {
     params: idParams,
     headers: ifMatchHeader,
     success: NoContent,
-    error: securedErrors
+    error: deleteErrors
   }).annotate(
     OpenApi.Description,
     "Stops delivery at once: an attempt in flight is aborted (on every host), queued retries are cancelled, nothing is sent afterwards."
   ),
   HttpApiEndpoint.get("deliveries", "/v1/webhooks/:id/deliveries", {
     params: idParams,
-    query: { status: optionalText("pending, succeeded, failed or cancelled."), ...pagingParams },
+    query: deliveryParams(DELIVERY_STATUSES),
     success: pageOf(Delivery, "DeliveryPage"),
-    error: securedErrors
+    error: readErrors
   }).annotate(OpenApi.Description, "The webhook's deliveries, newest first, without their attempts."),
   HttpApiEndpoint.get("delivery", "/v1/webhooks/:id/deliveries/:delivery_id", {
-    params: deliveryParams,
-    success: Delivery,
-    error: securedErrors
+    params: deliveryIds,
+    success: single(Delivery),
+    error: readErrors
   }).annotate(OpenApi.Description, "One delivery with every attempt."),
   HttpApiEndpoint.post("replay", "/v1/webhooks/:id/deliveries/:delivery_id/replay", {
-    params: deliveryParams,
+    params: deliveryIds,
     headers: idempotencyHeader,
-    success: Delivery.pipe(HttpApiSchema.status(202)),
-    error: securedErrors
+    success: accepted(Delivery),
+    error: actionErrors
   }).annotate(
     OpenApi.Description,
     "Sends the delivery's event again as a new delivery (new id, replay_of = this one, same webhook-id and payload), " +

@@ -3,7 +3,7 @@ import { HttpApiBuilder } from "effect/http-api"
 import { Effect } from "effect"
 import { Api } from "../Api.js"
 import { Caller } from "../auth/Authentication.js"
-import { createRecord, deleteRecord, writeRecord } from "../recordHandlers.js"
+import { createRecord, deleteRecord, unconditional, writeRecord } from "../recordHandlers.js"
 import { IdempotentReplies } from "../idempotency.js"
 import { readQuery } from "../request/queryParams.js"
 import { locationOf, page, record, respond } from "../responses.js"
@@ -49,7 +49,7 @@ export const WebhooksLive = HttpApiBuilder.group(Api, "webhooks", (handlers) =>
             request,
             null,
             Effect.map(
-              engine.webhooks.replay(ctx, params.id, params.delivery_id),
+              unconditional(engine.webhooks.replay(ctx, params.id, params.delivery_id)),
               (delivery) => record(delivery, { status: 202, location: locationOf(deliveriesOf(params.id), delivery) })
             )
           )

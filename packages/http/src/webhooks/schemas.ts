@@ -52,10 +52,13 @@ export const Webhook = Schema.Struct({
   updated_at: Timestamp
 }).annotate({ identifier: "Webhook" })
 
+/** A delivery's states, as the engine names them (and its delivery list filters by them). */
+export const DELIVERY_STATUSES = ["pending", "succeeded", "failed", "cancelled"] as const
+
 export const DeliveryAttempt = Schema.Struct({
   attempted_at: Timestamp,
-  status_code: nullable(Schema.Finite, "The HTTP status of the answer; null when none came (see error)."),
-  duration_ms: Schema.Finite,
+  status_code: nullable(Schema.Int, "The HTTP status of the answer; null when none came (see error)."),
+  duration_ms: Schema.Int,
   error: nullable(Schema.String, "Why no answer came: timeout, refused connection, TLS, non-public target, …")
 }).annotate({ identifier: "DeliveryAttempt" })
 
@@ -64,11 +67,11 @@ export const Delivery = Schema.Struct({
   webhook_id: exampleId("wh"),
   event_id: exampleId("evt").annotate({ description: "Also the webhook-id header: the same on every retry and replay." }),
   event_type: Schema.String.annotate({ examples: ["deal.created"] }),
-  status: Schema.Literals(["pending", "succeeded", "failed", "cancelled"]),
-  attempt_count: Schema.Finite,
+  status: Schema.Literals(DELIVERY_STATUSES),
+  attempt_count: Schema.Int,
   next_attempt_at: nullable(Timestamp, "When the next attempt is due, while pending."),
   last_attempt_at: nullable(Timestamp, "When it was last attempted."),
-  last_status_code: nullable(Schema.Finite, "The last answer's HTTP status."),
+  last_status_code: nullable(Schema.Int, "The last answer's HTTP status."),
   last_error: nullable(Schema.String, "The last attempt's error, when it got no answer."),
   replay_of: nullable(Schema.String, "The delivery this one replays."),
   created_at: Timestamp,

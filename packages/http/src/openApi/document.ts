@@ -1,0 +1,87 @@
+import { DESCRIPTIONS, errorSchemas, internalErrorResponse } from "./errors.js"
+import { hostHeaders, spelled } from "./headers.js"
+import { describeParameter } from "./parameters.js"
+
+/**
+ * The OpenAPI document as HttpApi generates it, made to say what the host does (the API's
+ * OpenApi.Transform): errors in the one body the host answers them with, every operation's
+ * possible 500, the headers the host and the middleware add, parameters typed by the values they
+ * take, and records whose custom fields sit beside the standard ones.
+ */
+
+/** Every `$ref` in the document through `rename`. */
+const renameRefs = (value: unknown, rename: (ref: string) => string): unknown => {
+  if (Array.isArray(value)) return value.map((item) => renameRefs(item, rename))
+  if (typeof value !== "object" || value === null) return value
+  return Object.fromEntries(Object.entries(value).map(([key, inner]) =>
+    [key, key === "$ref" && typeof inner === "string" ? rename(inner) : renameRefs(inner, rename)]
+  ))
+}
+
+/**
+ * A record's standard fields and custom fields: HttpApi 4 documents a StructWithRest's record as
+ * `allOf: [{additionalProperties}]`, which in JSON Schema applies to the standard fields as well
+ * (as Effect 4's decoder does); the engine checks custom field values only, which is what
+ * `additionalProperties` next to `properties` says.
+ */
+const customFieldsBesideProperties = (schema: unknown): unknown => {
+  if (typeof schema !== "object" || schema === null) return schema
+  const { allOf, ...rest } = schema as { allOf?: Array<Record<string, unknown>> } & Record<string, unknown>
+  const only = allOf?.length === 1 ? allOf[0] : undefined
+  if (rest["properties"] === undefined || rest["additionalProperties"] !== undefined || only === undefined) return schema
+  const { additionalProperties, type, ...others } = only
+  if (type !== "object" || additionalProperties === undefined || Object.keys(others).length > 0) return schema
+  return { ...rest, additionalProperties }
+}
+
+interface Header {
+  description?: string
+  required?: boolean
+  schema?: Record<string, unknown>
+}
+
+interface Response {
+  description: string
+  headers?: Record<string, Header>
+  content?: unknown
+}
+
+interface Operation {
+  parameters?: Array<Parameters<typeof describeParameter>[0]>
+  security?: Array<Record<string, unknown>>
+  responses?: Record<string, Response>
+}
+
+/** An endpoint's own headers under their written names, described where tools look; then the host's. */
+const withHeaders = (response: Response, status: string, secured: boolean): Response => {
+  const declared = Object.fromEntries(Object.entries(response.headers ?? {}).map(([name, header]) => {
+    const description = header.description ?? (header.schema?.["description"] as string | undefined)
+    return [spelled(name), description === undefined ? header : { description, ...header }]
+  }))
+  return { ...response, headers: { ...hostHeaders(status, secured), ...declared } }
+}
+
+const describeOperation = (operation: Operation): Operation => {
+  const secured = (operation.security ?? []).length > 0
+  const responses = { ...operation.responses, "500": internalErrorResponse() }
+  return {
+    ...operation,
+    parameters: (operation.parameters ?? []).map(describeParameter),
+    responses: Object.fromEntries(Object.entries(responses).map(([status, response]) => {
+      const description = DESCRIPTIONS[status] ?? response.description
+      return [status, withHeaders({ ...response, description }, status, secured)]
+    }))
+  }
+}
+
+export const describeDocument = (spec: Record<string, any>): Record<string, any> => {
+  const records = Object.fromEntries(
+    Object.entries(spec["components"]?.["schemas"] ?? {}).map(([name, schema]) => [name, customFieldsBesideProperties(schema)])
+  )
+  const { renamed, schemas } = errorSchemas(records)
+  const paths = renameRefs(spec["paths"], (ref) => renamed.get(ref) ?? ref) as Record<string, Record<string, Operation>>
+  const described = Object.fromEntries(Object.entries(paths).map(([path, item]) =>
+    [path, Object.fromEntries(Object.entries(item).map(([method, operation]) => [method, describeOperation(operation)]))]
+  ))
+  return { ...spec, paths: described, components: { ...spec["components"], schemas } }
+}

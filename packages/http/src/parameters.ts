@@ -1,0 +1,171 @@
+import { dealParamsWhere, type IfMatch, parseLimit, type ValidationError } from "@dealstream/core"
+import { Result, Schema, SchemaTransformation } from "effect"
+
+/**
+ * The query parameters and request headers HttpApi decodes, each answering what the engine would
+ * (the same status, code, message and path), so that a request with one bad value gets the same
+ * 400 whether HttpApi or the engine refuses it, and the OpenAPI document is typed by the schema
+ * that checks. The handlers still pass the raw strings on: the engine's parsers are the contract
+ * for embedders and check everything again. What HttpApi cannot check alone stays with the
+ * engine: filter, sort, search and cursor (they depend on the workspace's custom fields), ranges
+ * spanning two parameters, and unknown parameter names (see request/queryParams.ts).
+ *
+ * On the wire every value is text (a parameter given twice arrives as a list, which is what the
+ * type's message speaks of); a check says what the text must spell and documents the value it
+ * stands for, which the OpenAPI document shows as the parameter's type (see openApi/parameters.ts).
+ */
+
+type JsonFragment = Record<string, unknown>
+
+const GIVEN_ONCE = "must be given at most once"
+
+/**
+ * A path parameter as the engine may see it. `%00` decodes to U+0000, which no id or key holds and
+ * PostgreSQL refuses as a bind parameter (a 500): it is an invalid path value (400) instead. (Lone
+ * surrogates cannot arrive this way: a path that percent-decodes to one is no route.)
+ */
+export const PathText = Schema.String.check(
+  Schema.makeFilter((text: string) => !text.includes("\u0000"), { message: "must not contain U+0000" })
+)
+
+/** A text value checked by `check` (a message when it is wrong), documented as `document`. */
+const checkedText = (description: string, check: (raw: string) => string | undefined, document: JsonFragment) =>
+  Schema.String.annotate({ description, message: GIVEN_ONCE }).check(
+    Schema.makeFilter((raw: string) => check(raw), { toJsonSchema: () => document })
+  )
+
+/** A query parameter the client may leave out, taken as sent. */
+export const optionalText = (description: string) =>
+  Schema.optionalKey(Schema.String.annotate({ description, message: GIVEN_ONCE }))
+
+// U+0000 or a surrogate half without its partner: what the engine refuses in every list parameter
+// before it reads any (`storableParams`), so that message comes first here too. (Core keeps its
+// copy of this pattern private.)
+const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/
+const UNSTORABLE_MESSAGE = "contains U+0000 or an unpaired surrogate, which cannot be stored"
+
+/** A list parameter: text the engine can store, then the engine's own check of it. */
+const listValue = (description: string, check: (raw: string) => string | undefined, document: JsonFragment) =>
+  Schema.optionalKey(checkedText(description, (raw) => UNSTORABLE.test(raw) ? UNSTORABLE_MESSAGE : check(raw), document))
+
+/** The message the engine's parser answers for a wrong value (its one detail), or none. */
+const messageOf = (result: Result.Result<unknown, ValidationError>): string | undefined =>
+  Result.isFailure(result) ? result.failure.details[0]?.message ?? result.failure.message : undefined
+
+// Deal list parameters are checked one at a time, so no custom field of the workspace is involved.
+const EMPTY_CATALOG = new Map()
+
+/** A deal list parameter, checked by the engine's parser of the deal list parameters. */
+const dealParam = (name: string, description: string, document: JsonFragment) =>
+  listValue(description, (raw) => messageOf(dealParamsWhere({ [name]: raw }, EMPTY_CATALOG)), document)
+
+export const pagingParams = {
+  limit: listValue(
+    "Page size, 1–100 (default 25). Out of range is 400, never clamped.",
+    (raw) => messageOf(parseLimit(raw)),
+    { type: "integer", minimum: 1, maximum: 100, default: 25 }
+  ),
+  cursor: optionalText("The `next_cursor` of the previous page; only valid with the same sort and filter.")
+}
+
+export const searchParams = {
+  ...pagingParams,
+  search: optionalText("Case-insensitive prefix search: every term must start a word of the record."),
+  filter: optionalText(
+    "URL-encoded JSON filter: {\"field\": value} or {\"field\": {\"$op\": operand}} with $eq $ne $in $nin $gt $gte " +
+      "$lt $lte $contains $starts_with $exists, combined with $and, $or, $not. Example: " +
+      "{\"$or\":[{\"source\":\"webinar\"},{\"industry\":{\"$in\":[\"saas\"]}}]}"
+  ),
+  sort: optionalText("A sort field, `-field` for descending; ties are broken by id.")
+}
+
+export const dealParams = {
+  ...searchParams,
+  pipeline_id: optionalText("Only deals of this pipeline."),
+  stage_id: optionalText("Only deals in this stage."),
+  owner_id: optionalText("Only deals of this owner."),
+  status: dealParam("status", "Only deals with this status.", { enum: ["open", "won", "lost"] }),
+  contact_id: optionalText("Only deals associated with this contact."),
+  value_min: dealParam("value_min", "Minimum value (inclusive).", { type: "number" }),
+  value_max: dealParam("value_max", "Maximum value (inclusive).", { type: "number" }),
+  close_date_from: dealParam("close_date_from", "Earliest expected_close_date (inclusive).", { format: "date" }),
+  close_date_to: dealParam("close_date_to", "Latest expected_close_date (inclusive).", { format: "date" })
+}
+
+/** One of `values`, or `message`. */
+const oneOf = (values: ReadonlyArray<string>, message: string) => (raw: string) => values.includes(raw) ? undefined : message
+
+export const deliveryParams = (statuses: ReadonlyArray<string>) => ({
+  status: listValue("Only deliveries with this status.", oneOf(statuses, `must be one of ${statuses.join(", ")}`), { enum: statuses }),
+  ...pagingParams
+})
+
+const OBJECTS = ["contact", "deal"]
+
+// The trash reads its type before anything else (U+0000 included); so does the custom field list.
+export const trashParams = {
+  type: checkedText("Which records: contact or deal.", oneOf(OBJECTS, "must be contact or deal"), { enum: OBJECTS }).pipe(
+    Schema.annotateKey({ messageMissingKey: "is required (contact or deal)" })
+  ),
+  ...pagingParams
+}
+
+export const customFieldParams = {
+  object: Schema.optionalKey(checkedText("contact or deal; both when absent.", oneOf(OBJECTS, "must be contact or deal"), { enum: OBJECTS }))
+}
+
+const EXPANSIONS = ["deals", "activities"]
+
+export const contactParams = {
+  expand: Schema.optionalKey(checkedText(
+    "Comma-separated: `deals`, `activities`.",
+    (raw) => {
+      if (raw.trim() === "") return undefined
+      const unknown = raw.split(",").map((part) => part.trim()).find((part) => !EXPANSIONS.includes(part))
+      return unknown === undefined ? undefined : `has an unknown value ${JSON.stringify(unknown)}; use deals, activities`
+    },
+    { pattern: "^\\s*$|^\\s*(?:deals|activities)\\s*(?:,\\s*(?:deals|activities)\\s*)*$" }
+  ))
+}
+
+const VERSION = /^(?:W\/)?"?(\d{1,15})"?$/
+
+/**
+ * `If-Match` as the engine wants it: absent or `*` → null (unconditional), `"7"` → 7. Only one
+ * version may be named: our ETags are versions, so a list could never match more than one.
+ */
+const IfMatchValue = Schema.String.check(
+  Schema.makeFilter((header: string) => header.trim() === "*" || VERSION.test(header.trim()), {
+    message: "must be an ETag from a previous response (\"<version>\") or *",
+    toJsonSchema: () => ({ pattern: "^(?:\\*|(?:W/)?\"?[0-9]{1,15}\"?)$" })
+  })
+).annotate({
+  description: "An ETag from a previous response (`\"<version>\"`) or `*`: the write happens only if it is still current (else 412)."
+}).pipe(Schema.decodeTo(
+  Schema.NullOr(Schema.Number),
+  SchemaTransformation.transform<IfMatch, string>({
+    decode: (header) => header.trim() === "*" ? null : Number(VERSION.exec(header.trim())![1]),
+    encode: (version) => version === null ? "*" : `"${version}"`
+  })
+))
+
+export const ifMatchHeader = { "if-match": Schema.optionalKey(IfMatchValue) }
+
+/** An absent If-Match: the write is unconditional. */
+export const ifMatchOf = (headers: { readonly "if-match"?: IfMatch }): IfMatch => headers["if-match"] ?? null
+
+export const MAX_IDEMPOTENCY_KEY_LENGTH = 255
+export const IDEMPOTENCY_KEY_MESSAGE = `must be 1 to ${MAX_IDEMPOTENCY_KEY_LENGTH} characters`
+
+export const idempotencyHeader = {
+  "idempotency-key": Schema.optionalKey(Schema.String.check(
+    Schema.makeFilter((key: string) => key.length >= 1 && key.length <= MAX_IDEMPOTENCY_KEY_LENGTH, {
+      message: IDEMPOTENCY_KEY_MESSAGE,
+      toJsonSchema: () => ({ minLength: 1, maxLength: MAX_IDEMPOTENCY_KEY_LENGTH })
+    })
+  ).annotate({
+    description: "The same key with the same body within 24 h replays the stored answer (Idempotent-Replayed: true); with another body it is 409."
+  }))
+}
+
+export const idParams = { id: PathText }
