@@ -80,13 +80,35 @@ describe("documentation and probes", () => {
     expect(spec.components.schemas.Contact.additionalProperties).toBeTruthy()
   })
 
-  it("serves /docs as a self-contained HTML page", async () => {
+  it("serves /docs as Scalar's reference over the same document, self-contained, without auth", async () => {
     const answer = await host.call("GET", "/docs", { key: null })
     expect(answer.status).toBe(200)
     expect(answer.headers.get("content-type")).toMatch(/^text\/html/)
     expect(answer.text).toMatch(/^<!doctype html>/i)
-    expect(answer.text).toContain("/v1/deals/{id}/stage")
-    expect(answer.text).not.toMatch(/<script|<link|src=|@import|https?:\/\/(?!www\.w3\.org)/i)
+    // Two inline scripts, none loaded from elsewhere: Scalar's own, and the one that starts it.
+    const scripts = [...answer.text.matchAll(/<script\b([^>]*)>([\s\S]*?)<\/script>/gi)]
+    expect(scripts.map(([, attributes]) => attributes)).toEqual(["", ""])
+    const [scalar, boot] = scripts.map(([, , code]) => code!)
+    expect(scalar).toContain("@scalar/api-reference")
+    expect(boot).toContain("window.Scalar.createApiReference(")
+    // The markup refers to nothing outside the page. (Scalar's code names the URLs of its fonts and
+    // services, used when told to; test/http/docs.e2e.spec.ts checks what a browser requests.)
+    const markup = answer.text.replace(/<script\b[^>]*>[\s\S]*?<\/script>/gi, "<script></script>")
+    expect(markup).not.toMatch(/<link|<iframe|<img|src=|href=|@import|url\(|https?:\/\//i)
+    // Scalar is given the document the host serves at /v1/openapi.json, and the settings that keep
+    // it from fetching its fonts and offering to upload the document. Each is one line of JSON.
+    const lines = boot!.split("\n").map((line) => line.trim())
+    const settings = JSON.parse(lines.find((line) => line.startsWith("...{"))!.slice("...".length, -",".length))
+    const content = JSON.parse(lines.find((line) => line.startsWith("content: {"))!.slice("content: ".length))
+    const document = await host.call("GET", "/v1/openapi.json", { key: null })
+    expect(content).toEqual(JSON.parse(document.text))
+    expect(settings).toMatchObject({ withDefaultFonts: false, showDeveloperTools: "never" })
+    expect(settings).not.toHaveProperty("proxyUrl")
+    // As on the probes, query parameters are not looked at, and the request id is echoed.
+    const again = await host.call("GET", "/docs?lang=en&lang=fr", { key: null, headers: { "x-request-id": "docs-page-1" } })
+    expect(again.status).toBe(200)
+    expect(again.headers.get("x-request-id")).toBe("docs-page-1")
+    expect(again.text).toBe(answer.text)
   })
 
   it("/readyz is 503 unavailable, with no internals, when storage cannot be reached", async () => {

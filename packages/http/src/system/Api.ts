@@ -2,7 +2,10 @@ import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { Schema } from "effect"
 import { Unavailable } from "../errors/HttpErrors.js"
 
-/** Probes and documentation: no authentication, no rate limit. */
+/**
+ * Probes and the OpenAPI document: no authentication, no rate limit. The reference page at /docs
+ * is served next to them (system/Http.ts), by Scalar rather than by an endpoint of this group.
+ */
 export class SystemApi extends HttpApiGroup.make("system").add(
   HttpApiEndpoint.get("health", "/healthz", { success: Schema.Struct({ status: Schema.Literal("ok") }) })
     .annotate(OpenApi.Description, "The process is up."),
@@ -11,6 +14,5 @@ export class SystemApi extends HttpApiGroup.make("system").add(
       OpenApi.Description,
       "The host's storage (PostgreSQL, or memory) answers a ping; 503 `unavailable` while the database cannot be reached."
     ),
-  HttpApiEndpoint.get("openapi", "/v1/openapi.json").annotate(OpenApi.Exclude, true),
-  HttpApiEndpoint.get("docs", "/docs").annotate(OpenApi.Exclude, true)
+  HttpApiEndpoint.get("openapi", "/v1/openapi.json").annotate(OpenApi.Exclude, true)
 ) {}
