@@ -84,19 +84,19 @@ export const dealParams = {
   pipeline_id: optionalText("Only deals of this pipeline."),
   stage_id: optionalText("Only deals in this stage."),
   owner_id: optionalText("Only deals of this owner."),
-  status: dealParam("status", "Only deals with this status.", { enum: ["open", "won", "lost"] }),
+  status: dealParam("status", "open, won or lost.", { enum: ["open", "won", "lost"] }),
   contact_id: optionalText("Only deals associated with this contact."),
   value_min: dealParam("value_min", "Minimum value (inclusive).", { type: "number" }),
   value_max: dealParam("value_max", "Maximum value (inclusive).", { type: "number" }),
-  close_date_from: dealParam("close_date_from", "Earliest expected_close_date (inclusive).", { format: "date" }),
-  close_date_to: dealParam("close_date_to", "Latest expected_close_date (inclusive).", { format: "date" })
+  close_date_from: dealParam("close_date_from", "Earliest expected_close_date, YYYY-MM-DD (inclusive).", { format: "date" }),
+  close_date_to: dealParam("close_date_to", "Latest expected_close_date, YYYY-MM-DD (inclusive).", { format: "date" })
 }
 
 /** One of `values`, or `message`. */
 const oneOf = (values: ReadonlyArray<string>, message: string) => (raw: string) => values.includes(raw) ? undefined : message
 
 export const deliveryParams = (statuses: ReadonlyArray<string>) => ({
-  status: listValue("Only deliveries with this status.", oneOf(statuses, `must be one of ${statuses.join(", ")}`), { enum: statuses }),
+  status: listValue("pending, succeeded, failed or cancelled.", oneOf(statuses, `must be one of ${statuses.join(", ")}`), { enum: statuses }),
   ...pagingParams
 })
 
@@ -104,7 +104,7 @@ const OBJECTS = ["contact", "deal"]
 
 // The trash reads its type before anything else (U+0000 included); so does the custom field list.
 export const trashParams = {
-  type: checkedText("Which records: contact or deal.", oneOf(OBJECTS, "must be contact or deal"), { enum: OBJECTS }).pipe(
+  type: checkedText("contact or deal (required).", oneOf(OBJECTS, "must be contact or deal"), { enum: OBJECTS }).pipe(
     Schema.annotateKey({ messageMissingKey: "is required (contact or deal)" })
   ),
   ...pagingParams
@@ -164,7 +164,7 @@ export const idempotencyHeader = {
       toJsonSchema: () => ({ minLength: 1, maxLength: MAX_IDEMPOTENCY_KEY_LENGTH })
     })
   ).annotate({
-    description: "The same key with the same body within 24 h replays the stored answer (Idempotent-Replayed: true); with another body it is 409."
+    description: "Up to 255 characters. The same key with the same body within 24 h replays the stored answer (Idempotent-Replayed: true); with another body it is 409."
   }))
 }
 

@@ -4,7 +4,7 @@ import { exampleId, Timestamp } from "../documented.js"
 export const Stage = Schema.Struct({
   id: exampleId("stage"),
   name: Schema.String.annotate({ examples: ["Qualified"] }),
-  position: Schema.Int.annotate({ description: "0-based order within the pipeline." })
+  position: Schema.Int.check(Schema.isGreaterThanOrEqualTo(0)).annotate({ description: "0-based order within the pipeline." })
 }).annotate({ identifier: "Stage" })
 
 export const Pipeline = Schema.Struct({

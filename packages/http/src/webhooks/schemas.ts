@@ -52,13 +52,15 @@ export const Webhook = Schema.Struct({
   updated_at: Timestamp
 }).annotate({ identifier: "Webhook" })
 
+const Count = Schema.Int.check(Schema.isGreaterThanOrEqualTo(0))
+
 /** A delivery's states, as the engine names them (and its delivery list filters by them). */
 export const DELIVERY_STATUSES = ["pending", "succeeded", "failed", "cancelled"] as const
 
 export const DeliveryAttempt = Schema.Struct({
   attempted_at: Timestamp,
   status_code: nullable(Schema.Int, "The HTTP status of the answer; null when none came (see error)."),
-  duration_ms: Schema.Int,
+  duration_ms: Count,
   error: nullable(Schema.String, "Why no answer came: timeout, refused connection, TLS, non-public target, …")
 }).annotate({ identifier: "DeliveryAttempt" })
 
@@ -68,7 +70,7 @@ export const Delivery = Schema.Struct({
   event_id: exampleId("evt").annotate({ description: "Also the webhook-id header: the same on every retry and replay." }),
   event_type: Schema.String.annotate({ examples: ["deal.created"] }),
   status: Schema.Literals(DELIVERY_STATUSES),
-  attempt_count: Schema.Int,
+  attempt_count: Count,
   next_attempt_at: nullable(Timestamp, "When the next attempt is due, while pending."),
   last_attempt_at: nullable(Timestamp, "When it was last attempted."),
   last_status_code: nullable(Schema.Int, "The last answer's HTTP status."),
