@@ -13,7 +13,11 @@ const description = `The dealstream CRM API.
 
 Authenticate with \`Authorization: Bearer <API key>\`; the key decides the workspace. Bodies are JSON
 (\`Content-Type: application/json\`, at most 1 MiB). Every non-2xx answer has the body
-\`{"error": {"code", "message", "details": [{"path", "message"}], "request_id"}}\`.
+\`{"error": {"code", "message", "details": [{"path", "message"}], "request_id"}}\`. A request that is
+not valid HTTP/1.1 is refused before it reaches any operation, with that body: 400, 408 (not complete
+in time), 413 (chunk extensions too large), 417 (an \`Expect\` other than \`100-continue\`) or 431 (request
+line and headers over 16 KiB). A path the router cannot match, one that does not percent-decode to
+UTF-8 or with a path parameter over 100 characters, is 404 \`not_found\` before authentication.
 
 Single-record responses carry \`ETag: "<version>"\`; send it back in \`If-Match\` on PATCH, PUT or DELETE
 to make the write conditional (412 when it no longer matches). Any POST may carry an

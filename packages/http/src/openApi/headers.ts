@@ -29,13 +29,21 @@ const rateLimit = (required: boolean): Record<string, Header> => ({
 
 const retryAfter = header("Seconds to wait before retrying.", { type: "integer", minimum: 1 })
 
+/**
+ * Authentication charges the address, then the key, and shows the limit on whatever is answered
+ * after that, and on its own 429: so on every answer only an authenticated request gets. Not on a
+ * 401 (the key is unknown). Perhaps on a 503 (not when the key lookup itself failed) and a 500;
+ * perhaps on a 400, 404 or 413, which come before authentication too: the HTTP server's to a
+ * request that is not valid HTTP/1.1 (host/parserErrors.ts), the router's to a path it cannot
+ * match (one that does not percent-decode, or a path parameter over 100 characters).
+ */
+const rateLimitOn = (status: string): Record<string, Header> =>
+  status === "401" ? {} : rateLimit(!["400", "404", "413", "500", "503"].includes(status))
+
 /** What a response of this status adds to the headers it declares. */
 export const hostHeaders = (status: string, secured: boolean): Record<string, Header> => ({
   "X-Request-Id": requestId,
-  // Authentication charges the address, then the key, and shows the limit on whatever is
-  // answered after that: not on a 401 (the key is unknown), not when the key lookup itself
-  // failed (503) nor, of course, on a failure that never reached it (500).
-  ...(secured && status !== "401" ? rateLimit(status !== "503" && status !== "500") : {}),
+  ...(secured ? rateLimitOn(status) : {}),
   ...(status === "429" || status === "503" ? { "Retry-After": retryAfter } : {}),
   ...(status === "401" ? { "WWW-Authenticate": header("The scheme to authenticate with.", { const: "Bearer" }) } : {}),
   ...(status === "412" ? { ETag: header("The record's current version, `\"<version>\"`.", { type: "string", pattern: "^\"[0-9]+\"$" }) } : {})
