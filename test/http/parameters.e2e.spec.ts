@@ -28,7 +28,7 @@ const UNSTORABLE = "contains U+0000 or an unpaired surrogate, which cannot be st
 const ONCE = "must be given at most once"
 
 describe("query parameters HttpApi decodes answer as the engine does", () => {
-  const cases = (): ReadonlyArray<readonly [string, ReturnType<typeof refused>]> => [
+  const cases = (): ReadonlyArray<readonly [string, { message: string; details: ReadonlyArray<{ path: string; message: string }> }]> => [
     ["/v1/contacts?limit=0", refused("limit", LIMIT)],
     ["/v1/contacts?limit=101", refused("limit", LIMIT)],
     ["/v1/contacts?limit=ten", refused("limit", LIMIT)],
@@ -60,6 +60,15 @@ describe("query parameters HttpApi decodes answer as the engine does", () => {
     [`/v1/contacts/${ids.contact}?expand=friends`, refused("expand", "has an unknown value \"friends\"; use deals, activities")],
     [`/v1/contacts/${ids.contact}?expand=deals,`, refused("expand", "has an unknown value \"\"; use deals, activities")],
     [`/v1/contacts/${ids.contact}?expand=deals&expand=activities`, refused("expand", ONCE)],
+    // Several bad deal parameters: all reported, in the engine's order.
+    ["/v1/deals?close_date_to=x&value_min=y&status=z", {
+      message: "status must be one of open, won, lost",
+      details: [
+        { path: "status", message: "must be one of open, won, lost" },
+        { path: "value_min", message: "must be a number" },
+        { path: "close_date_to", message: "must be a date written YYYY-MM-DD" }
+      ]
+    }],
     // Still the engine's and the edge's own: names the endpoint does not take.
     ["/v1/contacts?colour=red", refused("colour", "is not a known parameter")],
     [`/v1/deals/${ids.deal}?colour=red&colour=blue`, refused("colour", ONCE)]
