@@ -31,6 +31,7 @@ const seed = (sql: SqlClient) =>
              jsonb_build_object(
                'id', 'dlv_' || lpad(n::text, 8, '0'),
                'webhook_id', 'wh_' || (n % 20),
+               'event_stream_id', 'con_' || (n / 3),
                'status', CASE WHEN n % 50 = 0 THEN 'pending' WHEN n % 97 = 0 THEN 'failed' ELSE 'succeeded' END,
                'next_attempt_at', CASE WHEN n % 50 = 0
                  THEN to_char(timestamp '2025-06-01' + n * interval '1 minute', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') END,
@@ -77,14 +78,22 @@ const ofWebhook = (status: string | null): DocumentQuery => {
 
 describe("delivery query plans on 100k deliveries", () => {
   it.layer(sqlLayer, { timeout: 120_000 })((it) => {
-    it.effect("claim, next due and release read the pending index; a webhook's list reads its own", () =>
+    it.effect("claim, next due and release read the pending index; a webhook's list and a purged record's deliveries read their own", () =>
       Effect.gen(function*() {
         yield* seed(yield* Sql)
         const list = (status: string | null) => {
           const compiled = compileQuery("delivery", ws, ofWebhook(status))
           return [compiled.text, compiled.params] as const
         }
+        const ofEventStream = compileQuery("delivery", ws, {
+          where: { _tag: "Compare", field: { name: "event_stream_id", type: "id" }, op: "eq", value: "con_4242" },
+          scope: "live",
+          sort: { field: { name: "id", type: "id" }, direction: "asc" },
+          after: null,
+          limit: 500
+        })
         const cases: ReadonlyArray<readonly [string, string, ReadonlyArray<unknown>, string]> = [
+          ["a purged record's deliveries (purgedDeliveries)", ofEventStream.text, ofEventStream.params, "ds_deliveries_event_stream"],
           ["claim", claimSql, ["2025-07-01T00:00:00.000Z", 10, "worker", "2025-07-01T00:01:00.000Z"], "ds_deliveries_due"],
           ["next due", nextDueSql, [], "ds_deliveries_due"],
           ["release", releaseSql, ["worker"], "ds_deliveries_due"],

@@ -8,6 +8,7 @@ import type { StreamAppend, UniqueViolation } from "../storage/Storage.js"
 import { type EngineDeps, nowIso, withMetadata } from "./deps.js"
 import type { IfMatch, RequestContext, WriteError } from "./Engine.js"
 import { claimWrite, IdempotencyClaim } from "./idempotencyClaim.js"
+import { purgedDeliveries } from "./purgedDeliveries.js"
 
 /** Version conflicts are retried this many times before the client gets a 409. */
 const MAX_ATTEMPTS = 5
@@ -71,7 +72,10 @@ export interface Execution<C, E extends DomainEvent, S> {
    * outbox schedules, deliveries a webhook's deletion cancels. All of it is stored or none of it.
    */
   readonly also?: (context: AlsoContext<E>) => Effect.Effect<Addition, WriteError>
-  /** Purge: erase the personal data of the stream's earlier events in the same commit. */
+  /**
+   * Purge: erase the personal data of the stream's earlier events in the same commit, and of the
+   * deliveries that carried them (purgedDeliveries).
+   */
   readonly redact?: boolean
   readonly onUniqueViolation?: (violation: UniqueViolation) => WriteError
 }
@@ -88,6 +92,8 @@ export interface AlsoContext<E> {
 export interface Addition {
   readonly streams: ReadonlyArray<StreamAppend>
   readonly documents: ReadonlyArray<DocumentWrite>
+  /** Streams whose earlier events lose their data in this commit (see `redact`). */
+  readonly redactStreams?: ReadonlyArray<string>
 }
 
 export interface Executed<E> {
@@ -139,14 +145,15 @@ export const execute = <C, E extends DomainEvent, S>(deps: EngineDeps, run: Exec
       history: loaded.history,
       fresh: fresh.map((event, i) => ({ event, metadata: events[i]!.metadata, version: loaded.version + i + 1 }))
     })
+    const erased = run.redact === true ? yield* purgedDeliveries(deps, run.ctx, run.streamId, at) : null
     const claim = yield* Effect.serviceOption(IdempotencyClaim)
     const claimed = Option.isSome(claim)
       ? [claimWrite(run.ctx.workspaceId, claim.value, { resource: run.resource, id: run.streamId }, at)]
       : []
     const result = yield* deps.storage.commit({
-      streams: [{ streamId: run.streamId, expectedVersion: loaded.version, events }, ...addition.streams],
-      documents: [...run.documents(all, fresh, version), ...addition.documents, ...claimed],
-      ...(run.redact === true ? { redactStreams: [run.streamId] } : {})
+      streams: [{ streamId: run.streamId, expectedVersion: loaded.version, events }, ...addition.streams, ...(erased?.streams ?? [])],
+      documents: [...run.documents(all, fresh, version), ...addition.documents, ...(erased?.documents ?? []), ...claimed],
+      ...(erased === null ? {} : { redactStreams: [run.streamId, ...(erased.redactStreams ?? [])] })
     })
     if (addition.streams.some((stream) => stream.events[0]?.type === "delivery.scheduled")) {
       // Wake the workers of every host; if the signal is lost, their polling finds the work anyway.

@@ -1,12 +1,11 @@
 import { Effect, Option, Result } from "effect"
-import { type DeliveryEvent, deliveryDecider, deliveryView, projectDelivery } from "../delivery/index.js"
+import { deliveryView } from "../delivery/index.js"
 import { NotFound, ValidationError } from "../errors.js"
 import type { JsonObject } from "../json.js"
 import type { Expr, FieldRef } from "../query/ast.js"
 import type { FieldInfo } from "../query/fields.js"
 import { paginate, parseListQuery } from "../query/index.js"
 import type { DocumentWrite, StoredDocument } from "../storage/documents.js"
-import type { StreamAppend } from "../storage/Storage.js"
 import {
   parseWebhookCreate,
   parseWebhookPatch,
@@ -15,10 +14,11 @@ import {
   webhookDecider,
   webhookView
 } from "../webhook/index.js"
-import { type EngineDeps, nowIso, withMetadata } from "./deps.js"
+import { type EngineDeps, nowIso } from "./deps.js"
 import type { IfMatch, ListParams, RequestContext } from "./Engine.js"
 import { documentWrite, execute, foldProjection } from "./execute.js"
 import { claimWrite, IdempotencyClaim } from "./idempotencyClaim.js"
+import { deliveryCancellation } from "./deliveryCancellation.js"
 import { scheduleDelivery } from "./outbox.js"
 import { queryAll } from "./reads.js"
 import { storableBody, storableParams } from "./storable.js"
@@ -121,27 +121,6 @@ export const makeWebhooks = (deps: EngineDeps) => {
       return yield* get(ctx, id)
     })
 
-  /** The cancellation of one pending delivery, as part of a webhook's deletion. */
-  const cancellation = (ctx: RequestContext, deliveryId: string, at: string) =>
-    Effect.gen(function*() {
-      const stored = yield* deps.storage.readStream(deliveryId)
-      const history = stored as unknown as ReadonlyArray<DeliveryEvent>
-      const state = history.reduce(deliveryDecider.evolve, deliveryDecider.initialState)
-      const decided = deliveryDecider.decide({ type: "CancelDelivery", id: deliveryId, at }, state)
-      if (Result.isFailure(decided) || decided.success.length === 0) return null
-      const events = yield* withMetadata(deps, ctx, decided.success)
-      const all = [...history, ...decided.success]
-      const stream: StreamAppend = { streamId: deliveryId, expectedVersion: stored.length, events }
-      const document: DocumentWrite = documentWrite(
-        "delivery",
-        ctx.workspaceId,
-        deliveryId,
-        all.length,
-        foldProjection(projectDelivery, all)
-      )
-      return { stream, document }
-    })
-
   const remove = (ctx: RequestContext, id: string, ifMatch: IfMatch) =>
     Effect.gen(function*() {
       yield* execute(deps, {
@@ -155,7 +134,7 @@ export const makeWebhooks = (deps: EngineDeps) => {
               _tag: "And",
               exprs: [eq(webhookIdField, id), eq(statusField, "pending")]
             })
-            const cancelled = yield* Effect.forEach(pending, (delivery) => cancellation(ctx, delivery.id, at))
+            const cancelled = yield* Effect.forEach(pending, (delivery) => deliveryCancellation(deps, ctx, delivery.id, at))
             const parts = cancelled.filter((part) => part !== null)
             return { streams: parts.map((p) => p.stream), documents: parts.map((p) => p.document) }
           })

@@ -5,6 +5,7 @@ import { migration as webhooksAndDeliveries } from "./0004_webhooks_and_deliveri
 import { migration as commitFunctionWithDeliveries } from "./0005_commit_function_with_deliveries.js"
 import { migration as apiKeys } from "./0006_api_keys.js"
 import { migration as commitBatches } from "./0007_commit_batches.js"
+import { migration as deliveriesByEventStream } from "./0008_deliveries_by_event_stream.js"
 import type { Migration } from "./Migration.js"
 
 export type { Migration } from "./Migration.js"
@@ -17,5 +18,6 @@ export const migrations: ReadonlyArray<Migration> = [
   webhooksAndDeliveries,
   commitFunctionWithDeliveries,
   apiKeys,
-  commitBatches
+  commitBatches,
+  deliveriesByEventStream
 ]
