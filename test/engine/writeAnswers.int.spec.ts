@@ -7,7 +7,7 @@ import { ctxOf, noWebhookSending } from "../support/engine.js"
 // Regression: a deal write read its deal back after committing, so a delete committed in between
 // (another request) made the write answer 404 although it had happened; a client retrying its
 // create with the same Idempotency-Key (404s are not stored) then created the deal twice. Found by
-// test/host/crash.e2e.spec.ts. Here the delete is slipped in deterministically, right after the
+// test/host/crash.e2e.pg.spec.ts. Here the delete is slipped in deterministically, right after the
 // write's commit and before its answer.
 
 const ws = ctxOf("acme")

@@ -17,8 +17,8 @@ import { describe, expect, it } from "vitest"
 
 // Regression: a delivery claimed just before the database went away kept its lease (timeout +
 // 30 s) when the worker could not read its webhook or record its attempt, so it was sent again,
-// late, once the lease ran out (seen in test/host/databaseRestart.e2e.spec.ts and
-// connectionsDropped.e2e.spec.ts). The worker now tries those steps again while storage is
+// late, once the lease ran out (seen in test/host/databaseRestart.e2e.pg.spec.ts and
+// connectionsDropped.e2e.pg.spec.ts). The worker now tries those steps again while storage is
 // unavailable, and records only on the version it claimed. Here the lease is ten minutes: a
 // delivery left to its lease would never finish within the test.
 

@@ -16,7 +16,7 @@ import { eventually, type Receiver, startReceiver } from "../webhooks/receiver.j
  *   payload of its own workspace and free of the others' ids and values.
  * Each run has three workspaces of its own, new to the host, and its own receivers and webhooks:
  * nothing a run sees depends on an earlier run, so a shrunk counterexample replays as reported.
- * (test/http/isolation.e2e.spec.ts is the scripted version.)
+ * (test/http/isolation.e2e.pg.spec.ts is the scripted version.)
  */
 
 const RUNS = 60

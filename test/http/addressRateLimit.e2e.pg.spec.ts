@@ -171,7 +171,7 @@ describe("the address limit through startServer", () => {
   })
 })
 
-// The built CLI (`npx tsc -b` first), as cli.e2e.spec.ts runs it.
+// The built CLI (`npx tsc -b` first), as cli.e2e.pg.spec.ts runs it.
 describe("dealstream serve address limit settings", () => {
   it("takes --ip-rate-limit and --ip-rate-burst, and reports bad values in one line", async () => {
     const cli = await serve(["--api-keys", `ws_a:${KEY_A}`, "--ip-rate-limit", String(SLOW), "--ip-rate-burst", "2"])

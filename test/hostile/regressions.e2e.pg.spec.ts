@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest"
 import { errorOf, hostFor, STORAGES } from "../http/client.js"
 import { sendRaw } from "./rawHttp.js"
 
-// One example of each failure the hostile-input fuzz (fuzz.e2e.spec.ts) found, on both storages, so
+// One example of each failure the hostile-input fuzz (fuzz.e2e.pg.spec.ts) found, on both storages, so
 // that each stays fixed even on a run whose random requests miss it.
 
 describe.each(STORAGES)("%s storage: what the fuzz found", (storage) => {
