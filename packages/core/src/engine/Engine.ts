@@ -2,6 +2,7 @@ import { Context, type Effect } from "effect"
 import type { ApiKeyOwner } from "../apiKey/projection.js"
 import type { Conflict, NotFound, PreconditionFailed, StorageUnavailable, ValidationError } from "../errors.js"
 import type { Json, JsonObject } from "../json.js"
+import type { ListParams } from "../query/parseListQuery.js"
 
 /** Who is asking: every command and query runs inside exactly one workspace. */
 export interface RequestContext {
@@ -22,11 +23,8 @@ export interface Page {
   readonly next_cursor: string | null
 }
 
-/**
- * Raw query parameters as the client sent them (strings); core validates them and reports errors
- * with the parameter name as path (`limit`, `filter.$or[0].email`, `cursor`, `sort`).
- */
-export type ListParams = Readonly<Record<string, string | undefined>>
+/** Defined by the query module that validates them; the engine's list methods take them. */
+export type { ListParams }
 
 /** `If-Match`: the version the client last saw; the write happens only if it is still current. */
 export type IfMatch = number | null

@@ -1,10 +1,10 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Result } from "effect"
-import type { ListParams } from "../engine/Engine.js"
 import type { ErrorDetail } from "../errors.js"
 import type { Expr } from "./ast.js"
 import { dealParamsWhere } from "./dealParams.js"
 import { catalogOf } from "./fields.js"
+import type { ListParams } from "./parseListQuery.js"
 
 const catalog = catalogOf("deal", [])
 const whereOf = (params: ListParams): Expr => Result.getOrThrow(dealParamsWhere(params, catalog))

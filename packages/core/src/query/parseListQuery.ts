@@ -1,5 +1,4 @@
 import { Result } from "effect"
-import type { ListParams } from "../engine/Engine.js"
 import { type ErrorDetail, ValidationError } from "../errors.js"
 import type { DocumentQuery, Expr, Position, SortSpec } from "./ast.js"
 import { decodeCursor } from "./cursor.js"
@@ -11,6 +10,12 @@ import { parseLimit } from "./parseLimit.js"
 import { parseSearch } from "./parseSearch.js"
 import { parseSort } from "./parseSort.js"
 import { scalarOf } from "./fieldValue.js"
+
+/**
+ * Raw query parameters as the client sent them (strings); core validates them and reports errors
+ * with the parameter name as path (`limit`, `filter.$or[0].email`, `cursor`, `sort`).
+ */
+export type ListParams = Readonly<Record<string, string | undefined>>
 
 /** What one list endpoint accepts. */
 export interface ListSpec {

@@ -1,11 +1,10 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Result } from "effect"
-import type { ListParams } from "../engine/Engine.js"
 import type { ErrorDetail } from "../errors.js"
 import type { DocumentQuery, Expr } from "./ast.js"
 import { encodeCursor } from "./cursor.js"
 import { queryFingerprint } from "./fingerprint.js"
-import { type ListSpec, parseListQuery } from "./parseListQuery.js"
+import { type ListParams, type ListSpec, parseListQuery } from "./parseListQuery.js"
 import { refOf, testCatalog } from "./testCatalog.js"
 
 const base: Expr = { _tag: "Compare", field: refOf("owner"), op: "eq", value: "u1" }
