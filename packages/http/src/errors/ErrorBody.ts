@@ -1,4 +1,5 @@
 import { Schema } from "effect"
+import { errorCodes } from "./errorTable.js"
 
 /** One offending part of a request; `path` points into the body, the query or a header. */
 export const ErrorDetail = Schema.Struct({
@@ -7,20 +8,8 @@ export const ErrorDetail = Schema.Struct({
   id: Schema.optionalKey(Schema.String.annotate({ description: "The record a conflict is with." }))
 })
 
-export const ErrorCode = Schema.Literals([
-  "validation_error",
-  "invalid_json",
-  "unauthorized",
-  "not_found",
-  "conflict",
-  "idempotency_conflict",
-  "precondition_failed",
-  "payload_too_large",
-  "unsupported_media_type",
-  "rate_limited",
-  "internal_error",
-  "unavailable"
-])
+/** The codes of the error table (errorTable.ts). */
+export const ErrorCode = Schema.Literals(errorCodes)
 export type ErrorCode = typeof ErrorCode.Type
 
 /** The body of every non-2xx response. */

@@ -1,11 +1,14 @@
 import { HttpServerResponse } from "effect/http"
 import { Cause, Option, SchemaIssue } from "effect"
 import type { ErrorBody, ErrorCode } from "./ErrorBody.js"
+import { ERRORS, type ErrorTag, type HeaderOf } from "./errorTable.js"
 
 /**
  * The one place where a failure becomes an HTTP response. Everything that can go wrong in a
  * request (domain errors from the engine, failures the edge detects, HttpApi's own decode and
- * routing errors, and defects) ends here, so every non-2xx has the same body.
+ * routing errors, and defects) ends here, so every non-2xx has the same body. Its status, code
+ * and headers are its row's in errorTable.ts; here is what only the error knows: the message,
+ * the details and the headers' values.
  */
 
 interface Detail {
@@ -19,7 +22,25 @@ interface Mapped {
   readonly code: ErrorCode
   readonly message: string
   readonly details: ReadonlyArray<Detail>
-  readonly headers?: Readonly<Record<string, string>>
+  readonly headers: Readonly<Record<string, string>>
+}
+
+/**
+ * What an answer says besides its row's status and code: the message, the details, and a value
+ * for each header the row names (undefined leaves it out).
+ */
+type Said<Tag extends ErrorTag> =
+  & { readonly message: string; readonly details?: ReadonlyArray<Detail> }
+  & ([HeaderOf<Tag>] extends [never] ? {} : { readonly headers: { readonly [Name in HeaderOf<Tag>]: string | undefined } })
+
+/** The answer of the table's row `tag`. */
+const answer = <Tag extends ErrorTag>(tag: Tag, said: Said<Tag>): Mapped => {
+  const { code, status } = ERRORS[tag]
+  const named: Readonly<Record<string, string | undefined>> = "headers" in said ? said.headers : {}
+  const headers = Object.fromEntries(
+    Object.entries(named).flatMap(([name, value]) => value === undefined ? [] : [[name.toLowerCase(), value]])
+  )
+  return { status, code, message: said.message, details: said.details ?? [], headers }
 }
 
 const field = (u: object, key: string): unknown => (u as Record<string, unknown>)[key]
@@ -44,15 +65,13 @@ const formatIssues = SchemaIssue.makeFormatterStandardSchemaV1()
 
 const validation = (details: ReadonlyArray<Detail>): Mapped => {
   const first = details[0]
-  return {
-    status: 400,
-    code: "validation_error",
+  return answer("ValidationError", {
     message: first === undefined ? "invalid request" : `${first.path} ${first.message}`.trim(),
     details
-  }
+  })
 }
 
-const internal: Mapped = { status: 500, code: "internal_error", message: "internal error", details: [] }
+const internal: Mapped = answer("InternalError", { message: "internal error" })
 
 /**
  * HttpApi's own decode failure of a path parameter, a query parameter or a header (`Params`,
@@ -79,10 +98,10 @@ const serverError = (error: object): Mapped => {
   const reason = field(error, "reason")
   switch (typeof reason === "object" && reason !== null ? field(reason, "_tag") : undefined) {
     case "RouteNotFound":
-      return { status: 404, code: "not_found", message: "no such route", details: [] }
+      return answer("RouteNotFound", { message: "no such route" })
     case "RequestParseError":
       // Only reachable through HttpApi's own body parsing; our handlers read bodies in jsonBody.ts.
-      return { status: 400, code: "invalid_json", message: "the request body could not be read as JSON", details: [] }
+      return answer("InvalidJson", { message: "the request body could not be read as JSON" })
     default:
       return internal
   }
@@ -91,45 +110,43 @@ const serverError = (error: object): Mapped => {
 const byTag = (error: object): Mapped | undefined => {
   switch (field(error, "_tag")) {
     case "ValidationError":
-      return { ...validation(detailsOf(error)), message: text(error, "message", "invalid request") }
+      return answer("ValidationError", { message: text(error, "message", "invalid request"), details: detailsOf(error) })
     case "NotFound":
-      return { status: 404, code: "not_found", message: String(field(error, "message")), details: [] }
+      return answer("NotFound", { message: String(field(error, "message")) })
     case "Conflict":
-      return { status: 409, code: "conflict", message: text(error, "message", "conflict"), details: detailsOf(error) }
+      return answer("Conflict", { message: text(error, "message", "conflict"), details: detailsOf(error) })
     case "PreconditionFailed": {
       const current = field(error, "currentVersion")
-      return {
-        status: 412,
-        code: "precondition_failed",
+      return answer("PreconditionFailed", {
         message: "If-Match does not match the current version",
         details: [{ path: "If-Match", message: `current version is ${String(current)}` }],
-        headers: typeof current === "number" ? { etag: `"${current}"` } : {}
-      }
+        headers: { ETag: typeof current === "number" ? `"${current}"` : undefined }
+      })
     }
     case "StorageUnavailable":
       // The storage message may name hosts or SQL; the client only needs to know to retry.
-      return { status: 503, code: "unavailable", message: "storage is unavailable, retry later", details: [], headers: { "retry-after": "1" } }
+      return answer("StorageUnavailable", { message: "storage is unavailable, retry later", headers: { "Retry-After": "1" } })
     case "InvalidJson":
-      return { status: 400, code: "invalid_json", message: text(error, "message", "malformed JSON"), details: [] }
+      return answer("InvalidJson", { message: text(error, "message", "malformed JSON") })
     case "Unauthorized":
-      return { status: 401, code: "unauthorized", message: text(error, "message", "unauthorized"), details: [], headers: { "www-authenticate": "Bearer" } }
+      return answer("Unauthorized", { message: text(error, "message", "unauthorized"), headers: { "WWW-Authenticate": "Bearer" } })
     case "IdempotencyConflict":
-      return { status: 409, code: "idempotency_conflict", message: text(error, "message", "idempotency key reused"), details: [{ path: "Idempotency-Key", message: "was used with another request" }] }
+      return answer("IdempotencyConflict", {
+        message: text(error, "message", "idempotency key reused"),
+        details: [{ path: "Idempotency-Key", message: "was used with another request" }]
+      })
     case "PayloadTooLarge":
     case "HttpApiPayloadTooLarge":
       // The rest of the upload is discarded unread; the connection cannot be reused after it.
-      return { status: 413, code: "payload_too_large", message: text(error, "message", "body too large"), details: [], headers: { connection: "close" } }
+      return answer("PayloadTooLarge", { message: text(error, "message", "body too large"), headers: { Connection: "close" } })
     case "UnsupportedMediaType":
-      return { status: 415, code: "unsupported_media_type", message: text(error, "message", "unsupported media type"), details: [] }
+      return answer("UnsupportedMediaType", { message: text(error, "message", "unsupported media type") })
     case "RateLimited": {
       const retryAfter = field(error, "retryAfterSeconds")
-      return {
-        status: 429,
-        code: "rate_limited",
+      return answer("RateLimited", {
         message: "rate limit exceeded",
-        details: [],
-        headers: { "retry-after": String(typeof retryAfter === "number" ? retryAfter : 1) }
-      }
+        headers: { "Retry-After": String(typeof retryAfter === "number" ? retryAfter : 1) }
+      })
     }
     case "HttpApiSchemaError":
       return schemaError(error)
@@ -160,7 +177,7 @@ export const errorResponse = (cause: Cause.Cause<unknown>, requestId: string): O
     error: { code, message, details: details.map(({ id, message, path }) => id === undefined ? { path, message } : { path, message, id }), request_id: requestId }
   }
   return Option.some({
-    response: HttpServerResponse.jsonUnsafe(body, { status, headers: headers ?? {} }),
-    internal: Option.isSome(mapped) && status !== 500 ? null : Cause.pretty(cause)
+    response: HttpServerResponse.jsonUnsafe(body, { status, headers }),
+    internal: Option.isSome(mapped) && status !== internal.status ? null : Cause.pretty(cause)
   })
 }

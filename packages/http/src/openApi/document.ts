@@ -63,7 +63,7 @@ const withHeaders = (response: Response, status: string, secured: boolean): Resp
 
 const describeOperation = (operation: Operation): Operation => {
   const secured = (operation.security ?? []).length > 0
-  const responses = { ...operation.responses, "500": internalErrorResponse() }
+  const responses = { ...operation.responses, ...internalErrorResponse() }
   return {
     ...operation,
     parameters: (operation.parameters ?? []).map(describeParameter),

@@ -1,8 +1,11 @@
+import { type ErrorHeader, type ErrorRow, rows } from "../errors/errorTable.js"
+
 /**
  * The response headers the host sends besides those an endpoint declares (answers.ts): the request
  * id on every answer, the rate limit on authenticated ones, and what comes with a refusal. They
  * are the host's and the middleware's (host/hostMiddleware.ts, auth/Authentication.ts,
- * errors/errorResponse.ts), so they are declared here by rule rather than on each endpoint.
+ * errors/errorResponse.ts), so they are declared here by rule rather than on each endpoint: on a
+ * refusal, by the rows of its status in the error table (errors/errorTable.ts).
  */
 
 interface Header {
@@ -27,27 +30,40 @@ const rateLimit = (required: boolean): Record<string, Header> => ({
   "RateLimit-Reset": header("Seconds until that limit is full again.", count, required)
 })
 
-const retryAfter = header("Seconds to wait before retrying.", { type: "integer", minimum: 1 })
-
 /**
  * Authentication charges the address, then the key, and shows the limit on whatever is answered
- * after that, and on its own 429: so on every answer only an authenticated request gets. Not on a
- * 401 (the key is unknown). Perhaps on a 503 (not when the key lookup itself failed) and a 500;
- * perhaps on a 400, 404 or 413, which come before authentication too: the HTTP server's to a
- * request that is not valid HTTP/1.1 (host/parserErrors.ts), the router's to a path it cannot
- * match (one that does not percent-decode, or a path parameter over 100 characters).
+ * after that, and on its own 429: so on every answer only an authenticated request gets (a success
+ * has no rows). A status shows it where all its rows do, perhaps where some do (a 400, 404 or 413
+ * also comes from the HTTP server or the router, before authentication), never where none does.
  */
-const rateLimitOn = (status: string): Record<string, Header> =>
-  status === "401" ? {} : rateLimit(!["400", "404", "413", "500", "503"].includes(status))
+const rateLimitOn = (at: ReadonlyArray<ErrorRow>): Record<string, Header> =>
+  at.length > 0 && at.every((row) => row.rateLimit === "never") ? {} : rateLimit(at.every((row) => row.rateLimit === "always"))
+
+/** The headers that come with an error (errors/errorTable.ts), as the document describes them. */
+const ERROR_HEADERS: { readonly [Name in ErrorHeader]: Header | null } = {
+  "Retry-After": header("Seconds to wait before retrying.", { type: "integer", minimum: 1 }),
+  "WWW-Authenticate": header("The scheme to authenticate with.", { const: "Bearer" }),
+  ETag: header("The record's current version, `\"<version>\"`.", { type: "string", pattern: "^\"[0-9]+\"$" }),
+  // Hop-by-hop: it says what becomes of the connection, not what the answer is.
+  Connection: null
+}
+
+/** The headers that come with the rows' errors, each required where all of them carry it. */
+const errorHeadersOn = (at: ReadonlyArray<ErrorRow>): Record<string, Header> =>
+  Object.fromEntries(Object.entries(ERROR_HEADERS).flatMap(([name, described]) => {
+    const carrying = at.filter((row) => row.headers.includes(name as ErrorHeader)).length
+    return described === null || carrying === 0 ? [] : [[name, { ...described, required: carrying === at.length }]]
+  }))
 
 /** What a response of this status adds to the headers it declares. */
-export const hostHeaders = (status: string, secured: boolean): Record<string, Header> => ({
-  "X-Request-Id": requestId,
-  ...(secured ? rateLimitOn(status) : {}),
-  ...(status === "429" || status === "503" ? { "Retry-After": retryAfter } : {}),
-  ...(status === "401" ? { "WWW-Authenticate": header("The scheme to authenticate with.", { const: "Bearer" }) } : {}),
-  ...(status === "412" ? { ETag: header("The record's current version, `\"<version>\"`.", { type: "string", pattern: "^\"[0-9]+\"$" }) } : {})
-})
+export const hostHeaders = (status: string, secured: boolean): Record<string, Header> => {
+  const at = rows.flatMap(([, row]) => String(row.status) === status ? [row] : [])
+  return {
+    "X-Request-Id": requestId,
+    ...(secured ? rateLimitOn(at) : {}),
+    ...errorHeadersOn(at)
+  }
+}
 
 /** Header names as they are written; HttpApi lowercases the ones endpoints declare. */
 const SPELLING: Readonly<Record<string, string>> = {
