@@ -1,6 +1,7 @@
-import type { IncomingMessage, Server, ServerResponse } from "node:http"
+import { type IncomingMessage, type Server, type ServerResponse, STATUS_CODES } from "node:http"
 import type { Duplex } from "node:stream"
 import type { ErrorBody, ErrorCode } from "../errors/ErrorBody.js"
+import { ERRORS, type ErrorTag } from "../errors/errorTable.js"
 import { acceptableRequestId } from "../request/RequestInfo.js"
 
 /*
@@ -19,16 +20,22 @@ interface Refusal {
   readonly details: ErrorBody["error"]["details"]
 }
 
+/** The refusal of the error table's row `tag` (errors/errorTable.ts). */
+const refusal = (tag: ErrorTag, message: string, details: Refusal["details"] = []): Refusal => {
+  const { code, status } = ERRORS[tag]
+  return { status, reason: STATUS_CODES[status]!, code, message, details }
+}
+
 const refusalFor = (code: string | undefined): Refusal => {
   switch (code) {
     case "HPE_HEADER_OVERFLOW":
-      return { status: 431, reason: "Request Header Fields Too Large", code: "payload_too_large", message: "the request line and headers are larger than 16 KiB", details: [] }
+      return refusal("HeadersTooLarge", "the request line and headers are larger than 16 KiB")
     case "HPE_CHUNK_EXTENSIONS_OVERFLOW":
-      return { status: 413, reason: "Payload Too Large", code: "payload_too_large", message: "the chunk extensions are too large", details: [] }
+      return refusal("ChunkExtensionsTooLarge", "the chunk extensions are too large")
     case "ERR_HTTP_REQUEST_TIMEOUT":
-      return { status: 408, reason: "Request Timeout", code: "validation_error", message: "the request did not arrive completely in time", details: [] }
+      return refusal("RequestTimeout", "the request did not arrive completely in time")
     default:
-      return { status: 400, reason: "Bad Request", code: "validation_error", message: "the request is not valid HTTP/1.1", details: [] }
+      return refusal("MalformedRequest", "the request is not valid HTTP/1.1")
   }
 }
 
@@ -60,16 +67,10 @@ export const answerClientError = (newRequestId: () => string) => (error: Error &
 export const answerUnmetExpectation = (newRequestId: () => string) => (request: IncomingMessage, response: ServerResponse) => {
   const header = request.headers["x-request-id"]
   const requestId = acceptableRequestId(typeof header === "string" ? header : undefined) ? header as string : newRequestId()
-  const refusal: Refusal = {
-    status: 417,
-    reason: "Expectation Failed",
-    code: "validation_error",
-    message: "Expect supports only 100-continue",
-    details: [{ path: "Expect", message: "supports only 100-continue" }]
-  }
-  const body = bodyOf(refusal, requestId)
+  const refused = refusal("ExpectationFailed", "Expect supports only 100-continue", [{ path: "Expect", message: "supports only 100-continue" }])
+  const body = bodyOf(refused, requestId)
   response.shouldKeepAlive = false
-  response.writeHead(refusal.status, {
+  response.writeHead(refused.status, {
     "content-type": "application/json",
     "content-length": Buffer.byteLength(body),
     "x-request-id": requestId
