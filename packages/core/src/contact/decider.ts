@@ -1,5 +1,5 @@
 import { Result } from "effect"
-import { changedFields } from "../customField/recordFields.js"
+import { changedFields } from "../field/changes.js"
 import type { Decider } from "../decider.js"
 import { RECOVERY_WINDOW_MILLIS } from "../decider.js"
 import type { DomainError } from "../errors.js"

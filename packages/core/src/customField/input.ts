@@ -1,11 +1,12 @@
 import { Result } from "effect"
 import type { ErrorDetail } from "../errors.js"
 import { ValidationError } from "../errors.js"
+import { trimmedText } from "../field/checks.js"
+import { answer, notAnObject } from "../field/recordBody.js"
+import { recordFields } from "../field/records.js"
+import { reservedKeysOf } from "../field/table.js"
 import { isJsonObject } from "../json.js"
-import { contactComputedKeys, dealComputedKeys, standardFieldsOf } from "../query/fields.js"
 import type { CustomFieldDefinition, CustomFieldObject, CustomFieldType } from "./definition.js"
-import { trimmedText } from "./fieldValues.js"
-import { answer, notAnObject } from "./recordFields.js"
 
 export type CustomFieldInput = Omit<CustomFieldDefinition, "created_at">
 
@@ -15,12 +16,6 @@ export const CUSTOM_FIELD_LABEL_MAX = 200
 
 const OBJECTS: ReadonlyArray<CustomFieldObject> = ["contact", "deal"]
 const KNOWN_KEYS = ["object", "key", "label", "type", "options"]
-
-/** Custom values sit next to standard ones in the record, so a key may not take a standard one's name. */
-const reservedKeys = (object: CustomFieldObject): ReadonlyArray<string> => [
-  ...standardFieldsOf(object).map((f) => f.name),
-  ...(object === "contact" ? contactComputedKeys : dealComputedKeys)
-]
 
 const readOptions = (value: unknown, details: Array<ErrorDetail>): ReadonlyArray<string> | null => {
   if (!Array.isArray(value) || value.length === 0) {
@@ -59,7 +54,8 @@ export const parseCustomFieldCreate = (body: unknown): Result.Result<CustomField
   const key = typeof body["key"] === "string" && CUSTOM_FIELD_KEY.test(body["key"]) ? body["key"] : null
   if (key === null && Object.hasOwn(body, "key")) {
     details.push({ path: "key", message: "must match ^[a-z][a-z0-9_]{0,62}$" })
-  } else if (key !== null && object !== null && reservedKeys(object).includes(key)) {
+  } else if (key !== null && object !== null && reservedKeysOf(recordFields[object]).includes(key)) {
+    // Custom values sit next to standard ones in the record, so a key may not take a standard one's name.
     details.push({ path: "key", message: `is a standard field of ${object}` })
   }
 

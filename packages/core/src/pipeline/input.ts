@@ -1,6 +1,6 @@
 import { Result } from "effect"
-import { trimmedText } from "../customField/fieldValues.js"
-import { answer, notAnObject } from "../customField/recordFields.js"
+import { trimmedText } from "../field/checks.js"
+import { answer, notAnObject } from "../field/recordBody.js"
 import type { ErrorDetail, ValidationError } from "../errors.js"
 import { isJsonObject } from "../json.js"
 

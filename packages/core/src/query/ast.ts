@@ -4,8 +4,10 @@
  * Both must agree on every case, including nulls, so the semantics are written down here.
  */
 
-/** How a field's values compare. text/id/enum compare by Unicode code point (UTF-8 byte order). */
-export type FieldType = "text" | "id" | "enum" | "number" | "boolean" | "date" | "timestamp" | "id_array"
+import type { FieldType } from "../field/table.js"
+
+// A field's type is written with the field tables (field/table.ts); the query language compares by it.
+export type { FieldType }
 
 export interface FieldRef {
   /** The document key (standard field or custom field key). */

@@ -1,9 +1,10 @@
 import { Result } from "effect"
 import { type ErrorDetail, ValidationError } from "../errors.js"
+import { dealStatuses } from "../field/dealFields.js"
 import type { Expr, FieldRef, FieldType } from "./ast.js"
 import { isCalendarDate } from "./calendar.js"
 import { allOf } from "./exprs.js"
-import { dealStatuses, type FieldCatalog } from "./fields.js"
+import type { FieldCatalog } from "./fields.js"
 import type { ListParams } from "./parseListQuery.js"
 
 /** The deal list's own query parameters, besides limit, cursor, filter, search and sort. */

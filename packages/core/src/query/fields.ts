@@ -1,5 +1,6 @@
-import type { CustomFieldDefinition, CustomFieldObject } from "../customField/definition.js"
-import type { FieldType } from "./ast.js"
+import type { CustomFieldDefinition, CustomFieldObject } from "../field/custom.js"
+import { recordFields } from "../field/records.js"
+import type { FieldType, StandardField } from "../field/table.js"
 
 /** What the query language may do with one field of a resource. */
 export interface FieldInfo {
@@ -18,59 +19,31 @@ export interface FieldInfo {
 
 export type FieldCatalog = ReadonlyMap<string, FieldInfo>
 
-const field = (
-  name: string,
-  type: FieldType,
-  flags: Partial<Pick<FieldInfo, "filterable" | "sortable" | "searchable" | "wholeWord" | "options">> = {}
-): FieldInfo => ({
+type Capabilities = Partial<Pick<FieldInfo, "filterable" | "sortable" | "searchable" | "wholeWord" | "options" | "custom">>
+
+/** The one builder of a FieldInfo: a field the query language may do nothing with unless told. */
+export const fieldInfo = (name: string, type: FieldType, capabilities: Capabilities = {}): FieldInfo => ({
   name,
   type,
-  filterable: flags.filterable ?? true,
-  sortable: flags.sortable ?? false,
-  searchable: flags.searchable ?? false,
-  wholeWord: flags.wholeWord ?? false,
-  options: flags.options ?? null,
-  custom: false
+  filterable: capabilities.filterable ?? false,
+  sortable: capabilities.sortable ?? false,
+  searchable: capabilities.searchable ?? false,
+  wholeWord: capabilities.wholeWord ?? false,
+  options: capabilities.options ?? null,
+  custom: capabilities.custom ?? false
 })
 
-export const contactStandardFields: ReadonlyArray<FieldInfo> = [
-  field("id", "id"),
-  field("email", "text", { sortable: true, searchable: true, wholeWord: true }),
-  field("first_name", "text", { sortable: true, searchable: true }),
-  field("last_name", "text", { sortable: true, searchable: true }),
-  field("phone", "text", { searchable: true }),
-  field("title", "text", { searchable: true }),
-  field("company_id", "id"),
-  field("source", "text"),
-  field("owner_id", "id"),
-  field("created_at", "timestamp", { sortable: true }),
-  field("updated_at", "timestamp", { sortable: true })
-]
+const infoOf = (field: StandardField): FieldInfo => fieldInfo(field.name, field.type, field)
 
-export const dealStatuses = ["open", "won", "lost"] as const
-export type DealStatus = typeof dealStatuses[number]
+// Read off the field tables once: catalogOf runs on every list request.
+const standardInfos: ReadonlyMap<CustomFieldObject, ReadonlyArray<FieldInfo>> = new Map(
+  Object.values(recordFields).map((record) => [record.object, record.standard.map(infoOf)])
+)
 
-export const dealStandardFields: ReadonlyArray<FieldInfo> = [
-  field("id", "id"),
-  field("name", "text", { sortable: true, searchable: true }),
-  field("pipeline_id", "id"),
-  field("stage_id", "id"),
-  field("value", "number", { sortable: true }),
-  field("currency", "text"),
-  field("expected_close_date", "date", { sortable: true }),
-  field("owner_id", "id"),
-  field("contact_ids", "id_array", { filterable: false }),
-  field("status", "enum", { options: dealStatuses }),
-  field("created_at", "timestamp", { sortable: true }),
-  field("updated_at", "timestamp", { sortable: true })
-]
+export const standardFieldsOf = (object: CustomFieldObject): ReadonlyArray<FieldInfo> => standardInfos.get(object) ?? []
 
-/** Keys of a record that the service computes; a body may not set them. */
-export const contactComputedKeys: ReadonlyArray<string> = ["deal_ids", "company_ids", "deals", "activities"]
-export const dealComputedKeys: ReadonlyArray<string> = []
-
-export const standardFieldsOf = (object: CustomFieldObject): ReadonlyArray<FieldInfo> =>
-  object === "contact" ? contactStandardFields : dealStandardFields
+export const contactStandardFields: ReadonlyArray<FieldInfo> = standardFieldsOf("contact")
+export const dealStandardFields: ReadonlyArray<FieldInfo> = standardFieldsOf("deal")
 
 /** The fields of a resource: its standard fields and the workspace's custom fields for it. */
 export const catalogOf = (
@@ -81,16 +54,16 @@ export const catalogOf = (
   for (const info of standardFieldsOf(object)) catalog.set(info.name, info)
   for (const def of definitions) {
     if (def.object !== object || catalog.has(def.key)) continue
-    catalog.set(def.key, {
-      name: def.key,
-      type: def.type,
-      filterable: true,
-      sortable: true,
-      searchable: def.type === "text",
-      wholeWord: false,
-      options: def.options,
-      custom: true
-    })
+    catalog.set(
+      def.key,
+      fieldInfo(def.key, def.type, {
+        filterable: true,
+        sortable: true,
+        searchable: def.type === "text",
+        options: def.options,
+        custom: true
+      })
+    )
   }
   return catalog
 }

@@ -1,18 +1,9 @@
 import type { FieldRef } from "./ast.js"
-import type { FieldCatalog, FieldInfo } from "./fields.js"
+import { type FieldCatalog, type FieldInfo, fieldInfo } from "./fields.js"
 
 // One field of every type, shared by the query module's tests.
-const info = (name: string, type: FieldInfo["type"], flags: Partial<FieldInfo> = {}): FieldInfo => ({
-  name,
-  type,
-  filterable: true,
-  sortable: true,
-  searchable: false,
-  wholeWord: false,
-  options: null,
-  custom: false,
-  ...flags
-})
+const info = (name: string, type: FieldInfo["type"], flags: Partial<FieldInfo> = {}): FieldInfo =>
+  fieldInfo(name, type, { filterable: true, sortable: true, ...flags })
 
 export const testFields: ReadonlyArray<FieldInfo> = [
   info("name", "text", { searchable: true }),

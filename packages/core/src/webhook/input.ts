@@ -1,5 +1,5 @@
 import { Result } from "effect"
-import { answer, notAnObject } from "../customField/recordFields.js"
+import { answer, notAnObject } from "../field/recordBody.js"
 import type { ErrorDetail, ValidationError } from "../errors.js"
 import { isJsonObject } from "../json.js"
 import { WEBHOOK_ALL_EVENTS, isWebhookEventType } from "./eventTypes.js"

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Result } from "effect"
-import type { CustomFieldDefinition } from "./definition.js"
-import { customValueCheck, isCalendarDate } from "./fieldValues.js"
+import type { CustomFieldDefinition } from "./custom.js"
+import { customValueCheck } from "./custom.js"
 
 const def = (type: CustomFieldDefinition["type"], options: ReadonlyArray<string> | null = null): CustomFieldDefinition => ({
   object: "contact",
@@ -39,11 +39,5 @@ describe("custom field values", () => {
       [def("enum", ["a"]), ["a"]]
     ]
     for (const [d, value] of refused) expect(Result.isFailure(customValueCheck(d)(value))).toBe(true)
-  })
-
-  it("knows the calendar", () => {
-    expect(["2000-02-29", "2026-12-31", "0001-01-01"].every(isCalendarDate)).toBe(true)
-    expect(["1900-02-29", "2026-04-31", "2026-13-01", "2026-00-10", "0000-01-01", "2026-01-01T00:00:00Z"].some(isCalendarDate))
-      .toBe(false)
   })
 })

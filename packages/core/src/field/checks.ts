@@ -1,10 +1,9 @@
 import { Result } from "effect"
 import type { Json } from "../json.js"
-import type { CustomFieldDefinition } from "./definition.js"
 
 /**
- * Checks one value of a request body. Left is the message of that key's error detail, so a parser
- * can report every offending key at once instead of stopping at the first.
+ * Checks one value of a request body. The failure is the message of that key's error detail, so a
+ * parser can report every offending key at once instead of stopping at the first.
  */
 export type FieldCheck = (value: unknown) => Result.Result<Json, string>
 
@@ -23,6 +22,12 @@ export const trimmedText = (min: number, max: number): FieldCheck => (value) => 
   if (trimmed.length > max) return Result.fail(`must be at most ${max} characters`)
   return Result.succeed(trimmed)
 }
+
+/** The id of another record, taken as given: whether it names one is the engine's question. */
+export const id = (max: number): FieldCheck => (value) =>
+  typeof value === "string" && value.length > 0 && value.length <= max
+    ? Result.succeed(value)
+    : Result.fail("must be a non-empty string")
 
 export const nullable = (check: FieldCheck): FieldCheck => (value) =>
   value === null ? Result.succeed(null) : check(value)
@@ -59,21 +64,3 @@ export const date: FieldCheck = (value) =>
   typeof value === "string" && isCalendarDate(value)
     ? Result.succeed(value)
     : Result.fail("must be a date YYYY-MM-DD")
-
-export const CUSTOM_TEXT_MAX = 10_000
-
-/** A custom value is typed by its definition; `null` always clears it. */
-export const customValueCheck = (definition: CustomFieldDefinition): FieldCheck => {
-  switch (definition.type) {
-    case "text":
-      return nullable(text(CUSTOM_TEXT_MAX))
-    case "number":
-      return nullable(finiteNumber)
-    case "boolean":
-      return nullable(boolean)
-    case "date":
-      return nullable(date)
-    case "enum":
-      return nullable(oneOf(definition.options ?? []))
-  }
-}

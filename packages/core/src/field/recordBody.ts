@@ -3,9 +3,12 @@ import type { ErrorDetail } from "../errors.js"
 import { ValidationError } from "../errors.js"
 import type { Json, JsonObject } from "../json.js"
 import { isJsonObject } from "../json.js"
-import type { CustomFieldDefinition, CustomFieldObject } from "./definition.js"
-import type { FieldCheck } from "./fieldValues.js"
-import { customValueCheck } from "./fieldValues.js"
+import type { FieldCheck } from "./checks.js"
+import { nullable } from "./checks.js"
+import type { CustomFieldDefinition, CustomFieldObject } from "./custom.js"
+import { customValueCheck } from "./custom.js"
+import type { RecordFields, StandardField } from "./table.js"
+import { reservedKeysOf } from "./table.js"
 
 /** What a contact or deal body may carry besides the workspace's custom fields. */
 export interface RecordShape {
@@ -16,7 +19,7 @@ export interface RecordShape {
   readonly required: ReadonlyArray<string>
 }
 
-export interface RecordFields {
+export interface ReadFields {
   /** The accepted keys, in body order. */
   readonly fields: Record<string, Json>
   /** Every offending key, the missing required ones first. */
@@ -24,6 +27,9 @@ export interface RecordFields {
 }
 
 export const notAnObject = (): ValidationError => ValidationError.at("", "body must be a JSON object")
+
+export const answer = <A>(details: ReadonlyArray<ErrorDetail>, value: A): Result.Result<A, ValidationError> =>
+  details.length > 0 ? Result.fail(ValidationError.of(details)) : Result.succeed(value)
 
 /**
  * Reads a record body key by key against the standard fields and the custom field definitions of
@@ -34,7 +40,7 @@ export const readRecordFields = (
   body: unknown,
   shape: RecordShape,
   definitions: ReadonlyArray<CustomFieldDefinition>
-): Result.Result<RecordFields, ValidationError> => {
+): Result.Result<ReadFields, ValidationError> => {
   if (!isJsonObject(body)) return Result.fail(notAnObject())
   const custom = new Map(definitions.filter((d) => d.object === shape.object).map((d) => [d.key, d]))
   const details: Array<ErrorDetail> = shape.required
@@ -63,7 +69,7 @@ export const readRecordFields = (
   return Result.succeed({ fields, details })
 }
 
-/** The standard keys in catalog order (absent ones as null), then the custom keys in body order. */
+/** The standard keys in catalog order (absent ones as given), then the custom keys in body order. */
 export const withAllStandardKeys = (
   fields: Readonly<Record<string, Json>>,
   defaults: ReadonlyArray<readonly [string, Json]>
@@ -74,31 +80,48 @@ export const withAllStandardKeys = (
   return out
 }
 
-export const answer = <A>(details: ReadonlyArray<ErrorDetail>, value: A): Result.Result<A, ValidationError> =>
-  details.length > 0 ? Result.fail(ValidationError.of(details)) : Result.succeed(value)
+type Writable = StandardField & { readonly check: FieldCheck }
 
-export const jsonEquals = (a: Json | undefined, b: Json | undefined): boolean => {
-  if (a === b) return true
-  if (a === undefined || b === undefined || a === null || b === null) return false
-  if (Array.isArray(a) || Array.isArray(b)) {
-    if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) return false
-    return a.every((item, i) => jsonEquals(item, b[i]))
-  }
-  if (typeof a !== "object" || typeof b !== "object") return false
-  const aObj = a as JsonObject
-  const bObj = b as JsonObject
-  const keys = Object.keys(aObj)
-  return keys.length === Object.keys(bObj).length && keys.every((k) => Object.hasOwn(bObj, k) && jsonEquals(aObj[k], bObj[k]))
-}
+const writableOf = (record: RecordFields): ReadonlyArray<Writable> =>
+  record.standard.filter((field): field is Writable => field.check !== null)
 
 /**
- * The part of a patch that really changes the record. An absent key counts as null, so clearing a
- * custom field that was never set is no change.
+ * On creation null means what leaving the field out means, where that is null; on a patch it
+ * clears the field, where the field may be empty.
  */
-export const changedFields = (current: JsonObject, patch: JsonObject): JsonObject => {
-  const changed: Record<string, Json> = {}
-  for (const [key, value] of Object.entries(patch)) {
-    if (!jsonEquals(current[key] ?? null, value)) changed[key] = value
+const acceptsNull = (field: StandardField, on: "create" | "patch"): boolean =>
+  field.nullable || (on === "create" && !field.required && field.absent === null)
+
+/** The shape of a create or a patch body of a record type, read off its field table. */
+export const recordShape = (record: RecordFields, on: "create" | "patch"): RecordShape => {
+  const writable = writableOf(record)
+  return {
+    object: record.object,
+    standard: Object.fromEntries(writable.map((f) => [f.name, acceptsNull(f, on) ? nullable(f.check) : f.check])),
+    readOnly: reservedKeysOf(record),
+    required: on === "create" ? writable.filter((f) => f.required).map((f) => f.name) : []
   }
-  return changed
+}
+
+export type RecordParser = (
+  body: unknown,
+  definitions: ReadonlyArray<CustomFieldDefinition>
+) => Result.Result<JsonObject, ValidationError>
+
+/** Every standard field (absent ones as the table says) and the custom keys the body gave. */
+export const recordCreateParser = (record: RecordFields): RecordParser => {
+  const shape = recordShape(record, "create")
+  const defaults = writableOf(record).map((f) => [f.name, f.absent] as const)
+  return (body, definitions) =>
+    Result.flatMap(
+      readRecordFields(body, shape, definitions),
+      ({ details, fields }) => answer(details, withAllStandardKeys(fields, defaults))
+    )
+}
+
+/** Only the keys the body gave: a patch changes nothing else. */
+export const recordPatchParser = (record: RecordFields): RecordParser => {
+  const shape = recordShape(record, "patch")
+  return (body, definitions) =>
+    Result.flatMap(readRecordFields(body, shape, definitions), ({ details, fields }) => answer(details, fields))
 }

@@ -1,0 +1,5 @@
+export type { FieldCheck } from "./checks.js"
+export { contactFields } from "./contactFields.js"
+export { CONTACT_IDS_MAX, type DealStatus, dealFields, dealStatuses } from "./dealFields.js"
+export { recordFields } from "./records.js"
+export { type FieldRow, type FieldType, type RecordFields, reservedKeysOf, type StandardField } from "./table.js"
