@@ -6,15 +6,15 @@ import { answer, notAnObject } from "../field/recordBody.js"
 import { recordFields } from "../field/records.js"
 import { reservedKeysOf } from "../field/table.js"
 import { isJsonObject } from "../json.js"
-import type { CustomFieldDefinition, CustomFieldObject, CustomFieldType } from "./definition.js"
+import { type CustomFieldDefinition, CustomFieldObject, CustomFieldType } from "./definition.js"
 
 export type CustomFieldInput = Omit<CustomFieldDefinition, "created_at">
 
 export const CUSTOM_FIELD_KEY = /^[a-z][a-z0-9_]{0,62}$/
-export const CUSTOM_FIELD_TYPES: ReadonlyArray<CustomFieldType> = ["text", "number", "boolean", "date", "enum"]
+export const CUSTOM_FIELD_TYPES: ReadonlyArray<CustomFieldType> = CustomFieldType.literals
 export const CUSTOM_FIELD_LABEL_MAX = 200
 
-const OBJECTS: ReadonlyArray<CustomFieldObject> = ["contact", "deal"]
+const OBJECTS: ReadonlyArray<CustomFieldObject> = CustomFieldObject.literals
 const KNOWN_KEYS = ["object", "key", "label", "type", "options"]
 
 const readOptions = (value: unknown, details: Array<ErrorDetail>): ReadonlyArray<string> | null => {

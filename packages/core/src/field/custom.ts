@@ -1,20 +1,25 @@
+import { Schema } from "effect"
 import type { FieldCheck } from "./checks.js"
 import { boolean, date, finiteNumber, nullable, oneOf, text } from "./checks.js"
 
 /** The record types a workspace may give custom fields. */
-export type CustomFieldObject = "contact" | "deal"
-export type CustomFieldType = "text" | "number" | "boolean" | "date" | "enum"
+export const CustomFieldObject = Schema.Literals(["contact", "deal"])
+export type CustomFieldObject = typeof CustomFieldObject.Type
 
-/** A workspace's definition of one custom field of contacts or deals. */
-export interface CustomFieldDefinition {
-  readonly object: CustomFieldObject
-  readonly key: string
-  readonly label: string
-  readonly type: CustomFieldType
+export const CustomFieldType = Schema.Literals(["text", "number", "boolean", "date", "enum"])
+export type CustomFieldType = typeof CustomFieldType.Type
+
+/** A workspace's definition of one custom field of contacts or deals, as its event carries it. */
+export const CustomFieldDefinition = Schema.Struct({
+  object: CustomFieldObject,
+  key: Schema.String,
+  label: Schema.String,
+  type: CustomFieldType,
   /** Allowed values; `null` unless `type` is `enum`. */
-  readonly options: ReadonlyArray<string> | null
-  readonly created_at: string
-}
+  options: Schema.NullOr(Schema.Array(Schema.String)),
+  created_at: Schema.String
+})
+export type CustomFieldDefinition = typeof CustomFieldDefinition.Type
 
 export const CUSTOM_TEXT_MAX = 10_000
 
