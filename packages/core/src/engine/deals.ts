@@ -12,7 +12,7 @@ import {
 import { NotFound } from "../errors.js"
 import type { Json } from "../json.js"
 import { dealListParams, dealParamsWhere, paginate, parseListQuery, searchFieldsOf } from "../query/index.js"
-import type { FieldCatalog, FieldInfo } from "../query/fields.js"
+import { type FieldCatalog, fieldInfo } from "../query/fields.js"
 import type { Catalogs, Contacts } from "./contacts.js"
 import { contactStates, dealView, dealViews } from "./dealViews.js"
 import { dealDocuments } from "./documents.js"
@@ -23,19 +23,9 @@ import { type Executed, execute, foldProjection } from "./execute.js"
 import { outboxFor } from "./outbox.js"
 import type { Pipelines } from "./pipelines.js"
 
-const timelineField = (name: string, type: FieldInfo["type"]): FieldInfo => ({
-  name,
-  type,
-  filterable: false,
-  sortable: false,
-  searchable: false,
-  wholeWord: false,
-  options: null,
-  custom: false
-})
 const timelineCatalog = new Map([
-  ["deal_id", timelineField("deal_id", "id")],
-  ["changed_at", timelineField("changed_at", "timestamp")]
+  ["deal_id", fieldInfo("deal_id", "id")],
+  ["changed_at", fieldInfo("changed_at", "timestamp")]
 ])
 
 const stringsOf = (value: Json | undefined): ReadonlyArray<string> =>

@@ -3,7 +3,7 @@ import { deliveryView } from "../delivery/index.js"
 import { NotFound, ValidationError } from "../errors.js"
 import type { JsonObject } from "../json.js"
 import type { Expr, FieldRef } from "../query/ast.js"
-import type { FieldInfo } from "../query/fields.js"
+import { fieldInfo } from "../query/fields.js"
 import { paginate, parseListQuery } from "../query/index.js"
 import type { DocumentWrite, StoredDocument } from "../storage/documents.js"
 import {
@@ -28,20 +28,10 @@ const webhookIdField = ref("webhook_id", "id")
 const statusField = ref("status", "enum")
 const deliveryStatuses = ["pending", "succeeded", "failed", "cancelled"]
 
-const info = (name: string, type: FieldInfo["type"]): FieldInfo => ({
-  name,
-  type,
-  filterable: false,
-  sortable: false,
-  searchable: false,
-  wholeWord: false,
-  options: null,
-  custom: false
-})
 const deliveryCatalog = new Map([
-  ["webhook_id", info("webhook_id", "id")],
-  ["status", info("status", "enum")],
-  ["created_at", info("created_at", "timestamp")]
+  ["webhook_id", fieldInfo("webhook_id", "id")],
+  ["status", fieldInfo("status", "enum")],
+  ["created_at", fieldInfo("created_at", "timestamp")]
 ])
 
 const eq = (field: FieldRef, value: string): Expr => ({ _tag: "Compare", field, op: "eq", value })
