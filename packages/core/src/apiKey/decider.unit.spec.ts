@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Result } from "effect"
-import { DeciderSpecification } from "../deciderSpecification.js"
+import { DeciderSpecification } from "../testing/deciderSpecification.js"
 import { apiKeyDecider } from "./decider.js"
 import type { ApiKeyEvent } from "./events.js"
 import { apiKeyIdOf, isKeySha256, isWorkspaceId, parseApiKeyCreate, SYSTEM_WORKSPACE } from "./input.js"

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { DeciderSpecification } from "../deciderSpecification.js"
+import { DeciderSpecification } from "../testing/deciderSpecification.js"
 import { customFieldDecider } from "./decider.js"
 import type { CustomFieldEvent } from "./events.js"
 import type { CustomFieldInput } from "./input.js"

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { DeciderSpecification } from "../deciderSpecification.js"
+import { DeciderSpecification } from "../testing/deciderSpecification.js"
 import type { PipelineInfo } from "../pipeline/decider.js"
 import type { CreateDeal, UpdateDeal } from "./commands.js"
 import { dealDecider } from "./decider.js"

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { DeciderSpecification } from "../deciderSpecification.js"
+import { DeciderSpecification } from "../testing/deciderSpecification.js"
 import type { RecordAttempt } from "./commands.js"
 import { deliveryDecider } from "./decider.js"
 import type { DeliveryEvent } from "./events.js"

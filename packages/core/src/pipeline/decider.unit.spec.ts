@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { DeciderSpecification } from "../deciderSpecification.js"
+import { DeciderSpecification } from "../testing/deciderSpecification.js"
 import type { UpdatePipeline } from "./commands.js"
 import { pipelineDecider, pipelineInfoOf } from "./decider.js"
 import { DEFAULT_STAGE_NAMES, defaultPipelineCommand } from "./defaultPipeline.js"

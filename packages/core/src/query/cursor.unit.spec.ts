@@ -3,7 +3,7 @@ import { Result } from "effect"
 import { Base64Url } from "effect/encoding"
 import { decodeCursor, encodeCursor } from "./cursor.js"
 import { canonicalJson, fnv1a64, queryFingerprint } from "./fingerprint.js"
-import { refOf } from "./testCatalog.js"
+import { refOf } from "../testing/testCatalog.js"
 
 const fingerprint = queryFingerprint({ _tag: "True" }, { field: refOf("score"), direction: "asc" }, "live")
 const malformed = [{ path: "cursor", message: "is not a valid cursor" }]

@@ -4,7 +4,7 @@ import * as fc from "fast-check"
 import type { Json, JsonObject } from "../json.js"
 import { evaluate } from "./evaluate.js"
 import { parseFilter } from "./parseFilter.js"
-import { testCatalog } from "./testCatalog.js"
+import { testCatalog } from "../testing/testCatalog.js"
 
 /*
  * `evaluate(parseFilter(f))` against a naive reading of the filter JSON itself. Documents and

@@ -4,7 +4,7 @@ import type { Expr } from "./ast.js"
 import { evaluate } from "./evaluate.js"
 import { searchWordsOfDocument } from "./documentSearchWords.js"
 import { searchWordsOf } from "./searchWords.js"
-import { refOf } from "./testCatalog.js"
+import { refOf } from "../testing/testCatalog.js"
 
 const compare = (name: string, op: "eq" | "ne" | "gt" | "lt", value: string | number | boolean): Expr => ({
   _tag: "Compare",

@@ -11,7 +11,7 @@ import { paginate } from "./paginate.js"
 import { type ListParams, type ListSpec, parseListQuery } from "./parseListQuery.js"
 import { runQuery } from "./runQuery.js"
 import { compareSortKeys } from "./sortKeys.js"
-import { refOf, testCatalog } from "./testCatalog.js"
+import { refOf, testCatalog } from "../testing/testCatalog.js"
 
 const spec = (scope: "live" | "deleted"): ListSpec => ({
   catalog: testCatalog,

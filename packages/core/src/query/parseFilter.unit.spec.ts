@@ -3,7 +3,7 @@ import { Result } from "effect"
 import type { ErrorDetail } from "../errors.js"
 import type { Expr } from "./ast.js"
 import { parseFilter } from "./parseFilter.js"
-import { refOf, testCatalog } from "./testCatalog.js"
+import { refOf, testCatalog } from "../testing/testCatalog.js"
 
 const exprOf = (text: string): Expr => {
   const result = parseFilter(text, testCatalog)

@@ -5,7 +5,7 @@ import type { DocumentQuery, Expr } from "./ast.js"
 import { encodeCursor } from "./cursor.js"
 import { queryFingerprint } from "./fingerprint.js"
 import { type ListParams, type ListSpec, parseListQuery } from "./parseListQuery.js"
-import { refOf, testCatalog } from "./testCatalog.js"
+import { refOf, testCatalog } from "../testing/testCatalog.js"
 
 const base: Expr = { _tag: "Compare", field: refOf("owner"), op: "eq", value: "u1" }
 const spec: ListSpec = {

@@ -4,7 +4,7 @@ import type { SortSpec } from "./ast.js"
 import { parseLimit } from "./parseLimit.js"
 import { parseSearch } from "./parseSearch.js"
 import { parseSort } from "./parseSort.js"
-import { refOf, testCatalog } from "./testCatalog.js"
+import { refOf, testCatalog } from "../testing/testCatalog.js"
 
 const fallback: SortSpec = { field: refOf("at"), direction: "desc" }
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from "@effect/vitest"
 import type { JsonObject } from "../json.js"
 import type { SortSpec } from "./ast.js"
 import { compareSortKeys, sortValueOf } from "./sortKeys.js"
-import { refOf } from "./testCatalog.js"
+import { refOf } from "../testing/testCatalog.js"
 
 const rows: ReadonlyArray<{ id: string; data: JsonObject }> = [
   { id: "d", data: { score: 2 } },

@@ -3,7 +3,7 @@ import { Result } from "effect"
 import { decodeCursor, encodeCursor } from "./cursor.js"
 import { queryFingerprint } from "./fingerprint.js"
 import { parseFilter } from "./parseFilter.js"
-import { refOf, testCatalog } from "./testCatalog.js"
+import { refOf, testCatalog } from "../testing/testCatalog.js"
 
 // Found by the hostile-input fuzz (test/hostile): a filter or a cursor whose JSON spells U+0000
 // reached PostgreSQL as a bind parameter, which it refuses, and the answer was a 500. Query strings

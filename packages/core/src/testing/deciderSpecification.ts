@@ -1,6 +1,6 @@
 import { Result } from "effect"
-import type { Decider } from "./decider.js"
-import type { DomainError } from "./errors.js"
+import type { Decider } from "../decider.js"
+import type { DomainError } from "../errors.js"
 
 /**
  * Given-when-then for deciders, with no test framework inside: a mismatch throws an Error carrying
@@ -9,6 +9,9 @@ import type { DomainError } from "./errors.js"
  *   const given = DeciderSpecification.for(dealDecider)
  *   given([created]).when(move).then([stageChanged])
  *   given([]).when(move).thenFails("NotFound")
+ *
+ * The history is folded with the decider's `evolve` from its `initialState`, then the command is
+ * decided on that state; nothing is stored and no Effect runs.
  */
 export interface DeciderSpecification<Command, Event> {
   (history: ReadonlyArray<Event>): {
@@ -75,4 +78,18 @@ const forDecider = <Command, Event, State>(
   }
 })
 
+/**
+ * Specifications of a decider, as Emmett writes them: `DeciderSpecification.for(decider)` gives
+ * `given(events).when(command)`, which `then(events)`, `thenNothingHappens()` or
+ * `thenFails(tag, check?)` asserts. Exported from `@dealstream/core/testing` for embedders' own
+ * deciders; every aggregate's `decider.unit.spec.ts` is written with it.
+ *
+ * ```ts
+ * import { DeciderSpecification } from "@dealstream/core/testing"
+ *
+ * const given = DeciderSpecification.for(contactDecider)
+ * given([]).when(create).then([created])
+ * given([created, deleted]).when(update).thenFails("NotFound")
+ * ```
+ */
 export const DeciderSpecification = { for: forDecider }

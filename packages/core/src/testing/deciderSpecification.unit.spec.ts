@@ -1,8 +1,8 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Result } from "effect"
-import type { Decider } from "./decider.js"
+import type { Decider } from "../decider.js"
 import { DeciderSpecification } from "./deciderSpecification.js"
-import { NotFound } from "./errors.js"
+import { NotFound } from "../errors.js"
 
 type Counted = { readonly type: "counted"; readonly data: { readonly by: number } }
 const counter: Decider<{ readonly add: number }, Counted, number> = {

@@ -1,5 +1,5 @@
-import type { FieldRef } from "./ast.js"
-import { type FieldCatalog, type FieldInfo, fieldInfo } from "./fields.js"
+import type { FieldRef } from "../query/ast.js"
+import { type FieldCatalog, type FieldInfo, fieldInfo } from "../query/fields.js"
 
 // One field of every type, shared by the query module's tests.
 const info = (name: string, type: FieldInfo["type"], flags: Partial<FieldInfo> = {}): FieldInfo =>

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { DeciderSpecification } from "../deciderSpecification.js"
+import { DeciderSpecification } from "../testing/deciderSpecification.js"
 import { webhookDecider } from "./decider.js"
 import type { WebhookEvent } from "./events.js"
 
