@@ -1,5 +1,7 @@
-import { base64Encode, concatBytes, constantTimeEqual, utf8Encode } from "./internal/bytes.js"
-import { hmacSha256 } from "./internal/sha256.js"
+import { hmac } from "@noble/hashes/hmac.js"
+import { sha256 } from "@noble/hashes/sha2.js"
+import { concatBytes, utf8ToBytes } from "@noble/hashes/utils.js"
+import { base64Encode, constantTimeEqual } from "./internal/bytes.js"
 
 export interface WebhookSignatureInput {
   readonly secret: string
@@ -13,11 +15,13 @@ export interface WebhookSignatureInput {
 
 const SCHEME = "v1"
 
-const bytesOf = (body: string | Uint8Array): Uint8Array => typeof body === "string" ? utf8Encode(body) : body
+// Text is signed as UTF-8, a lone surrogate as U+FFFD (TextEncoder's encoding, as Buffer's).
+const bytesOf = (body: string | Uint8Array): Uint8Array => typeof body === "string" ? utf8ToBytes(body) : body
 
+// HMAC-SHA256 from @noble/hashes: pure TypeScript, audited, no Node API, so core stays portable.
 // The timestamp as text: a receiver signs the header's characters, not the number they denote.
 const digest = (secret: string, webhookId: string, timestamp: string, body: string | Uint8Array): string =>
-  base64Encode(hmacSha256(utf8Encode(secret), concatBytes(utf8Encode(`${webhookId}.${timestamp}.`), bytesOf(body))))
+  base64Encode(hmac(sha256, utf8ToBytes(secret), concatBytes(utf8ToBytes(`${webhookId}.${timestamp}.`), bytesOf(body))))
 
 /**
  * The Standard Webhooks signature, `v1,<base64 HMAC-SHA256>` over `<id>.<timestamp>.<body>`, the
@@ -73,7 +77,7 @@ export const verifyWebhookSignature = (
   if (!TIMESTAMP.test(timestampText)) return false
   const current = now ?? Math.floor(Date.now() / 1000)
   if (Math.abs(current - Number(timestampText)) > toleranceSeconds) return false
-  const expected = utf8Encode(digest(secret, webhookId, timestampText, rawBody))
+  const expected = utf8ToBytes(digest(secret, webhookId, timestampText, rawBody))
   let matched = false
   for (const spaced of signatures.split(" ")) {
     // `Headers.get` joins repeated headers with ", "; base64 has no comma, so a trailing one is that.
@@ -81,7 +85,7 @@ export const verifyWebhookSignature = (
     const comma = entry.indexOf(",")
     if (comma === -1 || entry.slice(0, comma) !== SCHEME) continue
     // No early exit: every entry is compared, so timing says nothing about which one matched.
-    if (constantTimeEqual(utf8Encode(entry.slice(comma + 1)), expected)) matched = true
+    if (constantTimeEqual(utf8ToBytes(entry.slice(comma + 1)), expected)) matched = true
   }
   return matched
 }

@@ -26,6 +26,11 @@ describe("signWebhookPayload", () => {
     expect(signWebhookPayload({ secret, webhookId, timestamp: 1700000000, body })).toBe(`v1,${expected}`)
   })
 
+  prop("signs text as its UTF-8 bytes, lone surrogates as U+FFFD, as node:crypto does", [fc.string({ unit: "binary" })], ([text]) => {
+    const expected = createHmac("sha256", secret).update(Buffer.from(`${webhookId}.1700000000.${text}`, "utf8")).digest("base64")
+    expect(signWebhookPayload({ secret, webhookId, timestamp: 1700000000, body: text })).toBe(`v1,${expected}`)
+  })
+
   it("signs raw bytes exactly as the same text", () => {
     const bytes = Buffer.from(body, "utf8")
     expect(signWebhookPayload({ secret, webhookId, timestamp: now, body: new Uint8Array(bytes) }))

@@ -1,43 +1,7 @@
 /**
- * Byte helpers for signing. core uses no Node API and `TextEncoder` is not in its ES2022 lib, so
- * these few are written out.
+ * The two byte helpers signing needs that @noble/hashes does not carry: base64 and a comparison
+ * in constant time. core uses no Node API (no Buffer, no node:crypto), so they are written out.
  */
-
-/** UTF-8, with lone surrogates encoded as U+FFFD exactly as `TextEncoder` and `Buffer` do. */
-export const utf8Encode = (text: string): Uint8Array => {
-  const out: Array<number> = []
-  for (let i = 0; i < text.length; i++) {
-    let code = text.charCodeAt(i)
-    if (code >= 0xd800 && code <= 0xdbff) {
-      const next = text.charCodeAt(i + 1)
-      if (next >= 0xdc00 && next <= 0xdfff) {
-        code = 0x10000 + ((code - 0xd800) << 10) + (next - 0xdc00)
-        i++
-      } else {
-        code = 0xfffd
-      }
-    } else if (code >= 0xdc00 && code <= 0xdfff) {
-      code = 0xfffd
-    }
-    if (code < 0x80) out.push(code)
-    else if (code < 0x800) out.push(0xc0 | (code >> 6), 0x80 | (code & 0x3f))
-    else if (code < 0x10000) out.push(0xe0 | (code >> 12), 0x80 | ((code >> 6) & 0x3f), 0x80 | (code & 0x3f))
-    else {
-      out.push(0xf0 | (code >> 18), 0x80 | ((code >> 12) & 0x3f), 0x80 | ((code >> 6) & 0x3f), 0x80 | (code & 0x3f))
-    }
-  }
-  return Uint8Array.from(out)
-}
-
-export const concatBytes = (...parts: ReadonlyArray<Uint8Array>): Uint8Array => {
-  const out = new Uint8Array(parts.reduce((n, part) => n + part.length, 0))
-  let offset = 0
-  for (const part of parts) {
-    out.set(part, offset)
-    offset += part.length
-  }
-  return out
-}
 
 const ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
 
