@@ -1,18 +1,23 @@
-import type { JsonObject } from "../json.js"
-import type { DomainEvent } from "../storage/events.js"
+import { Schema } from "effect"
+import { DomainEvent } from "../storage/events.js"
 
 /** `fields` holds every standard field but `id`, and the custom keys given on creation. */
-export type ContactCreated = DomainEvent<"contact.created", {
-  readonly id: string
-  readonly fields: JsonObject
-  readonly at: string
-}>
+export const ContactCreated = DomainEvent("contact.created", { id: Schema.String, fields: Schema.JsonObject, at: Schema.String })
+export type ContactCreated = typeof ContactCreated.Type
 
 /** Only the fields whose value actually changed. */
-export type ContactUpdated = DomainEvent<"contact.updated", { readonly changed: JsonObject; readonly at: string }>
-export type ContactDeleted = DomainEvent<"contact.deleted", { readonly at: string }>
-export type ContactRestored = DomainEvent<"contact.restored", { readonly at: string }>
-/** The tombstone left once the recovery window is over; the personal data leave the log. */
-export type ContactPurged = DomainEvent<"contact.purged", { readonly at: string }>
+export const ContactUpdated = DomainEvent("contact.updated", { changed: Schema.JsonObject, at: Schema.String })
+export type ContactUpdated = typeof ContactUpdated.Type
 
-export type ContactEvent = ContactCreated | ContactUpdated | ContactDeleted | ContactRestored | ContactPurged
+export const ContactDeleted = DomainEvent("contact.deleted", { at: Schema.String })
+export type ContactDeleted = typeof ContactDeleted.Type
+
+export const ContactRestored = DomainEvent("contact.restored", { at: Schema.String })
+export type ContactRestored = typeof ContactRestored.Type
+
+/** The tombstone left once the recovery window is over; the personal data leave the log. */
+export const ContactPurged = DomainEvent("contact.purged", { at: Schema.String })
+export type ContactPurged = typeof ContactPurged.Type
+
+export const ContactEvent = Schema.Union([ContactCreated, ContactUpdated, ContactDeleted, ContactRestored, ContactPurged])
+export type ContactEvent = typeof ContactEvent.Type

@@ -1,16 +1,17 @@
-import type { DomainEvent } from "../storage/events.js"
-import type { CustomFieldDefinition, CustomFieldObject } from "./definition.js"
-
-// A mapped copy, because an interface does not count as a JSON object for `DomainEvent`.
-type DefinitionData = { readonly [K in keyof CustomFieldDefinition]: CustomFieldDefinition[K] }
+import { Schema } from "effect"
+import { CustomFieldDefinition, CustomFieldObject } from "../field/custom.js"
+import { DomainEvent } from "../storage/events.js"
 
 /** `definition.created_at` is the time of the event. */
-export type CustomFieldDefined = DomainEvent<"custom_field.defined", { readonly definition: DefinitionData }>
+export const CustomFieldDefined = DomainEvent("custom_field.defined", { definition: CustomFieldDefinition })
+export type CustomFieldDefined = typeof CustomFieldDefined.Type
 
-export type CustomFieldRemoved = DomainEvent<"custom_field.removed", {
-  readonly object: CustomFieldObject
-  readonly key: string
-  readonly at: string
-}>
+export const CustomFieldRemoved = DomainEvent("custom_field.removed", {
+  object: CustomFieldObject,
+  key: Schema.String,
+  at: Schema.String
+})
+export type CustomFieldRemoved = typeof CustomFieldRemoved.Type
 
-export type CustomFieldEvent = CustomFieldDefined | CustomFieldRemoved
+export const CustomFieldEvent = Schema.Union([CustomFieldDefined, CustomFieldRemoved])
+export type CustomFieldEvent = typeof CustomFieldEvent.Type

@@ -1,30 +1,35 @@
-import type { JsonObject } from "../json.js"
-import type { DomainEvent } from "../storage/events.js"
+import { Schema } from "effect"
+import { DomainEvent } from "../storage/events.js"
 
 /** `fields` holds every standard field but `id` (stage already chosen) and the given custom keys. */
-export type DealCreated = DomainEvent<"deal.created", {
-  readonly id: string
-  readonly fields: JsonObject
-  readonly at: string
-}>
+export const DealCreated = DomainEvent("deal.created", { id: Schema.String, fields: Schema.JsonObject, at: Schema.String })
+export type DealCreated = typeof DealCreated.Type
 
 /** Fields other than `pipeline_id`/`stage_id` whose value actually changed. */
-export type DealUpdated = DomainEvent<"deal.updated", { readonly changed: JsonObject; readonly at: string }>
+export const DealUpdated = DomainEvent("deal.updated", { changed: Schema.JsonObject, at: Schema.String })
+export type DealUpdated = typeof DealUpdated.Type
 
 /** A real move; it is also the deal's timeline entry `entry_id`. */
-export type DealStageChanged = DomainEvent<"deal.stage_changed", {
-  readonly entry_id: string
-  readonly from_pipeline_id: string
-  readonly to_pipeline_id: string
-  readonly from_stage_id: string
-  readonly to_stage_id: string
-  readonly reason: string | null
-  readonly at: string
-}>
+export const DealStageChanged = DomainEvent("deal.stage_changed", {
+  entry_id: Schema.String,
+  from_pipeline_id: Schema.String,
+  to_pipeline_id: Schema.String,
+  from_stage_id: Schema.String,
+  to_stage_id: Schema.String,
+  reason: Schema.NullOr(Schema.String),
+  at: Schema.String
+})
+export type DealStageChanged = typeof DealStageChanged.Type
 
-export type DealDeleted = DomainEvent<"deal.deleted", { readonly at: string }>
-export type DealRestored = DomainEvent<"deal.restored", { readonly at: string }>
+export const DealDeleted = DomainEvent("deal.deleted", { at: Schema.String })
+export type DealDeleted = typeof DealDeleted.Type
+
+export const DealRestored = DomainEvent("deal.restored", { at: Schema.String })
+export type DealRestored = typeof DealRestored.Type
+
 /** The tombstone left once the recovery window is over. */
-export type DealPurged = DomainEvent<"deal.purged", { readonly at: string }>
+export const DealPurged = DomainEvent("deal.purged", { at: Schema.String })
+export type DealPurged = typeof DealPurged.Type
 
-export type DealEvent = DealCreated | DealUpdated | DealStageChanged | DealDeleted | DealRestored | DealPurged
+export const DealEvent = Schema.Union([DealCreated, DealUpdated, DealStageChanged, DealDeleted, DealRestored, DealPurged])
+export type DealEvent = typeof DealEvent.Type

@@ -35,8 +35,18 @@ export const projectDeal = (doc: Projected | null, event: DealEvent): Projected 
   }
 }
 
+/** A deal's timeline entry: one per real stage change. A type, not an interface, so it is a JsonObject. */
+export type TimelineEntry = {
+  readonly id: string
+  readonly deal_id: string
+  readonly from_stage_id: string
+  readonly to_stage_id: string
+  readonly reason: string | null
+  readonly changed_at: string
+}
+
 /** The timeline entry a stage change records; other events record none. */
-export const timelineEntryOf = (dealId: string, event: DealEvent): JsonObject | null =>
+export const timelineEntryOf = (dealId: string, event: DealEvent): TimelineEntry | null =>
   event.type === "deal.stage_changed"
     ? {
       id: event.data.entry_id,

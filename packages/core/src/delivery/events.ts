@@ -1,46 +1,54 @@
-import type { JsonObject } from "../json.js"
-import type { DomainEvent } from "../storage/events.js"
+import { Schema } from "effect"
+import { DomainEvent } from "../storage/events.js"
 
 /**
  * One event to send to one webhook. The payload's `data` is frozen here, so every retry and replay
  * sends the same document; `sequence` is not known until the event is committed, so the stream
  * position of the event is kept to look it up.
  */
-export type DeliveryScheduled = DomainEvent<"delivery.scheduled", {
-  readonly id: string
-  readonly webhook_id: string
-  readonly event_id: string
-  readonly event_type: string
-  readonly event_stream_id: string
-  readonly event_version: number
-  readonly event_created_at: string
-  readonly payload_data: JsonObject
+export const DeliveryScheduled = DomainEvent("delivery.scheduled", {
+  id: Schema.String,
+  webhook_id: Schema.String,
+  event_id: Schema.String,
+  event_type: Schema.String,
+  event_stream_id: Schema.String,
+  event_version: Schema.Number,
+  event_created_at: Schema.String,
+  payload_data: Schema.JsonObject,
   /** The delivery this one replays, or null for the first delivery of the event. */
-  readonly replay_of: string | null
-  readonly at: string
-}>
+  replay_of: Schema.NullOr(Schema.String),
+  at: Schema.String
+})
+export type DeliveryScheduled = typeof DeliveryScheduled.Type
 
-export type DeliveryAttempt = {
-  readonly attempted_at: string
+export const DeliveryAttempt = Schema.Struct({
+  attempted_at: Schema.String,
   /** null: no answer (timeout, refused connection, TLS failure…). */
-  readonly status_code: number | null
-  readonly duration_ms: number
-  readonly error: string | null
-}
+  status_code: Schema.NullOr(Schema.Number),
+  duration_ms: Schema.Number,
+  error: Schema.NullOr(Schema.String)
+})
+export type DeliveryAttempt = typeof DeliveryAttempt.Type
 
 /** `retrying`: the delivery stays pending until `next_attempt_at`. */
-export type DeliveryResult = "succeeded" | "retrying" | "failed"
+export const DeliveryResult = Schema.Literals(["succeeded", "retrying", "failed"])
+export type DeliveryResult = typeof DeliveryResult.Type
+
 /** Why a delivery failed for good; either one fails its webhook too. */
-export type DeliveryFailure = "gone" | "exhausted"
+export const DeliveryFailure = Schema.Literals(["gone", "exhausted"])
+export type DeliveryFailure = typeof DeliveryFailure.Type
 
-export type DeliveryAttempted = DomainEvent<"delivery.attempted", {
-  readonly attempt: DeliveryAttempt
-  readonly result: DeliveryResult
-  readonly failure: DeliveryFailure | null
-  readonly next_attempt_at: string | null
-  readonly at: string
-}>
+export const DeliveryAttempted = DomainEvent("delivery.attempted", {
+  attempt: DeliveryAttempt,
+  result: DeliveryResult,
+  failure: Schema.NullOr(DeliveryFailure),
+  next_attempt_at: Schema.NullOr(Schema.String),
+  at: Schema.String
+})
+export type DeliveryAttempted = typeof DeliveryAttempted.Type
 
-export type DeliveryCancelled = DomainEvent<"delivery.cancelled", { readonly at: string }>
+export const DeliveryCancelled = DomainEvent("delivery.cancelled", { at: Schema.String })
+export type DeliveryCancelled = typeof DeliveryCancelled.Type
 
-export type DeliveryEvent = DeliveryScheduled | DeliveryAttempted | DeliveryCancelled
+export const DeliveryEvent = Schema.Union([DeliveryScheduled, DeliveryAttempted, DeliveryCancelled])
+export type DeliveryEvent = typeof DeliveryEvent.Type

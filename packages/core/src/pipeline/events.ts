@@ -1,24 +1,29 @@
-import type { DomainEvent } from "../storage/events.js"
+import { Schema } from "effect"
+import { DomainEvent } from "../storage/events.js"
 
-export type Stage = {
-  readonly id: string
-  readonly name: string
+export const Stage = Schema.Struct({
+  id: Schema.String,
+  name: Schema.String,
   /** The stage's index in the pipeline's list, from 0. */
-  readonly position: number
-}
+  position: Schema.Number
+})
+export type Stage = typeof Stage.Type
 
-export type PipelineCreated = DomainEvent<"pipeline.created", {
-  readonly id: string
-  readonly name: string
-  readonly stages: ReadonlyArray<Stage>
-  readonly at: string
-}>
+export const PipelineCreated = DomainEvent("pipeline.created", {
+  id: Schema.String,
+  name: Schema.String,
+  stages: Schema.Array(Stage),
+  at: Schema.String
+})
+export type PipelineCreated = typeof PipelineCreated.Type
 
 /** Carries `name` and `stages` only when they changed; `stages` is then the whole new list. */
-export type PipelineUpdated = DomainEvent<"pipeline.updated", {
-  readonly name?: string
-  readonly stages?: ReadonlyArray<Stage>
-  readonly at: string
-}>
+export const PipelineUpdated = DomainEvent("pipeline.updated", {
+  name: Schema.optionalKey(Schema.String),
+  stages: Schema.optionalKey(Schema.Array(Stage)),
+  at: Schema.String
+})
+export type PipelineUpdated = typeof PipelineUpdated.Type
 
-export type PipelineEvent = PipelineCreated | PipelineUpdated
+export const PipelineEvent = Schema.Union([PipelineCreated, PipelineUpdated])
+export type PipelineEvent = typeof PipelineEvent.Type

@@ -1,10 +1,19 @@
-import type { Json, JsonObject } from "../json.js"
+import { Schema } from "effect"
+import { isJsonObject, type Json, type JsonObject } from "../json.js"
 
 /** What a decider emits: a named fact with its data. Time and ids are already inside `data`. */
 export interface DomainEvent<Type extends string = string, Data extends JsonObject = JsonObject> {
   readonly type: Type
   readonly data: Data
 }
+
+/**
+ * The Schema of one event as the log stores it: its type and the fields of its data. An aggregate's
+ * events are a union of these; a stream is decoded with it when it is read (see aggregate.ts).
+ * Decoding keeps the fields in the order written here, so write them in the order deciders make them.
+ */
+export const DomainEvent = <const Type extends string, const Fields extends Schema.Struct.Fields>(type: Type, data: Fields) =>
+  Schema.Struct({ type: Schema.Literal(type), data: Schema.Struct(data) })
 
 export interface EventMetadata {
   readonly workspaceId: string
@@ -30,5 +39,4 @@ export interface StoredEvent extends NewEvent {
   readonly recordedAt: string
 }
 
-export const isRedacted = (data: Json): boolean =>
-  typeof data === "object" && data !== null && !Array.isArray(data) && (data as JsonObject)["redacted"] === true
+export const isRedacted = (data: Json): boolean => isJsonObject(data) && data["redacted"] === true

@@ -1,26 +1,37 @@
-import type { DomainEvent } from "../storage/events.js"
+import { Schema } from "effect"
+import { DomainEvent } from "../storage/events.js"
 
 /** The secret is kept in the log: workers sign with it, and a rebuild must find it again. */
-export type WebhookCreated = DomainEvent<"webhook.created", {
-  readonly id: string
-  readonly url: string
-  readonly events: ReadonlyArray<string>
-  readonly secret: string | null
-  readonly at: string
-}>
+export const WebhookCreated = DomainEvent("webhook.created", {
+  id: Schema.String,
+  url: Schema.String,
+  events: Schema.Array(Schema.String),
+  secret: Schema.NullOr(Schema.String),
+  at: Schema.String
+})
+export type WebhookCreated = typeof WebhookCreated.Type
 
-/** Only the keys whose value actually changed. A type, not an interface, so it is a JsonObject. */
-export type WebhookChanges = {
-  readonly url?: string
-  readonly events?: ReadonlyArray<string>
-  readonly secret?: string | null
-}
+/** Only the keys whose value actually changed. */
+export const WebhookChanges = Schema.Struct({
+  url: Schema.optionalKey(Schema.String),
+  events: Schema.optionalKey(Schema.Array(Schema.String)),
+  secret: Schema.optionalKey(Schema.NullOr(Schema.String))
+})
+export type WebhookChanges = typeof WebhookChanges.Type
 
-export type WebhookUpdated = DomainEvent<"webhook.updated", { readonly changed: WebhookChanges; readonly at: string }>
+export const WebhookUpdated = DomainEvent("webhook.updated", { changed: WebhookChanges, at: Schema.String })
+export type WebhookUpdated = typeof WebhookUpdated.Type
+
 /** A failed webhook receives new deliveries again. */
-export type WebhookReactivated = DomainEvent<"webhook.reactivated", { readonly at: string }>
-/** `gone`: the receiver answered 410; `exhausted`: a delivery used up the retry schedule. */
-export type WebhookFailed = DomainEvent<"webhook.failed", { readonly reason: "gone" | "exhausted"; readonly at: string }>
-export type WebhookDeleted = DomainEvent<"webhook.deleted", { readonly at: string }>
+export const WebhookReactivated = DomainEvent("webhook.reactivated", { at: Schema.String })
+export type WebhookReactivated = typeof WebhookReactivated.Type
 
-export type WebhookEvent = WebhookCreated | WebhookUpdated | WebhookReactivated | WebhookFailed | WebhookDeleted
+/** `gone`: the receiver answered 410; `exhausted`: a delivery used up the retry schedule. */
+export const WebhookFailed = DomainEvent("webhook.failed", { reason: Schema.Literals(["gone", "exhausted"]), at: Schema.String })
+export type WebhookFailed = typeof WebhookFailed.Type
+
+export const WebhookDeleted = DomainEvent("webhook.deleted", { at: Schema.String })
+export type WebhookDeleted = typeof WebhookDeleted.Type
+
+export const WebhookEvent = Schema.Union([WebhookCreated, WebhookUpdated, WebhookReactivated, WebhookFailed, WebhookDeleted])
+export type WebhookEvent = typeof WebhookEvent.Type
