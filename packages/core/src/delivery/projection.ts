@@ -1,6 +1,7 @@
+import { Schema } from "effect"
 import type { Projected } from "../decider.js"
 import type { Json, JsonObject } from "../json.js"
-import type { DeliveryEvent } from "./events.js"
+import { DeliveryAttempt, type DeliveryEvent } from "./events.js"
 
 /**
  * The delivery document: the API fields, then what a worker needs to send it again (the event's
@@ -54,6 +55,28 @@ export const projectDelivery = (doc: Projected | null, event: DeliveryEvent): Pr
       return doc === null ? null : { ...doc, data: { ...doc.data, status: "cancelled", next_attempt_at: null } }
   }
 }
+
+/** The delivery document as projectDelivery writes it: what workers and replays read back. */
+export const DeliveryDocument = Schema.Struct({
+  id: Schema.String,
+  webhook_id: Schema.String,
+  event_id: Schema.String,
+  event_type: Schema.String,
+  status: Schema.Literals(["pending", "succeeded", "failed", "cancelled"]),
+  attempt_count: Schema.Number,
+  next_attempt_at: Schema.NullOr(Schema.String),
+  last_attempt_at: Schema.NullOr(Schema.String),
+  last_status_code: Schema.NullOr(Schema.Number),
+  last_error: Schema.NullOr(Schema.String),
+  replay_of: Schema.NullOr(Schema.String),
+  created_at: Schema.String,
+  attempts: Schema.Array(DeliveryAttempt),
+  event_stream_id: Schema.String,
+  event_version: Schema.Number,
+  event_created_at: Schema.String,
+  payload_data: Schema.JsonObject
+})
+export type DeliveryDocument = typeof DeliveryDocument.Type
 
 const API_KEYS = [
   "id",

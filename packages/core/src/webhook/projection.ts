@@ -1,3 +1,4 @@
+import { Schema } from "effect"
 import type { Projected } from "../decider.js"
 import type { Json, JsonObject } from "../json.js"
 import { WEBHOOK_ALL_EVENTS } from "./eventTypes.js"
@@ -41,6 +42,19 @@ export const projectWebhook = (doc: Projected | null, event: WebhookEvent): Proj
       return null
   }
 }
+
+/** The webhook document as projectWebhook writes it: what workers read back (the URL and the secret). */
+export const WebhookDocument = Schema.Struct({
+  id: Schema.String,
+  url: Schema.String,
+  events: Schema.Array(Schema.String),
+  status: Schema.Literals(["active", "failed"]),
+  has_secret: Schema.Boolean,
+  secret: Schema.NullOr(Schema.String),
+  created_at: Schema.String,
+  updated_at: Schema.String
+})
+export type WebhookDocument = typeof WebhookDocument.Type
 
 /**
  * The webhook as the API returns it: never the secret. `last_delivery_at` is not in the document
