@@ -2,4 +2,13 @@ export type { FieldCheck } from "./checks.js"
 export { contactFields } from "./contactFields.js"
 export { CONTACT_IDS_MAX, type DealStatus, dealFields, dealStatuses } from "./dealFields.js"
 export { recordFields } from "./records.js"
-export { type FieldRow, type FieldType, type RecordFields, reservedKeysOf, type StandardField } from "./table.js"
+export {
+  type FieldRow,
+  fieldTable,
+  type FieldType,
+  type RecordFields,
+  reservedKeysOf,
+  type StandardField,
+  type WritableField,
+  writableOf
+} from "./table.js"

@@ -8,7 +8,7 @@ import { nullable } from "./checks.js"
 import type { CustomFieldDefinition, CustomFieldObject } from "./custom.js"
 import { customValueCheck } from "./custom.js"
 import type { RecordFields, StandardField } from "./table.js"
-import { reservedKeysOf } from "./table.js"
+import { reservedKeysOf, writableOf } from "./table.js"
 
 /** What a contact or deal body may carry besides the workspace's custom fields. */
 export interface RecordShape {
@@ -79,11 +79,6 @@ export const withAllStandardKeys = (
   for (const [key, value] of Object.entries(fields)) if (!Object.hasOwn(out, key)) out[key] = value
   return out
 }
-
-type Writable = StandardField & { readonly check: FieldCheck }
-
-const writableOf = (record: RecordFields): ReadonlyArray<Writable> =>
-  record.standard.filter((field): field is Writable => field.check !== null)
 
 /**
  * On creation null means what leaving the field out means, where that is null; on a patch it

@@ -76,6 +76,13 @@ export interface RecordFields {
   readonly computed: ReadonlyArray<string>
 }
 
+/** A field a request body may set: one with a check. */
+export type WritableField = StandardField & { readonly check: FieldCheck }
+
+/** The fields a body may set, in table order. */
+export const writableOf = (record: RecordFields): ReadonlyArray<WritableField> =>
+  record.standard.filter((field): field is WritableField => field.check !== null)
+
 /** The keys a body may not set and a custom field may not take: every standard and computed one. */
 export const reservedKeysOf = (record: RecordFields): ReadonlyArray<string> => [
   ...record.standard.map((field) => field.name),

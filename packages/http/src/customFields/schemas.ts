@@ -1,16 +1,15 @@
+import { CustomFieldObject, CustomFieldType } from "@dealstream/core"
 import { Schema } from "effect"
 import { Timestamp } from "../documented.js"
 
-export const FieldObject = Schema.Literals(["contact", "deal"])
-
 const fields = {
-  object: FieldObject,
+  object: CustomFieldObject,
   key: Schema.String.annotate({
     description: "^[a-z][a-z0-9_]{0,62}$, not a standard field of the object.",
     examples: ["industry"]
   }),
   label: Schema.String.annotate({ examples: ["Industry"] }),
-  type: Schema.Literals(["text", "number", "boolean", "date", "enum"])
+  type: CustomFieldType
 }
 
 const options = Schema.NullOr(Schema.Array(Schema.String)).annotate({
