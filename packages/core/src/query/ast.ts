@@ -5,6 +5,7 @@
  */
 
 import type { FieldType } from "../field/table.js"
+import type { JsonObject } from "../json.js"
 
 // A field's type is written with the field tables (field/table.ts); the query language compares by it.
 export type { FieldType }
@@ -75,4 +76,12 @@ export interface DocumentQuery {
   readonly after: Position | null
   /** At most this many rows are returned. */
   readonly limit: number
+}
+
+/** What a query reads of a stored document: storage's StoredDocument is one. */
+export interface QueriedRow {
+  readonly id: string
+  /** Set while the record is soft-deleted. */
+  readonly deletedAt: string | null
+  readonly data: JsonObject
 }

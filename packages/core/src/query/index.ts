@@ -1,4 +1,4 @@
-export type { DocumentQuery, Expr, FieldRef, FieldType, Position, Scalar, SortSpec } from "./ast.js"
+export type { DocumentQuery, Expr, FieldRef, FieldType, Position, QueriedRow, Scalar, SortSpec } from "./ast.js"
 export { compareText } from "./compareText.js"
 export { decodeCursor, encodeCursor } from "./cursor.js"
 export { dealListParams, dealParamsWhere } from "./dealParams.js"

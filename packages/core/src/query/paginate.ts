@@ -1,5 +1,4 @@
-import type { StoredDocument } from "../storage/documents.js"
-import type { DocumentQuery } from "./ast.js"
+import type { DocumentQuery, QueriedRow } from "./ast.js"
 import { encodeCursor } from "./cursor.js"
 import { queryFingerprint } from "./fingerprint.js"
 import { positionOf } from "./sortKeys.js"
@@ -8,10 +7,10 @@ import { positionOf } from "./sortKeys.js"
  * Cuts a page from rows fetched with `limit: query.limit + 1`: the extra row only tells that
  * another page exists, and the cursor points after the last row kept.
  */
-export const paginate = (
-  rows: ReadonlyArray<StoredDocument>,
+export const paginate = <Row extends QueriedRow>(
+  rows: ReadonlyArray<Row>,
   query: DocumentQuery
-): { rows: ReadonlyArray<StoredDocument>; next_cursor: string | null } => {
+): { rows: ReadonlyArray<Row>; next_cursor: string | null } => {
   if (rows.length <= query.limit) return { rows, next_cursor: null }
   const kept = rows.slice(0, query.limit)
   const last = kept[kept.length - 1]

@@ -1,5 +1,4 @@
-import type { StoredDocument } from "../storage/documents.js"
-import type { DocumentQuery } from "./ast.js"
+import type { DocumentQuery, QueriedRow } from "./ast.js"
 import { evaluate } from "./evaluate.js"
 import { comparePositions, compareSortKeys, positionOf } from "./sortKeys.js"
 
@@ -8,10 +7,10 @@ import { comparePositions, compareSortKeys, positionOf } from "./sortKeys.js"
  * live = not soft-deleted, deleted = soft-deleted; then `where`, the sort order, the rows strictly
  * after `after`, and at most `limit` of them.
  */
-export const runQuery = (docs: Iterable<StoredDocument>, query: DocumentQuery): ReadonlyArray<StoredDocument> => {
+export const runQuery = <Row extends QueriedRow>(docs: Iterable<Row>, query: DocumentQuery): ReadonlyArray<Row> => {
   const { after, limit, scope, sort, where } = query
   const compare = comparePositions(sort.direction)
-  const rows: Array<StoredDocument> = []
+  const rows: Array<Row> = []
   for (const doc of docs) {
     if ((doc.deletedAt === null) !== (scope === "live")) continue
     if (!evaluate(where, doc.data)) continue
