@@ -41,10 +41,7 @@ export interface StandardField {
 /** A row of a field table: the name and type, and what differs from the defaults below. */
 export type FieldRow = Pick<StandardField, "name" | "type"> & Partial<StandardField>
 
-/**
- * The defaults: not nullable, read-only, optional, filterable, nothing else. A nullable field is
- * absent as null.
- */
+/** The defaults: not nullable, read-only, optional, absent as null, filterable, nothing else. */
 const standardField = (row: FieldRow): StandardField => ({
   nullable: false,
   check: null,
@@ -83,7 +80,10 @@ export type WritableField = StandardField & { readonly check: FieldCheck }
 export const writableOf = (record: RecordFields): ReadonlyArray<WritableField> =>
   record.standard.filter((field): field is WritableField => field.check !== null)
 
-/** The keys a body may not set and a custom field may not take: every standard and computed one. */
+/**
+ * Every standard and computed key: no custom field may take one, and a body naming one it may not
+ * set is told it is read-only.
+ */
 export const reservedKeysOf = (record: RecordFields): ReadonlyArray<string> => [
   ...record.standard.map((field) => field.name),
   ...record.computed
