@@ -26,3 +26,4 @@ export { type RebuildProgress, type RebuildResult, rebuildDocuments } from "./en
 export { createPromiseEngine, type PromiseEngine, type PromiseEngineOptions } from "./promise.js"
 export { attemptDelivery, DeliveryWorkerLive, type DeliveryWorkerOptions, runDeliveryWorker } from "./engine/deliveryWorker.js"
 export { type EngineRequirements } from "./engine/EngineLive.js"
+export * from "./aggregate.js"

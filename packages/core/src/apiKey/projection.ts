@@ -3,7 +3,7 @@ import type { ApiKeyEvent } from "./events.js"
 
 /**
  * The key's document, `{id, workspace_id, created_at, revoked_at}`: what `dealstream keys list`
- * shows. It is stored under the key's digest (see apiKeyDocuments), so a presented key is found by
+ * shows. It is stored under the key's digest (see apiKeyAggregate), so a presented key is found by
  * one lookup; the digest itself is not in the document, and the key never is anywhere.
  */
 export const projectApiKey = (doc: Projected | null, event: ApiKeyEvent): Projected | null => {

@@ -1,4 +1,4 @@
-import { Context, type Effect } from "effect"
+import { Context, type Effect, Schema } from "effect"
 import type { ApiKeyOwner } from "../apiKey/projection.js"
 import type { Conflict, NotFound, PreconditionFailed, StorageUnavailable, ValidationError } from "../errors.js"
 import type { Json, JsonObject } from "../json.js"
@@ -30,20 +30,21 @@ export type { ListParams }
 export type IfMatch = number | null
 
 /** A response stored under an `Idempotency-Key`, replayed for the same key and body within 24 h. */
-export interface IdempotentResponse {
+export const IdempotentResponse = Schema.Struct({
   /** Identifies method, path and body of the original request. */
-  readonly fingerprint: string
+  fingerprint: Schema.String,
   /**
    * null while only the write's own commit has recorded the key (see IdempotencyClaim): the write
    * happened, its answer was never stored.
    */
-  readonly status: number | null
-  readonly body: Json
-  readonly location: string | null
-  readonly created_at: string
+  status: Schema.NullOr(Schema.Number),
+  body: Schema.Json,
+  location: Schema.NullOr(Schema.String),
+  created_at: Schema.String,
   /** What the write made or changed, so its answer can be given again from the record. */
-  readonly applied?: { readonly resource: string; readonly id: string } | null
-}
+  applied: Schema.optionalKey(Schema.NullOr(Schema.Struct({ resource: Schema.String, id: Schema.String })))
+})
+export type IdempotentResponse = typeof IdempotentResponse.Type
 
 export type ReadError = NotFound | ValidationError | StorageUnavailable
 export type WriteError = NotFound | ValidationError | Conflict | PreconditionFailed | StorageUnavailable

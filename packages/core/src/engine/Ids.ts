@@ -1,6 +1,11 @@
 import { Clock, Context, Effect, Layer, Random } from "effect"
 
-export type IdPrefix = "con" | "deal" | "pipe" | "stage" | "wh" | "dlv" | "evt" | "tle" | "act" | "comp" | "req"
+/**
+ * What an id starts with: a record's is its aggregate's `prefix` (`con`, `deal`, `pipe`, `wh`, `dlv`),
+ * which is how its stream's kind is told; stages, events, timeline entries, activities and requests
+ * have theirs (`stage`, `evt`, `tle`, `act`, `req`).
+ */
+export type IdPrefix = string
 
 export interface IdsService {
   /** A new id `<prefix>_<26 chars>`, increasing with creation time within one process. */

@@ -1,9 +1,10 @@
 import { Effect, Result } from "effect"
+import { foldProjection } from "../aggregate.js"
 import {
+  apiKeyAggregate,
   type ApiKeyEvent,
-  type ApiKeyOwner,
-  apiKeyDecider,
   apiKeyIdOf,
+  type ApiKeyOwner,
   isApiKeyId,
   isKeySha256,
   ownerOf,
@@ -13,10 +14,9 @@ import {
 } from "../apiKey/index.js"
 import { NotFound } from "../errors.js"
 import type { Expr } from "../query/ast.js"
-import type { StreamDocuments } from "./documents.js"
 import type { EngineDeps } from "./deps.js"
 import type { RequestContext, Versioned } from "./Engine.js"
-import { documentWrite, type Executed, execute, foldProjection } from "./execute.js"
+import { type Handled, handleCommand } from "./handleCommand.js"
 import { queryAll } from "./reads.js"
 
 /**
@@ -26,14 +26,7 @@ import { queryAll } from "./reads.js"
  */
 const systemContext = (actor: string | null): RequestContext => ({ workspaceId: SYSTEM_WORKSPACE, requestId: null, actor })
 
-/** A key's document is stored under its digest, so authenticating a presented key is one getDocument. */
-export const apiKeyDocuments: StreamDocuments<ApiKeyEvent> = (all, _fresh, version) => {
-  const created = all.find((event) => event.type === "api_key.created")
-  if (created === undefined) return []
-  return [documentWrite("api_key", SYSTEM_WORKSPACE, created.data.key_sha256, version, foldProjection(projectApiKey, all))]
-}
-
-const versioned = ({ all, version }: Executed<ApiKeyEvent>): Versioned => ({
+const versioned = ({ all, version }: Handled<ApiKeyEvent>): Versioned => ({
   data: foldProjection(projectApiKey, all)?.data ?? {},
   version
 })
@@ -43,24 +36,17 @@ const byText = (a: string, b: string) => a < b ? -1 : a > b ? 1 : 0
 const byCreation = { field: { name: "created_at", type: "timestamp" }, direction: "asc" } as const
 
 export const makeApiKeys = (deps: EngineDeps) => {
-  const run = (actor: string | null, id: string, creates: boolean) => ({
-    ctx: systemContext(actor),
-    streamId: id,
-    resource: "api_key",
-    decider: apiKeyDecider,
-    ifMatch: null,
-    creates,
-    documents: apiKeyDocuments
-  })
-
   const create = (input: { readonly workspaceId: string; readonly keySha256: string; readonly actor: string | null }) =>
     Effect.gen(function*() {
       const parsed = parseApiKeyCreate(input)
       if (Result.isFailure(parsed)) return yield* parsed.failure
       const { keySha256, workspaceId } = parsed.success
       const id = apiKeyIdOf(keySha256)
-      return versioned(yield* execute(deps, {
-        ...run(input.actor, id, true),
+      return versioned(yield* handleCommand(deps, apiKeyAggregate, {
+        ctx: systemContext(input.actor),
+        streamId: id,
+        // The id is the digest's prefix: the stream may exist (the same key, or one sharing it).
+        stream: "any",
         command: ({ at }) => Effect.succeed({ type: "CreateApiKey" as const, id, at, workspaceId, keySha256 })
       }))
     })
@@ -70,8 +56,9 @@ export const makeApiKeys = (deps: EngineDeps) => {
     !isApiKeyId(input.keyId)
       ? Effect.fail(new NotFound({ resource: "api_key", id: input.keyId }))
       : Effect.map(
-        execute(deps, {
-          ...run(input.actor, input.keyId, false),
+        handleCommand(deps, apiKeyAggregate, {
+          ctx: systemContext(input.actor),
+          streamId: input.keyId,
           command: ({ at }) => Effect.succeed({ type: "RevokeApiKey" as const, id: input.keyId, at })
         }),
         versioned

@@ -1,8 +1,9 @@
 import { Effect, Result } from "effect"
+import { foldProjection } from "../aggregate.js"
 import {
   contactIdsOf,
+  dealAggregate,
   type DealEvent,
-  dealDecider,
   parseDealCreate,
   parseDealPatch,
   parseStageMove,
@@ -11,17 +12,17 @@ import {
 } from "../deal/index.js"
 import { NotFound } from "../errors.js"
 import type { Json } from "../json.js"
-import { dealListParams, dealParamsWhere, paginate, parseListQuery, searchFieldsOf } from "../query/index.js"
+import { dealListParams, dealParamsWhere } from "../query/index.js"
 import { type FieldCatalog, fieldInfo } from "../query/fields.js"
-import type { Catalogs, Contacts } from "./contacts.js"
+import { type Catalogs, catalogs } from "./customFields.js"
 import { contactStates, dealView, dealViews } from "./dealViews.js"
-import { dealDocuments } from "./documents.js"
 import type { EngineDeps } from "./deps.js"
-import { storableBody, storableParams } from "./storable.js"
 import type { IfMatch, ListParams, RequestContext } from "./Engine.js"
-import { type Executed, execute, foldProjection } from "./execute.js"
-import { outboxFor } from "./outbox.js"
-import type { Pipelines } from "./pipelines.js"
+import { type Handled, handleCommand } from "./handleCommand.js"
+import { listPage } from "./listPage.js"
+import { outbox } from "./outbox.js"
+import { pipelineInfo } from "./pipelines.js"
+import { storableBody, storableParams } from "./storable.js"
 
 const timelineCatalog = new Map([
   ["deal_id", fieldInfo("deal_id", "id")],
@@ -31,21 +32,17 @@ const timelineCatalog = new Map([
 const stringsOf = (value: Json | undefined): ReadonlyArray<string> =>
   Array.isArray(value) ? value.filter((v): v is string => typeof v === "string") : []
 
-export const makeDeals = (deps: EngineDeps, contacts: Contacts, pipelines: Pipelines) => {
+export const makeDeals = (deps: EngineDeps) => {
   /** Contact ids of this workspace that are not live contacts (unknown, deleted, or another's). */
   const unknownContacts = (ctx: RequestContext, ids: ReadonlyArray<string>) =>
     Effect.map(contactStates(deps, ctx, ids), ({ live }) => ids.filter((id) => !live.has(id)))
 
-  /** What every deal command shares, over the catalogs the command has already read. */
-  const run = (ctx: RequestContext, id: string, ifMatch: IfMatch, creates: boolean, { deal }: Catalogs) => ({
+  /** What every deal command shares: its stream, the workspace's definitions, the outbox. */
+  const commandOn = (ctx: RequestContext, id: string, known: Catalogs) => ({
     ctx,
     streamId: id,
-    resource: "deal",
-    decider: dealDecider,
-    ifMatch,
-    creates,
-    documents: dealDocuments(ctx.workspaceId, id, searchFieldsOf(deal)),
-    also: outboxFor(deps, ctx, projectDeal, (data) => dealView(deps, ctx, data, deal))
+    definitions: known.defs,
+    also: outbox(deps, ctx, dealAggregate, (data) => dealView(deps, ctx, data, known.deal))
   })
 
   /** A live deal as the API shows it, with the catalog in hand (after a write, say). */
@@ -60,7 +57,7 @@ export const makeDeals = (deps: EngineDeps, contacts: Contacts, pipelines: Pipel
    * The deal as the write that just committed left it: the projection of its own events. Reading
    * the document again could find a concurrent delete and answer 404 for a write that happened.
    */
-  const written = (ctx: RequestContext, result: Executed<DealEvent>, deal: FieldCatalog) =>
+  const written = (ctx: RequestContext, result: Handled<DealEvent>, deal: FieldCatalog) =>
     Effect.map(dealView(deps, ctx, foldProjection(projectDeal, result.all)?.data ?? {}, deal), (data) => ({
       data,
       version: result.version
@@ -68,43 +65,43 @@ export const makeDeals = (deps: EngineDeps, contacts: Contacts, pipelines: Pipel
 
   const get = (ctx: RequestContext, id: string) =>
     Effect.gen(function*() {
-      return yield* readDeal(ctx, id, (yield* contacts.catalogs(ctx)).deal)
+      return yield* readDeal(ctx, id, (yield* catalogs(deps, ctx)).deal)
     })
 
   const list = (ctx: RequestContext, params: ListParams) =>
     Effect.gen(function*() {
-      const { deal } = yield* contacts.catalogs(ctx)
+      const { deal } = yield* catalogs(deps, ctx)
       const where = dealParamsWhere(yield* storableParams(params), deal)
       if (Result.isFailure(where)) return yield* where.failure
-      const parsed = parseListQuery(yield* storableParams(params), {
-        catalog: deal,
-        scope: "live",
-        baseWhere: where.success,
-        defaultSort: { field: { name: "created_at", type: "timestamp" }, direction: "asc" },
-        allow: { filter: true, search: true, sort: true },
-        extraParams: dealListParams
-      })
-      if (Result.isFailure(parsed)) return yield* parsed.failure
-      const query = parsed.success
       // A contact in the trash is on no deal's contact_ids as shown, so no deal lists it.
       const contactId = params["contact_id"]
-      if (contactId !== undefined && !(yield* contactStates(deps, ctx, [contactId])).live.has(contactId)) {
-        return { data: [], next_cursor: null }
-      }
-      const rows = yield* deps.storage.queryDocuments("deal", ctx.workspaceId, { ...query, limit: query.limit + 1 })
-      const page = paginate(rows, query)
+      const page = yield* listPage(
+        deps,
+        ctx,
+        "deal",
+        params,
+        {
+          catalog: deal,
+          scope: "live",
+          baseWhere: where.success,
+          defaultSort: { field: { name: "created_at", type: "timestamp" }, direction: "asc" },
+          allow: { filter: true, search: true, sort: true },
+          extraParams: dealListParams
+        },
+        contactId === undefined ? undefined : Effect.map(contactStates(deps, ctx, [contactId]), ({ live }) => live.has(contactId))
+      )
       return { data: yield* dealViews(deps, ctx, page.rows.map((row) => row.data), deal), next_cursor: page.next_cursor }
     })
 
   const create = (ctx: RequestContext, body: unknown) =>
     Effect.gen(function*() {
-      const known = yield* contacts.catalogs(ctx)
+      const known = yield* catalogs(deps, ctx)
       const fields = parseDealCreate(yield* storableBody(body), known.defs)
       if (Result.isFailure(fields)) return yield* fields.failure
-      const id = yield* deps.ids.make("deal")
-      const result = yield* execute(deps, {
-        ...run(ctx, id, null, true, known),
-        newStream: true,
+      const id = yield* deps.ids.make(dealAggregate.prefix)
+      const result = yield* handleCommand(deps, dealAggregate, {
+        ...commandOn(ctx, id, known),
+        stream: "new",
         command: ({ at }) =>
           Effect.gen(function*() {
             const pipelineId = fields.success["pipeline_id"]
@@ -113,7 +110,7 @@ export const makeDeals = (deps: EngineDeps, contacts: Contacts, pipelines: Pipel
               id,
               at,
               fields: fields.success,
-              pipeline: typeof pipelineId === "string" ? yield* pipelines.info(ctx, pipelineId) : null,
+              pipeline: typeof pipelineId === "string" ? yield* pipelineInfo(deps, ctx, pipelineId) : null,
               unknownContactIds: yield* unknownContacts(ctx, stringsOf(fields.success["contact_ids"]))
             }
           })
@@ -123,11 +120,12 @@ export const makeDeals = (deps: EngineDeps, contacts: Contacts, pipelines: Pipel
 
   const update = (ctx: RequestContext, id: string, body: unknown, ifMatch: IfMatch) =>
     Effect.gen(function*() {
-      const known = yield* contacts.catalogs(ctx)
+      const known = yield* catalogs(deps, ctx)
       const fields = parseDealPatch(yield* storableBody(body), known.defs)
       if (Result.isFailure(fields)) return yield* fields.failure
-      const result = yield* execute(deps, {
-        ...run(ctx, id, ifMatch, false, known),
+      const result = yield* handleCommand(deps, dealAggregate, {
+        ...commandOn(ctx, id, known),
+        ifMatch,
         command: ({ history, at }) =>
           Effect.gen(function*() {
             // Made per attempt, so a retried move gets an id after the move it lost to.
@@ -145,7 +143,7 @@ export const makeDeals = (deps: EngineDeps, contacts: Contacts, pipelines: Pipel
               at,
               fields: fields.success,
               entryId,
-              targetPipeline: typeof pipelineId === "string" ? yield* pipelines.info(ctx, pipelineId) : null,
+              targetPipeline: typeof pipelineId === "string" ? yield* pipelineInfo(deps, ctx, pipelineId) : null,
               unknownContactIds: named.filter((contactId) => !contactsNow.live.has(contactId)),
               trashedContactIds: linked.filter((contactId) => contactsNow.trashed.has(contactId))
             }
@@ -156,17 +154,18 @@ export const makeDeals = (deps: EngineDeps, contacts: Contacts, pipelines: Pipel
 
   const moveStage = (ctx: RequestContext, id: string, body: unknown, ifMatch: IfMatch) =>
     Effect.gen(function*() {
-      const known = yield* contacts.catalogs(ctx)
+      const known = yield* catalogs(deps, ctx)
       const move = parseStageMove(yield* storableBody(body))
       if (Result.isFailure(move)) return yield* move.failure
-      const result = yield* execute(deps, {
-        ...run(ctx, id, ifMatch, false, known),
+      const result = yield* handleCommand(deps, dealAggregate, {
+        ...commandOn(ctx, id, known),
+        ifMatch,
         command: ({ history, at }) =>
           Effect.gen(function*() {
             // Made per attempt, so a retried move gets an id after the move it lost to.
             const entryId = yield* deps.ids.make("tle")
             const pipelineId = foldProjection(projectDeal, history)?.data["pipeline_id"]
-            const pipeline = typeof pipelineId === "string" ? yield* pipelines.info(ctx, pipelineId) : null
+            const pipeline = typeof pipelineId === "string" ? yield* pipelineInfo(deps, ctx, pipelineId) : null
             if (pipeline === null) return yield* new NotFound({ resource: "pipeline", id: String(pipelineId) })
             return {
               type: "MoveStage" as const,
@@ -181,41 +180,33 @@ export const makeDeals = (deps: EngineDeps, contacts: Contacts, pipelines: Pipel
       })
       const deal = yield* written(ctx, result, known.deal)
       const moved = result.fresh.find((event) => event.type === "deal.stage_changed")
-      const entry = moved === undefined ? null : timelineEntryOf(id, moved as unknown as DealEvent)
+      const entry = moved === undefined ? null : timelineEntryOf(id, moved)
       return { data: { deal: deal.data, timeline_entry: entry }, version: deal.version }
     })
 
   const remove = (ctx: RequestContext, id: string, ifMatch: IfMatch) =>
     Effect.gen(function*() {
-      yield* execute(deps, {
-        ...run(ctx, id, ifMatch, false, yield* contacts.catalogs(ctx)),
+      yield* handleCommand(deps, dealAggregate, {
+        ...commandOn(ctx, id, yield* catalogs(deps, ctx)),
+        ifMatch,
         command: ({ at }) => Effect.succeed({ type: "DeleteDeal" as const, id, at })
       })
     })
 
   const restore = (ctx: RequestContext, id: string) =>
     Effect.gen(function*() {
-      const known = yield* contacts.catalogs(ctx)
-      const result = yield* execute(deps, {
-        ...run(ctx, id, null, false, known),
+      const known = yield* catalogs(deps, ctx)
+      const result = yield* handleCommand(deps, dealAggregate, {
+        ...commandOn(ctx, id, known),
         command: ({ at }) => Effect.succeed({ type: "RestoreDeal" as const, id, at })
       })
       return yield* written(ctx, result, known.deal)
     })
 
-  const purge = (ctx: RequestContext, id: string) =>
-    Effect.gen(function*() {
-      yield* execute(deps, {
-        ...run(ctx, id, null, false, yield* contacts.catalogs(ctx)),
-        redact: true,
-        command: ({ at }) => Effect.succeed({ type: "PurgeDeal" as const, id, at })
-      })
-    })
-
   const timeline = (ctx: RequestContext, id: string, params: ListParams) =>
     Effect.gen(function*() {
       yield* get(ctx, id)
-      const parsed = parseListQuery(yield* storableParams(params), {
+      const page = yield* listPage(deps, ctx, "timeline_entry", params, {
         catalog: timelineCatalog,
         scope: "live",
         baseWhere: { _tag: "Compare", field: { name: "deal_id", type: "id" }, op: "eq", value: id },
@@ -223,14 +214,8 @@ export const makeDeals = (deps: EngineDeps, contacts: Contacts, pipelines: Pipel
         allow: { filter: false, search: false, sort: false },
         extraParams: []
       })
-      if (Result.isFailure(parsed)) return yield* parsed.failure
-      const query = parsed.success
-      const rows = yield* deps.storage.queryDocuments("timeline_entry", ctx.workspaceId, { ...query, limit: query.limit + 1 })
-      const page = paginate(rows, query)
       return { data: page.rows.map((row) => row.data), next_cursor: page.next_cursor }
     })
 
-  return { list, get, create, update, moveStage, delete: remove, restore, purge, timeline }
+  return { list, get, create, update, moveStage, delete: remove, restore, timeline }
 }
-
-export type Deals = ReturnType<typeof makeDeals>

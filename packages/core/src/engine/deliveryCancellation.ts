@@ -1,10 +1,8 @@
 import { Effect, Result } from "effect"
-import { type DeliveryEvent, deliveryDecider, projectDelivery } from "../delivery/index.js"
-import type { DocumentWrite } from "../storage/documents.js"
-import type { StreamAppend } from "../storage/Storage.js"
-import { type EngineDeps, withMetadata } from "./deps.js"
+import { deliveryAggregate } from "../delivery/index.js"
+import type { EngineDeps } from "./deps.js"
 import type { RequestContext } from "./Engine.js"
-import { documentWrite, foldProjection } from "./execute.js"
+import { decide, loadStream } from "./handleCommand.js"
 
 /**
  * The cancellation of one delivery as part of another command's commit (a webhook's deletion, a
@@ -13,20 +11,10 @@ import { documentWrite, foldProjection } from "./execute.js"
  */
 export const deliveryCancellation = (deps: EngineDeps, ctx: RequestContext, deliveryId: string, at: string) =>
   Effect.gen(function*() {
-    const stored = yield* deps.storage.readStream(deliveryId)
-    const history = stored as unknown as ReadonlyArray<DeliveryEvent>
-    const state = history.reduce(deliveryDecider.evolve, deliveryDecider.initialState)
-    const decided = deliveryDecider.decide({ type: "CancelDelivery", id: deliveryId, at }, state)
-    if (Result.isFailure(decided) || decided.success.length === 0) return null
-    const events = yield* withMetadata(deps, ctx, decided.success)
-    const all = [...history, ...decided.success]
-    const stream: StreamAppend = { streamId: deliveryId, expectedVersion: stored.length, events }
-    const document: DocumentWrite = documentWrite(
-      "delivery",
-      ctx.workspaceId,
-      deliveryId,
-      all.length,
-      foldProjection(projectDelivery, all)
+    const loaded = yield* loadStream(deps, deliveryAggregate, ctx, deliveryId)
+    const cancelled = yield* Effect.result(
+      decide(deps, deliveryAggregate, { ...loaded, ctx, streamId: deliveryId }, { type: "CancelDelivery", id: deliveryId, at })
     )
-    return { stream, document }
+    if (Result.isFailure(cancelled) || cancelled.success.fresh.length === 0) return null
+    return { stream: cancelled.success.append, document: cancelled.success.documents[0]! }
   })

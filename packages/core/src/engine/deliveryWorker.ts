@@ -1,10 +1,10 @@
-import { Clock, Duration, Effect, Result, Layer, Queue, Random, Schedule, Stream } from "effect"
-import { type DeliveryEvent, deliveryDecider, deliveryPayload, projectDelivery } from "../delivery/index.js"
+import { Clock, Duration, Effect, Layer, Queue, Random, Result, Schedule, Schema, Stream } from "effect"
+import { deliveryAggregate, type DeliveryCommand, DeliveryDocument, deliveryRequest } from "../delivery/index.js"
 import type { StoredDocument } from "../storage/documents.js"
-import { signWebhookPayload, type WebhookEvent, webhookDecider, projectWebhook } from "../webhook/index.js"
+import { webhookAggregate, WebhookDocument } from "../webhook/index.js"
 import { type EngineDeps, engineDeps } from "./deps.js"
-import type { RequestContext } from "./Engine.js"
-import { documentWrite, execute, foldProjection } from "./execute.js"
+import type { IfMatch, RequestContext } from "./Engine.js"
+import { handleCommand } from "./handleCommand.js"
 
 export interface DeliveryWorkerOptions {
   /** Who holds the leases: unique per worker process. */
@@ -18,7 +18,9 @@ export interface DeliveryWorkerOptions {
 }
 
 const system = (workspaceId: string): RequestContext => ({ workspaceId, requestId: null, actor: "system:webhooks" })
-const text = (doc: StoredDocument, key: string) => String(doc.data[key] ?? "")
+
+/** A webhook's document as the engine wrote it: one that does not decode is a defect. */
+const webhookDocument = (doc: StoredDocument) => Effect.orDie(Schema.decodeUnknownEffect(WebhookDocument)(doc.data))
 
 /**
  * A claimed delivery outlives a short storage outage: the reads before its POST and the record
@@ -31,40 +33,32 @@ const whileUnavailable = (budget: Duration.Input) => <A, E extends { readonly _t
     schedule: Schedule.spaced(Duration.millis(250)).pipe(Schedule.upTo({ duration: budget }))
   })
 
-const deliveryRun = (deps: EngineDeps, doc: StoredDocument) => ({
-  ctx: system(doc.workspaceId),
-  streamId: doc.id,
-  resource: "delivery",
-  decider: deliveryDecider,
-  ifMatch: null,
-  creates: false,
-  documents: (all: ReadonlyArray<DeliveryEvent>, _fresh: ReadonlyArray<DeliveryEvent>, version: number) => [
-    documentWrite("delivery", doc.workspaceId, doc.id, version, foldProjection(projectDelivery, all))
-  ]
-})
+/** A command of the claimed delivery, as the worker's. */
+const onDelivery = (
+  deps: EngineDeps,
+  doc: StoredDocument,
+  command: (at: string) => DeliveryCommand,
+  ifMatch: IfMatch = null
+) =>
+  handleCommand(deps, deliveryAggregate, {
+    ctx: system(doc.workspaceId),
+    streamId: doc.id,
+    ifMatch,
+    command: ({ at }) => Effect.succeed(command(at))
+  })
 
 /** The event's global position, for the payload's `sequence`. */
-const sequenceOf = (deps: EngineDeps, doc: StoredDocument) =>
-  Effect.map(deps.storage.readStream(text(doc, "event_stream_id")), (events) =>
-    events.find((event) => event.streamVersion === Number(doc.data["event_version"]))?.sequence ?? 0)
+const sequenceOf = (deps: EngineDeps, delivery: DeliveryDocument) =>
+  Effect.map(deps.storage.readStream(delivery.event_stream_id), (events) =>
+    events.find((event) => event.streamVersion === delivery.event_version)?.sequence ?? 0)
 
 const cancel = (deps: EngineDeps, doc: StoredDocument) =>
-  execute(deps, {
-    ...deliveryRun(deps, doc),
-    command: ({ at }) => Effect.succeed({ type: "CancelDelivery" as const, id: doc.id, at })
-  }).pipe(Effect.ignore)
+  onDelivery(deps, doc, (at) => ({ type: "CancelDelivery", id: doc.id, at })).pipe(Effect.ignore)
 
 const markWebhookFailed = (deps: EngineDeps, workspaceId: string, webhookId: string, reason: "gone" | "exhausted") =>
-  execute(deps, {
+  handleCommand(deps, webhookAggregate, {
     ctx: system(workspaceId),
     streamId: webhookId,
-    resource: "webhook",
-    decider: webhookDecider,
-    ifMatch: null,
-    creates: false,
-    documents: (all: ReadonlyArray<WebhookEvent>, _fresh: ReadonlyArray<WebhookEvent>, version: number) => [
-      documentWrite("webhook", workspaceId, webhookId, version, foldProjection(projectWebhook, all))
-    ],
     command: ({ at }) => Effect.succeed({ type: "MarkWebhookFailed" as const, id: webhookId, at, reason })
   }).pipe(Effect.ignore)
 
@@ -73,45 +67,20 @@ const markWebhookFailed = (deps: EngineDeps, workspaceId: string, webhookId: str
  * record the outcome as an event of the delivery (which also ends the claim). The delivery may have
  * been cancelled meanwhile; recording then fails on its new version and the outcome is dropped.
  */
-export const attemptDelivery = (deps: EngineDeps, doc: StoredDocument) =>
+export const attemptDelivery = (deps: EngineDeps, doc: StoredDocument, delivery: DeliveryDocument) =>
   Effect.gen(function*() {
     const { config, transport } = deps.webhooks
-    const webhook = yield* deps.storage.getDocument("webhook", doc.workspaceId, text(doc, "webhook_id")).pipe(whileUnavailable("5 seconds"))
+    const found = yield* deps.storage.getDocument("webhook", doc.workspaceId, delivery.webhook_id).pipe(whileUnavailable("5 seconds"))
+    const webhook = found === null ? null : yield* webhookDocument(found)
     // A failed webhook receives nothing new until reactivated; replays are sent whatever its status.
-    if (webhook === null || (webhook.data["status"] !== "active" && doc.data["replay_of"] === null)) {
+    if (webhook === null || (webhook.status !== "active" && delivery.replay_of === null)) {
       return yield* cancel(deps, doc)
     }
-    const body = JSON.stringify(deliveryPayload({
-      eventId: text(doc, "event_id"),
-      eventType: text(doc, "event_type"),
-      createdAt: text(doc, "event_created_at"),
-      workspaceId: doc.workspaceId,
-      sequence: yield* sequenceOf(deps, doc).pipe(whileUnavailable("5 seconds")),
-      data: (doc.data["payload_data"] ?? {}) as Record<string, never>
-    }))
+    const sequence = yield* sequenceOf(deps, delivery).pipe(whileUnavailable("5 seconds"))
     const started = yield* Clock.currentTimeMillis
-    const timestamp = Math.floor(started / 1000)
-    const headers: Record<string, string> = {
-      "content-type": "application/json",
-      "user-agent": "dealstream-webhooks/1",
-      "x-service-event": text(doc, "event_type"),
-      "x-service-delivery": doc.id,
-      // API.md promises a resend carries the same X-Service-Event-Id: the event id, as webhook-id.
-      "x-service-event-id": text(doc, "event_id"),
-      "webhook-id": text(doc, "event_id"),
-      "webhook-timestamp": String(timestamp)
-    }
-    const secret = webhook.data["secret"]
-    if (typeof secret === "string") {
-      // Signed afresh on every attempt: the timestamp is part of what is signed.
-      const signature = signWebhookPayload({ secret, webhookId: text(doc, "event_id"), timestamp, body })
-      headers["webhook-signature"] = signature
-      headers["x-service-signature"] = signature
-    }
+    const request = deliveryRequest({ delivery, workspaceId: doc.workspaceId, webhook, sequence, timestamp: Math.floor(started / 1000) })
     const answer = yield* Effect.result(transport.post({
-      url: String(webhook.data["url"]),
-      headers,
-      body,
+      ...request,
       timeoutMillis: config.timeoutMillis,
       allowInsecure: config.allowInsecure
     }))
@@ -120,32 +89,28 @@ export const attemptDelivery = (deps: EngineDeps, doc: StoredDocument) =>
     // Recorded only on the version that was claimed: a record tried again after its commit went
     // through (the answer lost with the connection) changes nothing, nor does one that comes after
     // another worker's record of the same delivery.
-    const recorded = yield* execute(deps, {
-      ...deliveryRun(deps, doc),
-      ifMatch: doc.version,
-      command: ({ at }) =>
-        Effect.succeed({
-          type: "RecordAttempt" as const,
-          id: doc.id,
-          at,
-          statusCode: Result.isSuccess(answer) ? answer.success.status : null,
-          durationMs,
-          error: Result.isFailure(answer) ? answer.failure.message : null,
-          retryAfterSeconds: Result.isSuccess(answer) ? answer.success.retryAfterSeconds : null,
-          jitter,
-          schedule: config.retrySchedule
-        })
-    }).pipe(whileUnavailable("20 seconds"), Effect.option)
+    const recorded = yield* onDelivery(deps, doc, (at) => ({
+      type: "RecordAttempt",
+      id: doc.id,
+      at,
+      statusCode: Result.isSuccess(answer) ? answer.success.status : null,
+      durationMs,
+      error: Result.isFailure(answer) ? answer.failure.message : null,
+      retryAfterSeconds: Result.isSuccess(answer) ? answer.success.retryAfterSeconds : null,
+      jitter,
+      schedule: config.retrySchedule
+    }), doc.version).pipe(whileUnavailable("20 seconds"), Effect.option)
     if (recorded._tag === "None") return
-    const outcome = recorded.value.fresh.find((event) => event.type === "delivery.attempted")?.data
-    const failure = outcome?.["failure"]
+    const outcome = recorded.value.fresh.find((event) => event.type === "delivery.attempted")
+    const failure = outcome?.data.failure
     if (failure === "gone" || failure === "exhausted") {
-      yield* markWebhookFailed(deps, doc.workspaceId, text(doc, "webhook_id"), failure)
+      yield* markWebhookFailed(deps, doc.workspaceId, delivery.webhook_id, failure)
     }
   })
 
 interface InFlight {
-  readonly webhookId: string
+  /** null for a delivery whose document does not decode (its attempt dies at once). */
+  readonly webhookId: string | null
   readonly workspaceId: string
   interrupt: Effect.Effect<void> | null
 }
@@ -183,7 +148,7 @@ export const runDeliveryWorker = (options: DeliveryWorkerOptions) =>
     // Signals can be lost (a LISTEN connection being re-established): once per poll interval the
     // webhooks of attempts in flight are looked up, and attempts for a deleted one are aborted.
     const abortOrphans = Effect.gen(function*() {
-      const webhooks = new Map([...inFlight.values()].map((entry) => [entry.webhookId, entry.workspaceId]))
+      const webhooks = new Map([...inFlight.values()].flatMap((entry) => entry.webhookId === null ? [] : [[entry.webhookId, entry.workspaceId]]))
       for (const [webhookId, workspaceId] of webhooks) {
         const webhook = yield* deps.storage.getDocument("webhook", workspaceId, webhookId)
         if (webhook === null || webhook.deletedAt !== null) yield* abortAttemptsOf(webhookId)
@@ -207,9 +172,13 @@ export const runDeliveryWorker = (options: DeliveryWorkerOptions) =>
         leaseUntil: new Date(now + leaseMillis).toISOString()
       })
       for (const doc of claimed) {
-        const entry: InFlight = { webhookId: text(doc, "webhook_id"), workspaceId: doc.workspaceId, interrupt: null }
+        const delivery = Schema.decodeUnknownResult(DeliveryDocument)(doc.data)
+        const webhookId = Result.isSuccess(delivery) ? delivery.success.webhook_id : null
+        const entry: InFlight = { webhookId, workspaceId: doc.workspaceId, interrupt: null }
         inFlight.set(doc.id, entry)
-        const fiber = yield* attemptDelivery(deps, doc).pipe(
+        // A document the engine wrote that does not decode is a defect: logged below, left to its lease.
+        const attempt = Result.isSuccess(delivery) ? attemptDelivery(deps, doc, delivery.success) : Effect.die(delivery.failure)
+        const fiber = yield* attempt.pipe(
           Effect.catchCause((cause) => Effect.logWarning("delivery attempt failed", cause)),
           Effect.ensuring(Effect.sync(() => inFlight.delete(doc.id)).pipe(Effect.andThen(Queue.offer(wake, undefined)))),
           Effect.forkScoped

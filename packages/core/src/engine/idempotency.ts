@@ -1,7 +1,6 @@
-import { Clock, Effect } from "effect"
-import type { JsonObject } from "../json.js"
+import { Clock, Effect, Schema } from "effect"
 import type { EngineDeps } from "./deps.js"
-import type { IdempotentResponse, RequestContext } from "./Engine.js"
+import { IdempotentResponse, type RequestContext } from "./Engine.js"
 
 const TTL_MILLIS = 24 * 60 * 60 * 1000
 
@@ -11,7 +10,8 @@ export const makeIdempotency = (deps: EngineDeps) => ({
     Effect.gen(function*() {
       const doc = yield* deps.storage.getDocument("idempotency", ctx.workspaceId, key)
       if (doc === null) return null
-      const stored = doc.data as unknown as IdempotentResponse
+      // Written by put or by a write's claim: one that does not decode is a defect.
+      const stored = yield* Schema.decodeUnknownEffect(IdempotentResponse)(doc.data).pipe(Effect.orDie)
       const now = yield* Clock.currentTimeMillis
       return now - Date.parse(stored.created_at) < TTL_MILLIS ? stored : null
     }),
@@ -27,7 +27,7 @@ export const makeIdempotency = (deps: EngineDeps) => ({
         deletedAt: null,
         uniqueKey: null,
         searchWords: [],
-        data: response as unknown as JsonObject
+        data: { ...response }
       }]
     }).pipe(
       Effect.asVoid,

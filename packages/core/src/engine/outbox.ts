@@ -1,15 +1,15 @@
-import { Effect, Result } from "effect"
-import type { Projected } from "../decider.js"
-import { deliveryDecider, payloadDataFor, projectDelivery } from "../delivery/index.js"
+import { Effect } from "effect"
+import { type Aggregate, foldProjection } from "../aggregate.js"
+import { deliveryAggregate, type ScheduleDelivery, payloadDataFor } from "../delivery/index.js"
 import type { StorageUnavailable } from "../errors.js"
 import type { JsonObject } from "../json.js"
 import type { DocumentWrite } from "../storage/documents.js"
 import type { DomainEvent } from "../storage/events.js"
 import type { StreamAppend } from "../storage/Storage.js"
 import { isWebhookEventType, subscribesTo } from "../webhook/index.js"
-import { type EngineDeps, withMetadata } from "./deps.js"
+import type { EngineDeps } from "./deps.js"
 import type { RequestContext } from "./Engine.js"
-import { type Addition, type AlsoContext, documentWrite, foldProjection } from "./execute.js"
+import { type Addition, type AlsoContext, decide, newStream } from "./handleCommand.js"
 import { queryAll } from "./reads.js"
 
 const activeWebhooks = (deps: EngineDeps, workspaceId: string) =>
@@ -20,42 +20,29 @@ const activeWebhooks = (deps: EngineDeps, workspaceId: string) =>
     value: "active"
   })
 
-/** A delivery's first event and document, ready to go into a commit. */
-export const scheduleDelivery = (
-  deps: EngineDeps,
-  ctx: RequestContext,
-  command: Parameters<typeof deliveryDecider.decide>[0] & { readonly type: "ScheduleDelivery" }
-) =>
-  Effect.gen(function*() {
-    const decided = deliveryDecider.decide(command, deliveryDecider.initialState)
-    if (Result.isFailure(decided)) return yield* Effect.die(decided.failure)
-    const events = yield* withMetadata(deps, ctx, decided.success)
-    const stream: StreamAppend = { streamId: command.id, expectedVersion: 0, events }
-    const document: DocumentWrite = documentWrite(
-      "delivery",
-      ctx.workspaceId,
-      command.id,
-      events.length,
-      foldProjection(projectDelivery, decided.success)
-    )
-    return { stream, document }
-  })
+/** A delivery's first event and document, ready to go into a commit (a new stream: nothing can refuse it). */
+export const scheduleDelivery = (deps: EngineDeps, ctx: RequestContext, command: ScheduleDelivery) =>
+  Effect.map(
+    decide(deps, deliveryAggregate, newStream(ctx, command.id), command).pipe(Effect.orDie),
+    (decided) => ({ stream: decided.append, document: decided.documents[0]! })
+  )
 
 /**
  * The transactional outbox: the commit that records a record's events also schedules one delivery per
  * active webhook of the workspace subscribed to each of them, so no event is ever lost between the
  * write and its announcement. The payload carries the record as the API shows it right after the event.
  */
-export const outboxFor = <E extends DomainEvent>(
+export const outbox = <C, E extends DomainEvent, S>(
   deps: EngineDeps,
   ctx: RequestContext,
-  project: (doc: Projected | null, event: E) => Projected | null,
+  aggregate: Aggregate<C, E, S>,
   view: (data: JsonObject) => Effect.Effect<JsonObject, StorageUnavailable>
 ) =>
 (context: AlsoContext<E>) =>
   Effect.gen(function*() {
+    const project = aggregate.project
     const announced = context.fresh.filter(({ event }) => isWebhookEventType(event.type))
-    if (announced.length === 0) return { streams: [], documents: [] } satisfies Addition
+    if (announced.length === 0 || project === null) return { streams: [], documents: [] } satisfies Addition
     const webhooks = yield* activeWebhooks(deps, ctx.workspaceId)
     if (webhooks.length === 0) return { streams: [], documents: [] } satisfies Addition
 
@@ -71,7 +58,7 @@ export const outboxFor = <E extends DomainEvent>(
       for (const webhook of subscribers) {
         const scheduled = yield* scheduleDelivery(deps, ctx, {
           type: "ScheduleDelivery",
-          id: yield* deps.ids.make("dlv"),
+          id: yield* deps.ids.make(deliveryAggregate.prefix),
           at: context.at,
           webhookId: webhook.id,
           eventId: metadata.eventId,
@@ -86,5 +73,6 @@ export const outboxFor = <E extends DomainEvent>(
         documents.push(scheduled.document)
       }
     }
-    return { streams, documents } satisfies Addition
+    // Wake the workers of every host; if the signal is lost, their polling finds the work anyway.
+    return { streams, documents, signals: streams.length === 0 ? [] : [{ _tag: "Scheduled" }] } satisfies Addition
   })

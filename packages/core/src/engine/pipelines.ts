@@ -1,41 +1,28 @@
 import { Effect, Result } from "effect"
+import { stateOf } from "../aggregate.js"
 import { NotFound } from "../errors.js"
 import {
-  type PipelineEvent,
-  type PipelineInfo,
-  pipelineDecider,
-  pipelineInfoOf,
   parsePipelineCreate,
-  parsePipelinePatch
+  parsePipelinePatch,
+  pipelineAggregate,
+  type PipelineInfo,
+  pipelineInfoOf
 } from "../pipeline/index.js"
 import type { EngineDeps } from "./deps.js"
-import { storableBody } from "./storable.js"
-import { pipelineDocuments } from "./documents.js"
 import type { IfMatch, RequestContext } from "./Engine.js"
-import { execute, loadStream } from "./execute.js"
+import { handleCommand, loadStream } from "./handleCommand.js"
 import { existsWhere, queryAll } from "./reads.js"
+import { storableBody } from "./storable.js"
 import type { Workspaces } from "./workspace.js"
 
 const stageField = { name: "stage_id", type: "id" } as const
 
+/** The pipeline's stages as the deal decider needs them; null when it is not this workspace's. */
+export const pipelineInfo = (deps: EngineDeps, ctx: RequestContext, id: string) =>
+  Effect.map(loadStream(deps, pipelineAggregate, ctx, id), (loaded): PipelineInfo | null =>
+    loaded.version > 0 ? pipelineInfoOf(stateOf(pipelineAggregate, loaded.history)) : null)
+
 export const makePipelines = (deps: EngineDeps, workspaces: Workspaces) => {
-  /** The pipeline's stages as the deal decider needs them; null when it is not this workspace's. */
-  const info = (ctx: RequestContext, id: string) =>
-    Effect.map(loadStream<PipelineEvent>(deps, ctx, id), (loaded): PipelineInfo | null =>
-      id.startsWith("pipe_") && loaded.version > 0
-        ? pipelineInfoOf(loaded.history.reduce(pipelineDecider.evolve, pipelineDecider.initialState))
-        : null)
-
-  const run = (ctx: RequestContext, id: string, ifMatch: IfMatch, creates: boolean) => ({
-    ctx,
-    streamId: id,
-    resource: "pipeline",
-    decider: pipelineDecider,
-    ifMatch,
-    creates,
-    documents: pipelineDocuments(ctx.workspaceId, id)
-  })
-
   const get = (ctx: RequestContext, id: string) =>
     Effect.gen(function*() {
       const doc = yield* deps.storage.getDocument("pipeline", ctx.workspaceId, id)
@@ -56,11 +43,13 @@ export const makePipelines = (deps: EngineDeps, workspaces: Workspaces) => {
       if (Result.isFailure(parsed)) return yield* parsed.failure
       // Accepted: the workspace gets its default pipeline first, so "Sales" stays the first one.
       yield* workspaces.ensure(ctx)
-      const id = yield* deps.ids.make("pipe")
+      const id = yield* deps.ids.make(pipelineAggregate.prefix)
       const stages: Array<{ id: string; name: string }> = []
       for (const stage of parsed.success.stages) stages.push({ id: yield* deps.ids.make("stage"), name: stage.name })
-      yield* execute(deps, {
-        ...run(ctx, id, null, true),
+      yield* handleCommand(deps, pipelineAggregate, {
+        ctx,
+        streamId: id,
+        stream: "new",
         command: ({ at }) => Effect.succeed({ type: "CreatePipeline" as const, id, at, name: parsed.success.name, stages })
       })
       return yield* get(ctx, id)
@@ -83,8 +72,10 @@ export const makePipelines = (deps: EngineDeps, workspaces: Workspaces) => {
               return { id: newId, name: stage.name }
             })
       )
-      yield* execute(deps, {
-        ...run(ctx, id, ifMatch, false),
+      yield* handleCommand(deps, pipelineAggregate, {
+        ctx,
+        streamId: id,
+        ifMatch,
         command: ({ state, at }) =>
           Effect.gen(function*() {
             // A stage may only go when no deal sits in it, counting deals in the trash: a restored deal
@@ -115,7 +106,5 @@ export const makePipelines = (deps: EngineDeps, workspaces: Workspaces) => {
       return yield* get(ctx, id)
     })
 
-  return { info, list, get, create, update }
+  return { list, get, create, update }
 }
-
-export type Pipelines = ReturnType<typeof makePipelines>

@@ -5,7 +5,7 @@ import type { StreamAppend } from "../storage/Storage.js"
 import { deliveryCancellation } from "./deliveryCancellation.js"
 import type { EngineDeps } from "./deps.js"
 import type { RequestContext } from "./Engine.js"
-import type { Addition } from "./execute.js"
+import type { Addition, AlsoContext } from "./handleCommand.js"
 import { queryAll } from "./reads.js"
 
 /** What purged data reads as, in the log (storage writes it) and in the documents. */
@@ -19,15 +19,15 @@ const ofRecord = (recordId: string) => ({
 }) as const
 
 /**
- * A purge erases the record's personal data from the deliveries of its events too: their payloads
- * carried the record as it was. In the purge's own commit, each such delivery's events are
- * redacted like the record's, its document keeps everything but the payload, and one still pending
- * (a schedule longer than the 30 days, or a retry never sent) is cancelled first: a redacted
- * delivery is never sent again, and a replay of it sends `{"redacted": true}`.
+ * What a purge erases in its own commit: the personal data of the record's earlier events, and of
+ * the deliveries of those events, whose payloads carried the record as it was. Each such delivery's
+ * events are redacted like the record's, its document keeps everything but the payload, and one
+ * still pending (a schedule longer than the 30 days, or a retry never sent) is cancelled first: a
+ * redacted delivery is never sent again, and a replay of it sends `{"redacted": true}`.
  */
-export const purgedDeliveries = (deps: EngineDeps, ctx: RequestContext, recordId: string, at: string) =>
+export const purgedDeliveries = (deps: EngineDeps, ctx: RequestContext) => ({ at, streamId }: AlsoContext<unknown>) =>
   Effect.gen(function*() {
-    const deliveries = yield* queryAll(deps, "delivery", ctx.workspaceId, ofRecord(recordId))
+    const deliveries = yield* queryAll(deps, "delivery", ctx.workspaceId, ofRecord(streamId))
     const streams: Array<StreamAppend> = []
     const documents: Array<DocumentWrite> = []
     for (const delivery of deliveries) {
@@ -37,5 +37,5 @@ export const purgedDeliveries = (deps: EngineDeps, ctx: RequestContext, recordId
       if (document._tag === "Remove") continue
       documents.push({ ...document, data: { ...document.data, payload_data: REDACTED } })
     }
-    return { streams, documents, redactStreams: deliveries.map((d) => d.id) } satisfies Addition
+    return { streams, documents, redactStreams: [streamId, ...deliveries.map((d) => d.id)] } satisfies Addition
   })

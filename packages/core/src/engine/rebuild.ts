@@ -1,15 +1,10 @@
-import { Effect } from "effect"
-import type { ContactEvent } from "../contact/index.js"
-import { type CustomFieldDefinition, type CustomFieldEvent, customFieldDecider } from "../customField/index.js"
-import type { DealEvent } from "../deal/index.js"
-import type { PipelineEvent } from "../pipeline/index.js"
-import { searchFieldsOf } from "../query/documentSearchWords.js"
-import { catalogOf } from "../query/fields.js"
+import { Effect, Result } from "effect"
+import { type AnyAggregate, aggregateOf, decodeEvents, isErased, stateOf } from "../aggregate.js"
+import { type CustomFieldDefinition, customFieldAggregate, customFieldStreamId } from "../customField/index.js"
 import type { DocumentWrite } from "../storage/documents.js"
 import type { StoredEvent } from "../storage/events.js"
 import { Storage } from "../storage/Storage.js"
-import { customFieldStreamId } from "./customFields.js"
-import { contactDocuments, dealDocuments, pipelineDocuments, projectedCollections } from "./documents.js"
+import { aggregates as registered } from "./aggregates.js"
 
 const BATCH = 5_000
 
@@ -24,12 +19,22 @@ export interface RebuildResult {
   readonly documents: number
 }
 
+/** The stream's events decoded with its aggregate's Schema; one that does not decode stops the rebuild. */
+const decoded = (aggregate: AnyAggregate, stored: ReadonlyArray<StoredEvent>) => {
+  const events = decodeEvents(aggregate, stored)
+  return Result.isFailure(events) ? Effect.die(events.failure) : Effect.succeed(events.success)
+}
+
 /**
  * Rebuilds every projected document from the event log with the same projection code the command
- * path uses, then swaps them in atomically. Purged streams produce nothing: their data is redacted and
- * their documents are gone by design.
+ * path uses, then swaps them in atomically: the documents of every registered aggregate that is
+ * `rebuilt`, each stream projected by the aggregate its id names. Purged streams produce nothing:
+ * their data is redacted and their documents are gone by design.
  */
-export const rebuildDocuments = (onProgress: (progress: RebuildProgress) => void = () => {}) =>
+export const rebuildDocuments = (
+  onProgress: (progress: RebuildProgress) => void = () => {},
+  aggregates: ReadonlyArray<AnyAggregate> = registered
+) =>
   Effect.gen(function*() {
     const storage = yield* Storage
     const totalEvents = yield* storage.headSequence
@@ -54,35 +59,28 @@ export const rebuildDocuments = (onProgress: (progress: RebuildProgress) => void
       if (batch.length < BATCH) break
     }
 
+    // Documents depend on the workspace's custom field definitions (which fields are searched).
     const definitions = new Map<string, ReadonlyArray<CustomFieldDefinition>>()
-    const definitionsOf = (workspaceId: string) => {
-      let defs = definitions.get(workspaceId)
-      if (defs === undefined) {
-        const stream = (streams.get(customFieldStreamId(workspaceId)) ?? []) as unknown as ReadonlyArray<CustomFieldEvent>
-        defs = stream.reduce(customFieldDecider.evolve, customFieldDecider.initialState).definitions
+    const definitionsOf = (workspaceId: string) =>
+      Effect.gen(function*() {
+        const known = definitions.get(workspaceId)
+        if (known !== undefined) return known
+        const history = yield* decoded(customFieldAggregate, streams.get(customFieldStreamId(workspaceId)) ?? [])
+        const defs = stateOf(customFieldAggregate, history).definitions
         definitions.set(workspaceId, defs)
-      }
-      return defs
-    }
+        return defs
+      })
 
+    const rebuilt = aggregates.filter((aggregate) => aggregate.rebuilt)
     const writes: Array<DocumentWrite> = []
     for (const [streamId, stored] of streams) {
-      if (stored.some((event) => event.type.endsWith(".purged"))) continue
+      const aggregate = aggregateOf(rebuilt, streamId)
+      if (aggregate === undefined || isErased(stored)) continue
       const workspaceId = stored[0]!.metadata.workspaceId
-      const version = stored.length
-      if (streamId.startsWith("con_")) {
-        const all = stored as unknown as ReadonlyArray<ContactEvent>
-        const search = searchFieldsOf(catalogOf("contact", definitionsOf(workspaceId)))
-        writes.push(...contactDocuments(workspaceId, streamId, search)(all, all, version))
-      } else if (streamId.startsWith("deal_")) {
-        const all = stored as unknown as ReadonlyArray<DealEvent>
-        const search = searchFieldsOf(catalogOf("deal", definitionsOf(workspaceId)))
-        writes.push(...dealDocuments(workspaceId, streamId, search)(all, all, version))
-      } else if (streamId.startsWith("pipe_")) {
-        const all = stored as unknown as ReadonlyArray<PipelineEvent>
-        writes.push(...pipelineDocuments(workspaceId, streamId)(all, all, version))
-      }
+      const all = yield* decoded(aggregate, stored)
+      const stream = { workspaceId, id: streamId, definitions: yield* definitionsOf(workspaceId) }
+      writes.push(...aggregate.documents(stream, all, all, stored.length))
     }
-    yield* storage.replaceDocuments(projectedCollections, writes)
+    yield* storage.replaceDocuments(rebuilt.flatMap((aggregate) => aggregate.collections), writes)
     return { events, streams: streams.size, documents: writes.length } satisfies RebuildResult
   })

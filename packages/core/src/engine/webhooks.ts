@@ -1,25 +1,15 @@
-import { Effect, Option, Result } from "effect"
-import { deliveryView } from "../delivery/index.js"
+import { Effect, Result, Schema } from "effect"
+import { deliveryAggregate, DeliveryDocument, deliveryView } from "../delivery/index.js"
 import { NotFound, ValidationError } from "../errors.js"
-import type { JsonObject } from "../json.js"
 import type { Expr, FieldRef } from "../query/ast.js"
 import { fieldInfo } from "../query/fields.js"
-import { paginate, parseListQuery } from "../query/index.js"
-import type { DocumentWrite, StoredDocument } from "../storage/documents.js"
-import {
-  parseWebhookCreate,
-  parseWebhookPatch,
-  projectWebhook,
-  type WebhookEvent,
-  webhookDecider,
-  webhookView
-} from "../webhook/index.js"
-import { type EngineDeps, nowIso } from "./deps.js"
-import type { IfMatch, ListParams, RequestContext } from "./Engine.js"
-import { documentWrite, execute, foldProjection } from "./execute.js"
-import { claimWrite, IdempotencyClaim } from "./idempotencyClaim.js"
+import type { StoredDocument } from "../storage/documents.js"
+import { parseWebhookCreate, parseWebhookPatch, webhookAggregate, webhookView } from "../webhook/index.js"
 import { deliveryCancellation } from "./deliveryCancellation.js"
-import { scheduleDelivery } from "./outbox.js"
+import type { EngineDeps } from "./deps.js"
+import type { IfMatch, ListParams, RequestContext } from "./Engine.js"
+import { handleCommand } from "./handleCommand.js"
+import { listPage } from "./listPage.js"
 import { queryAll } from "./reads.js"
 import { storableBody, storableParams } from "./storable.js"
 
@@ -38,18 +28,6 @@ const eq = (field: FieldRef, value: string): Expr => ({ _tag: "Compare", field, 
 
 export const makeWebhooks = (deps: EngineDeps) => {
   const { config, transport } = deps.webhooks
-
-  const run = (ctx: RequestContext, id: string, ifMatch: IfMatch, creates: boolean) => ({
-    ctx,
-    streamId: id,
-    resource: "webhook",
-    decider: webhookDecider,
-    ifMatch,
-    creates,
-    documents: (all: ReadonlyArray<WebhookEvent>, _fresh: ReadonlyArray<WebhookEvent>, version: number) => [
-      documentWrite("webhook", ctx.workspaceId, id, version, foldProjection(projectWebhook, all))
-    ]
-  })
 
   /** When the webhook was last attempted: the newest last_attempt_at among its deliveries. */
   const lastDeliveryAt = (ctx: RequestContext, webhookId: string) =>
@@ -91,9 +69,11 @@ export const makeWebhooks = (deps: EngineDeps) => {
       const parsed = parseWebhookCreate(yield* storableBody(body), { allowInsecure: config.allowInsecure })
       if (Result.isFailure(parsed)) return yield* parsed.failure
       yield* transport.checkTarget(parsed.success.url, config.allowInsecure)
-      const id = yield* deps.ids.make("wh")
-      yield* execute(deps, {
-        ...run(ctx, id, null, true),
+      const id = yield* deps.ids.make(webhookAggregate.prefix)
+      yield* handleCommand(deps, webhookAggregate, {
+        ctx,
+        streamId: id,
+        stream: "new",
         command: ({ at }) => Effect.succeed({ type: "CreateWebhook" as const, id, at, ...parsed.success })
       })
       return yield* get(ctx, id)
@@ -104,8 +84,10 @@ export const makeWebhooks = (deps: EngineDeps) => {
       const parsed = parseWebhookPatch(yield* storableBody(body), { allowInsecure: config.allowInsecure })
       if (Result.isFailure(parsed)) return yield* parsed.failure
       if (parsed.success.url !== undefined) yield* transport.checkTarget(parsed.success.url, config.allowInsecure)
-      yield* execute(deps, {
-        ...run(ctx, id, ifMatch, false),
+      yield* handleCommand(deps, webhookAggregate, {
+        ctx,
+        streamId: id,
+        ifMatch,
         command: ({ at }) => Effect.succeed({ type: "UpdateWebhook" as const, id, at, fields: parsed.success })
       })
       return yield* get(ctx, id)
@@ -113,8 +95,10 @@ export const makeWebhooks = (deps: EngineDeps) => {
 
   const remove = (ctx: RequestContext, id: string, ifMatch: IfMatch) =>
     Effect.gen(function*() {
-      yield* execute(deps, {
-        ...run(ctx, id, ifMatch, false),
+      yield* handleCommand(deps, webhookAggregate, {
+        ctx,
+        streamId: id,
+        ifMatch,
         command: ({ at }) => Effect.succeed({ type: "DeleteWebhook" as const, id, at }),
         // Queued deliveries are cancelled in the same commit: once the delete is acknowledged, no
         // worker can record another attempt for them (its commit would meet a newer version).
@@ -147,7 +131,7 @@ export const makeWebhooks = (deps: EngineDeps) => {
       if (status !== undefined && !deliveryStatuses.includes(status)) {
         return yield* ValidationError.at("status", `must be one of ${deliveryStatuses.join(", ")}`)
       }
-      const parsed = parseListQuery(checked, {
+      const page = yield* listPage(deps, ctx, "delivery", checked, {
         catalog: deliveryCatalog,
         scope: "live",
         baseWhere: status === undefined
@@ -157,10 +141,6 @@ export const makeWebhooks = (deps: EngineDeps) => {
         allow: { filter: false, search: false, sort: false },
         extraParams: ["status"]
       })
-      if (Result.isFailure(parsed)) return yield* parsed.failure
-      const query = parsed.success
-      const rows = yield* deps.storage.queryDocuments("delivery", ctx.workspaceId, { ...query, limit: query.limit + 1 })
-      const page = paginate(rows, query)
       return { data: page.rows.map((row) => deliveryView(row.data, { withAttempts: false })), next_cursor: page.next_cursor }
     })
 
@@ -174,31 +154,28 @@ export const makeWebhooks = (deps: EngineDeps) => {
   const replay = (ctx: RequestContext, webhookId: string, deliveryId: string) =>
     Effect.gen(function*() {
       yield* webhookDocument(ctx, webhookId)
-      const original = (yield* deliveryDocument(ctx, webhookId, deliveryId)).data
-      const text = (key: string) => String(original[key])
-      const id = yield* deps.ids.make("dlv")
-      const at = yield* nowIso
-      const scheduled = yield* scheduleDelivery(deps, ctx, {
-        type: "ScheduleDelivery",
-        id,
-        at,
-        webhookId,
-        eventId: text("event_id"),
-        eventType: text("event_type"),
-        eventStreamId: text("event_stream_id"),
-        eventVersion: Number(original["event_version"]),
-        eventCreatedAt: text("event_created_at"),
-        payloadData: (original["payload_data"] ?? {}) as JsonObject,
-        replayOf: deliveryId
+      const original = yield* Schema.decodeUnknownEffect(DeliveryDocument)((yield* deliveryDocument(ctx, webhookId, deliveryId)).data)
+        .pipe(Effect.orDie)
+      const id = yield* deps.ids.make(deliveryAggregate.prefix)
+      yield* handleCommand(deps, deliveryAggregate, {
+        ctx,
+        streamId: id,
+        stream: "new",
+        command: ({ at }) =>
+          Effect.succeed({
+            type: "ScheduleDelivery" as const,
+            id,
+            at,
+            webhookId,
+            eventId: original.event_id,
+            eventType: original.event_type,
+            eventStreamId: original.event_stream_id,
+            eventVersion: original.event_version,
+            eventCreatedAt: original.event_created_at,
+            payloadData: original.payload_data,
+            replayOf: deliveryId
+          })
       })
-      // Under an Idempotency-Key the replay's own commit records the key, as execute does for other
-      // writes: a host that stops before storing the answer cannot let a retry replay it again.
-      const claim = yield* Effect.serviceOption(IdempotencyClaim)
-      const claimed = Option.isSome(claim) ? [claimWrite(ctx.workspaceId, claim.value, { resource: "delivery", id }, at)] : []
-      yield* deps.storage.commit({ streams: [scheduled.stream], documents: [scheduled.document, ...claimed] }).pipe(
-        // A new stream at version 0 with a fresh id, and the claim (a plain upsert): neither conflict can happen.
-        Effect.catchTags({ VersionConflict: Effect.die, UniqueViolation: Effect.die })
-      )
       yield* deps.queue.signal({ _tag: "Scheduled" }).pipe(Effect.ignore)
       return yield* delivery(ctx, webhookId, id)
     })

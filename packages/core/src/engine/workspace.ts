@@ -1,9 +1,8 @@
 import { Effect } from "effect"
-import { defaultPipelineCommand, pipelineDecider } from "../pipeline/index.js"
-import { type EngineDeps, withMetadata } from "./deps.js"
-import { nowIso } from "./deps.js"
+import { defaultPipelineCommand, pipelineAggregate } from "../pipeline/index.js"
+import { type EngineDeps, nowIso, withMetadata } from "./deps.js"
 import type { RequestContext } from "./Engine.js"
-import { pipelineDocuments } from "./documents.js"
+import { decide, newStream } from "./handleCommand.js"
 
 export const workspaceStreamId = (workspaceId: string) => `ws_${workspaceId}`
 
@@ -23,25 +22,21 @@ export const makeWorkspaces = (deps: EngineDeps) => {
       const existing = yield* deps.storage.readStream(workspaceStreamId(ctx.workspaceId))
       if (existing.length > 0) return
       const at = yield* nowIso
-      const pipelineId = yield* deps.ids.make("pipe")
+      const pipelineId = yield* deps.ids.make(pipelineAggregate.prefix)
       const stageIds: Array<string> = []
       for (let i = 0; i < 6; i++) stageIds.push(yield* deps.ids.make("stage"))
-      const decided = pipelineDecider.decide(defaultPipelineCommand(pipelineId, stageIds, at), pipelineDecider.initialState)
-      if (decided._tag === "Failure") return yield* Effect.die(decided.failure)
-      const pipelineEvents = yield* withMetadata(deps, ctx, decided.success)
+      // A new stream: nothing can refuse it.
+      const pipeline = yield* decide(deps, pipelineAggregate, newStream(ctx, pipelineId), defaultPipelineCommand(pipelineId, stageIds, at))
+        .pipe(Effect.orDie)
       const initialized = yield* withMetadata(deps, ctx, [
         { type: "workspace.initialized", data: { default_pipeline_id: pipelineId, at } }
       ])
       yield* deps.storage.commit({
         streams: [
-          {
-            streamId: workspaceStreamId(ctx.workspaceId),
-            expectedVersion: 0,
-            events: initialized
-          },
-          { streamId: pipelineId, expectedVersion: 0, events: pipelineEvents }
+          { streamId: workspaceStreamId(ctx.workspaceId), expectedVersion: 0, events: initialized },
+          pipeline.append
         ],
-        documents: pipelineDocuments(ctx.workspaceId, pipelineId)(decided.success, decided.success, pipelineEvents.length)
+        documents: pipeline.documents
       }).pipe(Effect.catchTags({ VersionConflict: () => Effect.void, UniqueViolation: () => Effect.void }))
     })
 

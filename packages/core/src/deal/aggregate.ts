@@ -1,0 +1,46 @@
+import { type Aggregate, recordDocument, type StreamRef } from "../aggregate.js"
+import type { DocumentWrite } from "../storage/documents.js"
+import type { DealCommand } from "./commands.js"
+import { dealDecider, type DealState } from "./decider.js"
+import { DealEvent } from "./events.js"
+import { projectDeal, timelineEntryOf } from "./projection.js"
+
+const dealDocument = recordDocument("deal", projectDeal, { searched: "deal" })
+
+/** A timeline entry per stage change, written once; a purge removes them with the deal. */
+const timelineEntries = ({ id, workspaceId }: StreamRef, all: ReadonlyArray<DealEvent>, fresh: ReadonlyArray<DealEvent>) => {
+  const writes: Array<DocumentWrite> = []
+  const purged = all.some((event) => event.type === "deal.purged")
+  for (const event of purged ? all : fresh) {
+    const entry = timelineEntryOf(id, event)
+    if (entry === null) continue
+    writes.push(
+      purged
+        ? { _tag: "Remove", collection: "timeline_entry", workspaceId, id: entry.id }
+        : {
+          _tag: "Upsert",
+          collection: "timeline_entry",
+          workspaceId,
+          id: entry.id,
+          version: 1,
+          deletedAt: null,
+          uniqueKey: null,
+          searchWords: [],
+          data: entry
+        }
+    )
+  }
+  return writes
+}
+
+export const dealAggregate: Aggregate<DealCommand, DealEvent, DealState> = {
+  name: "deal",
+  prefix: "deal",
+  decider: dealDecider,
+  events: DealEvent,
+  project: projectDeal,
+  documents: (stream, all, fresh, version) => [...dealDocument(stream, all, fresh, version), ...timelineEntries(stream, all, fresh)],
+  collections: ["deal", "timeline_entry"],
+  rebuilt: true,
+  purge: (id, at) => ({ type: "PurgeDeal", id, at })
+}
