@@ -101,7 +101,7 @@ describe("the registered aggregates", () => {
     for (const aggregate of aggregates) {
       expect(aggregateOf(aggregates, `${aggregate.prefix}_01h`)).toBe(aggregate)
     }
-    expect(aggregateOf(aggregates, "ws_acme")).toBeUndefined()
+    expect(aggregateOf(aggregates, "wsx_acme")).toBeUndefined()
     expect(isStreamOf(contactAggregate, "deal_01h")).toBe(false)
     // A prefix is a whole word: `con` does not own `contact_…`.
     expect(isStreamOf(contactAggregate, "contact_01h")).toBe(false)
@@ -109,6 +109,6 @@ describe("the registered aggregates", () => {
 
   it("are named as their events are", () => {
     const names = aggregates.map((aggregate) => aggregate.name)
-    expect(names).toEqual(["contact", "deal", "pipeline", "webhook", "delivery", "custom_field", "api_key"])
+    expect(names).toEqual(["contact", "deal", "pipeline", "webhook", "delivery", "custom_field", "api_key", "workspace"])
   })
 })

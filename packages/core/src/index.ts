@@ -27,3 +27,4 @@ export { createPromiseEngine, type PromiseEngine, type PromiseEngineOptions } fr
 export { attemptDelivery, DeliveryWorkerLive, type DeliveryWorkerOptions, runDeliveryWorker } from "./engine/deliveryWorker.js"
 export { type EngineRequirements } from "./engine/EngineLive.js"
 export * from "./aggregate.js"
+export * from "./workspace/index.js"

@@ -6,6 +6,7 @@ import { dealAggregate } from "../deal/index.js"
 import { deliveryAggregate } from "../delivery/index.js"
 import { pipelineAggregate } from "../pipeline/index.js"
 import { webhookAggregate } from "../webhook/index.js"
+import { workspaceAggregate } from "../workspace/index.js"
 
 /**
  * Every kind of record the engine stores, by the descriptor next to its decider. Rebuild walks them
@@ -19,5 +20,6 @@ export const aggregates: ReadonlyArray<AnyAggregate> = [
   webhookAggregate,
   deliveryAggregate,
   customFieldAggregate,
-  apiKeyAggregate
+  apiKeyAggregate,
+  workspaceAggregate
 ]

@@ -85,7 +85,7 @@ export const decide = <C, E extends DomainEvent, S>(
   deps: EngineDeps,
   aggregate: Aggregate<C, E, S>,
   on: DecisionPoint<E>,
-  command: C,
+  command: NoInfer<C>,
   state: S = stateOf(aggregate, on.history)
 ): Effect.Effect<Decided<E>, DomainError> =>
   Effect.gen(function*() {

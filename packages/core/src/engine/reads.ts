@@ -68,5 +68,3 @@ export const visibleFields = (data: JsonObject, catalog: FieldCatalog): JsonObje
   }
   return out
 }
-
-export const idField = { name: "id", type: "id" } as const
