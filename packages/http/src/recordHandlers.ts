@@ -1,4 +1,4 @@
-import type { IfMatch, ReadError, RequestContext, Versioned, WriteError } from "@dealstream/core"
+import type { IfMatch, ListParams, Page, ReadError, RequestContext, Versioned, WriteError } from "@dealstream/core"
 import type { HttpServerRequest } from "effect/http"
 import { Effect } from "effect"
 import { Caller } from "./auth/Authentication.js"
@@ -6,7 +6,7 @@ import type { IdempotentRepliesService } from "./idempotency.js"
 import { ifMatchOf } from "./parameters.js"
 import { readJsonBody } from "./request/jsonBody.js"
 import { readQuery } from "./request/queryParams.js"
-import { created, locationOf, noContent, record, respond } from "./responses.js"
+import { created, locationOf, noContent, page, record, respond } from "./responses.js"
 
 // The handlers every record resource shares; each group names only its engine call.
 
@@ -30,6 +30,28 @@ interface ConditionalRequest extends RecordRequest {
   /** If-Match as HttpApi decoded it (parameters.ts). */
   readonly headers: { readonly "if-match"?: IfMatch }
 }
+
+/** GET of a collection: every list parameter goes to the engine, which rejects unknown ones; 200 with the page. */
+export const listRecords = <E>(list: (ctx: RequestContext, params: ListParams) => Effect.Effect<Page, E>) => ({ request }: Request) =>
+  Effect.gen(function*() {
+    const query = yield* readQuery(request, "all")
+    return respond(page(yield* list(yield* Caller, query)))
+  })
+
+/** GET of a collection a workspace holds a handful of (pipelines, webhooks): whole, unpaginated, no parameters. */
+export const listWhole = <E>(list: (ctx: RequestContext) => Effect.Effect<Page, E>) => ({ request }: Request) =>
+  Effect.gen(function*() {
+    yield* readQuery(request, [])
+    return respond(page(yield* list(yield* Caller)))
+  })
+
+/** GET of one record without query parameters; 200 with the record. */
+export const getRecord = <E>(get: (ctx: RequestContext, id: string) => Effect.Effect<Versioned, E>) =>
+({ params, request }: RecordRequest) =>
+  Effect.gen(function*() {
+    yield* readQuery(request, [])
+    return respond(record(yield* get(yield* Caller, params.id)))
+  })
 
 /** POST of a new record: no query parameters, a JSON body, the Idempotency-Key rules, 201 + Location. */
 export const createRecord = (

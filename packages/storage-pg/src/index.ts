@@ -1,6 +1,6 @@
 /** PostgreSQL storage for dealstream, and an embedded PostgreSQL to run it without a server. */
 export * as PgStorage from "./PgStorage.js"
 export * as EmbeddedPostgres from "./EmbeddedPostgres.js"
-export { DatabaseError } from "./errors.js"
+export { DatabaseError, targetOf as databaseTarget } from "./errors.js"
 export { EmbeddedPostgresError } from "./EmbeddedPostgres.js"
 export { migrate } from "./migrate.js"

@@ -1,9 +1,9 @@
 import { apiKeyIdOf, Engine, type JsonObject } from "@dealstream/core"
-import { EmbeddedPostgres } from "@dealstream/storage-pg"
+import { databaseTarget, EmbeddedPostgres } from "@dealstream/storage-pg"
 import { createHash, randomBytes } from "node:crypto"
 import { Cause, Effect, Exit, Result } from "effect"
 import { engineOn } from "../host/HostLive.js"
-import { databaseTarget, embeddedClusterDir, type StorageChoice, StorageInUse } from "../host/storage.js"
+import { embeddedClusterDir, type StorageChoice, StorageInUse } from "../host/storage.js"
 
 /** A `dealstream keys` command that failed, worded for one line. */
 export class KeysFailed extends Error {}

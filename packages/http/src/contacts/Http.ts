@@ -3,10 +3,10 @@ import { HttpApiBuilder } from "effect/http-api"
 import { Effect } from "effect"
 import { Api } from "../Api.js"
 import { Caller } from "../auth/Authentication.js"
-import { createRecord, deleteRecord, restoreRecord, writeRecord } from "../recordHandlers.js"
+import { createRecord, deleteRecord, listRecords, restoreRecord, writeRecord } from "../recordHandlers.js"
 import { IdempotentReplies } from "../idempotency.js"
 import { readQuery } from "../request/queryParams.js"
-import { page, record, respond } from "../responses.js"
+import { record, respond } from "../responses.js"
 
 const COLLECTION = "/v1/contacts"
 
@@ -15,11 +15,7 @@ export const ContactsLive = HttpApiBuilder.group(Api, "contacts", (handlers) =>
     const engine = yield* Engine
     const idempotent = yield* IdempotentReplies
     return handlers
-      .handle("list", ({ request }) =>
-        Effect.gen(function*() {
-          const query = yield* readQuery(request, "all")
-          return respond(page(yield* engine.contacts.list(yield* Caller, query)))
-        }))
+      .handle("list", listRecords(engine.contacts.list))
       .handle("get", ({ params, request }) =>
         Effect.gen(function*() {
           const query = yield* readQuery(request, ["expand"])

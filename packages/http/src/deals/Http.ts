@@ -3,10 +3,10 @@ import { HttpApiBuilder } from "effect/http-api"
 import { Effect } from "effect"
 import { Api } from "../Api.js"
 import { Caller } from "../auth/Authentication.js"
-import { createRecord, deleteRecord, restoreRecord, writeRecord } from "../recordHandlers.js"
+import { createRecord, deleteRecord, getRecord, listRecords, restoreRecord, writeRecord } from "../recordHandlers.js"
 import { IdempotentReplies } from "../idempotency.js"
 import { readQuery } from "../request/queryParams.js"
-import { page, record, respond } from "../responses.js"
+import { page, respond } from "../responses.js"
 
 const COLLECTION = "/v1/deals"
 
@@ -15,16 +15,8 @@ export const DealsLive = HttpApiBuilder.group(Api, "deals", (handlers) =>
     const engine = yield* Engine
     const idempotent = yield* IdempotentReplies
     return handlers
-      .handle("list", ({ request }) =>
-        Effect.gen(function*() {
-          const query = yield* readQuery(request, "all")
-          return respond(page(yield* engine.deals.list(yield* Caller, query)))
-        }))
-      .handle("get", ({ params, request }) =>
-        Effect.gen(function*() {
-          yield* readQuery(request, [])
-          return respond(record(yield* engine.deals.get(yield* Caller, params.id)))
-        }))
+      .handle("list", listRecords(engine.deals.list))
+      .handle("get", getRecord(engine.deals.get))
       .handleRaw("create", createRecord(idempotent, COLLECTION, engine.deals.create, engine.deals.get))
       .handleRaw("update", writeRecord(engine.deals.update))
       .handleRaw("moveStage", writeRecord(engine.deals.moveStage))

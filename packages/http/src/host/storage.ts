@@ -1,6 +1,6 @@
 import type { DeliveryQueue, Storage } from "@dealstream/core"
 import { MemoryStorage } from "@dealstream/storage-memory"
-import { type DatabaseError, EmbeddedPostgres, EmbeddedPostgresError, PgStorage } from "@dealstream/storage-pg"
+import { databaseTarget, type DatabaseError, EmbeddedPostgres, EmbeddedPostgresError, PgStorage } from "@dealstream/storage-pg"
 import { chmodSync, existsSync, mkdirSync, statSync } from "node:fs"
 import { join } from "node:path"
 import { Context, Effect, Exit, Fiber, Layer, Schedule, Scope } from "effect"
@@ -24,17 +24,6 @@ export type StorageSetupError = DatabaseError | EmbeddedPostgresError
 
 /** The embedded cluster's folder inside a data directory (next to the dev API key). */
 export const embeddedClusterDir = (dataDir: string) => join(dataDir, "pg")
-
-/** `host:port/database` of a connection URL: enough to tell which database, never the password. */
-export const databaseTarget = (url: string): string => {
-  try {
-    const parsed = new URL(url)
-    const database = decodeURIComponent(parsed.pathname.replace(/^\//, "")) || "postgres"
-    return `${parsed.hostname || "localhost"}:${parsed.port || "5432"}/${database}`
-  } catch {
-    return "an unparsable URL"
-  }
-}
 
 /**
  * PostgreSQL refuses to run as root, so as root the embedded server runs as the `postgres` system

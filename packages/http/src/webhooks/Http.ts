@@ -3,7 +3,7 @@ import { HttpApiBuilder } from "effect/http-api"
 import { Effect } from "effect"
 import { Api } from "../Api.js"
 import { Caller } from "../auth/Authentication.js"
-import { createRecord, deleteRecord, unconditional, writeRecord } from "../recordHandlers.js"
+import { createRecord, deleteRecord, getRecord, listWhole, unconditional, writeRecord } from "../recordHandlers.js"
 import { IdempotentReplies } from "../idempotency.js"
 import { readQuery } from "../request/queryParams.js"
 import { locationOf, page, record, respond } from "../responses.js"
@@ -17,16 +17,8 @@ export const WebhooksLive = HttpApiBuilder.group(Api, "webhooks", (handlers) =>
     const engine = yield* Engine
     const idempotent = yield* IdempotentReplies
     return handlers
-      .handle("list", ({ request }) =>
-        Effect.gen(function*() {
-          yield* readQuery(request, [])
-          return respond(page(yield* engine.webhooks.list(yield* Caller)))
-        }))
-      .handle("get", ({ params, request }) =>
-        Effect.gen(function*() {
-          yield* readQuery(request, [])
-          return respond(record(yield* engine.webhooks.get(yield* Caller, params.id)))
-        }))
+      .handle("list", listWhole(engine.webhooks.list))
+      .handle("get", getRecord(engine.webhooks.get))
       .handleRaw("create", createRecord(idempotent, COLLECTION, engine.webhooks.create, engine.webhooks.get))
       .handleRaw("update", writeRecord(engine.webhooks.update))
       .handle("delete", deleteRecord(engine.webhooks.delete))
