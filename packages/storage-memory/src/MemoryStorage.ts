@@ -8,6 +8,7 @@ import {
   type ExpiredRecord,
   type QueueSignal,
   runQuery,
+  type SettingsChange,
   Storage,
   type StorageService,
   type StoredDocument,
@@ -45,6 +46,9 @@ export interface Services {
  */
 export const makeWithQueue: Effect.Effect<Services> = Effect.gen(function*() {
   const signals = yield* PubSub.unbounded<QueueSignal>()
+  const settingsChanges = yield* PubSub.unbounded<SettingsChange>()
+  /** Per workspace: moves on with every commit that appends to one of its settings streams. */
+  const settingsVersions = new Map<string, number>()
   const log: Array<StoredEvent> = []
   const streams = new Map<string, Array<StoredEvent>>()
   const documents = new Map<string, Row>()
@@ -130,6 +134,14 @@ export const makeWithQueue: Effect.Effect<Services> = Effect.gen(function*() {
             )
           }
         }
+        for (const read of commit.settingsRead ?? []) {
+          const actual = settingsVersions.get(read.workspaceId) ?? 0
+          if (actual !== read.version) {
+            return Effect.fail(
+              new VersionConflict({ streamId: `settings:${read.workspaceId}`, expectedVersion: read.version, actualVersion: actual })
+            )
+          }
+        }
         const violation = findUniqueViolation(commit.documents)
         if (violation !== null) return Effect.fail(violation)
 
@@ -163,7 +175,15 @@ export const makeWithQueue: Effect.Effect<Services> = Effect.gen(function*() {
           }
         }
         for (const write of commit.documents) writeRow(write)
-        return Effect.succeed({ events: appended })
+        const changed = new Set(
+          commit.streams.filter((append) => append.settings === true && append.events.length > 0)
+            .map((append) => append.events[0]!.metadata.workspaceId)
+        )
+        for (const workspaceId of changed) settingsVersions.set(workspaceId, (settingsVersions.get(workspaceId) ?? 0) + 1)
+        return Effect.as(
+          Effect.forEach(changed, (workspaceId) => PubSub.publish(settingsChanges, { _tag: "Changed", workspaceId }), { discard: true }),
+          { events: appended }
+        )
       })
     )
 
@@ -178,7 +198,9 @@ export const makeWithQueue: Effect.Effect<Services> = Effect.gen(function*() {
 
   const service: StorageService = {
     commit,
-    readStream: (streamId) => Effect.sync(() => [...(streams.get(streamId) ?? [])]),
+    readStream: (streamId, after = 0) => Effect.sync(() => (streams.get(streamId) ?? []).slice(Math.max(0, after))),
+    settingsVersion: (workspaceId) => Effect.sync(() => settingsVersions.get(workspaceId) ?? 0),
+    settingsChanges: Stream.fromPubSub(settingsChanges),
     readLog: ({ after, limit }) => Effect.sync(() => log.slice(Math.max(0, after), Math.max(0, after) + limit)),
     getDocument: (collection, workspaceId, id) =>
       Effect.sync(() => {

@@ -1,6 +1,6 @@
 import { DeliveryQueue, type DeliveryQueueService, Storage, type StorageService } from "@dealstream/core"
 import * as PgClient from "@effect/sql-pg/PgClient"
-import { Clock, Context, Duration, Effect, Layer, Redacted, type Scope } from "effect"
+import { Clock, Context, Duration, Effect, Layer, Redacted, type Scope, Stream } from "effect"
 import * as Reactivity from "effect/reactivity/Reactivity"
 import type { SqlClient } from "effect/sql/SqlClient"
 import type { SqlError } from "effect/sql/SqlError"
@@ -50,7 +50,10 @@ export const fromClient = (sql: SqlClient, submit: SubmitCommit): StorageService
       Effect.flatMap((now) => commit(sql, submit)(input, new Date(now).toISOString())),
       orUnavailable
     ),
-  readStream: (streamId) => orUnavailable(readStream(sql)(streamId)),
+  readStream: (streamId, after) => orUnavailable(readStream(sql)(streamId, after)),
+  // Until migration 9 keeps settings versions: nothing in the engine reads them yet.
+  settingsVersion: () => Effect.die(new Error("settingsVersion: not implemented on PostgreSQL yet")),
+  settingsChanges: Stream.die(new Error("settingsChanges: not implemented on PostgreSQL yet")),
   readLog: (options) => orUnavailable(readLog(sql)(options)),
   getDocument: (collection, workspaceId, id) => orUnavailable(getDocument(sql)(collection, workspaceId, id)),
   getDocuments: (collection, workspaceId, ids) => orUnavailable(getDocuments(sql)(collection, workspaceId, ids)),

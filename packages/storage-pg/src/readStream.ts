@@ -5,7 +5,7 @@ import type { SqlError } from "effect/sql/SqlError"
 import { eventColumns, type EventRow, toStoredEvent } from "./internal/eventRow.js"
 import { tables } from "./tables.js"
 
-const text = `SELECT ${eventColumns} FROM ${tables.events} WHERE stream_id = $1 ORDER BY stream_version`
+const text = `SELECT ${eventColumns} FROM ${tables.events} WHERE stream_id = $1 AND stream_version > $2 ORDER BY stream_version`
 
-export const readStream = (sql: SqlClient) => (streamId: string): Effect.Effect<ReadonlyArray<StoredEvent>, SqlError> =>
-  Effect.map(sql.unsafe<EventRow>(text, [streamId]), (rows) => rows.map(toStoredEvent))
+export const readStream = (sql: SqlClient) => (streamId: string, after = 0): Effect.Effect<ReadonlyArray<StoredEvent>, SqlError> =>
+  Effect.map(sql.unsafe<EventRow>(text, [streamId, after]), (rows) => rows.map(toStoredEvent))

@@ -1,4 +1,4 @@
-import { Context, type Effect } from "effect"
+import { Context, type Effect, type Stream } from "effect"
 import { Schema } from "effect"
 import type { StorageUnavailable } from "../errors.js"
 import type { DocumentQuery } from "../query/ast.js"
@@ -11,7 +11,30 @@ export interface StreamAppend {
   /** 0 for a stream that must not exist yet. */
   readonly expectedVersion: number
   readonly events: ReadonlyArray<NewEvent>
+  /**
+   * A settings stream (custom field definitions, a pipeline, a webhook): appending to it moves its
+   * workspace's settings version on, in the same commit, and tells every host (settingsChanges).
+   */
+  readonly settings?: boolean
 }
+
+/**
+ * The settings version of a workspace that a decision read its settings at (the custom field
+ * catalog, pipelines and active webhooks, which hosts keep in memory): the commit stores nothing and
+ * fails with VersionConflict (streamId `settings:<workspaceId>`) unless it still holds.
+ */
+export interface SettingsRead {
+  readonly workspaceId: string
+  readonly version: number
+}
+
+/**
+ * What a host hears of settings changed by any host: a workspace whose settings version moved on, or
+ * `Resumed` after it could not listen for a while (anything may have changed meanwhile).
+ */
+export type SettingsChange =
+  | { readonly _tag: "Changed"; readonly workspaceId: string }
+  | { readonly _tag: "Resumed" }
 
 /**
  * One atomic unit of change: all of it is stored, or none of it is.
@@ -22,6 +45,7 @@ export interface Commit {
   readonly streams: ReadonlyArray<StreamAppend>
   readonly documents: ReadonlyArray<DocumentWrite>
   readonly redactStreams?: ReadonlyArray<string>
+  readonly settingsRead?: ReadonlyArray<SettingsRead>
 }
 
 export interface CommitResult {
@@ -51,8 +75,22 @@ export interface StorageService {
   readonly commit: (
     commit: Commit
   ) => Effect.Effect<CommitResult, VersionConflict | UniqueViolation | StorageUnavailable>
-  /** All events of one stream in version order (empty for an unknown stream). */
-  readonly readStream: (streamId: string) => Effect.Effect<ReadonlyArray<StoredEvent>, StorageUnavailable>
+  /**
+   * The events of one stream in version order (empty for an unknown stream): all of them, or those
+   * after version `after`, so a host that knows a stream up to a version reads only what came since.
+   */
+  readonly readStream: (streamId: string, after?: number) => Effect.Effect<ReadonlyArray<StoredEvent>, StorageUnavailable>
+  /**
+   * A number that moves on with every commit appending to one of the workspace's settings streams
+   * (0 for a workspace without any). Read it before the settings it stands for: a change committed
+   * in between then shows as a newer version at the commit, never as a stale decision.
+   */
+  readonly settingsVersion: (workspaceId: string) => Effect.Effect<number, StorageUnavailable>
+  /**
+   * Settings changes of every host while consumed (best effort and quick; correctness rests on the
+   * commit's settingsRead check). Fails with StorageUnavailable when it cannot listen any more.
+   */
+  readonly settingsChanges: Stream.Stream<SettingsChange, StorageUnavailable>
   /** Events with `sequence > after`, in sequence order, at most `limit`. */
   readonly readLog: (
     options: { readonly after: number; readonly limit: number }
