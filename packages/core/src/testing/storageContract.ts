@@ -1,33 +1,9 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Result, type Layer } from "effect"
-import type { JsonObject } from "../json.js"
 import type { DocumentQuery, Expr } from "../query/ast.js"
-import type { DocumentUpsert } from "../storage/documents.js"
-import type { NewEvent } from "../storage/events.js"
 import { type Commit, Storage } from "../storage/Storage.js"
-
-const event = (workspaceId: string, type: string, data: JsonObject = {}, n = 0): NewEvent => ({
-  type,
-  data,
-  metadata: { workspaceId, eventId: `evt_${type}_${n}`, requestId: null, actor: null }
-})
-
-const upsert = (
-  workspaceId: string,
-  id: string,
-  data: JsonObject,
-  options: Partial<Pick<DocumentUpsert, "version" | "deletedAt" | "uniqueKey" | "collection">> = {}
-): DocumentUpsert => ({
-  _tag: "Upsert",
-  collection: options.collection ?? "contact",
-  workspaceId,
-  id,
-  version: options.version ?? 1,
-  deletedAt: options.deletedAt ?? null,
-  uniqueKey: options.uniqueKey ?? null,
-  searchWords: [],
-  data: { id, ...data }
-})
+import { settingsContractCases } from "./settingsContract.js"
+import { event, fresh, upsert } from "./storageFixtures.js"
 
 const all: Expr = { _tag: "True" }
 const byName = (after: DocumentQuery["after"] = null, limit = 100): DocumentQuery => ({
@@ -37,10 +13,6 @@ const byName = (after: DocumentQuery["after"] = null, limit = 100): DocumentQuer
   after,
   limit
 })
-
-let counter = 0
-/** Fresh names per test so suites may share one database. */
-const fresh = (prefix: string) => `${prefix}_${Date.now().toString(36)}_${(counter++).toString(36)}`
 
 /**
  * The behaviour every storage adapter must show. Each adapter's test file calls this with a layer
@@ -72,6 +44,28 @@ export const storageContractSuite = (name: string, layer: Layer.Layer<Storage, u
           expect(stream.map((e) => e.type)).toEqual(["x.one", "x.two"])
           expect(stream[0]!.metadata.workspaceId).toBe(ws)
           expect(yield* storage.readStream(fresh("none"))).toEqual([])
+        }))
+
+      it.effect("reads a stream after a version: only the later events, in order", () =>
+        Effect.gen(function*() {
+          const storage = yield* Storage
+          const ws = fresh("ws")
+          const s = fresh("con")
+          yield* storage.commit({
+            streams: [{ streamId: s, expectedVersion: 0, events: [1, 2].map((n) => event(ws, "x.n", { n }, n)) }],
+            documents: []
+          })
+          yield* storage.commit({ streams: [{ streamId: s, expectedVersion: 2, events: [event(ws, "x.n", { n: 3 }, 3)] }], documents: [] })
+          const after = (version: number) =>
+            Effect.map(storage.readStream(s, version), (events) => events.map((e) => [e.streamVersion, e.data["n"]]))
+          expect(yield* after(0)).toEqual([[1, 1], [2, 2], [3, 3]])
+          expect(yield* after(1)).toEqual([[2, 2], [3, 3]])
+          expect(yield* after(2)).toEqual([[3, 3]])
+          expect(yield* after(3)).toEqual([])
+          expect(yield* after(7)).toEqual([])
+          expect(yield* storage.readStream(fresh("none"), 1)).toEqual([])
+          // the events read after a version are the very events the whole stream holds
+          expect(yield* storage.readStream(s, 1)).toEqual((yield* storage.readStream(s)).slice(1))
         }))
 
       it.effect("refuses a stale expected version and stores nothing of that commit", () =>
@@ -337,6 +331,8 @@ export const storageContractSuite = (name: string, layer: Layer.Layer<Storage, u
         }))
 
       it.effect("answers ping", () => Effect.flatMap(Storage, (storage) => storage.ping))
+
+      settingsContractCases(it)
     })
   })
 }
