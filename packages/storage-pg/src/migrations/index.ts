@@ -6,6 +6,7 @@ import { migration as commitFunctionWithDeliveries } from "./0005_commit_functio
 import { migration as apiKeys } from "./0006_api_keys.js"
 import { migration as commitBatches } from "./0007_commit_batches.js"
 import { migration as deliveriesByEventStream } from "./0008_deliveries_by_event_stream.js"
+import { migration as eventTransactionIds } from "./0009_event_transaction_ids.js"
 import type { Migration } from "./Migration.js"
 
 export type { Migration } from "./Migration.js"
@@ -19,5 +20,6 @@ export const migrations: ReadonlyArray<Migration> = [
   commitFunctionWithDeliveries,
   apiKeys,
   commitBatches,
-  deliveriesByEventStream
+  deliveriesByEventStream,
+  eventTransactionIds
 ]
