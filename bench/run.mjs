@@ -19,20 +19,24 @@ const option = (name) => {
 const quick = flag("quick")
 const log = (line) => process.stderr.write(`${line}\n`)
 
-/** Durations and sizes of the two modes. Quick keeps every scenario, smaller. */
+/**
+ * Durations and sizes of the two modes. Quick keeps every scenario, smaller, except what a target
+ * names: the list page's 100k contacts and the 1,000 stage changes of a long deal (`history`:
+ * how many such deals, and how many times a run moves each; see lib/dealHistory.mjs).
+ */
 const settings = quick
   ? {
     runs: 3,
-    commit: { seconds: 0.4, warmupSeconds: 0.4, deals: 256 },
-    memory: { seconds: 0.5, warmupSeconds: 0.5, footprintContacts: 5_000 },
+    commit: { seconds: 0.4, warmupSeconds: 0.4, deals: 256, history: { longDeals: 8, movesPerDeal: 25 } },
+    memory: { seconds: 0.5, warmupSeconds: 0.5, footprintContacts: 5_000, listContacts: 100_000, history: { longDeals: 32, movesPerDeal: 50 } },
     http: { seconds: 0.6, warmupSeconds: 0.5, connections: 50, listContacts: 200 },
     queries: { contacts: 50_000, deals: 10_000, requests: 20, maxSeconds: 2.5 },
     webhooks: { latencyContacts: 20, throughputContacts: 150, concurrency: 16 }
   }
   : {
     runs: 5,
-    commit: { seconds: 5, warmupSeconds: 3, deals: 2048 },
-    memory: { seconds: 5, warmupSeconds: 2, footprintContacts: 100_000 },
+    commit: { seconds: 5, warmupSeconds: 3, deals: 2048, history: { longDeals: 32, movesPerDeal: 50 } },
+    memory: { seconds: 5, warmupSeconds: 2, footprintContacts: 100_000, listContacts: 100_000, history: { longDeals: 128, movesPerDeal: 50 } },
     http: { seconds: 10, warmupSeconds: 3, connections: 50, listContacts: 2000 },
     queries: { contacts: 1_000_000, deals: 200_000, requests: 300, maxSeconds: 60 },
     webhooks: { latencyContacts: 300, throughputContacts: 5000, concurrency: 16 }

@@ -26,6 +26,27 @@ export const closedLoop = async ({ concurrency, seconds, op }) => {
   return { rate: done / elapsed, done, failed, firstError, elapsed }
 }
 
+/**
+ * `op(0, i)` for i in [0, count), one after another: operations per second over exactly `count`
+ * operations, for figures whose cost depends on how many ran before (a stream's history grows with
+ * every move, so a fixed count keeps it in a known range where a fixed time would not).
+ */
+export const countedLoop = async ({ count, op }) => {
+  let failed = 0
+  let firstError = null
+  const start = performance.now()
+  for (let i = 0; i < count; i++) {
+    try {
+      await op(0, i)
+    } catch (error) {
+      failed++
+      firstError ??= error
+    }
+  }
+  const elapsed = (performance.now() - start) / 1000
+  return { rate: (count - failed) / elapsed, done: count - failed, failed, firstError, elapsed }
+}
+
 /** Runs `op(i)` for i in [0, n) with at most `concurrency` in flight. */
 export const forEachConcurrently = async (n, concurrency, op) => {
   let next = 0
