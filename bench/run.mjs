@@ -1,4 +1,4 @@
-// The benchmark harness: `npm run bench` (full) or `npm run bench -- --quick` (under 3 minutes).
+// The benchmark harness: `npm run bench` (full) or `npm run bench -- --quick` (minutes; bench/README.md).
 //   node bench/run.mjs [--quick] [--only commit,memory,http,queries,webhooks] [--out file]
 //   node bench/run.mjs --profile commit|http|all [--quick]     CPU profiles of the dealstream side
 // Progress goes to stderr; the table to stdout; RESULTS.md next to this file (unless --only).

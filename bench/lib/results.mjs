@@ -32,7 +32,7 @@ export const writeResults = ({ command, elapsed, load, machine, outcomes, postgr
     "",
     "```sh",
     "npm run bench               # builds, then node bench/run.mjs (full)",
-    "npm run bench -- --quick    # under 3 minutes",
+    "npm run bench -- --quick    # shorter and smaller, same scenarios",
     "node bench/run.mjs --profile commit|http|all [--quick]   # CPU profiles of dealstream under load (see bench/README.md)",
     "```",
     "",
