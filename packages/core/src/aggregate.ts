@@ -15,16 +15,26 @@ export interface StreamRef {
   readonly definitions: ReadonlyArray<CustomFieldDefinition>
 }
 
+/** What a stream's documents are made from: the record before some events, and those events. */
+export interface StreamChange<E> {
+  /** The record's document as the earlier events left it (null before its first event). */
+  readonly before: Projected | null
+  readonly fresh: ReadonlyArray<E>
+  /** The stream's version after `fresh`. */
+  readonly version: number
+  /**
+   * Every event of the stream, `fresh` included: only where the aggregate's `documentsNeedHistory`
+   * asks for it (a purge removing what every earlier event wrote), and always from rebuild.
+   */
+  readonly all?: ReadonlyArray<E>
+}
+
 /**
- * The documents a stream's events project to. The command path calls it with the events a command
- * added as `fresh`; rebuild with the whole stream as `fresh`, so both write exactly the same documents.
+ * The documents a stream's events project to. The command path gives the record as it stood and
+ * the events a command added; rebuild gives nothing before and the whole stream as fresh, so both
+ * write exactly the same documents.
  */
-export type StreamDocuments<E> = (
-  stream: StreamRef,
-  all: ReadonlyArray<E>,
-  fresh: ReadonlyArray<E>,
-  version: number
-) => ReadonlyArray<DocumentWrite>
+export type StreamDocuments<E> = (stream: StreamRef, change: StreamChange<E>) => ReadonlyArray<DocumentWrite>
 
 /**
  * One kind of record as the engine sees it: how its streams are named, the decider that guards them,
@@ -49,6 +59,20 @@ export interface Aggregate<C, E extends DomainEvent, S> {
   /** The record's document as the API returns it; null for an aggregate that has none. */
   readonly project: ((doc: Projected | null, event: E) => Projected | null) | null
   readonly documents: StreamDocuments<E>
+  /** Whether these new events' documents need the whole stream (see StreamChange.all); never, by default. */
+  readonly documentsNeedHistory?: (fresh: ReadonlyArray<E>) => boolean
+  /** Whether its documents carry search words, which the workspace's custom field definitions decide. */
+  readonly searched?: boolean
+  /**
+   * A settings stream: its records (custom field definitions, pipelines, webhooks) are what hosts keep
+   * per workspace in memory, and every commit to one moves the workspace's settings version on.
+   */
+  readonly settings?: boolean
+  /**
+   * Its events' data may be redacted without a new version (a purge of the record a delivery carried),
+   * so no host may keep its state between commands: every command reads the stream.
+   */
+  readonly redactedInPlace?: boolean
   /** The collections `documents` writes, the record's own first. */
   readonly collections: ReadonlyArray<Collection>
   /**
@@ -162,8 +186,8 @@ export const recordDocument = <E>(
   project: (doc: Projected | null, event: E) => Projected | null,
   options: { readonly searched?: CustomFieldObject; readonly uniqueKey?: (projected: Projected) => string | null } = {}
 ): StreamDocuments<E> =>
-({ definitions, id, workspaceId }, all, _fresh, version) => {
-  const projected = foldProjection(project, all)
+({ definitions, id, workspaceId }, { before, fresh, version }) => {
+  const projected = foldProjection(project, fresh, before)
   return [documentWrite(collection, workspaceId, id, version, projected, {
     uniqueKey: projected === null ? null : options.uniqueKey?.(projected) ?? null,
     ...(options.searched === undefined ? {} : { search: searchFieldsOf(catalogOf(options.searched, definitions)) })

@@ -15,11 +15,13 @@ export const apiKeyAggregate: Aggregate<ApiKeyCommand, ApiKeyEvent, ApiKeyState>
   decider: apiKeyDecider,
   events: ApiKeyEvent,
   project: projectApiKey,
-  documents: (_stream, all, _fresh, version) => {
+  // The document's id is the digest only the first event holds: a key's stream is two events at most.
+  documents: (_stream, { all = [], version }) => {
     const created = all.find((event) => event.type === "api_key.created")
     if (created === undefined) return []
     return [documentWrite("api_key", SYSTEM_WORKSPACE, created.data.key_sha256, version, foldProjection(projectApiKey, all))]
   },
+  documentsNeedHistory: () => true,
   collections: ["api_key"],
   rebuilt: false
 }

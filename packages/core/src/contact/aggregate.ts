@@ -24,6 +24,7 @@ export const contactAggregate: Aggregate<ContactCommand, ContactEvent, ContactSt
   events: ContactEvent,
   project: projectContact,
   documents: recordDocument("contact", projectContact, { searched: "contact", uniqueKey: contactUniqueKey }),
+  searched: true,
   collections: ["contact"],
   rebuilt: true,
   purge: (id, at) => ({ type: "PurgeContact", id, at }),

@@ -18,5 +18,6 @@ export const customFieldAggregate: Aggregate<CustomFieldCommand, CustomFieldEven
   project: null,
   documents: () => [],
   collections: [],
+  settings: true,
   rebuilt: false
 }

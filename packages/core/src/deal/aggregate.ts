@@ -1,4 +1,4 @@
-import { type Aggregate, recordDocument, type StreamRef } from "../aggregate.js"
+import { type Aggregate, recordDocument, type StreamChange, type StreamRef } from "../aggregate.js"
 import type { DocumentWrite } from "../storage/documents.js"
 import type { DealCommand } from "./commands.js"
 import { dealDecider, type DealState } from "./decider.js"
@@ -8,10 +8,13 @@ import { projectDeal, timelineEntryOf } from "./projection.js"
 const dealDocument = recordDocument("deal", projectDeal, { searched: "deal" })
 
 /** A timeline entry per stage change, written once; a purge removes them with the deal. */
-const timelineEntries = ({ id, workspaceId }: StreamRef, all: ReadonlyArray<DealEvent>, fresh: ReadonlyArray<DealEvent>) => {
+const isPurge = (events: ReadonlyArray<DealEvent>) => events.some((event) => event.type === "deal.purged")
+
+const timelineEntries = ({ id, workspaceId }: StreamRef, { all, fresh }: StreamChange<DealEvent>) => {
   const writes: Array<DocumentWrite> = []
-  const purged = all.some((event) => event.type === "deal.purged")
-  for (const event of purged ? all : fresh) {
+  // A purge removes the entries of every earlier move, so it is given the whole stream.
+  const purged = isPurge(fresh) || (all !== undefined && isPurge(all))
+  for (const event of purged ? all ?? fresh : fresh) {
     const entry = timelineEntryOf(id, event)
     if (entry === null) continue
     writes.push(
@@ -39,7 +42,9 @@ export const dealAggregate: Aggregate<DealCommand, DealEvent, DealState> = {
   decider: dealDecider,
   events: DealEvent,
   project: projectDeal,
-  documents: (stream, all, fresh, version) => [...dealDocument(stream, all, fresh, version), ...timelineEntries(stream, all, fresh)],
+  documents: (stream, change) => [...dealDocument(stream, change), ...timelineEntries(stream, change)],
+  documentsNeedHistory: isPurge,
+  searched: true,
   collections: ["deal", "timeline_entry"],
   rebuilt: true,
   purge: (id, at) => ({ type: "PurgeDeal", id, at })

@@ -12,5 +12,6 @@ export const deliveryAggregate: Aggregate<DeliveryCommand, DeliveryEvent, Delive
   project: projectDelivery,
   documents: recordDocument("delivery", projectDelivery),
   collections: ["delivery"],
+  redactedInPlace: true,
   rebuilt: false
 }

@@ -1,4 +1,4 @@
-import { Effect, Layer } from "effect"
+import { Effect, Layer, type Scope } from "effect"
 import type { DeliveryQueue } from "../storage/DeliveryQueue.js"
 import type { Storage } from "../storage/Storage.js"
 import { aggregates } from "./aggregates.js"
@@ -20,8 +20,11 @@ import { makeWorkspaces } from "./workspace.js"
 
 export type EngineRequirements = Storage | Ids | DeliveryQueue | WebhookConfig | WebhookTransport
 
-/** The engine's public surface: each part is what its module makes, nothing forwarded by hand. */
-export const makeEngine: Effect.Effect<EngineService, never, EngineRequirements> = Effect.map(engineDeps, (deps) =>
+/**
+ * The engine's public surface: each part is what its module makes, nothing forwarded by hand. It
+ * follows the storage's settings changes while its scope lasts.
+ */
+export const makeEngine: Effect.Effect<EngineService, never, EngineRequirements | Scope.Scope> = Effect.map(engineDeps, (deps) =>
   Engine.of({
     contacts: makeContacts(deps),
     deals: makeDeals(deps),

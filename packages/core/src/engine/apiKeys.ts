@@ -26,8 +26,8 @@ import { queryAll } from "./reads.js"
  */
 const systemContext = (actor: string | null): RequestContext => ({ workspaceId: SYSTEM_WORKSPACE, requestId: null, actor })
 
-const versioned = ({ all, version }: Handled<ApiKeyEvent>): Versioned => ({
-  data: foldProjection(projectApiKey, all)?.data ?? {},
+const versioned = ({ projected, version }: Handled<ApiKeyEvent, unknown>): Versioned => ({
+  data: projected?.data ?? {},
   version
 })
 

@@ -1,5 +1,4 @@
 import { Effect, Result } from "effect"
-import { foldProjection } from "../aggregate.js"
 import {
   activityFeed,
   contactAggregate,
@@ -8,39 +7,38 @@ import {
   expandContact,
   parseContactCreate,
   parseContactPatch,
-  parseExpand,
-  projectContact
+  parseExpand
 } from "../contact/index.js"
 import { dealAggregate } from "../deal/index.js"
 import { NotFound } from "../errors.js"
 import { contactViews, dealsNaming, oneContactView } from "./contactViews.js"
-import { type Catalogs, catalogs } from "./customFields.js"
+import { catalogs } from "./customFields.js"
+import type { Catalogs } from "./settings.js"
 import { dealViews } from "./dealViews.js"
 import type { EngineDeps } from "./deps.js"
 import type { IfMatch, ListParams, RequestContext } from "./Engine.js"
-import { type Handled, handleCommand, type LoadedStream, loadStream } from "./handleCommand.js"
+import { type Handled, handleCommand } from "./handleCommand.js"
+import { recordedEvents } from "./recordedEvents.js"
+import { catalogsOf, parsedWith } from "./settings.js"
 import { listPage } from "./listPage.js"
 import { outbox } from "./outbox.js"
 import { visibleFields } from "./reads.js"
 import { storableBody } from "./storable.js"
 
-/** A loaded stream's events with where each was recorded, as the activity feed takes them. */
-const recorded = <E>(loaded: LoadedStream<E>) => loaded.history.map((event, i) => ({ event, recorded: loaded.stored[i]! }))
 
 export const makeContacts = (deps: EngineDeps) => {
-  /** What every contact command shares: its stream, the workspace's definitions, the outbox. */
-  const commandOn = (ctx: RequestContext, id: string, known: Catalogs) => ({
+  /** What every contact command shares: its stream, the workspace's catalogs, the outbox. */
+  const commandOn = (ctx: RequestContext, id: string) => ({
     ctx,
     streamId: id,
-    definitions: known.defs,
-    also: outbox(deps, ctx, contactAggregate, (data) => oneContactView(deps, ctx, id, data, known.contact))
+    also: outbox(deps, ctx, contactAggregate, (data, known) => oneContactView(deps, ctx, id, data, known.contact))
   })
 
   const activities = (ctx: RequestContext, contactId: string, dealIds: ReadonlyArray<string>) =>
     Effect.gen(function*() {
-      const contact = yield* loadStream(deps, contactAggregate, ctx, contactId)
-      const deals = yield* Effect.forEach(dealIds, (id) => loadStream(deps, dealAggregate, ctx, id))
-      return activityFeed([...recorded(contact), ...deals.flatMap(recorded)])
+      const contact = yield* recordedEvents(deps, contactAggregate, ctx, contactId)
+      const deals = yield* Effect.forEach(dealIds, (id) => recordedEvents(deps, dealAggregate, ctx, id))
+      return activityFeed([...contact, ...deals.flat()])
     })
 
   const liveDocument = (ctx: RequestContext, id: string) =>
@@ -80,48 +78,47 @@ export const makeContacts = (deps: EngineDeps) => {
    * The contact as the write that just committed left it (its own events), with the deals that
    * name it: not a read of the document, which a concurrent write may already have changed.
    */
-  const written = (ctx: RequestContext, id: string, handled: Handled<ContactEvent>, known: Catalogs) =>
+  const written = (ctx: RequestContext, id: string, handled: Handled<ContactEvent, unknown>, known: Catalogs) =>
     Effect.gen(function*() {
-      const projected = foldProjection(projectContact, handled.all)
+      const projected = handled.projected
       if (projected === null) return yield* new NotFound({ resource: "contact", id })
       return { data: yield* oneContactView(deps, ctx, id, projected.data, known.contact), version: handled.version }
     })
 
   const create = (ctx: RequestContext, body: unknown) =>
     Effect.gen(function*() {
-      const known = yield* catalogs(deps, ctx)
-      const fields = parseContactCreate(yield* storableBody(body), known.defs)
-      if (Result.isFailure(fields)) return yield* fields.failure
+      const input = yield* storableBody(body)
       const id = yield* deps.ids.make(contactAggregate.prefix)
       const handled = yield* handleCommand(deps, contactAggregate, {
-        ...commandOn(ctx, id, known),
+        ...commandOn(ctx, id),
         stream: "new",
-        command: ({ at }) => Effect.succeed({ type: "CreateContact" as const, id, at, fields: fields.success })
+        prepare: parsedWith(parseContactCreate, input),
+        command: ({ at, prepared }) => Effect.succeed({ type: "CreateContact" as const, id, at, fields: prepared.fields })
       })
       // Nothing is read back: the document is what was just written, and no deal can name a contact
       // before it exists (deals check their contact ids).
-      const created = foldProjection(projectContact, handled.all)
+      const created = handled.projected
       if (created === null) return yield* new NotFound({ resource: "contact", id })
-      return { data: contactView(id, visibleFields(created.data, known.contact), []), version: handled.version }
+      return { data: contactView(id, visibleFields(created.data, handled.prepared.known.contact), []), version: handled.version }
     })
 
   const update = (ctx: RequestContext, id: string, body: unknown, ifMatch: IfMatch) =>
     Effect.gen(function*() {
-      const known = yield* catalogs(deps, ctx)
-      const fields = parseContactPatch(yield* storableBody(body), known.defs)
-      if (Result.isFailure(fields)) return yield* fields.failure
+      const input = yield* storableBody(body)
       const handled = yield* handleCommand(deps, contactAggregate, {
-        ...commandOn(ctx, id, known),
+        ...commandOn(ctx, id),
         ifMatch,
-        command: ({ at }) => Effect.succeed({ type: "UpdateContact" as const, id, at, fields: fields.success })
+        prepare: parsedWith(parseContactPatch, input),
+        command: ({ at, prepared }) => Effect.succeed({ type: "UpdateContact" as const, id, at, fields: prepared.fields })
       })
-      return yield* written(ctx, id, handled, known)
+      return yield* written(ctx, id, handled, handled.prepared.known)
     })
 
   const remove = (ctx: RequestContext, id: string, ifMatch: IfMatch) =>
     Effect.gen(function*() {
       yield* handleCommand(deps, contactAggregate, {
-        ...commandOn(ctx, id, yield* catalogs(deps, ctx)),
+        ...commandOn(ctx, id),
+        prepare: catalogsOf,
         ifMatch,
         command: ({ at }) => Effect.succeed({ type: "DeleteContact" as const, id, at })
       })
@@ -129,12 +126,12 @@ export const makeContacts = (deps: EngineDeps) => {
 
   const restore = (ctx: RequestContext, id: string) =>
     Effect.gen(function*() {
-      const known = yield* catalogs(deps, ctx)
       const handled = yield* handleCommand(deps, contactAggregate, {
-        ...commandOn(ctx, id, known),
+        ...commandOn(ctx, id),
+        prepare: catalogsOf,
         command: ({ at }) => Effect.succeed({ type: "RestoreContact" as const, id, at })
       })
-      return yield* written(ctx, id, handled, known)
+      return yield* written(ctx, id, handled, handled.prepared)
     })
 
   return { list, get, create, update, delete: remove, restore }

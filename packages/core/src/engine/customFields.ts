@@ -1,21 +1,13 @@
 import { Effect, Result } from "effect"
 import type { CustomFieldDefinition, CustomFieldObject } from "../customField/definition.js"
-import { stateOf } from "../aggregate.js"
 import { customFieldAggregate, customFieldStreamId, parseCustomFieldCreate } from "../customField/index.js"
 import { NotFound, ValidationError } from "../errors.js"
 import type { JsonObject } from "../json.js"
-import { catalogOf, type FieldCatalog } from "../query/fields.js"
 import type { EngineDeps } from "./deps.js"
 import type { RequestContext } from "./Engine.js"
-import { handleCommand, loadStream } from "./handleCommand.js"
+import { handleCommand } from "./handleCommand.js"
+import { catalogsForRead } from "./settings.js"
 import { storableBody } from "./storable.js"
-
-/** A workspace's custom field definitions and the field catalogs of contacts and deals built from them. */
-export interface Catalogs {
-  readonly defs: ReadonlyArray<CustomFieldDefinition>
-  readonly contact: FieldCatalog
-  readonly deal: FieldCatalog
-}
 
 const toJson = (d: CustomFieldDefinition): JsonObject => ({
   object: d.object,
@@ -28,19 +20,8 @@ const toJson = (d: CustomFieldDefinition): JsonObject => ({
 
 const isObject = (value: string): value is CustomFieldObject => value === "contact" || value === "deal"
 
-/** A workspace's custom field definitions, folded from their stream. */
-export const customFieldDefinitions = (deps: EngineDeps, ctx: RequestContext) =>
-  Effect.map(
-    loadStream(deps, customFieldAggregate, ctx, customFieldStreamId(ctx.workspaceId)),
-    (loaded) => stateOf(customFieldAggregate, loaded.history).definitions
-  )
-
-/** What a contact or deal request reads once: the definitions, and the catalogs made of them. */
-export const catalogs = (deps: EngineDeps, ctx: RequestContext) =>
-  Effect.map(
-    customFieldDefinitions(deps, ctx),
-    (defs): Catalogs => ({ defs, contact: catalogOf("contact", defs), deal: catalogOf("deal", defs) })
-  )
+/** What a contact or deal read works with: the definitions, and the catalogs made of them. */
+export const catalogs = (deps: EngineDeps, ctx: RequestContext) => catalogsForRead(deps.storage, deps.settings, ctx)
 
 export const makeCustomFields = (deps: EngineDeps) => {
   const list = (ctx: RequestContext, object: string | null) =>
@@ -48,7 +29,7 @@ export const makeCustomFields = (deps: EngineDeps) => {
       if (object !== null && object !== "contact" && object !== "deal") {
         return yield* ValidationError.at("object", "must be contact or deal")
       }
-      const defs = yield* customFieldDefinitions(deps, ctx)
+      const { defs } = yield* catalogs(deps, ctx)
       return { data: defs.filter((d) => object === null || d.object === object).map(toJson), next_cursor: null }
     })
   const create = (ctx: RequestContext, body: unknown) =>
@@ -61,7 +42,7 @@ export const makeCustomFields = (deps: EngineDeps) => {
         stream: "any",
         command: ({ at }) => Effect.succeed({ type: "DefineCustomField" as const, at, definition: parsed.success })
       })
-      const defined = stateOf(customFieldAggregate, result.all).definitions
+      const defined = result.state.definitions
         .find((d) => d.object === parsed.success.object && d.key === parsed.success.key)
       if (defined === undefined) return yield* Effect.die(new Error("a defined custom field is missing from its stream"))
       return { data: toJson(defined), version: result.version }

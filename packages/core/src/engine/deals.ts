@@ -1,5 +1,4 @@
 import { Effect, Result } from "effect"
-import { foldProjection } from "../aggregate.js"
 import {
   contactIdsOf,
   dealAggregate,
@@ -14,14 +13,14 @@ import { NotFound } from "../errors.js"
 import type { Json } from "../json.js"
 import { dealListParams, dealParamsWhere } from "../query/index.js"
 import { type FieldCatalog, fieldInfo } from "../query/fields.js"
-import { type Catalogs, catalogs } from "./customFields.js"
+import { catalogs } from "./customFields.js"
 import { contactStates, dealView, dealViews } from "./dealViews.js"
 import type { EngineDeps } from "./deps.js"
 import type { IfMatch, ListParams, RequestContext } from "./Engine.js"
 import { type Handled, handleCommand } from "./handleCommand.js"
 import { listPage } from "./listPage.js"
 import { outbox } from "./outbox.js"
-import { pipelineInfo } from "./pipelines.js"
+import { catalogsOf, parsedWith } from "./settings.js"
 import { storableBody, storableParams } from "./storable.js"
 
 const timelineCatalog = new Map([
@@ -37,12 +36,11 @@ export const makeDeals = (deps: EngineDeps) => {
   const unknownContacts = (ctx: RequestContext, ids: ReadonlyArray<string>) =>
     Effect.map(contactStates(deps, ctx, ids), ({ live }) => ids.filter((id) => !live.has(id)))
 
-  /** What every deal command shares: its stream, the workspace's definitions, the outbox. */
-  const commandOn = (ctx: RequestContext, id: string, known: Catalogs) => ({
+  /** What every deal command shares: its stream, the workspace's catalogs, the outbox. */
+  const commandOn = (ctx: RequestContext, id: string) => ({
     ctx,
     streamId: id,
-    definitions: known.defs,
-    also: outbox(deps, ctx, dealAggregate, (data) => dealView(deps, ctx, data, known.deal))
+    also: outbox(deps, ctx, dealAggregate, (data, known) => dealView(deps, ctx, data, known.deal))
   })
 
   /** A live deal as the API shows it, with the catalog in hand (after a write, say). */
@@ -57,8 +55,8 @@ export const makeDeals = (deps: EngineDeps) => {
    * The deal as the write that just committed left it: the projection of its own events. Reading
    * the document again could find a concurrent delete and answer 404 for a write that happened.
    */
-  const written = (ctx: RequestContext, result: Handled<DealEvent>, deal: FieldCatalog) =>
-    Effect.map(dealView(deps, ctx, foldProjection(projectDeal, result.all)?.data ?? {}, deal), (data) => ({
+  const written = (ctx: RequestContext, result: Handled<DealEvent, unknown>, deal: FieldCatalog) =>
+    Effect.map(dealView(deps, ctx, result.projected?.data ?? {}, deal), (data) => ({
       data,
       version: result.version
     }))
@@ -95,77 +93,74 @@ export const makeDeals = (deps: EngineDeps) => {
 
   const create = (ctx: RequestContext, body: unknown) =>
     Effect.gen(function*() {
-      const known = yield* catalogs(deps, ctx)
-      const fields = parseDealCreate(yield* storableBody(body), known.defs)
-      if (Result.isFailure(fields)) return yield* fields.failure
+      const input = yield* storableBody(body)
       const id = yield* deps.ids.make(dealAggregate.prefix)
       const result = yield* handleCommand(deps, dealAggregate, {
-        ...commandOn(ctx, id, known),
+        ...commandOn(ctx, id),
         stream: "new",
-        command: ({ at }) =>
+        prepare: parsedWith(parseDealCreate, input),
+        command: ({ at, prepared: { fields }, settings }) =>
           Effect.gen(function*() {
-            const pipelineId = fields.success["pipeline_id"]
+            const pipelineId = fields["pipeline_id"]
             return {
               type: "CreateDeal" as const,
               id,
               at,
-              fields: fields.success,
-              pipeline: typeof pipelineId === "string" ? yield* pipelineInfo(deps, ctx, pipelineId) : null,
-              unknownContactIds: yield* unknownContacts(ctx, stringsOf(fields.success["contact_ids"]))
+              fields,
+              pipeline: typeof pipelineId === "string" ? yield* settings.pipeline(pipelineId) : null,
+              unknownContactIds: yield* unknownContacts(ctx, stringsOf(fields["contact_ids"]))
             }
           })
       })
-      return yield* written(ctx, result, known.deal)
+      return yield* written(ctx, result, result.prepared.known.deal)
     })
 
   const update = (ctx: RequestContext, id: string, body: unknown, ifMatch: IfMatch) =>
     Effect.gen(function*() {
-      const known = yield* catalogs(deps, ctx)
-      const fields = parseDealPatch(yield* storableBody(body), known.defs)
-      if (Result.isFailure(fields)) return yield* fields.failure
+      const input = yield* storableBody(body)
       const result = yield* handleCommand(deps, dealAggregate, {
-        ...commandOn(ctx, id, known),
+        ...commandOn(ctx, id),
         ifMatch,
-        command: ({ history, at }) =>
+        prepare: parsedWith(parseDealPatch, input),
+        command: ({ at, prepared: { fields }, projected: current, settings }) =>
           Effect.gen(function*() {
             // Made per attempt, so a retried move gets an id after the move it lost to.
             const entryId = yield* deps.ids.make("tle")
-            const current = foldProjection(projectDeal, history)
             // A patch of contact_ids: the given ids must be live; linked ones in the trash are kept.
-            const named = stringsOf(fields.success["contact_ids"])
-            const linked = fields.success["contact_ids"] === undefined ? [] : contactIdsOf(current?.data ?? {})
+            const named = stringsOf(fields["contact_ids"])
+            const linked = fields["contact_ids"] === undefined ? [] : contactIdsOf(current?.data ?? {})
             const contactsNow = yield* contactStates(deps, ctx, [...named, ...linked])
-            const given = fields.success["pipeline_id"]
+            const given = fields["pipeline_id"]
             const pipelineId = typeof given === "string" ? given : current?.data["pipeline_id"]
             return {
               type: "UpdateDeal" as const,
               id,
               at,
-              fields: fields.success,
+              fields,
               entryId,
-              targetPipeline: typeof pipelineId === "string" ? yield* pipelineInfo(deps, ctx, pipelineId) : null,
+              targetPipeline: typeof pipelineId === "string" ? yield* settings.pipeline(pipelineId) : null,
               unknownContactIds: named.filter((contactId) => !contactsNow.live.has(contactId)),
               trashedContactIds: linked.filter((contactId) => contactsNow.trashed.has(contactId))
             }
           })
       })
-      return yield* written(ctx, result, known.deal)
+      return yield* written(ctx, result, result.prepared.known.deal)
     })
 
   const moveStage = (ctx: RequestContext, id: string, body: unknown, ifMatch: IfMatch) =>
     Effect.gen(function*() {
-      const known = yield* catalogs(deps, ctx)
       const move = parseStageMove(yield* storableBody(body))
       if (Result.isFailure(move)) return yield* move.failure
       const result = yield* handleCommand(deps, dealAggregate, {
-        ...commandOn(ctx, id, known),
+        ...commandOn(ctx, id),
+        prepare: catalogsOf,
         ifMatch,
-        command: ({ history, at }) =>
+        command: ({ at, projected, settings }) =>
           Effect.gen(function*() {
             // Made per attempt, so a retried move gets an id after the move it lost to.
             const entryId = yield* deps.ids.make("tle")
-            const pipelineId = foldProjection(projectDeal, history)?.data["pipeline_id"]
-            const pipeline = typeof pipelineId === "string" ? yield* pipelineInfo(deps, ctx, pipelineId) : null
+            const pipelineId = projected?.data["pipeline_id"]
+            const pipeline = typeof pipelineId === "string" ? yield* settings.pipeline(pipelineId) : null
             if (pipeline === null) return yield* new NotFound({ resource: "pipeline", id: String(pipelineId) })
             return {
               type: "MoveStage" as const,
@@ -178,7 +173,7 @@ export const makeDeals = (deps: EngineDeps) => {
             }
           })
       })
-      const deal = yield* written(ctx, result, known.deal)
+      const deal = yield* written(ctx, result, result.prepared.deal)
       const moved = result.fresh.find((event) => event.type === "deal.stage_changed")
       const entry = moved === undefined ? null : timelineEntryOf(id, moved)
       return { data: { deal: deal.data, timeline_entry: entry }, version: deal.version }
@@ -187,7 +182,8 @@ export const makeDeals = (deps: EngineDeps) => {
   const remove = (ctx: RequestContext, id: string, ifMatch: IfMatch) =>
     Effect.gen(function*() {
       yield* handleCommand(deps, dealAggregate, {
-        ...commandOn(ctx, id, yield* catalogs(deps, ctx)),
+        ...commandOn(ctx, id),
+        prepare: catalogsOf,
         ifMatch,
         command: ({ at }) => Effect.succeed({ type: "DeleteDeal" as const, id, at })
       })
@@ -195,12 +191,12 @@ export const makeDeals = (deps: EngineDeps) => {
 
   const restore = (ctx: RequestContext, id: string) =>
     Effect.gen(function*() {
-      const known = yield* catalogs(deps, ctx)
       const result = yield* handleCommand(deps, dealAggregate, {
-        ...commandOn(ctx, id, known),
+        ...commandOn(ctx, id),
+        prepare: catalogsOf,
         command: ({ at }) => Effect.succeed({ type: "RestoreDeal" as const, id, at })
       })
-      return yield* written(ctx, result, known.deal)
+      return yield* written(ctx, result, result.prepared.deal)
     })
 
   const timeline = (ctx: RequestContext, id: string, params: ListParams) =>

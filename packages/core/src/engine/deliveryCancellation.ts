@@ -2,7 +2,8 @@ import { Effect, Result } from "effect"
 import { deliveryAggregate } from "../delivery/index.js"
 import type { EngineDeps } from "./deps.js"
 import type { RequestContext } from "./Engine.js"
-import { decide, loadStream } from "./handleCommand.js"
+import { decide } from "./handleCommand.js"
+import { readState } from "./streamStates.js"
 
 /**
  * The cancellation of one delivery as part of another command's commit (a webhook's deletion, a
@@ -11,9 +12,9 @@ import { decide, loadStream } from "./handleCommand.js"
  */
 export const deliveryCancellation = (deps: EngineDeps, ctx: RequestContext, deliveryId: string, at: string) =>
   Effect.gen(function*() {
-    const loaded = yield* loadStream(deps, deliveryAggregate, ctx, deliveryId)
+    const stream = yield* readState(deps.storage, deliveryAggregate, ctx, deliveryId)
     const cancelled = yield* Effect.result(
-      decide(deps, deliveryAggregate, { ...loaded, ctx, streamId: deliveryId }, { type: "CancelDelivery", id: deliveryId, at })
+      decide(deps, deliveryAggregate, { stream, ctx, streamId: deliveryId }, { type: "CancelDelivery", id: deliveryId, at })
     )
     if (Result.isFailure(cancelled) || cancelled.success.fresh.length === 0) return null
     return { stream: cancelled.success.append, document: cancelled.success.documents[0]! }

@@ -2,7 +2,7 @@ import { Clock, Duration, Effect, Layer, Queue, Random, Result, Schedule, Schema
 import { deliveryAggregate, type DeliveryCommand, DeliveryDocument, deliveryRequest } from "../delivery/index.js"
 import type { StoredDocument } from "../storage/documents.js"
 import { webhookAggregate, WebhookDocument } from "../webhook/index.js"
-import { type EngineDeps, engineDeps } from "./deps.js"
+import { type EngineDeps, makeEngineDeps } from "./deps.js"
 import type { IfMatch, RequestContext } from "./Engine.js"
 import { handleCommand } from "./handleCommand.js"
 
@@ -49,7 +49,8 @@ const onDelivery = (
 
 /** The event's global position, for the payload's `sequence`. */
 const sequenceOf = (deps: EngineDeps, delivery: DeliveryDocument) =>
-  Effect.map(deps.storage.readStream(delivery.event_stream_id), (events) =>
+  // Only the event itself is read, however long the record's history.
+  Effect.map(deps.storage.readStream(delivery.event_stream_id, delivery.event_version - 1), (events) =>
     events.find((event) => event.streamVersion === delivery.event_version)?.sequence ?? 0)
 
 const cancel = (deps: EngineDeps, doc: StoredDocument) =>
@@ -122,7 +123,7 @@ interface InFlight {
  */
 export const runDeliveryWorker = (options: DeliveryWorkerOptions) =>
   Effect.gen(function*() {
-    const deps = yield* engineDeps
+    const deps = yield* makeEngineDeps({ listen: false })
     const concurrency = options.concurrency ?? 16
     const pollMillis = options.pollMillis ?? 1_000
     const leaseMillis = options.leaseMillis ?? deps.webhooks.config.timeoutMillis + 30_000

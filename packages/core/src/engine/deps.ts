@@ -4,6 +4,8 @@ import type { RequestContext } from "./Engine.js"
 import { DeliveryQueue, type DeliveryQueueService } from "../storage/DeliveryQueue.js"
 import { Storage, type StorageService } from "../storage/Storage.js"
 import { Ids, type IdsService } from "./Ids.js"
+import { followSettingsChanges, makeSettingsCache, type SettingsCache } from "./settings.js"
+import { makeStreamStates, type StreamStates } from "./streamStates.js"
 import { WebhookConfig, type WebhookConfigService } from "./WebhookConfig.js"
 import { WebhookTransport, type WebhookTransportService } from "./WebhookTransport.js"
 
@@ -16,19 +18,35 @@ export interface EngineDeps {
     readonly config: WebhookConfigService
     readonly transport: WebhookTransportService
   }
+  /** The stream states this engine decided on last (see streamStates.ts). */
+  readonly states: StreamStates
+  /** The workspaces' settings this engine read (see settings.ts). */
+  readonly settings: SettingsCache
 }
 
 export const nowIso: Effect.Effect<string> = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms).toISOString())
 
-/** Gathers the engine's services once, so modules receive plain objects. */
-export const engineDeps = Effect.gen(function*() {
-  return {
-    storage: yield* Storage,
-    ids: yield* Ids,
-    queue: yield* DeliveryQueue,
-    webhooks: { config: yield* WebhookConfig, transport: yield* WebhookTransport }
-  } satisfies EngineDeps
-})
+/**
+ * Gathers the engine's services once, so modules receive plain objects, with the engine's own caches.
+ * `listen`: follow the storage's settings changes while the scope lasts (one listening connection on
+ * PostgreSQL); the delivery worker, which reads no settings, does not.
+ */
+export const makeEngineDeps = (options: { readonly listen: boolean }) =>
+  Effect.gen(function*() {
+    const storage = yield* Storage
+    const settings = makeSettingsCache()
+    if (options.listen) yield* followSettingsChanges(storage, settings)
+    return {
+      storage,
+      ids: yield* Ids,
+      queue: yield* DeliveryQueue,
+      webhooks: { config: yield* WebhookConfig, transport: yield* WebhookTransport },
+      states: makeStreamStates(),
+      settings
+    } satisfies EngineDeps
+  })
+
+export const engineDeps = makeEngineDeps({ listen: true })
 
 /** Decided events made ready to append: each gets its public `evt_` id and who asked for it. */
 export const withMetadata = (

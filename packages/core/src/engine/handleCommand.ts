@@ -1,79 +1,62 @@
 import { Effect, Option, Result } from "effect"
-import { type Aggregate, decodeEvents, isErased, isStreamOf, stateOf } from "../aggregate.js"
+import { type Aggregate, decodeEvents, foldProjection } from "../aggregate.js"
+import type { Projected } from "../decider.js"
 import type { CustomFieldDefinition } from "../field/custom.js"
 import { Conflict, type DomainError, NotFound, PreconditionFailed, type StorageUnavailable } from "../errors.js"
 import type { QueueSignal } from "../storage/DeliveryQueue.js"
 import type { DocumentWrite } from "../storage/documents.js"
-import type { DomainEvent, NewEvent, StoredEvent } from "../storage/events.js"
+import type { DomainEvent, NewEvent } from "../storage/events.js"
 import type { StreamAppend } from "../storage/Storage.js"
 import { type EngineDeps, nowIso, withMetadata } from "./deps.js"
 import type { IfMatch, RequestContext, WriteError } from "./Engine.js"
 import { claimWrite, IdempotencyClaim } from "./idempotencyClaim.js"
+import { type Settings, settingsOf } from "./settings.js"
+import { emptyState, keep, loadState, type StreamState } from "./streamStates.js"
 
 /** Version conflicts are retried this many times before the client gets a 409. */
 const MAX_ATTEMPTS = 5
 
-export interface LoadedStream<E> {
-  /** The stream's events so far, decoded (only this workspace's; another workspace's stream reads as empty). */
-  readonly history: ReadonlyArray<E>
-  readonly stored: ReadonlyArray<StoredEvent>
-  /** -1 for a stream that is gone: erased by a purge, or named by another kind's id. */
-  readonly version: number
-}
-
-const empty: LoadedStream<never> = { history: [], stored: [], version: 0 }
-const gone: LoadedStream<never> = { history: [], stored: [], version: -1 }
-
-/**
- * Reads a stream of this aggregate as seen from one workspace, decoded with the aggregate's Schema.
- * A stream of another workspace is indistinguishable from one that does not exist; an id of another
- * kind names nothing of this one, and a purged stream nothing any more. A stored event that does not
- * decode is a defect.
- */
-export const loadStream = <C, E extends DomainEvent, S>(
-  deps: EngineDeps,
-  aggregate: Aggregate<C, E, S>,
-  ctx: RequestContext,
-  streamId: string
-): Effect.Effect<LoadedStream<E>, StorageUnavailable> =>
-  !isStreamOf(aggregate, streamId) ? Effect.succeed(gone) : Effect.flatMap(deps.storage.readStream(streamId), (stored) => {
-    const first = stored[0]
-    if (first === undefined || first.metadata.workspaceId !== ctx.workspaceId) return Effect.succeed(empty)
-    if (isErased(stored)) return Effect.succeed(gone)
-    const decoded = decodeEvents(aggregate, stored)
-    return Result.isFailure(decoded)
-      ? Effect.die(decoded.failure)
-      : Effect.succeed({ history: decoded.success, stored, version: stored.length })
-  })
-
-/** Where a command is decided: a stream as read (or a new one), in a workspace. */
-export interface DecisionPoint<E> {
+/** Where a command is decided: a stream's state (or a new stream's), in a workspace. */
+export interface DecisionPoint<S> {
   readonly ctx: RequestContext
   readonly streamId: string
-  readonly history: ReadonlyArray<E>
-  readonly version: number
+  readonly stream: StreamState<S>
   /** What the stream's documents depend on (see StreamRef); none by default. */
   readonly definitions?: ReadonlyArray<CustomFieldDefinition>
 }
 
 /** A stream that does not exist yet: its id was just made. */
-export const newStream = (ctx: RequestContext, streamId: string): DecisionPoint<never> => ({ ctx, streamId, history: [], version: 0 })
+export const newStream = <C, E extends DomainEvent, S>(
+  aggregate: Aggregate<C, E, S>,
+  ctx: RequestContext,
+  streamId: string
+): DecisionPoint<S> => ({ ctx, streamId, stream: emptyState(aggregate) })
 
-export interface Handled<E> {
-  /** The stream's events after the command. */
-  readonly all: ReadonlyArray<E>
+export interface Handled<E, S> {
+  /** The decider's state and the record's document after the command. */
+  readonly state: S
+  readonly projected: Projected | null
   /** The events the command added (none when it changed nothing). */
   readonly fresh: ReadonlyArray<E>
   readonly version: number
 }
 
+const handledOf = <E, S>({ fresh, projected, state, version }: Handled<E, S>): Handled<E, S> => ({ state, projected, fresh, version })
+
 /** One stream's share of a commit: what the command decided, ready to store. */
-export interface Decided<E> extends Handled<E> {
+export interface Decided<E, S> extends Handled<E, S> {
   /** The new events with their metadata, valid only at the version they were decided on. */
   readonly append: StreamAppend
   /** The documents the stream projects to with them (none when nothing was decided). */
   readonly documents: ReadonlyArray<DocumentWrite>
 }
+
+/** The stream's events up to `version`, decoded: for documents that need every event (a purge's). */
+const historyOf = <C, E extends DomainEvent, S>(deps: EngineDeps, aggregate: Aggregate<C, E, S>, streamId: string, version: number) =>
+  Effect.flatMap(deps.storage.readStream(streamId), (stored) => {
+    const decoded = decodeEvents(aggregate, stored.slice(0, version))
+    return Result.isFailure(decoded) ? Effect.die(decoded.failure) : Effect.succeed(decoded.success)
+  })
 
 /**
  * The decide step of every write: the command against the state of the stream, the events with the
@@ -84,22 +67,30 @@ export interface Decided<E> extends Handled<E> {
 export const decide = <C, E extends DomainEvent, S>(
   deps: EngineDeps,
   aggregate: Aggregate<C, E, S>,
-  on: DecisionPoint<E>,
-  command: NoInfer<C>,
-  state: S = stateOf(aggregate, on.history)
-): Effect.Effect<Decided<E>, DomainError> =>
+  on: DecisionPoint<S>,
+  command: NoInfer<C>
+): Effect.Effect<Decided<E, S>, DomainError | StorageUnavailable> =>
   Effect.gen(function*() {
-    const decided = aggregate.decider.decide(command, state)
+    const { projected: before, state: current, version: from } = on.stream
+    const decided = aggregate.decider.decide(command, current)
     if (Result.isFailure(decided)) return yield* decided.failure
     const fresh = decided.success
     const events = yield* withMetadata(deps, on.ctx, fresh)
-    const all = [...on.history, ...fresh]
-    const version = on.version + fresh.length
+    const version = from + fresh.length
     const stream = { workspaceId: on.ctx.workspaceId, id: on.streamId, definitions: on.definitions ?? [] }
+    const all = fresh.length > 0 && aggregate.documentsNeedHistory?.(fresh) === true
+      ? [...(yield* historyOf(deps, aggregate, on.streamId, from)), ...fresh]
+      : undefined
     return {
-      append: { streamId: on.streamId, expectedVersion: on.version, events },
-      documents: fresh.length === 0 ? [] : aggregate.documents(stream, all, fresh, version),
-      all,
+      append: {
+        streamId: on.streamId,
+        expectedVersion: from,
+        events,
+        ...(aggregate.settings === true ? { settings: true } : {})
+      },
+      documents: fresh.length === 0 ? [] : aggregate.documents(stream, { before, fresh, version, ...(all === undefined ? {} : { all }) }),
+      state: fresh.reduce(aggregate.decider.evolve, current),
+      projected: aggregate.project === null ? null : foldProjection(aggregate.project, fresh, before),
       fresh,
       version
     }
@@ -108,10 +99,12 @@ export const decide = <C, E extends DomainEvent, S>(
 export interface AlsoContext<E> {
   readonly streamId: string
   readonly at: string
-  /** The stream's events before this command. */
-  readonly history: ReadonlyArray<E>
+  /** The record's document before this command. */
+  readonly before: Projected | null
   /** The events this command adds, with the metadata (event ids) they will be stored with. */
   readonly fresh: ReadonlyArray<{ readonly event: E; readonly metadata: NewEvent["metadata"]; readonly version: number }>
+  /** The workspace's settings as this attempt reads them (the webhooks to schedule deliveries for). */
+  readonly settings: Settings
 }
 
 /** More of a command's commit, decided from its new events: all of it is stored or none of it. */
@@ -124,7 +117,17 @@ export interface Addition {
   readonly signals?: ReadonlyArray<QueueSignal>
 }
 
-export interface HandleOptions<C, E, S> {
+/** What a command is built from, on every attempt. */
+export interface CommandInput<S> extends StreamState<S> {
+  /**
+   * The time of this attempt, never earlier than the stream's last event, so a command that retries
+   * after losing a race is recorded after the one that won it and the record's history stays in order.
+   */
+  readonly at: string
+  readonly settings: Settings
+}
+
+export interface HandleOptions<C, E, S, P> {
   readonly ctx: RequestContext
   readonly streamId: string
   /**
@@ -134,70 +137,73 @@ export interface HandleOptions<C, E, S> {
    */
   readonly stream?: "existing" | "new" | "any"
   readonly ifMatch?: IfMatch
-  readonly definitions?: ReadonlyArray<CustomFieldDefinition>
   /**
-   * The command, built from the stream as it is now; built again on every retry. `at` is the time of
-   * this attempt, never earlier than the stream's last event, so a command that retries after losing a
-   * race is recorded after the one that won it and the record's history stays in time order.
+   * What the command needs of the workspace's settings before the stream is read (the body parsed
+   * against the custom field catalog, say), so a bad request is refused before a missing record is;
+   * made again on every attempt, and returned with the outcome.
    */
-  readonly command: (loaded: LoadedStream<E> & { readonly state: S; readonly at: string }) => Effect.Effect<C, WriteError>
+  readonly prepare?: (settings: Settings) => Effect.Effect<P, WriteError>
+  /** The command, built from the stream as it is now; built again on every attempt. */
+  readonly command: (input: CommandInput<S> & { readonly prepared: P }) => Effect.Effect<C, WriteError>
   /** More of the same commit, decided from the new events: deliveries to schedule or cancel, a purge's redactions. */
   readonly also?: (context: AlsoContext<E>) => Effect.Effect<Addition, WriteError>
 }
 
-/**
- * Runs one command against one stream of an aggregate: load, decide, project, commit with optimistic
- * concurrency. A concurrent writer makes the commit fail with VersionConflict; the whole cycle then
- * runs again on the new state, so no update is ever lost, and after MAX_ATTEMPTS the client gets 409.
- * Under an Idempotency-Key the commit also records the key (see IdempotencyClaim).
- */
-export const handleCommand = <C, E extends DomainEvent, S>(
+/** One attempt, and whether it decided on anything this host kept rather than read just now. */
+const attemptOnce = <C, E extends DomainEvent, S, P>(
   deps: EngineDeps,
   aggregate: Aggregate<C, E, S>,
-  options: HandleOptions<C, E, S>
-): Effect.Effect<Handled<E>, WriteError> => {
+  options: HandleOptions<C, E, S, P>,
+  mode: { readonly assumeEmpty: boolean; readonly verify: boolean }
+) => {
   const { ctx, streamId } = options
-  const expected = options.stream ?? "existing"
-  let assumeEmpty = expected === "new"
-  const attempt = Effect.gen(function*() {
-    const loaded: LoadedStream<E> = assumeEmpty ? empty : yield* loadStream(deps, aggregate, ctx, streamId)
-    assumeEmpty = false
-    if (loaded.version < 0 || (loaded.version === 0 && expected === "existing")) {
+  const settings = settingsOf(deps.storage, deps.settings, ctx, mode.verify)
+  let keptState = false
+  const run = Effect.gen(function*() {
+    const prepared = options.prepare === undefined ? undefined as P : yield* options.prepare(settings)
+    const loaded = mode.assumeEmpty
+      ? { stream: emptyState(aggregate), verified: true }
+      : yield* loadState(deps.storage, deps.states, aggregate, ctx, streamId, !mode.verify)
+    keptState = !loaded.verified
+    const stream = loaded.stream
+    if (stream.version < 0 || (stream.version === 0 && (options.stream ?? "existing") === "existing")) {
       return yield* new NotFound({ resource: aggregate.name, id: streamId })
     }
     const ifMatch = options.ifMatch ?? null
-    if (ifMatch !== null && ifMatch !== loaded.version) {
+    if (ifMatch !== null && ifMatch !== stream.version) {
       return yield* new PreconditionFailed({
-        message: `If-Match names version ${ifMatch}; the current version is ${loaded.version}`,
-        currentVersion: loaded.version
+        message: `If-Match names version ${ifMatch}; the current version is ${stream.version}`,
+        currentVersion: stream.version
       })
     }
-    const state = stateOf(aggregate, loaded.history)
     const now = yield* nowIso
-    const lastAt = loaded.stored[loaded.stored.length - 1]?.data["at"]
-    const at = typeof lastAt === "string" && lastAt > now ? lastAt : now
-    const command = yield* options.command({ ...loaded, state, at })
-    const decided = yield* decide(deps, aggregate, { ...loaded, ctx, streamId, definitions: options.definitions }, command, state)
-    if (decided.fresh.length === 0) return { all: loaded.history, fresh: [], version: loaded.version } satisfies Handled<E>
+    const at = stream.lastAt !== undefined && stream.lastAt > now ? stream.lastAt : now
+    const command = yield* options.command({ ...stream, at, settings, prepared })
+    const definitions = aggregate.searched === true ? (yield* settings.catalogs).defs : []
+    const decided = yield* decide(deps, aggregate, { ctx, streamId, stream, definitions }, command)
+    if (decided.fresh.length === 0) return { ...handledOf(decided), prepared }
 
     const addition: Addition = options.also === undefined ? { streams: [], documents: [] } : yield* options.also({
       streamId,
       at,
-      history: loaded.history,
+      before: stream.projected,
       fresh: decided.fresh.map((event, i) => ({
         event,
         metadata: decided.append.events[i]!.metadata,
-        version: loaded.version + i + 1
-      }))
+        version: stream.version + i + 1
+      })),
+      settings
     })
     const claim = yield* Effect.serviceOption(IdempotencyClaim)
     const claimed = Option.isSome(claim)
       ? [claimWrite(ctx.workspaceId, claim.value, { resource: aggregate.name, id: streamId }, at)]
       : []
+    const settingsRead = settings.read()
     yield* deps.storage.commit({
       streams: [decided.append, ...addition.streams],
       documents: [...decided.documents, ...addition.documents, ...claimed],
-      ...(addition.redactStreams === undefined ? {} : { redactStreams: addition.redactStreams })
+      ...(addition.redactStreams === undefined ? {} : { redactStreams: addition.redactStreams }),
+      ...(settingsRead === null ? {} : { settingsRead: [settingsRead] })
     }).pipe(
       Effect.catchTag("UniqueViolation", (violation) =>
         Effect.fail(
@@ -205,18 +211,68 @@ export const handleCommand = <C, E extends DomainEvent, S>(
             new Conflict({ message: `${aggregate.name} conflicts with ${violation.existingId}`, details: [] })
         ))
     )
+    keep(deps.states, aggregate, ctx, streamId, {
+      version: decided.version,
+      state: decided.state,
+      projected: decided.projected,
+      lastAt: at
+    })
     yield* Effect.forEach(addition.signals ?? [], (signal) => deps.queue.signal(signal).pipe(Effect.ignore), { discard: true })
-    return { all: decided.all, fresh: decided.fresh, version: decided.version } satisfies Handled<E>
+    return { ...handledOf(decided), prepared }
   })
-
-  return attempt.pipe(
-    Effect.retry({ times: MAX_ATTEMPTS - 1, while: (error) => error._tag === "VersionConflict" }),
-    Effect.catchTag("VersionConflict", () =>
-      Effect.fail(
-        new Conflict({
-          message: `${aggregate.name} ${streamId} is being changed concurrently; retry the request`,
-          details: []
-        })
-      ))
-  )
+  return {
+    run,
+    /** Whether the outcome rests on a state or settings this host kept, which another host may have changed. */
+    onKept: () => keptState || (settings.read() !== null && !settings.verified())
+  }
 }
+
+/**
+ * Runs one command against one stream of an aggregate: load, decide, project, commit with optimistic
+ * concurrency. Emmett's handleCommand is the model.
+ *
+ * The first attempt decides on what this host kept of the stream and of the workspace's settings,
+ * without reading either, and commits against their versions: one round trip. A concurrent writer
+ * (another host, say) makes the commit fail with VersionConflict; the whole cycle then runs again
+ * on the stream and settings as stored, so no update is ever lost, and after MAX_ATTEMPTS the client
+ * gets 409. An outcome that commits nothing (a refusal, or a command that changes nothing) is never
+ * answered from what was kept: it is decided again on what is stored. Under an Idempotency-Key the
+ * commit also records the key (see IdempotencyClaim).
+ */
+export const handleCommand = <C, E extends DomainEvent, S, P>(
+  deps: EngineDeps,
+  aggregate: Aggregate<C, E, S>,
+  options: HandleOptions<C, E, S, P>
+): Effect.Effect<Handled<E, S> & { readonly prepared: P }, WriteError> =>
+  Effect.gen(function*() {
+    let mode = { assumeEmpty: options.stream === "new", verify: false }
+    for (let attempt = 1;; attempt++) {
+      const once = attemptOnce(deps, aggregate, options, mode)
+      const outcome = yield* Effect.result(once.run)
+      const again = { assumeEmpty: false, verify: true }
+      if (Result.isSuccess(outcome)) {
+        if (outcome.success.fresh.length === 0 && once.onKept()) {
+          mode = again
+          continue
+        }
+        return outcome.success
+      }
+      const error = outcome.failure
+      if (error._tag === "VersionConflict") {
+        if (error.streamId.startsWith("settings:")) deps.settings.delete(options.ctx.workspaceId)
+        if (attempt >= MAX_ATTEMPTS) {
+          return yield* new Conflict({
+            message: `${aggregate.name} ${options.streamId} is being changed concurrently; retry the request`,
+            details: []
+          })
+        }
+        mode = again
+        continue
+      }
+      if (error._tag !== "StorageUnavailable" && once.onKept()) {
+        mode = again
+        continue
+      }
+      return yield* error
+    }
+  })

@@ -8,7 +8,8 @@ import { DomainEvent } from "../storage/events.js"
 import { Storage } from "../storage/Storage.js"
 import { aggregates } from "./aggregates.js"
 import { engineDeps } from "./deps.js"
-import { handleCommand, loadStream } from "./handleCommand.js"
+import { handleCommand } from "./handleCommand.js"
+import { readState } from "./streamStates.js"
 import { IdsLive } from "./Ids.js"
 import { rebuildDocuments } from "./rebuild.js"
 import { WebhookConfig } from "./WebhookConfig.js"
@@ -65,8 +66,8 @@ const noteAggregate: Aggregate<NoteCommand, NoteEvent, NoteState> = {
     return event.type === "note.written" && typeof text === "string" ? { type: event.type, data: { ...rest, body: text } } : event
   },
   project: projectNote,
-  documents: ({ id, workspaceId }, all, _fresh, version) => [
-    documentWrite("workspace", workspaceId, id, version, foldProjection(projectNote, all))
+  documents: ({ id, workspaceId }, { before, fresh, version }) => [
+    documentWrite("workspace", workspaceId, id, version, foldProjection(projectNote, fresh, before))
   ],
   collections: ["workspace"],
   rebuilt: true
@@ -130,9 +131,9 @@ describe("a new aggregate: a folder with its descriptor, and one registration li
         }],
         documents: []
       })
-      expect((yield* loadStream(deps, noteAggregate, ctx, "note_old")).history).toEqual([
-        { type: "note.written", data: { id: "note_old", body: "from 2025", at: "2025-06-01T00:00:00.000Z" } }
-      ])
+      expect((yield* readState(deps.storage, noteAggregate, ctx, "note_old")).projected?.data).toEqual(
+        { id: "note_old", body: "from 2025", updated_at: "2025-06-01T00:00:00.000Z" }
+      )
       yield* write("note_old", "edited")
 
       const stored = yield* notes
@@ -140,5 +141,5 @@ describe("a new aggregate: a folder with its descriptor, and one registration li
       // Rebuild projects the new aggregate's streams as the command path did.
       yield* rebuildDocuments(undefined, registered)
       expect(yield* notes).toEqual(stored)
-    }).pipe(Effect.provide(services)))
+    }).pipe(Effect.scoped, Effect.provide(services)))
 })

@@ -1,5 +1,5 @@
 import { Effect } from "effect"
-import { type Aggregate, foldProjection } from "../aggregate.js"
+import type { Aggregate } from "../aggregate.js"
 import { deliveryAggregate, type ScheduleDelivery, payloadDataFor } from "../delivery/index.js"
 import type { StorageUnavailable } from "../errors.js"
 import type { JsonObject } from "../json.js"
@@ -10,20 +10,12 @@ import { isWebhookEventType, subscribesTo } from "../webhook/index.js"
 import type { EngineDeps } from "./deps.js"
 import type { RequestContext } from "./Engine.js"
 import { type Addition, type AlsoContext, decide, newStream } from "./handleCommand.js"
-import { queryAll } from "./reads.js"
-
-const activeWebhooks = (deps: EngineDeps, workspaceId: string) =>
-  queryAll(deps, "webhook", workspaceId, {
-    _tag: "Compare",
-    field: { name: "status", type: "enum" },
-    op: "eq",
-    value: "active"
-  })
+import type { Catalogs } from "./settings.js"
 
 /** A delivery's first event and document, ready to go into a commit (a new stream: nothing can refuse it). */
 export const scheduleDelivery = (deps: EngineDeps, ctx: RequestContext, command: ScheduleDelivery) =>
   Effect.map(
-    decide(deps, deliveryAggregate, newStream(ctx, command.id), command).pipe(Effect.orDie),
+    decide(deps, deliveryAggregate, newStream(deliveryAggregate, ctx, command.id), command).pipe(Effect.orDie),
     (decided) => ({ stream: decided.append, document: decided.documents[0]! })
   )
 
@@ -36,24 +28,25 @@ export const outbox = <C, E extends DomainEvent, S>(
   deps: EngineDeps,
   ctx: RequestContext,
   aggregate: Aggregate<C, E, S>,
-  view: (data: JsonObject) => Effect.Effect<JsonObject, StorageUnavailable>
+  /** The record as the API shows it, by the workspace's catalogs. */
+  view: (data: JsonObject, known: Catalogs) => Effect.Effect<JsonObject, StorageUnavailable>
 ) =>
 (context: AlsoContext<E>) =>
   Effect.gen(function*() {
     const project = aggregate.project
     const announced = context.fresh.filter(({ event }) => isWebhookEventType(event.type))
     if (announced.length === 0 || project === null) return { streams: [], documents: [] } satisfies Addition
-    const webhooks = yield* activeWebhooks(deps, ctx.workspaceId)
+    const webhooks = yield* context.settings.activeWebhooks
     if (webhooks.length === 0) return { streams: [], documents: [] } satisfies Addition
 
     const streams: Array<StreamAppend> = []
     const documents: Array<DocumentWrite> = []
-    let record = foldProjection(project, context.history)
+    let record = context.before
     for (const { event, metadata, version } of context.fresh) {
       record = project(record, event)
       const subscribers = webhooks.filter((webhook) => subscribesTo(webhook.data, event.type))
       if (subscribers.length === 0) continue
-      const payloadData = payloadDataFor(event, record === null ? {} : yield* view(record.data))
+      const payloadData = payloadDataFor(event, record === null ? {} : yield* view(record.data, yield* context.settings.catalogs))
       if (payloadData === null) continue
       for (const webhook of subscribers) {
         const scheduled = yield* scheduleDelivery(deps, ctx, {

@@ -1,26 +1,19 @@
 import { Effect, Result } from "effect"
-import { stateOf } from "../aggregate.js"
 import { NotFound } from "../errors.js"
 import {
   parsePipelineCreate,
   parsePipelinePatch,
   pipelineAggregate,
-  type PipelineInfo,
   pipelineInfoOf
 } from "../pipeline/index.js"
 import type { EngineDeps } from "./deps.js"
 import type { IfMatch, RequestContext } from "./Engine.js"
-import { handleCommand, loadStream } from "./handleCommand.js"
+import { handleCommand } from "./handleCommand.js"
 import { existsWhere, queryAll } from "./reads.js"
 import { storableBody } from "./storable.js"
 import type { Workspaces } from "./workspace.js"
 
 const stageField = { name: "stage_id", type: "id" } as const
-
-/** The pipeline's stages as the deal decider needs them; null when it is not this workspace's. */
-export const pipelineInfo = (deps: EngineDeps, ctx: RequestContext, id: string) =>
-  Effect.map(loadStream(deps, pipelineAggregate, ctx, id), (loaded): PipelineInfo | null =>
-    loaded.version > 0 ? pipelineInfoOf(stateOf(pipelineAggregate, loaded.history)) : null)
 
 export const makePipelines = (deps: EngineDeps, workspaces: Workspaces) => {
   const get = (ctx: RequestContext, id: string) =>

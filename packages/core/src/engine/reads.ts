@@ -5,13 +5,16 @@ import type { FieldCatalog } from "../query/fields.js"
 import { scalarOf } from "../query/fieldValue.js"
 import { sortValueOf } from "../query/sortKeys.js"
 import type { Collection, StoredDocument } from "../storage/documents.js"
-import type { EngineDeps } from "./deps.js"
+import type { StorageService } from "../storage/Storage.js"
 
 const BATCH = 500
 
+/** What the reads here need of the engine. */
+type Reader = { readonly storage: StorageService }
+
 /** Every live document matching `where`, read in keyset batches so no single read is unbounded. */
 export const queryAll = (
-  deps: EngineDeps,
+  deps: Reader,
   collection: Collection,
   workspaceId: string,
   where: Expr,
@@ -37,7 +40,7 @@ export const queryAll = (
 
 /** Whether any document matches, among the live ones or those in the trash. */
 export const existsWhere = (
-  deps: EngineDeps,
+  deps: Reader,
   collection: Collection,
   workspaceId: string,
   where: Expr,

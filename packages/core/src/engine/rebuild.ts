@@ -79,7 +79,7 @@ export const rebuildDocuments = (
       const workspaceId = stored[0]!.metadata.workspaceId
       const all = yield* decoded(aggregate, stored)
       const stream = { workspaceId, id: streamId, definitions: yield* definitionsOf(workspaceId) }
-      writes.push(...aggregate.documents(stream, all, all, stored.length))
+      writes.push(...aggregate.documents(stream, { before: null, fresh: all, version: stored.length, all }))
     }
     yield* storage.replaceDocuments(rebuilt.flatMap((aggregate) => aggregate.collections), writes)
     return { events, streams: streams.size, documents: writes.length } satisfies RebuildResult

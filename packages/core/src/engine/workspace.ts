@@ -3,7 +3,8 @@ import { defaultPipelineCommand, pipelineAggregate } from "../pipeline/index.js"
 import { workspaceAggregate, workspaceStreamId } from "../workspace/index.js"
 import { type EngineDeps, nowIso } from "./deps.js"
 import type { RequestContext } from "./Engine.js"
-import { decide, loadStream, newStream } from "./handleCommand.js"
+import { decide, newStream } from "./handleCommand.js"
+import { readState } from "./streamStates.js"
 
 /**
  * Gives a workspace its default "Sales" pipeline the first time its pipelines are listed, or a new
@@ -20,16 +21,16 @@ export const makeWorkspaces = (deps: EngineDeps) => {
   const initialise = (ctx: RequestContext) =>
     Effect.gen(function*() {
       const streamId = workspaceStreamId(ctx.workspaceId)
-      const workspace = yield* loadStream(deps, workspaceAggregate, ctx, streamId)
+      const workspace = yield* readState(deps.storage, workspaceAggregate, ctx, streamId)
       if (workspace.version !== 0) return
       const at = yield* nowIso
       const pipelineId = yield* deps.ids.make(pipelineAggregate.prefix)
       const stageIds: Array<string> = []
       for (let i = 0; i < 6; i++) stageIds.push(yield* deps.ids.make("stage"))
       // New streams: nothing can refuse these commands.
-      const pipeline = yield* decide(deps, pipelineAggregate, newStream(ctx, pipelineId), defaultPipelineCommand(pipelineId, stageIds, at))
+      const pipeline = yield* decide(deps, pipelineAggregate, newStream(pipelineAggregate, ctx, pipelineId), defaultPipelineCommand(pipelineId, stageIds, at))
         .pipe(Effect.orDie)
-      const initialized = yield* decide(deps, workspaceAggregate, newStream(ctx, streamId), {
+      const initialized = yield* decide(deps, workspaceAggregate, newStream(workspaceAggregate, ctx, streamId), {
         type: "InitializeWorkspace",
         defaultPipelineId: pipelineId,
         at

@@ -12,5 +12,6 @@ export const pipelineAggregate: Aggregate<PipelineCommand, PipelineEvent, Pipeli
   project: projectPipeline,
   documents: recordDocument("pipeline", projectPipeline),
   collections: ["pipeline"],
+  settings: true,
   rebuilt: true
 }

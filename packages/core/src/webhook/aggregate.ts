@@ -12,5 +12,6 @@ export const webhookAggregate: Aggregate<WebhookCommand, WebhookEvent, WebhookSt
   project: projectWebhook,
   documents: recordDocument("webhook", projectWebhook),
   collections: ["webhook"],
+  settings: true,
   rebuilt: false
 }
