@@ -1,0 +1,207 @@
+import {
+  DeliveryQueue,
+  Engine,
+  EngineLive,
+  type EngineService,
+  IdsLive,
+  type JsonObject,
+  type RequestContext,
+  Storage,
+  WebhookConfig
+} from "@dealstream/core"
+import { Context, Effect, Layer, Stream } from "effect"
+import * as fc from "fast-check"
+import { expect } from "vitest"
+import * as NodeWebhookTransport from "../../packages/http/src/webhooks/NodeWebhookTransport.js"
+
+/**
+ * The property behind "a cache may make a command faster, never wrong": two engines on one storage,
+ * as two hosts on one database. The settings engine changes the workspace's custom fields, webhooks
+ * and pipeline stages; the writing engine creates and updates contacts and moves deals, and hears
+ * nothing of those changes (its storage's settingsChanges is silent), so every write it makes after a
+ * change is decided first on settings it kept from before. Each outcome must still be what the
+ * settings as stored say: a body naming a field defined since is accepted and one deleted since is
+ * refused; a move to a stage added since succeeds and to one removed since is refused; and every
+ * event the writer commits gets exactly one delivery per webhook subscribed when it committed.
+ */
+
+type Step =
+  | { readonly _tag: "Subscribe"; readonly events: ReadonlyArray<string> }
+  | { readonly _tag: "Unsubscribe"; readonly webhook: number }
+  | { readonly _tag: "DefineField"; readonly field: number }
+  | { readonly _tag: "DeleteField"; readonly field: number }
+  | { readonly _tag: "AddStage" }
+  | { readonly _tag: "RemoveStage"; readonly stage: number }
+  | { readonly _tag: "CreateContact"; readonly field: number | null }
+  | { readonly _tag: "UpdateContact"; readonly contact: number; readonly field: number }
+  | { readonly _tag: "MoveDeal"; readonly stage: number }
+
+const FIELDS = ["tier", "region", "segment"]
+const index = fc.nat(7)
+export const steps: fc.Arbitrary<ReadonlyArray<Step>> = fc.array(
+  fc.oneof(
+    fc.record({
+      _tag: fc.constant("Subscribe" as const),
+      events: fc.constantFrom(["*"], ["contact.created"], ["contact.updated", "deal.stage_changed"])
+    }),
+    fc.record({ _tag: fc.constant("Unsubscribe" as const), webhook: index }),
+    fc.record({ _tag: fc.constant("DefineField" as const), field: fc.nat(FIELDS.length - 1) }),
+    fc.record({ _tag: fc.constant("DeleteField" as const), field: fc.nat(FIELDS.length - 1) }),
+    fc.constant({ _tag: "AddStage" as const }),
+    fc.record({ _tag: fc.constant("RemoveStage" as const), stage: index }),
+    {
+      weight: 3,
+      arbitrary: fc.record({ _tag: fc.constant("CreateContact" as const), field: fc.option(fc.nat(FIELDS.length - 1)) })
+    },
+    { weight: 2, arbitrary: fc.record({ _tag: fc.constant("UpdateContact" as const), contact: index, field: fc.nat(FIELDS.length - 1) }) },
+    { weight: 2, arbitrary: fc.record({ _tag: fc.constant("MoveDeal" as const), stage: index }) }
+  ),
+  { minLength: 1, maxLength: 30 }
+)
+
+const pick = <A>(list: ReadonlyArray<A>, i: number) => list.length === 0 ? undefined : list[i % list.length]
+
+const subscribes = (events: ReadonlyArray<string>, type: string) => events.includes("*") || events.includes(type)
+
+/** The two engines over one storage context: the writer's storage never tells it of settings changes. */
+const twoEngines = (storage: Context.Context<Storage | DeliveryQueue>) => {
+  const engineOver = (context: Context.Context<Storage | DeliveryQueue>) =>
+    Layer.build(EngineLive.pipe(
+      Layer.provide(Layer.succeedContext(context)),
+      Layer.provide(IdsLive),
+      // Registration resolves the target for real; nothing is sent (no worker runs here).
+      Layer.provide(WebhookConfig.layer({ allowInsecure: true })),
+      Layer.provide(NodeWebhookTransport.layer)
+    ))
+  const stored = Context.get(storage, Storage)
+  const deaf = Context.add(storage, Storage, { ...stored, settingsChanges: Stream.never })
+  return Effect.map(
+    Effect.all([engineOver(storage), engineOver(deaf)]),
+    ([a, b]) => ({ settings: Context.get(a, Engine), writer: Context.get(b, Engine) })
+  )
+}
+
+/** Runs the steps in a workspace of its own and checks every outcome and the outbox against the model. */
+export const staleSettingsHold = (storage: Context.Context<Storage | DeliveryQueue>, workspaceId: string, script: ReadonlyArray<Step>) =>
+  Effect.scoped(Effect.gen(function*() {
+    const { settings, writer } = yield* twoEngines(storage)
+    const ctx: RequestContext = { workspaceId, requestId: null, actor: "property" }
+    const pipeline = (yield* settings.pipelines.list(ctx)).data[0]!
+    const pipelineId = pipeline["id"] as string
+    let stages = (pipeline["stages"] as ReadonlyArray<JsonObject>).map((s) => ({ id: s["id"] as string, name: s["name"] as string }))
+    const deal = yield* writer.deals.create(ctx, { name: "Pilot", pipeline_id: pipelineId })
+    const dealId = deal.data["id"] as string
+    let dealStage = deal.data["stage_id"] as string
+    const webhooks: Array<{ id: string; events: ReadonlyArray<string>; expected: number }> = []
+    const defined = new Set<string>()
+    const contacts: Array<string> = []
+    const store = Context.get(storage, Storage)
+    const removedStages: Array<string> = []
+    let attempts = 0
+
+    /** The writer's event of this type was committed: each subscribed webhook owes one more delivery. */
+    const announced = (type: string) => {
+      for (const webhook of webhooks) if (subscribes(webhook.events, type)) webhook.expected++
+    }
+
+    for (const s of script) {
+      switch (s._tag) {
+        case "Subscribe": {
+          const created = yield* settings.webhooks.create(ctx, { url: "http://127.0.0.1:9/hook", events: s.events })
+          webhooks.push({ id: created.data["id"] as string, events: s.events, expected: 0 })
+          break
+        }
+        case "Unsubscribe": {
+          const target = pick(webhooks.filter((webhook) => webhook.events.length > 0), s.webhook)
+          if (target === undefined) break
+          yield* settings.webhooks.delete(ctx, target.id, null)
+          // Its deliveries stay (cancelled): counted as they were, but it owes nothing more.
+          target.events = []
+          break
+        }
+        case "DefineField": {
+          const key = FIELDS[s.field]!
+          if (defined.has(key)) break
+          yield* settings.customFields.create(ctx, { object: "contact", key, label: key, type: "text" })
+          defined.add(key)
+          break
+        }
+        case "DeleteField": {
+          const key = FIELDS[s.field]!
+          if (!defined.has(key)) break
+          yield* settings.customFields.delete(ctx, "contact", key)
+          defined.delete(key)
+          break
+        }
+        case "AddStage": {
+          const next = [...stages.map((stage) => ({ id: stage.id, name: stage.name })), { name: `Stage ${stages.length + 1}` }]
+          const updated = yield* settings.pipelines.update(ctx, pipelineId, { stages: next }, null)
+          stages = (updated.data["stages"] as ReadonlyArray<JsonObject>).map((x) => ({ id: x["id"] as string, name: x["name"] as string }))
+          break
+        }
+        case "RemoveStage": {
+          const target = pick(stages.filter((stage) => stage.id !== dealStage), s.stage)
+          if (target === undefined || stages.length <= 2) break
+          const updated = yield* settings.pipelines.update(ctx, pipelineId, { stages: stages.filter((x) => x.id !== target.id) }, null)
+          stages = (updated.data["stages"] as ReadonlyArray<JsonObject>).map((x) => ({ id: x["id"] as string, name: x["name"] as string }))
+          // Kept as a name the writer may still try to move to.
+          removedStages.push(target.id)
+          break
+        }
+        case "CreateContact": {
+          const key = s.field === null ? null : FIELDS[s.field]!
+          const outcome = yield* Effect.result(
+            writer.contacts.create(ctx, { email: `ada${contacts.length}.${attempts++}@example.com`, first_name: "Ada", ...(key === null ? {} : { [key]: "gold" }) })
+          )
+          if (key === null || defined.has(key)) {
+            expect(outcome._tag === "Failure" ? String(outcome.failure) : "Success", `create with ${key ?? "no custom field"}`).toBe("Success")
+            if (outcome._tag === "Success") {
+              contacts.push(outcome.success.data["id"] as string)
+              if (key !== null) expect(outcome.success.data[key]).toBe("gold")
+              announced("contact.created")
+            }
+          } else {
+            expect(outcome._tag === "Failure" && outcome.failure._tag, `create with the deleted field ${key}`).toBe("ValidationError")
+          }
+          break
+        }
+        case "UpdateContact": {
+          const id = pick(contacts, s.contact)
+          if (id === undefined) break
+          const key = FIELDS[s.field]!
+          const outcome = yield* Effect.result(writer.contacts.update(ctx, id, { [key]: `v${s.contact}` }, null))
+          if (defined.has(key)) {
+            expect(outcome._tag, `update of ${key}`).toBe("Success")
+            announced("contact.updated")
+          } else {
+            expect(outcome._tag === "Failure" && outcome.failure._tag, `update of the deleted field ${key}`).toBe("ValidationError")
+          }
+          break
+        }
+        case "MoveDeal": {
+          const candidates = [...stages.map((stage) => stage.id), ...removedStages]
+          const target = candidates[s.stage % candidates.length]!
+          const outcome = yield* Effect.result(writer.deals.moveStage(ctx, dealId, { stage_id: target }, null))
+          if (stages.some((stage) => stage.id === target)) {
+            expect(outcome._tag, "a move to a stage of the pipeline").toBe("Success")
+            if (target !== dealStage) announced("deal.stage_changed")
+            dealStage = target
+          } else {
+            expect(outcome._tag, "a move to a removed stage").toBe("Failure")
+          }
+          break
+        }
+      }
+    }
+
+    for (const webhook of webhooks) {
+      const deliveries = yield* store.queryDocuments("delivery", workspaceId, {
+        where: { _tag: "Compare", field: { name: "webhook_id", type: "id" }, op: "eq", value: webhook.id },
+        scope: "live",
+        sort: { field: { name: "id", type: "id" }, direction: "asc" },
+        after: null,
+        limit: 10_000
+      })
+      expect(deliveries.length, `deliveries of ${webhook.id}`).toBe(webhook.expected)
+    }
+  }))
