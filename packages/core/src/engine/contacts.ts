@@ -16,7 +16,7 @@ import { catalogs } from "./customFields.js"
 import type { Catalogs } from "./settings.js"
 import { dealViews } from "./dealViews.js"
 import type { EngineDeps } from "./deps.js"
-import type { IfMatch, ListParams, RequestContext } from "./Engine.js"
+import type { IfMatch, ListParams, RequestContext, WriteError } from "./Engine.js"
 import { type Handled, handleCommand } from "./handleCommand.js"
 import { recordedEvents } from "./recordedEvents.js"
 import { catalogsOf, parsedWith } from "./settings.js"
@@ -76,13 +76,20 @@ export const makeContacts = (deps: EngineDeps) => {
 
   /**
    * The contact as the write that just committed left it (its own events), with the deals that
-   * name it: not a read of the document, which a concurrent write may already have changed.
+   * name it: not a read of the document, which a concurrent write may already have changed. The
+   * deals are read while the write commits, not after: the answer costs no round trip of its own.
    */
-  const written = (ctx: RequestContext, id: string, handled: Handled<ContactEvent, unknown>, known: Catalogs) =>
+  const written = <P>(
+    ctx: RequestContext,
+    id: string,
+    write: Effect.Effect<Handled<ContactEvent, unknown> & { readonly prepared: P }, WriteError>,
+    catalogOf: (prepared: P) => Catalogs
+  ) =>
     Effect.gen(function*() {
+      const [handled, deals] = yield* Effect.all([write, dealsNaming(deps, ctx, [id])], { concurrency: 2 })
       const projected = handled.projected
       if (projected === null) return yield* new NotFound({ resource: "contact", id })
-      return { data: yield* oneContactView(deps, ctx, id, projected.data, known.contact), version: handled.version }
+      return { data: contactView(id, visibleFields(projected.data, catalogOf(handled.prepared).contact), deals), version: handled.version }
     })
 
   const create = (ctx: RequestContext, body: unknown) =>
@@ -105,13 +112,13 @@ export const makeContacts = (deps: EngineDeps) => {
   const update = (ctx: RequestContext, id: string, body: unknown, ifMatch: IfMatch) =>
     Effect.gen(function*() {
       const input = yield* storableBody(body)
-      const handled = yield* handleCommand(deps, contactAggregate, {
+      const write = handleCommand(deps, contactAggregate, {
         ...commandOn(ctx, id),
         ifMatch,
         prepare: parsedWith(parseContactPatch, input),
         command: ({ at, prepared }) => Effect.succeed({ type: "UpdateContact" as const, id, at, fields: prepared.fields })
       })
-      return yield* written(ctx, id, handled, handled.prepared.known)
+      return yield* written(ctx, id, write, (prepared) => prepared.known)
     })
 
   const remove = (ctx: RequestContext, id: string, ifMatch: IfMatch) =>
@@ -126,12 +133,12 @@ export const makeContacts = (deps: EngineDeps) => {
 
   const restore = (ctx: RequestContext, id: string) =>
     Effect.gen(function*() {
-      const handled = yield* handleCommand(deps, contactAggregate, {
+      const write = handleCommand(deps, contactAggregate, {
         ...commandOn(ctx, id),
         prepare: catalogsOf,
         command: ({ at }) => Effect.succeed({ type: "RestoreContact" as const, id, at })
       })
-      return yield* written(ctx, id, handled, handled.prepared)
+      return yield* written(ctx, id, write, (prepared) => prepared)
     })
 
   return { list, get, create, update, delete: remove, restore }

@@ -1,0 +1,69 @@
+import { DeliveryQueue, Engine, EngineLive, IdsLive, Storage, type StorageService } from "@dealstream/core"
+import { MemoryStorage } from "@dealstream/storage-memory"
+import { describe, expect, it } from "@effect/vitest"
+import { Context, Effect, Layer } from "effect"
+import { ctxOf, noWebhookSending } from "../support/engine.js"
+
+/**
+ * What a warm host asks of its storage per command (issue 13: one round trip on the common paths).
+ * Every storage call is counted; after the workspace's first requests (its settings are kept then),
+ * a write is its commit, plus, for a contact's answer, the deals naming it, read while it commits.
+ */
+const counted = Layer.effectContext(Effect.gen(function*() {
+  const context = yield* Layer.build(MemoryStorage.layer)
+  const storage = Context.get(context, Storage)
+  const calls: Array<string> = []
+  const counting = Object.fromEntries(
+    Object.entries(storage).map(([name, member]) => [
+      name,
+      typeof member === "function"
+        ? (...args: Array<unknown>) => {
+          calls.push(name)
+          return (member as (...a: Array<unknown>) => unknown)(...args)
+        }
+        : member
+    ])
+  ) as unknown as StorageService
+  return Context.make(Storage, counting).pipe(
+    Context.add(DeliveryQueue, Context.get(context, DeliveryQueue)),
+    Context.add(CallLog, calls)
+  )
+}))
+
+class CallLog extends Context.Service<CallLog, Array<string>>()("test/CallLog") {}
+
+const layer = EngineLive.pipe(Layer.provideMerge(counted), Layer.provide(IdsLive), Layer.provide(noWebhookSending))
+
+describe("storage calls per command on a warm host", () => {
+  it.effect("create, patch, move, delete and restore each commit once; a contact's answer reads its deals alongside", () =>
+    Effect.gen(function*() {
+      const engine = yield* Engine
+      const calls = yield* CallLog
+      const ctx = ctxOf("acme")
+      const during = <A, E>(effect: Effect.Effect<A, E>) =>
+        Effect.gen(function*() {
+          calls.length = 0
+          const result = yield* effect
+          return { result, calls: [...calls].sort() }
+        })
+      // Warm-up: the workspace's pipeline, catalog and webhooks are read once.
+      const pipeline = (yield* engine.pipelines.list(ctx)).data[0]!
+      const stages = (pipeline["stages"] as ReadonlyArray<{ id: string }>).map((s) => s.id)
+      const first = yield* engine.contacts.create(ctx, { email: "first@example.com" })
+      const deal = yield* engine.deals.create(ctx, { name: "Pilot", pipeline_id: pipeline["id"] })
+      const contactId = first.data["id"] as string
+      const dealId = deal.data["id"] as string
+
+      expect((yield* during(engine.contacts.create(ctx, { email: "ada@example.com" }))).calls).toEqual(["commit"])
+      expect((yield* during(engine.deals.create(ctx, { name: "Second", pipeline_id: pipeline["id"] }))).calls).toEqual(["commit"])
+      expect((yield* during(engine.contacts.update(ctx, contactId, { first_name: "Ada" }, null))).calls).toEqual(["commit", "queryDocuments"])
+      expect((yield* during(engine.deals.update(ctx, dealId, { name: "Pilot 2" }, null))).calls).toEqual(["commit"])
+      for (const stage of [stages[1]!, stages[2]!, stages[1]!]) {
+        expect((yield* during(engine.deals.moveStage(ctx, dealId, { stage_id: stage }, null))).calls).toEqual(["commit"])
+      }
+      expect((yield* during(engine.contacts.delete(ctx, contactId, null))).calls).toEqual(["commit"])
+      expect((yield* during(engine.contacts.restore(ctx, contactId))).calls).toEqual(["commit", "queryDocuments"])
+      expect((yield* during(engine.deals.delete(ctx, dealId, null))).calls).toEqual(["commit"])
+      expect((yield* during(engine.deals.restore(ctx, dealId))).calls).toEqual(["commit"])
+    }).pipe(Effect.provide(layer)))
+})
