@@ -22,7 +22,7 @@ describe("PgStorage.layer", () => {
       const clients = yield* Effect.all([client, client, client, client])
       const applied = yield* Effect.all(clients.map((sql) => migrate(sql)), { concurrency: "unbounded" })
       // Exactly one host ran each migration; the others waited on the lock and found nothing to do.
-      expect(applied.flat().sort()).toEqual(migrations.map((m) => m.id))
+      expect(applied.flat().sort((a, b) => a - b)).toEqual(migrations.map((m) => m.id))
       expect(yield* migrate(clients[0]!)).toEqual([])
       const rows = yield* clients[0]!.unsafe<{ readonly id: number }>("SELECT id FROM ds_migrations ORDER BY id")
       expect(rows.map((r) => r.id)).toEqual(migrations.map((m) => m.id))

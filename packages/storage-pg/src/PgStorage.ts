@@ -1,6 +1,6 @@
 import { DeliveryQueue, type DeliveryQueueService, Storage, type StorageService } from "@dealstream/core"
 import * as PgClient from "@effect/sql-pg/PgClient"
-import { Clock, Context, Duration, Effect, Layer, Redacted, type Scope, Stream } from "effect"
+import { Clock, Context, Duration, Effect, Layer, Redacted, type Scope } from "effect"
 import * as Reactivity from "effect/reactivity/Reactivity"
 import type { SqlClient } from "effect/sql/SqlClient"
 import type { SqlError } from "effect/sql/SqlError"
@@ -13,12 +13,15 @@ import { getDocuments } from "./getDocuments.js"
 import { listDeletedBefore } from "./listDeletedBefore.js"
 import { migrate } from "./migrate.js"
 import { nextDue } from "./nextDue.js"
-import { listenSignals, type ListenOptions, sendSignal } from "./queueSignals.js"
+import type { ListenOptions } from "./listenChannel.js"
+import { listenSignals, sendSignal } from "./queueSignals.js"
 import { queryDocuments } from "./queryDocuments.js"
 import { readLog } from "./readLog.js"
 import { readStream } from "./readStream.js"
 import { releaseLeases } from "./releaseLeases.js"
 import { replaceDocuments } from "./replaceDocuments.js"
+import { listenSettingsChanges } from "./settingsChanges.js"
+import { settingsVersion } from "./settingsVersion.js"
 import { headSequence } from "./headSequence.js"
 
 export interface Options {
@@ -34,15 +37,18 @@ export interface Options {
   /** How long to wait for the first connection. Default 5 seconds. */
   readonly connectTimeout?: Duration.Input
   /**
-   * How often a `signals` subscriber checks that its LISTEN connection still hears the channel;
-   * a dead one is noticed within about twice this, one gone silent up to 5 seconds later (the
-   * driver's wait for its unanswered heartbeat to drain). Default 5 seconds.
+   * How often a `signals` or `settingsChanges` subscriber checks that its LISTEN connection still
+   * hears the channel; a dead one is noticed within about twice this, one gone silent up to 5
+   * seconds later (the driver's wait for its unanswered heartbeat to drain). Default 5 seconds.
    */
   readonly listenHeartbeat?: Duration.Input
 }
 
-/** The storage port over a connected, migrated database. */
-export const fromClient = (sql: SqlClient, submit: SubmitCommit): StorageService => ({
+/**
+ * The storage port over a connected, migrated database. `settingsChanges` opens a connection of its
+ * own per subscription (see listenChannel.ts), from `listen`.
+ */
+export const fromClient = (sql: SqlClient, submit: SubmitCommit, listen: ListenOptions): StorageService => ({
   // recordedAt comes from Effect's Clock, as in the memory adapter, so tests on TestClock see the
   // same times on either storage.
   commit: (input) =>
@@ -51,9 +57,8 @@ export const fromClient = (sql: SqlClient, submit: SubmitCommit): StorageService
       orUnavailable
     ),
   readStream: (streamId, after) => orUnavailable(readStream(sql)(streamId, after)),
-  // Until migration 9 keeps settings versions: nothing in the engine reads them yet.
-  settingsVersion: () => Effect.die(new Error("settingsVersion: not implemented on PostgreSQL yet")),
-  settingsChanges: Stream.die(new Error("settingsChanges: not implemented on PostgreSQL yet")),
+  settingsVersion: (workspaceId) => orUnavailable(settingsVersion(sql)(workspaceId)),
+  settingsChanges: listenSettingsChanges(listen),
   readLog: (options) => orUnavailable(readLog(sql)(options)),
   getDocument: (collection, workspaceId, id) => orUnavailable(getDocument(sql)(collection, workspaceId, id)),
   getDocuments: (collection, workspaceId, ids) => orUnavailable(getDocuments(sql)(collection, workspaceId, ids)),
@@ -65,8 +70,8 @@ export const fromClient = (sql: SqlClient, submit: SubmitCommit): StorageService
 })
 
 /**
- * The delivery queue over the same pool. `signals` opens connections of its own per subscription
- * (see queueSignals.ts), from `listen`.
+ * The delivery queue over the same pool. `signals` opens a connection of its own per subscription
+ * (see listenChannel.ts), from `listen`.
  */
 export const queueFromClient = (sql: SqlClient, listen: ListenOptions): DeliveryQueueService => ({
   claim: (options) => orUnavailable(claimDeliveries(sql)(options)),
@@ -119,14 +124,12 @@ export const makeWithQueue = (options: Options | string): Effect.Effect<Services
       Effect.mapError((error) => new DatabaseError({ message: `cannot migrate PostgreSQL at ${target}: ${reasonOf(error)}` }))
     )
     const batches = yield* makeCommitBatches(sql, { lanes: commitLanes ?? 2, maxBatch: 64 })
-    return {
-      storage: fromClient(sql, batches.submit),
-      queue: queueFromClient(sql, {
-        url,
-        connectTimeout: connectTimeout ?? Duration.seconds(5),
-        heartbeat: listenHeartbeat ?? Duration.seconds(5)
-      })
+    const listen: ListenOptions = {
+      url,
+      connectTimeout: connectTimeout ?? Duration.seconds(5),
+      heartbeat: listenHeartbeat ?? Duration.seconds(5)
     }
+    return { storage: fromClient(sql, batches.submit, listen), queue: queueFromClient(sql, listen) }
   }))
 }
 

@@ -18,10 +18,12 @@ import { documentTables, tables } from "./tables.js"
 /**
  * A commit is one call of `ds_commit` (migrations/0003_commit_function.ts), alone or in a batch with
  * other commits (commitBatches.ts, migration 0007): a single statement, so atomic without
- * BEGIN/COMMIT round trips, whose inner statements PostgreSQL plans once per
- * connection. It locks the streams' version rows, compares them with the expected versions and
- * writes nothing but reports the first mismatch; otherwise it redacts, bumps the versions, appends
- * the events and writes the documents. Two races end in an error that undoes the call: two commits
+ * BEGIN/COMMIT round trips, whose inner statements PostgreSQL plans once per connection. A commit
+ * that reads settings or moves them on calls `ds_commit_with_settings` (migration 0010) instead,
+ * which checks the settings versions read the same way before calling ds_commit. ds_commit locks
+ * the streams' version rows, compares them with the expected versions and writes nothing but
+ * reports the first mismatch; otherwise it redacts, bumps the versions, appends the events and
+ * writes the documents. Two races end in an error that undoes the call: two commits
  * creating the same stream (23505 on ds_streams' key, a version conflict), and a unique key held by
  * another document (23505 on the table's unique index, a unique violation).
  */
@@ -62,8 +64,11 @@ const paramsOf = (commit: Commit, recordedAt: string): CommitParams => {
     id: s.streamId,
     w: s.events[0]?.metadata.workspaceId ?? "",
     expected: s.expectedVersion,
-    added: s.events.length
+    added: s.events.length,
+    ...(s.settings === true ? { settings: true } : {})
   }))
+  const settingsRead = (commit.settingsRead ?? []).map((read, i) => ({ i, w: read.workspaceId, v: read.version }))
+  const touchesSettings = settingsRead.length > 0 || commit.streams.some((s) => s.settings === true && s.events.length > 0)
   const events = commit.streams.flatMap((s) =>
     s.events.map((event, j) => ({
       s: s.streamId,
@@ -81,7 +86,8 @@ const paramsOf = (commit: Commit, recordedAt: string): CommitParams => {
     r: [...(commit.redactStreams ?? [])],
     d: removes.map((r) => ({ c: r.collection, w: r.workspaceId, id: r.id })),
     u: upserts.map((u, i) => ({ c: u.collection, ...upsertRecord(u, i) })),
-    at: recordedAt
+    at: recordedAt,
+    ...(touchesSettings ? { q: settingsRead } : {})
   }
 }
 

@@ -47,7 +47,7 @@ describe("group commit", () => {
       )
       yield* migrate(sql)
       const batches = yield* makeCommitBatches(sql, { lanes: 1, maxBatch: 64 })
-      const storage = PgStorage.fromClient(sql, batches.submit)
+      const storage = PgStorage.fromClient(sql, batches.submit, { url, connectTimeout: "5 seconds", heartbeat: "5 seconds" })
 
       // 30 plain creations, 10 streams created twice (one of each pair wins), 10 creations over
       // 5 unique keys (one of each pair wins), all at once.

@@ -2,7 +2,11 @@ import { Deferred, Effect, Exit, Queue, type Scope } from "effect"
 import type { SqlClient } from "effect/sql/SqlClient"
 import { SqlError, UnknownError } from "effect/sql/SqlError"
 
-/** What `ds_commit` is given, before encoding: streams, events, redacted streams, removes, upserts. */
+/**
+ * What `ds_commit` is given, before encoding: streams, events, redacted streams, removes, upserts;
+ * and for a commit that reads settings or moves them on, the settings versions it read (`q`, maybe
+ * empty), which sends it through `ds_commit_with_settings` (migration 0010) instead.
+ */
 export interface CommitParams {
   readonly s: ReadonlyArray<unknown>
   readonly e: ReadonlyArray<unknown>
@@ -10,6 +14,7 @@ export interface CommitParams {
   readonly d: ReadonlyArray<unknown>
   readonly u: ReadonlyArray<unknown>
   readonly at: string
+  readonly q?: ReadonlyArray<unknown>
 }
 
 export type CommitOutcome =
@@ -36,6 +41,8 @@ export interface CommitBatchOptions {
 }
 
 const single = `SELECT ds_commit($1::jsonb, $2::jsonb, $3::text[], $4::jsonb, $5::jsonb, $6::timestamptz) AS outcome`
+const withSettings =
+  `SELECT ds_commit_with_settings($1::jsonb, $2::jsonb, $3::text[], $4::jsonb, $5::jsonb, $6::timestamptz, $7::jsonb) AS outcome`
 const batch = `SELECT ds_commit_batch($1::jsonb) AS outcomes`
 
 interface Waiting {
@@ -62,15 +69,11 @@ export const makeCommitBatches = (
     const send = (params: ReadonlyArray<CommitParams>): Effect.Effect<ReadonlyArray<CommitOutcome>, SqlError> => {
       if (params.length === 1) {
         const p = params[0]!
+        const args = [JSON.stringify(p.s), JSON.stringify(p.e), [...p.r], JSON.stringify(p.d), JSON.stringify(p.u), p.at]
         return Effect.map(
-          sql.unsafe<{ readonly outcome: CommitOutcome }>(single, [
-            JSON.stringify(p.s),
-            JSON.stringify(p.e),
-            [...p.r],
-            JSON.stringify(p.d),
-            JSON.stringify(p.u),
-            p.at
-          ]),
+          p.q === undefined
+            ? sql.unsafe<{ readonly outcome: CommitOutcome }>(single, args)
+            : sql.unsafe<{ readonly outcome: CommitOutcome }>(withSettings, [...args, JSON.stringify(p.q)]),
           ([row]) => [row?.outcome ?? { events: [] }]
         )
       }

@@ -4,7 +4,8 @@ import type { Collection } from "@dealstream/core"
 export const tables = {
   migrations: "ds_migrations",
   events: "ds_events",
-  streams: "ds_streams"
+  streams: "ds_streams",
+  settingsVersions: "ds_settings_versions"
 } as const
 
 /** One document table per collection: each has its own indexes and its own planner statistics. */

@@ -7,6 +7,7 @@ import { migration as apiKeys } from "./0006_api_keys.js"
 import { migration as commitBatches } from "./0007_commit_batches.js"
 import { migration as deliveriesByEventStream } from "./0008_deliveries_by_event_stream.js"
 import { migration as eventTransactionIds } from "./0009_event_transaction_ids.js"
+import { migration as settingsVersions } from "./0010_settings_versions.js"
 import type { Migration } from "./Migration.js"
 
 export type { Migration } from "./Migration.js"
@@ -21,5 +22,6 @@ export const migrations: ReadonlyArray<Migration> = [
   apiKeys,
   commitBatches,
   deliveriesByEventStream,
-  eventTransactionIds
+  eventTransactionIds,
+  settingsVersions
 ]
