@@ -5,7 +5,13 @@ import type { SqlError } from "effect/sql/SqlError"
 import { eventColumns, type EventRow, toStoredEvent } from "./internal/eventRow.js"
 import { tables } from "./tables.js"
 
-const text = `SELECT ${eventColumns} FROM ${tables.events} WHERE stream_id = $1 AND stream_version > $2 ORDER BY stream_version`
+/**
+ * Read from ds_events_stream_version, (stream_id, stream_version): the stream's entries in version
+ * order, entered at the version after `after`, so the tail of a long stream costs what it returns
+ * (readStreamPlan.pg).
+ */
+export const readStreamSql =
+  `SELECT ${eventColumns} FROM ${tables.events} WHERE stream_id = $1 AND stream_version > $2 ORDER BY stream_version`
 
 export const readStream = (sql: SqlClient) => (streamId: string, after = 0): Effect.Effect<ReadonlyArray<StoredEvent>, SqlError> =>
-  Effect.map(sql.unsafe<EventRow>(text, [streamId, after]), (rows) => rows.map(toStoredEvent))
+  Effect.map(sql.unsafe<EventRow>(readStreamSql, [streamId, after]), (rows) => rows.map(toStoredEvent))
