@@ -23,6 +23,16 @@ describe("@dealstream/core/testing", () => {
     given([{ type: "opened", data: { id: "d1" } }]).when({ open: "d1" }).thenFails("Conflict")
   })
 
+  it("exports the arbitraries, the trace and the invariants", () => {
+    for (const family of [Testing.dealArbitraries, Testing.contactArbitraries, Testing.pipelineArbitraries, Testing.webhookArbitraries]) {
+      expect(Object.keys(family)).toEqual(expect.arrayContaining(["commands", "command", "history", "events", "event"]))
+    }
+    expect(typeof Testing.traceCommands).toBe("function")
+    expect(typeof Testing.timelineProblems).toBe("function")
+    expect(typeof Testing.restoreProblems).toBe("function")
+    expect(typeof Testing.incrementalProblems).toBe("function")
+  })
+
   it("still exports the contract suites and prop", () => {
     expect(typeof Testing.storageContractSuite).toBe("function")
     expect(typeof Testing.deliveryQueueContractSuite).toBe("function")

@@ -1,0 +1,3 @@
+export * from "./rebuild.js"
+export * from "./restore.js"
+export * from "./timeline.js"
