@@ -205,3 +205,65 @@ export const staleSettingsHold = (storage: Context.Context<Storage | DeliveryQue
       expect(deliveries.length, `deliveries of ${webhook.id}`).toBe(webhook.expected)
     }
   }))
+
+const ANNOUNCED = ["contact.created", "contact.updated"]
+
+/**
+ * The same two engines, now at once: the settings engine subscribes and unsubscribes webhooks while
+ * the writer creates and updates contacts. Whatever the interleaving, the outbox must match the log:
+ * an event gets a delivery for exactly the webhooks subscribed to it whose creation came before it in
+ * the log and whose deletion (if any) after it.
+ */
+export const concurrentOutboxHolds = (
+  storage: Context.Context<Storage | DeliveryQueue>,
+  workspaceId: string,
+  subscriptions: ReadonlyArray<ReadonlyArray<string>>,
+  writes: number
+) =>
+  Effect.scoped(Effect.gen(function*() {
+    const { settings, writer } = yield* twoEngines(storage)
+    const ctx: RequestContext = { workspaceId, requestId: null, actor: "property" }
+    const store = Context.get(storage, Storage)
+    const changeSettings = Effect.forEach(subscriptions, (events, i) =>
+      Effect.gen(function*() {
+        const created = yield* settings.webhooks.create(ctx, { url: "http://127.0.0.1:9/hook", events })
+        if (i % 2 === 1) yield* settings.webhooks.delete(ctx, created.data["id"] as string, null)
+      }), { discard: true })
+    // A write that lost every attempt to settings changing under it is a 409 that stored nothing.
+    const write = Effect.forEach(Array.from({ length: writes }, (_, i) => i), (i) =>
+      Effect.gen(function*() {
+        const contact = yield* writer.contacts.create(ctx, { email: `c${i}@example.com` })
+        yield* writer.contacts.update(ctx, contact.data["id"] as string, { first_name: `N${i}` }, null)
+      }).pipe(Effect.catchTag("Conflict", () => Effect.void)), { discard: true })
+    yield* Effect.all([changeSettings, write], { concurrency: 2, discard: true })
+
+    const log = (yield* store.readLog({ after: 0, limit: 1_000_000 })).filter((e) => e.metadata.workspaceId === workspaceId)
+    const webhooks = new Map<string, { events: ReadonlyArray<string>; from: number; until: number }>()
+    for (const event of log) {
+      if (event.type === "webhook.created") {
+        webhooks.set(event.streamId, { events: event.data["events"] as ReadonlyArray<string>, from: event.sequence, until: Infinity })
+      }
+      if (event.type === "webhook.deleted") webhooks.get(event.streamId)!.until = event.sequence
+    }
+    const expected = new Set<string>()
+    for (const event of log) {
+      if (!ANNOUNCED.includes(event.type)) continue
+      for (const [id, webhook] of webhooks) {
+        if (webhook.from < event.sequence && event.sequence < webhook.until && subscribes(webhook.events, event.type)) {
+          expected.add(`${id} ${event.metadata.eventId}`)
+        }
+      }
+    }
+    const deliveries = yield* store.queryDocuments("delivery", workspaceId, {
+      where: { _tag: "True" },
+      scope: "live",
+      sort: { field: { name: "id", type: "id" }, direction: "asc" },
+      after: null,
+      limit: 100_000
+    })
+    const actual = deliveries.map((d) => `${d.data["webhook_id"]} ${d.data["event_id"]}`)
+    expect(actual.length, "one delivery per webhook and event").toBe(new Set(actual).size)
+    expect(new Set(actual)).toEqual(expected)
+  }))
+
+export const subscriptions = fc.array(fc.constantFrom(["*"], ["contact.created"], ["contact.updated"]), { minLength: 1, maxLength: 8 })
