@@ -1,4 +1,13 @@
-import { Engine, type EngineService, type JsonObject, type RequestContext } from "@dealstream/core"
+import { type EngineService, type JsonObject, type RequestContext } from "@dealstream/core"
+import {
+  assertModel,
+  associationsHideDeleted,
+  deleteThenRestoreIsIdentity,
+  type ModelOptions,
+  refusalsChangeNothing,
+  storedEqualsProjection,
+  type World
+} from "@dealstream/core/testing"
 import { expect } from "@effect/vitest"
 import { Effect, Result } from "effect"
 import { TestClock } from "effect/testing"
@@ -11,7 +20,10 @@ import * as fc from "fast-check"
  * The reference model is written from the contract, not from the engine's code: a deal stores the
  * set of contacts it was linked to; a patch of `contact_ids` names live contacts only (else 400) and
  * keeps the linked contacts that are in the trash; a deal shows the stored contacts that are live.
- * After every step every view that shows a deal or a contact's deals is compared with the model.
+ * After every step every view that shows a deal or a contact's deals is compared with the model. The
+ * steps run through the harness's model runner (`assertModel`), which also checks its own invariants
+ * after each: associations never show a deleted record (model-free), delete then restore is identity,
+ * stored documents equal the log's projection, refusals record nothing.
  */
 
 type Life = "live" | "trashed" | "purged"
@@ -62,83 +74,104 @@ export const steps: fc.Arbitrary<ReadonlyArray<Step>> = fc.array(
 const sorted = (ids: Iterable<string>) => [...ids].sort()
 const idsOf = (value: unknown): ReadonlyArray<string> => (Array.isArray(value) ? value : []) as ReadonlyArray<string>
 
-const outcome = <A, E extends { readonly _tag: string }>(effect: Effect.Effect<A, E>) =>
-  Effect.map(Effect.result(effect), (result) => Result.isSuccess(result) ? "ok" : result.failure._tag)
+const outcome = <A, E extends { readonly _tag: string }>(effect: Effect.Effect<A, E>, record: (outcome: string) => void) =>
+  Effect.map(Effect.result(effect), (result) => {
+    const said = Result.isSuccess(result) ? "ok" : result.failure._tag
+    record(said)
+    return said
+  })
 
-/** Runs the steps through the engine in a workspace of their own, checking every view after each. */
-export const runSteps = (ctx: RequestContext, script: ReadonlyArray<Step>) =>
+interface Model {
+  readonly pipeline: string
+  readonly contacts: Array<ModelContact>
+  readonly deals: Array<ModelDeal>
+  /** Steps run so far: the emails the run makes are numbered by it. */
+  n: number
+}
+
+/** Each run's model, made on its first step. */
+const models = new WeakMap<World<Step>, Model>()
+
+/** Runs one step through the engine in the run's workspace, then checks every view against the model. */
+export const runStep = (world: World<Step>, step: Step) =>
   Effect.gen(function*() {
-    const engine = yield* Engine
-    const pipeline = (yield* engine.pipelines.list(ctx)).data[0]!["id"] as string
-    const contacts: Array<ModelContact> = []
-    const deals: Array<ModelDeal> = []
+    const { ctx, engine } = world
+    let model = models.get(world)
+    if (model === undefined) {
+      model = { pipeline: (yield* engine.pipelines.list(ctx)).data[0]!["id"] as string, contacts: [], deals: [], n: 0 }
+      models.set(world, model)
+    }
+    const { contacts, deals, pipeline } = model
+    const n = model.n++
     const live = (id: string) => contacts.find((c) => c.id === id)?.life === "live"
     const visible = (deal: ModelDeal) => sorted([...deal.stored].filter(live))
-
-    for (const [n, step] of script.entries()) {
-      const contact = "contact" in step ? contacts[step.contact % Math.max(1, contacts.length)] : undefined
-      const deal = "deal" in step ? deals[step.deal % Math.max(1, deals.length)] : undefined
-      const pool = "fromLive" in step && step.fromLive ? contacts.filter((c) => c.life === "live") : contacts
-      const named = "contacts" in step
-        ? [...new Set(step.contacts.flatMap((i) => pool.length === 0 ? [] : [pool[i % pool.length]!.id]))]
-        : []
-      switch (step._tag) {
-        case "CreateContact": {
-          const created = yield* engine.contacts.create(ctx, { email: `c${n}.${ctx.workspaceId}@example.com` })
-          contacts.push({ id: created.data["id"] as string, life: "live" })
-          break
-        }
-        case "DeleteContact":
-          if (contact === undefined) break
-          expect(yield* outcome(engine.contacts.delete(ctx, contact.id, null))).toBe(contact.life === "live" ? "ok" : "NotFound")
-          if (contact.life === "live") contact.life = "trashed"
-          break
-        case "RestoreContact":
-          if (contact === undefined) break
-          expect(yield* outcome(engine.contacts.restore(ctx, contact.id))).toBe(contact.life === "trashed" ? "ok" : "NotFound")
-          if (contact.life === "trashed") contact.life = "live"
-          break
-        case "CreateDeal": {
-          const allLive = named.every(live)
-          const created = yield* Effect.result(engine.deals.create(ctx, { name: `d${n}`, pipeline_id: pipeline, contact_ids: named }))
-          expect(Result.isSuccess(created) ? "ok" : created.failure._tag).toBe(allLive ? "ok" : "ValidationError")
-          if (Result.isSuccess(created)) {
-            deals.push({ id: created.success.data["id"] as string, life: "live", stored: new Set(named), sent: named })
-          }
-          break
-        }
-        case "PatchContacts": {
-          if (deal === undefined) break
-          const expected = deal.life !== "live" ? "NotFound" : named.every(live) ? "ok" : "ValidationError"
-          const patched = yield* Effect.result(engine.deals.update(ctx, deal.id, { contact_ids: named }, null))
-          expect(Result.isSuccess(patched) ? "ok" : patched.failure._tag).toBe(expected)
-          if (Result.isSuccess(patched)) {
-            const trashed = [...deal.stored].filter((id) => contacts.find((c) => c.id === id)?.life === "trashed")
-            deal.stored = new Set([...named, ...trashed])
-            deal.sent = named
-            // The answer shows what was sent, in the order sent.
-            expect(idsOf(patched.success.data["contact_ids"])).toEqual(named)
-          }
-          break
-        }
-        case "DeleteDeal":
-          if (deal === undefined) break
-          expect(yield* outcome(engine.deals.delete(ctx, deal.id, null))).toBe(deal.life === "live" ? "ok" : "NotFound")
-          if (deal.life === "live") deal.life = "trashed"
-          break
-        case "RestoreDeal":
-          if (deal === undefined) break
-          expect(yield* outcome(engine.deals.restore(ctx, deal.id))).toBe(deal.life === "trashed" ? "ok" : "NotFound")
-          if (deal.life === "trashed") deal.life = "live"
-          break
-        case "Purge":
-          yield* TestClock.adjust("31 days")
-          yield* engine.purgeExpired
-          for (const record of [...contacts, ...deals]) if (record.life === "trashed") record.life = "purged"
-          break
+    const record = (outcome: string) => world.outcomes.push({ step, outcome: outcome === "ok" ? "accepted" : "refused" })
+    const contact = "contact" in step ? contacts[step.contact % Math.max(1, contacts.length)] : undefined
+    const deal = "deal" in step ? deals[step.deal % Math.max(1, deals.length)] : undefined
+    const pool = "fromLive" in step && step.fromLive ? contacts.filter((c) => c.life === "live") : contacts
+    const named = "contacts" in step
+      ? [...new Set(step.contacts.flatMap((i) => pool.length === 0 ? [] : [pool[i % pool.length]!.id]))]
+      : []
+    switch (step._tag) {
+      case "CreateContact": {
+        const created = yield* engine.contacts.create(ctx, { email: `c${n}.${ctx.workspaceId}@example.com` })
+        contacts.push({ id: created.data["id"] as string, life: "live" })
+        record("ok")
+        break
       }
-      yield* checkViews(engine, ctx, contacts, deals, visible)
+      case "DeleteContact":
+        if (contact === undefined) break
+        expect(yield* outcome(engine.contacts.delete(ctx, contact.id, null), record)).toBe(contact.life === "live" ? "ok" : "NotFound")
+        if (contact.life === "live") contact.life = "trashed"
+        break
+      case "RestoreContact":
+        if (contact === undefined) break
+        expect(yield* outcome(engine.contacts.restore(ctx, contact.id), record)).toBe(contact.life === "trashed" ? "ok" : "NotFound")
+        if (contact.life === "trashed") contact.life = "live"
+        break
+      case "CreateDeal": {
+        const allLive = named.every(live)
+        const created = yield* Effect.result(engine.deals.create(ctx, { name: `d${n}`, pipeline_id: pipeline, contact_ids: named }))
+        record(Result.isSuccess(created) ? "ok" : created.failure._tag)
+        expect(Result.isSuccess(created) ? "ok" : created.failure._tag).toBe(allLive ? "ok" : "ValidationError")
+        if (Result.isSuccess(created)) {
+          deals.push({ id: created.success.data["id"] as string, life: "live", stored: new Set(named), sent: named })
+        }
+        break
+      }
+      case "PatchContacts": {
+        if (deal === undefined) break
+        const expected = deal.life !== "live" ? "NotFound" : named.every(live) ? "ok" : "ValidationError"
+        const patched = yield* Effect.result(engine.deals.update(ctx, deal.id, { contact_ids: named }, null))
+        record(Result.isSuccess(patched) ? "ok" : patched.failure._tag)
+        expect(Result.isSuccess(patched) ? "ok" : patched.failure._tag).toBe(expected)
+        if (Result.isSuccess(patched)) {
+          const trashed = [...deal.stored].filter((id) => contacts.find((c) => c.id === id)?.life === "trashed")
+          deal.stored = new Set([...named, ...trashed])
+          deal.sent = named
+          // The answer shows what was sent, in the order sent.
+          expect(idsOf(patched.success.data["contact_ids"])).toEqual(named)
+        }
+        break
+      }
+      case "DeleteDeal":
+        if (deal === undefined) break
+        expect(yield* outcome(engine.deals.delete(ctx, deal.id, null), record)).toBe(deal.life === "live" ? "ok" : "NotFound")
+        if (deal.life === "live") deal.life = "trashed"
+        break
+      case "RestoreDeal":
+        if (deal === undefined) break
+        expect(yield* outcome(engine.deals.restore(ctx, deal.id), record)).toBe(deal.life === "trashed" ? "ok" : "NotFound")
+        if (deal.life === "trashed") deal.life = "live"
+        break
+      case "Purge":
+        yield* TestClock.adjust("31 days")
+        yield* engine.purgeExpired
+        record("ok")
+        for (const made of [...contacts, ...deals]) if (made.life === "trashed") made.life = "purged"
+        break
     }
+    yield* checkViews(engine, ctx, contacts, deals, visible)
   })
 
 const checkViews = (
@@ -174,7 +207,7 @@ const checkViews = (
       expect(sorted(filtered.map((d) => d["id"] as string)), `deals listing ${contact.id}`).toEqual(dealsOfContact)
       filtered.forEach(shown)
       if (contact.life !== "live") {
-        expect(yield* outcome(engine.contacts.get(ctx, contact.id, null))).toBe("NotFound")
+        expect(yield* outcome(engine.contacts.get(ctx, contact.id, null), () => {})).toBe("NotFound")
         continue
       }
       const one = (yield* engine.contacts.get(ctx, contact.id, "deals")).data
@@ -185,19 +218,11 @@ const checkViews = (
     }
   })
 
-let workspaces = 0
-
-/** The property over an engine already in context; every run gets a fresh workspace. */
-export const associationProperty = (numRuns: number) =>
-  Effect.gen(function*() {
-    const context = yield* Effect.context<Engine>()
-    yield* Effect.promise(() =>
-      fc.assert(
-        fc.asyncProperty(steps, async (script) => {
-          const ctx: RequestContext = { workspaceId: `assoc_${Date.now().toString(36)}_${workspaces++}`, requestId: null, actor: "model" }
-          await Effect.runPromiseWith(context)(runSteps(ctx, script))
-        }),
-        { numRuns }
-      )
-    )
+/** The property on the given storage: every run in a workspace of its own, on a TestClock of its own. */
+export const associationProperty = (options: Pick<ModelOptions<Step>, "storage" | "storagePerRun" | "numRuns">) =>
+  assertModel<Step>({
+    ...options,
+    commands: steps,
+    execute: runStep,
+    invariants: [refusalsChangeNothing, associationsHideDeleted, deleteThenRestoreIsIdentity, storedEqualsProjection]
   })

@@ -1,0 +1,224 @@
+import * as fc from "fast-check"
+import { DAY, WORDS } from "../arbitraries/common.js"
+
+/**
+ * The commands a model run sends an engine, as data: records are named by an index into those the
+ * run made so far (taken modulo their number when run), so every sequence means something in any
+ * workspace, and a shrunk one still does. `ws` picks one of the run's workspaces (0 by default).
+ */
+export type WorkspaceCommand =
+  | { readonly kind: "defineField"; readonly ws: number; readonly field: number; readonly type: FieldType }
+  | { readonly kind: "deleteField"; readonly ws: number; readonly field: number }
+  | { readonly kind: "createContact"; readonly ws: number; readonly body: Body }
+  | { readonly kind: "updateContact"; readonly ws: number; readonly target: number; readonly body: Body }
+  | { readonly kind: "deleteContact"; readonly ws: number; readonly target: number }
+  | { readonly kind: "restoreContact"; readonly ws: number; readonly target: number }
+  | {
+    readonly kind: "createDeal"
+    readonly ws: number
+    readonly body: Body
+    /** A pipeline of the workspace, and a stage of that pipeline (its first when null). */
+    readonly pipeline: number
+    readonly stage: number | null
+    readonly contacts: ReadonlyArray<number>
+  }
+  | {
+    readonly kind: "updateDeal"
+    readonly ws: number
+    readonly target: number
+    readonly body: Body
+    /** Any stage of the workspace (one of another pipeline is refused). */
+    readonly stage: number | null
+    readonly pipeline: number | null
+    readonly contacts: ReadonlyArray<number> | null
+  }
+  | {
+    readonly kind: "moveStage"
+    readonly ws: number
+    readonly target: number
+    /** A stage of the deal's own pipeline when `own`, else of all the workspace's stages. */
+    readonly stage: number
+    readonly own: boolean
+    readonly reason: string | null
+  }
+  | { readonly kind: "deleteDeal"; readonly ws: number; readonly target: number }
+  | { readonly kind: "restoreDeal"; readonly ws: number; readonly target: number }
+  | { readonly kind: "createPipeline"; readonly ws: number; readonly name: string; readonly stages: number }
+  | { readonly kind: "updatePipeline"; readonly ws: number; readonly target: number; readonly change: PipelineChange }
+  | { readonly kind: "createKey"; readonly ws: number; readonly key: number }
+  | { readonly kind: "revokeKey"; readonly key: number }
+  | { readonly kind: "tick"; readonly millis: number }
+  /** Time passes (past the 30-day window, or not), then the purge a host runs every hour. */
+  | { readonly kind: "purge"; readonly millis: number }
+
+export type FieldType = "text" | "number" | "boolean"
+export type PipelineChange = "rename" | "append" | "reverse" | "dropLast"
+export type Body = Readonly<Record<string, unknown>>
+
+/** The custom fields a run defines, deletes and defines again (sometimes with another type). */
+export const MODEL_FIELDS = [
+  { object: "contact", key: "nick" },
+  { object: "contact", key: "score" },
+  { object: "deal", key: "region" }
+] as const
+
+const maybe = <A>(arb: fc.Arbitrary<A>) => fc.option(arb, { nil: null, freq: 4 })
+const text = fc.constantFrom(...WORDS)
+// Any JSON type for custom values: each fits one of the types a field may have at the time.
+const customValue = fc.oneof(text, fc.constantFrom(0, 7, 2.5), fc.boolean(), fc.constant(null))
+const email = fc.tuple(fc.constantFrom("ann", "Ann", "bob", "zoe", "kim", "lee"), fc.nat(5), fc.constantFrom("x.io", "X.io"))
+  .map(([name, n, domain]) => `${name}${n}@${domain}`)
+
+/** Standard fields, and now and then a custom one (refused while that field is not defined). */
+const withCustom = (standard: fc.Arbitrary<Body>, keys: ReadonlyArray<string>): fc.Arbitrary<Body> =>
+  fc.tuple(standard, fc.oneof(
+    { arbitrary: fc.constant(null), weight: 3 },
+    { arbitrary: fc.tuple(fc.constantFrom(...keys), customValue), weight: 1 }
+  )).map(([body, custom]) => custom === null ? body : { ...body, [custom[0]]: custom[1] })
+
+const contactBody = withCustom(
+  fc.record({ email, first_name: maybe(text), last_name: maybe(text), title: maybe(text) }, { requiredKeys: [] }),
+  ["nick", "score"]
+)
+const dealBody = withCustom(
+  fc.record(
+    {
+      name: text,
+      value: maybe(fc.constantFrom(0, 100, 2.5)),
+      currency: maybe(fc.constantFrom("EUR", "USD")),
+      expected_close_date: maybe(fc.constantFrom("2026-03-31", "2026-12-01")),
+      status: fc.constantFrom("open", "won", "lost")
+    },
+    { requiredKeys: [] }
+  ),
+  ["region"]
+)
+
+export interface WorkspaceCommandOptions {
+  /** How many workspaces the run has (default 1); the first gets three commands in four. */
+  readonly workspaces?: number
+  /** Relative weights by kind, over the defaults (0 leaves a kind out). */
+  readonly weights?: Partial<Record<WorkspaceCommand["kind"], number>>
+}
+
+const DEFAULT_WEIGHTS: Record<WorkspaceCommand["kind"], number> = {
+  defineField: 3,
+  deleteField: 1,
+  createContact: 6,
+  updateContact: 3,
+  deleteContact: 2,
+  restoreContact: 2,
+  createDeal: 4,
+  updateDeal: 3,
+  moveStage: 3,
+  deleteDeal: 2,
+  restoreDeal: 2,
+  createPipeline: 1,
+  updatePipeline: 1,
+  createKey: 2,
+  revokeKey: 2,
+  tick: 2,
+  purge: 2
+}
+
+/** One command of a model run (see WorkspaceCommand). */
+export const workspaceCommand = (options: WorkspaceCommandOptions = {}): fc.Arbitrary<WorkspaceCommand> => {
+  const count = Math.max(1, options.workspaces ?? 1)
+  const ws = count === 1
+    ? fc.constant(0)
+    : fc.oneof({ arbitrary: fc.constant(0), weight: 3 }, { arbitrary: fc.integer({ min: 1, max: count - 1 }), weight: 1 })
+  const target = fc.nat(12)
+  const stage = fc.nat(12)
+  const field = fc.nat(MODEL_FIELDS.length - 1)
+  const kinds: { readonly [K in WorkspaceCommand["kind"]]: fc.Arbitrary<Extract<WorkspaceCommand, { kind: K }>> } = {
+    defineField: fc.record({ kind: fc.constant("defineField"), ws, field, type: fc.constantFrom<FieldType>("text", "number", "boolean") }),
+    deleteField: fc.record({ kind: fc.constant("deleteField"), ws, field }),
+    createContact: fc.record({ kind: fc.constant("createContact"), ws, body: contactBody, email })
+      .map(({ email, ...c }) => ({ ...c, body: { email, ...c.body } })),
+    updateContact: fc.record({ kind: fc.constant("updateContact"), ws, target, body: contactBody }),
+    deleteContact: fc.record({ kind: fc.constant("deleteContact"), ws, target }),
+    restoreContact: fc.record({ kind: fc.constant("restoreContact"), ws, target }),
+    createDeal: fc.record({
+      kind: fc.constant("createDeal"),
+      ws,
+      body: dealBody,
+      pipeline: fc.nat(3),
+      stage: maybe(stage),
+      contacts: fc.array(target, { maxLength: 3 })
+    }),
+    updateDeal: fc.record({
+      kind: fc.constant("updateDeal"),
+      ws,
+      target,
+      body: dealBody,
+      stage: maybe(stage),
+      pipeline: fc.option(fc.nat(3), { nil: null, freq: 2 }),
+      contacts: maybe(fc.array(target, { maxLength: 3 }))
+    }),
+    moveStage: fc.record({
+      kind: fc.constant("moveStage"),
+      ws,
+      target,
+      stage,
+      own: fc.oneof({ arbitrary: fc.constant(true), weight: 3 }, { arbitrary: fc.constant(false), weight: 1 }),
+      reason: maybe(text)
+    }),
+    deleteDeal: fc.record({ kind: fc.constant("deleteDeal"), ws, target }),
+    restoreDeal: fc.record({ kind: fc.constant("restoreDeal"), ws, target }),
+    createPipeline: fc.record({ kind: fc.constant("createPipeline"), ws, name: text, stages: fc.integer({ min: 1, max: 3 }) }),
+    updatePipeline: fc.record({
+      kind: fc.constant("updatePipeline"),
+      ws,
+      target: fc.nat(3),
+      change: fc.constantFrom<PipelineChange>("rename", "append", "reverse", "dropLast")
+    }),
+    createKey: fc.record({ kind: fc.constant("createKey"), ws, key: fc.nat(1) }),
+    revokeKey: fc.record({ kind: fc.constant("revokeKey"), key: fc.nat(1) }),
+    tick: fc.record({ kind: fc.constant("tick"), millis: fc.integer({ min: 0, max: 3 * DAY }) }),
+    purge: fc.record({ kind: fc.constant("purge"), millis: fc.oneof(fc.constant(0), fc.integer({ min: 29 * DAY, max: 32 * DAY })) })
+  }
+  const weights = { ...DEFAULT_WEIGHTS, ...options.weights }
+  return fc.oneof(
+    ...Object.entries(kinds)
+      .filter(([kind]) => weights[kind as WorkspaceCommand["kind"]] > 0)
+      .map(([kind, arbitrary]) => ({ arbitrary: arbitrary as fc.Arbitrary<WorkspaceCommand>, weight: weights[kind as WorkspaceCommand["kind"]] }))
+  )
+}
+
+/** Sequences of commands for one run (one workspace unless `workspaces` says more); shrinks to short ones. */
+export const workspaceCommands = (
+  options: WorkspaceCommandOptions & { readonly minLength?: number; readonly maxLength?: number } = {}
+): fc.Arbitrary<ReadonlyArray<WorkspaceCommand>> =>
+  fc.array(workspaceCommand(options), { minLength: options.minLength ?? 1, maxLength: options.maxLength ?? 40, size: "max" })
+
+/**
+ * A sequence in which every kind of command is accepted at least once: give it as an example, so
+ * every run covers them whatever the random ones happen to do. Its `ws: 1` commands go to the
+ * second workspace, or the first when the run has one (workspaces are taken modulo their number).
+ */
+export const EVERY_KIND: ReadonlyArray<WorkspaceCommand> = [
+  { kind: "defineField", ws: 0, field: 0, type: "text" },
+  { kind: "defineField", ws: 0, field: 2, type: "text" },
+  { kind: "createContact", ws: 0, body: { email: "ann0@x.io", first_name: "Ann", nick: "sky blue" } },
+  { kind: "createContact", ws: 0, body: { email: "bob1@x.io" } },
+  { kind: "createDeal", ws: 0, body: { name: "Pilot", value: 100, currency: "EUR", region: "Zoë" }, pipeline: 0, stage: null, contacts: [0, 1] },
+  { kind: "moveStage", ws: 0, target: 0, stage: 2, own: true, reason: "call" },
+  { kind: "updateDeal", ws: 0, target: 0, body: { value: 250 }, stage: 4, pipeline: null, contacts: null },
+  { kind: "updateContact", ws: 0, target: 0, body: { title: "CTO", nick: null } },
+  { kind: "createPipeline", ws: 0, name: "Ann", stages: 2 },
+  { kind: "updatePipeline", ws: 0, target: 1, change: "append" },
+  { kind: "deleteContact", ws: 0, target: 1 },
+  { kind: "restoreContact", ws: 0, target: 1 },
+  { kind: "deleteDeal", ws: 0, target: 0 },
+  { kind: "restoreDeal", ws: 0, target: 1 },
+  { kind: "deleteField", ws: 0, field: 0 },
+  { kind: "defineField", ws: 0, field: 0, type: "number" },
+  { kind: "createKey", ws: 0, key: 0 },
+  { kind: "createKey", ws: 1, key: 1 },
+  { kind: "revokeKey", key: 0 },
+  { kind: "deleteContact", ws: 0, target: 0 },
+  { kind: "tick", millis: DAY },
+  { kind: "purge", millis: 31 * DAY },
+  { kind: "createContact", ws: 1, body: { email: "ann0@x.io" } },
+  { kind: "deleteDeal", ws: 0, target: 0 }
+]

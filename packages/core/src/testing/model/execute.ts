@@ -1,0 +1,183 @@
+import { Effect } from "effect"
+import { TestClock } from "effect/testing"
+import { apiKeyIdOf } from "../../apiKey/input.js"
+import type { RequestContext } from "../../engine/Engine.js"
+import type { JsonObject } from "../../json.js"
+import { MODEL_FIELDS, type WorkspaceCommand } from "./commands.js"
+import type { World } from "./world.js"
+
+/** The refusals a command may meet: part of the run (a refusal must change nothing), not a failure of it. */
+export const REFUSALS: ReadonlyArray<string> = ["NotFound", "ValidationError", "Conflict", "PreconditionFailed"]
+
+/**
+ * Runs a call that may be refused: records its outcome, counts it when accepted; any other failure
+ * (storage unavailable, a defect) fails the run.
+ */
+export const attempt = <Step, A, E extends { readonly _tag: string }>(world: World<Step>, step: Step, kind: string, call: Effect.Effect<A, E>) =>
+  call.pipe(
+    Effect.map((ok): A | null => ok),
+    Effect.catchIf((error) => REFUSALS.includes(error._tag), () => Effect.succeed(null)),
+    Effect.tap((ok) =>
+      Effect.sync(() => {
+        world.outcomes.push({ step, outcome: ok === null ? "refused" : "accepted" })
+        if (ok !== null) world.accepted[kind] = (world.accepted[kind] ?? 0) + 1
+      })
+    )
+  )
+
+const pick = (ids: ReadonlyArray<string>, n: number, none: string) => ids.length === 0 ? none : ids[n % ids.length]!
+/** Contacts to associate: none while the workspace has none (an unknown id is refused, and said so elsewhere). */
+const pickAll = (ids: ReadonlyArray<string>, ns: ReadonlyArray<number>) => ids.length === 0 ? [] : ns.map((n) => ids[n % ids.length]!)
+
+interface PipelineSeen {
+  readonly id: string
+  readonly name: string
+  readonly stages: ReadonlyArray<{ readonly id: string; readonly name: string }>
+}
+
+const pipelinesOf = (world: World, ctx: RequestContext) =>
+  Effect.map(world.engine.pipelines.list(ctx), (page): ReadonlyArray<PipelineSeen> =>
+    page.data.map((p) => ({
+      id: p["id"] as string,
+      name: p["name"] as string,
+      stages: (p["stages"] as ReadonlyArray<JsonObject>).map((s) => ({ id: s["id"] as string, name: s["name"] as string }))
+    })))
+
+/**
+ * Runs one WorkspaceCommand through the engine, naming records by index among those the run made
+ * (restores mostly pick the latest deletion). Time moves on the run's TestClock: `tick` and `purge`
+ * move it, and every command is followed by a millisecond, so no two share an instant.
+ */
+export const executeCommand = (world: World<WorkspaceCommand>, command: WorkspaceCommand) =>
+  Effect.gen(function*() {
+    const { engine } = world
+    const i = "ws" in command ? command.ws % world.workspaces.length : 0
+    const ctx = world.workspaces[i]!
+    const made = world.made[i]!
+    const run = <A, E extends { readonly _tag: string }>(call: Effect.Effect<A, E>) => attempt(world, command, command.kind, call)
+    switch (command.kind) {
+      case "tick":
+        yield* TestClock.adjust(command.millis)
+        world.outcomes.push({ step: command, outcome: "accepted" })
+        break
+      case "purge": {
+        yield* TestClock.adjust(command.millis)
+        const purged = yield* engine.purgeExpired
+        world.accepted["purged"] = (world.accepted["purged"] ?? 0) + purged
+        world.outcomes.push({ step: command, outcome: "accepted" })
+        // A month later most deletions are purged: restores go back to picking at random.
+        if (command.millis > 0) for (const m of world.made) m.deletedContacts = m.deletedDeals = []
+        break
+      }
+      case "defineField": {
+        const { key, object } = MODEL_FIELDS[command.field % MODEL_FIELDS.length]!
+        yield* run(engine.customFields.create(ctx, { object, key, label: key, type: command.type }))
+        break
+      }
+      case "deleteField": {
+        const { key, object } = MODEL_FIELDS[command.field % MODEL_FIELDS.length]!
+        yield* run(engine.customFields.delete(ctx, object, key))
+        break
+      }
+      case "createContact": {
+        const created = yield* run(engine.contacts.create(ctx, command.body))
+        if (created !== null) made.contacts.push(created.data["id"] as string)
+        break
+      }
+      case "updateContact":
+        yield* run(engine.contacts.update(ctx, pick(made.contacts, command.target, "con_none"), command.body, null))
+        break
+      case "deleteContact": {
+        const id = pick(made.contacts, command.target, "con_none")
+        if ((yield* run(engine.contacts.delete(ctx, id, null))) !== null) made.deletedContacts.push(id)
+        break
+      }
+      case "restoreContact": {
+        // Mostly the latest deletion, sometimes any record (a live one is refused).
+        const id = command.target % 4 !== 0 && made.deletedContacts.length > 0
+          ? made.deletedContacts.at(-1)!
+          : pick(made.contacts, command.target, "con_none")
+        if ((yield* run(engine.contacts.restore(ctx, id))) !== null) made.deletedContacts = made.deletedContacts.filter((d) => d !== id)
+        break
+      }
+      case "createDeal": {
+        const pipelines = yield* pipelinesOf(world, ctx)
+        const pipeline = pipelines[command.pipeline % pipelines.length]
+        const stages = pipeline?.stages ?? []
+        const body = {
+          name: "Deal",
+          ...command.body,
+          pipeline_id: pipeline?.id ?? "pipe_none",
+          contact_ids: pickAll(made.contacts, command.contacts),
+          ...(command.stage === null || stages.length === 0 ? {} : { stage_id: stages[command.stage % stages.length]!.id })
+        }
+        const created = yield* run(engine.deals.create(ctx, body))
+        if (created !== null) made.deals.push(created.data["id"] as string)
+        break
+      }
+      case "updateDeal": {
+        const pipelines = yield* pipelinesOf(world, ctx)
+        const stages = pipelines.flatMap((p) => p.stages)
+        const body = {
+          ...command.body,
+          ...(command.contacts === null ? {} : { contact_ids: pickAll(made.contacts, command.contacts) }),
+          ...(command.pipeline === null || pipelines.length === 0 ? {} : { pipeline_id: pipelines[command.pipeline % pipelines.length]!.id }),
+          ...(command.stage === null || stages.length === 0 ? {} : { stage_id: stages[command.stage % stages.length]!.id })
+        }
+        yield* run(engine.deals.update(ctx, pick(made.deals, command.target, "deal_none"), body, null))
+        break
+      }
+      case "moveStage": {
+        const id = pick(made.deals, command.target, "deal_none")
+        const pipelines = yield* pipelinesOf(world, ctx)
+        const current = command.own
+          ? yield* Effect.map(Effect.option(engine.deals.get(ctx, id)), (deal) => deal._tag === "Some" ? deal.value.data["pipeline_id"] : undefined)
+          : undefined
+        const own = pipelines.find((p) => p.id === current)
+        const stages = own?.stages ?? pipelines.flatMap((p) => p.stages)
+        const body = { stage_id: stages[command.stage % Math.max(stages.length, 1)]?.id ?? "stage_none", reason: command.reason }
+        yield* run(engine.deals.moveStage(ctx, id, body, null))
+        break
+      }
+      case "deleteDeal": {
+        const id = pick(made.deals, command.target, "deal_none")
+        if ((yield* run(engine.deals.delete(ctx, id, null))) !== null) made.deletedDeals.push(id)
+        break
+      }
+      case "restoreDeal": {
+        const id = command.target % 4 !== 0 && made.deletedDeals.length > 0
+          ? made.deletedDeals.at(-1)!
+          : pick(made.deals, command.target, "deal_none")
+        if ((yield* run(engine.deals.restore(ctx, id))) !== null) made.deletedDeals = made.deletedDeals.filter((d) => d !== id)
+        break
+      }
+      case "createPipeline": {
+        const stages = Array.from({ length: command.stages }, (_, n) => ({ name: `${command.name} ${n}` }))
+        yield* run(engine.pipelines.create(ctx, { name: command.name, stages }))
+        break
+      }
+      case "updatePipeline": {
+        const pipelines = yield* pipelinesOf(world, ctx)
+        const pipeline = pipelines[command.target % pipelines.length]
+        if (pipeline === undefined) break
+        const stages = pipeline.stages.map((s) => ({ id: s.id, name: s.name }))
+        const body = command.change === "rename"
+          ? { name: `${pipeline.name}!` }
+          : command.change === "append"
+          ? { stages: [...stages, { name: "Later" }] }
+          : command.change === "reverse"
+          ? { stages: stages.reverse() }
+          : { stages: stages.slice(0, -1) }
+        yield* run(engine.pipelines.update(ctx, pipeline.id, body, null))
+        break
+      }
+      case "createKey":
+        yield* run(engine.apiKeys.create({ workspaceId: ctx.workspaceId, keySha256: world.keyDigest(command.key), actor: "model" }))
+        break
+      case "revokeKey":
+        yield* run(engine.apiKeys.revoke({ keyId: apiKeyIdOf(world.keyDigest(command.key)), actor: "model" }))
+        break
+    }
+    // Distinct instants, so that nothing depends on two commands sharing a millisecond.
+    yield* TestClock.adjust(1)
+  })

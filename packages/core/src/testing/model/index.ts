@@ -1,0 +1,5 @@
+export * from "./commands.js"
+export * from "./execute.js"
+export * from "./invariants.js"
+export * from "./runner.js"
+export * from "./world.js"
