@@ -5,9 +5,7 @@ import {
   DeliveryQueue,
   type DeliveryQueueService,
   type DocumentWrite,
-  type ExpiredRecord,
   type QueueSignal,
-  runQuery,
   type SettingsChange,
   Storage,
   type StorageService,
@@ -17,6 +15,9 @@ import {
   VersionConflict
 } from "@dealstream/core"
 import { Clock, Context, Effect, Layer, PubSub, Stream } from "effect"
+import { DocumentTable } from "./documentTable.js"
+import { PendingDeliveries } from "./pendingDeliveries.js"
+import { Trash } from "./trash.js"
 
 interface Row extends StoredDocument {
   readonly uniqueKey: string | null
@@ -28,10 +29,7 @@ const uniqueSlot = (collection: Collection, workspaceId: string, key: string) =>
 const documentSlot = (collection: Collection, workspaceId: string, id: string) =>
   `${collection}\u0000${workspaceId}\u0000${id}`
 
-interface Lease {
-  readonly owner: string
-  readonly until: string
-}
+const tableSlot = (collection: Collection, workspaceId: string) => `${collection}\u0000${workspaceId}`
 
 export interface Services {
   readonly storage: StorageService
@@ -43,6 +41,11 @@ export interface Services {
  * operation runs synchronously inside one `Effect.sync`, so a commit or a claim is atomic with
  * respect to every other operation of this process: a commit checks every stream version and
  * unique key first and writes only when all of them hold.
+ *
+ * Nothing a call does grows with the data beyond what it answers: documents live in one table per
+ * collection and workspace, whose sort indexes answer list pages (documentTable.ts); the trash is
+ * kept in deletion order for the purge (trash.ts) and pending deliveries in due order for the
+ * queue (pendingDeliveries.ts). Only a rebuild (replaceDocuments) reads everything.
  */
 export const makeWithQueue: Effect.Effect<Services> = Effect.gen(function*() {
   const signals = yield* PubSub.unbounded<QueueSignal>()
@@ -51,59 +54,47 @@ export const makeWithQueue: Effect.Effect<Services> = Effect.gen(function*() {
   const settingsVersions = new Map<string, number>()
   const log: Array<StoredEvent> = []
   const streams = new Map<string, Array<StoredEvent>>()
-  const documents = new Map<string, Row>()
-  const byWorkspace = new Map<string, Map<string, Row>>()
+  const tables = new Map<string, DocumentTable<Row>>()
   const uniques = new Map<string, string>()
-  /** Pending deliveries by document slot: the queue, without scanning every document. */
-  const pending = new Map<string, Row>()
-  const leases = new Map<string, Lease>()
+  const trash = new Trash()
+  const deliveries = new PendingDeliveries<Row>()
 
-  const workspaceRows = (collection: Collection, workspaceId: string) => {
-    const slot = `${collection}\u0000${workspaceId}`
-    let rows = byWorkspace.get(slot)
-    if (rows === undefined) {
-      rows = new Map()
-      byWorkspace.set(slot, rows)
-    }
-    return rows
-  }
-
-  const removeRow = (collection: Collection, workspaceId: string, id: string) => {
-    const slot = documentSlot(collection, workspaceId, id)
-    const existing = documents.get(slot)
-    if (existing === undefined) return
-    if (existing.uniqueKey !== null) uniques.delete(uniqueSlot(collection, workspaceId, existing.uniqueKey))
-    // Every write of a document comes through here first: a delivery written again loses its lease.
-    pending.delete(slot)
-    leases.delete(slot)
-    documents.delete(slot)
-    workspaceRows(collection, workspaceId).delete(id)
-  }
+  const findRow = (collection: Collection, workspaceId: string, id: string): Row | undefined =>
+    tables.get(tableSlot(collection, workspaceId))?.rows.get(id)
 
   const writeRow = (write: DocumentWrite) => {
-    removeRow(write.collection, write.workspaceId, write.id)
-    if (write._tag === "Remove") return
-    const row: Row = {
-      collection: write.collection,
-      workspaceId: write.workspaceId,
-      id: write.id,
+    const { collection, id, workspaceId } = write
+    const slot = tableSlot(collection, workspaceId)
+    let table = tables.get(slot)
+    if (table === undefined) {
+      if (write._tag === "Remove") return
+      table = new DocumentTable()
+      tables.set(slot, table)
+    }
+    const previous = table.rows.get(id)
+    if (previous?.uniqueKey != null) uniques.delete(uniqueSlot(collection, workspaceId, previous.uniqueKey))
+    const row: Row | undefined = write._tag === "Remove" ? undefined : {
+      collection,
+      workspaceId,
+      id,
       version: write.version,
       deletedAt: write.deletedAt,
       data: write.data,
       uniqueKey: write.uniqueKey
     }
-    const slot = documentSlot(row.collection, row.workspaceId, row.id)
-    documents.set(slot, row)
-    if (row.collection === "delivery" && row.data["status"] === "pending") pending.set(slot, row)
-    workspaceRows(row.collection, row.workspaceId).set(row.id, row)
-    if (row.uniqueKey !== null) uniques.set(uniqueSlot(row.collection, row.workspaceId, row.uniqueKey), row.id)
+    if (previous === undefined && row === undefined) return
+    table.put(id, row)
+    if (row?.uniqueKey != null) uniques.set(uniqueSlot(collection, workspaceId, row.uniqueKey), id)
+    trash.update(collection, previous, row)
+    // Every write of a delivery, the same data again included, ends its lease.
+    if (collection === "delivery") deliveries.update(documentSlot(collection, workspaceId, id), previous, row)
   }
 
   /** The first unique key this commit would take from another document, if any. */
   const findUniqueViolation = (writes: ReadonlyArray<DocumentWrite>): UniqueViolation | null => {
     const released = new Set<string>()
     for (const write of writes) {
-      const existing = documents.get(documentSlot(write.collection, write.workspaceId, write.id))
+      const existing = findRow(write.collection, write.workspaceId, write.id)
       if (existing?.uniqueKey != null) released.add(uniqueSlot(write.collection, write.workspaceId, existing.uniqueKey))
     }
     const claimed = new Map<string, string>()
@@ -204,79 +195,42 @@ export const makeWithQueue: Effect.Effect<Services> = Effect.gen(function*() {
     readLog: ({ after, limit }) => Effect.sync(() => log.slice(Math.max(0, after), Math.max(0, after) + limit)),
     getDocument: (collection, workspaceId, id) =>
       Effect.sync(() => {
-        const row = documents.get(documentSlot(collection, workspaceId, id))
+        const row = findRow(collection, workspaceId, id)
         return row === undefined ? null : toDocument(row)
       }),
     getDocuments: (collection, workspaceId, ids) =>
       Effect.sync(() =>
         [...new Set(ids)].flatMap((id) => {
-          const row = documents.get(documentSlot(collection, workspaceId, id))
+          const row = findRow(collection, workspaceId, id)
           return row === undefined ? [] : [toDocument(row)]
         })
       ),
     queryDocuments: (collection, workspaceId, query) =>
-      Effect.sync(() => runQuery(workspaceRows(collection, workspaceId).values(), query).map(toDocument)),
-    listDeletedBefore: (collection, cutoff, limit) =>
-      Effect.sync(() => {
-        const expired: Array<ExpiredRecord> = []
-        for (const row of documents.values()) {
-          if (expired.length >= limit) break
-          if (row.collection === collection && row.deletedAt !== null && row.deletedAt <= cutoff) {
-            expired.push({ workspaceId: row.workspaceId, id: row.id })
-          }
-        }
-        return expired
-      }),
+      Effect.sync(() => (tables.get(tableSlot(collection, workspaceId))?.query(query) ?? []).map(toDocument)),
+    listDeletedBefore: (collection, cutoff, limit) => Effect.sync(() => trash.deletedBefore(collection, cutoff, limit)),
     replaceDocuments: (collections, writes) =>
       Effect.sync(() => {
         const dropped = new Set<Collection>(collections)
-        for (const row of [...documents.values()]) {
-          if (dropped.has(row.collection)) removeRow(row.collection, row.workspaceId, row.id)
+        for (const [slot, table] of tables) {
+          const collection = slot.slice(0, slot.indexOf("\u0000")) as Collection
+          if (!dropped.has(collection)) continue
+          for (const row of table.rows.values()) {
+            if (row.uniqueKey !== null) uniques.delete(uniqueSlot(collection, row.workspaceId, row.uniqueKey))
+          }
+          tables.delete(slot)
         }
+        for (const collection of dropped) trash.clear(collection)
+        if (dropped.has("delivery")) deliveries.clear()
         for (const write of writes) writeRow(write)
       }),
     headSequence: Effect.sync(() => log.length),
     ping: Effect.void
   }
 
-  const nextAttemptOf = (row: Row) => {
-    const at = row.data["next_attempt_at"]
-    return typeof at === "string" ? at : null
-  }
-  const byDue = (a: Row, b: Row) => {
-    const [x, y] = [nextAttemptOf(a) ?? "", nextAttemptOf(b) ?? ""]
-    return x < y ? -1 : x > y ? 1 : 0
-  }
-
   const queue: DeliveryQueueService = {
-    claim: ({ leaseUntil, limit, now, owner }) =>
-      Effect.sync(() => {
-        const due: Array<readonly [string, Row]> = []
-        for (const [slot, row] of pending) {
-          const at = nextAttemptOf(row)
-          const lease = leases.get(slot)
-          if (at !== null && at <= now && (lease === undefined || lease.until < now)) due.push([slot, row])
-        }
-        const claimed = due.sort(([, a], [, b]) => byDue(a, b)).slice(0, Math.max(0, Math.floor(limit)))
-        for (const [slot] of claimed) leases.set(slot, { owner, until: leaseUntil })
-        return claimed.map(([, row]) => toDocument(row))
-      }),
-    release: (owner) =>
-      Effect.sync(() => {
-        for (const [slot, lease] of leases) if (lease.owner === owner) leases.delete(slot)
-      }),
-    // When the next pending delivery becomes claimable: its due time, or its lease's end if later.
-    nextDue: Effect.sync(() => {
-      let earliest: string | null = null
-      for (const [slot, row] of pending) {
-        const due = nextAttemptOf(row)
-        if (due === null) continue
-        const leasedUntil = leases.get(slot)?.until
-        const at = leasedUntil !== undefined && leasedUntil > due ? leasedUntil : due
-        if (earliest === null || at < earliest) earliest = at
-      }
-      return earliest
-    }),
+    claim: (options) => Effect.sync(() => deliveries.claim(options).map(toDocument)),
+    release: (owner) => Effect.sync(() => deliveries.release(owner)),
+    nextDue: Effect.sync(() => deliveries.nextDue()),
     signal: (signal) => Effect.asVoid(PubSub.publish(signals, signal)),
     signals: Stream.fromPubSub(signals)
   }

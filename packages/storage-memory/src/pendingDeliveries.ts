@@ -1,0 +1,83 @@
+import type { ClaimOptions } from "@dealstream/core"
+import { SortedList } from "./sortedList.js"
+
+interface Lease {
+  readonly owner: string
+  readonly until: string
+}
+
+interface Pending<Row> {
+  /** The delivery's next_attempt_at. */
+  readonly due: string
+  /** Its document slot, which the leases are keyed by. */
+  readonly slot: string
+  readonly row: Row
+}
+
+const byDue = <Row>(a: Pending<Row>, b: Pending<Row>): number =>
+  a.due < b.due ? -1 : a.due > b.due ? 1 : a.slot < b.slot ? -1 : a.slot > b.slot ? 1 : 0
+
+/** The next attempt time of a pending delivery's data, null for any other document. */
+export const dueOf = (data: { readonly [key: string]: unknown }): string | null => {
+  const at = data["next_attempt_at"]
+  return data["status"] === "pending" && typeof at === "string" ? at : null
+}
+
+/**
+ * The pending deliveries with a next attempt time, in due order, and their leases: a claim walks
+ * from the earliest due and stops at the first not yet due, so it reads the due and the leased
+ * rows, never the whole queue.
+ */
+export class PendingDeliveries<Row extends { readonly data: { readonly [key: string]: unknown } }> {
+  private pending = new SortedList<Pending<Row>>(byDue)
+  private readonly leases = new Map<string, Lease>()
+
+  /** A delivery was written (or removed: `next` undefined): every write of it ends its lease. */
+  update(slot: string, previous: Row | undefined, next: Row | undefined): void {
+    const was = previous === undefined ? null : dueOf(previous.data)
+    if (was !== null) this.pending.remove({ due: was, slot, row: previous! })
+    this.leases.delete(slot)
+    const is = next === undefined ? null : dueOf(next.data)
+    if (is !== null) this.pending.insert({ due: is, slot, row: next! })
+  }
+
+  /** Forgets every delivery (a rebuild replacing the collection). */
+  clear(): void {
+    this.pending = new SortedList(byDue)
+    this.leases.clear()
+  }
+
+  claim({ leaseUntil, limit, now, owner }: ClaimOptions): ReadonlyArray<Row> {
+    const wanted = Math.max(0, Math.floor(limit))
+    const claimed: Array<Row> = []
+    if (wanted === 0) return claimed
+    for (const { due, row, slot } of this.pending.ascending(() => true)) {
+      if (due > now) break
+      const lease = this.leases.get(slot)
+      if (lease !== undefined && lease.until >= now) continue
+      this.leases.set(slot, { owner, until: leaseUntil })
+      claimed.push(row)
+      if (claimed.length === wanted) break
+    }
+    return claimed
+  }
+
+  release(owner: string): void {
+    for (const [slot, lease] of this.leases) if (lease.owner === owner) this.leases.delete(slot)
+  }
+
+  /**
+   * When the next pending delivery becomes claimable: its due time, or its lease's end if later.
+   * Rows after the best found so far are due no sooner, so the walk stops there.
+   */
+  nextDue(): string | null {
+    let earliest: string | null = null
+    for (const { due, slot } of this.pending.ascending(() => true)) {
+      if (earliest !== null && due >= earliest) break
+      const leasedUntil = this.leases.get(slot)?.until
+      const at = leasedUntil !== undefined && leasedUntil > due ? leasedUntil : due
+      if (earliest === null || at < earliest) earliest = at
+    }
+    return earliest
+  }
+}
