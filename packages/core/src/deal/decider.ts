@@ -9,6 +9,8 @@ import type { PipelineInfo } from "../pipeline/decider.js"
 import type { CreateDeal, DealCommand, MoveStage, UpdateDeal } from "./commands.js"
 import { contactIdsOf, patchedContactIds } from "./contactLinks.js"
 import type { DealEvent, DealStageChanged } from "./events.js"
+import { withDealRules } from "./rules.js"
+import { pipelineStageRules } from "./stageRules.js"
 
 export type DealState =
   | { readonly status: "absent" }
@@ -198,8 +200,11 @@ const evolve = (state: DealState, event: DealEvent): DealState => {
   }
 }
 
-export const dealDecider: Decider<DealCommand, DealEvent, DealState> = {
-  initialState: { status: "absent" },
-  evolve,
-  decide
-}
+/**
+ * The deal decider: its own checks, then the pipeline's stage rules (stageRules.ts), which a
+ * pipeline without rules never refuses. Embedders add rules of their own with withDealRules.
+ */
+export const dealDecider: Decider<DealCommand, DealEvent, DealState> = withDealRules(
+  { initialState: { status: "absent" }, evolve, decide },
+  [pipelineStageRules]
+)

@@ -1,4 +1,5 @@
-import { Context, type Effect, Schema } from "effect"
+import { Context, type Effect, Layer, Schema } from "effect"
+import type { DealRule } from "../deal/rules.js"
 import type { ApiKeyOwner } from "../apiKey/projection.js"
 import type { Conflict, NotFound, PreconditionFailed, StorageUnavailable, ValidationError } from "../errors.js"
 import type { Json, JsonObject } from "../json.js"
@@ -137,3 +138,13 @@ export interface EngineService {
 }
 
 export class Engine extends Context.Service<Engine, EngineService>()("@dealstream/core/Engine") {}
+
+/**
+ * The deal rules of your own the engine decides every deal command with, after its own and the
+ * pipelines' stage rules (see DealRule): none unless provided. Read when the engine is built:
+ * `EngineLive.pipe(Layer.provide(dealRulesLayer([rule])))`.
+ */
+export const DealRules = Context.Reference<ReadonlyArray<DealRule>>("@dealstream/core/DealRules", { defaultValue: () => [] })
+
+/** Registers deal rules with the engines built on it. */
+export const dealRulesLayer = (rules: ReadonlyArray<DealRule>): Layer.Layer<never> => Layer.succeed(DealRules, rules)

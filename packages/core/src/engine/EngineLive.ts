@@ -7,7 +7,7 @@ import { makeContacts } from "./contacts.js"
 import { makeCustomFields } from "./customFields.js"
 import { makeDeals } from "./deals.js"
 import { engineDeps } from "./deps.js"
-import { Engine, type EngineService } from "./Engine.js"
+import { DealRules, Engine, type EngineService } from "./Engine.js"
 import { makeIdempotency } from "./idempotency.js"
 import type { Ids } from "./Ids.js"
 import { makePipelines } from "./pipelines.js"
@@ -22,12 +22,15 @@ export type EngineRequirements = Storage | Ids | DeliveryQueue | WebhookConfig |
 
 /**
  * The engine's public surface: each part is what its module makes, nothing forwarded by hand. It
- * follows the storage's settings changes while its scope lasts.
+ * follows the storage's settings changes while its scope lasts, and decides deal commands with the
+ * DealRules in context when it is built.
  */
-export const makeEngine: Effect.Effect<EngineService, never, EngineRequirements | Scope.Scope> = Effect.map(engineDeps, (deps) =>
-  Engine.of({
+export const makeEngine: Effect.Effect<EngineService, never, EngineRequirements | Scope.Scope> = Effect.gen(function*() {
+  const deps = yield* engineDeps
+  const dealRules = yield* DealRules
+  return Engine.of({
     contacts: makeContacts(deps),
-    deals: makeDeals(deps),
+    deals: makeDeals(deps, dealRules),
     pipelines: makePipelines(deps, makeWorkspaces(deps)),
     customFields: makeCustomFields(deps),
     trash: makeTrash(deps),
@@ -36,7 +39,8 @@ export const makeEngine: Effect.Effect<EngineService, never, EngineRequirements 
     apiKeys: makeApiKeys(deps),
     purgeExpired: makePurge(deps, aggregates),
     ping: deps.storage.ping
-  }))
+  })
+})
 
 /** The engine over whatever storage, delivery queue, ids and webhook transport are provided. */
 export const EngineLive: Layer.Layer<Engine, never, EngineRequirements> = Layer.effect(Engine, makeEngine)

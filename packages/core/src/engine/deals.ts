@@ -1,13 +1,15 @@
 import { Effect, Result } from "effect"
 import {
   contactIdsOf,
-  dealAggregate,
+  dealAggregate as deals,
   type DealEvent,
+  type DealRule,
   parseDealCreate,
   parseDealPatch,
   parseStageMove,
   projectDeal,
-  timelineEntryOf
+  timelineEntryOf,
+  withDealRules
 } from "../deal/index.js"
 import { NotFound } from "../errors.js"
 import type { Json } from "../json.js"
@@ -31,7 +33,10 @@ const timelineCatalog = new Map([
 const stringsOf = (value: Json | undefined): ReadonlyArray<string> =>
   Array.isArray(value) ? value.filter((v): v is string => typeof v === "string") : []
 
-export const makeDeals = (deps: EngineDeps) => {
+/** The deal operations; `rules` (DealRules) decide every deal command after the deal's own. */
+export const makeDeals = (deps: EngineDeps, rules: ReadonlyArray<DealRule> = []) => {
+  const dealAggregate = rules.length === 0 ? deals : { ...deals, decider: withDealRules(deals.decider, rules) }
+
   /** Contact ids of this workspace that are not live contacts (unknown, deleted, or another's). */
   const unknownContacts = (ctx: RequestContext, ids: ReadonlyArray<string>) =>
     Effect.map(contactStates(deps, ctx, ids), ({ live }) => ids.filter((id) => !live.has(id)))

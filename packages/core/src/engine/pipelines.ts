@@ -4,7 +4,8 @@ import {
   parsePipelineCreate,
   parsePipelinePatch,
   pipelineAggregate,
-  pipelineInfoOf
+  pipelineInfoOf,
+  type StageInput
 } from "../pipeline/index.js"
 import type { EngineDeps } from "./deps.js"
 import type { IfMatch, RequestContext } from "./Engine.js"
@@ -37,8 +38,8 @@ export const makePipelines = (deps: EngineDeps, workspaces: Workspaces) => {
       // Accepted: the workspace gets its default pipeline first, so "Sales" stays the first one.
       yield* workspaces.ensure(ctx)
       const id = yield* deps.ids.make(pipelineAggregate.prefix)
-      const stages: Array<{ id: string; name: string }> = []
-      for (const stage of parsed.success.stages) stages.push({ id: yield* deps.ids.make("stage"), name: stage.name })
+      const stages: Array<StageInput> = []
+      for (const stage of parsed.success.stages) stages.push({ ...stage, id: yield* deps.ids.make("stage") })
       yield* handleCommand(deps, pipelineAggregate, {
         ctx,
         streamId: id,
@@ -53,16 +54,16 @@ export const makePipelines = (deps: EngineDeps, workspaces: Workspaces) => {
       const parsed = parsePipelinePatch(yield* storableBody(body))
       if (Result.isFailure(parsed)) return yield* parsed.failure
       const knownNewStageIds = new Set<string>()
-      const stages: ReadonlyArray<{ id: string; name: string }> | undefined = parsed.success.stages === undefined
+      const stages: ReadonlyArray<StageInput> | undefined = parsed.success.stages === undefined
         ? undefined
         : yield* Effect.forEach(
         parsed.success.stages,
-        (stage) =>
-          stage.id !== null
-            ? Effect.succeed({ id: stage.id, name: stage.name })
+        ({ id, ...stage }) =>
+          id !== null
+            ? Effect.succeed({ ...stage, id })
             : Effect.map(deps.ids.make("stage"), (newId) => {
               knownNewStageIds.add(newId)
-              return { id: newId, name: stage.name }
+              return { ...stage, id: newId }
             })
       )
       yield* handleCommand(deps, pipelineAggregate, {

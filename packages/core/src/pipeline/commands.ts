@@ -1,6 +1,13 @@
+/**
+ * A stage as a command gives it. Its rules: left out, an update keeps the stage's current ones (a
+ * new stage has none); `[]` and `null` clear them.
+ */
 export interface StageInput {
   readonly id: string
   readonly name: string
+  readonly required_fields?: ReadonlyArray<string>
+  /** The stages a deal in this stage may move to; null: any. */
+  readonly next_stage_ids?: ReadonlyArray<string> | null
 }
 
 /** Stage ids are made by the engine before deciding. */

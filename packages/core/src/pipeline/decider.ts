@@ -4,6 +4,7 @@ import type { DomainError, ErrorDetail } from "../errors.js"
 import { Conflict, NotFound, ValidationError } from "../errors.js"
 import type { PipelineCommand, StageInput, UpdatePipeline } from "./commands.js"
 import type { PipelineEvent, PipelineUpdated, Stage } from "./events.js"
+import { sameStages, stagesOf, strayNextStages } from "./stages.js"
 
 export type PipelineState =
   | { readonly status: "absent" }
@@ -20,11 +21,6 @@ export const pipelineInfoOf = (state: PipelineState): PipelineInfo | null =>
 
 type Decision = Result.Result<ReadonlyArray<PipelineEvent>, DomainError>
 
-const positioned = (stages: ReadonlyArray<StageInput>): ReadonlyArray<Stage> =>
-  stages.map((s, position) => ({ id: s.id, name: s.name, position }))
-
-const sameStages = (a: ReadonlyArray<Stage>, b: ReadonlyArray<Stage>): boolean =>
-  a.length === b.length && a.every((s, i) => s.id === b[i]?.id && s.name === b[i]?.name && s.position === b[i]?.position)
 
 /** Every given id must be a current stage or one the engine just made, and appear once. */
 const unknownOrRepeatedIds = (command: UpdatePipeline, current: ReadonlyArray<Stage>, stages: ReadonlyArray<StageInput>) => {
@@ -60,7 +56,9 @@ const update = (command: UpdatePipeline, state: Extract<PipelineState, { status:
         })
       )
     }
-    const stages = positioned(command.stages)
+    const stages = stagesOf(command.stages, state.stages)
+    const stray = strayNextStages(stages)
+    if (stray.length > 0) return Result.fail(ValidationError.of(stray))
     if (!sameStages(stages, state.stages)) data.stages = stages
   }
   const event: PipelineUpdated = { type: "pipeline.updated", data }
@@ -69,15 +67,18 @@ const update = (command: UpdatePipeline, state: Extract<PipelineState, { status:
 
 const decide = (command: PipelineCommand, state: PipelineState): Decision => {
   switch (command.type) {
-    case "CreatePipeline":
-      return state.status === "absent"
-        ? Result.succeed([{
-          type: "pipeline.created",
-          data: { id: command.id, name: command.name, stages: positioned(command.stages), at: command.at }
-        }])
-        : Result.fail(
+    case "CreatePipeline": {
+      if (state.status !== "absent") {
+        return Result.fail(
           new Conflict({ message: `pipeline ${command.id} already exists`, details: [{ path: "id", message: "already exists", id: command.id }] })
         )
+      }
+      const stages = stagesOf(command.stages)
+      const stray = strayNextStages(stages)
+      return stray.length > 0
+        ? Result.fail(ValidationError.of(stray))
+        : Result.succeed([{ type: "pipeline.created", data: { id: command.id, name: command.name, stages, at: command.at } }])
+    }
     case "UpdatePipeline":
       return state.status === "live" ? update(command, state) : Result.fail(new NotFound({ resource: "pipeline", id: command.id }))
   }

@@ -114,4 +114,40 @@ describe("pipelineDecider", () => {
     expect(pipelineInfoOf(state)).toEqual({ id, stages: created.data.stages })
     expect(pipelineInfoOf(pipelineDecider.initialState)).toBeNull()
   })
+
+  describe("stage rules", () => {
+    const lead = { id: "stage_a", name: "Lead" }
+    const won = { id: "stage_b", name: "Won" }
+    it("records rules given on creation, and leaves a stage without rules without rule keys", () => {
+      given([]).when({ type: "CreatePipeline", id, at: t0, name: "Sales", stages: [{ ...lead, required_fields: [] }, { ...won, required_fields: ["value"] }] })
+        .then([{
+          type: "pipeline.created",
+          data: { id, name: "Sales", stages: [{ ...lead, position: 0 }, { ...won, position: 1, required_fields: ["value"] }], at: t0 }
+        }])
+    })
+    it("sets rules on an update, keeps them where the list leaves them out, and clears them with [] and null", () => {
+      const ruled = { type: "pipeline.updated" as const, data: {
+        stages: [{ ...lead, position: 0, next_stage_ids: ["stage_b"] }, { ...won, position: 1, required_fields: ["value"] }],
+        at: t1
+      } }
+      given([created]).when(update({ stages: [{ ...lead, next_stage_ids: ["stage_b"] }, { ...won, required_fields: ["value"] }] })).then([ruled])
+      // Renaming without naming the rules keeps them.
+      given([created, ruled]).when(update({ stages: [{ ...lead, name: "New" }, won] })).then([{
+        type: "pipeline.updated",
+        data: { stages: [{ ...lead, name: "New", position: 0, next_stage_ids: ["stage_b"] }, { ...won, position: 1, required_fields: ["value"] }], at: t1 }
+      }])
+      given([created, ruled]).when(update({ stages: [lead, won] })).thenNothingHappens()
+      given([created, ruled]).when(update({ stages: [{ ...lead, next_stage_ids: null }, { ...won, required_fields: [] }] })).then([{
+        type: "pipeline.updated",
+        data: { stages: [{ ...lead, position: 0 }, { ...won, position: 1 }], at: t1 }
+      }])
+    })
+    it("refuses next_stage_ids naming a stage the list does not have, kept ones included", () => {
+      given([created]).when(update({ stages: [{ ...lead, next_stage_ids: ["stage_x"] }, won] }))
+        .thenFails("ValidationError", (e) => expect(e.details.map((d) => d.path)).toEqual(["stages[0].next_stage_ids[0]"]))
+      const ruled: PipelineEvent = { type: "pipeline.updated", data: { stages: [{ ...lead, position: 0, next_stage_ids: ["stage_b"] }, { ...won, position: 1 }], at: t1 } }
+      given([created, ruled]).when(update({ stages: [lead] }))
+        .thenFails("ValidationError", (e) => expect(e.details[0]?.message).toBe("names stage_b, which is not a stage of this pipeline"))
+    })
+  })
 })

@@ -1,11 +1,18 @@
 import { Schema } from "effect"
 import { DomainEvent } from "../storage/events.js"
 
+/**
+ * A stage and its rules, each present only when set (a stage without rules reads as before rules
+ * existed): `required_fields`, the deal fields that must hold a value for a deal to enter the stage;
+ * `next_stage_ids`, the stages of the pipeline a deal in this stage may move to (absent: any).
+ */
 export const Stage = Schema.Struct({
   id: Schema.String,
   name: Schema.String,
   /** The stage's index in the pipeline's list, from 0. */
-  position: Schema.Number
+  position: Schema.Number,
+  required_fields: Schema.optionalKey(Schema.Array(Schema.String)),
+  next_stage_ids: Schema.optionalKey(Schema.Array(Schema.String))
 })
 export type Stage = typeof Stage.Type
 

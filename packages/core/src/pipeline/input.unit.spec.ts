@@ -42,3 +42,21 @@ describe("parsePipelinePatch", () => {
     expect(paths(parsePipelinePatch({ stages: [{ id: 3, name: "x" }] }))).toEqual(["stages[0].id"])
   })
 })
+
+describe("stage rules in the input", () => {
+  it("reads required_fields on create and patch, next_stage_ids on patch only", () => {
+    expect(parsePipelineCreate({ name: "x", stages: [{ name: "Proposal", required_fields: ["value", "region"] }] }))
+      .toEqual(Result.succeed({ name: "x", stages: [{ name: "Proposal", required_fields: ["value", "region"] }] }))
+    expect(parsePipelinePatch({ stages: [{ id: "s1", name: "Lead", next_stage_ids: ["s2"] }, { id: "s2", name: "Won", next_stage_ids: null }] }))
+      .toEqual(Result.succeed({ stages: [{ id: "s1", name: "Lead", next_stage_ids: ["s2"] }, { id: "s2", name: "Won", next_stage_ids: null }] }))
+    expect(paths(parsePipelineCreate({ name: "x", stages: [{ name: "Lead", next_stage_ids: [] }] }))).toEqual(["stages[0].next_stage_ids"])
+  })
+  it("refuses fields a deal always has, unknown shapes and repeats", () => {
+    expect(paths(parsePipelineCreate({
+      name: "x",
+      stages: [{ name: "A", required_fields: ["name", "Value", "value", "value", 3] }, { name: "B", required_fields: "value" }]
+    }))).toEqual(["stages[0].required_fields[0]", "stages[0].required_fields[1]", "stages[0].required_fields[3]", "stages[0].required_fields[4]", "stages[1].required_fields"])
+    expect(paths(parsePipelinePatch({ stages: [{ id: "s1", name: "A", next_stage_ids: ["s2", "s2", ""] }, { name: "B", next_stage_ids: "s1" }] })))
+      .toEqual(["stages[0].next_stage_ids[1]", "stages[0].next_stage_ids[2]", "stages[1].next_stage_ids"])
+  })
+})

@@ -31,7 +31,12 @@ export class DealsApi extends securedGroup(
     headers: ifMatchHeader,
     success: single(StageMoveResult),
     error: writeErrors
-  }).annotate(OpenApi.Description, "Moves the deal and returns the timeline entry; the ETag is the deal's."),
+  }).annotate(
+    OpenApi.Description,
+    "Moves the deal and returns the timeline entry; the ETag is the deal's. The pipeline's stage rules apply (see Stage: " +
+      "required_fields, next_stage_ids), as they do to a create or PATCH that puts the deal in a stage: a move they refuse " +
+      "is 400 validation_error, its details naming the rule and the stage."
+  ),
   HttpApiEndpoint.delete("delete", "/v1/deals/:id", {
     params: idParams,
     headers: ifMatchHeader,

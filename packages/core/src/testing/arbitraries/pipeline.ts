@@ -4,6 +4,7 @@ import type { CreatePipeline, PipelineCommand, StageInput, UpdatePipeline } from
 import type { PipelineInfo } from "../../pipeline/decider.js"
 import type { PipelineCreated, PipelineEvent, PipelineUpdated, Stage } from "../../pipeline/events.js"
 import { pipelineAggregate } from "../../pipeline/aggregate.js"
+import { stagesOf } from "../../pipeline/stages.js"
 import { traceCommands } from "../trace.js"
 import { idOf, instant, streamScript, word } from "./common.js"
 
@@ -14,12 +15,31 @@ const stagePool = (pipelineId: string) => STAGE_NAMES.map((_, i) => `stage_${pip
 
 const stageName = fc.oneof(fc.constantFrom(...STAGE_NAMES), word)
 
-/** Stages as a command gives them (unique ids from the pool, in order). */
+/** Deal fields a stage may require: the standard ones that may be empty, and a custom one. */
+export const REQUIRABLE_FIELDS = ["value", "currency", "expected_close_date", "owner_id", "contact_ids", "region"] as const
+
+/**
+ * A stage's rules, now and then: fields a deal needs to enter it, and the stages (of `ids`) it may
+ * be left for. Mostly none, so most moves are accepted.
+ */
+const stageRules = (ids: ReadonlyArray<string>) =>
+  fc.oneof(
+    { arbitrary: fc.constant({}), weight: 4 },
+    {
+      arbitrary: fc.record({
+        required_fields: fc.subarray([...REQUIRABLE_FIELDS], { minLength: 1, maxLength: 2 }),
+        next_stage_ids: fc.subarray([...ids])
+      }, { requiredKeys: [] }),
+      weight: 1
+    }
+  )
+
+/** Stages as a command gives them (unique ids from the pool, in order), with rules now and then. */
 const stageInputs = (pool: ReadonlyArray<string>, minLength = 1): fc.Arbitrary<ReadonlyArray<StageInput>> =>
   fc.uniqueArray(fc.constantFrom(...pool), { minLength, maxLength: 6 })
-    .chain((ids) => fc.tuple(...ids.map((id) => stageName.map((name) => ({ id, name })))))
+    .chain((ids) => fc.tuple(...ids.map((id) => fc.tuple(stageName, stageRules(ids)).map(([name, rules]) => ({ id, name, ...rules })))))
 
-const positioned = (stages: ReadonlyArray<StageInput>): ReadonlyArray<Stage> => stages.map((s, position) => ({ ...s, position }))
+const positioned = (stages: ReadonlyArray<StageInput>): ReadonlyArray<Stage> => stagesOf(stages)
 
 /** A pipeline as a deal command is given it: one to six stages with unique ids, positions 0, 1, … */
 export const pipelineInfo: fc.Arbitrary<PipelineInfo> = idOf("pipe").chain((id) =>

@@ -3,7 +3,8 @@ import { bytesToHex, utf8ToBytes } from "@noble/hashes/utils.js"
 import { Context, Effect, Exit, Layer, Scope } from "effect"
 import { TestClock } from "effect/testing"
 import * as fc from "fast-check"
-import { Engine } from "../../engine/Engine.js"
+import type { DealRule } from "../../deal/rules.js"
+import { dealRulesLayer, Engine } from "../../engine/Engine.js"
 import { EngineLive, type EngineRequirements } from "../../engine/EngineLive.js"
 import { IdsLive } from "../../engine/Ids.js"
 import { WebhookConfig } from "../../engine/WebhookConfig.js"
@@ -29,6 +30,8 @@ export interface ModelOptions<Step = WorkspaceCommand> {
    * your own rules are registered here (`EngineLive.pipe(Layer.provide(DealRules.layer([rule])))`).
    */
   readonly engine?: Layer.Layer<Engine, never, EngineRequirements>
+  /** Deal rules of your own to register with the engine (DealRules), the shortest way to test one. */
+  readonly dealRules?: ReadonlyArray<DealRule>
   /** The command sequences to run: `workspaceCommands()` by default. */
   readonly commands?: fc.Arbitrary<ReadonlyArray<Step>>
   /** How one command runs against the world: `executeCommand` by default (for WorkspaceCommand). */
@@ -100,6 +103,7 @@ const oneRun = <Step>(
   Effect.gen(function*() {
     const services = storage ?? (yield* buildOwn(options.storage))
     const engineLayer = (options.engine ?? EngineLive).pipe(
+      Layer.provide(dealRulesLayer(options.dealRules ?? [])),
       Layer.provide(Layer.succeedContext(services)),
       Layer.provide(IdsLive),
       Layer.provide(noWebhookSending)
