@@ -10,6 +10,10 @@ const STORAGE_OPTIONS = `  --storage <kind>      DEALSTREAM_STORAGE     embedded
                                                at DATABASE_URL (several hosts may share it); memory:
                                                nothing survives a restart
   --database-url <url>  DATABASE_URL           postgres://user:password@host:5432/database (postgres only)
+  --database-timeout <duration>
+                        DEALSTREAM_DATABASE_TIMEOUT
+                                               how long a database statement may go unanswered
+                                               before its request gets 503 (default 30s)
   --data-dir <path>     DEALSTREAM_DATA_DIR    (default ./.dealstream; holds the dev API key and the
                                                embedded database)`
 

@@ -4,8 +4,8 @@ import * as PgClient from "@effect/sql-pg/PgClient"
 import { describe, expect, it } from "@effect/vitest"
 import { Cause, Context, Effect, Fiber, Layer, Option, Redacted, Result, Stream } from "effect"
 import * as Reactivity from "effect/reactivity/Reactivity"
-import { type AddressInfo, connect, createServer, type Socket } from "node:net"
 import { serverUrl, testDatabase } from "../../../test/support/pg.js"
+import { silencingProxy } from "../../../test/storage/silencingProxy.js"
 import * as PgStorage from "./PgStorage.js"
 import { sendSignal } from "./queueSignals.js"
 
@@ -31,52 +31,6 @@ const until = <A, E>(fiber: Fiber.Fiber<A, E>, send: Effect.Effect<unknown, unkn
     yield* Fiber.interrupt(sender)
     return result
   })
-
-/**
- * A TCP proxy to the server of `url`. `silence` makes every connection open so far go quiet: what
- * either side sends is dropped and nothing is closed, as when a peer vanishes without a word (a
- * network partition, a frozen server). Connections made afterwards pass as usual.
- */
-const silencingProxy = (url: string) =>
-  Effect.acquireRelease(
-    Effect.callback<{ readonly url: string; readonly silence: () => void; readonly close: () => void }>((resume) => {
-      const target = new URL(url)
-      const open = new Set<readonly [Socket, Socket]>()
-      const server = createServer((client) => {
-        const upstream = connect(Number(target.port || 5432), target.hostname)
-        const pair = [client, upstream] as const
-        open.add(pair)
-        const end = () => {
-          open.delete(pair)
-          client.destroy()
-          upstream.destroy()
-        }
-        for (const socket of pair) socket.on("error", end).on("close", end)
-        client.pipe(upstream)
-        upstream.pipe(client)
-      })
-      server.listen(0, "127.0.0.1", () => {
-        const proxied = new URL(url)
-        proxied.hostname = "127.0.0.1"
-        proxied.port = String((server.address() as AddressInfo).port)
-        resume(Effect.succeed({
-          url: proxied.toString(),
-          silence: () => {
-            for (const [client, upstream] of open) {
-              client.unpipe(upstream)
-              upstream.unpipe(client)
-              for (const socket of [client, upstream]) socket.on("data", () => {})
-            }
-          },
-          close: () => {
-            for (const pair of open) for (const socket of pair) socket.destroy()
-            server.close()
-          }
-        }))
-      })
-    }),
-    (proxy) => Effect.sync(proxy.close)
-  )
 
 /** The connections the hosts listen on (their heartbeats run there too, so `query` may not say LISTEN). */
 const listenBackends = (url: string) =>

@@ -1,5 +1,4 @@
 import { DeliveryQueue, type DeliveryQueueService, Storage, type StorageService } from "@dealstream/core"
-import * as PgClient from "@effect/sql-pg/PgClient"
 import { Clock, Context, Duration, Effect, Layer, Redacted, type Scope } from "effect"
 import * as Reactivity from "effect/reactivity/Reactivity"
 import type { SqlClient } from "effect/sql/SqlClient"
@@ -11,9 +10,10 @@ import { DatabaseError, orUnavailable, reasonOf, targetOf } from "./errors.js"
 import { getDocument } from "./getDocument.js"
 import { getDocuments } from "./getDocuments.js"
 import { listDeletedBefore } from "./listDeletedBefore.js"
+import type { ListenOptions } from "./listenChannel.js"
 import { migrate } from "./migrate.js"
 import { nextDue } from "./nextDue.js"
-import type { ListenOptions } from "./listenChannel.js"
+import { makePool } from "./pool.js"
 import { listenSignals, sendSignal } from "./queueSignals.js"
 import { queryDocuments } from "./queryDocuments.js"
 import { readLog } from "./readLog.js"
@@ -36,6 +36,19 @@ export interface Options {
   readonly commitLanes?: number
   /** How long to wait for the first connection. Default 5 seconds. */
   readonly connectTimeout?: Duration.Input
+  /**
+   * How long a statement may go without an answer before it fails with StorageUnavailable (and
+   * its connection is closed, unless the server confirms it cancelled the statement): so a
+   * network that drops packets without a word, or a frozen server, costs a request this and up
+   * to 5 seconds more (the driver's wait for the interrupted statement), not the minutes the
+   * operating system takes to give up on the connection. Default 30 seconds: far above what any
+   * statement here takes when the database answers (a commit, a page, a rebuild's batch of 500
+   * documents: milliseconds to a second), and below the minute after which proxies and clients
+   * commonly give up on a request themselves. Not the server's statement_timeout: this one also
+   * ends the wait for a server that cannot be reached. The migrations at start are not bounded
+   * (an index build on a large table may take longer).
+   */
+  readonly statementTimeout?: Duration.Input
   /**
    * How often a `signals` or `settingsChanges` subscriber checks that its LISTEN connection still
    * hears the channel; a dead one is noticed within about twice this, one gone silent up to 5
@@ -95,7 +108,7 @@ export interface Services {
  * port's numbers and ISO strings.
  */
 export const makeWithQueue = (options: Options | string): Effect.Effect<Services, DatabaseError, Scope.Scope> => {
-  const { commitLanes, connectTimeout, listenHeartbeat, maxConnections, url } = typeof options === "string"
+  const { commitLanes, connectTimeout, listenHeartbeat, maxConnections, statementTimeout, url } = typeof options === "string"
     ? { url: options } as Options
     : options
   const target = targetOf(url)
@@ -106,21 +119,23 @@ export const makeWithQueue = (options: Options | string): Effect.Effect<Services
   // TestClock.setTime/adjust would run that timer once per period it skips (decades of 60 s periods
   // for a jump to 2026): an embedder's test would hang. Commits still read the caller's clock.
   return Effect.provideService(Clock.Clock, realClock)(Effect.gen(function*() {
-    const sql = yield* PgClient.make({
+    const { bounded: sql, unbounded } = yield* makePool({
       url: Redacted.make(url),
-      transformJson: false,
       maxConnections: maxConnections ?? 10,
       connectTimeout: connectTimeout ?? Duration.seconds(5),
+      statementTimeout: statementTimeout ?? Duration.seconds(30),
+      // Probes on idle connections: a peer gone for good is found before a statement is sent to it.
+      keepAlive: Duration.seconds(10),
       applicationName: "dealstream"
     }).pipe(
-      // Reactivity (invalidation of `sql.reactive` queries) is not used, but PgClient requires it.
+      // Reactivity (invalidation of `sql.reactive` queries) is not used, but SqlClient requires it.
       Effect.provide(Reactivity.layer),
       Effect.mapError(cannotConnect)
     )
     // The pool opens connections when they are first needed: one now, so that an unreachable
     // database or a refused login is said as such, not as a failed migration.
     yield* sql.unsafe("SELECT 1").pipe(Effect.mapError(cannotConnect))
-    yield* migrate(sql).pipe(
+    yield* migrate(unbounded).pipe(
       Effect.mapError((error) => new DatabaseError({ message: `cannot migrate PostgreSQL at ${target}: ${reasonOf(error)}` }))
     )
     const batches = yield* makeCommitBatches(sql, { lanes: commitLanes ?? 2, maxBatch: 64 })

@@ -14,6 +14,8 @@ export interface ListenOptions {
 /** A NOTIFY channel as one kind of listener reads it. */
 export interface Channel<A> {
   readonly name: string
+  /** The listening connection's name in pg_stat_activity, one per channel. */
+  readonly applicationName: string
   /**
    * The message of a payload, or null for one that is not for this listener (a newer host's
    * message, another listener's heartbeat).
@@ -51,7 +53,7 @@ const session = <A>(options: ListenOptions, channel: Channel<A>, resumed: boolea
     const connection = yield* PgConnection.make({
       url: Redacted.make(options.url),
       connectTimeout: options.connectTimeout,
-      applicationName: "dealstream-listen"
+      applicationName: channel.applicationName
     }).pipe(Effect.mapError(unavailable))
     // Pinned: the heartbeats run beside the listener on the same session.
     const pinned = yield* connection.pin

@@ -28,6 +28,7 @@ export const sendSignal = (sql: SqlClient) => (signal: QueueSignal): Effect.Effe
 export const listenSignals = (options: ListenOptions): Stream.Stream<QueueSignal, StorageUnavailable> =>
   listenChannel(options, {
     name: CHANNEL,
+    applicationName: "dealstream-listen",
     decode: (payload) => Option.getOrNull(decode(payload)),
     resumed: { _tag: "Scheduled" }
   })

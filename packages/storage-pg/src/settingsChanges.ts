@@ -15,6 +15,7 @@ const decode = Schema.decodeUnknownOption(Changed)
 export const listenSettingsChanges = (options: ListenOptions): Stream.Stream<SettingsChange, StorageUnavailable> =>
   listenChannel<SettingsChange>(options, {
     name: SETTINGS_CHANNEL,
+    applicationName: "dealstream-listen-settings",
     decode: (payload) => Option.getOrNull(decode(payload)),
     resumed: { _tag: "Resumed" }
   })

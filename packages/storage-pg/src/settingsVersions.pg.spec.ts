@@ -164,7 +164,7 @@ describe("settings versions on PostgreSQL", () => {
       expect(changes.seen.filter((change) => change._tag === "Resumed")).toEqual([])
       const killed = yield* admin.unsafe<{ readonly pid: number }>(
         `SELECT pg_terminate_backend(pid), pid FROM pg_stat_activity
-         WHERE datname = current_database() AND application_name = 'dealstream-listen'`
+         WHERE datname = current_database() AND application_name = 'dealstream-listen-settings'`
       )
       expect(killed.length).toBeGreaterThan(0)
       yield* changes.next((change) => change._tag === "Resumed")

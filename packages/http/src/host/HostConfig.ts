@@ -50,6 +50,7 @@ export const VARIABLES = {
   host: "DEALSTREAM_HOST",
   storage: "DEALSTREAM_STORAGE",
   "database-url": "DATABASE_URL",
+  "database-timeout": "DEALSTREAM_DATABASE_TIMEOUT",
   "data-dir": "DEALSTREAM_DATA_DIR",
   "api-keys": "DEALSTREAM_API_KEYS",
   "rate-limit": "DEALSTREAM_RATE_LIMIT",
@@ -93,7 +94,15 @@ export const resolveHostConfig = (flags: Partial<Record<Setting, string>>, env: 
   const label = (setting: Setting) => flags[setting] !== undefined ? `--${setting}` : VARIABLES[setting]
 
   const dataDir = resolve(get("data-dir") ?? "./.dealstream")
-  const storage = resolveStorage(get("storage") ?? "embedded", label("storage"), get("database-url"), label("database-url"), dataDir)
+  const databaseTimeout = get("database-timeout")
+  const storage = resolveStorage(
+    get("storage") ?? "embedded",
+    label("storage"),
+    get("database-url"),
+    label("database-url"),
+    dataDir,
+    databaseTimeout === undefined ? undefined : parsed(label("database-timeout"), parseDuration(databaseTimeout))
+  )
   const apiKeysText = get("api-keys")
   let apiKeys: ReadonlyArray<ApiKeys.ApiKey> | null = null
   if (apiKeysText !== undefined) {
@@ -148,20 +157,23 @@ const trustProxyList = (name: string, text: string): ReadonlyArray<string> => {
 
 /**
  * The database URL is read only for `postgres`: a DATABASE_URL meant for something else never
- * turns an embedded host into a client of another database.
+ * turns an embedded host into a client of another database. The database timeout goes with either
+ * database, only when given (PgStorage has the default).
  */
 const resolveStorage = (
   kind: string,
   kindLabel: string,
   url: string | undefined,
   urlLabel: string,
-  dataDir: string
+  dataDir: string,
+  timeoutMillis: number | undefined
 ): StorageChoice => {
+  const timeout = timeoutMillis === undefined ? {} : { databaseTimeoutMillis: timeoutMillis }
   switch (kind) {
     case "memory":
       return "memory"
     case "embedded":
-      return { embedded: dataDir }
+      return { embedded: dataDir, ...timeout }
     case "postgres": {
       if (url === undefined || url.trim() === "") {
         throw new ConfigProblem(`storage postgres needs DATABASE_URL (or --database-url), e.g. postgres://user:password@localhost:5432/dealstream`)
@@ -170,7 +182,7 @@ const resolveStorage = (
       if (!/^postgres(ql)?:\/\/./.test(url) || !URL.canParse(url)) {
         throw new ConfigProblem(`${urlLabel} must be a postgres:// URL (postgres://user:password@host:5432/database)`)
       }
-      return { postgres: url }
+      return { postgres: url, ...timeout }
     }
     default:
       throw new ConfigProblem(`${kindLabel} must be ${STORAGE_KINDS.join(", ").replace(/, (?=[^,]*$)/, " or ")}, got ${JSON.stringify(kind)}`)

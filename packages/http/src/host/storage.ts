@@ -3,16 +3,24 @@ import { MemoryStorage } from "@dealstream/storage-memory"
 import { databaseTarget, type DatabaseError, EmbeddedPostgres, EmbeddedPostgresError, PgStorage } from "@dealstream/storage-pg"
 import { chmodSync, existsSync, mkdirSync, statSync } from "node:fs"
 import { join } from "node:path"
-import { Context, Effect, Exit, Fiber, Layer, Schedule, Scope } from "effect"
+import { Context, Duration, Effect, Exit, Fiber, Layer, Schedule, Scope } from "effect"
 
 /**
  * Where a host keeps its records: in process memory (gone on exit), in a PostgreSQL server of its
  * own under a data directory, or in a PostgreSQL database at a URL (several hosts may share it).
+ * On PostgreSQL, `databaseTimeoutMillis` is how long a statement may wait for its answer before
+ * the request gets 503 (PgStorage's `statementTimeout`, 30 s when not given).
  */
 export type StorageChoice =
   | "memory"
-  | { readonly embedded: string }
-  | { readonly postgres: string }
+  | { readonly embedded: string; readonly databaseTimeoutMillis?: number }
+  | { readonly postgres: string; readonly databaseTimeoutMillis?: number }
+
+/** PgStorage's options for a database at `url`, with the chosen timeout if any. */
+const pgOptions = (url: string, choice: { readonly databaseTimeoutMillis?: number }): PgStorage.Options => ({
+  url,
+  ...(choice.databaseTimeoutMillis === undefined ? {} : { statementTimeout: Duration.millis(choice.databaseTimeoutMillis) })
+})
 
 /** The storage a host actually runs on, worded for its start banner (never with a password). */
 export class StorageInUse extends Context.Service<StorageInUse, {
@@ -47,25 +55,26 @@ const memory = Layer.merge(
   Layer.succeed(StorageInUse, { description: "memory (nothing survives a restart)" })
 )
 
-const postgres = (url: string) =>
+const postgres = (choice: { readonly postgres: string; readonly databaseTimeoutMillis?: number }) =>
   Layer.merge(
-    PgStorage.layer(url),
-    Layer.succeed(StorageInUse, { description: `postgres at ${databaseTarget(url)}` })
+    PgStorage.layer(pgOptions(choice.postgres, choice)),
+    Layer.succeed(StorageInUse, { description: `postgres at ${databaseTarget(choice.postgres)}` })
   )
 
 /**
  * The embedded server starts (initialising its cluster on first use) before storage connects and
  * stops after storage has closed its pool, which is after the host has drained its requests.
  */
-const embedded = (dataDir: string) =>
+const embedded = (choice: { readonly embedded: string; readonly databaseTimeoutMillis?: number }) =>
   Layer.unwrap(Effect.gen(function*() {
+    const dataDir = choice.embedded
     yield* prepareDataDir(dataDir)
     const cluster = embeddedClusterDir(dataDir)
     const server = yield* Scope.make()
     yield* Effect.addFinalizer(() => stopServer(server, cluster))
     const running = yield* Scope.provide(EmbeddedPostgres.start({ dataDir: cluster }), server)
     return Layer.merge(
-      PgStorage.layer(running.url),
+      PgStorage.layer(pgOptions(running.url, choice)),
       Layer.succeed(StorageInUse, { description: `embedded PostgreSQL ${databaseTarget(running.url)}, data in ${cluster}` })
     )
   }))
@@ -93,4 +102,4 @@ const stopServer = (server: Scope.Closeable, cluster: string) =>
   })
 
 export const storageLayer = (choice: StorageChoice): Layer.Layer<Storage | DeliveryQueue | StorageInUse, StorageSetupError> =>
-  choice === "memory" ? memory : "embedded" in choice ? embedded(choice.embedded) : postgres(choice.postgres)
+  choice === "memory" ? memory : "embedded" in choice ? embedded(choice) : postgres(choice)

@@ -1,0 +1,109 @@
+import * as PgClient from "@effect/sql-pg/PgClient"
+import type * as PgConnection from "@effect/sql-pg/PgConnection"
+import * as PgPool from "@effect/sql-pg/PgPool"
+import { Duration, Effect, type Scope, Stream } from "effect"
+import type * as Reactivity from "effect/reactivity/Reactivity"
+import * as SqlClient from "effect/sql/SqlClient"
+import type { Connection } from "effect/sql/SqlConnection"
+import { ConnectionError, SqlError, UnknownError } from "effect/sql/SqlError"
+
+/**
+ * The pool's connections, and a SqlClient over them that waits for no answer longer than a
+ * deadline (`bounded`), or as long as it takes (`unbounded`, for the migrations).
+ *
+ * PgClient.make (@effect/sql-pg 4.0.5) takes a TCP keepalive but has no statement timeout, and
+ * builds its SqlClient over its pool inside: so the same pool (PgPool.make, which PgClient.make
+ * uses) and SqlClient.make are put together here, with the deadline on every statement. A
+ * statement past its deadline is interrupted; the driver then asks the server to cancel it and
+ * waits up to 5 seconds for the connection to settle, closing it when it does not (a connection
+ * that went silent), and the pool retires a connection unless the server confirmed the cancel, so
+ * a timed-out connection is never lent again in an unknown state. The statement fails with a
+ * ConnectionError, which storage reports as StorageUnavailable.
+ */
+export interface Pool {
+  readonly bounded: SqlClient.SqlClient
+  readonly unbounded: SqlClient.SqlClient
+}
+
+export interface PoolOptions extends PgPool.Config {
+  /** How long a statement may go without an answer. */
+  readonly statementTimeout: Duration.Input
+}
+
+/** COMMIT of a transaction that failed along the way answers ROLLBACK: that is a failed commit. */
+const commit = (connection: Connection): Effect.Effect<void, SqlError> =>
+  Effect.flatMap(connection.executeRaw("COMMIT", []), (result) =>
+    (result as PgConnection.Result).command === "ROLLBACK"
+      ? Effect.fail(
+        new SqlError({
+          reason: new UnknownError({
+            cause: new Error("COMMIT rolled back an aborted transaction"),
+            message: "COMMIT rolled back an aborted transaction",
+            operation: "commit"
+          })
+        })
+      )
+      : Effect.void)
+
+const clientOver = (
+  pool: PgPool.PgPool,
+  statementTimeout: Duration.Duration | null
+): Effect.Effect<SqlClient.SqlClient, never, Reactivity.Reactivity> => {
+  const bound = statementTimeout === null
+    ? <A>(statement: Effect.Effect<A, SqlError>) => statement
+    : <A>(statement: Effect.Effect<A, SqlError>) =>
+      Effect.timeoutOrElse(statement, {
+        duration: statementTimeout,
+        orElse: () => Effect.fail(noAnswer(statementTimeout))
+      })
+  const transformed = <A extends object>(
+    rows: Effect.Effect<ReadonlyArray<A>, SqlError>,
+    transform: (<B extends object>(rows: ReadonlyArray<B>) => ReadonlyArray<B>) | undefined
+  ) => transform === undefined ? rows : Effect.map(rows, transform)
+  const connectionOf = (connection: PgConnection.PgConnection): Connection => {
+    const rows = (sql: string, params: ReadonlyArray<unknown>, prepare?: boolean) =>
+      bound(Effect.map(connection.query(sql, params, prepare), (result) => result.rows))
+    return {
+      execute: (sql, params, transform) => transformed(rows(sql, params), transform),
+      executeUnprepared: (sql, params, transform) => transformed(rows(sql, params, false), transform),
+      executeRaw: (sql, params) => bound(connection.query(sql, params)),
+      executeValues: (sql, params) => bound(connection.queryValues(sql, params)),
+      executeValuesUnprepared: (sql, params) => bound(connection.queryValues(sql, params, false)),
+      // Each batch of rows within the deadline (nothing here streams; for completeness).
+      executeStream: (sql, params, transform) => {
+        const stream = connection.stream(sql, params)
+        const timed = statementTimeout === null ? stream : Stream.timeoutOrElse(stream, {
+          duration: statementTimeout,
+          orElse: () => Stream.fail(noAnswer(statementTimeout))
+        })
+        return transform === undefined ? timed : Stream.mapArray(timed, (batch) => transform(batch) as typeof batch)
+      }
+    }
+  }
+  return SqlClient.make({
+    acquirer: Effect.map(pool.get, connectionOf),
+    borrower: (f) => pool.use((connection) => f(connectionOf(connection))),
+    transactionAcquirer: Effect.map(pool.reserve, connectionOf),
+    // As PgClient compiles: no name transforms, JSON values as given.
+    compiler: PgClient.makeCompiler(undefined, false),
+    driver: "pg",
+    spanAttributes: [["db.system.name", "postgresql"]],
+    prepareTransactionControls: true,
+    commit,
+    releaseSavepoint: (name) => `RELEASE SAVEPOINT ${name}`
+  })
+}
+
+const noAnswer = (after: Duration.Duration) => {
+  const message = `no answer within ${Duration.format(after)}`
+  return new SqlError({ reason: new ConnectionError({ cause: new Error(message), message, operation: "query" }) })
+}
+
+export const makePool = (options: PoolOptions): Effect.Effect<Pool, SqlError, Scope.Scope | Reactivity.Reactivity> =>
+  Effect.gen(function*() {
+    const pool = yield* PgPool.make(options)
+    return {
+      bounded: yield* clientOver(pool, Duration.fromInputUnsafe(options.statementTimeout)),
+      unbounded: yield* clientOver(pool, null)
+    }
+  })

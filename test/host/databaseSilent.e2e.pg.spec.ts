@@ -1,0 +1,52 @@
+import { Effect, Exit, Scope } from "effect"
+import { afterAll, describe, expect, it } from "vitest"
+import { serve } from "../http/cli.js"
+import { callerOf, errorOf, KEY_A } from "../http/client.js"
+import { testDatabase } from "../support/pg.js"
+import { type SilencingProxy, startSilencingProxy } from "../storage/silencingProxy.js"
+
+// The host (the built CLI, `dealstream serve`) reaches PostgreSQL through a proxy that then drops
+// every packet both ways without closing anything, for connections open and new: a partition the
+// operating system would take many minutes to give up on. Its statements have a deadline
+// (--database-timeout), so a request made then is answered 503 in the API's error shape.
+
+const cleanup: Array<() => Promise<unknown>> = []
+afterAll(async () => {
+  for (const step of cleanup.reverse()) await step().catch(() => undefined)
+}, 60_000)
+
+describe("a host whose database goes silent", () => {
+  it("answers 503 unavailable, in the error shape, within its --database-timeout", async () => {
+    const databaseScope = Effect.runSync(Scope.make())
+    cleanup.push(() => Effect.runPromise(Scope.close(databaseScope, Exit.void)))
+    const databaseUrl = await Effect.runPromise(Scope.provide(testDatabase, databaseScope))
+    const proxy: SilencingProxy = await startSilencingProxy(databaseUrl)
+    cleanup.push(() => proxy.close())
+
+    const host = await serve([
+      "--storage",
+      "postgres",
+      "--database-timeout",
+      "1s",
+      "--api-keys",
+      `ws_a:${KEY_A}`
+    ], { DATABASE_URL: proxy.url })
+    cleanup.push(async () => {
+      host.child.kill("SIGKILL")
+      await host.exit
+    })
+    const call = callerOf(host.url)
+    const created = await call("POST", "/v1/contacts", { body: { email: "before@example.com" } })
+    expect(created.status).toBe(201)
+
+    proxy.partition()
+    const read = await call("GET", `/v1/contacts/${created.body.id}`)
+    expect(read.status).toBe(503)
+    expect(errorOf(read).code).toBe("unavailable")
+    expect(read.headers.get("retry-after")).toBe("1")
+    const write = await call("POST", "/v1/contacts", { body: { email: "after@example.com" } })
+    expect(write.status).toBe(503)
+    expect(errorOf(write).code).toBe("unavailable")
+    expect(write.text).not.toMatch(/127\.0\.0\.1|postgres|no answer/i)
+  }, 60_000)
+})
