@@ -15,7 +15,7 @@ export default defineConfig({
     ]
   },
   test: {
-    include: ["packages/*/src/**/*.spec.ts", "test/**/*.spec.ts"],
+    include: ["packages/*/src/**/*.spec.ts", "test/**/*.spec.ts", "examples/*/src/**/*.spec.ts"],
     // One PostgreSQL for the run (DATABASE_URL or an embedded server) for the *.pg.spec.ts files.
     globalSetup: ["test/support/pgGlobalSetup.ts"],
     testTimeout: 30_000,
