@@ -1,4 +1,4 @@
-import { createPromiseEngine, type NotFound } from "@dealstream/core"
+import { createPromiseEngine, type DealRule, fieldsAfter, type NotFound, ValidationError } from "@dealstream/core"
 import { MemoryStorage } from "@dealstream/storage-memory"
 import { describe, expect, it } from "vitest"
 
@@ -15,6 +15,21 @@ describe("Promise facade", () => {
       const error = await crm.contacts.get(ctx, id, null).then(() => null, (e: NotFound) => e)
       expect(error?._tag).toBe("NotFound")
       expect(await crm.purgeExpired()).toBe(0)
+    } finally {
+      await crm.dispose()
+    }
+  })
+
+  it("checks the deal rules it is given inside the decider", async () => {
+    const noPilots: DealRule = (_command, _state, decision) =>
+      fieldsAfter(decision)["name"] === "Pilot" ? ValidationError.at("name", "pilots are not sold here") : undefined
+    const crm = await createPromiseEngine(MemoryStorage.layer, { dealRules: [noPilots] })
+    try {
+      const pipeline_id = (await crm.pipelines.list(ctx)).data[0]!["id"]
+      const refused = await crm.deals.create(ctx, { name: "Pilot", pipeline_id }).then(() => null, (e: ValidationError) => e)
+      expect(refused?.details).toEqual([{ path: "name", message: "pilots are not sold here" }])
+      expect((await crm.deals.create(ctx, { name: "Renewal", pipeline_id })).data["name"]).toBe("Renewal")
+      expect((await crm.deals.list(ctx, {})).data.map((d) => d["name"])).toEqual(["Renewal"])
     } finally {
       await crm.dispose()
     }

@@ -1,5 +1,6 @@
 import { Effect, Layer, ManagedRuntime } from "effect"
-import { Engine, type EngineService } from "./engine/Engine.js"
+import { dealRulesLayer, Engine, type EngineService } from "./engine/Engine.js"
+import type { DealRule } from "./deal/rules.js"
 import { EngineLive } from "./engine/EngineLive.js"
 import { IdsLive } from "./engine/Ids.js"
 import type { DeliveryQueue } from "./storage/DeliveryQueue.js"
@@ -42,6 +43,8 @@ export interface PromiseEngineOptions {
   readonly webhooks?: Partial<WebhookConfigService>
   /** Run a delivery worker inside this engine. */
   readonly worker?: DeliveryWorkerOptions
+  /** Deal rules of your own, checked inside the deal's decider (see DealRule). */
+  readonly dealRules?: ReadonlyArray<DealRule>
 }
 
 /** `const crm = await createPromiseEngine(MemoryStorage.layer)`, then `await crm.contacts.create(ctx, body)`. */
@@ -53,7 +56,8 @@ export const createPromiseEngine = async <E>(
     storage,
     IdsLive,
     WebhookConfig.layer(options.webhooks),
-    options.transport ?? Layer.succeed(WebhookTransport, WebhookTransportUnavailable)
+    options.transport ?? Layer.succeed(WebhookTransport, WebhookTransportUnavailable),
+    options.dealRules === undefined ? Layer.empty : dealRulesLayer(options.dealRules)
   )
   const worker = options.worker === undefined ? Layer.empty : DeliveryWorkerLive(options.worker)
   const runtime = ManagedRuntime.make(Layer.merge(EngineLive, worker).pipe(Layer.provide(services)))
