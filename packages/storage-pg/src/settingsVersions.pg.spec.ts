@@ -9,7 +9,7 @@ import {
 } from "@dealstream/core"
 import * as PgClient from "@effect/sql-pg/PgClient"
 import { describe, expect, it } from "@effect/vitest"
-import { Context, Effect, Fiber, Layer, Queue, Redacted, Result, Stream } from "effect"
+import { Context, Deferred, Effect, Fiber, Layer, Queue, Redacted, Result, Schedule, Stream } from "effect"
 import * as Reactivity from "effect/reactivity/Reactivity"
 import { testDatabase } from "../../../test/support/pg.js"
 import * as PgStorage from "./PgStorage.js"
@@ -129,6 +129,46 @@ describe("settings versions on PostgreSQL", () => {
       yield* storage.commit(create("ws_marker", { settings: true }))
       expect(yield* changes.next(notReady)).toEqual({ _tag: "Changed", workspaceId: ws })
       expect(yield* changes.next(notReady)).toEqual({ _tag: "Changed", workspaceId: "ws_marker" })
+    }).pipe(Effect.scoped), { timeout: 60_000 })
+
+  it.live("a commit that read settings waits for a change to them in progress, then finds its read stale", () =>
+    Effect.gen(function*() {
+      const url = yield* testDatabase
+      const storage = yield* host({ url })
+      const client = () => PgClient.make({ url: Redacted.make(url), maxConnections: 1 }).pipe(Effect.provide(Reactivity.layer))
+      const [writer, observer] = [yield* client(), yield* client()]
+      const ws = "ws_raced"
+      // A settings change by another host, its transaction left open: its version is moved on but
+      // not committed, so a read of it now still sees 0.
+      const [moved, release] = [yield* Deferred.make<void>(), yield* Deferred.make<void>()]
+      // Should the test fail half way, the change still ends before its connection's pool closes.
+      yield* Effect.addFinalizer(() => Deferred.succeed(release, undefined))
+      const change = yield* Effect.forkChild(writer.withTransaction(Effect.gen(function*() {
+        yield* writer.unsafe(
+          `SELECT ds_commit_with_settings($1::jsonb, $2::jsonb, '{}'::text[], '[]'::jsonb, '[]'::jsonb, now(), '[]'::jsonb)`,
+          [
+            JSON.stringify([{ i: 0, id: "fields_raced", w: ws, expected: 0, added: 1, settings: true }]),
+            JSON.stringify([{ i: 0, s: "fields_raced", v: 1, w: ws, t: "x.n", d: {}, m: event(ws, 1).metadata }])
+          ]
+        )
+        yield* Deferred.succeed(moved, undefined)
+        yield* Deferred.await(release)
+      })))
+      yield* Deferred.await(moved)
+      const reader = yield* Effect.forkChild(Effect.result(storage.commit(create(ws, { read: [{ workspaceId: ws, version: 0 }] }))))
+      // The reader waits on the change's lock (rather than passing on the version it sees)...
+      const waiting = observer.unsafe<{ readonly waiting: bigint }>(
+        `SELECT count(*) AS waiting FROM pg_locks
+         WHERE locktype = 'advisory' AND classid = 1936028788 AND NOT granted
+           AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`
+      ).pipe(Effect.repeat({ until: ([row]) => Number(row?.waiting) > 0, schedule: Schedule.spaced("20 millis") }))
+      expect(yield* Effect.raceFirst(Effect.as(waiting, "waits"), Effect.as(Fiber.await(reader), "went on"))).toBe("waits")
+      // ...and once the change commits, finds its read stale.
+      yield* Deferred.succeed(release, undefined)
+      yield* Fiber.join(change)
+      const failure = failureOf(yield* Fiber.join(reader))
+      expect({ ...failure }).toEqual({ _tag: "VersionConflict", streamId: `settings:${ws}`, expectedVersion: 0, actualVersion: 1 })
+      expect(yield* storage.settingsVersion(ws)).toBe(1)
     }).pipe(Effect.scoped), { timeout: 60_000 })
 
   it.live("another host hears a change once it is committed, and nothing of a commit that was refused", () =>

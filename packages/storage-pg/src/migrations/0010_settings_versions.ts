@@ -17,8 +17,8 @@ import type { Migration } from "./Migration.js"
  *   Taken in key order, before ds_commit locks its streams, so two commits cannot deadlock over
  *   them. The key is the workspace's hash under a class of its own (1936028788, "sett" in ASCII):
  *   two workspaces sharing a hash only wait on each other.
- * - Then each read is compared with the stored version; the first that differs is a conflict on
- *   `settings:<workspace>`, and nothing is written.
+ * - Then the reads are compared with the stored versions; the first that differs is a conflict
+ *   on `settings:<workspace>`, and nothing is written.
  * - Then ds_commit; only when it stored the commit are the versions moved on and a NOTIFY sent on
  *   `dealstream_settings` per workspace, inside the transaction, so it is heard only if the commit
  *   commits (an undone one, alone inside a batch or with its statement, drops its notification).
@@ -26,6 +26,11 @@ import type { Migration } from "./Migration.js"
  * ds_commit_batch again (0007's, same loop) calls ds_commit_with_settings for an item carrying
  * settings reads (`q`, which the client sends whenever the commit touches settings) and ds_commit
  * for any other; an item without `q` is exactly what an earlier host sends.
+ *
+ * Every statement plpgsql runs costs server CPU, which a busy server pays on every commit: a
+ * commit that read one workspace's settings and moves none (most commands) runs one besides
+ * ds_commit (its read; the rest are plain expressions), any other the locks and the check in one
+ * statement each, and only a commit that moves versions on writes them.
  */
 export const migration: Migration = {
   id: 10,
@@ -40,41 +45,60 @@ export const migration: Migration = {
     )
     RETURNS jsonb LANGUAGE plpgsql AS $commit$
     DECLARE
-      changed text[];
-      settings_lock record;
-      settings_read_at record;
-      current_version integer;
+      read_at text;
+      actual integer;
+      moves boolean;
+      stale record;
       outcome jsonb;
+      changed text[];
     BEGIN
+      -- Most commands: one workspace's settings read, none moved. Expressions only (no statement
+      -- to run) but for the one read; the lock is tried first and waited for only when held.
+      IF jsonb_array_length(settings_read) = 1 AND NOT streams @? '$[*] ? (@.settings == true && @.added > 0)' THEN
+        read_at := settings_read -> 0 ->> 'w';
+        IF NOT pg_try_advisory_xact_lock_shared(1936028788, hashtext(read_at)) THEN
+          PERFORM pg_advisory_xact_lock_shared(1936028788, hashtext(read_at));
+        END IF;
+        actual := coalesce((SELECT version FROM ds_settings_versions WHERE workspace_id = read_at), 0);
+        IF actual <> (settings_read -> 0 ->> 'v')::int THEN
+          RETURN jsonb_build_object('conflict', jsonb_build_array('settings:' || read_at, (settings_read -> 0 ->> 'v')::int, actual));
+        END IF;
+        RETURN ds_commit(streams, events, redact, removes, upserts, recorded);
+      END IF;
+      -- Any other: one statement takes every lock, row by row as "locked" reads "plan" in key
+      -- order (a subquery calling a volatile function is not merged into the query around it).
+      SELECT coalesce(bool_or(locked.moves), false) INTO moves FROM (
+        SELECT plan.moves, CASE WHEN plan.moves
+          THEN pg_advisory_xact_lock(1936028788, plan.k)
+          ELSE pg_advisory_xact_lock_shared(1936028788, plan.k) END
+        FROM (
+          SELECT hashtext(s.w) AS k, bool_or(s.moves) AS moves
+          FROM (
+            SELECT a.w, true AS moves FROM jsonb_to_recordset(streams) AS a(w text, settings boolean, added int)
+            WHERE a.settings AND a.added > 0
+            UNION ALL
+            SELECT q.w, false FROM jsonb_to_recordset(settings_read) AS q(w text)
+          ) AS s
+          GROUP BY 1 ORDER BY 1
+        ) AS plan
+      ) AS locked;
+      -- A statement of its own, so that it reads what committed before the locks were granted.
+      SELECT q.w, q.v, coalesce(v.version, 0) AS actual INTO stale
+      FROM jsonb_to_recordset(settings_read) AS q(i int, w text, v int)
+      LEFT JOIN ds_settings_versions AS v ON v.workspace_id = q.w
+      WHERE coalesce(v.version, 0) <> q.v
+      ORDER BY q.i LIMIT 1;
+      IF FOUND THEN
+        RETURN jsonb_build_object('conflict', jsonb_build_array('settings:' || stale.w, stale.v, stale.actual));
+      END IF;
+      outcome := ds_commit(streams, events, redact, removes, upserts, recorded);
+      IF NOT moves OR outcome ? 'conflict' THEN
+        RETURN outcome;
+      END IF;
       changed := ARRAY(
         SELECT DISTINCT a.w FROM jsonb_to_recordset(streams) AS a(w text, settings boolean, added int)
         WHERE a.settings AND a.added > 0
       );
-      FOR settings_lock IN
-        SELECT hashtext(s.w) AS k, bool_or(s.moves) AS moves
-        FROM (
-          SELECT w, true AS moves FROM unnest(changed) AS w
-          UNION ALL
-          SELECT q.w, false FROM jsonb_to_recordset(settings_read) AS q(w text)
-        ) AS s
-        GROUP BY 1 ORDER BY 1
-      LOOP
-        IF settings_lock.moves THEN
-          PERFORM pg_advisory_xact_lock(1936028788, settings_lock.k);
-        ELSE
-          PERFORM pg_advisory_xact_lock_shared(1936028788, settings_lock.k);
-        END IF;
-      END LOOP;
-      FOR settings_read_at IN SELECT * FROM jsonb_to_recordset(settings_read) AS q(i int, w text, v int) ORDER BY q.i LOOP
-        current_version := coalesce((SELECT version FROM ds_settings_versions WHERE workspace_id = settings_read_at.w), 0);
-        IF current_version <> settings_read_at.v THEN
-          RETURN jsonb_build_object('conflict', jsonb_build_array('settings:' || settings_read_at.w, settings_read_at.v, current_version));
-        END IF;
-      END LOOP;
-      outcome := ds_commit(streams, events, redact, removes, upserts, recorded);
-      IF outcome ? 'conflict' THEN
-        RETURN outcome;
-      END IF;
       INSERT INTO ds_settings_versions AS t (workspace_id, version) SELECT w, 1 FROM unnest(changed) AS w
         ON CONFLICT (workspace_id) DO UPDATE SET version = t.version + 1;
       PERFORM pg_notify('dealstream_settings', json_build_object('_tag', 'Changed', 'workspaceId', w)::text)
