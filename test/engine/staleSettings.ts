@@ -10,6 +10,7 @@ import {
   WebhookConfig
 } from "@dealstream/core"
 import { Context, Effect, Layer, Stream } from "effect"
+import { describe, it } from "@effect/vitest"
 import * as fc from "fast-check"
 import { expect } from "vitest"
 import * as NodeWebhookTransport from "../../packages/http/src/webhooks/NodeWebhookTransport.js"
@@ -267,3 +268,27 @@ export const concurrentOutboxHolds = (
   }))
 
 export const subscriptions = fc.array(fc.constantFrom(["*"], ["contact.created"], ["contact.updated"]), { minLength: 1, maxLength: 8 })
+
+/** Both properties over one storage (memory or PostgreSQL), each a database of its own for the file. */
+export const staleSettingsSuite = <E>(name: string, storageLayer: Layer.Layer<Storage | DeliveryQueue, E>, numRuns: number) =>
+  describe(`two engines on one ${name}, one of them deaf to settings changes`, () => {
+    const property = <A>(arbitrary: fc.Arbitrary<A>, check: (storage: Context.Context<Storage | DeliveryQueue>, workspace: string, value: A) => Effect.Effect<void, unknown>, prefix: string) =>
+      Effect.gen(function*() {
+        const storage = yield* Layer.build(storageLayer)
+        const run = Effect.runPromiseWith(yield* Effect.context<never>())
+        let workspace = 0
+        yield* Effect.promise(() =>
+          fc.assert(fc.asyncProperty(arbitrary, (value) => run(check(storage, `${prefix}_${workspace++}`, value))), { numRuns })
+        )
+      }).pipe(Effect.scoped)
+
+    it.effect("decides every write as the settings stored say, and the outbox follows them", () =>
+      property(steps, staleSettingsHold, "ws"), 120_000)
+
+    it.effect("schedules deliveries exactly as the log orders webhooks and events, while both run at once", () =>
+      property(
+        fc.tuple(subscriptions, fc.integer({ min: 1, max: 12 })),
+        (storage, workspace, [subs, writes]) => concurrentOutboxHolds(storage, workspace, subs, writes),
+        "at_once"
+      ), 120_000)
+  })
