@@ -145,8 +145,10 @@ export const liveFromLog = (events: ReadonlyArray<LoggedEvent>, kind: "contact" 
 }
 
 /**
- * The LISTEN connections of hosts on this database (queueSignals.ts names them), with when each
- * connected: a worker that hears other hosts' signals has one.
+ * The delivery queue's LISTEN connections of hosts on this database (listenChannel.ts names them
+ * `dealstream-listen`), with when each connected: a worker that hears other hosts' signals has one.
+ * A host's engine listens for settings changes on a second connection, `dealstream-listen-settings`,
+ * not counted here.
  */
 export const listenConnections = (sql: Sql) =>
   sql.query<{ pid: number; backend_start: Date }>(
