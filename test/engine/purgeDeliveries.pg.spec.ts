@@ -1,9 +1,6 @@
 import {
   DeliveryQueue,
   type DeliveryQueueService,
-  Engine,
-  EngineLive,
-  IdsLive,
   type JsonObject,
   Storage,
   type StorageService,
@@ -13,8 +10,9 @@ import {
 } from "@dealstream/core"
 import { MemoryStorage } from "@dealstream/storage-memory"
 import { describe, expect, it } from "@effect/vitest"
-import { Context, Effect, Layer } from "effect"
+import { Effect, Layer } from "effect"
 import { TestClock } from "effect/testing"
+import { engineOver } from "../support/engine.js"
 import { pgStorageLayer } from "../support/pg.js"
 
 /**
@@ -34,23 +32,10 @@ const acceptingTargets = Layer.merge(
   Layer.succeed(WebhookTransport, { ...WebhookTransportUnavailable, checkTarget: () => Effect.void })
 )
 
-const engineOn = (storage: StorageService, queue: DeliveryQueueService) =>
-  Effect.map(
-    Layer.build(
-      EngineLive.pipe(
-        Layer.provide(Layer.succeed(Storage, storage)),
-        Layer.provide(Layer.succeed(DeliveryQueue, queue)),
-        Layer.provide(IdsLive),
-        Layer.provide(acceptingTargets)
-      )
-    ),
-    (context) => Context.get(context, Engine)
-  )
-
 const purgeAndReadDeliveries = (storage: StorageService, queue: DeliveryQueueService) =>
   Effect.gen(function*() {
     yield* TestClock.setTime(start)
-    const engine = yield* engineOn(storage, queue)
+    const engine = yield* engineOver({ storage, queue }, { webhooks: acceptingTargets })
     const ctx = { workspaceId: `erase_${Date.now().toString(36)}`, requestId: null, actor: "test" }
     const removed = (yield* engine.webhooks.create(ctx, { url: "https://a.example/hook", events: ["*"] })).data["id"] as string
     const active = (yield* engine.webhooks.create(ctx, { url: "https://b.example/hook", events: ["*"] })).data["id"] as string

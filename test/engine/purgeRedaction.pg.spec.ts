@@ -4,7 +4,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { TestClock } from "effect/testing"
 import { pgStorageLayer } from "../support/pg.js"
-import { engineOn } from "./rebuildEqualsStored.js"
+import { engineOver } from "../support/engine.js"
 
 /**
  * README: "Purging removes the documents and replaces the data of the record's earlier events with
@@ -26,7 +26,7 @@ const frame = ({ data: _, ...rest }: StoredEvent) => rest
 const purgeAndReadTheLog = (storage: StorageService, queue: DeliveryQueueService) =>
   Effect.gen(function*() {
     yield* TestClock.setTime(start)
-    const engine = yield* engineOn(storage, queue)
+    const engine = yield* engineOver({ storage, queue })
     const ctx = { workspaceId: `redact_${Date.now().toString(36)}`, requestId: "req_1", actor: "test" }
     yield* engine.customFields.create(ctx, { object: "contact", key: "nickname", label: "Nickname", type: "text" })
     const kept = (yield* engine.contacts.create(ctx, { email: "kept@x.io", first_name: "Kept" })).data["id"] as string

@@ -1,8 +1,6 @@
-import { DeliveryQueue, type DeliveryQueueService, Engine, EngineLive, IdsLive, Storage, type StorageService } from "@dealstream/core"
 import type { World } from "@dealstream/core/testing"
-import { Context, Effect, Layer } from "effect"
+import { Effect } from "effect"
 import { expect } from "vitest"
-import { noWebhookSending } from "../support/engine.js"
 
 /**
  * The property behind "documents are pure projections of the log, so they can be rebuilt at any
@@ -47,16 +45,3 @@ export const coverage = () => {
   }
 }
 
-/** An engine of its own (no webhook sending) on the given storage. */
-export const engineOn = (storage: StorageService, queue: DeliveryQueueService) =>
-  Effect.map(
-    Layer.build(
-      EngineLive.pipe(
-        Layer.provide(Layer.succeed(Storage, storage)),
-        Layer.provide(Layer.succeed(DeliveryQueue, queue)),
-        Layer.provide(IdsLive),
-        Layer.provide(noWebhookSending)
-      )
-    ),
-    (context) => Context.get(context, Engine)
-  )

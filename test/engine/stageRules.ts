@@ -1,11 +1,7 @@
 import {
   type DealRule,
-  dealRulesLayer,
   DeliveryQueue,
-  Engine,
-  EngineLive,
   fieldsAfter,
-  IdsLive,
   type JsonObject,
   type RequestContext,
   stageAfter,
@@ -14,8 +10,8 @@ import {
 } from "@dealstream/core"
 import { checkModel, everyDeal, standardInvariants, workspaceCommands } from "@dealstream/core/testing"
 import { expect } from "@effect/vitest"
-import { Context, Effect, Layer, Result, Scope } from "effect"
-import { noWebhookSending } from "../support/engine.js"
+import { type Context, Effect, type Layer, Result } from "effect"
+import { engineOver, servicesOf } from "../support/engine.js"
 
 /**
  * Stage rules through the engine, on whatever storage: the pipeline's rules set through its API
@@ -36,17 +32,7 @@ export const wonNeedsContact: DealRule = (command, _state, decision) => {
 }
 
 const engineOn = (storage: Context.Context<Storage | DeliveryQueue>, rules: ReadonlyArray<DealRule> = []) =>
-  Effect.flatMap(Scope.Scope, (scope) =>
-    Layer.buildWithMemoMap(
-      EngineLive.pipe(
-        Layer.provide(dealRulesLayer(rules)),
-        Layer.provide(Layer.succeedContext(storage)),
-        Layer.provide(IdsLive),
-        Layer.provide(noWebhookSending)
-      ),
-      Layer.makeMemoMapUnsafe(),
-      scope
-    )).pipe(Effect.map((context) => Context.get(context, Engine)))
+  engineOver(servicesOf(storage), { rules })
 
 const outcome = <A, E extends { readonly _tag: string; readonly details?: ReadonlyArray<{ readonly path: string; readonly message: string }> }>(
   effect: Effect.Effect<A, E>

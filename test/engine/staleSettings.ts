@@ -1,18 +1,9 @@
-import {
-  DeliveryQueue,
-  Engine,
-  EngineLive,
-  type EngineService,
-  IdsLive,
-  type JsonObject,
-  type RequestContext,
-  Storage,
-  WebhookConfig
-} from "@dealstream/core"
+import { type DeliveryQueue, type JsonObject, type RequestContext, Storage, WebhookConfig } from "@dealstream/core"
 import { Context, Effect, Layer, Stream } from "effect"
 import { describe, it } from "@effect/vitest"
 import * as fc from "fast-check"
 import { expect } from "vitest"
+import { engineOver, servicesOf } from "../support/engine.js"
 import * as NodeWebhookTransport from "../../packages/http/src/webhooks/NodeWebhookTransport.js"
 
 /**
@@ -66,19 +57,13 @@ const subscribes = (events: ReadonlyArray<string>, type: string) => events.inclu
 
 /** The two engines over one storage context: the writer's storage never tells it of settings changes. */
 const twoEngines = (storage: Context.Context<Storage | DeliveryQueue>) => {
-  const engineOver = (context: Context.Context<Storage | DeliveryQueue>) =>
-    Layer.build(EngineLive.pipe(
-      Layer.provide(Layer.succeedContext(context)),
-      Layer.provide(IdsLive),
-      // Registration resolves the target for real; nothing is sent (no worker runs here).
-      Layer.provide(WebhookConfig.layer({ allowInsecure: true })),
-      Layer.provide(NodeWebhookTransport.layer)
-    ))
-  const stored = Context.get(storage, Storage)
-  const deaf = Context.add(storage, Storage, { ...stored, settingsChanges: Stream.never })
+  const services = servicesOf(storage)
+  const deaf = { ...services, storage: { ...services.storage, settingsChanges: Stream.never } }
+  // Registration resolves the target for real; nothing is sent (no worker runs here).
+  const webhooks = Layer.merge(WebhookConfig.layer({ allowInsecure: true }), NodeWebhookTransport.layer)
   return Effect.map(
-    Effect.all([engineOver(storage), engineOver(deaf)]),
-    ([a, b]) => ({ settings: Context.get(a, Engine), writer: Context.get(b, Engine) })
+    Effect.all([engineOver(services, { webhooks }), engineOver(deaf, { webhooks })]),
+    ([settings, writer]) => ({ settings, writer })
   )
 }
 

@@ -4,7 +4,7 @@ import { errorOf, type Host, KEY_A, startHost } from "../http/client.js"
 import { eventLog, listenConnections, liveFromLog, openSql, rebuildComparison, timelineProblems } from "../support/consistency.js"
 import { testDatabase } from "../support/pg.js"
 import { startTcpProxy, type TcpProxy, viaProxy } from "../support/tcpProxy.js"
-import { type Receiver, startReceiver } from "../webhooks/receiver.js"
+import { eventually, type Receiver, startReceiver } from "../webhooks/receiver.js"
 
 // The host reaches PostgreSQL through a TCP proxy that resets every open connection at once (pool,
 // transaction and LISTEN connections alike) and then refuses new ones for a while, under eight
@@ -21,16 +21,6 @@ const WRITERS = 8
 /** A request taking longer than this hangs; it fails the test with what it was. */
 const HANG_MS = 30_000
 const CONNECT_TIMEOUT_MS = 5_000 // PgStorage's default
-
-const until = async <A>(check: () => Promise<A | undefined>, what: string, timeoutMs = 30_000): Promise<A> => {
-  const deadline = Date.now() + timeoutMs
-  for (;;) {
-    const value = await check().catch(() => undefined)
-    if (value !== undefined) return value
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`)
-    await new Promise((r) => setTimeout(r, 50))
-  }
-}
 
 interface Call {
   readonly kind: "create contact" | "create deal" | "move deal" | "update contact"
@@ -66,7 +56,7 @@ describe("a host whose database connections are cut mid-request", () => {
     expect((await host.call("POST", "/v1/webhooks", { body: { url: `${receiver.url}/hook`, events: ["*"] } })).status).toBe(201)
     const pipeline = (await host.call("GET", "/v1/pipelines")).body.data[0]
     const stages: Array<string> = pipeline.stages.map((s: { id: string }) => s.id)
-    const [listenerBefore] = await until(async () => {
+    const [listenerBefore] = await eventually(async () => {
       const rows = await listenConnections(sql)
       return rows.length === 1 ? rows : undefined
     }, "the worker's LISTEN connection")
@@ -110,11 +100,11 @@ describe("a host whose database connections are cut mid-request", () => {
     const answered = () => calls.filter((c) => c.endedAt > 0).length
 
     // Cut everything once the load is on, and refuse new connections until 30 requests were refused.
-    await until(async () => answered() >= 150 ? true : undefined, "150 answers before the cut")
+    await eventually(async () => answered() >= 150 ? true : undefined, "150 answers before the cut")
     const cutAt = performance.now()
     proxy.refuse(true)
     const cut = proxy.cutAll()
-    await until(async () => calls.filter((c) => c.startedAt > cutAt && c.status === 503).length >= 30 ? true : undefined, "30 refusals")
+    await eventually(async () => calls.filter((c) => c.startedAt > cutAt && c.status === 503).length >= 30 ? true : undefined, "30 refusals")
     const ready = await host.call("GET", "/readyz", { key: null })
     proxy.refuse(false)
     const reopenedAt = performance.now()
@@ -122,8 +112,8 @@ describe("a host whose database connections are cut mid-request", () => {
     expect(errorOf(ready).code).toBe("unavailable")
 
     // Recovered by itself: ready again, and writers get through again.
-    await until(async () => (await host.call("GET", "/readyz", { key: null })).status === 200 ? true : undefined, "/readyz 200 again")
-    await until(async () => calls.filter((c) => c.startedAt > reopenedAt && c.status !== 503).length >= 100 ? true : undefined, "100 answers after")
+    await eventually(async () => (await host.call("GET", "/readyz", { key: null })).status === 200 ? true : undefined, "/readyz 200 again")
+    await eventually(async () => calls.filter((c) => c.startedAt > reopenedAt && c.status !== 503).length >= 100 ? true : undefined, "100 answers after")
     writing = false
     await Promise.all(writers)
 
@@ -161,7 +151,7 @@ describe("a host whose database connections are cut mid-request", () => {
     expect(live).toEqual({ contacts: liveFromLog(events, "contact"), deals: liveFromLog(events, "deal") })
 
     // The worker hears signals again on a new LISTEN connection, and what is written now is sent.
-    const [listenerAfter] = await until(async () => {
+    const [listenerAfter] = await eventually(async () => {
       const rows = await listenConnections(sql)
       return rows.length === 1 && rows[0]!.pid !== listenerBefore!.pid ? rows : undefined
     }, "a new LISTEN connection")
@@ -176,7 +166,7 @@ describe("a host whose database connections are cut mid-request", () => {
       const got = new Set(r.map((x) => String(x.headers["webhook-id"])))
       return [...wanted].every((id) => got.has(id))
     }, `${wanted.size} events`, 60_000)
-    await until(async () => {
+    await eventually(async () => {
       const rows = await sql.query<{ status: string; n: number }>(`SELECT data ->> 'status' AS status, count(*)::int AS n FROM ds_deliveries GROUP BY 1`)
       return rows.length === 1 && rows[0]!.status === "succeeded" && rows[0]!.n === wanted.size ? true : undefined
     }, `${wanted.size} deliveries succeeded`)

@@ -6,7 +6,7 @@ import { Effect, Exit, Scope } from "effect"
 import { afterAll, describe, expect, it } from "vitest"
 import { type Answer, errorOf, type Host, startHost } from "../http/client.js"
 import { listenConnections, openSql } from "../support/consistency.js"
-import { type Received, type Receiver, startReceiver } from "../webhooks/receiver.js"
+import { eventually, type Received, type Receiver, startReceiver } from "../webhooks/receiver.js"
 
 // A PostgreSQL server of the test's own, stopped and started again on the same data directory and
 // port under a running host: while it is down the host answers 503 at once (no request waits for
@@ -24,17 +24,6 @@ const timed = async (call: () => Promise<Answer>) => {
   const started = performance.now()
   const answer = await call()
   return { answer, millis: performance.now() - started }
-}
-
-/** Polls `check` until it returns a value; fails with `what` after `timeoutMs`. */
-const until = async <A>(check: () => Promise<A | undefined>, what: string, timeoutMs = 30_000): Promise<A> => {
-  const deadline = Date.now() + timeoutMs
-  for (;;) {
-    const value = await check().catch(() => undefined)
-    if (value !== undefined) return value
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`)
-    await new Promise((r) => setTimeout(r, 100))
-  }
 }
 
 describe("a host whose PostgreSQL restarts", () => {
@@ -71,7 +60,7 @@ describe("a host whose PostgreSQL restarts", () => {
       queued.push(created.body.id)
     }
     await receiver.waitFor((r) => new Set(r.map((x) => x.headers["webhook-id"])).size >= 10, "a first attempt of each delivery")
-    await until(async () => (await listenConnections(sql)).length === 1 ? true : undefined, "the worker's LISTEN connection")
+    await eventually(async () => (await listenConnections(sql)).length === 1 ? true : undefined, "the worker's LISTEN connection")
     expect((await host.call("GET", "/readyz", { key: null })).status).toBe(200)
 
     // Writers keep going across the stop and the start: each answer is 201 or 503, never a 500.
@@ -85,7 +74,7 @@ describe("a host whose PostgreSQL restarts", () => {
         if (answer.status === 503) await new Promise((r) => setTimeout(r, 50))
       }
     })
-    await until(async () => writes.length >= 20 ? true : undefined, "writes before the stop")
+    await eventually(async () => writes.length >= 20 ? true : undefined, "writes before the stop")
 
     // Down: every kind of request is 503 `unavailable`, answered well before a connect timeout.
     await sql.close()
@@ -111,11 +100,11 @@ describe("a host whose PostgreSQL restarts", () => {
     const again = await Effect.runPromise(Scope.provide(EmbeddedPostgres.start({ dataDir, ephemeral: true, port: started.port }), server))
     expect(again.url).toBe(started.url)
     const downFor = whileDown.length
-    await until(async () => (await host.call("GET", "/readyz", { key: null })).status === 200 ? true : undefined, "/readyz 200 again")
+    await eventually(async () => (await host.call("GET", "/readyz", { key: null })).status === 200 ? true : undefined, "/readyz 200 again")
     const after = await host.call("POST", "/v1/contacts", { body: { email: "after@example.com" } })
     expect(after.status, after.text).toBe(201)
     const recovered = writes.length
-    await until(async () => writes.slice(recovered).filter((w) => w.status === 201).length >= 20 ? true : undefined, "writes after the start")
+    await eventually(async () => writes.slice(recovered).filter((w) => w.status === 201).length >= 20 ? true : undefined, "writes after the start")
     writing = false
     await Promise.all(writers)
     expect([...new Set(writes.map((w) => w.status))].sort()).toEqual([201, 503])
@@ -144,14 +133,14 @@ describe("a host whose PostgreSQL restarts", () => {
       "every contact.created delivered with a 200",
       30_000
     )
-    const deliveries = await until(async () => {
+    const deliveries = await eventually(async () => {
       const rows = await sqlAgain.query<{ status: string; n: number }>(`SELECT data ->> 'status' AS status, count(*)::int AS n FROM ds_deliveries GROUP BY 1`)
       return rows.length === 1 && rows[0]!.status === "succeeded" ? rows : undefined
     }, "every delivery succeeded")
     expect(deliveries).toEqual([{ status: "succeeded", n: eventIds.length }])
 
     // The worker listens again: a new LISTEN connection on the restarted server.
-    const listening = await until(async () => {
+    const listening = await eventually(async () => {
       const rows = await listenConnections(sqlAgain)
       return rows.length === 1 ? rows : undefined
     }, "a LISTEN connection on the restarted server")

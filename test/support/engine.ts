@@ -1,16 +1,21 @@
 import {
+  type DealRule,
+  dealRulesLayer,
+  DeliveryQueue,
+  type DeliveryQueueService,
   Engine,
   EngineLive,
   type EngineService,
   IdsLive,
   type RequestContext,
   Storage,
+  type StorageService,
   WebhookConfig,
   WebhookTransport,
   WebhookTransportUnavailable
 } from "@dealstream/core"
 import { MemoryStorage } from "@dealstream/storage-memory"
-import { Effect, Layer } from "effect"
+import { Context, Effect, Layer, Scope } from "effect"
 
 /** The webhook services for suites that send no webhooks: registering one is refused, never faked. */
 export const noWebhookSending = Layer.merge(
@@ -42,3 +47,34 @@ export const withEngine = <A, E>(
   Effect.gen(function*() {
     return yield* body(yield* Engine, yield* Storage)
   }).pipe(Effect.provide(memoryEngineLayer, { local: true }))
+
+/** The storage and delivery queue of a built storage layer, as engineOver takes them. */
+export const servicesOf = (context: Context.Context<Storage | DeliveryQueue>) => ({
+  storage: Context.get(context, Storage),
+  queue: Context.get(context, DeliveryQueue)
+})
+
+/**
+ * An engine of its own over storage the test already holds: two of them on one storage act as two
+ * hosts on one database. Built with a memo map of its own, so Effect 4 never hands back an engine
+ * built before; it lives as long as the caller's scope. Without `webhooks`, registering one is refused.
+ */
+export const engineOver = (
+  services: { readonly storage: StorageService; readonly queue: DeliveryQueueService },
+  options: {
+    readonly webhooks?: Layer.Layer<WebhookConfig | WebhookTransport>
+    readonly rules?: ReadonlyArray<DealRule>
+  } = {}
+): Effect.Effect<EngineService, never, Scope.Scope> =>
+  Effect.flatMap(Scope.Scope, (scope) =>
+    Layer.buildWithMemoMap(
+      EngineLive.pipe(
+        Layer.provide(dealRulesLayer(options.rules ?? [])),
+        Layer.provide(Layer.succeed(Storage, services.storage)),
+        Layer.provide(Layer.succeed(DeliveryQueue, services.queue)),
+        Layer.provide(IdsLive),
+        Layer.provide(options.webhooks ?? noWebhookSending)
+      ),
+      Layer.makeMemoMapUnsafe(),
+      scope
+    )).pipe(Effect.map((context) => Context.get(context, Engine)))
