@@ -31,6 +31,7 @@ export const makeContacts = (deps: EngineDeps) => {
   const commandOn = (ctx: RequestContext, id: string) => ({
     ctx,
     streamId: id,
+    prepare: catalogsOf,
     also: outbox(deps, ctx, contactAggregate, (data, known) => oneContactView(deps, ctx, id, data, known.contact))
   })
 
@@ -125,7 +126,6 @@ export const makeContacts = (deps: EngineDeps) => {
     Effect.gen(function*() {
       yield* handleCommand(deps, contactAggregate, {
         ...commandOn(ctx, id),
-        prepare: catalogsOf,
         ifMatch,
         command: ({ at }) => Effect.succeed({ type: "DeleteContact" as const, id, at })
       })
@@ -135,7 +135,6 @@ export const makeContacts = (deps: EngineDeps) => {
     Effect.gen(function*() {
       const write = handleCommand(deps, contactAggregate, {
         ...commandOn(ctx, id),
-        prepare: catalogsOf,
         command: ({ at }) => Effect.succeed({ type: "RestoreContact" as const, id, at })
       })
       return yield* written(ctx, id, write, (prepared) => prepared)

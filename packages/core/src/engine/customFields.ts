@@ -6,7 +6,7 @@ import type { JsonObject } from "../json.js"
 import type { EngineDeps } from "./deps.js"
 import type { RequestContext } from "./Engine.js"
 import { handleCommand } from "./handleCommand.js"
-import { catalogsForRead } from "./settings.js"
+import { settingsOf } from "./settings.js"
 import { storableBody } from "./storable.js"
 
 const toJson = (d: CustomFieldDefinition): JsonObject => ({
@@ -20,8 +20,11 @@ const toJson = (d: CustomFieldDefinition): JsonObject => ({
 
 const isObject = (value: string): value is CustomFieldObject => value === "contact" || value === "deal"
 
-/** What a contact or deal read works with: the definitions, and the catalogs made of them. */
-export const catalogs = (deps: EngineDeps, ctx: RequestContext) => catalogsForRead(deps.storage, deps.settings, ctx)
+/**
+ * What a contact or deal read works with: the definitions, and the catalogs made of them, checked
+ * against the workspace's settings version first (a field defined through another host is known).
+ */
+export const catalogs = (deps: EngineDeps, ctx: RequestContext) => settingsOf(deps.storage, deps.settings, ctx, true).catalogs
 
 export const makeCustomFields = (deps: EngineDeps) => {
   const list = (ctx: RequestContext, object: string | null) =>

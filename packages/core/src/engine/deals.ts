@@ -45,6 +45,7 @@ export const makeDeals = (deps: EngineDeps, rules: ReadonlyArray<DealRule> = [])
   const commandOn = (ctx: RequestContext, id: string) => ({
     ctx,
     streamId: id,
+    prepare: catalogsOf,
     also: outbox(deps, ctx, dealAggregate, (data, known) => dealView(deps, ctx, data, known.deal))
   })
 
@@ -158,7 +159,6 @@ export const makeDeals = (deps: EngineDeps, rules: ReadonlyArray<DealRule> = [])
       if (Result.isFailure(move)) return yield* move.failure
       const result = yield* handleCommand(deps, dealAggregate, {
         ...commandOn(ctx, id),
-        prepare: catalogsOf,
         ifMatch,
         command: ({ at, projected, settings }) =>
           Effect.gen(function*() {
@@ -188,7 +188,6 @@ export const makeDeals = (deps: EngineDeps, rules: ReadonlyArray<DealRule> = [])
     Effect.gen(function*() {
       yield* handleCommand(deps, dealAggregate, {
         ...commandOn(ctx, id),
-        prepare: catalogsOf,
         ifMatch,
         command: ({ at }) => Effect.succeed({ type: "DeleteDeal" as const, id, at })
       })
@@ -198,7 +197,6 @@ export const makeDeals = (deps: EngineDeps, rules: ReadonlyArray<DealRule> = [])
     Effect.gen(function*() {
       const result = yield* handleCommand(deps, dealAggregate, {
         ...commandOn(ctx, id),
-        prepare: catalogsOf,
         command: ({ at }) => Effect.succeed({ type: "RestoreDeal" as const, id, at })
       })
       return yield* written(ctx, result, result.prepared.deal)

@@ -150,9 +150,6 @@ export const parsedWith = (parse: RecordParser, input: unknown) =>
     return Result.isFailure(fields) ? Effect.fail(fields.failure) : Effect.succeed({ known, fields: fields.success })
   })
 
-/** The catalogs as a read sees them: checked against the settings version first. */
-export const catalogsForRead = (storage: StorageService, cache: SettingsCache, ctx: RequestContext) =>
-  settingsOf(storage, cache, ctx, true).catalogs
 
 /** The catalogs alone, for a command that parses nothing by them but answers with the record. */
 export const catalogsOf = (settings: Settings) => settings.catalogs
