@@ -22,14 +22,19 @@ describe("a stage rule of one's own, property-tested", () => {
       storage: MemoryStorage.layer,
       dealRules: [brokenProposalRule],
       invariants: [proposalsHaveValueAndDate],
-      numRuns: 300
+      numRuns: 300,
+      // A fixed seed: which short sequence the shrinker settles on depends on the run (a deal created
+      // in Proposal, or a stage appended first so that a stage index lands on Proposal), and an
+      // example should show the same thing every time. Drop it to explore.
+      seed: 42
     })
     expect(result.failed).toBe(true)
     if (!result.failed) return
     // `result.report` prints the sequence, one command a line, and what broke after which.
     expect(result.violation.invariant, result.report).toBe("a deal in Proposal has a value and a close date")
-    // One command suffices: a deal created straight in Proposal without a value (or a close date).
-    expect(result.counterexample, result.report).toHaveLength(1)
-    expect(result.counterexample[0], result.report).toMatchObject({ kind: "createDeal" })
+    // A short sequence whose last command puts a deal in Proposal past the broken rule: created or
+    // patched into it (the rule guards moves only), after at most one command that sets the scene.
+    expect(result.counterexample.length, result.report).toBeLessThanOrEqual(2)
+    expect(["createDeal", "updateDeal"], result.report).toContain(result.counterexample.at(-1)?.kind)
   })
 })

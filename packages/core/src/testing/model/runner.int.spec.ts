@@ -111,7 +111,8 @@ describe("checkModel", () => {
       // Only this invariant, so that it is the one that finds the bug.
       const only = standardInvariants.filter((i) => i.name === invariant)
       expect(only).toHaveLength(1)
-      const result = await checkModel({ storage: MemoryStorage.layer, engine, invariants: only, numRuns: 200, commands: workspaceCommands({ maxLength: 30 }) })
+      // A fixed seed: where the shrinker settles varies from run to run, and the bound must hold every time.
+      const result = await checkModel({ storage: MemoryStorage.layer, engine, invariants: only, numRuns: 200, seed: 7, commands: workspaceCommands({ maxLength: 30 }) })
       expect(result.failed).toBe(true)
       if (!result.failed) return
       expect(result.violation.invariant, result.report).toBe(invariant)
@@ -123,6 +124,7 @@ describe("checkModel", () => {
     const result = await checkModel({
       storage: MemoryStorage.layer,
       numRuns: 100,
+      seed: 7,
       invariants: [everyDeal("no deal is in Won", ({ stage }) => stage?.name === "Won" ? "is in Won" : undefined)]
     })
     expect(result.failed).toBe(true)
