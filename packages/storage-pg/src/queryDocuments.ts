@@ -2,11 +2,11 @@ import type { Collection, DocumentQuery, StoredDocument } from "@dealstream/core
 import { Effect } from "effect"
 import type { SqlClient } from "effect/sql/SqlClient"
 import type { SqlError } from "effect/sql/SqlError"
-import { compileExpr } from "./compileExpr.js"
+import { compileExpr, searchCandidates } from "./compileExpr.js"
 import { jsonTypeOf, scalarParam, valueSql } from "./fieldSql.js"
 import { type DocumentRow, documentColumns, toStoredDocument } from "./internal/documentRow.js"
 import { Params } from "./internal/params.js"
-import { documentTables } from "./tables.js"
+import { documentTables, searchWordTables } from "./tables.js"
 
 export interface CompiledQuery {
   readonly text: string
@@ -18,6 +18,13 @@ interface Part {
   readonly condition: string
   readonly order: string
 }
+
+/**
+ * Up to this many candidate rows of a search's rarest term, a page is read from them by primary
+ * key and sorted; beyond, by walking the sort index and testing each row, which then finds a page
+ * after about limit × documents / candidates rows (for a million, 25 × 1M / 4,000 ≈ 6,000).
+ */
+const SEARCH_CANDIDATES = 4000
 
 // core's typeRank: a cursor value of another type than the field's sorts booleans < numbers < strings.
 const rank = { boolean: 0, number: 1, string: 2 } as const
@@ -37,7 +44,8 @@ export const compileQuery = (collection: Collection, workspaceId: string, query:
   const params = new Params()
   const table = documentTables[collection]
   const scope = query.scope === "live" ? "deleted_at IS NULL" : "deleted_at IS NOT NULL"
-  const base = `workspace_id = ${params.add(workspaceId)} AND ${scope} AND ${compileExpr(query.where, params)}`
+  const workspace = params.add(workspaceId)
+  const base = `workspace_id = ${workspace} AND ${scope} AND ${compileExpr(query.where, params)}`
   const limit = params.add(Math.max(0, Math.floor(query.limit)))
   const v = valueSql(query.sort.field)
   const asc = query.sort.direction === "asc"
@@ -78,15 +86,30 @@ export const compileQuery = (collection: Collection, workspaceId: string, query:
       : [{ condition: `${present} AND (${v}, id) < (${afterValue}, ${afterId})`, order: valueOrder }]
   })()
 
-  const select = (part: Part, extra = "") =>
-    `SELECT ${documentColumns}${extra} FROM ${table} WHERE ${base} AND ${part.condition} ORDER BY ${part.order} LIMIT ${limit}`
-  const [first, second] = parts
-  if (first === undefined) return { text: `SELECT ${documentColumns} FROM ${table} WHERE FALSE`, params: [] }
-  if (second === undefined) return { text: select(first), params: params.values }
-  const merged = asc ? "part, sort_value ASC NULLS LAST, id ASC" : "part, sort_value DESC NULLS FIRST, id DESC"
+  const page = (narrow: string): string | null => {
+    const select = (part: Part, extra = "") =>
+      `SELECT ${documentColumns}${extra} FROM ${table} WHERE ${base}${narrow} AND ${part.condition} ORDER BY ${part.order} LIMIT ${limit}`
+    const [first, second] = parts
+    if (first === undefined) return null
+    if (second === undefined) return select(first)
+    const merged = asc ? "part, sort_value ASC NULLS LAST, id ASC" : "part, sort_value DESC NULLS FIRST, id DESC"
+    return `SELECT ${documentColumns} FROM ((${select(first, `, ${v} AS sort_value, 0 AS part`)})` +
+      ` UNION ALL (${select(second, `, ${v} AS sort_value, 1 AS part`)})) AS page ORDER BY ${merged} LIMIT ${limit}`
+  }
+  // A search reads its candidates from the words table first, then one of two plans runs, the
+  // other stopped by its one-time filter on the count: the planner cannot choose between them
+  // itself, since a prepared statement's generic plan knows nothing of how common the terms are.
+  const words = searchWordTables[collection]
+  const candidates = words === undefined ? null : searchCandidates(query.where, { words, workspace }, params, SEARCH_CANDIDATES)
+  const ids = "(SELECT ids FROM candidates)"
+  const few = page(` AND cardinality(${ids}) <= ${SEARCH_CANDIDATES} AND id = ANY(${ids}::text[])`)
+  const many = page(` AND cardinality(${ids}) > ${SEARCH_CANDIDATES}`)
+  const plain = page("")
+  if (plain === null) return { text: `SELECT ${documentColumns} FROM ${table} WHERE FALSE`, params: [] }
+  if (candidates === null || few === null || many === null) return { text: plain, params: params.values }
   return {
-    text: `SELECT ${documentColumns} FROM ((${select(first, `, ${v} AS sort_value, 0 AS part`)})` +
-      ` UNION ALL (${select(second, `, ${v} AS sort_value, 1 AS part`)})) AS page ORDER BY ${merged} LIMIT ${limit}`,
+    text: `WITH candidates AS MATERIALIZED (SELECT ${candidates} AS ids) SELECT ${documentColumns} FROM ((${few}) UNION ALL (${many})) AS gated ` +
+      `ORDER BY ${valueOrder} LIMIT ${limit}`,
     params: params.values
   }
 }

@@ -7,7 +7,7 @@ import type { SqlClient } from "effect/sql/SqlClient"
 import { testDatabase } from "../../../test/support/pg.js"
 import { migrate } from "./migrate.js"
 import { compileQuery } from "./queryDocuments.js"
-import { documentTables } from "./tables.js"
+import { documentTables, searchWordTables } from "./tables.js"
 
 const CONTACTS = 100_000
 const DEALS = 50_000
@@ -41,7 +41,10 @@ const seed = (sql: SqlClient) =>
                'source', (ARRAY['web','import','api'])[1 + n % 3],
                'created_at', to_char(timestamp '2025-01-01' + n * interval '1 minute', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
                'updated_at', to_char(timestamp '2025-06-01' + n * interval '1 minute', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')),
-             ARRAY['user' || n]
+             -- core's words of the email, the whole email and the names (search reaches them through
+             -- the words table, which the document table's insert trigger fills).
+             ARRAY['user' || n, 'example', 'com', 'user' || n || '@example.com',
+               lower((ARRAY['Ann','Bob','Cleo','Dan','Eve'])[1 + n % 5]), 'l' || (n % 997)]
       FROM generate_series(1, ${CONTACTS}) AS n`)
     yield* sql.unsafe(`
       INSERT INTO ds_deals (workspace_id, id, version, deleted_at, data)
@@ -60,6 +63,7 @@ const seed = (sql: SqlClient) =>
     for (const index of indexes) yield* sql.unsafe(index.indexdef)
     yield* sql.unsafe(`ANALYZE ds_contacts`)
     yield* sql.unsafe(`ANALYZE ds_deals`)
+    yield* sql.unsafe(`ANALYZE ds_contacts_words`)
   })
 
 interface PlanNode {
@@ -80,7 +84,7 @@ const explain = (collection: Collection, query: DocumentQuery) =>
       compiled.params
     )
     const nodes = nodesOf(row!["QUERY PLAN"][0]!.Plan)
-    const documentTableNames = Object.values(documentTables)
+    const documentTableNames = [...Object.values(documentTables), ...Object.values(searchWordTables)]
     return {
       seqScans: nodes.filter((n) => n["Node Type"] === "Seq Scan" && documentTableNames.includes(n["Relation Name"] ?? "")),
       indexes: nodes.flatMap((n) => n["Index Name"] === undefined ? [] : [n["Index Name"]])
@@ -98,6 +102,12 @@ const page = (sort: DocumentQuery["sort"], where: Expr = { _tag: "True" }, after
 const createdAt = field("created_at", "timestamp")
 const email = field("email", "text")
 const value = field("value", "number")
+const search = (...terms: ReadonlyArray<string>): Expr => ({
+  _tag: "Search",
+  fields: [field("email", "text"), field("first_name", "text"), field("last_name", "text")],
+  wholeWordFields: [email],
+  terms
+})
 
 describe("query plans on 100k contacts and 50k deals", () => {
   it.layer(sqlLayer, { timeout: 120_000 })((it) => {
@@ -130,6 +140,17 @@ describe("query plans on 100k contacts and 50k deals", () => {
             "contact",
             page({ field: email, direction: "asc" }, { _tag: "True" }, { value: "user5@example.com", id: "con_00000005" }),
             "ds_contacts_email"
+          ],
+          // A search reads its candidates from the words table; few, they are read by primary key,
+          // many, the sort index is walked (both plans are in the statement, one runs).
+          ["contacts searched by whole email", "contact", page({ field: createdAt, direction: "asc" }, search("user4242@example.com")), "ds_contacts_words_pkey"],
+          ["contacts searched by an email prefix", "contact", page({ field: createdAt, direction: "asc" }, search("user424")), "ds_contacts_words_pkey"],
+          ["contacts searched by first and last name", "contact", page({ field: createdAt, direction: "asc" }, search("ann", "l42")), "ds_contacts_words_pkey"],
+          [
+            "contacts searched by first and last name, next page",
+            "contact",
+            page({ field: createdAt, direction: "asc" }, search("ann", "l42"), { value: "2025-02-01T00:00:00.000Z", id: "con_00044640" }),
+            "ds_contacts_words_pkey"
           ],
           [
             "deals of a pipeline stage by value",

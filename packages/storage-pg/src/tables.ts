@@ -23,3 +23,13 @@ export const documentTables: { readonly [C in Collection]: string } = {
 }
 
 export const collections = Object.keys(documentTables) as ReadonlyArray<Collection>
+
+/**
+ * The words tables of the searched collections (migration 0011): one row per (workspace, word, id),
+ * kept in step with the document table's `search_words` by triggers, words cut to this length.
+ */
+export const searchWordTables: { readonly [C in Collection]?: string } = {
+  contact: "ds_contacts_words",
+  deal: "ds_deals_words"
+}
+export const searchWordLength = 200

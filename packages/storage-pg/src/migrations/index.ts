@@ -8,6 +8,7 @@ import { migration as commitBatches } from "./0007_commit_batches.js"
 import { migration as deliveriesByEventStream } from "./0008_deliveries_by_event_stream.js"
 import { migration as eventTransactionIds } from "./0009_event_transaction_ids.js"
 import { migration as settingsVersions } from "./0010_settings_versions.js"
+import { migration as searchWords } from "./0011_search_words.js"
 import type { Migration } from "./Migration.js"
 
 export type { Migration } from "./Migration.js"
@@ -23,5 +24,6 @@ export const migrations: ReadonlyArray<Migration> = [
   commitBatches,
   deliveriesByEventStream,
   eventTransactionIds,
-  settingsVersions
+  settingsVersions,
+  searchWords
 ]
