@@ -66,4 +66,26 @@ describe("storage calls per command on a warm host", () => {
       expect((yield* during(engine.deals.delete(ctx, dealId, null))).calls).toEqual(["commit"])
       expect((yield* during(engine.deals.restore(ctx, dealId))).calls).toEqual(["commit"])
     }).pipe(Effect.provide(layer)))
+
+  it.effect("a contact's GET and a page of contacts are one storage call each, deal_ids and the settings check included", () =>
+    Effect.gen(function*() {
+      const engine = yield* Engine
+      const calls = yield* CallLog
+      const ctx = ctxOf("acme")
+      const pipeline = (yield* engine.pipelines.list(ctx)).data[0]!
+      const contact = yield* engine.contacts.create(ctx, { email: "read@example.com", source: "web" })
+      const contactId = contact.data["id"] as string
+      const deal = yield* engine.deals.create(ctx, { name: "Pilot", pipeline_id: pipeline["id"], contact_ids: [contactId] })
+      yield* engine.contacts.list(ctx, {})
+
+      calls.length = 0
+      const got = yield* engine.contacts.get(ctx, contactId, null)
+      expect(got.data["deal_ids"]).toEqual([deal.data["id"]])
+      expect([...calls]).toEqual(["readRecord"])
+
+      calls.length = 0
+      const page = yield* engine.contacts.list(ctx, { filter: JSON.stringify({ source: "web" }), sort: "-created_at" })
+      expect(page.data.map((c) => c["deal_ids"])).toEqual([[deal.data["id"]]])
+      expect([...calls]).toEqual(["queryRecords"])
+    }).pipe(Effect.provide(layer)))
 })

@@ -390,6 +390,11 @@ const runBoth = (commands: ReadonlyArray<Command>, queries: ReadonlyArray<Query>
     for (const deal of deals.slice(0, 3)) {
       yield* both(`timeline ${deal}`, (e) => e.deals.timeline(ctx, deal, {}))
     }
+    // A GET reads the document, the deals naming the contact and the settings version in one
+    // storage call (readRecord), answered by each storage its own way; deleted ones are 404 on both.
+    for (const contact of contacts) {
+      yield* both(`get ${contact}`, (e) => e.contacts.get(ctx, contact, null))
+    }
   }).pipe(Effect.scoped)
 
 describe("memory and PostgreSQL agree", () => {

@@ -5,6 +5,7 @@ import {
   DeliveryQueue,
   type DeliveryQueueService,
   type DocumentWrite,
+  type LinkedDocuments,
   type QueueSignal,
   type SettingsChange,
   Storage,
@@ -187,6 +188,25 @@ export const makeWithQueue: Effect.Effect<Services> = Effect.gen(function*() {
     data: row.data
   })
 
+  /** For each of `ids`, the live documents of `linked` naming it, in id order (one scan of the linked table). */
+  const linkedTo = (workspaceId: string, ids: ReadonlyArray<string>, linked: LinkedDocuments | null) => {
+    const out = new Map<string, Array<string>>()
+    if (linked === null || ids.length === 0) return out
+    const wanted = new Set(ids)
+    for (const other of tables.get(tableSlot(linked.collection, workspaceId))?.rows.values() ?? []) {
+      const named = other.data[linked.field]
+      if (other.deletedAt !== null || !Array.isArray(named)) continue
+      for (const id of named) {
+        if (typeof id !== "string" || !wanted.has(id)) continue
+        const list = out.get(id) ?? []
+        if (list.at(-1) !== other.id) list.push(other.id)
+        out.set(id, list)
+      }
+    }
+    for (const list of out.values()) list.sort((a, b) => a < b ? -1 : a > b ? 1 : 0)
+    return out
+  }
+
   const service: StorageService = {
     commit,
     readStream: (streamId, after = 0) => Effect.sync(() => (streams.get(streamId) ?? []).slice(Math.max(0, after))),
@@ -197,6 +217,24 @@ export const makeWithQueue: Effect.Effect<Services> = Effect.gen(function*() {
       Effect.sync(() => {
         const row = findRow(collection, workspaceId, id)
         return row === undefined ? null : toDocument(row)
+      }),
+    readRecord: (collection, workspaceId, id, linked) =>
+      Effect.sync(() => {
+        const row = findRow(collection, workspaceId, id)
+        return {
+          document: row === undefined ? null : toDocument(row),
+          linkedIds: linkedTo(workspaceId, [id], linked).get(id) ?? [],
+          settingsVersion: settingsVersions.get(workspaceId) ?? 0
+        }
+      }),
+    queryRecords: (collection, workspaceId, query, linked) =>
+      Effect.sync(() => {
+        const documents = (tables.get(tableSlot(collection, workspaceId))?.query(query) ?? []).map(toDocument)
+        const links = linkedTo(workspaceId, documents.map((document) => document.id), linked)
+        return {
+          rows: documents.map((document) => ({ document, linkedIds: links.get(document.id) ?? [] })),
+          settingsVersion: settingsVersions.get(workspaceId) ?? 0
+        }
       }),
     getDocuments: (collection, workspaceId, ids) =>
       Effect.sync(() =>

@@ -8,6 +8,7 @@ import { commit } from "./commit.js"
 import { makeCommitBatches, type SubmitCommit } from "./commitBatches.js"
 import { DatabaseError, orUnavailable, reasonOf, targetOf } from "./errors.js"
 import { getDocument } from "./getDocument.js"
+import { queryRecords, readRecord } from "./readRecord.js"
 import { getDocuments } from "./getDocuments.js"
 import { listDeletedBefore } from "./listDeletedBefore.js"
 import type { ListenOptions } from "./listenChannel.js"
@@ -74,6 +75,8 @@ export const fromClient = (sql: SqlClient, submit: SubmitCommit, listen: ListenO
   settingsChanges: listenSettingsChanges(listen),
   readLog: (options) => orUnavailable(readLog(sql)(options)),
   getDocument: (collection, workspaceId, id) => orUnavailable(getDocument(sql)(collection, workspaceId, id)),
+  readRecord: (collection, workspaceId, id, linked) => orUnavailable(readRecord(sql)(collection, workspaceId, id, linked)),
+  queryRecords: (collection, workspaceId, query, linked) => orUnavailable(queryRecords(sql)(collection, workspaceId, query, linked)),
   getDocuments: (collection, workspaceId, ids) => orUnavailable(getDocuments(sql)(collection, workspaceId, ids)),
   queryDocuments: (collection, workspaceId, query) => orUnavailable(queryDocuments(sql)(collection, workspaceId, query)),
   listDeletedBefore: (collection, cutoff, limit) => orUnavailable(listDeletedBefore(sql)(collection, cutoff, limit)),

@@ -4,27 +4,31 @@ import {
   contactAggregate,
   type ContactEvent,
   contactView,
+  contactViewWith,
   expandContact,
   parseContactCreate,
   parseContactPatch,
   parseExpand
 } from "../contact/index.js"
 import { dealAggregate } from "../deal/index.js"
-import { NotFound } from "../errors.js"
-import { contactViews, dealsNaming, oneContactView } from "./contactViews.js"
-import { catalogs } from "./customFields.js"
+import { NotFound, type StorageUnavailable, type ValidationError } from "../errors.js"
+import type { RecordsRead } from "../storage/Storage.js"
+import { dealsNaming, oneContactView } from "./contactViews.js"
 import type { Catalogs } from "./settings.js"
 import { dealViews } from "./dealViews.js"
 import type { EngineDeps } from "./deps.js"
-import type { IfMatch, ListParams, RequestContext, WriteError } from "./Engine.js"
+import type { IfMatch, ListParams, Page, RequestContext, WriteError } from "./Engine.js"
 import { type Handled, handleCommand } from "./handleCommand.js"
 import { recordedEvents } from "./recordedEvents.js"
-import { catalogsOf, parsedWith } from "./settings.js"
+import { catalogsOf, parsedWith, settingsOf } from "./settings.js"
 import { listPage } from "./listPage.js"
 import { outbox } from "./outbox.js"
 import { visibleFields } from "./reads.js"
 import { storableBody } from "./storable.js"
 
+
+/** The deals whose contact_ids name a contact: its derived deal_ids. */
+const dealsLinkingContacts = { collection: "deal", field: "contact_ids" } as const
 
 export const makeContacts = (deps: EngineDeps) => {
   /** What every contact command shares: its stream, the workspace's catalogs, the outbox. */
@@ -42,18 +46,18 @@ export const makeContacts = (deps: EngineDeps) => {
       return activityFeed([...contact, ...deals.flat()])
     })
 
-  const liveDocument = (ctx: RequestContext, id: string) =>
-    Effect.flatMap(deps.storage.getDocument("contact", ctx.workspaceId, id), (doc) =>
-      doc === null || doc.deletedAt !== null ? Effect.fail(new NotFound({ resource: "contact", id })) : Effect.succeed(doc))
-
   const get = (ctx: RequestContext, id: string, expandRaw: string | null) =>
     Effect.gen(function*() {
       const expand = parseExpand(expandRaw)
       if (Result.isFailure(expand)) return yield* expand.failure
-      const doc = yield* liveDocument(ctx, id)
-      const { contact, deal } = yield* catalogs(deps, ctx)
-      const deals = yield* dealsNaming(deps, ctx, [id])
-      const view = contactView(id, visibleFields(doc.data, contact), deals)
+      // The document, the ids of the deals naming it and the settings version: one round trip.
+      const read = yield* deps.storage.readRecord("contact", ctx.workspaceId, id, dealsLinkingContacts)
+      const doc = read.document
+      if (doc === null || doc.deletedAt !== null) return yield* new NotFound({ resource: "contact", id })
+      const { contact, deal } = yield* settingsOf(deps.storage, deps.settings, ctx, { version: read.settingsVersion }).catalogs
+      const view = contactViewWith(visibleFields(doc.data, contact), read.linkedIds)
+      const expanded = expand.success.has("deals") || expand.success.has("activities")
+      const deals = expanded ? yield* dealsNaming(deps, ctx, [id]) : []
       const data = expandContact(view, {
         ...(expand.success.has("deals") ? { deals: yield* dealViews(deps, ctx, deals.map((d) => d.data), deal) } : {}),
         ...(expand.success.has("activities") ? { activities: yield* activities(ctx, id, deals.map((d) => d.id)) } : {})
@@ -61,19 +65,43 @@ export const makeContacts = (deps: EngineDeps) => {
       return { data, version: doc.version }
     })
 
-  const list = (ctx: RequestContext, params: ListParams) =>
+  /**
+   * A list page in one round trip: the parameters parsed with the catalog the host kept, the page
+   * read with the deals naming each contact and the settings version. Asked again, verified, when
+   * that version moved on from the kept one, or when the kept catalog refused the parameters (a
+   * custom field defined through another host may be one the filter names).
+   */
+  const listAt = (ctx: RequestContext, params: ListParams, verify: boolean | { readonly version: number }): Effect.Effect<Page, ValidationError | StorageUnavailable> =>
     Effect.gen(function*() {
-      const { contact } = yield* catalogs(deps, ctx)
-      const page = yield* listPage(deps, ctx, "contact", params, {
+      const settings = settingsOf(deps.storage, deps.settings, ctx, verify)
+      const { contact } = yield* settings.catalogs
+      const kept = !settings.verified()
+      let read: RecordsRead | undefined
+      const attempt = listPage(deps, ctx, "contact", params, {
         catalog: contact,
         scope: "live",
         baseWhere: { _tag: "True" },
         defaultSort: { field: { name: "created_at", type: "timestamp" }, direction: "asc" },
         allow: { filter: true, search: true, sort: true },
         extraParams: []
-      })
-      return { data: yield* contactViews(deps, ctx, page.rows, contact), next_cursor: page.next_cursor }
+      }, undefined, (query) =>
+        Effect.map(deps.storage.queryRecords("contact", ctx.workspaceId, query, dealsLinkingContacts), (records) => {
+          read = records
+          return records.rows.map((row) => row.document)
+        }))
+      const page = yield* (kept ? Effect.catchTag(attempt, "ValidationError", () => Effect.succeed(null)) : attempt)
+      if (page === null) return yield* listAt(ctx, params, true)
+      if (kept && read !== undefined && read.settingsVersion !== settings.read()?.version) {
+        return yield* listAt(ctx, params, { version: read.settingsVersion })
+      }
+      const dealIds = new Map(read?.rows.map((row) => [row.document.id, row.linkedIds]))
+      return {
+        data: page.rows.map((doc) => contactViewWith(visibleFields(doc.data, contact), dealIds.get(doc.id) ?? [])),
+        next_cursor: page.next_cursor
+      }
     })
+
+  const list = (ctx: RequestContext, params: ListParams) => listAt(ctx, params, false)
 
   /**
    * The contact as the write that just committed left it (its own events), with the deals that

@@ -1,7 +1,8 @@
 import { Effect, Result } from "effect"
 import type { StorageUnavailable } from "../errors.js"
 import { type ListParams, type ListSpec, paginate, parseListQuery } from "../query/index.js"
-import type { Collection } from "../storage/documents.js"
+import type { DocumentQuery } from "../query/ast.js"
+import type { Collection, StoredDocument } from "../storage/documents.js"
 import type { EngineDeps } from "./deps.js"
 import type { RequestContext } from "./Engine.js"
 import { storableParams } from "./storable.js"
@@ -18,13 +19,16 @@ export const listPage = (
   collection: Collection,
   params: ListParams,
   spec: ListSpec,
-  admit?: Effect.Effect<boolean, StorageUnavailable>
+  admit?: Effect.Effect<boolean, StorageUnavailable>,
+  /** How the page's rows are read; storage.queryDocuments unless told. */
+  read: (query: DocumentQuery) => Effect.Effect<ReadonlyArray<StoredDocument>, StorageUnavailable> = (query) =>
+    deps.storage.queryDocuments(collection, ctx.workspaceId, query)
 ) =>
   Effect.gen(function*() {
     const parsed = parseListQuery(yield* storableParams(params), spec)
     if (Result.isFailure(parsed)) return yield* parsed.failure
     const query = parsed.success
     if (admit !== undefined && !(yield* admit)) return { rows: [], next_cursor: null }
-    const rows = yield* deps.storage.queryDocuments(collection, ctx.workspaceId, { ...query, limit: query.limit + 1 })
+    const rows = yield* read({ ...query, limit: query.limit + 1 })
     return paginate(rows, query)
   })

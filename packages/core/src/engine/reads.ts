@@ -1,7 +1,7 @@
 import { Effect } from "effect"
 import type { JsonObject } from "../json.js"
 import type { DocumentQuery, Expr, SortSpec } from "../query/ast.js"
-import type { FieldCatalog } from "../query/fields.js"
+import type { FieldCatalog, FieldInfo } from "../query/fields.js"
 import { scalarOf } from "../query/fieldValue.js"
 import { sortValueOf } from "../query/sortKeys.js"
 import type { Collection, StoredDocument } from "../storage/documents.js"
@@ -61,13 +61,22 @@ export const existsWhere = (
  * The record as the API shows it: keys that are neither standard fields nor currently defined custom
  * fields are dropped, and a custom value that no longer fits its field's type (the key was deleted
  * and defined again with another type) reads as null, as it does for filters and sorting.
+ *
+ * Its keys come in one order whatever the storage gave (PostgreSQL's jsonb orders keys by length):
+ * the catalog's standard fields in field-table order, then its custom fields (by key), then the
+ * standard timestamps: field/recordOrder.ts's order, kept here without a second pass. Derived fields
+ * are the views' to add after them.
  */
 export const visibleFields = (data: JsonObject, catalog: FieldCatalog): JsonObject => {
   const out: Record<string, JsonObject[string]> = {}
-  for (const [key, value] of Object.entries(data)) {
-    const info = catalog.get(key)
-    if (info === undefined) continue
-    out[key] = info.custom && value !== null ? scalarOf(data, info) : value
+  const put = (info: FieldInfo) => {
+    const value = data[info.name]
+    if (value === undefined || !Object.hasOwn(data, info.name)) return
+    out[info.name] = info.custom && value !== null ? scalarOf(data, info) : value
   }
+  for (const info of catalog.values()) if (!isTimestamp(info)) put(info)
+  for (const info of catalog.values()) if (isTimestamp(info)) put(info)
   return out
 }
+
+const isTimestamp = (info: FieldInfo) => !info.custom && info.type === "timestamp"

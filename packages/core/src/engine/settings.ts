@@ -59,13 +59,14 @@ const activeStatus = { _tag: "Compare", field: { name: "status", type: "enum" },
 /**
  * A view of the workspace's settings. With `verify`, the first use reads the settings version and
  * drops what the host kept if it moved on (a read; or a command deciding again after a refusal);
- * without, a kept entry is used as it is and the commit checks its version.
+ * without, a kept entry is used as it is and the commit checks its version. A version the caller
+ * read itself (with the record, in the same statement: storage.readRecord) verifies without a read.
  */
 export const settingsOf = (
   storage: StorageService,
   cache: SettingsCache,
   ctx: RequestContext,
-  verify: boolean
+  verify: boolean | { readonly version: number }
 ): Settings => {
   const workspaceId = ctx.workspaceId
   let entry: Entry | undefined
@@ -73,16 +74,19 @@ export const settingsOf = (
   const current: Effect.Effect<Entry, StorageUnavailable> = Effect.suspend(() => {
     if (entry !== undefined) return Effect.succeed(entry)
     const kept = cache.get(workspaceId)
-    if (kept !== undefined && !verify) {
+    if (kept !== undefined && verify === false) {
       entry = kept
       return Effect.succeed(kept)
     }
-    return Effect.map(storage.settingsVersion(workspaceId), (version) => {
+    const verifiedAt = (version: number) => {
       verified = true
       entry = kept !== undefined && kept.version === version ? kept : { version, pipelines: new Map() }
       cache.set(workspaceId, entry)
       return entry
-    })
+    }
+    return typeof verify === "object"
+      ? Effect.succeed(verifiedAt(verify.version))
+      : Effect.map(storage.settingsVersion(workspaceId), verifiedAt)
   })
 
   const catalogs = Effect.flatMap(current, (e) =>

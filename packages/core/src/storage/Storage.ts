@@ -71,6 +71,23 @@ export interface ExpiredRecord {
   readonly id: string
 }
 
+/** Documents that name a record in one of their id arrays: the deals whose `contact_ids` name a contact. */
+export interface LinkedDocuments {
+  readonly collection: Collection
+  readonly field: string
+}
+
+export interface RecordRead {
+  readonly document: StoredDocument | null
+  readonly linkedIds: ReadonlyArray<string>
+  readonly settingsVersion: number
+}
+
+export interface RecordsRead {
+  readonly rows: ReadonlyArray<{ readonly document: StoredDocument; readonly linkedIds: ReadonlyArray<string> }>
+  readonly settingsVersion: number
+}
+
 export interface StorageService {
   readonly commit: (
     commit: Commit
@@ -101,6 +118,28 @@ export interface StorageService {
     workspaceId: string,
     id: string
   ) => Effect.Effect<StoredDocument | null, StorageUnavailable>
+  /**
+   * What a record read needs, in one step (one statement on PostgreSQL): the document whatever its
+   * deletedAt (null when absent), the ids of the live documents of `linked.collection` whose id
+   * array `linked.field` names it, in id order (empty without `linked`), and the workspace's
+   * settings version (see settingsVersion), all from one snapshot.
+   */
+  readonly readRecord: (
+    collection: Collection,
+    workspaceId: string,
+    id: string,
+    linked: LinkedDocuments | null
+  ) => Effect.Effect<RecordRead, StorageUnavailable>
+  /**
+   * A page of queryDocuments with, per document, readRecord's linked ids, and the settings version,
+   * all from one snapshot (one statement on PostgreSQL): a list page of contacts with their deal_ids.
+   */
+  readonly queryRecords: (
+    collection: Collection,
+    workspaceId: string,
+    query: DocumentQuery,
+    linked: LinkedDocuments | null
+  ) => Effect.Effect<RecordsRead, StorageUnavailable>
   /** The documents with these ids (whatever their deletedAt), in no particular order; absent ids are left out. */
   readonly getDocuments: (
     collection: Collection,
