@@ -45,6 +45,22 @@ export type TimelineEntry = {
   readonly changed_at: string
 }
 
+/**
+ * A stored timeline entry with its keys in the entry's order (PostgreSQL's jsonb returns them by
+ * key length): as timelineEntryOf made it, on either storage.
+ */
+export const timelineEntryView = (data: JsonObject): JsonObject => {
+  const pick = (key: keyof TimelineEntry): Json => data[key] ?? null
+  return {
+    id: pick("id"),
+    deal_id: pick("deal_id"),
+    from_stage_id: pick("from_stage_id"),
+    to_stage_id: pick("to_stage_id"),
+    reason: pick("reason"),
+    changed_at: pick("changed_at")
+  }
+}
+
 /** The timeline entry a stage change records; other events record none. */
 export const timelineEntryOf = (dealId: string, event: DealEvent): TimelineEntry | null =>
   event.type === "deal.stage_changed"

@@ -1,5 +1,6 @@
 import type { DealStageChanged } from "../deal/events.js"
-import { timelineEntryOf } from "../deal/projection.js"
+import { timelineEntryOf, timelineEntryView } from "../deal/projection.js"
+import { contactFields, dealFields, inRecordOrder } from "../field/index.js"
 import type { JsonObject } from "../json.js"
 import { isJsonObject } from "../json.js"
 import type { DomainEvent } from "../storage/events.js"
@@ -63,4 +64,28 @@ export const payloadDataFor = (event: DomainEvent, record: JsonObject): JsonObje
     default:
       return null
   }
+}
+
+/**
+ * A stored payload's `data` with every record in the API's key order: a delivery document read
+ * from PostgreSQL's jsonb has its keys by length, and what is sent (and signed) must show a record
+ * as every answer does. A function of the stored data alone, so every attempt and replay sends the
+ * same bytes.
+ */
+export const payloadDataInOrder = (data: JsonObject): JsonObject => {
+  const out: Record<string, JsonObject[string]> = {}
+  const at = (key: string) => {
+    if (!Object.hasOwn(data, key)) return
+    const value = data[key]!
+    out[key] = !isJsonObject(value) ? value
+      : key === "contact" ? inRecordOrder(value, contactFields)
+      : key === "deal" ? inRecordOrder(value, dealFields)
+      : key === "timeline_entry" ? timelineEntryView(value)
+      : value
+  }
+  // The members in payloadDataFor's order, then any other as stored (none today).
+  const members = ["id", "contact", "deal", "changed_fields", "timeline_entry"]
+  for (const key of members) at(key)
+  for (const key of Object.keys(data)) if (!members.includes(key)) at(key)
+  return out
 }

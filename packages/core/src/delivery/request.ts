@@ -1,5 +1,5 @@
 import { signWebhookPayload } from "../webhook/signature.js"
-import { deliveryPayload } from "./payload.js"
+import { deliveryPayload, payloadDataInOrder } from "./payload.js"
 import type { DeliveryDocument } from "./projection.js"
 
 export interface DeliveryRequestInput {
@@ -32,7 +32,7 @@ export const deliveryRequest = ({ delivery, sequence, timestamp, webhook, worksp
     createdAt: delivery.event_created_at,
     workspaceId,
     sequence,
-    data: delivery.payload_data
+    data: payloadDataInOrder(delivery.payload_data)
   }))
   const headers: Record<string, string> = {
     "content-type": "application/json",

@@ -9,6 +9,7 @@ import {
   parseStageMove,
   projectDeal,
   timelineEntryOf,
+  timelineEntryView,
   withDealRules
 } from "../deal/index.js"
 import { NotFound } from "../errors.js"
@@ -213,7 +214,7 @@ export const makeDeals = (deps: EngineDeps, rules: ReadonlyArray<DealRule> = [])
         allow: { filter: false, search: false, sort: false },
         extraParams: []
       })
-      return { data: page.rows.map((row) => row.data), next_cursor: page.next_cursor }
+      return { data: page.rows.map((row) => timelineEntryView(row.data)), next_cursor: page.next_cursor }
     })
 
   return { list, get, create, update, moveStage, delete: remove, restore, timeline }

@@ -5,6 +5,7 @@ import {
   parsePipelinePatch,
   pipelineAggregate,
   pipelineInfoOf,
+  pipelineView,
   type StageInput
 } from "../pipeline/index.js"
 import type { EngineDeps } from "./deps.js"
@@ -21,14 +22,14 @@ export const makePipelines = (deps: EngineDeps, workspaces: Workspaces) => {
     Effect.gen(function*() {
       const doc = yield* deps.storage.getDocument("pipeline", ctx.workspaceId, id)
       if (doc === null) return yield* new NotFound({ resource: "pipeline", id })
-      return { data: doc.data, version: doc.version }
+      return { data: pipelineView(doc.data), version: doc.version }
     })
 
   const list = (ctx: RequestContext) =>
     Effect.gen(function*() {
       yield* workspaces.ensure(ctx)
       const docs = yield* queryAll(deps, "pipeline", ctx.workspaceId, { _tag: "True" })
-      return { data: docs.map((d) => d.data), next_cursor: null }
+      return { data: docs.map((d) => pipelineView(d.data)), next_cursor: null }
     })
 
   const create = (ctx: RequestContext, body: unknown) =>

@@ -12,3 +12,4 @@ export {
   type WritableField,
   writableOf
 } from "./table.js"
+export { inRecordOrder } from "./recordOrder.js"

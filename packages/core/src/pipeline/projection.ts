@@ -1,4 +1,5 @@
 import type { Projected } from "../decider.js"
+import { isJsonObject, type Json, type JsonObject } from "../json.js"
 import type { PipelineEvent } from "./events.js"
 
 /** `{id, name, stages: [{id, name, position}], created_at, updated_at}`; pipelines are never deleted. */
@@ -24,4 +25,28 @@ export const projectPipeline = (doc: Projected | null, event: PipelineEvent): Pr
       }
     }
   }
+}
+
+/**
+ * A stored pipeline with its keys, and its stages' keys, in the order above whatever the storage
+ * gave (PostgreSQL's jsonb orders keys by length): a stage's rules, when it has them, follow its
+ * position, `required_fields` first.
+ */
+export const pipelineView = (data: JsonObject): JsonObject => {
+  const stages = data["stages"]
+  return {
+    id: data["id"] ?? null,
+    name: data["name"] ?? null,
+    stages: Array.isArray(stages) ? stages.map((stage: Json): Json => isJsonObject(stage) ? stageView(stage) : stage) : [],
+    created_at: data["created_at"] ?? null,
+    updated_at: data["updated_at"] ?? null
+  }
+}
+
+const STAGE_KEYS = ["id", "name", "position", "required_fields", "next_stage_ids"]
+
+const stageView = (stage: JsonObject): JsonObject => {
+  const out: Record<string, Json> = {}
+  for (const key of STAGE_KEYS) if (Object.hasOwn(stage, key)) out[key] = stage[key]!
+  return out
 }

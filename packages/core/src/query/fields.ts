@@ -52,7 +52,9 @@ export const catalogOf = (
 ): FieldCatalog => {
   const catalog = new Map<string, FieldInfo>()
   for (const info of standardFieldsOf(object)) catalog.set(info.name, info)
-  for (const def of definitions) {
+  // Custom fields by key, the order records show them in (field/recordOrder.ts), whatever order
+  // they were defined in.
+  for (const def of [...definitions].sort((a, b) => a.key < b.key ? -1 : a.key > b.key ? 1 : 0)) {
     if (def.object !== object || catalog.has(def.key)) continue
     catalog.set(
       def.key,
