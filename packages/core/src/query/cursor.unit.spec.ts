@@ -1,5 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Result } from "effect"
+import * as fc from "fast-check"
 import { Base64Url } from "effect/encoding"
 import { decodeCursor, encodeCursor } from "./cursor.js"
 import { canonicalJson, fnv1a64, queryFingerprint } from "./fingerprint.js"
@@ -49,5 +50,18 @@ describe("cursors", () => {
     // FNV-1a 64 of the empty input is its offset basis.
     expect(fnv1a64("")).toBe("cbf29ce484222325")
     expect(fnv1a64("a")).not.toBe(fnv1a64("b"))
+  })
+
+  it("fnv1a64 on 32-bit halves is FNV-1a 64 as BigInt arithmetic spells it, so cursors made before stay valid", () => {
+    const reference = (text: string) => {
+      let hash = 0xcbf29ce484222325n
+      for (let i = 0; i < text.length; i++) {
+        const unit = text.charCodeAt(i)
+        hash = ((hash ^ BigInt(unit & 0xff)) * 0x100000001b3n) & 0xffffffffffffffffn
+        hash = ((hash ^ BigInt(unit >> 8)) * 0x100000001b3n) & 0xffffffffffffffffn
+      }
+      return hash.toString(16).padStart(16, "0")
+    }
+    fc.assert(fc.property(fc.string({ unit: "binary", maxLength: 64 }), (text) => fnv1a64(text) === reference(text)), { numRuns: 2_000 })
   })
 })

@@ -12,19 +12,30 @@ export const canonicalJson = (value: unknown): string => {
   return JSON.stringify(value)
 }
 
-const offsetBasis = 0xcbf29ce484222325n
-const prime = 0x100000001b3n
-const mask = 0xffffffffffffffffn
+const TWO_32 = 0x1_0000_0000
 
-/** 64-bit FNV-1a over the UTF-16 code units (low byte, then high byte), as 16 hex digits. */
+/**
+ * 64-bit FNV-1a over the UTF-16 code units (low byte, then high byte), as 16 hex digits. Computed on
+ * two 32-bit halves: the prime is 2^40 + 0x1b3, so a product is the hash times 0x1b3 plus the hash
+ * shifted left by 40 (the low half moved 8 bits into the high half). BigInt arithmetic, the
+ * obvious spelling, cost 2.5% of a list request's CPU.
+ */
 export const fnv1a64 = (text: string): string => {
-  let hash = offsetBasis
+  let hi = 0xcbf29ce4
+  let lo = 0x84222325
+  const step = (byte: number) => {
+    lo = (lo ^ byte) >>> 0
+    const low = lo * 0x1b3
+    const carry = Math.floor(low / TWO_32)
+    hi = (Math.imul(hi, 0x1b3) + carry + ((lo << 8) >>> 0)) >>> 0
+    lo = low >>> 0
+  }
   for (let i = 0; i < text.length; i++) {
     const unit = text.charCodeAt(i)
-    hash = ((hash ^ BigInt(unit & 0xff)) * prime) & mask
-    hash = ((hash ^ BigInt(unit >> 8)) * prime) & mask
+    step(unit & 0xff)
+    step(unit >> 8)
   }
-  return hash.toString(16).padStart(16, "0")
+  return hi.toString(16).padStart(8, "0") + lo.toString(16).padStart(8, "0")
 }
 
 /** Identifies what a cursor was made for: the whole where, the sort and the scope, not the limit. */

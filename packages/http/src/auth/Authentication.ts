@@ -5,7 +5,7 @@ import { Context, Effect, Layer, Option } from "effect"
 import { RateLimited, Unauthorized, Unavailable } from "../errors/HttpErrors.js"
 import * as AddressLimiter from "../rateLimit/AddressRateLimit.js"
 import { type RateDecision, RateLimiter } from "../rateLimit/RateLimiter.js"
-import { RequestInfo } from "../request/RequestInfo.js"
+import { rateLimitHeaders, RequestInfo } from "../request/RequestInfo.js"
 import { ApiKeys } from "./ApiKeys.js"
 
 /** The authenticated caller of a /v1 endpoint, in the engine's own terms. */
@@ -25,15 +25,20 @@ export class Authentication extends HttpApiMiddleware.Service<Authentication, { 
 
 const BEARER = /^Bearer[ \t]+(\S+)[ \t]*$/i
 
-/** The RateLimit-* headers of a decision, on whatever answer the request gets. */
+/**
+ * The RateLimit-* headers of a decision, on whatever answer the request gets: the host middleware
+ * sets them from RequestInfo; under a router of an embedder's own, a pre-response handler does.
+ */
 const showLimit = (decision: RateDecision) =>
-  HttpEffect.appendPreResponseHandler((_, response) =>
-    Effect.succeed(HttpServerResponse.setHeaders(response, {
-      "ratelimit-limit": String(decision.limit),
-      "ratelimit-remaining": String(decision.remaining),
-      "ratelimit-reset": String(decision.resetSeconds)
-    }))
-  )
+  RequestInfo.use((info) => {
+    if (info.hosted) {
+      info.rateLimit = decision
+      return Effect.void
+    }
+    return HttpEffect.appendPreResponseHandler((_, response) =>
+      Effect.succeed(HttpServerResponse.setHeaders(response, rateLimitHeaders(decision)))
+    )
+  })
 
 const refused = (decision: RateDecision) =>
   Effect.andThen(showLimit(decision), new RateLimited({ message: "rate limit exceeded", retryAfterSeconds: decision.retryAfterSeconds }))

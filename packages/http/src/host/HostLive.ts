@@ -77,7 +77,7 @@ export const HostLive = (
     ]))
     // Our own request log line (hostMiddleware) replaces HttpRouter's, and the start banner is the
     // CLI's: stdout carries only the JSON lines of jsonLogger.
-    const served = HttpRouter.serve(Layer.merge(api, hostMiddleware), { disableLogger: true, disableListenLog: true })
+    const served = HttpRouter.serve(Layer.merge(api, hostMiddleware(options.log)), { disableLogger: true, disableListenLog: true })
     // Built after the server and released before it: see drainConnections.
     const drain = Layer.effectDiscard(Effect.addFinalizer(() => drainConnections(server)))
     const purge = Layer.effectDiscard(purgeSchedule)

@@ -25,7 +25,8 @@ const SECRET = "password=hunter2"
 /** Memory storage whose document reads die, as a bug in storage would. */
 const dyingReads = Layer.effectContext(Effect.gen(function*() {
   const storage = yield* Storage
-  const dying = { ...storage, getDocument: () => Effect.die(new Error(`${SECRET} at /srv/app/storage.js:42`)) }
+  const die = () => Effect.die(new Error(`${SECRET} at /srv/app/storage.js:42`))
+  const dying = { ...storage, getDocument: die, readRecord: die }
   return Context.make(Storage, dying).pipe(Context.add(DeliveryQueue, yield* DeliveryQueue))
 })).pipe(Layer.provide(MemoryStorage.layer))
 

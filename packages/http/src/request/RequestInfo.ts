@@ -1,4 +1,5 @@
 import { Context } from "effect"
+import type { RateDecision } from "../rateLimit/RateLimiter.js"
 
 /**
  * What the host knows about the request in flight: its id (for the response header, error bodies
@@ -11,10 +12,24 @@ export interface RequestInfoShape {
   workspaceId: string | null
   /** Set when the answer is a 500: what the operator needs to see, never sent to the client. */
   internal: string | null
+  /**
+   * The rate limit to show in the answer's RateLimit-* headers, which the host middleware sets with
+   * X-Request-Id (once per answer, instead of a pre-response handler per request). False in the
+   * default: outside the host's middleware, Authentication sets the headers itself.
+   */
+  rateLimit: RateDecision | null
+  readonly hosted: boolean
 }
 
 export const RequestInfo = Context.Reference<RequestInfoShape>("@dealstream/http/RequestInfo", {
-  defaultValue: () => ({ id: "req_none", workspaceId: null, internal: null })
+  defaultValue: () => ({ id: "req_none", workspaceId: null, internal: null, rateLimit: null, hosted: false })
+})
+
+/** The RateLimit-* headers of a decision. */
+export const rateLimitHeaders = (decision: RateDecision): Record<string, string> => ({
+  "ratelimit-limit": String(decision.limit),
+  "ratelimit-remaining": String(decision.remaining),
+  "ratelimit-reset": String(decision.resetSeconds)
 })
 
 const PRINTABLE = /^[\x21-\x7e](?:[\x20-\x7e]{0,198}[\x21-\x7e])?$/

@@ -13,6 +13,8 @@ export const readQuery = (
   allowed: ReadonlyArray<string> | "all"
 ): Effect.Effect<ListParams, ValidationError> =>
   Effect.suspend(() => {
+    // Most requests carry no query string: no URL to parse for them.
+    if (!request.url.includes("?")) return Effect.succeed({})
     const search = new URL(request.url, "http://localhost").searchParams
     const seen = new Set<string>()
     for (const key of search.keys()) {
