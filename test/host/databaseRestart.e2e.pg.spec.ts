@@ -43,7 +43,21 @@ describe("a host whose PostgreSQL restarts", () => {
       answered.set(r, outage ? 200 : 503)
       return { status: outage ? 200 : 503 }
     })
+    // The host's log lines of 500s, kept for the assertion's message (a 500 leaves its cause there
+    // only); every other line of the host is dropped, as `log: false` would.
+    const internals: Array<string> = []
+    const write = process.stdout.write
+    process.stdout.write = ((chunk: string | Uint8Array, ...rest: Array<never>) => {
+      const text = typeof chunk === "string" ? chunk : Buffer.from(chunk).toString("utf8")
+      if (!text.startsWith('{"time":')) return write.call(process.stdout, chunk, ...rest)
+      internals.push(...text.split("\n").filter((line) => line.includes('"status":500')))
+      return true
+    }) as typeof process.stdout.write
+    cleanup.push(async () => {
+      process.stdout.write = write
+    })
     const host: Host = await startHost({
+      log: true,
       storage: { postgres: started.url },
       webhooks: { allowInsecure: true, retrySchedule: Array.from({ length: 20 }, () => 1_000), timeoutMillis: 2_000 }
     })
@@ -88,7 +102,7 @@ describe("a host whose PostgreSQL restarts", () => {
       ...Array.from({ length: 12 }, (_, i) => timed(() => host.call("PATCH", `/v1/contacts/${queued[i % 10]}`, { body: { title: "down" } })))
     ])
     for (const { answer, millis } of whileDown) {
-      expect(answer.status, answer.text).toBe(503)
+      expect(answer.status, `${answer.text}\n${internals.join("\n")}`).toBe(503)
       expect(errorOf(answer).code).toBe("unavailable")
       expect(answer.headers.get("retry-after")).toBe("1")
       expect(millis).toBeLessThan(CONNECT_TIMEOUT_MS)
@@ -107,7 +121,7 @@ describe("a host whose PostgreSQL restarts", () => {
     await eventually(async () => writes.slice(recovered).filter((w) => w.status === 201).length >= 20 ? true : undefined, "writes after the start")
     writing = false
     await Promise.all(writers)
-    expect([...new Set(writes.map((w) => w.status))].sort()).toEqual([201, 503])
+    expect([...new Set(writes.map((w) => w.status))].sort(), internals.join("\n")).toEqual([201, 503])
     // What was written before is still there, and nothing of the refused writes.
     expect((await host.call("GET", `/v1/contacts/${queued[9]}`)).body.title).toBeNull()
     expect((await host.call("GET", "/v1/contacts?search=down")).body.data).toEqual([])
