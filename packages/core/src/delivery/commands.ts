@@ -13,6 +13,11 @@ export interface ScheduleDelivery {
   /** From `payloadDataFor`, or copied from the delivery being replayed. */
   readonly payloadData: JsonObject
   readonly replayOf: string | null
+  /**
+   * The event's position in the log when it is already known (a replay, a recovery). The outbox
+   * schedules in the event's own commit, before the position exists; the queue's claim fills it in.
+   */
+  readonly sequence?: number
 }
 
 /**

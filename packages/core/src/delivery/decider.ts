@@ -37,6 +37,7 @@ const decide = (command: DeliveryCommand, state: DeliveryState): Decision => {
             event_created_at: command.eventCreatedAt,
             payload_data: command.payloadData,
             replay_of: command.replayOf,
+            ...(command.sequence === undefined ? {} : { sequence: command.sequence }),
             at
           }
         }])

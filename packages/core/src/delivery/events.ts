@@ -3,8 +3,9 @@ import { DomainEvent } from "../storage/events.js"
 
 /**
  * One event to send to one webhook. The payload's `data` is frozen here, so every retry and replay
- * sends the same document; `sequence` is not known until the event is committed, so the stream
- * position of the event is kept to look it up.
+ * sends the same document. `sequence` is there when it was known at scheduling (replay, recovery);
+ * a delivery scheduled in its event's own commit has only the event's stream position, and the
+ * queue's first claim of it stores the sequence on the document.
  */
 export const DeliveryScheduled = DomainEvent("delivery.scheduled", {
   id: Schema.String,
@@ -17,6 +18,7 @@ export const DeliveryScheduled = DomainEvent("delivery.scheduled", {
   payload_data: Schema.JsonObject,
   /** The delivery this one replays, or null for the first delivery of the event. */
   replay_of: Schema.NullOr(Schema.String),
+  sequence: Schema.optionalKey(Schema.Number),
   at: Schema.String
 })
 export type DeliveryScheduled = typeof DeliveryScheduled.Type

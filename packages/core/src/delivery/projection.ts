@@ -28,7 +28,8 @@ export const projectDelivery = (doc: Projected | null, event: DeliveryEvent): Pr
         event_stream_id: d.event_stream_id,
         event_version: d.event_version,
         event_created_at: d.event_created_at,
-        payload_data: d.payload_data
+        payload_data: d.payload_data,
+        sequence: d.sequence ?? null
       }
       return { data, deletedAt: null }
     }
@@ -74,7 +75,9 @@ export const DeliveryDocument = Schema.Struct({
   event_stream_id: Schema.String,
   event_version: Schema.Number,
   event_created_at: Schema.String,
-  payload_data: Schema.JsonObject
+  payload_data: Schema.JsonObject,
+  /** The event's position in the log; null (or absent, on documents older than the field) until the queue's first claim. */
+  sequence: Schema.optionalKey(Schema.NullOr(Schema.Number))
 })
 export type DeliveryDocument = typeof DeliveryDocument.Type
 

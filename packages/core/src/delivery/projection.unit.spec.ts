@@ -23,6 +23,7 @@ const scheduled: DeliveryEvent = {
     at: t0
   }
 }
+const scheduledKnowing: DeliveryEvent = { ...scheduled, data: { ...scheduled.data, sequence: 42 } } as DeliveryEvent
 const failedAttempt: DeliveryEvent = {
   type: "delivery.attempted",
   data: {
@@ -45,6 +46,10 @@ const success: DeliveryEvent = {
 }
 
 describe("projectDelivery", () => {
+  it("keeps the event's sequence when it was known at scheduling (replay, recovery)", () => {
+    expect(fold([scheduledKnowing])?.data["sequence"]).toBe(42)
+  })
+
   it("starts pending and due at once", () => {
     expect(fold([scheduled])).toEqual({
       data: {
@@ -64,7 +69,8 @@ describe("projectDelivery", () => {
         event_stream_id: "deal_1",
         event_version: 1,
         event_created_at: "2025-12-31T23:59:59.000Z",
-        payload_data: { deal: { id: "deal_1" } }
+        payload_data: { deal: { id: "deal_1" } },
+        sequence: null
       },
       deletedAt: null
     })

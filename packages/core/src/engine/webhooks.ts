@@ -173,7 +173,8 @@ export const makeWebhooks = (deps: EngineDeps) => {
             eventVersion: original.event_version,
             eventCreatedAt: original.event_created_at,
             payloadData: original.payload_data,
-            replayOf: deliveryId
+            replayOf: deliveryId,
+            ...(typeof original.sequence === "number" ? { sequence: original.sequence } : {})
           })
       })
       yield* deps.queue.signal({ _tag: "Scheduled" }).pipe(Effect.ignore)
