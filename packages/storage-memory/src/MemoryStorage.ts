@@ -17,7 +17,7 @@ import {
 } from "@dealstream/core"
 import { Clock, Context, Effect, Layer, PubSub, Stream } from "effect"
 import { DocumentTable } from "./documentTable.js"
-import { PendingDeliveries } from "./pendingDeliveries.js"
+import { PendingDeliveries, sequenceOf } from "./pendingDeliveries.js"
 import { Trash } from "./trash.js"
 
 interface Row extends StoredDocument {
@@ -265,8 +265,16 @@ export const makeWithQueue: Effect.Effect<Services> = Effect.gen(function*() {
     ping: Effect.void
   }
 
+  /** A claimed delivery with its event's position, looked up in the log when scheduling did not know it. */
+  const withSequence = (doc: StoredDocument): StoredDocument => {
+    if (sequenceOf(doc.data) !== null) return doc
+    const { event_stream_id: streamId, event_version: version } = doc.data
+    const event = typeof streamId === "string" && typeof version === "number" ? streams.get(streamId)?.[version - 1] : undefined
+    return event === undefined ? doc : { ...doc, data: { ...doc.data, sequence: event.sequence } }
+  }
+
   const queue: DeliveryQueueService = {
-    claim: (options) => Effect.sync(() => deliveries.claim(options).map(toDocument)),
+    claim: (options) => Effect.sync(() => deliveries.claim(options).map((row) => withSequence(toDocument(row)))),
     release: (owner) => Effect.sync(() => deliveries.release(owner)),
     nextDue: Effect.sync(() => deliveries.nextDue()),
     signal: (signal) => Effect.asVoid(PubSub.publish(signals, signal)),

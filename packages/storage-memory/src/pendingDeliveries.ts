@@ -9,13 +9,29 @@ interface Lease {
 interface Pending<Row> {
   /** The delivery's next_attempt_at. */
   readonly due: string
+  /** Its event's position when the delivery knows it (recovery, replay); ties of `due` go by it. */
+  readonly sequence: number | null
   /** Its document slot, which the leases are keyed by. */
   readonly slot: string
   readonly row: Row
 }
 
-const byDue = <Row>(a: Pending<Row>, b: Pending<Row>): number =>
-  a.due < b.due ? -1 : a.due > b.due ? 1 : a.slot < b.slot ? -1 : a.slot > b.slot ? 1 : 0
+/** Earliest due first; then by sequence, known before unknown (PostgreSQL's NULLS LAST); then by slot. */
+const byDue = <Row>(a: Pending<Row>, b: Pending<Row>): number => {
+  if (a.due !== b.due) return a.due < b.due ? -1 : 1
+  if (a.sequence !== b.sequence) {
+    if (a.sequence === null) return 1
+    if (b.sequence === null) return -1
+    return a.sequence - b.sequence
+  }
+  return a.slot < b.slot ? -1 : a.slot > b.slot ? 1 : 0
+}
+
+/** The event's position a delivery's data knows, or null. */
+export const sequenceOf = (data: { readonly [key: string]: unknown }): number | null => {
+  const sequence = data["sequence"]
+  return typeof sequence === "number" ? sequence : null
+}
 
 /** The next attempt time of a pending delivery's data, null for any other document. */
 export const dueOf = (data: { readonly [key: string]: unknown }): string | null => {
@@ -35,10 +51,10 @@ export class PendingDeliveries<Row extends { readonly data: { readonly [key: str
   /** A delivery was written (or removed: `next` undefined): every write of it ends its lease. */
   update(slot: string, previous: Row | undefined, next: Row | undefined): void {
     const was = previous === undefined ? null : dueOf(previous.data)
-    if (was !== null) this.pending.remove({ due: was, slot, row: previous! })
+    if (was !== null) this.pending.remove({ due: was, sequence: sequenceOf(previous!.data), slot, row: previous! })
     this.leases.delete(slot)
     const is = next === undefined ? null : dueOf(next.data)
-    if (is !== null) this.pending.insert({ due: is, slot, row: next! })
+    if (is !== null) this.pending.insert({ due: is, sequence: sequenceOf(next!.data), slot, row: next! })
   }
 
   /** Forgets every delivery (a rebuild replacing the collection). */
@@ -47,14 +63,21 @@ export class PendingDeliveries<Row extends { readonly data: { readonly [key: str
     this.leases.clear()
   }
 
-  claim({ leaseUntil, limit, now, owner }: ClaimOptions): ReadonlyArray<Row> {
+  claim({ leaseUntil, limit, now, owner, perWebhook, skipWebhooks = [] }: ClaimOptions): ReadonlyArray<Row> {
     const wanted = Math.max(0, Math.floor(limit))
     const claimed: Array<Row> = []
     if (wanted === 0) return claimed
+    const perWebhookLimit = perWebhook === undefined ? Infinity : Math.max(0, Math.floor(perWebhook))
+    const taken = new Map<unknown, number>()
     for (const { due, row, slot } of this.pending.ascending(() => true)) {
       if (due > now) break
       const lease = this.leases.get(slot)
       if (lease !== undefined && lease.until >= now) continue
+      const webhookId = row.data["webhook_id"]
+      if (typeof webhookId === "string" && skipWebhooks.includes(webhookId)) continue
+      const already = taken.get(webhookId) ?? 0
+      if (already >= perWebhookLimit) continue
+      taken.set(webhookId, already + 1)
       this.leases.set(slot, { owner, until: leaseUntil })
       claimed.push(row)
       if (claimed.length === wanted) break

@@ -4,44 +4,80 @@ import type { SqlClient } from "effect/sql/SqlClient"
 import type { SqlError } from "effect/sql/SqlError"
 import { documentColumns, type DocumentRow, toStoredDocument } from "./internal/documentRow.js"
 import { isPending, nextAttemptAt } from "./internal/queueSql.js"
-import { documentTables } from "./tables.js"
+import { documentTables, tables } from "./tables.js"
+
+/** Ties of the due time go by the event's position, known ones first (memory storage sorts the same). */
+const sequenceKey = `((data ->> 'sequence')::bigint)`
+
+/** How many more due rows than the claim's limit are looked at, for the per-webhook limit to choose from. */
+const WINDOW = 4
 
 /**
- * One statement that picks and leases: the CTE locks up to `limit` due, pending, unleased rows in
- * due order, and the UPDATE leases exactly those.
+ * One statement that picks and leases: the CTE locks a window of due, pending, unleased rows in
+ * due order, at most `perWebhook` of each webhook are picked from it (none of `skipWebhooks`), and
+ * the UPDATE leases exactly those.
  * - SKIP LOCKED: rows another claimer (or a commit) has locked are passed over, not waited for,
- *   so concurrent claimers take disjoint rows and never block each other.
+ *   so concurrent claimers take disjoint rows and never block each other. Window rows not picked
+ *   are locked only until the statement ends.
  * - A row that another claimer leased and committed after this statement's snapshot is locked
  *   anyway, and FOR UPDATE re-checks the WHERE on its newest version (READ COMMITTED): its
  *   lease_until is now in the future, so it drops out. No delivery is leased twice at once.
  * - MATERIALIZED runs the locking SELECT once: as a plain `IN (SELECT … LIMIT)` sub-query the
  *   planner may rescan it (say on the inner side of a join), and a rescan of a SKIP LOCKED scan
  *   can pick other rows, leasing more than `limit`.
+ * - The event's `sequence` is stored on the delivery by its first claim (the outbox schedules a
+ *   delivery in its event's commit, before the position exists): one probe of ds_events' unique
+ *   (stream_id, stream_version) index, instead of a read of the stream by every attempt.
  * The rows come back in no particular order (RETURNING follows the update), hence the sort.
  */
 export const claimSql = `WITH due AS MATERIALIZED (
-  SELECT workspace_id, id FROM ${documentTables.delivery}
+  SELECT workspace_id, id, data ->> 'webhook_id' AS webhook_id, ${nextAttemptAt} AS due_at, ${sequenceKey} AS seq
+  FROM ${documentTables.delivery}
   WHERE ${isPending} AND ${nextAttemptAt} <= $1::text AND (lease_until IS NULL OR lease_until < $1::text)
-  ORDER BY ${nextAttemptAt}
-  LIMIT $2
+    AND NOT ((data ->> 'webhook_id') = ANY ($5::text[]))
+  ORDER BY ${nextAttemptAt}, ${sequenceKey}
+  LIMIT $2 * ${WINDOW}
   FOR UPDATE SKIP LOCKED
+), picked AS (
+  SELECT workspace_id, id FROM (
+    SELECT workspace_id, id, due_at, seq, row_number() OVER (PARTITION BY webhook_id ORDER BY due_at, seq NULLS LAST, id) AS n FROM due
+  ) AS ranked
+  WHERE n <= $6
+  ORDER BY due_at, seq NULLS LAST, id
+  LIMIT $2
 )
-UPDATE ${documentTables.delivery} SET lease_owner = $3, lease_until = $4
-WHERE (workspace_id, id) IN (SELECT workspace_id, id FROM due)
-RETURNING workspace_id, ${documentColumns}`
+UPDATE ${documentTables.delivery} AS d SET lease_owner = $3, lease_until = $4,
+  data = CASE WHEN jsonb_typeof(d.data -> 'sequence') = 'number' THEN d.data
+    ELSE jsonb_set(d.data, '{sequence}', coalesce((
+      SELECT to_jsonb(e.sequence) FROM ${tables.events} AS e
+      WHERE e.stream_id = d.data ->> 'event_stream_id' AND e.stream_version = (d.data ->> 'event_version')::int
+    ), 'null'::jsonb)) END
+WHERE (d.workspace_id, d.id) IN (SELECT workspace_id, id FROM picked)
+RETURNING d.workspace_id, ${documentColumns.split(", ").map((c) => `d.${c}`).join(", ")}`
 
 interface ClaimedRow extends DocumentRow {
   readonly workspace_id: string
 }
 
 const dueOf = (document: StoredDocument) => String(document.data["next_attempt_at"])
+const positionOf = (document: StoredDocument) => {
+  const sequence = document.data["sequence"]
+  return typeof sequence === "number" ? sequence : Number.MAX_SAFE_INTEGER
+}
 
 export const claimDeliveries = (sql: SqlClient) =>
 (options: ClaimOptions): Effect.Effect<ReadonlyArray<StoredDocument>, SqlError> =>
   Effect.map(
-    sql.unsafe<ClaimedRow>(claimSql, [options.now, Math.max(0, Math.floor(options.limit)), options.owner, options.leaseUntil]),
+    sql.unsafe<ClaimedRow>(claimSql, [
+      options.now,
+      Math.max(0, Math.floor(options.limit)),
+      options.owner,
+      options.leaseUntil,
+      [...(options.skipWebhooks ?? [])],
+      options.perWebhook === undefined ? Math.max(0, Math.floor(options.limit)) : Math.max(0, Math.floor(options.perWebhook))
+    ]),
     (rows) =>
       rows
         .map((row) => toStoredDocument("delivery", row.workspace_id, row))
-        .sort((a, b) => dueOf(a) < dueOf(b) ? -1 : dueOf(a) > dueOf(b) ? 1 : 0)
+        .sort((a, b) => dueOf(a) < dueOf(b) ? -1 : dueOf(a) > dueOf(b) ? 1 : positionOf(a) - positionOf(b))
   )

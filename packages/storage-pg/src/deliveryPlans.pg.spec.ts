@@ -94,7 +94,7 @@ describe("delivery query plans on 100k deliveries", () => {
         })
         const cases: ReadonlyArray<readonly [string, string, ReadonlyArray<unknown>, string]> = [
           ["a purged record's deliveries (purgedDeliveries)", ofEventStream.text, ofEventStream.params, "ds_deliveries_event_stream"],
-          ["claim", claimSql, ["2025-07-01T00:00:00.000Z", 10, "worker", "2025-07-01T00:01:00.000Z"], "ds_deliveries_due"],
+          ["claim", claimSql, ["2025-07-01T00:00:00.000Z", 10, "worker", "2025-07-01T00:01:00.000Z", ["wh_busy"], 4], "ds_deliveries_due"],
           ["next due", nextDueSql, [], "ds_deliveries_due"],
           ["release", releaseSql, ["worker"], "ds_deliveries_due"],
           ["a webhook's deliveries, newest first", ...list(null), "ds_deliveries_webhook_created_at"],

@@ -17,6 +17,13 @@ export interface ClaimOptions {
   readonly owner: string
   /** The lease ends here; another worker may claim the delivery afterwards (at-least-once). */
   readonly leaseUntil: string
+  /**
+   * At most this many deliveries of one webhook in one claim, and none of the webhooks in
+   * `skipWebhooks` (those already at their cap of requests in flight on this worker): one slow or
+   * busy receiver cannot fill a claim, and the deliveries behind it for other webhooks are reached.
+   */
+  readonly perWebhook?: number
+  readonly skipWebhooks?: ReadonlyArray<string>
 }
 
 /**
@@ -26,7 +33,11 @@ export interface ClaimOptions {
  * its lease: recording an attempt, or cancelling, ends the claim.
  */
 export interface DeliveryQueueService {
-  /** Leases up to `limit` due deliveries, earliest due first, so no two live workers hold one at once. */
+  /**
+   * Leases up to `limit` due deliveries, earliest due first (ties in `sequence` order), so no two
+   * live workers hold one at once. Each comes back with `sequence` in its data: the event's position
+   * in the log, stored on the delivery by its first claim when scheduling did not know it.
+   */
   readonly claim: (options: ClaimOptions) => Effect.Effect<ReadonlyArray<StoredDocument>, StorageUnavailable>
   /** Gives back the leases `owner` still holds (graceful shutdown), so other workers need not wait. */
   readonly release: (owner: string) => Effect.Effect<void, StorageUnavailable>

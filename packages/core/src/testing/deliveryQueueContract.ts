@@ -6,6 +6,7 @@ import type { DocumentQuery } from "../query/ast.js"
 import { DeliveryQueue, type DeliveryQueueService, type QueueSignal } from "../storage/DeliveryQueue.js"
 import type { DocumentUpsert, StoredDocument } from "../storage/documents.js"
 import { Storage, type StorageService } from "../storage/Storage.js"
+import { event } from "./storageFixtures.js"
 
 /**
  * A second host on the same storage: its own pool and listener on the same database for
@@ -26,7 +27,12 @@ const T0 = Date.parse("2030-01-01T00:00:00.000Z")
 /** An instant `seconds` after T0. */
 const at = (seconds: number) => new Date(T0 + seconds * 1000).toISOString()
 
-const scheduled = (id: string, webhookId: string, when: string): Projected =>
+const scheduled = (
+  id: string,
+  webhookId: string,
+  when: string,
+  event: { readonly streamId?: string; readonly version?: number; readonly sequence?: number } = {}
+): Projected =>
   projectDelivery(null, {
     type: "delivery.scheduled",
     data: {
@@ -34,11 +40,12 @@ const scheduled = (id: string, webhookId: string, when: string): Projected =>
       webhook_id: webhookId,
       event_id: `evt_${id}`,
       event_type: "contact.created",
-      event_stream_id: `con_${id}`,
-      event_version: 1,
+      event_stream_id: event.streamId ?? `con_${id}`,
+      event_version: event.version ?? 1,
       event_created_at: when,
       payload_data: { contact: { id: `con_${id}` } },
       replay_of: null,
+      ...(event.sequence === undefined ? {} : { sequence: event.sequence }),
       at: when
     }
   })!
@@ -299,6 +306,48 @@ export const deliveryQueueContractSuite = (name: string, layer: Layer.Layer<Stor
         expect(ids(yield* storage.queryDocuments("delivery", ws, query("pending")))).toEqual(["dlv_3", "dlv_1"])
         yield* storage.commit({ streams: [], documents: [{ _tag: "Remove", collection: "webhook", workspaceId: ws, id: wh }] })
         expect(yield* storage.getDocument("webhook", ws, wh)).toBeNull()
+      })
+    )
+
+    test(
+      "stores the event's sequence on a delivery at its first claim, and orders deliveries due together by it",
+      Effect.gen(function*() {
+        const storage = yield* Storage
+        const queue = yield* DeliveryQueue
+        const ws = fresh("ws")
+        const wh = fresh("wh")
+        const stream = fresh("con")
+        yield* storage.commit({ streams: [{ streamId: stream, expectedVersion: 0, events: [event(ws, "x.one"), event(ws, "x.two")] }], documents: [] })
+        const [, second] = yield* storage.readStream(stream)
+        yield* put(
+          write(ws, "dlv_unknown", scheduled("dlv_unknown", wh, at(-9), { streamId: stream, version: 2 })),
+          write(ws, "dlv_30", scheduled("dlv_30", wh, at(-1), { sequence: 30 })),
+          write(ws, "dlv_10", scheduled("dlv_10", wh, at(-1), { sequence: 10 })),
+          write(ws, "dlv_20", scheduled("dlv_20", wh, at(-1), { sequence: 20 }))
+        )
+        const claimed = yield* queue.claim({ ...lease("a", 0, 5), limit: 10 })
+        expect(ids(claimed)).toEqual(["dlv_unknown", "dlv_10", "dlv_20", "dlv_30"])
+        expect(claimed.map((d) => d.data["sequence"])).toEqual([second!.sequence, 10, 20, 30])
+        // Stored, not only answered: a later claim (the lease ran out) reads it back from the delivery.
+        const again = yield* queue.claim({ ...lease("b", 10), limit: 1 })
+        expect(again.map((d) => [d.id, d.data["sequence"]])).toEqual([["dlv_unknown", second!.sequence]])
+      })
+    )
+
+    test(
+      "claims at most perWebhook deliveries of one webhook and none of skipWebhooks, reaching the others' behind them",
+      Effect.gen(function*() {
+        const queue = yield* DeliveryQueue
+        const ws = fresh("ws")
+        const [busy, quiet] = [fresh("wh"), fresh("wh")]
+        // The busy webhook's backlog is due first; the quiet one's single delivery is due last.
+        yield* put(
+          ...[1, 2, 3, 4, 5].map((n) => write(ws, `dlv_b${n}`, scheduled(`dlv_b${n}`, busy, at(-10 + n)))),
+          write(ws, "dlv_q", scheduled("dlv_q", quiet, at(-1)))
+        )
+        expect(ids(yield* queue.claim({ ...lease("a", 0), limit: 10, perWebhook: 2 }))).toEqual(["dlv_b1", "dlv_b2", "dlv_q"])
+        expect(ids(yield* queue.claim({ ...lease("a", 0), limit: 10, perWebhook: 2, skipWebhooks: [busy] }))).toEqual([])
+        expect(ids(yield* queue.claim({ ...lease("a", 0), limit: 10, perWebhook: 2 }))).toEqual(["dlv_b3", "dlv_b4"])
       })
     )
 
