@@ -54,6 +54,18 @@ ${STORAGE_OPTIONS}
   --webhook-timeout <duration>
                         DEALSTREAM_WEBHOOK_TIMEOUT
                                                per delivery attempt (default 15s)
+  --webhook-lease <duration>
+                        DEALSTREAM_WEBHOOK_LEASE
+                                               how long a worker holds a delivery it claimed
+                                               before another may send it (default: the
+                                               timeout + 30s; must be longer than the timeout)
+  --webhook-endpoint-concurrency <n>
+                        DEALSTREAM_WEBHOOK_ENDPOINT_CONCURRENCY
+                                               requests in flight at once to one webhook, per
+                                               host (default 8)
+  --webhook-concurrency <n>
+                        DEALSTREAM_WEBHOOK_CONCURRENCY
+                                               requests in flight at once, per host (default 64)
 
 rebuild and keys options: --storage, --database-url, --data-dir as above (not memory).
 

@@ -1,19 +1,22 @@
-import { Clock, Duration, Effect, Layer, Queue, Random, Result, Schedule, Schema, Stream } from "effect"
-import { deliveryAggregate, type DeliveryCommand, DeliveryDocument, deliveryRequest } from "../delivery/index.js"
+import { Clock, Duration, Effect, identity, Layer, Queue, Random, Result, Schedule, Schema, Semaphore, Stream } from "effect"
+import { deliveryAggregate, type DeliveryCommand, DeliveryDocument, deliveryRequest, type DeliveryState } from "../delivery/index.js"
 import type { StoredDocument } from "../storage/documents.js"
 import { webhookAggregate, WebhookDocument } from "../webhook/index.js"
 import { type EngineDeps, makeEngineDeps } from "./deps.js"
 import type { IfMatch, RequestContext } from "./Engine.js"
 import { handleCommand } from "./handleCommand.js"
+import type { StreamState } from "./streamStates.js"
 
 export interface DeliveryWorkerOptions {
   /** Who holds the leases: unique per worker process. */
   readonly owner: string
-  /** Attempts in flight at once. */
+  /** Attempts in flight at once, to all webhooks (default: WebhookConfig's workerConcurrency). */
   readonly concurrency?: number
+  /** Attempts in flight at once to one webhook (default: WebhookConfig's endpointConcurrency). */
+  readonly endpointConcurrency?: number
   /** How often to look for due work when no signal arrives (lost signals, retries coming due). */
   readonly pollMillis?: number
-  /** How long a claim lasts; past it another worker may send again (at-least-once). */
+  /** How long a claim lasts; past it another worker may send again (default: WebhookConfig's leaseMillis). */
   readonly leaseMillis?: number
 }
 
@@ -38,23 +41,41 @@ const onDelivery = (
   deps: EngineDeps,
   doc: StoredDocument,
   command: (at: string) => DeliveryCommand,
-  ifMatch: IfMatch = null
+  ifMatch: IfMatch = null,
+  known?: StreamState<DeliveryState>
 ) =>
   handleCommand(deps, deliveryAggregate, {
     ctx: system(doc.workspaceId),
     streamId: doc.id,
     ifMatch,
+    ...(known === undefined ? {} : { known }),
     command: ({ at }) => Effect.succeed(command(at))
   })
 
-/** The event's global position, for the payload's `sequence`. */
-const sequenceOf = (deps: EngineDeps, delivery: DeliveryDocument) =>
-  // Only the event itself is read, however long the record's history.
-  Effect.map(deps.storage.readStream(delivery.event_stream_id, delivery.event_version - 1), (events) =>
-    events.find((event) => event.streamVersion === delivery.event_version)?.sequence ?? 0)
+/**
+ * The delivery's stream state as its claimed document shows it, so that recording the attempt
+ * commits without reading the stream first: the document is what the stream's events projected
+ * to at `doc.version` (its lease aside), and the commit checks that version.
+ */
+const claimedState = (doc: StoredDocument, delivery: DeliveryDocument): StreamState<DeliveryState> => ({
+  version: doc.version,
+  state: { status: delivery.status, attemptCount: delivery.attempt_count },
+  projected: { data: doc.data, deletedAt: doc.deletedAt },
+  lastAt: delivery.last_attempt_at ?? delivery.created_at
+})
 
-const cancel = (deps: EngineDeps, doc: StoredDocument) =>
-  onDelivery(deps, doc, (at) => ({ type: "CancelDelivery", id: doc.id, at })).pipe(Effect.ignore)
+/**
+ * The event's global position, for the payload's `sequence`: the queue's claim stores it on the
+ * delivery; read from the log only for a delivery that reached a worker some other way.
+ */
+const sequenceOf = (deps: EngineDeps, delivery: DeliveryDocument) =>
+  typeof delivery.sequence === "number" ? Effect.succeed(delivery.sequence) :
+    // Only the event itself is read, however long the record's history.
+    Effect.map(deps.storage.readStream(delivery.event_stream_id, delivery.event_version - 1), (events) =>
+      events.find((event) => event.streamVersion === delivery.event_version)?.sequence ?? 0)
+
+const cancel = (deps: EngineDeps, doc: StoredDocument, delivery: DeliveryDocument) =>
+  onDelivery(deps, doc, (at) => ({ type: "CancelDelivery", id: doc.id, at }), null, claimedState(doc, delivery)).pipe(Effect.ignore)
 
 const markWebhookFailed = (deps: EngineDeps, workspaceId: string, webhookId: string, reason: "gone" | "exhausted") =>
   handleCommand(deps, webhookAggregate, {
@@ -67,25 +88,38 @@ const markWebhookFailed = (deps: EngineDeps, workspaceId: string, webhookId: str
  * One attempt of one claimed delivery: POST the signed payload to the webhook's current URL, then
  * record the outcome as an event of the delivery (which also ends the claim). The delivery may have
  * been cancelled meanwhile; recording then fails on its new version and the outcome is dropped.
+ * `webhook` is the webhook's document as the worker read it for the claim's batch (null: gone);
+ * left out, it is read here. `slot` wraps the request itself: the worker's cap per endpoint.
  */
-export const attemptDelivery = (deps: EngineDeps, doc: StoredDocument, delivery: DeliveryDocument) =>
+export const attemptDelivery = (
+  deps: EngineDeps,
+  doc: StoredDocument,
+  delivery: DeliveryDocument,
+  webhookRead?: WebhookDocument | null,
+  slot: <A, E>(request: Effect.Effect<A, E>) => Effect.Effect<A, E> = identity
+) =>
   Effect.gen(function*() {
     const { config, transport } = deps.webhooks
-    const found = yield* deps.storage.getDocument("webhook", doc.workspaceId, delivery.webhook_id).pipe(whileUnavailable("5 seconds"))
-    const webhook = found === null ? null : yield* webhookDocument(found)
+    const webhook = webhookRead !== undefined ? webhookRead : yield* Effect.flatMap(
+      deps.storage.getDocument("webhook", doc.workspaceId, delivery.webhook_id).pipe(whileUnavailable("5 seconds")),
+      (found) => found === null ? Effect.succeed(null) : webhookDocument(found)
+    )
     // A failed webhook receives nothing new until reactivated; replays are sent whatever its status.
     if (webhook === null || (webhook.status !== "active" && delivery.replay_of === null)) {
-      return yield* cancel(deps, doc)
+      return yield* cancel(deps, doc, delivery)
     }
     const sequence = yield* sequenceOf(deps, delivery).pipe(whileUnavailable("5 seconds"))
-    const started = yield* Clock.currentTimeMillis
-    const request = deliveryRequest({ delivery, workspaceId: doc.workspaceId, webhook, sequence, timestamp: Math.floor(started / 1000) })
-    const answer = yield* Effect.result(transport.post({
-      ...request,
-      timeoutMillis: config.timeoutMillis,
-      allowInsecure: config.allowInsecure
+    // Timed and signed once the endpoint has a free slot: waiting for one is not part of the attempt.
+    const { answer, durationMs } = yield* slot(Effect.gen(function*() {
+      const started = yield* Clock.currentTimeMillis
+      const request = deliveryRequest({ delivery, workspaceId: doc.workspaceId, webhook, sequence, timestamp: Math.floor(started / 1000) })
+      const answer = yield* Effect.result(transport.post({
+        ...request,
+        timeoutMillis: config.timeoutMillis,
+        allowInsecure: config.allowInsecure
+      }))
+      return { answer, durationMs: (yield* Clock.currentTimeMillis) - started }
     }))
-    const durationMs = (yield* Clock.currentTimeMillis) - started
     const jitter = yield* Random.nextBetween(-1, 1)
     // Recorded only on the version that was claimed: a record tried again after its commit went
     // through (the answer lost with the connection) changes nothing, nor does one that comes after
@@ -100,13 +134,33 @@ export const attemptDelivery = (deps: EngineDeps, doc: StoredDocument, delivery:
       retryAfterSeconds: Result.isSuccess(answer) ? answer.success.retryAfterSeconds : null,
       jitter,
       schedule: config.retrySchedule
-    }), doc.version).pipe(whileUnavailable("20 seconds"), Effect.option)
+    }), doc.version, claimedState(doc, delivery)).pipe(whileUnavailable("20 seconds"), Effect.option)
     if (recorded._tag === "None") return
     const outcome = recorded.value.fresh.find((event) => event.type === "delivery.attempted")
     const failure = outcome?.data.failure
     if (failure === "gone" || failure === "exhausted") {
       yield* markWebhookFailed(deps, doc.workspaceId, delivery.webhook_id, failure)
     }
+  })
+
+/**
+ * The webhooks of a claim's deliveries, by workspace and id: one read per workspace, not one per
+ * delivery. Absent (deleted) webhooks are left out.
+ */
+const webhooksOf = (deps: EngineDeps, wanted: ReadonlyArray<{ readonly workspaceId: string; readonly id: string }>) =>
+  Effect.gen(function*() {
+    const byWorkspace = new Map<string, Set<string>>()
+    for (const { id, workspaceId } of wanted) {
+      const ids = byWorkspace.get(workspaceId) ?? new Set()
+      byWorkspace.set(workspaceId, ids.add(id))
+    }
+    const found = new Map<string, WebhookDocument>()
+    for (const [workspaceId, ids] of byWorkspace) {
+      for (const doc of yield* deps.storage.getDocuments("webhook", workspaceId, [...ids])) {
+        if (doc.deletedAt === null) found.set(`${workspaceId}\u0000${doc.id}`, yield* webhookDocument(doc))
+      }
+    }
+    return found
   })
 
 interface InFlight {
@@ -124,9 +178,11 @@ interface InFlight {
 export const runDeliveryWorker = (options: DeliveryWorkerOptions) =>
   Effect.gen(function*() {
     const deps = yield* makeEngineDeps({ listen: false })
-    const concurrency = options.concurrency ?? 16
+    const { config } = deps.webhooks
+    const concurrency = options.concurrency ?? config.workerConcurrency
+    const endpointConcurrency = options.endpointConcurrency ?? config.endpointConcurrency
     const pollMillis = options.pollMillis ?? 1_000
-    const leaseMillis = options.leaseMillis ?? deps.webhooks.config.timeoutMillis + 30_000
+    const leaseMillis = options.leaseMillis ?? config.leaseMillis ?? config.timeoutMillis + 30_000
     const wake = yield* Queue.sliding<void>(1)
     const inFlight = new Map<string, InFlight>()
     /** Interrupting an attempt aborts its request: the receiver sees the connection closed. */
@@ -162,26 +218,60 @@ export const runDeliveryWorker = (options: DeliveryWorkerOptions) =>
     )
     yield* Effect.addFinalizer(() => deps.queue.release(options.owner).pipe(Effect.ignore))
 
+    // Deliveries this worker holds, per webhook; and each webhook's slots for requests in flight.
+    const held = new Map<string, number>()
+    const slots = new Map<string, Semaphore.Semaphore>()
+    const hold = (webhookId: string) => {
+      held.set(webhookId, (held.get(webhookId) ?? 0) + 1)
+      let slot = slots.get(webhookId)
+      if (slot === undefined) slots.set(webhookId, slot = Semaphore.makeUnsafe(endpointConcurrency))
+      return slot
+    }
+    const letGo = (webhookId: string) => {
+      const left = (held.get(webhookId) ?? 1) - 1
+      if (left > 0) return void held.set(webhookId, left)
+      held.delete(webhookId)
+      slots.delete(webhookId)
+    }
+
+    /**
+     * Claims as many due deliveries as there are free slots, none of a webhook that already has
+     * its cap of them here, reads their webhooks (one read per workspace in the claim), and starts
+     * each attempt in a fiber of its own. Their records are commits of their own, which the
+     * storage groups with the others arriving together (PostgreSQL's commit batches).
+     */
     const claimAndStart = Effect.gen(function*() {
       const free = concurrency - inFlight.size
-      if (free <= 0) return 0
+      if (free <= 0) return "full" as const
       const now = yield* Clock.currentTimeMillis
       const claimed = yield* deps.queue.claim({
         now: new Date(now).toISOString(),
         limit: free,
         owner: options.owner,
-        leaseUntil: new Date(now + leaseMillis).toISOString()
+        leaseUntil: new Date(now + leaseMillis).toISOString(),
+        perWebhook: endpointConcurrency,
+        skipWebhooks: [...held].flatMap(([webhookId, n]) => n >= endpointConcurrency ? [webhookId] : [])
       })
-      for (const doc of claimed) {
-        const delivery = Schema.decodeUnknownResult(DeliveryDocument)(doc.data)
+      if (claimed.length === 0) return 0
+      const decoded = claimed.map((doc) => ({ doc, delivery: Schema.decodeUnknownResult(DeliveryDocument)(doc.data) }))
+      const webhooks = yield* webhooksOf(deps, decoded.flatMap(({ delivery, doc }) =>
+        Result.isSuccess(delivery) ? [{ workspaceId: doc.workspaceId, id: delivery.success.webhook_id }] : []
+      )).pipe(whileUnavailable("5 seconds"))
+      for (const { delivery, doc } of decoded) {
         const webhookId = Result.isSuccess(delivery) ? delivery.success.webhook_id : null
         const entry: InFlight = { webhookId, workspaceId: doc.workspaceId, interrupt: null }
         inFlight.set(doc.id, entry)
+        const slot = webhookId === null ? null : hold(webhookId)
         // A document the engine wrote that does not decode is a defect: logged below, left to its lease.
-        const attempt = Result.isSuccess(delivery) ? attemptDelivery(deps, doc, delivery.success) : Effect.die(delivery.failure)
+        const attempt = Result.isSuccess(delivery)
+          ? attemptDelivery(deps, doc, delivery.success, webhooks.get(`${doc.workspaceId}\u0000${delivery.success.webhook_id}`) ?? null, slot!.withPermits(1))
+          : Effect.die(delivery.failure)
         const fiber = yield* attempt.pipe(
           Effect.catchCause((cause) => Effect.logWarning("delivery attempt failed", cause)),
-          Effect.ensuring(Effect.sync(() => inFlight.delete(doc.id)).pipe(Effect.andThen(Queue.offer(wake, undefined)))),
+          Effect.ensuring(Effect.sync(() => {
+            inFlight.delete(doc.id)
+            if (webhookId !== null) letGo(webhookId)
+          }).pipe(Effect.andThen(Queue.offer(wake, undefined)))),
           Effect.forkScoped
         )
         entry.interrupt = Effect.sync(() => fiber.interruptUnsafe())
@@ -199,7 +289,9 @@ export const runDeliveryWorker = (options: DeliveryWorkerOptions) =>
     return yield* Effect.forever(
       Effect.gen(function*() {
         const started = yield* claimAndStart.pipe(Effect.orElseSucceed(() => 0))
-        if (started === 0) yield* pause
+        // Every slot taken: the next claim waits for an attempt to end, not for the queue.
+        if (started === "full") yield* Queue.take(wake)
+        else if (started === 0) yield* pause
       })
     )
   })

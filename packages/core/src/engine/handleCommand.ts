@@ -136,6 +136,13 @@ export interface HandleOptions<C, E, S, P> {
    * conflict and the retry reads it). `any`: the command may start the stream or add to it.
    */
   readonly stream?: "existing" | "new" | "any"
+  /**
+   * The stream's state as the caller read it just now by other means (the delivery worker, from the
+   * document its claim returned): the first attempt decides on it without reading the stream, and
+   * the commit checks its version, as with a kept state. Unlike a kept state it serves this command
+   * only, so it is allowed for aggregates no host may keep (redactedInPlace).
+   */
+  readonly known?: StreamState<S>
   readonly ifMatch?: IfMatch
   /**
    * What the command needs of the workspace's settings before the stream is read (the body parsed
@@ -163,6 +170,8 @@ const attemptOnce = <C, E extends DomainEvent, S, P>(
     const prepared = options.prepare === undefined ? undefined as P : yield* options.prepare(settings)
     const loaded = mode.assumeEmpty
       ? { stream: emptyState(aggregate), verified: true }
+      : options.known !== undefined && !mode.verify
+      ? { stream: options.known, verified: false }
       : yield* loadState(deps.storage, deps.states, aggregate, ctx, streamId, !mode.verify)
     keptState = !loaded.verified
     const stream = loaded.stream

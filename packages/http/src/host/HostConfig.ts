@@ -60,7 +60,10 @@ export const VARIABLES = {
   "trust-proxy": "DEALSTREAM_TRUST_PROXY",
   "allow-insecure-webhooks": "DEALSTREAM_ALLOW_INSECURE_WEBHOOKS",
   "webhook-retry-schedule": "DEALSTREAM_WEBHOOK_RETRY_SCHEDULE",
-  "webhook-timeout": "DEALSTREAM_WEBHOOK_TIMEOUT"
+  "webhook-timeout": "DEALSTREAM_WEBHOOK_TIMEOUT",
+  "webhook-lease": "DEALSTREAM_WEBHOOK_LEASE",
+  "webhook-endpoint-concurrency": "DEALSTREAM_WEBHOOK_ENDPOINT_CONCURRENCY",
+  "webhook-concurrency": "DEALSTREAM_WEBHOOK_CONCURRENCY"
 } as const
 
 /** Settings that are switches: `--allow-insecure-webhooks` alone turns one on. */
@@ -121,6 +124,14 @@ export const resolveHostConfig = (flags: Partial<Record<Setting, string>>, env: 
   const insecure = get("allow-insecure-webhooks")
   const schedule = get("webhook-retry-schedule")
   const timeout = get("webhook-timeout")
+  const lease = get("webhook-lease")
+  const endpointConcurrency = get("webhook-endpoint-concurrency")
+  const workerConcurrency = get("webhook-concurrency")
+  const requests = (setting: Setting, text: string) =>
+    number(label(setting), text, (n) => Number.isInteger(n) && n >= 1 && n <= 1000, "a whole number of requests from 1 to 1000")
+  const timeoutMillis = timeout === undefined
+    ? WebhookConfig.defaults.timeoutMillis
+    : parsed(label("webhook-timeout"), parseDuration(timeout))
   return {
     port: port === undefined ? 3000 : number(label("port"), port, (n) => Number.isInteger(n) && n >= 0 && n <= 65535, "a port number (0-65535)"),
     host: get("host"),
@@ -140,11 +151,26 @@ export const resolveHostConfig = (flags: Partial<Record<Setting, string>>, env: 
       retrySchedule: schedule === undefined
         ? WebhookConfig.defaults.retrySchedule
         : parsed(label("webhook-retry-schedule"), parseRetrySchedule(schedule)),
-      timeoutMillis: timeout === undefined
-        ? WebhookConfig.defaults.timeoutMillis
-        : parsed(label("webhook-timeout"), parseDuration(timeout))
+      timeoutMillis,
+      leaseMillis: lease === undefined ? WebhookConfig.defaults.leaseMillis : leaseAfter(label("webhook-lease"), lease, timeoutMillis),
+      endpointConcurrency: endpointConcurrency === undefined
+        ? WebhookConfig.defaults.endpointConcurrency
+        : requests("webhook-endpoint-concurrency", endpointConcurrency),
+      workerConcurrency: workerConcurrency === undefined
+        ? WebhookConfig.defaults.workerConcurrency
+        : requests("webhook-concurrency", workerConcurrency)
     }
   }
+}
+
+/**
+ * A lease that ran out while its attempt was still waiting for an answer would let another worker
+ * send the delivery again during every slow attempt: it must outlast the timeout.
+ */
+const leaseAfter = (name: string, text: string, timeoutMillis: number): number => {
+  const millis = parsed(name, parseDuration(text))
+  if (millis <= timeoutMillis) throw new ConfigProblem(`${name} must be longer than the webhook timeout (${timeoutMillis} ms), got ${JSON.stringify(text)}`)
+  return millis
 }
 
 const trustProxyList = (name: string, text: string): ReadonlyArray<string> => {
