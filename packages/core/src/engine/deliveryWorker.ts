@@ -218,8 +218,13 @@ export const runDeliveryWorker = (options: DeliveryWorkerOptions) =>
     )
     yield* Effect.addFinalizer(() => deps.queue.release(options.owner).pipe(Effect.ignore))
 
-    // Deliveries this worker holds, per webhook; and each webhook's slots for requests in flight.
+    // Deliveries of each webhook this worker holds until their request has ended (waiting for a
+    // slot or on the wire; the record after it no longer counts), and each webhook's slots. A
+    // webhook holding more than its cap is passed over by claims; one at or under it gets up to the
+    // cap more: a busy webhook's next requests are claimed one batch ahead, by one claim per batch
+    // rather than one per request, and a slow one holds at most twice its cap of the worker's slots.
     const held = new Map<string, number>()
+    const passedOver = (webhookId: string) => (held.get(webhookId) ?? 0) > endpointConcurrency
     const slots = new Map<string, Semaphore.Semaphore>()
     const hold = (webhookId: string) => {
       held.set(webhookId, (held.get(webhookId) ?? 0) + 1)
@@ -227,11 +232,15 @@ export const runDeliveryWorker = (options: DeliveryWorkerOptions) =>
       if (slot === undefined) slots.set(webhookId, slot = Semaphore.makeUnsafe(endpointConcurrency))
       return slot
     }
-    const letGo = (webhookId: string) => {
+    /** Whether the webhook just stopped being passed over: a claim may now take more of it. */
+    const letGo = (webhookId: string): boolean => {
       const left = (held.get(webhookId) ?? 1) - 1
-      if (left > 0) return void held.set(webhookId, left)
-      held.delete(webhookId)
-      slots.delete(webhookId)
+      if (left > 0) held.set(webhookId, left)
+      else {
+        held.delete(webhookId)
+        slots.delete(webhookId)
+      }
+      return left === endpointConcurrency
     }
 
     /**
@@ -250,9 +259,9 @@ export const runDeliveryWorker = (options: DeliveryWorkerOptions) =>
         owner: options.owner,
         leaseUntil: new Date(now + leaseMillis).toISOString(),
         perWebhook: endpointConcurrency,
-        skipWebhooks: [...held].flatMap(([webhookId, n]) => n >= endpointConcurrency ? [webhookId] : [])
+        skipWebhooks: [...held.keys()].filter(passedOver)
       })
-      if (claimed.length === 0) return 0
+      if (claimed.length === 0) return { claimed: 0, free }
       const decoded = claimed.map((doc) => ({ doc, delivery: Schema.decodeUnknownResult(DeliveryDocument)(doc.data) }))
       const webhooks = yield* webhooksOf(deps, decoded.flatMap(({ delivery, doc }) =>
         Result.isSuccess(delivery) ? [{ workspaceId: doc.workspaceId, id: delivery.success.webhook_id }] : []
@@ -262,21 +271,31 @@ export const runDeliveryWorker = (options: DeliveryWorkerOptions) =>
         const entry: InFlight = { webhookId, workspaceId: doc.workspaceId, interrupt: null }
         inFlight.set(doc.id, entry)
         const slot = webhookId === null ? null : hold(webhookId)
+        let requestEnded = false
+        // Once its request has ended, the webhook may be claimed for again while this records.
+        const endRequest = Effect.suspend(() => {
+          if (requestEnded || webhookId === null) return Effect.void
+          requestEnded = true
+          return letGo(webhookId) ? Queue.offer(wake, undefined) : Effect.void
+        })
+        const inSlot = <A, E>(request: Effect.Effect<A, E>) => slot!.withPermits(1)(request).pipe(Effect.ensuring(endRequest))
         // A document the engine wrote that does not decode is a defect: logged below, left to its lease.
         const attempt = Result.isSuccess(delivery)
-          ? attemptDelivery(deps, doc, delivery.success, webhooks.get(`${doc.workspaceId}\u0000${delivery.success.webhook_id}`) ?? null, slot!.withPermits(1))
+          ? attemptDelivery(deps, doc, delivery.success, webhooks.get(`${doc.workspaceId}\u0000${delivery.success.webhook_id}`) ?? null, inSlot)
           : Effect.die(delivery.failure)
         const fiber = yield* attempt.pipe(
           Effect.catchCause((cause) => Effect.logWarning("delivery attempt failed", cause)),
-          Effect.ensuring(Effect.sync(() => {
+          Effect.ensuring(Effect.suspend(() => {
+            // A loop waiting for a free slot is woken; one that is not has claimed all it could.
+            const wasFull = inFlight.size >= concurrency
             inFlight.delete(doc.id)
-            if (webhookId !== null) letGo(webhookId)
-          }).pipe(Effect.andThen(Queue.offer(wake, undefined)))),
+            return endRequest.pipe(Effect.andThen(wasFull ? Queue.offer(wake, undefined) : Effect.void))
+          })),
           Effect.forkScoped
         )
         entry.interrupt = Effect.sync(() => fiber.interruptUnsafe())
       }
-      return claimed.length
+      return { claimed: claimed.length, free }
     })
 
     const pause = Effect.gen(function*() {
@@ -288,10 +307,15 @@ export const runDeliveryWorker = (options: DeliveryWorkerOptions) =>
 
     return yield* Effect.forever(
       Effect.gen(function*() {
-        const started = yield* claimAndStart.pipe(Effect.orElseSucceed(() => 0))
+        const started = yield* claimAndStart.pipe(Effect.orElseSucceed(() => ({ claimed: 0, free: 1 })))
         // Every slot taken: the next claim waits for an attempt to end, not for the queue.
-        if (started === "full") yield* Queue.take(wake)
-        else if (started === 0) yield* pause
+        if (started === "full") return yield* Queue.take(wake)
+        // Some claimed: there may be more (a claim stops at each webhook's share, not the queue's end).
+        if (started.claimed > 0) return
+        // What is due now belongs to webhooks passed over (the next due time would be now): wait for
+        // one of them to come back under its cap, new work, or the poll, rather than ask again.
+        if ([...held.keys()].some(passedOver)) return yield* Effect.raceFirst(Queue.take(wake), Effect.sleep(pollMillis))
+        yield* pause
       })
     )
   })
