@@ -48,7 +48,7 @@ const startReceiver = async () => {
 const insecure = { env: { DEALSTREAM_ALLOW_INSECURE_WEBHOOKS: "1" } }
 
 export const webhooks = async ({ pg, settings, runs, log }) => {
-  const { latencyContacts, throughputContacts, concurrency } = settings
+  const { latencyContacts, loadedContacts, throughputContacts, concurrency } = settings
   const url = await pg.createDatabase("bench_webhooks")
   const receiver = await startReceiver()
   let host = await startHost({ databaseUrl: url, ...insecure })
@@ -65,7 +65,23 @@ export const webhooks = async ({ pg, settings, runs, log }) => {
 
   const engine = await createPromiseEngine(PgStorage.layer(url))
   const ctx = { workspaceId: WORKSPACE, requestId: null, actor: "bench" }
-  const figures = { p50: [], p99: [], afterAnswerP50: [], rate: [], drainSeconds: [] }
+  const figures = {
+    p50: [], p99: [], afterAnswerP50: [], loadedP50: [], loadedP99: [], loadedRate: [],
+    rate: [], drainSeconds: [], twoHostRate: [], twoHostSeconds: []
+  }
+  /** Commits `count` contacts with no host running (the outbox schedules, nobody sends); their ids. */
+  const backlogOf = async (count) => {
+    const ids = []
+    await forEachConcurrently(count, concurrency, async () => {
+      ids.push((await engine.contacts.create(ctx, contactFields(runTag, n++))).data.id)
+    })
+    return ids
+  }
+  const drainRate = (ids) => {
+    const times = ids.map((id) => receiver.arrivals.get(id).at)
+    const seconds = (Math.max(...times) - Math.min(...times)) / 1000
+    return { rate: (ids.length - 1) / seconds, seconds }
+  }
   try {
     for (let run = 0; run < runs; run++) {
       // Latency: one contact at a time through the host; receipt time minus the event's created_at.
@@ -77,23 +93,43 @@ export const webhooks = async ({ pg, settings, runs, log }) => {
       figures.p99.push(quantile(latency, 0.99))
       figures.afterAnswerP50.push(quantile(sent.map((s) => receiver.arrivals.get(s.id).at - s.answeredAt), 0.5))
 
+      // Latency under load: `concurrency` writers POST contacts through the host as fast as it
+      // answers, while its worker delivers them; receipt time minus each event's created_at.
+      const loaded = []
+      const loadStarted = Date.now()
+      await forEachConcurrently(loadedContacts, concurrency, async () => {
+        loaded.push((await post()).id)
+      })
+      figures.loadedRate.push(loadedContacts / ((Date.now() - loadStarted) / 1000))
+      await receiver.waitFor(loaded)
+      const loadedLatency = loaded.map((id) => receiver.arrivals.get(id).at - receiver.arrivals.get(id).createdAt)
+      figures.loadedP50.push(quantile(loadedLatency, 0.5))
+      figures.loadedP99.push(quantile(loadedLatency, 0.99))
+
       // Throughput: with the host stopped, the engine in this process commits contacts, so their
       // deliveries are scheduled (the outbox) but nobody sends them; then a host starts and its
       // worker delivers the backlog. Rate = deliveries / (last receipt − first receipt).
       await host.stop()
-      const backlog = []
-      await forEachConcurrently(throughputContacts, concurrency, async () => {
-        backlog.push((await engine.contacts.create(ctx, contactFields(runTag, n++))).data.id)
-      })
+      const backlog = await backlogOf(throughputContacts)
       host = await startHost({ databaseUrl: url, ...insecure })
       await receiver.waitFor(backlog)
-      const times = backlog.map((id) => receiver.arrivals.get(id).at)
-      const first = Math.min(...times)
-      const last = Math.max(...times)
-      figures.rate.push((backlog.length - 1) / ((last - first) / 1000))
-      figures.drainSeconds.push((last - first) / 1000)
+      const one = drainRate(backlog)
+      figures.rate.push(one.rate)
+      figures.drainSeconds.push(one.seconds)
+
+      // The same with two hosts on the database, started together: they share the backlog.
+      await host.stop()
+      const shared = await backlogOf(throughputContacts)
+      const [first, second] = await Promise.all([startHost({ databaseUrl: url, ...insecure }), startHost({ databaseUrl: url, ...insecure })])
+      host = first
+      await receiver.waitFor(shared)
+      await second.stop()
+      const two = drainRate(shared)
+      figures.twoHostRate.push(two.rate)
+      figures.twoHostSeconds.push(two.seconds)
       log(`  run ${run + 1}/${runs}: commit-to-receipt p50 ${figures.p50[run].toFixed(1)} ms, p99 ${figures.p99[run].toFixed(1)} ms; ` +
-        `backlog of ${backlog.length} delivered at ${Math.round(figures.rate[run])}/s`)
+        `under ${concurrency} writers (${Math.round(figures.loadedRate[run])} contacts/s) p50 ${figures.loadedP50[run].toFixed(1)} ms, p99 ${figures.loadedP99[run].toFixed(1)} ms; ` +
+        `backlog of ${backlog.length} delivered at ${Math.round(one.rate)}/s by one host, ${Math.round(two.rate)}/s by two`)
     }
   } finally {
     await engine.dispose()
@@ -103,9 +139,13 @@ export const webhooks = async ({ pg, settings, runs, log }) => {
 
   return {
     rows: [
-      { scenario: SCENARIO, measure: "deliveries per second (backlog drain)", system: "dealstream", unit: "deliveries/s", runs: figures.rate },
-      { scenario: SCENARIO, measure: "commit-to-receipt latency, p50", system: "dealstream", unit: "ms", runs: figures.p50, target: { text: "p50 < 50 ms", on: "value", atMost: 50 } },
-      { scenario: SCENARIO, measure: "commit-to-receipt latency, p99", system: "dealstream", unit: "ms", runs: figures.p99 },
+      { scenario: SCENARIO, measure: "deliveries per second (backlog drain), one host", system: "dealstream", unit: "deliveries/s", runs: figures.rate, target: { text: "≥ 2,000/s", on: "value", atLeast: 2000 } },
+      { scenario: SCENARIO, measure: "deliveries per second (backlog drain), two hosts", system: "dealstream", unit: "deliveries/s", runs: figures.twoHostRate },
+      { scenario: SCENARIO, measure: `commit-to-receipt latency under ${concurrency} writers, p50`, system: "dealstream", unit: "ms", runs: figures.loadedP50, target: { text: "p50 < 10 ms", on: "value", atMost: 10 } },
+      { scenario: SCENARIO, measure: `commit-to-receipt latency under ${concurrency} writers, p99`, system: "dealstream", unit: "ms", runs: figures.loadedP99, target: { text: "p99 < 25 ms", on: "value", atMost: 25 } },
+      { scenario: SCENARIO, measure: `contacts/s POSTed by the ${concurrency} writers`, system: "dealstream", unit: "req/s", runs: figures.loadedRate },
+      { scenario: SCENARIO, measure: "commit-to-receipt latency one at a time, p50", system: "dealstream", unit: "ms", runs: figures.p50 },
+      { scenario: SCENARIO, measure: "commit-to-receipt latency one at a time, p99", system: "dealstream", unit: "ms", runs: figures.p99 },
       { scenario: SCENARIO, measure: "receipt after the 201 answer, p50", system: "dealstream", unit: "ms", runs: figures.afterAnswerP50 }
     ],
     notes: [
@@ -116,7 +156,10 @@ export const webhooks = async ({ pg, settings, runs, log }) => {
       "The last row is receipt − the moment the POST's 201 reached the client (negative: the delivery arrived before the HTTP answer).",
       `Throughput: per run, the host is stopped, the engine in the bench process commits ${throughputContacts.toLocaleString("en-US")} contacts (concurrency ${concurrency}), ` +
       "which schedules their deliveries in the same commits; a new host then starts and its worker delivers the backlog. " +
-      `Rate = (deliveries − 1) / (last receipt − first receipt); a run took ${figures.drainSeconds.map((s) => s.toFixed(1)).join(", ")} s.`
+      `Rate = (deliveries − 1) / (last receipt − first receipt); a run took ${figures.drainSeconds.map((s) => s.toFixed(1)).join(", ")} s with one host, ` +
+      `${figures.twoHostSeconds.map((s) => s.toFixed(1)).join(", ")} s with two (both started together on the database, a backlog of the same size; the machine's 2 cores serve both hosts, the database and the receiver).`,
+      `Under load: ${loadedContacts.toLocaleString("en-US")} contacts per run POSTed through the host by ${concurrency} concurrent writers while its worker delivers them; ` +
+      "latency as above, over every one of them."
     ],
     failures: []
   }

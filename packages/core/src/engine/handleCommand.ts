@@ -10,6 +10,7 @@ import type { StreamAppend } from "../storage/Storage.js"
 import { type EngineDeps, nowIso, withMetadata } from "./deps.js"
 import type { IfMatch, RequestContext, WriteError } from "./Engine.js"
 import { claimWrite, IdempotencyClaim } from "./idempotencyClaim.js"
+import { signalScheduled } from "./scheduledSignals.js"
 import { type Settings, settingsOf } from "./settings.js"
 import { emptyState, keep, loadState, type StreamState } from "./streamStates.js"
 
@@ -226,7 +227,11 @@ const attemptOnce = <C, E extends DomainEvent, S, P>(
       projected: decided.projected,
       lastAt: at
     })
-    yield* Effect.forEach(addition.signals ?? [], (signal) => deps.queue.signal(signal).pipe(Effect.ignore), { discard: true })
+    yield* Effect.forEach(
+      addition.signals ?? [],
+      (signal) => signal._tag === "Scheduled" ? signalScheduled(deps.queue) : deps.queue.signal(signal).pipe(Effect.ignore),
+      { discard: true }
+    )
     return { ...handledOf(decided), prepared }
   })
   return {
