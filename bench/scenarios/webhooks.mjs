@@ -52,7 +52,7 @@ export const webhooks = async ({ pg, settings, runs, log }) => {
   const url = await pg.createDatabase("bench_webhooks")
   const receiver = await startReceiver()
   let host = await startHost({ databaseUrl: url, ...insecure })
-  await request(host.url, "POST", "/v1/webhooks", { url: receiver.url, events: ["contact.created"], secret: "whsec_bench_secret_0123" })
+  await request(host.url, "POST", "/v1/webhooks", { url: receiver.url, events: ["contact.created"], secret: "whsec_YmVuY2gtc2VjcmV0LWZvci10aGUtd2ViaG9va3M=" })
   let n = 0
   const post = async () => {
     const answer = await request(host.url, "POST", "/v1/contacts", contactFields(runTag, n++))

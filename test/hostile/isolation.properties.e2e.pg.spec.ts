@@ -415,7 +415,7 @@ describe.each(STORAGES)("%s storage: workspace isolation", (storage) => {
     for (const w of [0, 1, 2] as const) {
       const receiver = await startReceiver()
       world.receivers.push(receiver)
-      const hook = await call(w, "POST", "/v1/webhooks", { url: `${receiver.url}/${workspaces[w].id}`, events: ["*"], secret: `whsec_${workspaces[w].marker}_0123456789` })
+      const hook = await call(w, "POST", "/v1/webhooks", { url: `${receiver.url}/${workspaces[w].id}`, events: ["*"], secret: `sk_${workspaces[w].marker}_0123456789` })
       expect(hook.status, hook.text).toBe(201)
       world.webhooks.push(hook.body.id)
       const pipelines = await call(w, "GET", "/v1/pipelines")

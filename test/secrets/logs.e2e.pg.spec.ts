@@ -32,11 +32,11 @@ describe("keys, webhook secrets and Authorization headers never reach a log line
     const storedKey = stored.stdout().trim()
     const envKey = token("dsk_env_")
     const wrongKey = token("dsk_wrong_")
-    const webhookSecret = token("whsec_first_")
-    const newSecret = token("whsec_second_")
-    const deadTargetSecret = token("whsec_dead_")
+    const webhookSecret = token("sk_first_")
+    const newSecret = token("sk_second_")
+    const deadTargetSecret = token("sk_dead_")
     const shortSecret = `s7${randomBytes(4).toString("base64url").slice(0, 5)}`
-    const longSecret = token("whsec_long_").padEnd(600, "Q")
+    const longSecret = token("sk_long_").padEnd(600, "Q")
 
     const receiver = await startReceiver()
     // Keys are configured, so the dev key banner (which prints its key on purpose) never appears.

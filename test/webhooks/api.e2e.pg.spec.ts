@@ -12,7 +12,7 @@ import {
   workspaces
 } from "./support.js"
 
-const SECRET = "whsec_api_0123456789"
+const SECRET = "sk_api_0123456789"
 
 describe.each(STORAGES)("webhooks API on %s storage", (storage) => {
   const host = hostFor(storage, {

@@ -22,7 +22,7 @@ const SCHEDULE = [200, 400, 800]
 // Far longer than any test waits for an attempt to end: a held attempt ends only when the test
 // releases it or a DELETE aborts it, never by a timeout racing a loaded machine.
 const TIMEOUT_MS = 120_000
-const SECRET = "whsec_test_0123456789"
+const SECRET = "sk_test_0123456789"
 
 /**
  * Every delivery of the webhook finished (none pending), and the receiver got exactly the attempts
@@ -303,7 +303,7 @@ describe.each(STORAGES)("webhook deliveries on %s storage", { timeout: 90_000 },
     const originalId = String(original.headers["x-service-delivery"])
     await deliveryWhen(api, webhook.id, originalId, (d) => d.status === "succeeded", "the original to be recorded")
 
-    const newSecret = "whsec_rotated_9876543210"
+    const newSecret = "sk_rotated_9876543210"
     const patched = await api.call("PATCH", `/v1/webhooks/${webhook.id}`, { body: { url: `${second.url}/new`, secret: newSecret } })
     expect(patched.status).toBe(200)
 
@@ -374,7 +374,7 @@ describe.each(STORAGES)("webhook deliveries on %s storage", { timeout: 90_000 },
     await receiver.waitFor((r) => r.length === 1, "the held attempt")
 
     const patched = await api.call("PATCH", `/v1/webhooks/${webhook.id}`, {
-      body: { events: ["contact.created", "contact.updated"], secret: "whsec_changed_0000000" }
+      body: { events: ["contact.created", "contact.updated"], secret: "sk_changed_0000000" }
     })
     expect(patched.status).toBe(200)
     // Had the PATCH aborted the attempt, the release below would go nowhere and no attempt would

@@ -1,3 +1,4 @@
+import { signingSecretsAt, type WebhookSecrets } from "../webhook/secrets.js"
 import { signWebhookPayload } from "../webhook/signature.js"
 import { deliveryPayload, payloadDataInOrder } from "./payload.js"
 import type { DeliveryDocument } from "./projection.js"
@@ -5,8 +6,11 @@ import type { DeliveryDocument } from "./projection.js"
 export interface DeliveryRequestInput {
   readonly delivery: DeliveryDocument
   readonly workspaceId: string
-  /** Where the webhook wants it now, and the secret it is signed with (none: sent unsigned). */
-  readonly webhook: { readonly url: string; readonly secret: string | null }
+  /**
+   * Where the webhook wants it now, and the secrets it is signed with (none: sent unsigned; during
+   * a rotation's overlap, the new and the old).
+   */
+  readonly webhook: { readonly url: string } & WebhookSecrets
   /** The event's global position in the log, the payload's `sequence`. */
   readonly sequence: number
   /** When the attempt starts, in whole Unix seconds: `webhook-timestamp`, part of what is signed. */
@@ -44,10 +48,14 @@ export const deliveryRequest = ({ delivery, sequence, timestamp, webhook, worksp
     "webhook-id": delivery.event_id,
     "webhook-timestamp": String(timestamp)
   }
-  if (webhook.secret !== null) {
-    const signature = signWebhookPayload({ secret: webhook.secret, webhookId: delivery.event_id, timestamp, body })
-    headers["webhook-signature"] = signature
-    headers["x-service-signature"] = signature
+  const signatures = signingSecretsAt(webhook, timestamp).map(({ secret, standard }) =>
+    signWebhookPayload({ secret, format: standard ? "standard" : "raw", webhookId: delivery.event_id, timestamp, body })
+  )
+  if (signatures.length > 0) {
+    // Standard Webhooks lets several signatures share the header, space-separated; the older
+    // X-Service-Signature has room for one, the newest.
+    headers["webhook-signature"] = signatures.join(" ")
+    headers["x-service-signature"] = signatures[0]!
   }
   return { url: webhook.url, headers, body }
 }

@@ -73,4 +73,35 @@ describe("deliveryRequest", () => {
     expect(second.body).toBe(first.body)
     expect(second.headers["webhook-signature"]).not.toBe(first.headers["webhook-signature"])
   })
+
+  it("signs with the new and the old secret during a rotation's overlap, newest first, and the new alone after", () => {
+    const webhook = {
+      url: "https://example.com/hook",
+      secret: "sk_new_0123456789",
+      previous_secret: { secret, expires_at: new Date((timestamp + 10) * 1000).toISOString() }
+    }
+    const during = deliveryRequest({ delivery, workspaceId: "acme", webhook, sequence: 42, timestamp })
+    const signatures = during.headers["webhook-signature"]!.split(" ")
+    expect(signatures).toHaveLength(2)
+    expect(during.headers["x-service-signature"]).toBe(signatures[0])
+    const verifies = (key: string, headers: Readonly<Record<string, string>>, body: string) =>
+      verifyWebhookSignature({ secret: key, format: "raw", headers, rawBody: body, now: timestamp })
+    expect(verifies("sk_new_0123456789", during.headers, during.body)).toBe(true)
+    expect(verifies(secret, during.headers, during.body)).toBe(true)
+    expect(verifies(secret, { ...during.headers, "webhook-signature": signatures[0]! }, during.body)).toBe(false)
+
+    const after = deliveryRequest({ delivery, workspaceId: "acme", webhook, sequence: 42, timestamp: timestamp + 10 })
+    expect(after.headers["webhook-signature"]!.split(" ")).toHaveLength(1)
+    expect(verifyWebhookSignature({ secret, format: "raw", headers: after.headers, rawBody: after.body, now: timestamp + 10 })).toBe(false)
+  })
+
+  it("signs a whsec_ secret stored without the standard mark with its characters, as before such secrets were decoded", () => {
+    const legacy = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
+    const request = (standard: boolean) =>
+      deliveryRequest({ delivery, workspaceId: "acme", webhook: { url: "https://example.com/hook", secret: legacy, secret_standard: standard }, sequence: 1, timestamp })
+    const verifies = (format: "raw" | "standard", standard: boolean) =>
+      verifyWebhookSignature({ secret: legacy, format, headers: request(standard).headers, rawBody: request(standard).body, now: timestamp })
+    expect([verifies("raw", false), verifies("standard", false)]).toEqual([true, false])
+    expect([verifies("raw", true), verifies("standard", true)]).toEqual([false, true])
+  })
 })

@@ -54,6 +54,46 @@ describe("webhookDecider", () => {
       given([created, removed]).when({ type: "UpdateWebhook", id, at: t2, fields: { secret: "s3cr3t-value" } })
         .then([{ type: "webhook.updated", data: { changed: { secret: "s3cr3t-value" }, at: t2 } }])
     })
+    it("marks a whsec_ secret as signed with its decoded bytes, and a raw one after it as not", () => {
+      const standard = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
+      given([]).when({ type: "CreateWebhook", id, at: t0, url, events: ["*"], secret: standard })
+        .then([{ type: "webhook.created", data: { id, url, events: ["*"], secret: standard, secret_standard: true, at: t0 } }])
+      const toStandard: WebhookEvent = { type: "webhook.updated", data: { changed: { secret: standard, secret_standard: true }, at: t1 } }
+      given([created]).when({ type: "UpdateWebhook", id, at: t1, fields: { secret: standard } }).then([toStandard])
+      // Rotating away from it keeps the old one in its form for the overlap.
+      given([created, toStandard])
+        .when({ type: "UpdateWebhook", id, at: t2, fields: { secret: "plain-secret-2", previous_secret_expires_in: 60 } })
+        .then([{
+          type: "webhook.updated",
+          data: {
+            changed: {
+              secret: "plain-secret-2",
+              previous_secret: { secret: standard, secret_standard: true, expires_at: "2026-01-03T00:01:00.000Z" }
+            },
+            at: t2
+          }
+        }])
+    })
+    it("keeps the replaced secret for the overlap, counted from the command's time", () => {
+      given([created])
+        .when({ type: "UpdateWebhook", id, at: t2, fields: { secret: "s3cr3t-value-2", previous_secret_expires_in: 604800 } })
+        .then([{
+          type: "webhook.updated",
+          data: {
+            changed: { secret: "s3cr3t-value-2", previous_secret: { secret: "s3cr3t-value", expires_at: "2026-01-10T00:00:00.000Z" } },
+            at: t2
+          }
+        }])
+    })
+    it("has no overlap of zero seconds, of no secret, or of the same secret", () => {
+      given([created]).when({ type: "UpdateWebhook", id, at: t2, fields: { secret: "s3cr3t-value-2", previous_secret_expires_in: 0 } })
+        .then([{ type: "webhook.updated", data: { changed: { secret: "s3cr3t-value-2" }, at: t2 } }])
+      const removed: WebhookEvent = { type: "webhook.updated", data: { changed: { secret: null }, at: t1 } }
+      given([created, removed]).when({ type: "UpdateWebhook", id, at: t2, fields: { secret: "s3cr3t-value-2", previous_secret_expires_in: 60 } })
+        .then([{ type: "webhook.updated", data: { changed: { secret: "s3cr3t-value-2" }, at: t2 } }])
+      given([created]).when({ type: "UpdateWebhook", id, at: t2, fields: { secret: "s3cr3t-value", previous_secret_expires_in: 60 } })
+        .thenNothingHappens()
+    })
     it("reactivates a failed webhook, after the changes", () => {
       given([created, failed])
         .when({ type: "UpdateWebhook", id, at: t2, fields: { url: "https://other.example.com", status: "active" } })

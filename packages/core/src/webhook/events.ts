@@ -1,21 +1,41 @@
 import { Schema } from "effect"
 import { DomainEvent } from "../storage/events.js"
 
+/**
+ * Whether a secret is signed with its decoded bytes (a whsec_ secret given since they are read
+ * so). Absent means no: events and documents from before keep signing with the characters.
+ */
+const secretStandard = Schema.optionalKey(Schema.Boolean)
+
+/** The secret a rotation replaced, still signed with until `expires_at`. */
+export const PreviousSecret = Schema.Struct({
+  secret: Schema.String,
+  secret_standard: secretStandard,
+  expires_at: Schema.String
+})
+export type PreviousSecret = typeof PreviousSecret.Type
+
 /** The secret is kept in the log: workers sign with it, and a rebuild must find it again. */
 export const WebhookCreated = DomainEvent("webhook.created", {
   id: Schema.String,
   url: Schema.String,
   events: Schema.Array(Schema.String),
   secret: Schema.NullOr(Schema.String),
+  secret_standard: secretStandard,
   at: Schema.String
 })
 export type WebhookCreated = typeof WebhookCreated.Type
 
-/** Only the keys whose value actually changed. */
+/**
+ * Only the keys whose value actually changed. A new `secret` replaces `secret_standard` and
+ * `previous_secret` too: absent, they are false and none.
+ */
 export const WebhookChanges = Schema.Struct({
   url: Schema.optionalKey(Schema.String),
   events: Schema.optionalKey(Schema.Array(Schema.String)),
-  secret: Schema.optionalKey(Schema.NullOr(Schema.String))
+  secret: Schema.optionalKey(Schema.NullOr(Schema.String)),
+  secret_standard: secretStandard,
+  previous_secret: Schema.optionalKey(PreviousSecret)
 })
 export type WebhookChanges = typeof WebhookChanges.Type
 

@@ -1,8 +1,9 @@
 import { Result } from "effect"
 import { answer, notAnObject } from "../field/recordBody.js"
-import type { ErrorDetail, ValidationError } from "../errors.js"
+import { type ErrorDetail, ValidationError } from "../errors.js"
 import { isJsonObject } from "../json.js"
 import { WEBHOOK_ALL_EVENTS, isWebhookEventType } from "./eventTypes.js"
+import { STANDARD_SECRET_MAX_BYTES, STANDARD_SECRET_MIN_BYTES, STANDARD_SECRET_PREFIX, standardSecretKey } from "./secrets.js"
 import { checkWebhookUrl } from "./url.js"
 
 export interface WebhookCreate {
@@ -16,6 +17,11 @@ export interface WebhookPatch {
   readonly url?: string
   readonly events?: ReadonlyArray<string>
   readonly secret?: string | null
+  /**
+   * Seconds the secret being replaced stays valid beside the new one (a rotation's overlap); only
+   * with a new `secret`.
+   */
+  readonly previous_secret_expires_in?: number
   /** Only ever `"active"`: a client may reactivate a failed webhook, never fail one. */
   readonly status?: "active"
 }
@@ -27,6 +33,8 @@ export interface WebhookInputOptions {
 
 export const WEBHOOK_SECRET_MIN = 8
 export const WEBHOOK_SECRET_MAX = 512
+/** Seven days: long enough to roll a receiver's configuration out, short enough to retire a leak. */
+export const WEBHOOK_SECRET_OVERLAP_MAX = 604_800
 
 /** Checks one key; Left holds its error details (several for an array). */
 type Check<A> = (value: unknown, path: string, options: WebhookInputOptions) => Result.Result<A, ReadonlyArray<ErrorDetail>>
@@ -68,10 +76,21 @@ const secret: Check<string | null> = (value, path) => {
   if (value.length < WEBHOOK_SECRET_MIN || value.length > WEBHOOK_SECRET_MAX) {
     return Result.fail(at(path)(`must be ${WEBHOOK_SECRET_MIN} to ${WEBHOOK_SECRET_MAX} characters`))
   }
-  return SECRET.test(value)
-    ? Result.succeed(value)
-    : Result.fail(at(path)("must contain only visible ASCII characters (no spaces)"))
+  if (!SECRET.test(value)) return Result.fail(at(path)("must contain only visible ASCII characters (no spaces)"))
+  // A whsec_ secret is signed with its decoded bytes, so one that does not decode is refused
+  // rather than silently signed with its characters, which no receiver in default mode would match.
+  return value.startsWith(STANDARD_SECRET_PREFIX) && standardSecretKey(value) === null
+    ? Result.fail(at(path)(
+      `a ${STANDARD_SECRET_PREFIX} secret must be followed by standard padded base64 of ` +
+        `${STANDARD_SECRET_MIN_BYTES} to ${STANDARD_SECRET_MAX_BYTES} bytes`
+    ))
+    : Result.succeed(value)
 }
+
+const overlap: Check<number> = (value, path) =>
+  typeof value === "number" && Number.isInteger(value) && value >= 0 && value <= WEBHOOK_SECRET_OVERLAP_MAX
+    ? Result.succeed(value)
+    : Result.fail(at(path)(`must be a whole number of seconds from 0 to ${WEBHOOK_SECRET_OVERLAP_MAX}`))
 
 const status: Check<"active"> = (value, path) =>
   value === "active" ? Result.succeed(value) : Result.fail(at(path)(`can only be set to "active"`))
@@ -122,4 +141,11 @@ export const parseWebhookPatch = (
   body: unknown,
   options: WebhookInputOptions
 ): Result.Result<WebhookPatch, ValidationError> =>
-  readBody(body, { url, events, secret, status }, [], options)
+  Result.flatMap(
+    readBody(body, { url, events, secret, previous_secret_expires_in: overlap, status }, [], options),
+    (patch) =>
+      // An overlap keeps the secret being replaced: it needs a new one to replace it with.
+      patch.previous_secret_expires_in !== undefined && (patch.secret === undefined || patch.secret === null)
+        ? Result.fail(ValidationError.at("previous_secret_expires_in", "needs a new secret in the same request"))
+        : Result.succeed(patch)
+  )

@@ -77,6 +77,15 @@ describe("parseWebhookCreate", () => {
     expect(Result.isSuccess(create({ secret: "k".repeat(length) }))).toBe(ok)
   })
 
+  it("takes a whsec_ secret only when base64 of 24 to 64 bytes follows", () => {
+    const of = (bytes: number) => `whsec_${Buffer.alloc(bytes, 9).toString("base64")}`
+    expect(Result.isSuccess(create({ secret: of(24) }))).toBe(true)
+    expect(Result.isSuccess(create({ secret: of(64) }))).toBe(true)
+    for (const bad of [of(23), of(65), "whsec_test_0123456789", `${of(32)}x`]) expect(paths(create({ secret: bad }))).toEqual(["secret"])
+    // Only the prefix makes a secret standard; anything else is taken as characters.
+    expect(Result.isSuccess(create({ secret: "WHSEC_test_0123456789" }))).toBe(true)
+  })
+
   it("refuses a secret with spaces or non-ASCII characters, or not a string", () => {
     expect(paths(create({ secret: "has a space" }))).toEqual(["secret"])
     expect(paths(create({ secret: "geheimnis\u00e9" }))).toEqual(["secret"])
@@ -152,6 +161,17 @@ describe("parseWebhookPatch", () => {
   it("checks each given field as on creation and reports all of them", () => {
     expect(paths(parseWebhookPatch({ url: "http://x.example", events: [], secret: "short", id: "wh_2", nope: 1 }, secure)))
       .toEqual(["url", "events", "secret", "id", "nope"])
+  })
+
+  it("takes an overlap of 0 to 604800 whole seconds, only beside a new secret", () => {
+    expect(parseWebhookPatch({ secret: "next-secret-1", previous_secret_expires_in: 604800 }, secure))
+      .toEqual(Result.succeed({ secret: "next-secret-1", previous_secret_expires_in: 604800 }))
+    for (const bad of [-1, 604801, 1.5, "60", null]) {
+      expect(paths(parseWebhookPatch({ secret: "next-secret-1", previous_secret_expires_in: bad }, secure))).toEqual(["previous_secret_expires_in"])
+    }
+    expect(details(parseWebhookPatch({ previous_secret_expires_in: 60 }, secure)))
+      .toEqual([["previous_secret_expires_in", "needs a new secret in the same request"]])
+    expect(paths(parseWebhookPatch({ secret: null, previous_secret_expires_in: 60 }, secure))).toEqual(["previous_secret_expires_in"])
   })
 
   it("accepts an insecure url when allowed", () => {

@@ -2,12 +2,14 @@ import { Schema } from "effect"
 import type { Projected } from "../decider.js"
 import type { Json, JsonObject } from "../json.js"
 import { WEBHOOK_ALL_EVENTS } from "./eventTypes.js"
-import type { WebhookEvent } from "./events.js"
+import { PreviousSecret, type WebhookEvent } from "./events.js"
 
 const touched = (doc: Projected, changes: JsonObject, at: string): Projected => ({
   ...doc,
   data: { ...doc.data, ...changes, updated_at: at }
 })
+
+const OF_THE_OLD_SECRET = new Set(["secret_standard", "previous_secret"])
 
 /**
  * The webhook document. It keeps `secret`, which workers need to sign; `webhookView` strips it
@@ -16,7 +18,7 @@ const touched = (doc: Projected, changes: JsonObject, at: string): Projected => 
 export const projectWebhook = (doc: Projected | null, event: WebhookEvent): Projected | null => {
   switch (event.type) {
     case "webhook.created": {
-      const { at, events, id, secret, url } = event.data
+      const { at, events, id, secret, secret_standard, url } = event.data
       const data: JsonObject = {
         id,
         url,
@@ -24,6 +26,7 @@ export const projectWebhook = (doc: Projected | null, event: WebhookEvent): Proj
         status: "active",
         has_secret: secret !== null,
         secret,
+        ...(secret_standard === true ? { secret_standard } : {}),
         created_at: at,
         updated_at: at
       }
@@ -32,7 +35,10 @@ export const projectWebhook = (doc: Projected | null, event: WebhookEvent): Proj
     case "webhook.updated": {
       if (doc === null) return null
       const { at, changed } = event.data
-      return touched(doc, changed.secret === undefined ? changed : { ...changed, has_secret: changed.secret !== null }, at)
+      if (changed.secret === undefined) return touched(doc, changed, at)
+      // A new secret ends what belonged to the old one: its form, and any earlier overlap.
+      const rest = Object.fromEntries(Object.entries(doc.data).filter(([key]) => !OF_THE_OLD_SECRET.has(key)))
+      return touched({ ...doc, data: rest }, { ...changed, has_secret: changed.secret !== null }, at)
     }
     case "webhook.reactivated":
       return doc === null ? null : touched(doc, { status: "active" }, event.data.at)
@@ -51,6 +57,8 @@ export const WebhookDocument = Schema.Struct({
   status: Schema.Literals(["active", "failed"]),
   has_secret: Schema.Boolean,
   secret: Schema.NullOr(Schema.String),
+  secret_standard: Schema.optionalKey(Schema.Boolean),
+  previous_secret: Schema.optionalKey(PreviousSecret),
   created_at: Schema.String,
   updated_at: Schema.String
 })

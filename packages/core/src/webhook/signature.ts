@@ -2,9 +2,12 @@ import { hmac } from "@noble/hashes/hmac.js"
 import { sha256 } from "@noble/hashes/sha2.js"
 import { concatBytes, utf8ToBytes } from "@noble/hashes/utils.js"
 import { base64Encode, constantTimeEqual } from "./internal/bytes.js"
+import { type SecretFormat, secretKey } from "./secrets.js"
 
 export interface WebhookSignatureInput {
   readonly secret: string
+  /** How the secret becomes the key; `auto` (the default) reads a well-formed `whsec_` secret as base64. */
+  readonly format?: SecretFormat
   /** The `webhook-id` header: the event id. */
   readonly webhookId: string
   /** The `webhook-timestamp` header: whole Unix seconds, written exactly as in the header. */
@@ -20,16 +23,16 @@ const bytesOf = (body: string | Uint8Array): Uint8Array => typeof body === "stri
 
 // HMAC-SHA256 from @noble/hashes: pure TypeScript, audited, no Node API, so core stays portable.
 // The timestamp as text: a receiver signs the header's characters, not the number they denote.
-const digest = (secret: string, webhookId: string, timestamp: string, body: string | Uint8Array): string =>
-  base64Encode(hmac(sha256, utf8ToBytes(secret), concatBytes(utf8ToBytes(`${webhookId}.${timestamp}.`), bytesOf(body))))
+const digest = (key: Uint8Array, webhookId: string, timestamp: string, body: string | Uint8Array): string =>
+  base64Encode(hmac(sha256, key, concatBytes(utf8ToBytes(`${webhookId}.${timestamp}.`), bytesOf(body))))
 
 /**
  * The Standard Webhooks signature, `v1,<base64 HMAC-SHA256>` over `<id>.<timestamp>.<body>`, the
  * value of both `webhook-signature` and `X-Service-Signature`. It must be computed afresh for
  * every attempt, since the timestamp changes.
  */
-export const signWebhookPayload = ({ body, secret, timestamp, webhookId }: WebhookSignatureInput): string =>
-  `${SCHEME},${digest(secret, webhookId, String(timestamp), body)}`
+export const signWebhookPayload = ({ body, format, secret, timestamp, webhookId }: WebhookSignatureInput): string =>
+  `${SCHEME},${digest(secretKey(secret, format), webhookId, String(timestamp), body)}`
 
 /** Node's `IncomingHttpHeaders`, a plain record, or a fetch `Headers`. */
 export type WebhookHeaders =
@@ -50,6 +53,8 @@ const header = (headers: WebhookHeaders, name: string): string | null => {
 
 export interface VerifyWebhookSignatureOptions {
   readonly secret: string
+  /** `raw` for a secret that starts with `whsec_` but was stored before such secrets were decoded. */
+  readonly format?: SecretFormat
   readonly headers: WebhookHeaders
   /** The body exactly as received, before any JSON parsing. */
   readonly rawBody: string | Uint8Array
@@ -68,7 +73,7 @@ const TIMESTAMP = /^\d{1,15}$/
  * receiver checks freshness against its own time.
  */
 export const verifyWebhookSignature = (
-  { headers, now, rawBody, secret, toleranceSeconds = 300 }: VerifyWebhookSignatureOptions
+  { format, headers, now, rawBody, secret, toleranceSeconds = 300 }: VerifyWebhookSignatureOptions
 ): boolean => {
   const webhookId = header(headers, "webhook-id")
   const timestampText = header(headers, "webhook-timestamp")
@@ -77,7 +82,7 @@ export const verifyWebhookSignature = (
   if (!TIMESTAMP.test(timestampText)) return false
   const current = now ?? Math.floor(Date.now() / 1000)
   if (Math.abs(current - Number(timestampText)) > toleranceSeconds) return false
-  const expected = utf8ToBytes(digest(secret, webhookId, timestampText, rawBody))
+  const expected = utf8ToBytes(digest(secretKey(secret, format), webhookId, timestampText, rawBody))
   let matched = false
   for (const spaced of signatures.split(" ")) {
     // `Headers.get` joins repeated headers with ", "; base64 has no comma, so a trailing one is that.

@@ -18,7 +18,11 @@ const url = Schema.String.annotate({
 
 const secret = Schema.String.annotate({
   description: "Signing secret, 8 to 512 visible ASCII characters. Write-only: never returned, only has_secret. " +
-    "With a secret, every request carries webhook-signature and X-Service-Signature (Standard Webhooks v1)."
+    "With a secret, every request carries webhook-signature and X-Service-Signature (Standard Webhooks v1). " +
+    "A secret of the form whsec_<base64> (Standard Webhooks) signs with its decoded bytes, which must be 24 to 64, " +
+    "so new Webhook(secret) in a Standard Webhooks library's default mode verifies; any other secret signs with its " +
+    "characters as bytes (format: \"raw\" in those libraries).",
+  examples: ["whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"]
 })
 
 export const WebhookInput = Schema.Struct({
@@ -31,6 +35,14 @@ export const WebhookPatch = Schema.Struct({
   url: Schema.optionalKey(url),
   events: Schema.optionalKey(events),
   secret: Schema.optionalKey(Schema.NullOr(secret).annotate({ description: "null removes the secret: requests go unsigned." })),
+  previous_secret_expires_in: Schema.optionalKey(
+    Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 604800 })).annotate({
+      description: "Rotation: with a new secret, the one it replaces stays valid for this many seconds (at most 7 days). " +
+        "Meanwhile webhook-signature carries both signatures, space-separated, the new one first " +
+        "(v1,<new> v1,<old>), and X-Service-Signature the new one. Each attempt decides by its own timestamp. " +
+        "Only the latest replaced secret is kept: a second rotation during an overlap ends the first one's."
+    })
+  ),
   status: Schema.optionalKey(Schema.Literal("active").annotate({
     description: "Reactivates a failed webhook; it receives new events again (past ones can be replayed)."
   }))

@@ -14,7 +14,7 @@ const eventTypes = fc.oneof(
   fc.constant([WEBHOOK_ALL_EVENTS]),
   fc.uniqueArray(fc.constantFrom(...WEBHOOK_EVENT_TYPES), { minLength: 1, maxLength: 4 })
 )
-const secret = fc.option(fc.constantFrom("whsec_at_least_8", "another-secret-42"), { nil: null })
+const secret = fc.option(fc.constantFrom("whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw", "another-secret-42"), { nil: null })
 const webhookId = idOf("wh")
 
 export const createWebhook: fc.Arbitrary<CreateWebhook> = fc.record({ id: webhookId, at: instant, url, events: eventTypes, secret })

@@ -1,5 +1,5 @@
 /**
- * The two byte helpers signing needs that @noble/hashes does not carry: base64 and a comparison
+ * The byte helpers signing needs that @noble/hashes does not carry: base64 and a comparison
  * in constant time. core uses no Node API (no Buffer, no node:crypto), so they are written out.
  */
 
@@ -16,6 +16,31 @@ export const base64Encode = (bytes: Uint8Array): string => {
     const left = bytes.length - i
     const digit = (shift: number): string => ALPHABET.charAt((triple >> shift) & 63)
     out += digit(18) + digit(12) + (left > 1 ? digit(6) : "=") + (left > 2 ? digit(0) : "=")
+  }
+  return out
+}
+
+/**
+ * Strict standard base64 (RFC 4648 §4): padded to a multiple of four, the standard alphabet only.
+ * `null` for anything else, so a malformed secret is refused rather than read as other bytes.
+ */
+export const base64Decode = (text: string): Uint8Array | null => {
+  if (text.length % 4 !== 0) return null
+  const padding = text.endsWith("==") ? 2 : text.endsWith("=") ? 1 : 0
+  const out = new Uint8Array((text.length / 4) * 3 - padding)
+  let written = 0
+  for (let i = 0; i < text.length; i += 4) {
+    let triple = 0
+    for (let j = 0; j < 4; j++) {
+      const char = text.charAt(i + j)
+      const last = i + 4 === text.length
+      const value = char === "=" && last && j >= 4 - padding ? 0 : ALPHABET.indexOf(char)
+      if (value === -1) return null
+      triple = (triple << 6) | value
+    }
+    for (const shift of [16, 8, 0]) {
+      if (written < out.length) out[written++] = (triple >> shift) & 255
+    }
   }
   return out
 }
