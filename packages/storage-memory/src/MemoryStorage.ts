@@ -213,6 +213,16 @@ export const makeWithQueue: Effect.Effect<Services> = Effect.gen(function*() {
     settingsVersion: (workspaceId) => Effect.sync(() => settingsVersions.get(workspaceId) ?? 0),
     settingsChanges: Stream.fromPubSub(settingsChanges),
     readLog: ({ after, limit }) => Effect.sync(() => log.slice(Math.max(0, after), Math.max(0, after) + limit)),
+    // The log is one array in sequence order: a walk from `after` to `until`, fine for a memory store.
+    readWorkspaceLog: ({ after, limit, types, until, workspaceId }) =>
+      Effect.sync(() => {
+        const out: Array<StoredEvent> = []
+        for (let i = Math.max(0, after); i < Math.min(until, log.length) && out.length < limit; i++) {
+          const event = log[i]!
+          if (event.metadata.workspaceId === workspaceId && (types === undefined || types.includes(event.type))) out.push(event)
+        }
+        return out
+      }),
     getDocument: (collection, workspaceId, id) =>
       Effect.sync(() => {
         const row = findRow(collection, workspaceId, id)
@@ -245,6 +255,20 @@ export const makeWithQueue: Effect.Effect<Services> = Effect.gen(function*() {
       ),
     queryDocuments: (collection, workspaceId, query) =>
       Effect.sync(() => (tables.get(tableSlot(collection, workspaceId))?.query(query) ?? []).map(toDocument)),
+    documentsWith: (collection, key, limit) =>
+      Effect.sync(() => {
+        const found: Array<StoredDocument> = []
+        for (const [slot, table] of tables) {
+          if (slot.slice(0, slot.indexOf("\u0000")) !== collection) continue
+          for (const row of table.rows.values()) {
+            const value = row.data[key]
+            if (row.deletedAt === null && value !== undefined && value !== null) found.push(toDocument(row))
+          }
+        }
+        return found
+          .sort((a, b) => a.workspaceId < b.workspaceId ? -1 : a.workspaceId > b.workspaceId ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0)
+          .slice(0, limit)
+      }),
     listDeletedBefore: (collection, cutoff, limit) => Effect.sync(() => trash.deletedBefore(collection, cutoff, limit)),
     replaceDocuments: (collections, writes) =>
       Effect.sync(() => {

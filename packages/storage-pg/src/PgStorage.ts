@@ -17,7 +17,9 @@ import { nextDue } from "./nextDue.js"
 import { makePool } from "./pool.js"
 import { listenSignals, sendSignal } from "./queueSignals.js"
 import { queryDocuments } from "./queryDocuments.js"
+import { documentsWith } from "./documentsWith.js"
 import { readLog } from "./readLog.js"
+import { readWorkspaceLog } from "./readWorkspaceLog.js"
 import { readStream } from "./readStream.js"
 import { releaseLeases } from "./releaseLeases.js"
 import { replaceDocuments } from "./replaceDocuments.js"
@@ -74,11 +76,13 @@ export const fromClient = (sql: SqlClient, submit: SubmitCommit, listen: ListenO
   settingsVersion: (workspaceId) => orUnavailable(settingsVersion(sql)(workspaceId)),
   settingsChanges: listenSettingsChanges(listen),
   readLog: (options) => orUnavailable(readLog(sql)(options)),
+  readWorkspaceLog: (options) => orUnavailable(readWorkspaceLog(sql)(options)),
   getDocument: (collection, workspaceId, id) => orUnavailable(getDocument(sql)(collection, workspaceId, id)),
   readRecord: (collection, workspaceId, id, linked) => orUnavailable(readRecord(sql)(collection, workspaceId, id, linked)),
   queryRecords: (collection, workspaceId, query, linked) => orUnavailable(queryRecords(sql)(collection, workspaceId, query, linked)),
   getDocuments: (collection, workspaceId, ids) => orUnavailable(getDocuments(sql)(collection, workspaceId, ids)),
   queryDocuments: (collection, workspaceId, query) => orUnavailable(queryDocuments(sql)(collection, workspaceId, query)),
+  documentsWith: (collection, key, limit) => orUnavailable(documentsWith(sql)(collection, key, limit)),
   listDeletedBefore: (collection, cutoff, limit) => orUnavailable(listDeletedBefore(sql)(collection, cutoff, limit)),
   replaceDocuments: (collections, writes) => orUnavailable(replaceDocuments(sql)(collections, writes)),
   headSequence: orUnavailable(headSequence(sql)),

@@ -112,6 +112,20 @@ export interface StorageService {
   readonly readLog: (
     options: { readonly after: number; readonly limit: number }
   ) => Effect.Effect<ReadonlyArray<StoredEvent>, StorageUnavailable>
+  /**
+   * One workspace's events with `after < sequence <= until`, of the given types (all without
+   * `types`), in sequence order, at most `limit`. Like readLog, a commit still in flight may later
+   * fill a gap below a position already read.
+   */
+  readonly readWorkspaceLog: (
+    options: {
+      readonly workspaceId: string
+      readonly after: number
+      readonly until: number
+      readonly types?: ReadonlyArray<string>
+      readonly limit: number
+    }
+  ) => Effect.Effect<ReadonlyArray<StoredEvent>, StorageUnavailable>
   /** A document whatever its deletedAt; null when absent. */
   readonly getDocument: (
     collection: Collection,
@@ -150,6 +164,16 @@ export interface StorageService {
     collection: Collection,
     workspaceId: string,
     query: DocumentQuery
+  ) => Effect.Effect<ReadonlyArray<StoredDocument>, StorageUnavailable>
+  /**
+   * Live documents across workspaces whose data holds a non-null `key`, in (workspace, id) order:
+   * work that any host may pick up, such as a webhook's running recovery. Meant for collections
+   * that stay small (webhooks).
+   */
+  readonly documentsWith: (
+    collection: Collection,
+    key: string,
+    limit: number
   ) => Effect.Effect<ReadonlyArray<StoredDocument>, StorageUnavailable>
   /** Soft-deleted documents whose deletedAt is at or before `cutoff`, across workspaces. */
   readonly listDeletedBefore: (

@@ -233,6 +233,54 @@ export const storageContractSuite = (name: string, layer: Layer.Layer<Storage, u
           expect(rest.every((e, i) => i === 0 || e.sequence > rest[i - 1]!.sequence)).toBe(true)
         }))
 
+      it.effect("reads one workspace's log between two positions, of some types, in sequence order", () =>
+        Effect.gen(function*() {
+          const storage = yield* Storage
+          const [ws, other] = [fresh("ws"), fresh("ws")]
+          const [a, b] = [fresh("con"), fresh("con")]
+          const { events } = yield* storage.commit({
+            streams: [
+              { streamId: a, expectedVersion: 0, events: [1, 2, 3, 4].map((n) => event(ws, n % 2 === 0 ? "x.even" : "x.odd", { n }, n)) },
+              { streamId: b, expectedVersion: 0, events: [event(other, "x.odd", { n: 9 }, 9)] }
+            ],
+            documents: []
+          })
+          const start = events[0]!.sequence - 1
+          const head = events[events.length - 1]!.sequence
+          const read = (after: number, until: number, limit: number, types?: ReadonlyArray<string>) =>
+            Effect.map(
+              storage.readWorkspaceLog({ workspaceId: ws, after, until, limit, ...(types === undefined ? {} : { types }) }),
+              (page) => page.map((e) => e.data["n"])
+            )
+          expect(yield* read(start, head, 100)).toEqual([1, 2, 3, 4])
+          expect(yield* read(start, head, 2)).toEqual([1, 2])
+          expect(yield* read(start + 1, events[2]!.sequence, 100)).toEqual([2, 3])
+          expect(yield* read(start, head, 100, ["x.odd"])).toEqual([1, 3])
+          expect(yield* read(start, head, 1, ["x.even"])).toEqual([2])
+        }))
+
+      it.effect("finds live documents holding a key across workspaces, in workspace and id order", () =>
+        Effect.gen(function*() {
+          const storage = yield* Storage
+          const key = `job_${fresh("k").replace(/[^a-z0-9]/gi, "")}`
+          const [w1, w2] = [fresh("ws"), fresh("ws")].sort() as [string, string]
+          const [x, y, z, gone, nulled] = [fresh("wh"), fresh("wh"), fresh("wh"), fresh("wh"), fresh("wh")] as const
+          yield* storage.commit({
+            streams: [],
+            documents: [
+              upsert(w2, x, { [key]: { id: "r1" } }, { collection: "webhook" }),
+              upsert(w1, y, { [key]: "r2" }, { collection: "webhook" }),
+              upsert(w1, z, { other: 1 }, { collection: "webhook" }),
+              upsert(w1, gone, { [key]: "r3" }, { collection: "webhook", deletedAt: "2026-01-01T00:00:00.000Z" }),
+              upsert(w1, nulled, { [key]: null }, { collection: "webhook" })
+            ]
+          })
+          const found = yield* storage.documentsWith("webhook", key, 10)
+          expect(found.map((d) => [d.workspaceId, d.id])).toEqual([[w1, y], [w2, x]])
+          expect(found[1]!.data[key]).toEqual({ id: "r1" })
+          expect((yield* storage.documentsWith("webhook", key, 1)).map((d) => d.id)).toEqual([y])
+        }))
+
       it.effect("queries with scope, filter, sort, keyset position and limit", () =>
         Effect.gen(function*() {
           const storage = yield* Storage

@@ -9,6 +9,7 @@ import { migration as deliveriesByEventStream } from "./0008_deliveries_by_event
 import { migration as eventTransactionIds } from "./0009_event_transaction_ids.js"
 import { migration as settingsVersions } from "./0010_settings_versions.js"
 import { migration as searchWords } from "./0011_search_words.js"
+import { migration as eventsByWorkspace } from "./0012_events_by_workspace.js"
 import type { Migration } from "./Migration.js"
 
 export type { Migration } from "./Migration.js"
@@ -25,5 +26,6 @@ export const migrations: ReadonlyArray<Migration> = [
   deliveriesByEventStream,
   eventTransactionIds,
   settingsVersions,
-  searchWords
+  searchWords,
+  eventsByWorkspace
 ]
