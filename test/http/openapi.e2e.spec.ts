@@ -93,7 +93,9 @@ describe("the served OpenAPI document", () => {
         if (status === "429" || status === "503") expect(headers["Retry-After"]?.required, what).toBe(true)
         if (status === "201" || status === "202") expect(headers["Location"]?.required, what).toBe(true)
         if (status === "412") expect(headers["ETag"]?.required, what).toBe(true)
-        if (name.startsWith("POST /v1/") && status.startsWith("2")) expect(headers["Idempotent-Replayed"], what).toBeDefined()
+        // A webhook test records nothing, so there is no answer to replay (its description says so).
+        const replayable = name.startsWith("POST /v1/") && name !== "POST /v1/webhooks/{id}/test"
+        if (replayable && status.startsWith("2")) expect(headers["Idempotent-Replayed"], what).toBeDefined()
       }
     }
     for (const path of ["/v1/contacts/{id}", "/v1/deals/{id}", "/v1/pipelines/{id}", "/v1/webhooks/{id}", "/v1/webhooks/{id}/deliveries/{delivery_id}"]) {

@@ -4,6 +4,7 @@ import { contactFields, dealFields, inRecordOrder } from "../field/index.js"
 import type { JsonObject } from "../json.js"
 import { isJsonObject } from "../json.js"
 import type { DomainEvent } from "../storage/events.js"
+import { WEBHOOK_TEST_EVENT } from "../webhook/eventTypes.js"
 
 export interface DeliveryPayloadInput {
   readonly eventId: string
@@ -27,6 +28,26 @@ export const deliveryPayload = (
   workspace_id: workspaceId,
   sequence,
   data
+})
+
+/**
+ * A test's payload (POST /v1/webhooks/:id/test): `webhook.test`, naming the webhook tested. Its
+ * `sequence` is 0, before every event's (the log's start at 1): it has no position in the log.
+ */
+export const testPayload = (
+  { createdAt, eventId, webhookId, workspaceId }: {
+    readonly eventId: string
+    readonly createdAt: string
+    readonly workspaceId: string
+    readonly webhookId: string
+  }
+): DeliveryPayloadInput => ({
+  eventId,
+  eventType: WEBHOOK_TEST_EVENT,
+  createdAt,
+  workspaceId,
+  sequence: 0,
+  data: { webhook_id: webhookId }
 })
 
 const isStageChange = (event: DomainEvent): event is DealStageChanged => event.type === "deal.stage_changed"

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import type { ContactEvent } from "../contact/events.js"
 import type { DealEvent } from "../deal/events.js"
-import { deliveryPayload, payloadDataFor } from "./payload.js"
+import { deliveryPayload, payloadDataFor, testPayload } from "./payload.js"
 
 const at = "2026-01-01T00:00:00.000Z"
 const deal = { id: "deal_1", name: "Acme", stage_id: "stage_2" }
@@ -19,6 +19,15 @@ describe("deliveryPayload", () => {
     })
     expect(JSON.stringify(payload)).toBe(
       `{"id":"evt_1","type":"deal.created","created_at":"${at}","workspace_id":"ws_1","sequence":1234,"data":{"deal":${JSON.stringify(deal)}}}`
+    )
+  })
+})
+
+describe("testPayload", () => {
+  it("is webhook.test naming the webhook, at sequence 0: before every event of the log", () => {
+    const payload = deliveryPayload(testPayload({ eventId: "evt_1", createdAt: at, workspaceId: "ws_1", webhookId: "wh_1" }))
+    expect(JSON.stringify(payload)).toBe(
+      `{"id":"evt_1","type":"webhook.test","created_at":"${at}","workspace_id":"ws_1","sequence":0,"data":{"webhook_id":"wh_1"}}`
     )
   })
 })

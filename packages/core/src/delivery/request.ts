@@ -1,18 +1,20 @@
 import { signingSecretsAt, type WebhookSecrets } from "../webhook/secrets.js"
 import { signWebhookPayload } from "../webhook/signature.js"
-import { deliveryPayload, payloadDataInOrder } from "./payload.js"
+import { deliveryPayload, type DeliveryPayloadInput, payloadDataInOrder, testPayload } from "./payload.js"
 import type { DeliveryDocument } from "./projection.js"
 
-export interface DeliveryRequestInput {
-  readonly delivery: DeliveryDocument
-  readonly workspaceId: string
-  /**
-   * Where the webhook wants it now, and the secrets it is signed with (none: sent unsigned; during
-   * a rotation's overlap, the new and the old).
-   */
-  readonly webhook: { readonly url: string } & WebhookSecrets
-  /** The event's global position in the log, the payload's `sequence`. */
-  readonly sequence: number
+/**
+ * Where the webhook wants it now, and the secrets it is signed with (none: sent unsigned; during a
+ * rotation's overlap, the new and the old).
+ */
+export type RequestTarget = { readonly url: string } & WebhookSecrets
+
+export interface WebhookRequestInput {
+  /** What is POSTed (see deliveryPayload). */
+  readonly payload: DeliveryPayloadInput
+  /** `X-Service-Delivery`: the delivery this is an attempt of; null for a request that is none (a test). */
+  readonly deliveryId: string | null
+  readonly webhook: RequestTarget
   /** When the attempt starts, in whole Unix seconds: `webhook-timestamp`, part of what is signed. */
   readonly timestamp: number
 }
@@ -25,31 +27,25 @@ export interface DeliveryRequest {
 }
 
 /**
- * What one attempt of a delivery POSTs: the event's payload, its Standard Webhooks headers and,
- * for a webhook with a secret, the signature. Made afresh for every attempt, since the timestamp is
- * part of what is signed; the body is the same on every attempt and replay.
+ * What one request to a webhook POSTs: the payload, its Standard Webhooks headers and, for a
+ * webhook with a secret, the signature. Deliveries and tests are both made here, so a receiver
+ * that accepts a test accepts the real thing. Made afresh for every attempt, since the timestamp
+ * is part of what is signed.
  */
-export const deliveryRequest = ({ delivery, sequence, timestamp, webhook, workspaceId }: DeliveryRequestInput): DeliveryRequest => {
-  const body = JSON.stringify(deliveryPayload({
-    eventId: delivery.event_id,
-    eventType: delivery.event_type,
-    createdAt: delivery.event_created_at,
-    workspaceId,
-    sequence,
-    data: payloadDataInOrder(delivery.payload_data)
-  }))
+export const webhookRequest = ({ deliveryId, payload, timestamp, webhook }: WebhookRequestInput): DeliveryRequest => {
+  const body = JSON.stringify(deliveryPayload(payload))
   const headers: Record<string, string> = {
     "content-type": "application/json",
     "user-agent": "dealstream-webhooks/1",
-    "x-service-event": delivery.event_type,
-    "x-service-delivery": delivery.id,
+    "x-service-event": payload.eventType,
+    ...(deliveryId === null ? {} : { "x-service-delivery": deliveryId }),
     // API.md promises a resend carries the same X-Service-Event-Id: the event id, as webhook-id.
-    "x-service-event-id": delivery.event_id,
-    "webhook-id": delivery.event_id,
+    "x-service-event-id": payload.eventId,
+    "webhook-id": payload.eventId,
     "webhook-timestamp": String(timestamp)
   }
   const signatures = signingSecretsAt(webhook, timestamp).map(({ secret, standard }) =>
-    signWebhookPayload({ secret, format: standard ? "standard" : "raw", webhookId: delivery.event_id, timestamp, body })
+    signWebhookPayload({ secret, format: standard ? "standard" : "raw", webhookId: payload.eventId, timestamp, body })
   )
   if (signatures.length > 0) {
     // Standard Webhooks lets several signatures share the header, space-separated; the older
@@ -60,3 +56,49 @@ export const deliveryRequest = ({ delivery, sequence, timestamp, webhook, worksp
   return { url: webhook.url, headers, body }
 }
 
+export interface DeliveryRequestInput {
+  readonly delivery: DeliveryDocument
+  readonly workspaceId: string
+  readonly webhook: RequestTarget
+  /** The event's global position in the log, the payload's `sequence`. */
+  readonly sequence: number
+  /** When the attempt starts, in whole Unix seconds. */
+  readonly timestamp: number
+}
+
+/** One attempt of a delivery: its event's payload, the same bytes on every attempt and replay. */
+export const deliveryRequest = ({ delivery, sequence, timestamp, webhook, workspaceId }: DeliveryRequestInput): DeliveryRequest =>
+  webhookRequest({
+    payload: {
+      eventId: delivery.event_id,
+      eventType: delivery.event_type,
+      createdAt: delivery.event_created_at,
+      workspaceId,
+      sequence,
+      data: payloadDataInOrder(delivery.payload_data)
+    },
+    deliveryId: delivery.id,
+    webhook,
+    timestamp
+  })
+
+export interface TestRequestInput {
+  readonly webhook: RequestTarget & { readonly id: string }
+  readonly workspaceId: string
+  /** A fresh `evt_…` id: `webhook-id` and the payload's `id`, as a new event's would be. */
+  readonly eventId: string
+  /** When the test starts, in milliseconds since the epoch: `created_at` and `webhook-timestamp`. */
+  readonly at: number
+}
+
+/**
+ * The `webhook.test` request of POST /v1/webhooks/:id/test: built and signed as a delivery's, with
+ * no X-Service-Delivery, as it is no delivery (nothing is recorded of it).
+ */
+export const testRequest = ({ at, eventId, webhook, workspaceId }: TestRequestInput): DeliveryRequest =>
+  webhookRequest({
+    payload: testPayload({ eventId, createdAt: new Date(at).toISOString(), workspaceId, webhookId: webhook.id }),
+    deliveryId: null,
+    webhook,
+    timestamp: Math.floor(at / 1000)
+  })

@@ -3,7 +3,7 @@ import { Schema } from "effect"
 import { verifyWebhookSignature } from "../webhook/signature.js"
 import type { DeliveryScheduled } from "./events.js"
 import { DeliveryDocument, projectDelivery } from "./projection.js"
-import { deliveryRequest } from "./request.js"
+import { deliveryRequest, testRequest } from "./request.js"
 
 const at = "2026-01-01T00:00:00.000Z"
 const scheduled: DeliveryScheduled = {
@@ -103,5 +103,47 @@ describe("deliveryRequest", () => {
       verifyWebhookSignature({ secret: legacy, format, headers: request(standard).headers, rawBody: request(standard).body, now: timestamp })
     expect([verifies("raw", false), verifies("standard", false)]).toEqual([true, false])
     expect([verifies("raw", true), verifies("standard", true)]).toEqual([false, true])
+  })
+})
+
+describe("testRequest", () => {
+  const webhook = { id: "wh_1", url: "https://example.com/hook", secret }
+  const test = (target: Parameters<typeof testRequest>[0]["webhook"]) =>
+    testRequest({ webhook: target, workspaceId: "acme", eventId: "evt_test", at: timestamp * 1000 + 250 })
+
+  it("POSTs webhook.test naming the webhook, at sequence 0, with a delivery's headers but X-Service-Delivery", () => {
+    const request = test(webhook)
+    expect(request.url).toBe("https://example.com/hook")
+    expect(request.body).toBe(
+      `{"id":"evt_test","type":"webhook.test","created_at":"2026-01-01T00:00:00.250Z","workspace_id":"acme","sequence":0,` +
+        `"data":{"webhook_id":"wh_1"}}`
+    )
+    const { "webhook-signature": signature, "x-service-signature": single, ...rest } = request.headers
+    expect(rest).toEqual({
+      "content-type": "application/json",
+      "user-agent": "dealstream-webhooks/1",
+      "x-service-event": "webhook.test",
+      "x-service-event-id": "evt_test",
+      "webhook-id": "evt_test",
+      "webhook-timestamp": String(timestamp)
+    })
+    expect(single).toBe(signature)
+    expect(verifyWebhookSignature({ secret, headers: request.headers, rawBody: request.body, now: timestamp })).toBe(true)
+  })
+
+  it("is signed as a delivery is: unsigned without a secret, with both secrets during an overlap", () => {
+    expect(test({ ...webhook, secret: null }).headers).not.toHaveProperty("webhook-signature")
+    const rotating = {
+      ...webhook,
+      secret: "sk_new_0123456789",
+      previous_secret: { secret, expires_at: new Date((timestamp + 10) * 1000).toISOString() }
+    }
+    const request = test(rotating)
+    const delivered = deliveryRequest({ delivery, workspaceId: "acme", webhook: rotating, sequence: 42, timestamp })
+    expect(request.headers["webhook-signature"]!.split(" ")).toHaveLength(2)
+    expect(delivered.headers["webhook-signature"]!.split(" ")).toHaveLength(2)
+    for (const key of ["sk_new_0123456789", secret]) {
+      expect(verifyWebhookSignature({ secret: key, format: "raw", headers: request.headers, rawBody: request.body, now: timestamp })).toBe(true)
+    }
   })
 })

@@ -47,6 +47,16 @@ export const IdempotentResponse = Schema.Struct({
 })
 export type IdempotentResponse = typeof IdempotentResponse.Type
 
+/**
+ * What a webhook test got, as a delivery attempt records it: the answer's status (null when none
+ * came), how long the request took, and why no answer came (null when one did, whatever its status).
+ */
+export type WebhookTestAttempt = {
+  readonly status_code: number | null
+  readonly duration_ms: number
+  readonly error: string | null
+}
+
 export type ReadError = NotFound | ValidationError | StorageUnavailable
 export type WriteError = NotFound | ValidationError | Conflict | PreconditionFailed | StorageUnavailable
 
@@ -107,6 +117,11 @@ export interface EngineService {
     readonly delivery: (ctx: RequestContext, webhookId: string, deliveryId: string) => Effect.Effect<Versioned, ReadError>
     /** A new delivery of the same event and payload (`replay_of` = the old one), for any past delivery of a live webhook. */
     readonly replay: (ctx: RequestContext, webhookId: string, deliveryId: string) => Effect.Effect<Versioned, WriteError>
+    /**
+     * Sends a `webhook.test` event to the webhook now, signed as its deliveries are, whatever its
+     * status, and answers the attempt; records nothing (no event, no delivery).
+     */
+    readonly test: (ctx: RequestContext, id: string) => Effect.Effect<WebhookTestAttempt, ReadError>
   }
   readonly idempotency: {
     /** The stored response for this key, or null when there is none younger than 24 h. */

@@ -1,13 +1,13 @@
-import { Effect, Result, Schema } from "effect"
-import { deliveryAggregate, DeliveryDocument, deliveryView } from "../delivery/index.js"
+import { Clock, Effect, Result, Schema } from "effect"
+import { deliveryAggregate, DeliveryDocument, deliveryView, testRequest } from "../delivery/index.js"
 import { NotFound, ValidationError } from "../errors.js"
 import type { Expr, FieldRef } from "../query/ast.js"
 import { fieldInfo } from "../query/fields.js"
 import type { StoredDocument } from "../storage/documents.js"
-import { parseWebhookCreate, parseWebhookPatch, webhookAggregate, webhookView } from "../webhook/index.js"
+import { parseWebhookCreate, parseWebhookPatch, webhookAggregate, WebhookDocument, webhookView } from "../webhook/index.js"
 import { deliveryCancellation } from "./deliveryCancellation.js"
 import type { EngineDeps } from "./deps.js"
-import type { IfMatch, ListParams, RequestContext } from "./Engine.js"
+import type { IfMatch, ListParams, RequestContext, WebhookTestAttempt } from "./Engine.js"
 import { handleCommand } from "./handleCommand.js"
 import { listPage } from "./listPage.js"
 import { queryAll } from "./reads.js"
@@ -181,5 +181,30 @@ export const makeWebhooks = (deps: EngineDeps) => {
       return yield* delivery(ctx, webhookId, id)
     })
 
-  return { list, get, create, update, delete: remove, deliveries, delivery, replay }
+  /**
+   * Sends `webhook.test` at once, whatever the webhook's status, under the worker's transport rules
+   * (timeout, insecure targets) and timed as its attempts are, and records nothing: no event, no
+   * delivery. A fresh event id each time, so a receiver's de-duplication by webhook-id lets every
+   * test through.
+   */
+  const test = (ctx: RequestContext, id: string) =>
+    Effect.gen(function*() {
+      const webhook = yield* Schema.decodeUnknownEffect(WebhookDocument)((yield* webhookDocument(ctx, id)).data).pipe(Effect.orDie)
+      const eventId = yield* deps.ids.make("evt")
+      const started = yield* Clock.currentTimeMillis
+      const request = testRequest({ webhook, workspaceId: ctx.workspaceId, eventId, at: started })
+      const answer = yield* Effect.result(transport.post({
+        ...request,
+        timeoutMillis: config.timeoutMillis,
+        allowInsecure: config.allowInsecure
+      }))
+      const durationMs = (yield* Clock.currentTimeMillis) - started
+      return {
+        status_code: Result.isSuccess(answer) ? answer.success.status : null,
+        duration_ms: durationMs,
+        error: Result.isFailure(answer) ? answer.failure.message : null
+      } satisfies WebhookTestAttempt
+    })
+
+  return { list, get, create, update, delete: remove, deliveries, delivery, replay, test }
 }

@@ -16,5 +16,31 @@ export type WebhookEventType = typeof WEBHOOK_EVENT_TYPES[number]
 /** Subscribes to every event type, including those added later. */
 export const WEBHOOK_ALL_EVENTS = "*"
 
+/**
+ * What POST /v1/webhooks/:id/test sends. Not a business event: nothing in the log, so no webhook
+ * subscribes to it (isWebhookEventType is false for it) and it is sent only when asked for.
+ */
+export const WEBHOOK_TEST_EVENT = "webhook.test"
+
+/** Every type a webhook can be sent: the subscribable ones and the test's. */
+export type WebhookSentEventType = WebhookEventType | typeof WEBHOOK_TEST_EVENT
+
+/** Every type a webhook can be sent, in the API's order (GET /v1/webhook-event-types). */
+export const WEBHOOK_SENT_EVENT_TYPES: ReadonlyArray<WebhookSentEventType> = [...WEBHOOK_EVENT_TYPES, WEBHOOK_TEST_EVENT]
+
+/** What each type announces, one sentence each; its payload's `data` is described beside it. */
+export const WEBHOOK_EVENT_DESCRIPTIONS: { readonly [Type in WebhookSentEventType]: string } = {
+  "contact.created": "A contact was created; data.contact is the contact as the API shows it.",
+  "contact.updated": "A contact's fields changed; data.contact is the contact after the change and data.changed_fields names the fields that changed.",
+  "contact.deleted": "A contact was moved to the trash; data.id is its id.",
+  "contact.restored": "A contact was restored from the trash; data.contact is the contact as the API shows it.",
+  "deal.created": "A deal was created; data.deal is the deal as the API shows it.",
+  "deal.updated": "A deal's fields changed; data.deal is the deal after the change and data.changed_fields names the fields that changed.",
+  "deal.stage_changed": "A deal moved to another stage; data.deal is the deal after the move and data.timeline_entry the entry it added to the deal's timeline.",
+  "deal.deleted": "A deal was moved to the trash; data.id is its id.",
+  "deal.restored": "A deal was restored from the trash; data.deal is the deal as the API shows it.",
+  "webhook.test": "Sent only by POST /v1/webhooks/:id/test, never on its own; data.webhook_id is the webhook tested."
+}
+
 export const isWebhookEventType = (u: unknown): u is WebhookEventType =>
   typeof u === "string" && (WEBHOOK_EVENT_TYPES as ReadonlyArray<string>).includes(u)

@@ -2,7 +2,7 @@ import { HttpApiEndpoint, OpenApi } from "effect/http-api"
 import { accepted, actionErrors, created, createErrors, deleteErrors, listErrors, NoContent, readErrors, single, writeErrors } from "../answers.js"
 import { pageOf, securedGroup } from "../documented.js"
 import { deliveryParams, idempotencyHeader, idParams, ifMatchHeader, PathText } from "../parameters.js"
-import { Delivery, DELIVERY_STATUSES, Webhook, WebhookInput, WebhookPatch } from "./schemas.js"
+import { Delivery, DELIVERY_STATUSES, Webhook, WebhookEventType, WebhookInput, WebhookPatch, WebhookTestAttempt } from "./schemas.js"
 
 const deliveryIds = { id: PathText, delivery_id: PathText }
 
@@ -13,6 +13,14 @@ with \`Content-Type: application/json\`, \`User-Agent: dealstream-webhooks/1\`, 
 (Standard Webhooks). A 2xx within the timeout (default 15 s) succeeds; redirects are not followed; other answers and
 errors are retried on the schedule (default 5s, 5m, 30m, 2h, 5h, 10h, 10h with ±20% jitter; Retry-After on 429/503
 honoured within [delay, 2·delay]). 410 Gone, or an exhausted schedule, turns the webhook \`failed\`.`
+
+const testDescription = `Sends a \`webhook.test\` event to the webhook's URL at once, whatever its status, and answers 200
+with the attempt: \`status_code\` of any answer, 2xx or not, with \`error\` null; \`status_code\` null and \`error\` set when
+none came (refused connection, timeout, …). The request is a delivery's (the same headers, signed with the same secrets, the
+same timeout and target rules) with a fresh \`webhook-id\` and no \`X-Service-Delivery\`, as it is no delivery. Its payload is
+\`{"id": "evt_…", "type": "webhook.test", "created_at", "workspace_id", "sequence": 0, "data": {"webhook_id"}}\`: sequence 0,
+as it has no place in the event log. Nothing is recorded, no event and no delivery, so Idempotency-Key is not applied: a
+repeated test sends again. No body.`
 
 export class WebhooksApi extends securedGroup(
   "webhooks",
@@ -62,5 +70,18 @@ export class WebhooksApi extends securedGroup(
     "Sends the delivery's event again as a new delivery (new id, replay_of = this one, same webhook-id and payload), " +
       "signed with the current secret and sent to the current URL, whatever the webhook's status. No body. " +
       "202 with Location: the new delivery is queued."
+  ),
+  HttpApiEndpoint.post("test", "/v1/webhooks/:id/test", {
+    params: idParams,
+    success: WebhookTestAttempt,
+    error: readErrors
+  }).annotate(OpenApi.Description, testDescription),
+  HttpApiEndpoint.get("eventTypes", "/v1/webhook-event-types", {
+    success: pageOf(WebhookEventType, "WebhookEventTypePage"),
+    error: listErrors
+  }).annotate(
+    OpenApi.Description,
+    "Every event type a webhook can be sent, in one page (next_cursor is null): what it announces and the JSON Schema of " +
+      "its payload's `data`. webhook.test is listed but cannot be subscribed to."
   )
 ) {}

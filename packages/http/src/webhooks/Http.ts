@@ -6,7 +6,8 @@ import { Caller } from "../auth/Authentication.js"
 import { createRecord, deleteRecord, getRecord, listWhole, unconditional, writeRecord } from "../recordHandlers.js"
 import { IdempotentReplies } from "../idempotency.js"
 import { readQuery } from "../request/queryParams.js"
-import { locationOf, page, record, respond } from "../responses.js"
+import { json, locationOf, page, record, respond } from "../responses.js"
+import { webhookEventTypes } from "./eventTypes.js"
 
 const COLLECTION = "/v1/webhooks"
 
@@ -45,5 +46,15 @@ export const WebhooksLive = HttpApiBuilder.group(Api, "webhooks", (handlers) =>
               (delivery) => record(delivery, { status: 202, location: locationOf(deliveriesOf(params.id), delivery) })
             )
           )
+        }))
+      .handle("test", ({ params, request }) =>
+        Effect.gen(function*() {
+          yield* readQuery(request, [])
+          return respond(json(yield* engine.webhooks.test(yield* Caller, params.id)))
+        }))
+      .handle("eventTypes", ({ request }) =>
+        Effect.gen(function*() {
+          yield* readQuery(request, [])
+          return respond(page({ data: webhookEventTypes, next_cursor: null }))
         }))
   }))

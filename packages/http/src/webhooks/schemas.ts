@@ -1,4 +1,4 @@
-import { WEBHOOK_EVENT_TYPES } from "@dealstream/core"
+import { WEBHOOK_EVENT_TYPES, WEBHOOK_SENT_EVENT_TYPES } from "@dealstream/core"
 import { Schema } from "effect"
 import { exampleId, nullable, Timestamp } from "../documented.js"
 
@@ -93,3 +93,20 @@ export const Delivery = Schema.Struct({
     description: "Every attempt, oldest first (on the single-delivery GET only)."
   }))
 }).annotate({ identifier: "Delivery" })
+
+export const WebhookTestAttempt = Schema.Struct({
+  status_code: nullable(Schema.Int, "The HTTP status of the answer, whatever it is; null when none came (see error)."),
+  duration_ms: Count,
+  error: nullable(Schema.String, "Why no answer came: timeout, refused connection, TLS, non-public target, …; null when one did.")
+}).annotate({
+  identifier: "WebhookTestAttempt",
+  description: "The test's one attempt, as a delivery's attempt is recorded (but this one is recorded nowhere)."
+})
+
+export const WebhookEventType = Schema.Struct({
+  type: Schema.Literals(WEBHOOK_SENT_EVENT_TYPES).annotate({ examples: ["deal.stage_changed"] }),
+  description: Schema.String,
+  schema: Schema.Record(Schema.String, Schema.Unknown).annotate({
+    description: "JSON Schema (draft 2020-12) of the payload's `data` for this type, self-contained (no $ref)."
+  })
+}).annotate({ identifier: "WebhookEventType" })

@@ -1,0 +1,65 @@
+import { type JsonObject, WEBHOOK_EVENT_DESCRIPTIONS, WEBHOOK_SENT_EVENT_TYPES, type WebhookSentEventType } from "@dealstream/core"
+import { Schema } from "effect"
+import { Contact } from "../contacts/schemas.js"
+import { Deal, TimelineEntry } from "../deals/schemas.js"
+
+/**
+ * GET /v1/webhook-event-types: every type a webhook can be sent, what it announces (core keeps the
+ * sentences beside the type list) and the JSON Schema of its payload's `data`, generated from the
+ * schemas the API's records are documented with, so an event carries a record as its GET shows it.
+ */
+
+const changedFields = Schema.Array(Schema.String).annotate({
+  description: "The fields the change set, standard and custom."
+})
+
+const removed = Schema.Struct({ id: Schema.String.annotate({ description: "The id of the record moved to the trash." }) })
+
+/** The payload's `data` of each type, as core's payloadDataFor (and testPayload) makes it. */
+const PAYLOAD_DATA: { readonly [Type in WebhookSentEventType]: Schema.Top } = {
+  "contact.created": Schema.Struct({ contact: Contact }),
+  "contact.updated": Schema.Struct({ contact: Contact, changed_fields: changedFields }),
+  "contact.deleted": removed,
+  "contact.restored": Schema.Struct({ contact: Contact }),
+  "deal.created": Schema.Struct({ deal: Deal }),
+  "deal.updated": Schema.Struct({ deal: Deal, changed_fields: changedFields }),
+  "deal.stage_changed": Schema.Struct({ deal: Deal, timeline_entry: TimelineEntry }),
+  "deal.deleted": removed,
+  "deal.restored": Schema.Struct({ deal: Deal }),
+  "webhook.test": Schema.Struct({ webhook_id: Schema.String.annotate({ description: "The webhook tested." }) })
+}
+
+/**
+ * A record's custom fields beside its standard ones, wherever one sits in the schema: Effect 4
+ * writes a StructWithRest's record as `allOf: [{additionalProperties}]`, which in JSON Schema
+ * applies to the standard fields as well (the OpenAPI document rewrites its components alike, in
+ * openApi/document.ts); `additionalProperties` next to `properties` is what the engine checks.
+ */
+const customFieldsBesideProperties = (schema: unknown): unknown => {
+  if (Array.isArray(schema)) return schema.map(customFieldsBesideProperties)
+  if (typeof schema !== "object" || schema === null) return schema
+  const node = Object.fromEntries(Object.entries(schema).map(([key, inner]) => [key, customFieldsBesideProperties(inner)]))
+  const { allOf, ...rest } = node
+  const only = Array.isArray(allOf) && allOf.length === 1 ? allOf[0] as Record<string, unknown> : undefined
+  if (rest["properties"] === undefined || rest["additionalProperties"] !== undefined || only === undefined) return node
+  const { additionalProperties, type, ...others } = only
+  if (type !== "object" || additionalProperties === undefined || Object.keys(others).length > 0) return node
+  return { ...rest, additionalProperties }
+}
+
+/**
+ * Self-contained (every definition inline) and closed like the rest of the document: a `data`
+ * member or record field the schema does not name is refused, custom fields aside.
+ */
+const jsonSchemaOf = (schema: Schema.Top): JsonObject => {
+  const document = Schema.toJsonSchemaDocument(schema, { onExcessProperty: "error", referencePolicy: () => undefined })
+  // JSON Schema is JSON: the cast only forgets the narrower type.
+  return { $schema: "https://json-schema.org/draft/2020-12/schema", ...customFieldsBesideProperties(document.schema) as JsonObject }
+}
+
+/** The list, made once: it changes only with the code. */
+export const webhookEventTypes: ReadonlyArray<JsonObject> = WEBHOOK_SENT_EVENT_TYPES.map((type) => ({
+  type,
+  description: WEBHOOK_EVENT_DESCRIPTIONS[type],
+  schema: jsonSchemaOf(PAYLOAD_DATA[type])
+}))
