@@ -1,3 +1,4 @@
+import { customFieldsBesideProperties } from "./customFields.js"
 import { DESCRIPTIONS, errorSchemas, internalErrorResponse } from "./errors.js"
 import { hostHeaders, spelled } from "./headers.js"
 import { describeParameter } from "./parameters.js"
@@ -16,22 +17,6 @@ const renameRefs = (value: unknown, rename: (ref: string) => string): unknown =>
   return Object.fromEntries(Object.entries(value).map(([key, inner]) =>
     [key, key === "$ref" && typeof inner === "string" ? rename(inner) : renameRefs(inner, rename)]
   ))
-}
-
-/**
- * A record's standard fields and custom fields: HttpApi 4 documents a StructWithRest's record as
- * `allOf: [{additionalProperties}]`, which in JSON Schema applies to the standard fields as well
- * (as Effect 4's decoder does); the engine checks custom field values only, which is what
- * `additionalProperties` next to `properties` says.
- */
-const customFieldsBesideProperties = (schema: unknown): unknown => {
-  if (typeof schema !== "object" || schema === null) return schema
-  const { allOf, ...rest } = schema as { allOf?: Array<Record<string, unknown>> } & Record<string, unknown>
-  const only = allOf?.length === 1 ? allOf[0] : undefined
-  if (rest["properties"] === undefined || rest["additionalProperties"] !== undefined || only === undefined) return schema
-  const { additionalProperties, type, ...others } = only
-  if (type !== "object" || additionalProperties === undefined || Object.keys(others).length > 0) return schema
-  return { ...rest, additionalProperties }
 }
 
 interface Header {

@@ -2,6 +2,7 @@ import { type JsonObject, WEBHOOK_EVENT_DESCRIPTIONS, WEBHOOK_SENT_EVENT_TYPES, 
 import { Schema } from "effect"
 import { Contact } from "../contacts/schemas.js"
 import { Deal, TimelineEntry } from "../deals/schemas.js"
+import { customFieldsBesideProperties } from "../openApi/customFields.js"
 
 /**
  * GET /v1/webhook-event-types: every type a webhook can be sent, what it announces (core keeps the
@@ -27,24 +28,6 @@ const PAYLOAD_DATA: { readonly [Type in WebhookSentEventType]: Schema.Top } = {
   "deal.deleted": removed,
   "deal.restored": Schema.Struct({ deal: Deal }),
   "webhook.test": Schema.Struct({ webhook_id: Schema.String.annotate({ description: "The webhook tested." }) })
-}
-
-/**
- * A record's custom fields beside its standard ones, wherever one sits in the schema: Effect 4
- * writes a StructWithRest's record as `allOf: [{additionalProperties}]`, which in JSON Schema
- * applies to the standard fields as well (the OpenAPI document rewrites its components alike, in
- * openApi/document.ts); `additionalProperties` next to `properties` is what the engine checks.
- */
-const customFieldsBesideProperties = (schema: unknown): unknown => {
-  if (Array.isArray(schema)) return schema.map(customFieldsBesideProperties)
-  if (typeof schema !== "object" || schema === null) return schema
-  const node = Object.fromEntries(Object.entries(schema).map(([key, inner]) => [key, customFieldsBesideProperties(inner)]))
-  const { allOf, ...rest } = node
-  const only = Array.isArray(allOf) && allOf.length === 1 ? allOf[0] as Record<string, unknown> : undefined
-  if (rest["properties"] === undefined || rest["additionalProperties"] !== undefined || only === undefined) return node
-  const { additionalProperties, type, ...others } = only
-  if (type !== "object" || additionalProperties === undefined || Object.keys(others).length > 0) return node
-  return { ...rest, additionalProperties }
 }
 
 /**
