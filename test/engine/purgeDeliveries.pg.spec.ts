@@ -3,16 +3,13 @@ import {
   type DeliveryQueueService,
   type JsonObject,
   Storage,
-  type StorageService,
-  WebhookConfig,
-  WebhookTransport,
-  WebhookTransportUnavailable
+  type StorageService
 } from "@dealstream/core"
 import { MemoryStorage } from "@dealstream/storage-memory"
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Layer } from "effect"
+import { Effect } from "effect"
 import { TestClock } from "effect/testing"
-import { engineOver } from "../support/engine.js"
+import { acceptingTargets, engineOver } from "../support/engine.js"
 import { pgStorageLayer } from "../support/pg.js"
 
 /**
@@ -25,12 +22,6 @@ import { pgStorageLayer } from "../support/pg.js"
 const DAY = 86_400_000
 const start = Date.parse("2026-03-01T00:00:00.000Z")
 const personal = ["erased.person@x.io", "Erasedfirst", "Erasedtitle"]
-
-/** Registration checks its target and nothing is ever sent: no worker runs in this suite. */
-const acceptingTargets = Layer.merge(
-  WebhookConfig.layer({ allowInsecure: true }),
-  Layer.succeed(WebhookTransport, { ...WebhookTransportUnavailable, checkTarget: () => Effect.void })
-)
 
 const purgeAndReadDeliveries = (storage: StorageService, queue: DeliveryQueueService) =>
   Effect.gen(function*() {

@@ -168,7 +168,18 @@ export const idFor = (fixtures: Fixtures, type: IdType): fc.Arbitrary<string> =>
 // Routes
 
 type Segment = string | { readonly slot: IdType | "object" | "key" }
-type BodyShape = "contact" | "contactPatch" | "pipeline" | "pipelinePatch" | "deal" | "dealPatch" | "stageMove" | "customField" | "webhook" | "webhookPatch"
+type BodyShape =
+  | "contact"
+  | "contactPatch"
+  | "pipeline"
+  | "pipelinePatch"
+  | "deal"
+  | "dealPatch"
+  | "stageMove"
+  | "customField"
+  | "webhook"
+  | "webhookPatch"
+  | "recover"
 
 export interface Route {
   readonly method: string
@@ -214,6 +225,9 @@ export const ROUTES: ReadonlyArray<Route> = [
   { method: "GET", path: ["v1", "webhooks", id("webhook"), "deliveries"], params: ["status", ...PAGING], body: null },
   { method: "GET", path: ["v1", "webhooks", id("webhook"), "deliveries", id("delivery")], params: [], body: null },
   { method: "POST", path: ["v1", "webhooks", id("webhook"), "deliveries", id("delivery"), "replay"], params: [], body: null },
+  { method: "POST", path: ["v1", "webhooks", id("webhook"), "recover"], params: [], body: "recover" },
+  { method: "POST", path: ["v1", "webhooks", id("webhook"), "test"], params: [], body: null },
+  { method: "GET", path: ["v1", "webhook-event-types"], params: [], body: null },
   { method: "GET", path: ["healthz"], params: [], body: null },
   { method: "GET", path: ["readyz"], params: [], body: null },
   { method: "GET", path: ["v1", "openapi.json"], params: [], body: null },
@@ -512,15 +526,19 @@ export const recordFor = (fixtures: Fixtures, shape: BodyShape): fc.Arbitrary<Re
         url: fc.constant(`${fixtures.receiverUrl}/patched`),
         events: fc.constant(["*"]),
         secret: fc.option(secretText),
+        previous_secret_expires_in: fc.integer({ min: -1, max: 700_000 }),
+        recover_since: fc.constantFrom("2026-01-01T00:00:00Z", "yesterday"),
         status: fc.constant("active")
       }, { requiredKeys: [] })
+    case "recover":
+      return fc.record({ since: fc.constantFrom("2026-01-01T00:00:00.000Z", "2026-01-01", "now") }, { requiredKeys: ["since"] })
   }
 }
 
 /** The keys a mutation may touch: the record's own, every known field, and hostile ones. */
 const mutationKey = (fixtures: Fixtures) =>
   fc.oneof(
-    pick([...CONTACT_FIELDS, ...DEAL_FIELDS, "stages", "events", "url", "secret", "status", "reason", "object", "key", "label", "type", "options", ...fixtures.customFields.map((f) => f.key)]),
+    pick([...CONTACT_FIELDS, ...DEAL_FIELDS, "stages", "events", "url", "secret", "previous_secret_expires_in", "recover_since", "since", "status", "reason", "object", "key", "label", "type", "options", ...fixtures.customFields.map((f) => f.key)]),
     hostileKey
   )
 

@@ -17,8 +17,11 @@ export interface Snapshot {
 
 export interface Database {
   readonly snapshot: () => Promise<Snapshot>
-  /** Deliveries still waiting to be sent (or retried), in every workspace. */
-  readonly pendingDeliveries: () => Promise<number>
+  /**
+   * Work the host still does in the background, in every workspace: deliveries waiting to be sent
+   * (or retried), and webhooks whose recovery job still runs (it schedules deliveries as it goes).
+   */
+  readonly pendingWork: () => Promise<number>
   /** Rows of an arbitrary query, for assertions that need more than a snapshot. */
   readonly query: <A extends object>(statement: string, params?: ReadonlyArray<unknown>) => Promise<ReadonlyArray<A>>
   readonly close: () => Promise<void>
@@ -49,9 +52,10 @@ export const openDatabase = async (url: string): Promise<Database> => {
       const { events, head, streams, ...documents } = row!
       return { events: events!, head: head!, streams: streams!, documents }
     },
-    pendingDeliveries: async () => {
+    pendingWork: async () => {
       const [row] = await query<{ pending: string }>(
-        `SELECT count(*)::text AS pending FROM ${documentTables.delivery} WHERE data ->> 'status' = 'pending'`
+        `SELECT ((SELECT count(*) FROM ${documentTables.delivery} WHERE data ->> 'status' = 'pending') + ` +
+          `(SELECT count(*) FROM ${documentTables.webhook} WHERE deleted_at IS NULL AND data ? 'recovery'))::text AS pending`
       )
       return Number(row!.pending)
     },

@@ -4,9 +4,9 @@ import type { Fixtures, IdType } from "./arbitraries.js"
 import type { Database } from "./database.js"
 
 /** Polls until no delivery is pending, so nothing the worker does lands between two snapshots. */
-export const settle = async (database: Database, what = "pending deliveries to settle", timeoutMs = 60_000) => {
+export const settle = async (database: Database, what = "pending deliveries and recoveries to settle", timeoutMs = 60_000) => {
   const deadline = Date.now() + timeoutMs
-  while ((await database.pendingDeliveries()) > 0) {
+  while ((await database.pendingWork()) > 0) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
     await new Promise((resolve) => setTimeout(resolve, 20))
   }

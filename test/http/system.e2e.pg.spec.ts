@@ -58,11 +58,15 @@ describe("documentation and probes", () => {
       "/v1/pipelines",
       "/v1/pipelines/{id}",
       "/v1/trash",
+      "/v1/webhook-event-types",
       "/v1/webhooks",
       "/v1/webhooks/{id}",
       "/v1/webhooks/{id}/deliveries",
       "/v1/webhooks/{id}/deliveries/{delivery_id}",
-      "/v1/webhooks/{id}/deliveries/{delivery_id}/replay"
+      "/v1/webhooks/{id}/deliveries/{delivery_id}/replay",
+      "/v1/webhooks/{id}/recover",
+      "/v1/webhooks/{id}/recoveries/{job_id}",
+      "/v1/webhooks/{id}/test"
     ])
     expect(Object.keys(spec.paths["/v1/deals/{id}"]).sort()).toEqual(["delete", "get", "patch"])
     expect(Object.keys(spec.paths["/v1/webhooks/{id}"]).sort()).toEqual(["delete", "get", "patch"])

@@ -24,6 +24,15 @@ export const noWebhookSending = Layer.merge(
 )
 
 /**
+ * For suites that register webhooks but never send: targets are accepted without a lookup, and a
+ * send fails as with no transport at all (no worker runs in them).
+ */
+export const acceptingTargets = Layer.merge(
+  WebhookConfig.layer({ allowInsecure: true }),
+  Layer.succeed(WebhookTransport, { ...WebhookTransportUnavailable, checkTarget: () => Effect.void })
+)
+
+/**
  * An engine on a memory storage; Storage is exposed too so tests can read the log. Each test's run
  * builds its own, but Effect 4 shares it between a provide and the provides nested inside it: give
  * `{ local: true }` (or use withEngine) where a second, independent one is meant.

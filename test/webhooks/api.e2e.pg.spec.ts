@@ -39,6 +39,7 @@ describe.each(STORAGES)("webhooks API on %s storage", (storage) => {
       status: "active",
       last_delivery_at: null,
       has_secret: true,
+      recovery: null,
       created_at: expect.stringMatching(/Z$/),
       updated_at: created.body.created_at
     })

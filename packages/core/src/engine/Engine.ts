@@ -122,6 +122,15 @@ export interface EngineService {
      * status, and answers the attempt; records nothing (no event, no delivery).
      */
     readonly test: (ctx: RequestContext, id: string) => Effect.Effect<WebhookTestAttempt, ReadError>
+    /**
+     * body: {since}. Starts a recovery job: in the background (every host's runner), a delivery of
+     * each subscribed event recorded since then that the webhook has no succeeded or pending
+     * delivery of, in sequence order. Conflict while another runs or while the webhook is failed.
+     * Data: {id, webhook_id, since, status, scheduled, skipped, created_at, finished_at}.
+     */
+    readonly recover: (ctx: RequestContext, id: string, body: unknown) => Effect.Effect<Versioned, WriteError>
+    /** A recovery job of this webhook, as `recover` answers it, with its progress. */
+    readonly recovery: (ctx: RequestContext, id: string, jobId: string) => Effect.Effect<Versioned, ReadError>
   }
   readonly idempotency: {
     /** The stored response for this key, or null when there is none younger than 24 h. */

@@ -5,6 +5,7 @@ import { customFieldAggregate } from "../customField/index.js"
 import { dealAggregate } from "../deal/index.js"
 import { deliveryAggregate } from "../delivery/index.js"
 import { pipelineAggregate } from "../pipeline/index.js"
+import { recoveryAggregate } from "../recovery/index.js"
 import { webhookAggregate } from "../webhook/index.js"
 import { workspaceAggregate } from "../workspace/index.js"
 
@@ -21,5 +22,6 @@ export const aggregates: ReadonlyArray<AnyAggregate> = [
   deliveryAggregate,
   customFieldAggregate,
   apiKeyAggregate,
-  workspaceAggregate
+  workspaceAggregate,
+  recoveryAggregate
 ]

@@ -6,6 +6,7 @@ import { type EngineDeps, makeEngineDeps } from "./deps.js"
 import type { IfMatch, RequestContext } from "./Engine.js"
 import { handleCommand } from "./handleCommand.js"
 import type { StreamState } from "./streamStates.js"
+import { runWebhookRecoveries } from "./webhookRecovery.js"
 
 export interface DeliveryWorkerOptions {
   /** Who holds the leases: unique per worker process. */
@@ -326,4 +327,8 @@ export const runDeliveryWorker = (options: DeliveryWorkerOptions) =>
  * otherwise the loop could claim again between the release and its interruption and sit on a lease.
  */
 export const DeliveryWorkerLive = (options: DeliveryWorkerOptions) =>
-  Layer.effectDiscard(Effect.forkScoped(Effect.scoped(runDeliveryWorker(options))))
+  Layer.effectDiscard(Effect.gen(function*() {
+    yield* Effect.forkScoped(Effect.scoped(runDeliveryWorker(options)))
+    // Recoveries schedule deliveries: every host that sends them also moves recovery jobs on.
+    yield* Effect.forkScoped(runWebhookRecoveries({ owner: options.owner, pollMillis: options.pollMillis ?? 1_000 }))
+  }))

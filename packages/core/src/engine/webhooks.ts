@@ -1,6 +1,7 @@
 import { Clock, Effect, Result, Schema } from "effect"
 import { deliveryAggregate, DeliveryDocument, deliveryView, testRequest } from "../delivery/index.js"
 import { NotFound, ValidationError } from "../errors.js"
+import { recoveryAggregate } from "../recovery/index.js"
 import type { Expr, FieldRef } from "../query/ast.js"
 import { fieldInfo } from "../query/fields.js"
 import type { StoredDocument } from "../storage/documents.js"
@@ -12,6 +13,7 @@ import { handleCommand } from "./handleCommand.js"
 import { listPage } from "./listPage.js"
 import { queryAll } from "./reads.js"
 import { storableBody, storableParams } from "./storable.js"
+import { makeWebhookRecoveries } from "./webhookRecovery.js"
 
 const ref = (name: string, type: FieldRef["type"]): FieldRef => ({ name, type })
 const webhookIdField = ref("webhook_id", "id")
@@ -27,6 +29,7 @@ const deliveryCatalog = new Map([
 const eq = (field: FieldRef, value: string): Expr => ({ _tag: "Compare", field, op: "eq", value })
 
 export const makeWebhooks = (deps: EngineDeps) => {
+  const recoveries = makeWebhookRecoveries(deps)
   const { config, transport } = deps.webhooks
 
   /** When the webhook was last attempted: the newest last_attempt_at among its deliveries. */
@@ -84,11 +87,14 @@ export const makeWebhooks = (deps: EngineDeps) => {
       const parsed = parseWebhookPatch(yield* storableBody(body), { allowInsecure: config.allowInsecure })
       if (Result.isFailure(parsed)) return yield* parsed.failure
       if (parsed.success.url !== undefined) yield* transport.checkTarget(parsed.success.url, config.allowInsecure)
+      const recoveryId = parsed.success.recover_since === undefined ? undefined : yield* deps.ids.make(recoveryAggregate.prefix)
       yield* handleCommand(deps, webhookAggregate, {
         ctx,
         streamId: id,
         ifMatch,
-        command: ({ at }) => Effect.succeed({ type: "UpdateWebhook" as const, id, at, fields: parsed.success })
+        command: ({ at }) =>
+          Effect.succeed({ type: "UpdateWebhook" as const, id, at, fields: parsed.success, ...(recoveryId === undefined ? {} : { recoveryId }) }),
+        ...(recoveryId === undefined ? {} : { also: recoveries.recoveryStartedIn(ctx, recoveryId, id) })
       })
       return yield* get(ctx, id)
     })
@@ -206,5 +212,5 @@ export const makeWebhooks = (deps: EngineDeps) => {
       } satisfies WebhookTestAttempt
     })
 
-  return { list, get, create, update, delete: remove, deliveries, delivery, replay, test }
+  return { list, get, create, update, delete: remove, deliveries, delivery, replay, test, recover: recoveries.start, recovery: recoveries.get }
 }

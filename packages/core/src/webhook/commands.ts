@@ -16,6 +16,25 @@ export interface UpdateWebhook {
   readonly id: string
   readonly at: string
   readonly fields: WebhookPatch
+  /** The recovery job `fields.recover_since` starts, made by the engine beforehand. */
+  readonly recoveryId?: string
+}
+
+/** Starts a recovery job: at most one runs per webhook, and only for an active webhook. */
+export interface StartWebhookRecovery {
+  readonly type: "StartWebhookRecovery"
+  readonly id: string
+  readonly at: string
+  readonly recoveryId: string
+  readonly since: string
+}
+
+/** The job finished (or was found finished): the webhook may start another. */
+export interface EndWebhookRecovery {
+  readonly type: "EndWebhookRecovery"
+  readonly id: string
+  readonly at: string
+  readonly recoveryId: string
 }
 
 /** Sent by the delivery worker; repeating it is harmless. */
@@ -32,4 +51,10 @@ export interface DeleteWebhook {
   readonly at: string
 }
 
-export type WebhookCommand = CreateWebhook | UpdateWebhook | MarkWebhookFailed | DeleteWebhook
+export type WebhookCommand =
+  | CreateWebhook
+  | UpdateWebhook
+  | MarkWebhookFailed
+  | DeleteWebhook
+  | StartWebhookRecovery
+  | EndWebhookRecovery

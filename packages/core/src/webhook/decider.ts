@@ -16,12 +16,20 @@ export interface WebhookSettings {
 
 export type WebhookState =
   | { readonly status: "absent" }
-  | { readonly status: "active" | "failed"; readonly settings: WebhookSettings }
+  | {
+    readonly status: "active" | "failed"
+    readonly settings: WebhookSettings
+    /** The running recovery job's id. */
+    readonly recovering: string | null
+  }
   | { readonly status: "deleted" }
 
 type Decision = Result.Result<ReadonlyArray<WebhookEvent>, DomainError>
 
 const notFound = (id: string): Decision => Result.fail(new NotFound({ resource: "webhook", id }))
+
+const recoveryRefused = (message: string, path: string): Decision =>
+  Result.fail(new Conflict({ message, details: [{ path, message }] }))
 
 // A subscription is a set: reordering the names changes nothing.
 const sameEvents = (a: ReadonlyArray<string>, b: ReadonlyArray<string>): boolean =>
@@ -50,6 +58,10 @@ const changesOf = (current: WebhookSettings, patch: WebhookPatch, at: string): W
     : {})
 })
 
+// Deliveries to a failed webhook are cancelled unsent, so recovering into one would schedule for nothing.
+const FAILED = "the webhook is failed: reactivate it, with recover_since to recover in the same request"
+const running = (jobId: string) => `recovery ${jobId} is still running for this webhook`
+
 const decide = (command: WebhookCommand, state: WebhookState): Decision => {
   const { at, id } = command
   if (command.type === "CreateWebhook") {
@@ -66,14 +78,28 @@ const decide = (command: WebhookCommand, state: WebhookState): Decision => {
   if (state.status === "absent" || state.status === "deleted") return notFound(id)
   switch (command.type) {
     case "UpdateWebhook": {
+      const { recover_since, status } = command.fields
       const changed = changesOf(state.settings, command.fields, at)
       const events: Array<WebhookEvent> = []
       if (Object.keys(changed).length > 0) events.push({ type: "webhook.updated", data: { changed, at } })
-      if (command.fields.status === "active" && state.status === "failed") {
-        events.push({ type: "webhook.reactivated", data: { at } })
+      const reactivated = status === "active" && state.status === "failed"
+      if (reactivated) events.push({ type: "webhook.reactivated", data: { at } })
+      if (recover_since !== undefined) {
+        if (state.status === "failed" && !reactivated) return recoveryRefused(FAILED, "recover_since")
+        if (state.recovering !== null) return recoveryRefused(running(state.recovering), "recover_since")
+        if (command.recoveryId === undefined) throw new Error("UpdateWebhook with recover_since needs a recoveryId")
+        events.push({ type: "webhook.recovery_started", data: { job_id: command.recoveryId, since: recover_since, at } })
       }
       return Result.succeed(events)
     }
+    case "StartWebhookRecovery":
+      if (state.status === "failed") return recoveryRefused(FAILED, "status")
+      if (state.recovering !== null) return recoveryRefused(running(state.recovering), "id")
+      return Result.succeed([{ type: "webhook.recovery_started", data: { job_id: command.recoveryId, since: command.since, at } }])
+    case "EndWebhookRecovery":
+      return Result.succeed(
+        state.recovering === command.recoveryId ? [{ type: "webhook.recovery_ended", data: { job_id: command.recoveryId, at } }] : []
+      )
     case "MarkWebhookFailed":
       // Several deliveries may fail at once; only the first turns the webhook failed.
       return Result.succeed(
@@ -96,16 +122,22 @@ const evolve = (state: WebhookState, event: WebhookEvent): WebhookState => {
   switch (event.type) {
     case "webhook.created": {
       const { events, secret, secret_standard, url } = event.data
-      return { status: "active", settings: { url, events, secret, secretStandard: secret_standard === true } }
+      return { status: "active", settings: { url, events, secret, secretStandard: secret_standard === true }, recovering: null }
     }
     case "webhook.updated":
       return state.status === "active" || state.status === "failed"
-        ? { status: state.status, settings: settingsAfter(state.settings, event.data.changed) }
+        ? { ...state, settings: settingsAfter(state.settings, event.data.changed) }
         : state
     case "webhook.reactivated":
-      return state.status === "failed" ? { status: "active", settings: state.settings } : state
+      return state.status === "failed" ? { ...state, status: "active" } : state
     case "webhook.failed":
-      return state.status === "active" ? { status: "failed", settings: state.settings } : state
+      return state.status === "active" ? { ...state, status: "failed" } : state
+    case "webhook.recovery_started":
+      return state.status === "active" || state.status === "failed" ? { ...state, recovering: event.data.job_id } : state
+    case "webhook.recovery_ended":
+      return (state.status === "active" || state.status === "failed") && state.recovering === event.data.job_id
+        ? { ...state, recovering: null }
+        : state
     case "webhook.deleted":
       return { status: "deleted" }
   }

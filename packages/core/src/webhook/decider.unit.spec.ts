@@ -149,3 +149,33 @@ describe("webhookDecider", () => {
     })
   })
 })
+
+describe("webhook recoveries", () => {
+  const since = "2025-12-31T00:00:00.000Z"
+  const recovering: WebhookEvent = { type: "webhook.recovery_started", data: { job_id: "rcv_1", since, at: t1 } }
+  it("starts one at a time, on an active webhook only", () => {
+    const start = { type: "StartWebhookRecovery", id, at: t1, recoveryId: "rcv_1", since } as const
+    given([created]).when(start).then([recovering])
+    given([created, recovering]).when({ ...start, recoveryId: "rcv_2" }).thenFails("Conflict")
+    given([created, failed]).when(start).thenFails("Conflict")
+    given([created, deleted]).when(start).thenFails("NotFound")
+    const ended: WebhookEvent = { type: "webhook.recovery_ended", data: { job_id: "rcv_1", at: t2 } }
+    given([created, recovering, ended]).when({ ...start, recoveryId: "rcv_2" })
+      .then([{ type: "webhook.recovery_started", data: { job_id: "rcv_2", since, at: t1 } }])
+  })
+  it("ends only the job it names", () => {
+    given([created, recovering]).when({ type: "EndWebhookRecovery", id, at: t2, recoveryId: "rcv_1" })
+      .then([{ type: "webhook.recovery_ended", data: { job_id: "rcv_1", at: t2 } }])
+    given([created, recovering]).when({ type: "EndWebhookRecovery", id, at: t2, recoveryId: "rcv_9" }).thenNothingHappens()
+  })
+  it("reactivates and starts a recovery in one PATCH, after the reactivation", () => {
+    given([created, failed])
+      .when({ type: "UpdateWebhook", id, at: t2, fields: { status: "active", recover_since: since }, recoveryId: "rcv_3" })
+      .then([
+        { type: "webhook.reactivated", data: { at: t2 } },
+        { type: "webhook.recovery_started", data: { job_id: "rcv_3", since, at: t2 } }
+      ])
+    given([created, failed]).when({ type: "UpdateWebhook", id, at: t2, fields: { recover_since: since }, recoveryId: "rcv_3" })
+      .thenFails("Conflict")
+  })
+})

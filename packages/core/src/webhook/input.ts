@@ -2,6 +2,7 @@ import { Result } from "effect"
 import { answer, notAnObject } from "../field/recordBody.js"
 import { type ErrorDetail, ValidationError } from "../errors.js"
 import { isJsonObject } from "../json.js"
+import { normaliseTimestamp } from "../query/calendar.js"
 import { WEBHOOK_ALL_EVENTS, isWebhookEventType } from "./eventTypes.js"
 import { STANDARD_SECRET_MAX_BYTES, STANDARD_SECRET_MIN_BYTES, STANDARD_SECRET_PREFIX, standardSecretKey } from "./secrets.js"
 import { checkWebhookUrl } from "./url.js"
@@ -22,6 +23,11 @@ export interface WebhookPatch {
    * with a new `secret`.
    */
   readonly previous_secret_expires_in?: number
+  /**
+   * Starts a recovery of the events recorded since this instant (canonical ISO): with
+   * `status: "active"` when the webhook is failed.
+   */
+  readonly recover_since?: string
   /** Only ever `"active"`: a client may reactivate a failed webhook, never fail one. */
   readonly status?: "active"
 }
@@ -92,11 +98,17 @@ const overlap: Check<number> = (value, path) =>
     ? Result.succeed(value)
     : Result.fail(at(path)(`must be a whole number of seconds from 0 to ${WEBHOOK_SECRET_OVERLAP_MAX}`))
 
+/** Read as the query language reads timestamps, kept in canonical form (the job shows it so). */
+const recoverySince: Check<string> = (value, path) => {
+  const since = typeof value === "string" ? normaliseTimestamp(value) : null
+  return since === null ? Result.fail(at(path)("must be an ISO 8601 timestamp with a time zone")) : Result.succeed(since)
+}
+
 const status: Check<"active"> = (value, path) =>
   value === "active" ? Result.succeed(value) : Result.fail(at(path)(`can only be set to "active"`))
 
 // Named as read-only rather than unknown, to help the client.
-const READ_ONLY = ["id", "status", "last_delivery_at", "has_secret", "created_at", "updated_at"]
+const READ_ONLY = ["id", "status", "last_delivery_at", "has_secret", "recovery", "created_at", "updated_at"]
 
 /** Every offending key is reported, the missing required ones first. */
 const readBody = <C extends Record<string, Check<unknown>>, R extends keyof C & string = never>(
@@ -142,10 +154,16 @@ export const parseWebhookPatch = (
   options: WebhookInputOptions
 ): Result.Result<WebhookPatch, ValidationError> =>
   Result.flatMap(
-    readBody(body, { url, events, secret, previous_secret_expires_in: overlap, status }, [], options),
+    readBody(body, { url, events, secret, previous_secret_expires_in: overlap, recover_since: recoverySince, status }, [], options),
     (patch) =>
       // An overlap keeps the secret being replaced: it needs a new one to replace it with.
       patch.previous_secret_expires_in !== undefined && (patch.secret === undefined || patch.secret === null)
         ? Result.fail(ValidationError.at("previous_secret_expires_in", "needs a new secret in the same request"))
         : Result.succeed(patch)
   )
+
+/** `POST /v1/webhooks/:id/recover`: `{since}`, nothing else. */
+export const parseRecoverBody = (
+  body: unknown,
+  options: WebhookInputOptions
+): Result.Result<{ readonly since: string }, ValidationError> => readBody(body, { since: recoverySince }, ["since"], options)

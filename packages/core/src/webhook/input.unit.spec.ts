@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Result } from "effect"
 import { WEBHOOK_EVENT_TYPES } from "./eventTypes.js"
-import { parseWebhookCreate, parseWebhookPatch } from "./input.js"
+import { parseRecoverBody, parseWebhookCreate, parseWebhookPatch } from "./input.js"
 
 const secure = { allowInsecure: false }
 const insecure = { allowInsecure: true }
@@ -174,7 +174,24 @@ describe("parseWebhookPatch", () => {
     expect(paths(parseWebhookPatch({ secret: null, previous_secret_expires_in: 60 }, secure))).toEqual(["previous_secret_expires_in"])
   })
 
+  it("takes recover_since as a timestamp, kept in canonical UTC form", () => {
+    expect(parseWebhookPatch({ status: "active", recover_since: "2026-01-01T01:00:00+01:00" }, secure))
+      .toEqual(Result.succeed({ status: "active", recover_since: "2026-01-01T00:00:00.000Z" }))
+    for (const bad of ["yesterday", "2026-01-01", 1767225600, null]) {
+      expect(paths(parseWebhookPatch({ recover_since: bad }, secure))).toEqual(["recover_since"])
+    }
+  })
+
   it("accepts an insecure url when allowed", () => {
     expect(parseWebhookPatch({ url: "http://10.0.0.1/" }, insecure)).toEqual(Result.succeed({ url: "http://10.0.0.1/" }))
+  })
+})
+
+describe("parseRecoverBody", () => {
+  it("needs since, a timestamp, and nothing else", () => {
+    expect(parseRecoverBody({ since: "2026-01-01T00:00:00Z" }, secure)).toEqual(Result.succeed({ since: "2026-01-01T00:00:00.000Z" }))
+    expect(details(parseRecoverBody({}, secure))).toEqual([["since", "is required"]])
+    expect(paths(parseRecoverBody({ since: "soon", until: "x" }, secure))).toEqual(["since", "until"])
+    expect(paths(parseRecoverBody([], secure))).toEqual([""])
   })
 })

@@ -46,6 +46,13 @@ export const projectWebhook = (doc: Projected | null, event: WebhookEvent): Proj
       return doc === null ? null : touched(doc, { status: "failed" }, event.data.at)
     case "webhook.deleted":
       return null
+    case "webhook.recovery_started":
+      return doc === null ? null : touched(doc, { recovery: { id: event.data.job_id, since: event.data.since } }, event.data.at)
+    case "webhook.recovery_ended": {
+      if (doc === null) return null
+      const rest = Object.fromEntries(Object.entries(doc.data).filter(([key]) => key !== "recovery"))
+      return touched({ ...doc, data: rest }, {}, event.data.at)
+    }
   }
 }
 
@@ -59,6 +66,8 @@ export const WebhookDocument = Schema.Struct({
   secret: Schema.NullOr(Schema.String),
   secret_standard: Schema.optionalKey(Schema.Boolean),
   previous_secret: Schema.optionalKey(PreviousSecret),
+  /** The recovery job running for it, which any host's runner finds by this key. */
+  recovery: Schema.optionalKey(Schema.Struct({ id: Schema.String, since: Schema.String })),
   created_at: Schema.String,
   updated_at: Schema.String
 })
@@ -78,6 +87,7 @@ export const webhookView = (data: JsonObject, lastDeliveryAt?: string | null): J
     status: pick("status"),
     ...(lastDeliveryAt === undefined ? {} : { last_delivery_at: lastDeliveryAt }),
     has_secret: pick("has_secret"),
+    recovery: pick("recovery"),
     created_at: pick("created_at"),
     updated_at: pick("updated_at")
   }

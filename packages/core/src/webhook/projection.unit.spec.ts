@@ -62,6 +62,7 @@ describe("webhookView", () => {
       events: ["deal.created"],
       status: "active",
       has_secret: true,
+      recovery: null,
       created_at: t0,
       updated_at: t0
     })
@@ -69,9 +70,23 @@ describe("webhookView", () => {
 
   it("puts last_delivery_at in its place when given", () => {
     expect(Object.keys(webhookView(data, null))).toEqual([
-      "id", "url", "events", "status", "last_delivery_at", "has_secret", "created_at", "updated_at"
+      "id", "url", "events", "status", "last_delivery_at", "has_secret", "recovery", "created_at", "updated_at"
     ])
     expect(webhookView(data, t2)["last_delivery_at"]).toBe(t2)
+  })
+})
+
+describe("a recovery in the document", () => {
+  it("is named while it runs, shown by the view, and gone when it ends", () => {
+    const started: WebhookEvent = { type: "webhook.recovery_started", data: { job_id: "rcv_1", since: t0, at: t1 } }
+    const ended: WebhookEvent = { type: "webhook.recovery_ended", data: { job_id: "rcv_1", at: t2 } }
+    const running = fold([created, started])!.data
+    expect(running["recovery"]).toEqual({ id: "rcv_1", since: t0 })
+    expect(webhookView(running)["recovery"]).toEqual({ id: "rcv_1", since: t0 })
+    const after = fold([created, started, ended])!.data
+    expect(after).not.toHaveProperty("recovery")
+    expect(after["updated_at"]).toBe(t2)
+    expect(webhookView(after)["recovery"]).toBeNull()
   })
 })
 

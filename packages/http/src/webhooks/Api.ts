@@ -2,9 +2,28 @@ import { HttpApiEndpoint, OpenApi } from "effect/http-api"
 import { accepted, actionErrors, created, createErrors, deleteErrors, listErrors, NoContent, readErrors, single, writeErrors } from "../answers.js"
 import { pageOf, securedGroup } from "../documented.js"
 import { deliveryParams, idempotencyHeader, idParams, ifMatchHeader, PathText } from "../parameters.js"
-import { Delivery, DELIVERY_STATUSES, Webhook, WebhookEventType, WebhookInput, WebhookPatch, WebhookTestAttempt } from "./schemas.js"
+import {
+  Delivery,
+  DELIVERY_STATUSES,
+  RecoverInput,
+  RecoveryJob,
+  Webhook,
+  WebhookEventType,
+  WebhookInput,
+  WebhookPatch,
+  WebhookTestAttempt
+} from "./schemas.js"
 
 const deliveryIds = { id: PathText, delivery_id: PathText }
+const jobIds = { id: PathText, job_id: PathText }
+
+const recoverDescription = `Schedules, as a background job, a delivery of every event recorded since \`since\` that the webhook
+subscribes to and has no succeeded or pending delivery of, in \`sequence\` order: what it missed while it was failed, or a
+new webhook's backfill. Purged events are skipped (their data is gone), and counted in \`skipped\`. The job runs on every
+host's worker a chunk at a time; a crash or several hosts still schedule each event once. One job runs per webhook at a time
+(409 while one does), and only for an active webhook (409 when it is failed: PATCH {"status": "active", "recover_since"}
+reactivates and recovers in one step). 202 with Location: follow the job's progress there. Events recorded after the job
+started are the webhook's ordinary deliveries.`
 
 const payloadDescription = `Each event is POSTed as \`{"id": "evt_…", "type", "created_at", "workspace_id", "sequence", "data"}\`
 with \`Content-Type: application/json\`, \`User-Agent: dealstream-webhooks/1\`, \`X-Service-Event\`, \`X-Service-Delivery\`,
@@ -71,6 +90,18 @@ export class WebhooksApi extends securedGroup(
       "signed with the current secret and sent to the current URL, whatever the webhook's status. No body. " +
       "202 with Location: the new delivery is queued."
   ),
+  HttpApiEndpoint.post("recover", "/v1/webhooks/:id/recover", {
+    params: idParams,
+    payload: RecoverInput,
+    headers: idempotencyHeader,
+    success: accepted(RecoveryJob),
+    error: createErrors
+  }).annotate(OpenApi.Description, recoverDescription),
+  HttpApiEndpoint.get("recovery", "/v1/webhooks/:id/recoveries/:job_id", {
+    params: jobIds,
+    success: single(RecoveryJob),
+    error: readErrors
+  }).annotate(OpenApi.Description, "A recovery job of this webhook and its progress."),
   HttpApiEndpoint.post("test", "/v1/webhooks/:id/test", {
     params: idParams,
     success: WebhookTestAttempt,

@@ -5,6 +5,7 @@ import { Api } from "../Api.js"
 import { Caller } from "../auth/Authentication.js"
 import { createRecord, deleteRecord, getRecord, listWhole, unconditional, writeRecord } from "../recordHandlers.js"
 import { IdempotentReplies } from "../idempotency.js"
+import { readJsonBody } from "../request/jsonBody.js"
 import { readQuery } from "../request/queryParams.js"
 import { json, locationOf, page, record, respond } from "../responses.js"
 import { webhookEventTypes } from "./eventTypes.js"
@@ -12,6 +13,7 @@ import { webhookEventTypes } from "./eventTypes.js"
 const COLLECTION = "/v1/webhooks"
 
 const deliveriesOf = (webhookId: string) => `${COLLECTION}/${encodeURIComponent(webhookId)}/deliveries`
+const recoveriesOf = (webhookId: string) => `${COLLECTION}/${encodeURIComponent(webhookId)}/recoveries`
 
 export const WebhooksLive = HttpApiBuilder.group(Api, "webhooks", (handlers) =>
   Effect.gen(function*() {
@@ -46,6 +48,26 @@ export const WebhooksLive = HttpApiBuilder.group(Api, "webhooks", (handlers) =>
               (delivery) => record(delivery, { status: 202, location: locationOf(deliveriesOf(params.id), delivery) })
             )
           )
+        }))
+      .handleRaw("recover", ({ params, request }) =>
+        Effect.gen(function*() {
+          yield* readQuery(request, [])
+          const ctx = yield* Caller
+          const body = yield* readJsonBody(request)
+          return yield* idempotent.run(
+            ctx,
+            request,
+            body,
+            Effect.map(
+              unconditional(engine.webhooks.recover(ctx, params.id, body)),
+              (job) => record(job, { status: 202, location: locationOf(recoveriesOf(params.id), job) })
+            )
+          )
+        }))
+      .handle("recovery", ({ params, request }) =>
+        Effect.gen(function*() {
+          yield* readQuery(request, [])
+          return respond(record(yield* engine.webhooks.recovery(yield* Caller, params.id, params.job_id)))
         }))
       .handle("test", ({ params, request }) =>
         Effect.gen(function*() {

@@ -43,6 +43,11 @@ export const WebhookPatch = Schema.Struct({
         "Only the latest replaced secret is kept: a second rotation during an overlap ends the first one's."
     })
   ),
+  recover_since: Schema.optionalKey(Timestamp.annotate({
+    description: "Starts a recovery of the events recorded since then (see POST /v1/webhooks/{id}/recover), in the same " +
+      "commit as the other changes; with status \"active\" it reactivates a failed webhook and recovers what it missed " +
+      "in one step. The running job's id is in the webhook's recovery."
+  })),
   status: Schema.optionalKey(Schema.Literal("active").annotate({
     description: "Reactivates a failed webhook; it receives new events again (past ones can be replayed)."
   }))
@@ -60,9 +65,31 @@ export const Webhook = Schema.Struct({
   }),
   last_delivery_at: nullable(Timestamp, "When a delivery to this webhook was last attempted."),
   has_secret: Schema.Boolean,
+  recovery: Schema.NullOr(Schema.Struct({ id: exampleId("rcv"), since: Timestamp })).annotate({
+    description: "The recovery job running for this webhook (read it at /v1/webhooks/{id}/recoveries/{job_id}); null when none runs."
+  }),
   created_at: Timestamp,
   updated_at: Timestamp
 }).annotate({ identifier: "Webhook" })
+
+export const RecoverInput = Schema.Struct({
+  since: Timestamp.annotate({ description: "Events recorded at or after this instant are recovered." })
+}).annotate({ identifier: "RecoverInput" })
+
+export const RecoveryJob = Schema.Struct({
+  id: exampleId("rcv"),
+  webhook_id: exampleId("wh"),
+  since: Timestamp,
+  status: Schema.Literals(["running", "done", "failed"]).annotate({
+    description: "failed when the webhook turned failed while it ran (reactivate it and recover again)."
+  }),
+  scheduled: Schema.Int.check(Schema.isGreaterThanOrEqualTo(0)).annotate({ description: "Deliveries scheduled so far." }),
+  skipped: Schema.Int.check(Schema.isGreaterThanOrEqualTo(0)).annotate({
+    description: "Events since `since` left alone so far: already delivered or pending for this webhook, or purged."
+  }),
+  created_at: Timestamp,
+  finished_at: nullable(Timestamp, "When it finished; null while it runs.")
+}).annotate({ identifier: "RecoveryJob" })
 
 const Count = Schema.Int.check(Schema.isGreaterThanOrEqualTo(0))
 
