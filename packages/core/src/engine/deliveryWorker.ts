@@ -6,7 +6,7 @@ import { type EngineDeps, makeEngineDeps } from "./deps.js"
 import type { IfMatch, RequestContext } from "./Engine.js"
 import { handleCommand } from "./handleCommand.js"
 import type { StreamState } from "./streamStates.js"
-import { runWebhookRecoveries } from "./webhookRecovery.js"
+import { runWebhookRecoveries } from "./recoveryRunner.js"
 
 export interface DeliveryWorkerOptions {
   /** Who holds the leases: unique per worker process. */
