@@ -31,7 +31,7 @@ const settings = quick
     memory: { seconds: 0.5, warmupSeconds: 0.5, footprintContacts: 5_000, listContacts: 100_000, history: { longDeals: 32, movesPerDeal: 50 } },
     http: { seconds: 0.6, warmupSeconds: 0.5, connections: 50, listContacts: 200 },
     queries: { contacts: 50_000, deals: 10_000, requests: 20, maxSeconds: 2.5 },
-    webhooks: { latencyContacts: 20, loadedContacts: 300, throughputContacts: 1000, concurrency: 16 }
+    webhooks: { latencyContacts: 20, loadedContacts: 300, throughputContacts: 1000, recoveryEvents: 2000, concurrency: 16 }
   }
   : {
     runs: 5,
@@ -39,7 +39,7 @@ const settings = quick
     memory: { seconds: 5, warmupSeconds: 2, footprintContacts: 100_000, listContacts: 100_000, history: { longDeals: 128, movesPerDeal: 50 } },
     http: { seconds: 10, warmupSeconds: 3, connections: 50, listContacts: 2000 },
     queries: { contacts: 1_000_000, deals: 200_000, requests: 300, maxSeconds: 60 },
-    webhooks: { latencyContacts: 300, loadedContacts: 2000, throughputContacts: 5000, concurrency: 16 }
+    webhooks: { latencyContacts: 300, loadedContacts: 2000, throughputContacts: 5000, recoveryEvents: 100_000, concurrency: 16 }
   }
 
 const scenarios = {

@@ -14,6 +14,8 @@ const WAIT_LIMIT_MS = 120_000
 /** Records when each contact's `contact.created` delivery arrived, and what it said. */
 const startReceiver = async () => {
   const arrivals = new Map()
+  /** Receipts of an id already received, and the payloads' sequences in order of receipt. */
+  const counts = { duplicates: 0, sequences: [] }
   let waiter = null
   const server = createServer((req, res) => {
     const chunks = []
@@ -23,8 +25,11 @@ const startReceiver = async () => {
       res.writeHead(200).end()
       const payload = JSON.parse(Buffer.concat(chunks).toString("utf8"))
       const id = payload.data?.contact?.id
+      if (id !== undefined && arrivals.has(id)) counts.duplicates++
       if (id !== undefined && !arrivals.has(id)) arrivals.set(id, { at, createdAt: Date.parse(payload.created_at) })
-      if (waiter !== null && waiter.ids.every((wanted) => arrivals.has(wanted))) {
+      counts.sequences.push(payload.sequence)
+      // The ids still missing, one check per arrival: a wait for 100,000 must not scan them all each time.
+      if (waiter !== null && id !== undefined && waiter.missing.delete(id) && waiter.missing.size === 0) {
         waiter.resolve()
         waiter = null
       }
@@ -34,12 +39,13 @@ const startReceiver = async () => {
   return {
     url: `http://127.0.0.1:${server.address().port}/hooks`,
     arrivals,
-    /** Resolves once every id has arrived; rejects after WAIT_LIMIT_MS. */
-    waitFor: (ids) =>
+    counts,
+    /** Resolves once every id has arrived; rejects after `limitMs`. */
+    waitFor: (ids, limitMs = WAIT_LIMIT_MS) =>
       new Promise((resolve, reject) => {
         if (ids.every((id) => arrivals.has(id))) return resolve()
-        const timer = setTimeout(() => reject(new Error(`${ids.filter((id) => !arrivals.has(id)).length} of ${ids.length} deliveries missing after ${WAIT_LIMIT_MS / 1000} s`)), WAIT_LIMIT_MS)
-        waiter = { ids, resolve: () => (clearTimeout(timer), resolve()) }
+        const timer = setTimeout(() => reject(new Error(`${ids.filter((id) => !arrivals.has(id)).length} of ${ids.length} deliveries missing after ${limitMs / 1000} s`)), limitMs)
+        waiter = { missing: new Set(ids.filter((id) => !arrivals.has(id))), resolve: () => (clearTimeout(timer), resolve()) }
       }),
     close: () => new Promise((resolve) => server.close(resolve))
   }
@@ -48,11 +54,11 @@ const startReceiver = async () => {
 const insecure = { env: { DEALSTREAM_ALLOW_INSECURE_WEBHOOKS: "1" } }
 
 export const webhooks = async ({ pg, settings, runs, log }) => {
-  const { latencyContacts, loadedContacts, throughputContacts, concurrency } = settings
+  const { latencyContacts, loadedContacts, throughputContacts, recoveryEvents, concurrency } = settings
   const url = await pg.createDatabase("bench_webhooks")
   const receiver = await startReceiver()
   let host = await startHost({ databaseUrl: url, ...insecure })
-  await request(host.url, "POST", "/v1/webhooks", { url: receiver.url, events: ["contact.created"], secret: "whsec_YmVuY2gtc2VjcmV0LWZvci10aGUtd2ViaG9va3M=" })
+  const hook = (await request(host.url, "POST", "/v1/webhooks", { url: receiver.url, events: ["contact.created"], secret: "whsec_YmVuY2gtc2VjcmV0LWZvci10aGUtd2ViaG9va3M=" })).json()
   let n = 0
   const post = async () => {
     const answer = await request(host.url, "POST", "/v1/contacts", contactFields(runTag, n++))
@@ -67,8 +73,9 @@ export const webhooks = async ({ pg, settings, runs, log }) => {
   const ctx = { workspaceId: WORKSPACE, requestId: null, actor: "bench" }
   const figures = {
     p50: [], p99: [], afterAnswerP50: [], loadedP50: [], loadedP99: [], loadedRate: [],
-    rate: [], drainSeconds: [], twoHostRate: [], twoHostSeconds: []
+    rate: [], drainSeconds: [], twoHostRate: [], twoHostSeconds: [], recoveryRate: [], recoverySeconds: []
   }
+  const recovery = { duplicates: 0, missing: 0, inversions: 0, scheduled: 0, skipped: 0 }
   /** Commits `count` contacts with no host running (the outbox schedules, nobody sends); their ids. */
   const backlogOf = async (count) => {
     const ids = []
@@ -131,6 +138,42 @@ export const webhooks = async ({ pg, settings, runs, log }) => {
         `under ${concurrency} writers (${Math.round(figures.loadedRate[run])} contacts/s) p50 ${figures.loadedP50[run].toFixed(1)} ms, p99 ${figures.loadedP99[run].toFixed(1)} ms; ` +
         `backlog of ${backlog.length} delivered at ${Math.round(one.rate)}/s by one host, ${Math.round(two.rate)}/s by two`)
     }
+
+    // Recovery: the webhook stops listening to contacts; the engine commits a backlog nobody is
+    // subscribed to; a second webhook, registered afterwards, recovers it from a host. Rate =
+    // events / (job's answer − last receipt); order = receipts whose sequence is below one before.
+    await request(host.url, "PATCH", `/v1/webhooks/${hook.id}`, { events: ["deal.created"] })
+    await host.stop()
+    const since = new Date(Date.now() - 1000).toISOString()
+    const missed = await backlogOf(recoveryEvents)
+    host = await startHost({ databaseUrl: url, ...insecure })
+    const recovering = (await request(host.url, "POST", "/v1/webhooks", { url: receiver.url, events: ["contact.created"] })).json()
+    const before = { duplicates: receiver.counts.duplicates, sequences: receiver.counts.sequences.length }
+    const started = Date.now()
+    const job = (await request(host.url, "POST", `/v1/webhooks/${recovering.id}/recover`, { since }, [202])).json()
+    // At a few hundred a second, 100,000 take minutes: the limit grows with the count.
+    await receiver.waitFor(missed, Math.max(WAIT_LIMIT_MS, missed.length * 10))
+    const seconds = (Math.max(...missed.map((id) => receiver.arrivals.get(id).at)) - started) / 1000
+    figures.recoveryRate.push(missed.length / seconds)
+    figures.recoverySeconds.push(seconds)
+    let finished = job
+    while (finished.status === "running") {
+      await new Promise((resolve) => setTimeout(resolve, 100))
+      finished = (await request(host.url, "GET", `/v1/webhooks/${recovering.id}/recoveries/${job.id}`)).json()
+    }
+    const sequences = receiver.counts.sequences.slice(before.sequences)
+    let highest = -Infinity
+    for (const sequence of sequences) {
+      if (sequence < highest) recovery.inversions++
+      highest = Math.max(highest, sequence)
+    }
+    recovery.duplicates = receiver.counts.duplicates - before.duplicates
+    recovery.missing = missed.filter((id) => !receiver.arrivals.has(id)).length
+    recovery.scheduled = finished.scheduled
+    recovery.skipped = finished.skipped
+    log(`  recovery of ${missed.length} events: ${seconds.toFixed(1)} s (${Math.round(missed.length / seconds)}/s), job ${finished.status}, ` +
+      `scheduled ${finished.scheduled}, skipped ${finished.skipped}; ${recovery.duplicates} sent twice, ${recovery.missing} missing, ` +
+      `${recovery.inversions} received after a later sequence`)
   } finally {
     await engine.dispose()
     await host.stop()
@@ -146,7 +189,8 @@ export const webhooks = async ({ pg, settings, runs, log }) => {
       { scenario: SCENARIO, measure: `contacts/s POSTed by the ${concurrency} writers`, system: "dealstream", unit: "req/s", runs: figures.loadedRate },
       { scenario: SCENARIO, measure: "commit-to-receipt latency one at a time, p50", system: "dealstream", unit: "ms", runs: figures.p50 },
       { scenario: SCENARIO, measure: "commit-to-receipt latency one at a time, p99", system: "dealstream", unit: "ms", runs: figures.p99 },
-      { scenario: SCENARIO, measure: "receipt after the 201 answer, p50", system: "dealstream", unit: "ms", runs: figures.afterAnswerP50 }
+      { scenario: SCENARIO, measure: "receipt after the 201 answer, p50", system: "dealstream", unit: "ms", runs: figures.afterAnswerP50 },
+      { scenario: SCENARIO, measure: `recovery of ${recoveryEvents.toLocaleString("en-US")} events, request to last receipt`, system: "dealstream", unit: "events/s", runs: figures.recoveryRate }
     ],
     notes: [
       "The host runs with `DEALSTREAM_ALLOW_INSECURE_WEBHOOKS=1` on a fresh database; one webhook (`contact.created`, with a secret, so every delivery is signed) " +
@@ -159,8 +203,16 @@ export const webhooks = async ({ pg, settings, runs, log }) => {
       `Rate = (deliveries − 1) / (last receipt − first receipt); a run took ${figures.drainSeconds.map((s) => s.toFixed(1)).join(", ")} s with one host, ` +
       `${figures.twoHostSeconds.map((s) => s.toFixed(1)).join(", ")} s with two (both started together on the database, a backlog of the same size; the machine's 2 cores serve both hosts, the database and the receiver).`,
       `Under load: ${loadedContacts.toLocaleString("en-US")} contacts per run POSTed through the host by ${concurrency} concurrent writers while its worker delivers them; ` +
-      "latency as above, over every one of them."
+      "latency as above, over every one of them.",
+      `Recovery: the host stopped, the engine in the bench process commits ${recoveryEvents.toLocaleString("en-US")} contacts that no webhook subscribes to; ` +
+      "a host starts, a second webhook is registered to the receiver and POST …/recover {since} is sent; rate = events / (last receipt − the request). " +
+      `It took ${figures.recoverySeconds.map((s) => s.toFixed(1)).join(", ")} s; the job scheduled ${recovery.scheduled} and skipped ${recovery.skipped}; ` +
+      `${recovery.duplicates} sent twice, ${recovery.missing} missing; ${recovery.inversions} received after an event of a later sequence ` +
+      "(deliveries are claimed in sequence order and sent 8 at a time to one endpoint, so arrivals interleave within a batch)."
     ],
-    failures: []
+    failures: [
+      ...(recovery.duplicates > 0 ? [`recovery sent ${recovery.duplicates} events twice`] : []),
+      ...(recovery.missing > 0 ? [`recovery lost ${recovery.missing} events`] : [])
+    ]
   }
 }
