@@ -5,6 +5,8 @@ import {
   DeliveryQueue,
   type DeliveryQueueService,
   type DocumentWrite,
+  type ChangeFeedEvent,
+  changeFeedTypeMatches,
   type LinkedDocuments,
   type QueueSignal,
   type SettingsChange,
@@ -255,6 +257,17 @@ export const makeWithQueue: Effect.Effect<Services> = Effect.gen(function*() {
       ),
     queryDocuments: (collection, workspaceId, query) =>
       Effect.sync(() => (tables.get(tableSlot(collection, workspaceId))?.query(query) ?? []).map(toDocument)),
+    // Commits apply one at a time here, so sequence order is commit order and nothing lands behind.
+    readFeed: ({ after, limit, types, workspaceId }) =>
+      Effect.sync(() => {
+        const out: Array<ChangeFeedEvent> = []
+        for (let i = after?.sequence ?? 0; i < log.length && out.length < limit; i++) {
+          const event = log[i]!
+          if (event.metadata.workspaceId !== workspaceId || !changeFeedTypeMatches(types, event.type)) continue
+          out.push({ ...event, position: { transaction: "0", sequence: event.sequence } })
+        }
+        return out
+      }),
     documentsWith: (collection, key, limit) =>
       Effect.sync(() => {
         const found: Array<StoredDocument> = []

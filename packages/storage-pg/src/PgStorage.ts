@@ -18,6 +18,7 @@ import { makePool } from "./pool.js"
 import { listenSignals, sendSignal } from "./queueSignals.js"
 import { queryDocuments } from "./queryDocuments.js"
 import { documentsWith } from "./documentsWith.js"
+import { readFeed } from "./readFeed.js"
 import { readLog } from "./readLog.js"
 import { readWorkspaceLog } from "./readWorkspaceLog.js"
 import { readStream } from "./readStream.js"
@@ -77,6 +78,7 @@ export const fromClient = (sql: SqlClient, submit: SubmitCommit, listen: ListenO
   settingsChanges: listenSettingsChanges(listen),
   readLog: (options) => orUnavailable(readLog(sql)(options)),
   readWorkspaceLog: (options) => orUnavailable(readWorkspaceLog(sql)(options)),
+  readFeed: (options) => orUnavailable(readFeed(sql)(options)),
   getDocument: (collection, workspaceId, id) => orUnavailable(getDocument(sql)(collection, workspaceId, id)),
   readRecord: (collection, workspaceId, id, linked) => orUnavailable(readRecord(sql)(collection, workspaceId, id, linked)),
   queryRecords: (collection, workspaceId, query, linked) => orUnavailable(queryRecords(sql)(collection, workspaceId, query, linked)),

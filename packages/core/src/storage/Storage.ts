@@ -4,6 +4,7 @@ import type { StorageUnavailable } from "../errors.js"
 import type { DocumentQuery } from "../query/ast.js"
 import type { Collection, DocumentWrite, StoredDocument } from "./documents.js"
 import type { NewEvent, StoredEvent } from "./events.js"
+import type { ChangeFeedEvent, ChangeFeedPosition, ChangeFeedTypes } from "./changeFeed.js"
 
 /** Events to append to one stream, valid only if the stream is still at `expectedVersion`. */
 export interface StreamAppend {
@@ -126,6 +127,20 @@ export interface StorageService {
       readonly limit: number
     }
   ) => Effect.Effect<ReadonlyArray<StoredEvent>, StorageUnavailable>
+  /**
+   * The change feed: one workspace's events after a position (from the start without one), in
+   * commit order, of the types the patterns keep, at most `limit`. Gap-free: an event is given
+   * only once no transaction still running can commit an event before it (see ChangeFeedPosition), so a
+   * reader that follows the positions sees every event of the workspace exactly once.
+   */
+  readonly readFeed: (
+    options: {
+      readonly workspaceId: string
+      readonly after: ChangeFeedPosition | null
+      readonly types: ChangeFeedTypes
+      readonly limit: number
+    }
+  ) => Effect.Effect<ReadonlyArray<ChangeFeedEvent>, StorageUnavailable>
   /** A document whatever its deletedAt; null when absent. */
   readonly getDocument: (
     collection: Collection,

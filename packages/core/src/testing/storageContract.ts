@@ -1,6 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Result, type Layer } from "effect"
 import type { DocumentQuery, Expr } from "../query/ast.js"
+import { type ChangeFeedEvent, type ChangeFeedPosition, compareChangeFeedPositions } from "../storage/changeFeed.js"
 import { type Commit, Storage } from "../storage/Storage.js"
 import { settingsContractCases } from "./settingsContract.js"
 import { event, fresh, upsert } from "./storageFixtures.js"
@@ -257,6 +258,51 @@ export const storageContractSuite = (name: string, layer: Layer.Layer<Storage, u
           expect(yield* read(start + 1, events[2]!.sequence, 100)).toEqual([2, 3])
           expect(yield* read(start, head, 100, ["x.odd"])).toEqual([1, 3])
           expect(yield* read(start, head, 1, ["x.even"])).toEqual([2])
+        }))
+
+      it.effect("hands out one workspace's feed after a position, of the types asked, in commit order", () =>
+        Effect.gen(function*() {
+          const storage = yield* Storage
+          const [ws, other] = [fresh("ws"), fresh("ws")]
+          const [a, b, c] = [fresh("con"), fresh("deal"), fresh("con")]
+          yield* storage.commit({
+            streams: [{ streamId: a, expectedVersion: 0, events: [event(ws, "contact.created", { n: 1 }, 1)] }],
+            documents: []
+          })
+          yield* storage.commit({
+            streams: [
+              { streamId: b, expectedVersion: 0, events: [event(ws, "deal.created", { n: 2 }, 2), event(ws, "deal.stage_changed", { n: 3 }, 3)] },
+              { streamId: c, expectedVersion: 0, events: [event(other, "contact.created", { n: 9 }, 9)] }
+            ],
+            documents: []
+          })
+          yield* storage.commit({
+            streams: [{ streamId: a, expectedVersion: 1, events: [event(ws, "contact.updated", { n: 4 }, 4)] }],
+            documents: []
+          })
+          const read = (after: ChangeFeedPosition | null, types: ReadonlyArray<string> = [], limit = 100) =>
+            storage.readFeed({ workspaceId: ws, after, types, limit })
+          const all = yield* read(null)
+          expect(all.map((e) => e.data["n"])).toEqual([1, 2, 3, 4])
+          for (let i = 1; i < all.length; i++) expect(compareChangeFeedPositions(all[i - 1]!.position, all[i]!.position)).toBeLessThan(0)
+          expect(all[3]!.position.sequence).toBe(all[3]!.sequence)
+          // Following positions a page at a time gives the same events, once each.
+          const paged: Array<number> = []
+          let after: ChangeFeedPosition | null = null
+          for (;;) {
+            const page: ReadonlyArray<ChangeFeedEvent> = yield* read(after, [], 1)
+            if (page.length === 0) break
+            paged.push(page[0]!.data["n"] as number)
+            after = page[0]!.position
+          }
+          expect(paged).toEqual([1, 2, 3, 4])
+          expect((yield* read(all[1]!.position)).map((e) => e.data["n"])).toEqual([3, 4])
+          expect((yield* read(null, ["contact.*"])).map((e) => e.data["n"])).toEqual([1, 4])
+          expect((yield* read(null, ["deal.stage_changed", "contact.updated"])).map((e) => e.data["n"])).toEqual([3, 4])
+          // A prefix is a whole segment, and its pattern characters are text.
+          expect(yield* read(null, ["contact.c*", "de%.*", "deal_*"])).toEqual([])
+          expect((yield* read(null, [], 2)).map((e) => e.data["n"])).toEqual([1, 2])
+          expect(yield* read(all[3]!.position)).toEqual([])
         }))
 
       it.effect("finds live documents holding a key across workspaces, in workspace and id order", () =>

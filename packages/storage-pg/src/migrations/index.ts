@@ -10,6 +10,7 @@ import { migration as eventTransactionIds } from "./0009_event_transaction_ids.j
 import { migration as settingsVersions } from "./0010_settings_versions.js"
 import { migration as searchWords } from "./0011_search_words.js"
 import { migration as eventsByWorkspace } from "./0012_events_by_workspace.js"
+import { migration as eventsFeed } from "./0013_events_feed.js"
 import type { Migration } from "./Migration.js"
 
 export type { Migration } from "./Migration.js"
@@ -27,5 +28,6 @@ export const migrations: ReadonlyArray<Migration> = [
   eventTransactionIds,
   settingsVersions,
   searchWords,
-  eventsByWorkspace
+  eventsByWorkspace,
+  eventsFeed
 ]

@@ -1,0 +1,36 @@
+import type { StoredEvent } from "./events.js"
+
+/**
+ * A place in one workspace's change feed. Events are handed out in the order of the transactions
+ * that wrote them, then of their sequence: on PostgreSQL `transaction` is the writing
+ * transaction's id (decimal text; "0" for events written before ids were recorded), and a reader
+ * is only given events of transactions older than every one still running, so no commit can land
+ * behind a position it already passed. Where commits never overlap (the memory storage) it is "0"
+ * and the order is the sequence's.
+ */
+export interface ChangeFeedPosition {
+  readonly transaction: string
+  readonly sequence: number
+}
+
+export interface ChangeFeedEvent extends StoredEvent {
+  readonly position: ChangeFeedPosition
+}
+
+/**
+ * Which event types a feed read keeps: exact names, and `prefix.*` for every type under a prefix
+ * (`contact.*`). Empty keeps every type.
+ */
+export type ChangeFeedTypes = ReadonlyArray<string>
+
+/** Whether a type is kept by the patterns (the memory storage's filter; PostgreSQL's is the same in SQL). */
+export const changeFeedTypeMatches = (patterns: ChangeFeedTypes, type: string): boolean =>
+  patterns.length === 0 ||
+  patterns.some((pattern) => pattern.endsWith(".*") ? type.startsWith(pattern.slice(0, -1)) : pattern === type)
+
+/** Positions compare by transaction id (as numbers: ids outgrow 2^53 only in theory), then sequence. */
+export const compareChangeFeedPositions = (a: ChangeFeedPosition, b: ChangeFeedPosition): number => {
+  const ta = BigInt(a.transaction)
+  const tb = BigInt(b.transaction)
+  return ta < tb ? -1 : ta > tb ? 1 : a.sequence - b.sequence
+}
