@@ -30,6 +30,11 @@ describe("engine: purge after the 30-day recovery window", () => {
         expect(yield* engine.purgeExpired).toBe(2)
         expect((yield* Effect.flip(engine.contacts.restore(ws, oldId)))._tag).toBe("NotFound")
         expect((yield* Effect.flip(engine.deals.restore(ws, dealId)))._tag).toBe("NotFound")
+        // A purged record has no history: its erased values must not come back through it.
+        expect((yield* Effect.flip(engine.contacts.history(ws, oldId, {})))._tag).toBe("NotFound")
+        expect((yield* Effect.flip(engine.deals.history(ws, dealId, {})))._tag).toBe("NotFound")
+        // One still in the trash keeps its history.
+        expect((yield* engine.contacts.history(ws, recentId, {})).data.map((e) => e["type"])).toEqual(["contact.created", "contact.deleted"])
         expect((yield* engine.trash.list(ws, { type: "contact" })).data.map((t) => t["id"])).toEqual([recentId])
 
         const stream = yield* storage.readStream(oldId)

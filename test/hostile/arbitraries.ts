@@ -226,6 +226,8 @@ export const ROUTES: ReadonlyArray<Route> = [
   { method: "GET", path: ["v1", "webhooks", id("webhook"), "deliveries", id("delivery")], params: [], body: null },
   { method: "POST", path: ["v1", "webhooks", id("webhook"), "deliveries", id("delivery"), "replay"], params: [], body: null },
   { method: "POST", path: ["v1", "webhooks", id("webhook"), "recover"], params: [], body: "recover" },
+  { method: "GET", path: ["v1", "contacts", id("contact"), "history"], params: PAGING, body: null },
+  { method: "GET", path: ["v1", "deals", id("deal"), "history"], params: PAGING, body: null },
   { method: "POST", path: ["v1", "webhooks", id("webhook"), "test"], params: [], body: null },
   { method: "GET", path: ["v1", "webhook-event-types"], params: [], body: null },
   { method: "GET", path: ["healthz"], params: [], body: null },

@@ -45,6 +45,14 @@ export const listWhole = <E>(list: (ctx: RequestContext) => Effect.Effect<Page, 
     return respond(page(yield* list(yield* Caller)))
   })
 
+/** GET of a list that belongs to one record (a deal's timeline, a record's history): the engine checks the parameters. */
+export const recordPage = <E>(list: (ctx: RequestContext, id: string, query: ListParams) => Effect.Effect<Page, E>) =>
+({ params, request }: RecordRequest) =>
+  Effect.gen(function*() {
+    const query = yield* readQuery(request, "all")
+    return respond(page(yield* list(yield* Caller, params.id, query)))
+  })
+
 /** GET of one record without query parameters; 200 with the record. */
 export const getRecord = <E>(get: (ctx: RequestContext, id: string) => Effect.Effect<Versioned, E>) =>
 ({ params, request }: RecordRequest) =>

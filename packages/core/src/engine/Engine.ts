@@ -70,6 +70,11 @@ export interface EngineService {
     readonly update: (ctx: RequestContext, id: string, body: unknown, ifMatch: IfMatch) => Effect.Effect<Versioned, WriteError>
     readonly delete: (ctx: RequestContext, id: string, ifMatch: IfMatch) => Effect.Effect<void, WriteError>
     readonly restore: (ctx: RequestContext, id: string) => Effect.Effect<Versioned, WriteError>
+    /**
+     * params: limit, cursor. Oldest first, per event: {event_id, type, at, actor: {api_key_id} | null,
+     * request_id, changes: [{field, from, to}]}; a soft-deleted contact has one, a purged one none (404).
+     */
+    readonly history: (ctx: RequestContext, id: string, params: ListParams) => Effect.Effect<Page, ReadError>
   }
   readonly deals: {
     /** params: limit, cursor, search, filter, sort, pipeline_id, stage_id, owner_id, status,
@@ -82,6 +87,8 @@ export interface EngineService {
     readonly moveStage: (ctx: RequestContext, id: string, body: unknown, ifMatch: IfMatch) => Effect.Effect<Versioned, WriteError>
     readonly delete: (ctx: RequestContext, id: string, ifMatch: IfMatch) => Effect.Effect<void, WriteError>
     readonly restore: (ctx: RequestContext, id: string) => Effect.Effect<Versioned, WriteError>
+    /** As contacts.history; a stage move changes stage_id. */
+    readonly history: (ctx: RequestContext, id: string, params: ListParams) => Effect.Effect<Page, ReadError>
     /** params: limit, cursor. Oldest first. */
     readonly timeline: (ctx: RequestContext, id: string, params: ListParams) => Effect.Effect<Page, ReadError>
   }

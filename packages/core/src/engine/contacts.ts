@@ -20,6 +20,8 @@ import type { EngineDeps } from "./deps.js"
 import type { IfMatch, ListParams, Page, RequestContext, WriteError } from "./Engine.js"
 import { type Handled, handleCommand } from "./handleCommand.js"
 import { recordedEvents } from "./recordedEvents.js"
+import { catalogs } from "./customFields.js"
+import { historyPage } from "./history.js"
 import { catalogsOf, parsedWith, settingsOf } from "./settings.js"
 import { listPage } from "./listPage.js"
 import { outbox } from "./outbox.js"
@@ -168,5 +170,8 @@ export const makeContacts = (deps: EngineDeps) => {
       return yield* written(ctx, id, write, (prepared) => prepared)
     })
 
-  return { list, get, create, update, delete: remove, restore }
+  const history = (ctx: RequestContext, id: string, params: ListParams) =>
+    Effect.flatMap(catalogs(deps, ctx), ({ contact }) => historyPage(deps, ctx, contactAggregate, id, params, contact))
+
+  return { list, get, create, update, delete: remove, restore, history }
 }

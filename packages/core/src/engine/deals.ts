@@ -21,6 +21,7 @@ import { contactStates, dealView, dealViews } from "./dealViews.js"
 import type { EngineDeps } from "./deps.js"
 import type { IfMatch, ListParams, RequestContext } from "./Engine.js"
 import { type Handled, handleCommand } from "./handleCommand.js"
+import { historyPage } from "./history.js"
 import { listPage } from "./listPage.js"
 import { outbox } from "./outbox.js"
 import { catalogsOf, parsedWith } from "./settings.js"
@@ -217,5 +218,8 @@ export const makeDeals = (deps: EngineDeps, rules: ReadonlyArray<DealRule> = [])
       return { data: page.rows.map((row) => timelineEntryView(row.data)), next_cursor: page.next_cursor }
     })
 
-  return { list, get, create, update, moveStage, delete: remove, restore, timeline }
+  const history = (ctx: RequestContext, id: string, params: ListParams) =>
+    Effect.flatMap(catalogs(deps, ctx), ({ deal }) => historyPage(deps, ctx, dealAggregate, id, params, deal))
+
+  return { list, get, create, update, moveStage, delete: remove, restore, timeline, history }
 }

@@ -1,7 +1,8 @@
 import { HttpApiEndpoint, OpenApi } from "effect/http-api"
 import { actionErrors, created, createErrors, deleteErrors, listErrors, NoContent, readErrors, restored, single, writeErrors } from "../answers.js"
 import { pageOf, securedGroup } from "../documented.js"
-import { contactParams, idempotencyHeader, idParams, ifMatchHeader, searchParams } from "../parameters.js"
+import { historyDescription, HistoryEntry } from "../history/schemas.js"
+import { contactParams, idempotencyHeader, idParams, ifMatchHeader, pagingParams, searchParams } from "../parameters.js"
 import { Contact, ContactInput, ContactPatch } from "./schemas.js"
 
 export class ContactsApi extends securedGroup(
@@ -41,5 +42,11 @@ export class ContactsApi extends securedGroup(
     headers: idempotencyHeader,
     success: restored(Contact),
     error: actionErrors
-  })
+  }),
+  HttpApiEndpoint.get("history", "/v1/contacts/:id/history", {
+    params: idParams,
+    query: pagingParams,
+    success: pageOf(HistoryEntry, "HistoryPage"),
+    error: readErrors
+  }).annotate(OpenApi.Description, historyDescription("contact"))
 ) {}

@@ -3,7 +3,7 @@ import { HttpApiBuilder } from "effect/http-api"
 import { Effect } from "effect"
 import { Api } from "../Api.js"
 import { Caller } from "../auth/Authentication.js"
-import { createRecord, deleteRecord, listRecords, restoreRecord, writeRecord } from "../recordHandlers.js"
+import { createRecord, deleteRecord, listRecords, recordPage, restoreRecord, writeRecord } from "../recordHandlers.js"
 import { IdempotentReplies } from "../idempotency.js"
 import { readQuery } from "../request/queryParams.js"
 import { record, respond } from "../responses.js"
@@ -25,4 +25,5 @@ export const ContactsLive = HttpApiBuilder.group(Api, "contacts", (handlers) =>
       .handleRaw("update", writeRecord(engine.contacts.update))
       .handle("delete", deleteRecord(engine.contacts.delete))
       .handle("restore", restoreRecord(idempotent, engine.contacts.restore, (ctx, id) => engine.contacts.get(ctx, id, null)))
+      .handle("history", recordPage(engine.contacts.history))
   }))

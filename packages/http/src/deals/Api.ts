@@ -1,3 +1,4 @@
+import { historyDescription, HistoryEntry } from "../history/schemas.js"
 import { HttpApiEndpoint, OpenApi } from "effect/http-api"
 import { actionErrors, created, createErrors, deleteErrors, listErrors, NoContent, readErrors, restored, single, writeErrors } from "../answers.js"
 import { pageOf, securedGroup } from "../documented.js"
@@ -54,5 +55,11 @@ export class DealsApi extends securedGroup(
     query: pagingParams,
     success: pageOf(TimelineEntry, "TimelinePage"),
     error: readErrors
-  }).annotate(OpenApi.Description, "Stage changes of the deal, oldest first.")
+  }).annotate(OpenApi.Description, "Stage changes of the deal, oldest first."),
+  HttpApiEndpoint.get("history", "/v1/deals/:id/history", {
+    params: idParams,
+    query: pagingParams,
+    success: pageOf(HistoryEntry, "HistoryPage"),
+    error: readErrors
+  }).annotate(OpenApi.Description, historyDescription("deal"))
 ) {}

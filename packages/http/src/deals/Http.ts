@@ -2,11 +2,8 @@ import { Engine } from "@dealstream/core"
 import { HttpApiBuilder } from "effect/http-api"
 import { Effect } from "effect"
 import { Api } from "../Api.js"
-import { Caller } from "../auth/Authentication.js"
-import { createRecord, deleteRecord, getRecord, listRecords, restoreRecord, writeRecord } from "../recordHandlers.js"
+import { createRecord, deleteRecord, getRecord, listRecords, recordPage, restoreRecord, writeRecord } from "../recordHandlers.js"
 import { IdempotentReplies } from "../idempotency.js"
-import { readQuery } from "../request/queryParams.js"
-import { page, respond } from "../responses.js"
 
 const COLLECTION = "/v1/deals"
 
@@ -22,9 +19,6 @@ export const DealsLive = HttpApiBuilder.group(Api, "deals", (handlers) =>
       .handleRaw("moveStage", writeRecord(engine.deals.moveStage))
       .handle("delete", deleteRecord(engine.deals.delete))
       .handle("restore", restoreRecord(idempotent, engine.deals.restore, engine.deals.get))
-      .handle("timeline", ({ params, request }) =>
-        Effect.gen(function*() {
-          const query = yield* readQuery(request, "all")
-          return respond(page(yield* engine.deals.timeline(yield* Caller, params.id, query)))
-        }))
+      .handle("timeline", recordPage(engine.deals.timeline))
+      .handle("history", recordPage(engine.deals.history))
   }))
