@@ -33,6 +33,8 @@ describe("engine: purge after the 30-day recovery window", () => {
         // A purged record has no history: its erased values must not come back through it.
         expect((yield* Effect.flip(engine.contacts.history(ws, oldId, {})))._tag).toBe("NotFound")
         expect((yield* Effect.flip(engine.deals.history(ws, dealId, {})))._tag).toBe("NotFound")
+        // Nor a past: as of a time it was live, it is gone too.
+        expect((yield* Effect.flip(engine.contacts.getAsOf(ws, oldId, "2026-01-01T00:00:00.000Z")))._tag).toBe("NotFound")
         // One still in the trash keeps its history.
         expect((yield* engine.contacts.history(ws, recentId, {})).data.map((e) => e["type"])).toEqual(["contact.created", "contact.deleted"])
         expect((yield* engine.trash.list(ws, { type: "contact" })).data.map((t) => t["id"])).toEqual([recentId])

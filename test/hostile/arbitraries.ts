@@ -196,7 +196,7 @@ const DEAL_LIST = [...LIST, "pipeline_id", "stage_id", "owner_id", "status", "co
 /** Every route of packages/http/src/{group}/Api.ts, with the query parameters and body it takes. */
 export const ROUTES: ReadonlyArray<Route> = [
   { method: "GET", path: ["v1", "contacts"], params: LIST, body: null },
-  { method: "GET", path: ["v1", "contacts", id("contact")], params: ["expand"], body: null },
+  { method: "GET", path: ["v1", "contacts", id("contact")], params: ["expand", "as_of"], body: null },
   { method: "POST", path: ["v1", "contacts"], params: [], body: "contact" },
   { method: "PATCH", path: ["v1", "contacts", id("contact")], params: [], body: "contactPatch" },
   { method: "DELETE", path: ["v1", "contacts", id("contact")], params: [], body: null },
@@ -206,7 +206,7 @@ export const ROUTES: ReadonlyArray<Route> = [
   { method: "POST", path: ["v1", "pipelines"], params: [], body: "pipeline" },
   { method: "PATCH", path: ["v1", "pipelines", id("pipeline")], params: [], body: "pipelinePatch" },
   { method: "GET", path: ["v1", "deals"], params: DEAL_LIST, body: null },
-  { method: "GET", path: ["v1", "deals", id("deal")], params: [], body: null },
+  { method: "GET", path: ["v1", "deals", id("deal")], params: ["as_of"], body: null },
   { method: "POST", path: ["v1", "deals"], params: [], body: "deal" },
   { method: "PATCH", path: ["v1", "deals", id("deal")], params: [], body: "dealPatch" },
   { method: "PUT", path: ["v1", "deals", id("deal"), "stage"], params: [], body: "stageMove" },
@@ -434,6 +434,8 @@ export const paramValue = (fixtures: Fixtures, name: string): fc.Arbitrary<strin
     case "close_date_from":
     case "close_date_to":
       return dateText
+    case "as_of":
+      return fc.oneof(fc.constantFrom("2026-01-01T00:00:00Z", "2999-01-01T00:00:00.000Z", "1970-01-01T00:00:00+01:00"), dateText, anyText)
     default:
       return anyText
   }

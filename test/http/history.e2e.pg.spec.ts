@@ -84,3 +84,77 @@ describe.each(STORAGES)("record history on %s storage", (storage) => {
     expect((await host.call("GET", `/v1/contacts/${contact.id}/history`, { key: KEY_B })).status).toBe(404)
   })
 })
+
+/** Until the host's clock (the same machine's) is past `at`, so the next write is recorded after it. */
+const after = async (at: string) => {
+  while (Date.now() <= Date.parse(at)) await new Promise((resolve) => setTimeout(resolve, 1))
+}
+
+describe.each(STORAGES)("as_of on %s storage", (storage) => {
+  const host = hostFor(storage)
+
+  const ok = async (method: string, path: string, body?: unknown) => {
+    const answer = await host.call(method, path, body === undefined ? {} : { body })
+    expect(answer.status, answer.text).toBeLessThan(300)
+    return answer.body
+  }
+
+  it("reads a contact as it stood: its fields and the deals that named it then; 404 before it existed and while deleted", async () => {
+    const contact = await ok("POST", "/v1/contacts", { email: "asof@example.com", first_name: "Ada" })
+    const created = contact.created_at as string
+    await after(created)
+    const patched = await ok("PATCH", `/v1/contacts/${contact.id}`, { title: "CTO" })
+    await after(patched.updated_at)
+    const pipeline = (await host.call("GET", "/v1/pipelines")).body.data[0]
+    const deal = await ok("POST", "/v1/deals", { name: "As of", pipeline_id: pipeline.id, contact_ids: [contact.id] })
+    await after(deal.created_at)
+
+    const at = async (instant: string) => host.call("GET", `/v1/contacts/${contact.id}?as_of=${encodeURIComponent(instant)}`)
+    const then = await at(created)
+    expect(then.status, then.text).toBe(200)
+    expect(then.body).toEqual({ ...contact, deal_ids: [] })
+    expect(then.headers.get("etag")).toBe("\"1\"")
+    expect((await at(patched.updated_at)).body).toMatchObject({ title: "CTO", deal_ids: [] })
+    expect((await at(deal.created_at)).body).toMatchObject({ title: "CTO", deal_ids: [deal.id] })
+    // Another zone, the same instant.
+    const shifted = new Date(Date.parse(deal.created_at)).toISOString().replace("Z", "+00:00")
+    expect((await at(shifted)).body.deal_ids).toEqual([deal.id])
+
+    expect((await at(new Date(Date.parse(created) - 1).toISOString())).status).toBe(404)
+    expect((await host.call("DELETE", `/v1/contacts/${contact.id}`)).status).toBe(204)
+    expect((await at(new Date(Date.now() + 60_000).toISOString())).status).toBe(404)
+    expect((await at(deal.created_at)).status).toBe(200)
+  })
+
+  it("reads a deal as it stood: its stage then, and the contacts live then", async () => {
+    const contact = await ok("POST", "/v1/contacts", { email: "asof-deal@example.com" })
+    const pipeline = (await host.call("GET", "/v1/pipelines")).body.data[0]
+    const deal = await ok("POST", "/v1/deals", { name: "Stage then", pipeline_id: pipeline.id, contact_ids: [contact.id] })
+    await after(deal.created_at)
+    const moved = await ok("PUT", `/v1/deals/${deal.id}/stage`, { stage_id: pipeline.stages[1].id })
+    await after(moved.deal.updated_at)
+    expect((await host.call("DELETE", `/v1/contacts/${contact.id}`)).status).toBe(204)
+
+    const then = await host.call("GET", `/v1/deals/${deal.id}?as_of=${encodeURIComponent(deal.created_at)}`)
+    expect(then.status, then.text).toBe(200)
+    expect(then.body).toEqual(deal)
+    // Now the contact is in the trash and the deal's GET leaves it out; as of the move it was live.
+    expect((await host.call("GET", `/v1/deals/${deal.id}`)).body.contact_ids).toEqual([])
+    const atMove = await host.call("GET", `/v1/deals/${deal.id}?as_of=${encodeURIComponent(moved.deal.updated_at)}`)
+    expect(atMove.body).toMatchObject({ stage_id: pipeline.stages[1].id, contact_ids: [contact.id] })
+  })
+
+  it("refuses a malformed as_of, and as_of with expand, with 400", async () => {
+    const contact = await ok("POST", "/v1/contacts", { email: "asof-bad@example.com" })
+    for (const path of [
+      `/v1/contacts/${contact.id}?as_of=yesterday`,
+      `/v1/contacts/${contact.id}?as_of=2026-01-01`,
+      `/v1/contacts/${contact.id}?as_of=2026-01-01T00:00:00Z&expand=deals`,
+      `/v1/deals/${contact.id}?as_of=soon`
+    ]) {
+      const answer = await host.call("GET", path)
+      expect(answer.status, `${path}: ${answer.text}`).toBe(400)
+      expect(errorOf(answer).details.map((d) => d.path)).toEqual(["as_of"])
+    }
+  })
+})

@@ -116,7 +116,17 @@ export const customFieldParams = {
 
 const EXPANSIONS = ["deals", "activities"]
 
+const asOf = Schema.optionalKey(Schema.String.annotate({
+  description: "A timestamp (RFC 3339 with a time zone): the record as it stood then, 404 if it did not exist or was in the " +
+    "trash then. Cannot be combined with expand.",
+  examples: ["2026-11-01T09:00:00Z"]
+}))
+
+/** GET of one deal. */
+export const dealGetParams = { as_of: asOf }
+
 export const contactParams = {
+  as_of: asOf,
   expand: Schema.optionalKey(checkedText(
     "Comma-separated: `deals`, `activities`.",
     (raw) => {

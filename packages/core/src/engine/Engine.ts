@@ -66,6 +66,12 @@ export interface EngineService {
     readonly list: (ctx: RequestContext, params: ListParams) => Effect.Effect<Page, ValidationError | StorageUnavailable>
     /** expand: the raw `expand` parameter (`deals,activities`) or null. */
     readonly get: (ctx: RequestContext, id: string, expand: string | null) => Effect.Effect<Versioned, ReadError>
+    /**
+     * The contact as its GET would have answered at an instant (`as_of`, a timestamp): its fields
+     * then, and the deals that named it then (a walk of the workspace's log). NotFound when it did
+     * not exist then, was in the trash, or has been purged since; the version is its version then.
+     */
+    readonly getAsOf: (ctx: RequestContext, id: string, asOf: string) => Effect.Effect<Versioned, ReadError>
     readonly create: (ctx: RequestContext, body: unknown) => Effect.Effect<Versioned, WriteError>
     readonly update: (ctx: RequestContext, id: string, body: unknown, ifMatch: IfMatch) => Effect.Effect<Versioned, WriteError>
     readonly delete: (ctx: RequestContext, id: string, ifMatch: IfMatch) => Effect.Effect<void, WriteError>
@@ -81,6 +87,8 @@ export interface EngineService {
      * contact_id, value_min, value_max, close_date_from, close_date_to */
     readonly list: (ctx: RequestContext, params: ListParams) => Effect.Effect<Page, ValidationError | StorageUnavailable>
     readonly get: (ctx: RequestContext, id: string) => Effect.Effect<Versioned, ReadError>
+    /** As contacts.getAsOf: the deal's fields then, contact_ids limited to the contacts live then. */
+    readonly getAsOf: (ctx: RequestContext, id: string, asOf: string) => Effect.Effect<Versioned, ReadError>
     readonly create: (ctx: RequestContext, body: unknown) => Effect.Effect<Versioned, WriteError>
     readonly update: (ctx: RequestContext, id: string, body: unknown, ifMatch: IfMatch) => Effect.Effect<Versioned, WriteError>
     /** body: {stage_id, reason?}; data is `{deal, timeline_entry}` (entry null when nothing moved). */

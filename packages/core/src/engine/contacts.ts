@@ -20,6 +20,7 @@ import type { EngineDeps } from "./deps.js"
 import type { IfMatch, ListParams, Page, RequestContext, WriteError } from "./Engine.js"
 import { type Handled, handleCommand } from "./handleCommand.js"
 import { recordedEvents } from "./recordedEvents.js"
+import { contactAsOf, parseAsOf } from "./asOf.js"
 import { catalogs } from "./customFields.js"
 import { historyPage } from "./history.js"
 import { catalogsOf, parsedWith, settingsOf } from "./settings.js"
@@ -173,5 +174,11 @@ export const makeContacts = (deps: EngineDeps) => {
   const history = (ctx: RequestContext, id: string, params: ListParams) =>
     Effect.flatMap(catalogs(deps, ctx), ({ contact }) => historyPage(deps, ctx, contactAggregate, id, params, contact))
 
-  return { list, get, create, update, delete: remove, restore, history }
+  const getAsOf = (ctx: RequestContext, id: string, asOf: string) =>
+    Effect.gen(function*() {
+      const instant = yield* parseAsOf(asOf)
+      return yield* contactAsOf(deps, ctx, id, instant, (yield* catalogs(deps, ctx)).contact)
+    })
+
+  return { list, get, getAsOf, create, update, delete: remove, restore, history }
 }

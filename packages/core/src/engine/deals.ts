@@ -16,6 +16,7 @@ import { NotFound } from "../errors.js"
 import type { Json } from "../json.js"
 import { dealListParams, dealParamsWhere } from "../query/index.js"
 import { type FieldCatalog, fieldInfo } from "../query/fields.js"
+import { dealAsOf, parseAsOf } from "./asOf.js"
 import { catalogs } from "./customFields.js"
 import { contactStates, dealView, dealViews } from "./dealViews.js"
 import type { EngineDeps } from "./deps.js"
@@ -221,5 +222,11 @@ export const makeDeals = (deps: EngineDeps, rules: ReadonlyArray<DealRule> = [])
   const history = (ctx: RequestContext, id: string, params: ListParams) =>
     Effect.flatMap(catalogs(deps, ctx), ({ deal }) => historyPage(deps, ctx, dealAggregate, id, params, deal))
 
-  return { list, get, create, update, moveStage, delete: remove, restore, timeline, history }
+  const getAsOf = (ctx: RequestContext, id: string, asOf: string) =>
+    Effect.gen(function*() {
+      const instant = yield* parseAsOf(asOf)
+      return yield* dealAsOf(deps, ctx, id, instant, (yield* catalogs(deps, ctx)).deal)
+    })
+
+  return { list, get, getAsOf, create, update, moveStage, delete: remove, restore, timeline, history }
 }

@@ -1,1 +1,2 @@
 export * from "./recordHistory.js"
+export * from "./recordAsOf.js"

@@ -29,6 +29,12 @@ export type HistoryEntry = {
 const comparedFields = (catalog: FieldCatalog): ReadonlyArray<string> =>
   [...catalog.values()].filter((info) => info.custom || info.type !== "timestamp").map((info) => info.name)
 
+/** When an event happened: its own `at` (the time its record shows), or when it was logged. */
+export const eventAt = (stored: StoredEvent): string => {
+  const at = stored.data["at"]
+  return typeof at === "string" ? at : stored.recordedAt
+}
+
 const same = (a: Json, b: Json): boolean => a === b || JSON.stringify(a) === JSON.stringify(b)
 
 /** The fields whose shown value differs between two states of a record (null: it did not exist). */
@@ -54,12 +60,11 @@ export const recordHistory = <E>(
   let record: Projected | null = null
   for (const { event, stored } of stream) {
     const next = project(record, event)
-    const at = stored.data["at"]
     const actor = stored.metadata.actor
     entries.push({
       event_id: stored.metadata.eventId,
       type: stored.type,
-      at: typeof at === "string" ? at : stored.recordedAt,
+      at: eventAt(stored),
       actor: actor !== null && isApiKeyId(actor) ? { api_key_id: actor } : null,
       request_id: stored.metadata.requestId,
       changes: fieldChanges(record === null ? null : show(record.data), next === null ? null : show(next.data), catalog)

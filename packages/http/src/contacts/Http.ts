@@ -1,4 +1,4 @@
-import { Engine } from "@dealstream/core"
+import { Engine, ValidationError } from "@dealstream/core"
 import { HttpApiBuilder } from "effect/http-api"
 import { Effect } from "effect"
 import { Api } from "../Api.js"
@@ -18,8 +18,11 @@ export const ContactsLive = HttpApiBuilder.group(Api, "contacts", (handlers) =>
       .handle("list", listRecords(engine.contacts.list))
       .handle("get", ({ params, request }) =>
         Effect.gen(function*() {
-          const query = yield* readQuery(request, ["expand"])
-          return respond(record(yield* engine.contacts.get(yield* Caller, params.id, query["expand"] ?? null)))
+          const query = yield* readQuery(request, ["expand", "as_of"])
+          const ctx = yield* Caller
+          if (query["as_of"] === undefined) return respond(record(yield* engine.contacts.get(ctx, params.id, query["expand"] ?? null)))
+          if (query["expand"] !== undefined) return yield* ValidationError.at("as_of", "cannot be combined with expand")
+          return respond(record(yield* engine.contacts.getAsOf(ctx, params.id, query["as_of"])))
         }))
       .handleRaw("create", createRecord(idempotent, COLLECTION, engine.contacts.create, (ctx, id) => engine.contacts.get(ctx, id, null)))
       .handleRaw("update", writeRecord(engine.contacts.update))

@@ -2,7 +2,7 @@ import { historyDescription, HistoryEntry } from "../history/schemas.js"
 import { HttpApiEndpoint, OpenApi } from "effect/http-api"
 import { actionErrors, created, createErrors, deleteErrors, listErrors, NoContent, readErrors, restored, single, writeErrors } from "../answers.js"
 import { pageOf, securedGroup } from "../documented.js"
-import { dealParams, idempotencyHeader, idParams, ifMatchHeader, pagingParams } from "../parameters.js"
+import { dealGetParams, dealParams, idempotencyHeader, idParams, ifMatchHeader, pagingParams } from "../parameters.js"
 import { Deal, DealInput, DealPatch, StageMove, StageMoveResult, TimelineEntry } from "./schemas.js"
 
 export class DealsApi extends securedGroup(
@@ -12,7 +12,7 @@ export class DealsApi extends securedGroup(
     success: pageOf(Deal, "DealPage"),
     error: listErrors
   }).annotate(OpenApi.Description, "Sort fields: value, created_at, updated_at, expected_close_date, name and custom fields."),
-  HttpApiEndpoint.get("get", "/v1/deals/:id", { params: idParams, success: single(Deal), error: readErrors }),
+  HttpApiEndpoint.get("get", "/v1/deals/:id", { params: idParams, query: dealGetParams, success: single(Deal), error: readErrors }),
   HttpApiEndpoint.post("create", "/v1/deals", {
     payload: DealInput,
     headers: idempotencyHeader,

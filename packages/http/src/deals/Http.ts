@@ -2,7 +2,10 @@ import { Engine } from "@dealstream/core"
 import { HttpApiBuilder } from "effect/http-api"
 import { Effect } from "effect"
 import { Api } from "../Api.js"
-import { createRecord, deleteRecord, getRecord, listRecords, recordPage, restoreRecord, writeRecord } from "../recordHandlers.js"
+import { Caller } from "../auth/Authentication.js"
+import { createRecord, deleteRecord, listRecords, recordPage, restoreRecord, writeRecord } from "../recordHandlers.js"
+import { readQuery } from "../request/queryParams.js"
+import { record, respond } from "../responses.js"
 import { IdempotentReplies } from "../idempotency.js"
 
 const COLLECTION = "/v1/deals"
@@ -13,7 +16,13 @@ export const DealsLive = HttpApiBuilder.group(Api, "deals", (handlers) =>
     const idempotent = yield* IdempotentReplies
     return handlers
       .handle("list", listRecords(engine.deals.list))
-      .handle("get", getRecord(engine.deals.get))
+      .handle("get", ({ params, request }) =>
+        Effect.gen(function*() {
+          const query = yield* readQuery(request, ["as_of"])
+          const ctx = yield* Caller
+          const asOf = query["as_of"]
+          return respond(record(yield* (asOf === undefined ? engine.deals.get(ctx, params.id) : engine.deals.getAsOf(ctx, params.id, asOf))))
+        }))
       .handleRaw("create", createRecord(idempotent, COLLECTION, engine.deals.create, engine.deals.get))
       .handleRaw("update", writeRecord(engine.deals.update))
       .handleRaw("moveStage", writeRecord(engine.deals.moveStage))

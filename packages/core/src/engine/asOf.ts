@@ -1,0 +1,102 @@
+import { Effect, Result } from "effect"
+import { type Aggregate, decodeEvents, isErased, isStreamOf } from "../aggregate.js"
+import { contactAggregate, contactViewWith } from "../contact/index.js"
+import { dealAggregate } from "../deal/index.js"
+import { contactIdsOf, showingLiveContacts } from "../deal/contactLinks.js"
+import type { Projected } from "../decider.js"
+import { NotFound, type StorageUnavailable, ValidationError } from "../errors.js"
+import { eventAt, recordAsOf } from "../history/index.js"
+import { normaliseTimestamp } from "../query/calendar.js"
+import type { FieldCatalog } from "../query/fields.js"
+import { type DomainEvent, isRedacted } from "../storage/events.js"
+import type { EngineDeps } from "./deps.js"
+import type { RequestContext, Versioned } from "./Engine.js"
+import { visibleFields } from "./reads.js"
+
+/** `as_of`, read as the query language reads timestamps. */
+export const parseAsOf = (raw: string): Effect.Effect<string, ValidationError> => {
+  const instant = normaliseTimestamp(raw)
+  return instant === null
+    ? Effect.fail(ValidationError.at("as_of", "must be an ISO 8601 timestamp with a time zone"))
+    : Effect.succeed(instant)
+}
+
+/** A record's stream as it stood at an instant; null when it did not exist then, or is not this workspace's, or was purged. */
+const recordAt = <C, E extends DomainEvent, S>(
+  deps: EngineDeps,
+  ctx: RequestContext,
+  aggregate: Aggregate<C, E, S>,
+  id: string,
+  instant: string
+): Effect.Effect<{ readonly record: Projected | null; readonly version: number }, StorageUnavailable> =>
+  Effect.gen(function*() {
+    const stored = isStreamOf(aggregate, id) ? yield* deps.storage.readStream(id) : []
+    if (stored.length === 0 || stored[0]!.metadata.workspaceId !== ctx.workspaceId || isErased(stored) || aggregate.project === null) {
+      return { record: null, version: 0 }
+    }
+    const decoded = decodeEvents(aggregate, stored)
+    if (Result.isFailure(decoded)) return yield* Effect.die(decoded.failure)
+    return recordAsOf(decoded.success.map((event, i) => ({ event, stored: stored[i]! })), aggregate.project, instant)
+  })
+
+/** The record at an instant, or 404 when it did not exist then or was in the trash. */
+const liveAt = <C, E extends DomainEvent, S>(deps: EngineDeps, ctx: RequestContext, aggregate: Aggregate<C, E, S>, id: string, instant: string) =>
+  Effect.flatMap(recordAt(deps, ctx, aggregate, id, instant), ({ record, version }) =>
+    record === null || record.deletedAt !== null
+      ? Effect.fail(new NotFound({ resource: aggregate.name, id }))
+      : Effect.succeed({ data: record.data, version }))
+
+const PAGE = 1000
+
+/**
+ * The deals that named a contact at an instant: every deal of the workspace folded from its events
+ * up to then (a walk of the workspace's log, so it costs what the workspace's history does).
+ * Purged deals are left out: their data is erased, their link with it.
+ */
+const dealIdsAt = (deps: EngineDeps, ctx: RequestContext, contactId: string, instant: string) =>
+  Effect.gen(function*() {
+    const project = dealAggregate.project
+    if (project === null) return []
+    const until = yield* deps.storage.headSequence
+    const deals = new Map<string, Projected | null>()
+    const purged = new Set<string>()
+    for (let after = 0;;) {
+      const page = yield* deps.storage.readWorkspaceLog({ workspaceId: ctx.workspaceId, after, until, limit: PAGE })
+      for (const stored of page) {
+        const id = stored.streamId
+        if (!isStreamOf(dealAggregate, id) || purged.has(id)) continue
+        if (isRedacted(stored.data) || stored.type.endsWith(".purged")) {
+          purged.add(id)
+          deals.delete(id)
+          continue
+        }
+        if (eventAt(stored) > instant) continue
+        const decoded = decodeEvents(dealAggregate, [stored])
+        if (Result.isFailure(decoded)) return yield* Effect.die(decoded.failure)
+        deals.set(id, project(deals.get(id) ?? null, decoded.success[0]!))
+      }
+      if (page.length < PAGE) break
+      after = page[page.length - 1]!.sequence
+    }
+    return [...deals]
+      .filter(([, deal]) => deal !== null && deal.deletedAt === null && contactIdsOf(deal.data).includes(contactId))
+      .map(([id]) => id)
+      .sort()
+  })
+
+/** A contact as its GET would have shown it at an instant: its fields then, and the deals that named it then. */
+export const contactAsOf = (deps: EngineDeps, ctx: RequestContext, id: string, instant: string, catalog: FieldCatalog) =>
+  Effect.gen(function*() {
+    const { data, version } = yield* liveAt(deps, ctx, contactAggregate, id, instant)
+    return { data: contactViewWith(visibleFields(data, catalog), yield* dealIdsAt(deps, ctx, id, instant)), version } satisfies Versioned
+  })
+
+/** A deal as its GET would have shown it at an instant: its fields then, contact_ids limited to contacts live then. */
+export const dealAsOf = (deps: EngineDeps, ctx: RequestContext, id: string, instant: string, catalog: FieldCatalog) =>
+  Effect.gen(function*() {
+    const { data, version } = yield* liveAt(deps, ctx, dealAggregate, id, instant)
+    const named = contactIdsOf(data)
+    const states = yield* Effect.forEach(named, (contactId) => recordAt(deps, ctx, contactAggregate, contactId, instant), { concurrency: 8 })
+    const live = new Set(named.filter((_, i) => states[i]!.record !== null && states[i]!.record!.deletedAt === null))
+    return { data: visibleFields(showingLiveContacts(data, live), catalog), version } satisfies Versioned
+  })
