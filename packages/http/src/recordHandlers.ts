@@ -2,11 +2,11 @@ import type { IfMatch, ListParams, Page, ReadError, RequestContext, Versioned, W
 import type { HttpServerRequest } from "effect/http"
 import { Effect } from "effect"
 import { Caller } from "./auth/Authentication.js"
-import type { IdempotentRepliesService } from "./idempotency.js"
+import type { Applied, IdempotentRepliesService } from "./idempotency.js"
 import { ifMatchOf } from "./parameters.js"
 import { readJsonBody } from "./request/jsonBody.js"
 import { readQuery } from "./request/queryParams.js"
-import { created, locationOf, noContent, page, record, respond } from "./responses.js"
+import { created, locationOf, noContent, page, record, type Reply, respond } from "./responses.js"
 
 // The handlers every record resource shares; each group names only its engine call.
 
@@ -62,6 +62,23 @@ export const getRecord = <E>(get: (ctx: RequestContext, id: string) => Effect.Ef
   })
 
 /** POST of a new record: no query parameters, a JSON body, the Idempotency-Key rules, 201 + Location. */
+/**
+ * A POST with a JSON body and no query, under the Idempotency-Key rules: `reply` makes the answer
+ * from the caller and the body; `again` makes it for a retry whose first answer was lost.
+ */
+export const postedJson = <E, E2 = never>(
+  idempotent: IdempotentRepliesService,
+  request: HttpServerRequest.HttpServerRequest,
+  reply: (ctx: RequestContext, body: unknown) => Effect.Effect<Reply, E>,
+  again?: (ctx: RequestContext, applied: Applied) => Effect.Effect<Reply, E2>
+) =>
+  Effect.gen(function*() {
+    yield* readQuery(request, [])
+    const ctx = yield* Caller
+    const body = yield* readJsonBody(request)
+    return yield* idempotent.run(ctx, request, body, reply(ctx, body), again === undefined ? undefined : (applied) => again(ctx, applied))
+  })
+
 export const createRecord = (
   idempotent: IdempotentRepliesService,
   collection: string,
@@ -70,18 +87,12 @@ export const createRecord = (
   read: (ctx: RequestContext, id: string) => Effect.Effect<Versioned, ReadError>
 ) =>
 ({ request }: Request) =>
-  Effect.gen(function*() {
-    yield* readQuery(request, [])
-    const ctx = yield* Caller
-    const body = yield* readJsonBody(request)
-    return yield* idempotent.run(
-      ctx,
-      request,
-      body,
-      Effect.map(unconditional(create(ctx, body)), (versioned) => created(versioned, locationOf(collection, versioned))),
-      (applied) => Effect.map(read(ctx, applied.id), (versioned) => created(versioned, locationOf(collection, versioned)))
-    )
-  })
+  postedJson(
+    idempotent,
+    request,
+    (ctx, body) => Effect.map(unconditional(create(ctx, body)), (versioned) => created(versioned, locationOf(collection, versioned))),
+    (ctx, applied) => Effect.map(read(ctx, applied.id), (versioned) => created(versioned, locationOf(collection, versioned)))
+  )
 
 /** POST …/restore of a soft-deleted record, under the Idempotency-Key rules; 200 with the record. */
 export const restoreRecord = (

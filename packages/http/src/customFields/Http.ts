@@ -4,8 +4,7 @@ import { Effect } from "effect"
 import { Api } from "../Api.js"
 import { Caller } from "../auth/Authentication.js"
 import { IdempotentReplies } from "../idempotency.js"
-import { unconditional } from "../recordHandlers.js"
-import { readJsonBody } from "../request/jsonBody.js"
+import { postedJson, unconditional } from "../recordHandlers.js"
 import { readQuery } from "../request/queryParams.js"
 import { created, noContent, page, respond } from "../responses.js"
 
@@ -20,25 +19,16 @@ export const CustomFieldsLive = HttpApiBuilder.group(Api, "customFields", (handl
           return respond(page(yield* engine.customFields.list(yield* Caller, query["object"] ?? null)))
         }))
       .handleRaw("create", ({ request }) =>
-        Effect.gen(function*() {
-          yield* readQuery(request, [])
-          const ctx = yield* Caller
-          const body = yield* readJsonBody(request)
-          return yield* idempotent.run(
-            ctx,
-            request,
-            body,
-            // A definition is never conditional, and its stream always exists (no 412, no 404).
-            Effect.map(Effect.catchTag(engine.customFields.create(ctx, body), ["PreconditionFailed", "NotFound"], Effect.die), (definition) =>
-              // Definitions have no GET of their own; their address is the one DELETE takes.
-              created(
-                definition,
-                `/v1/custom-fields/${encodeURIComponent(String(definition.data["object"]))}/${
-                  encodeURIComponent(String(definition.data["key"]))
-                }`
-              ))
-          )
-        }))
+        postedJson(idempotent, request, (ctx, body) =>
+          // A definition is never conditional, and its stream always exists (no 412, no 404).
+          Effect.map(Effect.catchTag(engine.customFields.create(ctx, body), ["PreconditionFailed", "NotFound"], Effect.die), (definition) =>
+            // Definitions have no GET of their own; their address is the one DELETE takes.
+            created(
+              definition,
+              `/v1/custom-fields/${encodeURIComponent(String(definition.data["object"]))}/${
+                encodeURIComponent(String(definition.data["key"]))
+              }`
+            ))))
       .handle("delete", ({ params, request }) =>
         Effect.gen(function*() {
           yield* readQuery(request, [])

@@ -3,9 +3,8 @@ import { HttpApiBuilder } from "effect/http-api"
 import { Effect } from "effect"
 import { Api } from "../Api.js"
 import { Caller } from "../auth/Authentication.js"
-import { createRecord, deleteRecord, getRecord, listWhole, unconditional, writeRecord } from "../recordHandlers.js"
+import { createRecord, deleteRecord, getRecord, listWhole, postedJson, unconditional, writeRecord } from "../recordHandlers.js"
 import { IdempotentReplies } from "../idempotency.js"
-import { readJsonBody } from "../request/jsonBody.js"
 import { readQuery } from "../request/queryParams.js"
 import { json, locationOf, page, record, respond } from "../responses.js"
 import { webhookEventTypes } from "./eventTypes.js"
@@ -50,20 +49,11 @@ export const WebhooksLive = HttpApiBuilder.group(Api, "webhooks", (handlers) =>
           )
         }))
       .handleRaw("recover", ({ params, request }) =>
-        Effect.gen(function*() {
-          yield* readQuery(request, [])
-          const ctx = yield* Caller
-          const body = yield* readJsonBody(request)
-          return yield* idempotent.run(
-            ctx,
-            request,
-            body,
-            Effect.map(
-              unconditional(engine.webhooks.recover(ctx, params.id, body)),
-              (job) => record(job, { status: 202, location: locationOf(recoveriesOf(params.id), job) })
-            )
-          )
-        }))
+        postedJson(idempotent, request, (ctx, body) =>
+          Effect.map(
+            unconditional(engine.webhooks.recover(ctx, params.id, body)),
+            (job) => record(job, { status: 202, location: locationOf(recoveriesOf(params.id), job) })
+          )))
       .handle("recovery", ({ params, request }) =>
         Effect.gen(function*() {
           yield* readQuery(request, [])
