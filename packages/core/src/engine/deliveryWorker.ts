@@ -3,10 +3,11 @@ import { deliveryAggregate, type DeliveryCommand, DeliveryDocument, deliveryRequ
 import type { StoredDocument } from "../storage/documents.js"
 import { webhookAggregate, WebhookDocument } from "../webhook/index.js"
 import { type EngineDeps, makeEngineDeps } from "./deps.js"
-import type { IfMatch, RequestContext } from "./Engine.js"
+import type { IfMatch } from "./Engine.js"
 import { handleCommand } from "./handleCommand.js"
 import type { StreamState } from "./streamStates.js"
 import { runWebhookRecoveries } from "./recoveryRunner.js"
+import { timedPost, webhookDocument, webhookSystemContext } from "./webhookCalls.js"
 
 export interface DeliveryWorkerOptions {
   /** Who holds the leases: unique per worker process. */
@@ -20,11 +21,6 @@ export interface DeliveryWorkerOptions {
   /** How long a claim lasts; past it another worker may send again (default: WebhookConfig's leaseMillis). */
   readonly leaseMillis?: number
 }
-
-const system = (workspaceId: string): RequestContext => ({ workspaceId, requestId: null, actor: "system:webhooks" })
-
-/** A webhook's document as the engine wrote it: one that does not decode is a defect. */
-const webhookDocument = (doc: StoredDocument) => Effect.orDie(Schema.decodeUnknownEffect(WebhookDocument)(doc.data))
 
 /**
  * A claimed delivery outlives a short storage outage: the reads before its POST and the record
@@ -46,7 +42,7 @@ const onDelivery = (
   known?: StreamState<DeliveryState>
 ) =>
   handleCommand(deps, deliveryAggregate, {
-    ctx: system(doc.workspaceId),
+    ctx: webhookSystemContext(doc.workspaceId),
     streamId: doc.id,
     ifMatch,
     ...(known === undefined ? {} : { known }),
@@ -80,7 +76,7 @@ const cancel = (deps: EngineDeps, doc: StoredDocument, delivery: DeliveryDocumen
 
 const markWebhookFailed = (deps: EngineDeps, workspaceId: string, webhookId: string, reason: "gone" | "exhausted") =>
   handleCommand(deps, webhookAggregate, {
-    ctx: system(workspaceId),
+    ctx: webhookSystemContext(workspaceId),
     streamId: webhookId,
     command: ({ at }) => Effect.succeed({ type: "MarkWebhookFailed" as const, id: webhookId, at, reason })
   }).pipe(Effect.ignore)
@@ -100,7 +96,7 @@ export const attemptDelivery = (
   slot: <A, E>(request: Effect.Effect<A, E>) => Effect.Effect<A, E> = identity
 ) =>
   Effect.gen(function*() {
-    const { config, transport } = deps.webhooks
+    const { config } = deps.webhooks
     const webhook = webhookRead !== undefined ? webhookRead : yield* Effect.flatMap(
       deps.storage.getDocument("webhook", doc.workspaceId, delivery.webhook_id).pipe(whileUnavailable("5 seconds")),
       (found) => found === null ? Effect.succeed(null) : webhookDocument(found)
@@ -111,16 +107,8 @@ export const attemptDelivery = (
     }
     const sequence = yield* sequenceOf(deps, delivery).pipe(whileUnavailable("5 seconds"))
     // Timed and signed once the endpoint has a free slot: waiting for one is not part of the attempt.
-    const { answer, durationMs } = yield* slot(Effect.gen(function*() {
-      const started = yield* Clock.currentTimeMillis
-      const request = deliveryRequest({ delivery, workspaceId: doc.workspaceId, webhook, sequence, timestamp: Math.floor(started / 1000) })
-      const answer = yield* Effect.result(transport.post({
-        ...request,
-        timeoutMillis: config.timeoutMillis,
-        allowInsecure: config.allowInsecure
-      }))
-      return { answer, durationMs: (yield* Clock.currentTimeMillis) - started }
-    }))
+    const { answer, durationMs } = yield* slot(timedPost(deps, (started) =>
+      deliveryRequest({ delivery, workspaceId: doc.workspaceId, webhook, sequence, timestamp: Math.floor(started / 1000) })))
     const jitter = yield* Random.nextBetween(-1, 1)
     // Recorded only on the version that was claimed: a record tried again after its commit went
     // through (the answer lost with the connection) changes nothing, nor does one that comes after

@@ -1,5 +1,5 @@
-import { Clock, Effect, Result, Schema } from "effect"
-import { type AnyAggregate, aggregateOf, decodeEvents, isErased } from "../aggregate.js"
+import { Clock, Effect, Result } from "effect"
+import { type AnyAggregate, aggregateOf, decodeEvents } from "../aggregate.js"
 import { contactAggregate } from "../contact/index.js"
 import { dealAggregate } from "../deal/index.js"
 import { deliveryAggregate, payloadDataFor } from "../delivery/index.js"
@@ -24,13 +24,13 @@ import type { RequestContext } from "./Engine.js"
 import { type Addition, type AlsoContext, decide, handleCommand } from "./handleCommand.js"
 import { scheduleDelivery } from "./outbox.js"
 import { queryAll } from "./reads.js"
+import { recordedEvents } from "./recordedEvents.js"
 import type { Catalogs } from "./settings.js"
 import { loadState, readState } from "./streamStates.js"
+import { webhookDocument, webhookSystemContext } from "./webhookCalls.js"
 
 /** Events read per chunk: one commit records the chunk's progress and the deliveries it schedules. */
 export const RECOVERY_CHUNK = 500
-
-const system = (workspaceId: string): RequestContext => ({ workspaceId, requestId: null, actor: "system:webhooks" })
 
 const ref = (name: string) => ({ name, type: "id" as const })
 const eq = (name: string, value: string): Expr => ({ _tag: "Compare", field: ref(name), op: "eq", value })
@@ -81,20 +81,20 @@ const payloadsOf = (deps: EngineDeps, ctx: RequestContext, events: ReadonlyArray
           Effect.gen(function*() {
             const doc = documents.get(streamId)
             const only = wanted.length === 1 ? wanted[0]! : undefined
-            if (doc !== undefined && only !== undefined && doc.version === only.streamVersion && !isRedacted(only.data)) {
+            // Candidates are never redacted: the event is its record's last, so the document is the record after it.
+            if (doc !== undefined && only !== undefined && doc.version === only.streamVersion) {
               const decoded = decodeEvents(aggregate, [only])
               if (Result.isFailure(decoded)) return yield* Effect.die(decoded.failure)
               return yield* add(only, decoded.success[0]!, doc.data)
             }
-            const stored = yield* deps.storage.readStream(streamId)
-            if (isErased(stored)) return
-            const decoded = decodeEvents(aggregate, stored)
-            if (Result.isFailure(decoded)) return yield* Effect.die(decoded.failure)
+            // Empty for a record purged since: its events get no payload.
+            const stream = yield* recordedEvents(deps, aggregate, ctx, streamId)
             let record: Projected | null = null
             let folded = 0
             for (const event of wanted) {
-              for (; folded < event.streamVersion; folded++) record = project(record, decoded.success[folded])
-              if (record !== null) yield* add(event, decoded.success[event.streamVersion - 1]!, record.data)
+              for (; folded < event.streamVersion && folded < stream.length; folded++) record = project(record, stream[folded]!.event)
+              const decoded = stream[event.streamVersion - 1]
+              if (record !== null && decoded !== undefined) yield* add(event, decoded.event, record.data)
             }
           }), { concurrency: 8, discard: true })
       }), { discard: true })
@@ -211,8 +211,6 @@ const webhookFreed = (deps: EngineDeps, ctx: RequestContext, webhookId: string, 
     return { streams: [decided.append], documents: decided.documents } satisfies Addition
   })
 
-const webhookDocumentOf = (doc: StoredDocument) => Effect.orDie(Schema.decodeUnknownEffect(WebhookDocument)(doc.data))
-
 export interface RecoveryRunnerOptions {
   /** This runner, unique per host process. */
   readonly owner: string
@@ -234,10 +232,10 @@ export interface RecoveryRunnerOptions {
  */
 const step = (deps: EngineDeps, options: RecoveryRunnerOptions, doc: StoredDocument) =>
   Effect.gen(function*() {
-    const webhook = yield* webhookDocumentOf(doc)
+    const webhook = yield* webhookDocument(doc)
     const running = webhook.recovery
     if (running === undefined) return false
-    const ctx = system(doc.workspaceId)
+    const ctx = webhookSystemContext(doc.workspaceId)
     const { job } = yield* jobOf(deps.storage, ctx, running.id)
     if (job === null || job.status !== "running") {
       yield* handleCommand(deps, webhookAggregate, {

@@ -1,11 +1,11 @@
-import { Clock, Effect, Result, Schema } from "effect"
+import { Effect, Result, Schema } from "effect"
 import { deliveryAggregate, DeliveryDocument, deliveryView, testRequest } from "../delivery/index.js"
 import { NotFound, ValidationError } from "../errors.js"
 import { recoveryAggregate } from "../recovery/index.js"
 import type { Expr, FieldRef } from "../query/ast.js"
 import { fieldInfo } from "../query/fields.js"
 import type { StoredDocument } from "../storage/documents.js"
-import { parseWebhookCreate, parseWebhookPatch, webhookAggregate, WebhookDocument, webhookView } from "../webhook/index.js"
+import { parseWebhookCreate, parseWebhookPatch, webhookAggregate, webhookView } from "../webhook/index.js"
 import { deliveryCancellation } from "./deliveryCancellation.js"
 import type { EngineDeps } from "./deps.js"
 import type { IfMatch, ListParams, RequestContext, WebhookTestAttempt } from "./Engine.js"
@@ -13,6 +13,7 @@ import { handleCommand } from "./handleCommand.js"
 import { listPage } from "./listPage.js"
 import { queryAll } from "./reads.js"
 import { storableBody, storableParams } from "./storable.js"
+import { timedPost, webhookDocument as decodedWebhook } from "./webhookCalls.js"
 import { makeWebhookRecoveries } from "./webhookRecovery.js"
 
 const ref = (name: string, type: FieldRef["type"]): FieldRef => ({ name, type })
@@ -195,16 +196,9 @@ export const makeWebhooks = (deps: EngineDeps) => {
    */
   const test = (ctx: RequestContext, id: string) =>
     Effect.gen(function*() {
-      const webhook = yield* Schema.decodeUnknownEffect(WebhookDocument)((yield* webhookDocument(ctx, id)).data).pipe(Effect.orDie)
+      const webhook = yield* decodedWebhook(yield* webhookDocument(ctx, id))
       const eventId = yield* deps.ids.make("evt")
-      const started = yield* Clock.currentTimeMillis
-      const request = testRequest({ webhook, workspaceId: ctx.workspaceId, eventId, at: started })
-      const answer = yield* Effect.result(transport.post({
-        ...request,
-        timeoutMillis: config.timeoutMillis,
-        allowInsecure: config.allowInsecure
-      }))
-      const durationMs = (yield* Clock.currentTimeMillis) - started
+      const { answer, durationMs } = yield* timedPost(deps, (started) => testRequest({ webhook, workspaceId: ctx.workspaceId, eventId, at: started }))
       return {
         status_code: Result.isSuccess(answer) ? answer.success.status : null,
         duration_ms: durationMs,
