@@ -1,5 +1,5 @@
 import { Effect, Result } from "effect"
-import { type Aggregate, decodeEvents, isErased, isStreamOf } from "../aggregate.js"
+import { type Aggregate, decodeEvents, isStreamOf } from "../aggregate.js"
 import { contactAggregate, contactViewWith } from "../contact/index.js"
 import { dealAggregate } from "../deal/index.js"
 import { contactIdsOf, showingLiveContacts } from "../deal/contactLinks.js"
@@ -12,6 +12,7 @@ import { type DomainEvent, isRedacted } from "../storage/events.js"
 import type { EngineDeps } from "./deps.js"
 import type { RequestContext, Versioned } from "./Engine.js"
 import { visibleFields } from "./reads.js"
+import { recordedEvents } from "./recordedEvents.js"
 
 /** `as_of`, read as the query language reads timestamps. */
 export const parseAsOf = (raw: string): Effect.Effect<string, ValidationError> => {
@@ -29,15 +30,8 @@ const recordAt = <C, E extends DomainEvent, S>(
   id: string,
   instant: string
 ): Effect.Effect<{ readonly record: Projected | null; readonly version: number }, StorageUnavailable> =>
-  Effect.gen(function*() {
-    const stored = isStreamOf(aggregate, id) ? yield* deps.storage.readStream(id) : []
-    if (stored.length === 0 || stored[0]!.metadata.workspaceId !== ctx.workspaceId || isErased(stored) || aggregate.project === null) {
-      return { record: null, version: 0 }
-    }
-    const decoded = decodeEvents(aggregate, stored)
-    if (Result.isFailure(decoded)) return yield* Effect.die(decoded.failure)
-    return recordAsOf(decoded.success.map((event, i) => ({ event, stored: stored[i]! })), aggregate.project, instant)
-  })
+  Effect.map(recordedEvents(deps, aggregate, ctx, id), (stream) =>
+    aggregate.project === null ? { record: null, version: 0 } : recordAsOf(stream, aggregate.project, instant))
 
 /** The record at an instant, or 404 when it did not exist then or was in the trash. */
 const liveAt = <C, E extends DomainEvent, S>(deps: EngineDeps, ctx: RequestContext, aggregate: Aggregate<C, E, S>, id: string, instant: string) =>

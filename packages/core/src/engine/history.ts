@@ -1,5 +1,5 @@
 import { Effect, Result } from "effect"
-import { type Aggregate, decodeEvents, isErased, isStreamOf } from "../aggregate.js"
+import type { Aggregate } from "../aggregate.js"
 import { NotFound, type StorageUnavailable, ValidationError } from "../errors.js"
 import { recordHistory } from "../history/index.js"
 import { decodeCursor, encodeCursor } from "../query/cursor.js"
@@ -9,6 +9,7 @@ import type { DomainEvent } from "../storage/events.js"
 import type { EngineDeps } from "./deps.js"
 import type { ListParams, Page, RequestContext } from "./Engine.js"
 import { visibleFields } from "./reads.js"
+import { recordedEvents } from "./recordedEvents.js"
 import { storableParams } from "./storable.js"
 
 const PARAMS = ["limit", "cursor"]
@@ -37,18 +38,9 @@ export const historyPage = <C, E extends DomainEvent, S>(
     if (cursor !== null && Result.isFailure(cursor)) return yield* cursor.failure
     const after = cursor === null ? 0 : Number(cursor.success.value)
 
-    const stored = isStreamOf(aggregate, id) ? yield* deps.storage.readStream(id) : []
-    if (stored.length === 0 || stored[0]!.metadata.workspaceId !== ctx.workspaceId || isErased(stored) || aggregate.project === null) {
-      return yield* new NotFound({ resource: aggregate.name, id })
-    }
-    const decoded = decodeEvents(aggregate, stored)
-    if (Result.isFailure(decoded)) return yield* Effect.die(decoded.failure)
-    const entries = recordHistory(
-      decoded.success.map((event, i) => ({ event, stored: stored[i]! })),
-      aggregate.project,
-      (data) => visibleFields(data, catalog),
-      catalog
-    )
+    const stream = yield* recordedEvents(deps, aggregate, ctx, id)
+    if (stream.length === 0 || aggregate.project === null) return yield* new NotFound({ resource: aggregate.name, id })
+    const entries = recordHistory(stream, aggregate.project, (data) => visibleFields(data, catalog), catalog)
     const rows = entries.slice(after, after + limit.success)
     const last = after + rows.length
     return {

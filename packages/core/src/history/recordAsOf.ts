@@ -8,14 +8,14 @@ import { eventAt } from "./recordHistory.js"
  * order within a stream (a command's time is never before the stream's last event).
  */
 export const recordAsOf = <E>(
-  stream: ReadonlyArray<{ readonly event: E; readonly stored: StoredEvent }>,
+  stream: ReadonlyArray<{ readonly event: E; readonly recorded: StoredEvent }>,
   project: (doc: Projected | null, event: E) => Projected | null,
   instant: string
 ): { readonly record: Projected | null; readonly version: number } => {
   let record: Projected | null = null
   let version = 0
-  for (const { event, stored } of stream) {
-    if (eventAt(stored) > instant) break
+  for (const { event, recorded } of stream) {
+    if (eventAt(recorded) > instant) break
     record = project(record, event)
     version++
   }

@@ -18,7 +18,7 @@ const events: ReadonlyArray<ContactEvent> = [
   { type: "contact.updated", data: { changed: { title: "CTO" }, at: "2026-01-02T00:00:00.000Z" } },
   { type: "contact.deleted", data: { at: "2026-01-03T00:00:00.000Z" } }
 ]
-const stream = events.map((event, i) => ({ event, stored: stored(event, i + 1) }))
+const stream = events.map((event, i) => ({ event, recorded: stored(event, i + 1) }))
 
 describe("recordAsOf", () => {
   it("folds the events up to the instant, inclusive, with the version then", () => {

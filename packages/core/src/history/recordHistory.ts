@@ -51,22 +51,22 @@ export const fieldChanges = (before: JsonObject | null, after: JsonObject | null
  * through `show` (the API's visible fields). Pure: the caller reads and decodes the stream.
  */
 export const recordHistory = <E>(
-  stream: ReadonlyArray<{ readonly event: E; readonly stored: StoredEvent }>,
+  stream: ReadonlyArray<{ readonly event: E; readonly recorded: StoredEvent }>,
   project: (doc: Projected | null, event: E) => Projected | null,
   show: (data: JsonObject) => JsonObject,
   catalog: FieldCatalog
 ): ReadonlyArray<HistoryEntry> => {
   const entries: Array<HistoryEntry> = []
   let record: Projected | null = null
-  for (const { event, stored } of stream) {
+  for (const { event, recorded } of stream) {
     const next = project(record, event)
-    const actor = stored.metadata.actor
+    const actor = recorded.metadata.actor
     entries.push({
-      event_id: stored.metadata.eventId,
-      type: stored.type,
-      at: eventAt(stored),
+      event_id: recorded.metadata.eventId,
+      type: recorded.type,
+      at: eventAt(recorded),
       actor: actor !== null && isApiKeyId(actor) ? { api_key_id: actor } : null,
-      request_id: stored.metadata.requestId,
+      request_id: recorded.metadata.requestId,
       changes: fieldChanges(record === null ? null : show(record.data), next === null ? null : show(next.data), catalog)
     })
     record = next

@@ -38,7 +38,7 @@ describe("recordHistory", () => {
     // The fixture's events must be ones the projection understands, or the test proves nothing.
     expect(projected[0]?.data["email"]).toBe("a@x.io")
     const history = recordHistory(
-      [{ event: created, stored: stored(created, 1, "key_0123456789ab") }, { event: updated, stored: stored(updated, 2, "system:purge") }],
+      [{ event: created, recorded: stored(created, 1, "key_0123456789ab") }, { event: updated, recorded: stored(updated, 2, "system:purge") }],
       projectContact,
       (data) => data,
       catalog
