@@ -41,20 +41,25 @@ const secretChanges = (secret: string | null): { readonly secret: string | null;
 
 const plusSeconds = (at: string, seconds: number): string => new Date(Date.parse(at) + seconds * 1000).toISOString()
 
-const changesOf = (current: WebhookSettings, patch: WebhookPatch, at: string): WebhookChanges => ({
-  ...(patch.url !== undefined && patch.url !== current.url ? { url: patch.url } : {}),
-  ...(patch.events !== undefined && !sameEvents(patch.events, current.events) ? { events: patch.events } : {}),
-  ...(patch.secret !== undefined && patch.secret !== current.secret ? secretChanges(patch.secret) : {}),
-  // The overlap counts from the command's time, so the decision is the same wherever it is replayed.
-  ...(patch.secret !== undefined && patch.secret !== current.secret && current.secret !== null &&
-      patch.previous_secret_expires_in !== undefined && patch.previous_secret_expires_in > 0
+/** A new secret, and the one it replaces kept for the overlap (counted from the command's time, so a replay decides the same). */
+const secretRotation = (current: WebhookSettings, secret: string | null, overlap: number | undefined, at: string): WebhookChanges => ({
+  ...secretChanges(secret),
+  ...(current.secret !== null && overlap !== undefined && overlap > 0
     ? {
       previous_secret: {
         secret: current.secret,
         ...(current.secretStandard ? { secret_standard: true } : {}),
-        expires_at: plusSeconds(at, patch.previous_secret_expires_in)
+        expires_at: plusSeconds(at, overlap)
       }
     }
+    : {})
+})
+
+const changesOf = (current: WebhookSettings, patch: WebhookPatch, at: string): WebhookChanges => ({
+  ...(patch.url !== undefined && patch.url !== current.url ? { url: patch.url } : {}),
+  ...(patch.events !== undefined && !sameEvents(patch.events, current.events) ? { events: patch.events } : {}),
+  ...(patch.secret !== undefined && patch.secret !== current.secret
+    ? secretRotation(current, patch.secret, patch.previous_secret_expires_in, at)
     : {})
 })
 

@@ -4,12 +4,13 @@ import type { Json, JsonObject } from "../json.js"
 import { WEBHOOK_ALL_EVENTS } from "./eventTypes.js"
 import { PreviousSecret, type WebhookEvent } from "./events.js"
 
-const touched = (doc: Projected, changes: JsonObject, at: string): Projected => ({
-  ...doc,
-  data: { ...doc.data, ...changes, updated_at: at }
-})
+/** The document with these changes at `at`, less the `dropped` keys. */
+const touched = (doc: Projected, changes: JsonObject, at: string, dropped: ReadonlyArray<string> = []): Projected => {
+  const kept = dropped.length === 0 ? doc.data : Object.fromEntries(Object.entries(doc.data).filter(([key]) => !dropped.includes(key)))
+  return { ...doc, data: { ...kept, ...changes, updated_at: at } }
+}
 
-const OF_THE_OLD_SECRET = new Set(["secret_standard", "previous_secret"])
+const OF_THE_OLD_SECRET = ["secret_standard", "previous_secret"]
 
 /**
  * The webhook document. It keeps `secret`, which workers need to sign; `webhookView` strips it
@@ -37,8 +38,7 @@ export const projectWebhook = (doc: Projected | null, event: WebhookEvent): Proj
       const { at, changed } = event.data
       if (changed.secret === undefined) return touched(doc, changed, at)
       // A new secret ends what belonged to the old one: its form, and any earlier overlap.
-      const rest = Object.fromEntries(Object.entries(doc.data).filter(([key]) => !OF_THE_OLD_SECRET.has(key)))
-      return touched({ ...doc, data: rest }, { ...changed, has_secret: changed.secret !== null }, at)
+      return touched(doc, { ...changed, has_secret: changed.secret !== null }, at, OF_THE_OLD_SECRET)
     }
     case "webhook.reactivated":
       return doc === null ? null : touched(doc, { status: "active" }, event.data.at)
@@ -48,11 +48,8 @@ export const projectWebhook = (doc: Projected | null, event: WebhookEvent): Proj
       return null
     case "webhook.recovery_started":
       return doc === null ? null : touched(doc, { recovery: { id: event.data.job_id, since: event.data.since } }, event.data.at)
-    case "webhook.recovery_ended": {
-      if (doc === null) return null
-      const rest = Object.fromEntries(Object.entries(doc.data).filter(([key]) => key !== "recovery"))
-      return touched({ ...doc, data: rest }, {}, event.data.at)
-    }
+    case "webhook.recovery_ended":
+      return doc === null ? null : touched(doc, {}, event.data.at, ["recovery"])
   }
 }
 

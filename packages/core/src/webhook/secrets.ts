@@ -1,5 +1,6 @@
 import { utf8ToBytes } from "@noble/hashes/utils.js"
 import { base64Decode } from "./internal/bytes.js"
+import type { WebhookDocument } from "./projection.js"
 
 /** The Standard Webhooks form of a secret: this prefix, then the key's bytes in base64. */
 export const STANDARD_SECRET_PREFIX = "whsec_"
@@ -35,16 +36,8 @@ export interface SigningSecret {
   readonly standard: boolean
 }
 
-/** What a webhook document keeps of its secrets (see WebhookDocument). */
-export interface WebhookSecrets {
-  readonly secret: string | null
-  readonly secret_standard?: boolean
-  readonly previous_secret?: {
-    readonly secret: string
-    readonly secret_standard?: boolean
-    readonly expires_at: string
-  } | null
-}
+/** What a webhook document keeps of its secrets. */
+export type WebhookSecrets = Pick<WebhookDocument, "secret" | "secret_standard" | "previous_secret">
 
 /**
  * The secrets an attempt made at `unixSeconds` is signed with, newest first: the current one, and
@@ -55,7 +48,7 @@ export const signingSecretsAt = (webhook: WebhookSecrets, unixSeconds: number): 
   if (webhook.secret === null) return []
   const current = { secret: webhook.secret, standard: webhook.secret_standard === true }
   const previous = webhook.previous_secret
-  return previous != null && unixSeconds * 1000 < Date.parse(previous.expires_at)
+  return previous !== undefined && unixSeconds * 1000 < Date.parse(previous.expires_at)
     ? [current, { secret: previous.secret, standard: previous.secret_standard === true }]
     : [current]
 }
