@@ -8,6 +8,7 @@ import {
   createContact,
   deliveriesOf,
   deliveryWhen,
+  EVENT_TYPES,
   receiverForTest,
   register,
   type Scoped,
@@ -57,18 +58,6 @@ const afterMarker = async (api: Scoped, failures: 2 | 3, trigger: () => Promise<
   await deliveryWhen(api, webhook.id, delivery!.id, (d) => d.status === "succeeded", "the marker delivery")
   expect(marker.received).toHaveLength(failures + 1)
 }
-
-const EVENT_TYPES = [
-  "contact.created",
-  "contact.updated",
-  "contact.deleted",
-  "contact.restored",
-  "deal.created",
-  "deal.updated",
-  "deal.stage_changed",
-  "deal.deleted",
-  "deal.restored"
-]
 
 const header = (received: Received, name: string) => received.headers[name] as string | undefined
 

@@ -75,3 +75,16 @@ export const webhookWhen = (api: Scoped, webhookId: string, done: (w: Record<str
   }, what)
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+
+/** The nine event types a webhook can subscribe to, in the API's order, written out: a test of what the engine lists. */
+export const EVENT_TYPES = [
+  "contact.created",
+  "contact.updated",
+  "contact.deleted",
+  "contact.restored",
+  "deal.created",
+  "deal.updated",
+  "deal.stage_changed",
+  "deal.deleted",
+  "deal.restored"
+]

@@ -5,25 +5,13 @@ import { Webhook } from "standardwebhooks"
 import { describe, expect, it } from "vitest"
 import { errorOf, hostFor, STORAGES } from "../http/client.js"
 import type { Received } from "./receiver.js"
-import { as, deliveriesOf, receiverForTest, register, type Scoped, WEBHOOK_API_KEYS, webhookWhen, workspaces } from "./support.js"
+import { as, deliveriesOf, EVENT_TYPES, receiverForTest, register, type Scoped, WEBHOOK_API_KEYS, webhookWhen, workspaces } from "./support.js"
 
 // The webhook tools through real hosts (memory and PostgreSQL) to a real receiver on 127.0.0.1:
 // POST /v1/webhooks/:id/test, and GET /v1/webhook-event-types whose schemas real deliveries meet.
 
 /** Short enough for a test to wait it out, long beyond any local answer on a loaded machine. */
 const TIMEOUT_MS = 3_000
-
-const EVENT_TYPES = [
-  "contact.created",
-  "contact.updated",
-  "contact.deleted",
-  "contact.restored",
-  "deal.created",
-  "deal.updated",
-  "deal.stage_changed",
-  "deal.deleted",
-  "deal.restored"
-]
 
 const standardSecret = () => `whsec_${randomBytes(32).toString("base64")}`
 
