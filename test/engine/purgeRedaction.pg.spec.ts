@@ -20,8 +20,11 @@ const personal = ["gone.person@x.io", "Gonefirst", "Gonelast", "+49 30 1234567",
 const logOf = (storage: StorageService, workspaceId: string) =>
   Effect.map(storage.readLog({ after: 0, limit: 10_000 }), (events) => events.filter((e) => e.metadata.workspaceId === workspaceId))
 
-/** An event without its data: what purging must leave exactly as it was. */
-const frame = ({ data: _, ...rest }: StoredEvent) => rest
+/**
+ * An event without its data and the payload it was announced with (which shows the record too):
+ * what purging must leave exactly as it was.
+ */
+const frame = ({ data: _, metadata: { payload: _payload, ...metadata }, ...rest }: StoredEvent) => ({ ...rest, metadata })
 
 const purgeAndReadTheLog = (storage: StorageService, queue: DeliveryQueueService) =>
   Effect.gen(function*() {
@@ -64,6 +67,13 @@ const purgeAndReadTheLog = (storage: StorageService, queue: DeliveryQueueService
     before.forEach((event, i) => {
       const purged = event.streamId === gone || event.streamId === deal
       expect({ type: event.type, data: after[i]!.data }).toEqual({ type: event.type, data: purged ? { redacted: true } : event.data })
+    })
+    // The announced payloads go with the data of the purged records' events, and stay on the others'.
+    before.forEach((event, i) => {
+      const purged = event.streamId === gone || event.streamId === deal
+      const announced = event.type.startsWith("contact.") || event.type.startsWith("deal.")
+      expect({ type: event.type, announced: event.metadata.payload !== undefined }).toEqual({ type: event.type, announced })
+      expect({ type: event.type, kept: after[i]!.metadata.payload !== undefined }).toEqual({ type: event.type, kept: announced && !purged })
     })
     expect(before.filter((e) => e.streamId === gone).map((e) => e.type))
       .toEqual(["contact.created", "contact.updated", "contact.deleted"])

@@ -3,6 +3,7 @@ import { ContactsApi } from "./contacts/Api.js"
 import { CustomFieldsApi } from "./customFields/Api.js"
 import { DealsApi } from "./deals/Api.js"
 import { ErrorBodies } from "./errors/ErrorBodies.js"
+import { EventsApi } from "./events/Api.js"
 import { describeDocument } from "./openApi/document.js"
 import { PipelinesApi } from "./pipelines/Api.js"
 import { SystemApi } from "./system/Api.js"
@@ -34,7 +35,7 @@ once, and uniqueness (a live contact's email) holds across hosts.`
 
 /** The whole API; ErrorBodies comes last so that it wraps every endpoint's own middleware. */
 export class Api extends HttpApi.make("dealstream")
-  .add(ContactsApi, PipelinesApi, DealsApi, CustomFieldsApi, TrashApi, WebhooksApi, SystemApi)
+  .add(ContactsApi, PipelinesApi, DealsApi, CustomFieldsApi, TrashApi, WebhooksApi, EventsApi, SystemApi)
   .middleware(ErrorBodies)
   .annotate(OpenApi.Title, "dealstream API")
   .annotate(OpenApi.Version, "1")

@@ -10,6 +10,7 @@ import { IdempotentRepliesLive } from "./idempotency.js"
 import { PipelinesLive } from "./pipelines/Http.js"
 import { SystemLive } from "./system/Http.js"
 import { TrashLive } from "./trash/Http.js"
+import { EventsLive } from "./events/Http.js"
 import { WebhooksLive } from "./webhooks/Http.js"
 
 /**
@@ -17,6 +18,6 @@ import { WebhooksLive } from "./webhooks/Http.js"
  * (`HttpRouter.serve`). Every failure is answered with our error body (ErrorBodies).
  */
 export const ApiLive = HttpApiBuilder.layer(Api).pipe(
-  Layer.provide([ContactsLive, PipelinesLive, DealsLive, CustomFieldsLive, TrashLive, WebhooksLive, SystemLive]),
+  Layer.provide([ContactsLive, PipelinesLive, DealsLive, CustomFieldsLive, TrashLive, WebhooksLive, EventsLive, SystemLive]),
   Layer.provide([AuthenticationLive, IdempotentRepliesLive, ErrorBodiesLive])
 )

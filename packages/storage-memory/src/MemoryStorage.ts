@@ -9,6 +9,8 @@ import {
   changeFeedTypeMatches,
   type LinkedDocuments,
   type QueueSignal,
+  type FeedChange,
+  isFeedNotified,
   type SettingsChange,
   Storage,
   type StorageService,
@@ -53,9 +55,12 @@ export interface Services {
 export const makeWithQueue: Effect.Effect<Services> = Effect.gen(function*() {
   const signals = yield* PubSub.unbounded<QueueSignal>()
   const settingsChanges = yield* PubSub.unbounded<SettingsChange>()
+  const feedChanges = yield* PubSub.unbounded<FeedChange>()
   /** Per workspace: moves on with every commit that appends to one of its settings streams. */
   const settingsVersions = new Map<string, number>()
   const log: Array<StoredEvent> = []
+  /** Each event's index in the log by its public id (GET /v1/events/:id). */
+  const eventIndex = new Map<string, number>()
   const streams = new Map<string, Array<StoredEvent>>()
   const tables = new Map<string, DocumentTable<Row>>()
   const uniques = new Map<string, string>()
@@ -142,7 +147,9 @@ export const makeWithQueue: Effect.Effect<Services> = Effect.gen(function*() {
         for (const streamId of commit.redactStreams ?? []) {
           const events = streams.get(streamId) ?? []
           events.forEach((event, index) => {
-            const redacted: StoredEvent = { ...event, data: { redacted: true } }
+            // The announced payload shows the record too: it goes with the data (as PostgreSQL's trigger does).
+            const { payload: _payload, ...metadata } = event.metadata
+            const redacted: StoredEvent = { ...event, data: { redacted: true }, metadata }
             events[index] = redacted
             log[event.sequence - 1] = redacted
           })
@@ -163,6 +170,7 @@ export const makeWithQueue: Effect.Effect<Services> = Effect.gen(function*() {
               streamVersion: events.length + 1,
               recordedAt
             }
+            eventIndex.set(stored.metadata.eventId, log.length)
             log.push(stored)
             events.push(stored)
             appended.push(stored)
@@ -174,8 +182,12 @@ export const makeWithQueue: Effect.Effect<Services> = Effect.gen(function*() {
             .map((append) => append.events[0]!.metadata.workspaceId)
         )
         for (const workspaceId of changed) settingsVersions.set(workspaceId, (settingsVersions.get(workspaceId) ?? 0) + 1)
+        const fed = new Set(appended.filter((event) => isFeedNotified(event.type)).map((event) => event.metadata.workspaceId))
         return Effect.as(
-          Effect.forEach(changed, (workspaceId) => PubSub.publish(settingsChanges, { _tag: "Changed", workspaceId }), { discard: true }),
+          Effect.andThen(
+            Effect.forEach(changed, (workspaceId) => PubSub.publish(settingsChanges, { _tag: "Changed", workspaceId }), { discard: true }),
+            Effect.forEach(fed, (workspaceId) => PubSub.publish(feedChanges, { _tag: "Appended", workspaceId }), { discard: true })
+          ),
           { events: appended }
         )
       })
@@ -268,6 +280,12 @@ export const makeWithQueue: Effect.Effect<Services> = Effect.gen(function*() {
         }
         return out
       }),
+    readEvent: (workspaceId, eventId) =>
+      Effect.sync(() => {
+        const event = log[eventIndex.get(eventId) ?? -1]
+        return event !== undefined && event.metadata.workspaceId === workspaceId ? event : null
+      }),
+    feedChanges: Stream.fromPubSub(feedChanges),
     documentsWith: (collection, key, limit) =>
       Effect.sync(() => {
         const found: Array<StoredDocument> = []

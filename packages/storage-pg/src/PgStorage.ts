@@ -25,6 +25,8 @@ import { readStream } from "./readStream.js"
 import { releaseLeases } from "./releaseLeases.js"
 import { replaceDocuments } from "./replaceDocuments.js"
 import { listenSettingsChanges } from "./settingsChanges.js"
+import { listenFeedChanges } from "./feedChanges.js"
+import { readEvent } from "./readEvent.js"
 import { settingsVersion } from "./settingsVersion.js"
 import { headSequence } from "./headSequence.js"
 
@@ -79,6 +81,8 @@ export const fromClient = (sql: SqlClient, submit: SubmitCommit, listen: ListenO
   readLog: (options) => orUnavailable(readLog(sql)(options)),
   readWorkspaceLog: (options) => orUnavailable(readWorkspaceLog(sql)(options)),
   readFeed: (options) => orUnavailable(readFeed(sql)(options)),
+  readEvent: (workspaceId, eventId) => orUnavailable(readEvent(sql)(workspaceId, eventId)),
+  feedChanges: listenFeedChanges(listen),
   getDocument: (collection, workspaceId, id) => orUnavailable(getDocument(sql)(collection, workspaceId, id)),
   readRecord: (collection, workspaceId, id, linked) => orUnavailable(readRecord(sql)(collection, workspaceId, id, linked)),
   queryRecords: (collection, workspaceId, query, linked) => orUnavailable(queryRecords(sql)(collection, workspaceId, query, linked)),

@@ -87,6 +87,9 @@ export const payloadDataFor = (event: DomainEvent, record: JsonObject): JsonObje
   }
 }
 
+/** Whether an event's payload shows its record (a delete's names only its id: the record has left every view). */
+export const payloadShowsRecord = (type: string): boolean => !type.endsWith(".deleted") && !type.endsWith(".purged")
+
 /**
  * A stored payload's `data` with every record in the API's key order: a delivery document read
  * from PostgreSQL's jsonb has its keys by length, and what is sent (and signed) must show a record

@@ -147,6 +147,12 @@ export interface EngineService {
     /** A recovery job of this webhook, as `recover` answers it, with its progress. */
     readonly recovery: (ctx: RequestContext, id: string, jobId: string) => Effect.Effect<Versioned, ReadError>
   }
+  /** The change feed: the workspace's record events in commit order, as webhook payloads. */
+  readonly events: {
+    /** GET /v1/events: `after`, `types`, `limit`, `wait` (seconds to hold an empty page). */
+    readonly list: (ctx: RequestContext, params: ListParams) => Effect.Effect<FeedPage, ValidationError | StorageUnavailable>
+    readonly get: (ctx: RequestContext, id: string) => Effect.Effect<JsonObject, ReadError>
+  }
   readonly idempotency: {
     /** The stored response for this key, or null when there is none younger than 24 h. */
     readonly get: (ctx: RequestContext, key: string) => Effect.Effect<IdempotentResponse | null, StorageUnavailable>
@@ -187,3 +193,9 @@ export const DealRules = Context.Reference<ReadonlyArray<DealRule>>("@dealstream
 
 /** Registers deal rules with the engines built on it. */
 export const dealRulesLayer = (rules: ReadonlyArray<DealRule>): Layer.Layer<never> => Layer.succeed(DealRules, rules)
+
+/** A page of the change feed: `next_cursor` is always given, also on an empty page, to read on from. */
+export interface FeedPage {
+  readonly data: ReadonlyArray<JsonObject>
+  readonly next_cursor: string
+}

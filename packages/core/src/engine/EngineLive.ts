@@ -6,6 +6,7 @@ import { makeApiKeys } from "./apiKeys.js"
 import { makeContacts } from "./contacts.js"
 import { makeCustomFields } from "./customFields.js"
 import { makeDeals } from "./deals.js"
+import { makeFeed } from "./feed.js"
 import { engineDeps } from "./deps.js"
 import { DealRules, Engine, type EngineService } from "./Engine.js"
 import { makeIdempotency } from "./idempotency.js"
@@ -35,6 +36,7 @@ export const makeEngine: Effect.Effect<EngineService, never, EngineRequirements 
     customFields: makeCustomFields(deps),
     trash: makeTrash(deps),
     webhooks: makeWebhooks(deps),
+    events: makeFeed(deps, yield* Effect.scope),
     idempotency: makeIdempotency(deps),
     apiKeys: makeApiKeys(deps),
     purgeExpired: makePurge(deps, aggregates),

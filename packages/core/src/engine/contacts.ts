@@ -25,7 +25,7 @@ import { catalogs } from "./customFields.js"
 import { historyPage } from "./history.js"
 import { catalogsOf, parsedWith, settingsOf } from "./settings.js"
 import { listPage } from "./listPage.js"
-import { outbox } from "./outbox.js"
+import { announcedRecord, outbox } from "./outbox.js"
 import { visibleFields } from "./reads.js"
 import { storableBody } from "./storable.js"
 
@@ -39,7 +39,11 @@ export const makeContacts = (deps: EngineDeps) => {
     ctx,
     streamId: id,
     prepare: catalogsOf,
-    also: outbox(deps, ctx, contactAggregate, (data, known) => oneContactView(deps, ctx, id, data, known.contact))
+    // No deal can name a contact before it exists (deals check their contact ids): a new one's view needs no read.
+    also: outbox(deps, ctx, contactAggregate, (data, known, event) =>
+      event.type === "contact.created"
+        ? Effect.succeed(contactView(id, visibleFields(data, known.contact), []))
+        : oneContactView(deps, ctx, id, data, known.contact))
   })
 
   const activities = (ctx: RequestContext, contactId: string, dealIds: ReadonlyArray<string>) =>
@@ -108,8 +112,9 @@ export const makeContacts = (deps: EngineDeps) => {
 
   /**
    * The contact as the write that just committed left it (its own events), with the deals that
-   * name it: not a read of the document, which a concurrent write may already have changed. The
-   * deals are read while the write commits, not after: the answer costs no round trip of its own.
+   * name it: not a read of the document, which a concurrent write may already have changed. It is
+   * the view the outbox made for the write's announcement before the commit, so the answer costs
+   * no round trip of its own; a write that committed nothing is shown now.
    */
   const written = <P>(
     ctx: RequestContext,
@@ -118,9 +123,12 @@ export const makeContacts = (deps: EngineDeps) => {
     catalogOf: (prepared: P) => Catalogs
   ) =>
     Effect.gen(function*() {
-      const [handled, deals] = yield* Effect.all([write, dealsNaming(deps, ctx, [id])], { concurrency: 2 })
+      const handled = yield* write
+      const announced = announcedRecord(handled.payloads, "contact")
+      if (announced !== null) return { data: announced, version: handled.version }
       const projected = handled.projected
       if (projected === null) return yield* new NotFound({ resource: "contact", id })
+      const deals = yield* dealsNaming(deps, ctx, [id])
       return { data: contactView(id, visibleFields(projected.data, catalogOf(handled.prepared).contact), deals), version: handled.version }
     })
 
@@ -134,11 +142,10 @@ export const makeContacts = (deps: EngineDeps) => {
         prepare: parsedWith(parseContactCreate, input),
         command: ({ at, prepared }) => Effect.succeed({ type: "CreateContact" as const, id, at, fields: prepared.fields })
       })
-      // Nothing is read back: the document is what was just written, and no deal can name a contact
-      // before it exists (deals check their contact ids).
-      const created = handled.projected
+      // Nothing is read back: the view is the one announced with the event.
+      const created = announcedRecord(handled.payloads, "contact")
       if (created === null) return yield* new NotFound({ resource: "contact", id })
-      return { data: contactView(id, visibleFields(created.data, handled.prepared.known.contact), []), version: handled.version }
+      return { data: created, version: handled.version }
     })
 
   const update = (ctx: RequestContext, id: string, body: unknown, ifMatch: IfMatch) =>

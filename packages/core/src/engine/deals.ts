@@ -24,7 +24,7 @@ import type { IfMatch, ListParams, RequestContext } from "./Engine.js"
 import { type Handled, handleCommand } from "./handleCommand.js"
 import { historyPage } from "./history.js"
 import { listPage } from "./listPage.js"
-import { outbox } from "./outbox.js"
+import { announcedRecord, outbox } from "./outbox.js"
 import { catalogsOf, parsedWith } from "./settings.js"
 import { storableBody, storableParams } from "./storable.js"
 
@@ -64,11 +64,13 @@ export const makeDeals = (deps: EngineDeps, rules: ReadonlyArray<DealRule> = [])
    * The deal as the write that just committed left it: the projection of its own events. Reading
    * the document again could find a concurrent delete and answer 404 for a write that happened.
    */
-  const written = (ctx: RequestContext, result: Handled<DealEvent, unknown>, deal: FieldCatalog) =>
-    Effect.map(dealView(deps, ctx, result.projected?.data ?? {}, deal), (data) => ({
-      data,
-      version: result.version
-    }))
+  const written = (ctx: RequestContext, result: Handled<DealEvent, unknown>, deal: FieldCatalog) => {
+    const announced = announcedRecord(result.payloads, "deal")
+    return announced !== null
+      ? Effect.succeed({ data: announced, version: result.version })
+      // Nothing committed (a patch that changed nothing): shown now.
+      : Effect.map(dealView(deps, ctx, result.projected?.data ?? {}, deal), (data) => ({ data, version: result.version }))
+  }
 
   const get = (ctx: RequestContext, id: string) =>
     Effect.gen(function*() {

@@ -2,6 +2,7 @@ import { Effect, Option, Result } from "effect"
 import { type Aggregate, decodeEvents, foldProjection } from "../aggregate.js"
 import type { Projected } from "../decider.js"
 import type { CustomFieldDefinition } from "../field/custom.js"
+import type { JsonObject } from "../json.js"
 import { Conflict, type DomainError, NotFound, PreconditionFailed, type StorageUnavailable } from "../errors.js"
 import type { QueueSignal } from "../storage/DeliveryQueue.js"
 import type { DocumentWrite } from "../storage/documents.js"
@@ -40,12 +41,20 @@ export interface Handled<E, S> {
   /** The events the command added (none when it changed nothing). */
   readonly fresh: ReadonlyArray<E>
   readonly version: number
+  /** What each new event was announced with (Addition.payloads), by index; empty when none was. */
+  readonly payloads: ReadonlyArray<JsonObject | null>
 }
 
-const handledOf = <E, S>({ fresh, projected, state, version }: Handled<E, S>): Handled<E, S> => ({ state, projected, fresh, version })
+const handledOf = <E, S>({ fresh, projected, state, version }: Decided<E, S>, payloads: ReadonlyArray<JsonObject | null> = []): Handled<E, S> => ({
+  state,
+  projected,
+  fresh,
+  version,
+  payloads
+})
 
 /** One stream's share of a commit: what the command decided, ready to store. */
-export interface Decided<E, S> extends Handled<E, S> {
+export interface Decided<E, S> extends Omit<Handled<E, S>, "payloads"> {
   /** The new events with their metadata, valid only at the version they were decided on. */
   readonly append: StreamAppend
   /** The documents the stream projects to with them (none when nothing was decided). */
@@ -112,6 +121,11 @@ export interface AlsoContext<E> {
 export interface Addition {
   readonly streams: ReadonlyArray<StreamAppend>
   readonly documents: ReadonlyArray<DocumentWrite>
+  /**
+   * The data each of the command's new events is announced with (webhook payloads, the change
+   * feed), by index, null for one not announced: stored with the event (EventMetadata.payload).
+   */
+  readonly payloads?: ReadonlyArray<JsonObject | null>
   /** Streams whose earlier events lose their data in this commit (a purge). */
   readonly redactStreams?: ReadonlyArray<string>
   /** Told to the workers of every host once the commit is stored (best effort: they also poll). */
@@ -156,6 +170,16 @@ export interface HandleOptions<C, E, S, P> {
   /** More of the same commit, decided from the new events: deliveries to schedule or cancel, a purge's redactions. */
   readonly also?: (context: AlsoContext<E>) => Effect.Effect<Addition, WriteError>
 }
+
+/** The command's events with the data they are announced with, kept in their metadata. */
+const withPayloads = (append: StreamAppend, payloads: ReadonlyArray<JsonObject | null>): StreamAppend =>
+  payloads.length === 0 ? append : {
+    ...append,
+    events: append.events.map((event, i) => {
+      const payload = payloads[i]
+      return payload === null || payload === undefined ? event : { ...event, metadata: { ...event.metadata, payload } }
+    })
+  }
 
 /** One attempt, and whether it decided on anything this host kept rather than read just now. */
 const attemptOnce = <C, E extends DomainEvent, S, P>(
@@ -209,8 +233,9 @@ const attemptOnce = <C, E extends DomainEvent, S, P>(
       ? [claimWrite(ctx.workspaceId, claim.value, { resource: aggregate.name, id: streamId }, at)]
       : []
     const settingsRead = settings.read()
+    const payloads = addition.payloads ?? []
     yield* deps.storage.commit({
-      streams: [decided.append, ...addition.streams],
+      streams: [withPayloads(decided.append, payloads), ...addition.streams],
       documents: [...decided.documents, ...addition.documents, ...claimed],
       ...(addition.redactStreams === undefined ? {} : { redactStreams: addition.redactStreams }),
       ...(settingsRead === null ? {} : { settingsRead: [settingsRead] })
@@ -232,7 +257,7 @@ const attemptOnce = <C, E extends DomainEvent, S, P>(
       (signal) => signal._tag === "Scheduled" ? signalScheduled(deps.queue) : deps.queue.signal(signal).pipe(Effect.ignore),
       { discard: true }
     )
-    return { ...handledOf(decided), prepared }
+    return { ...handledOf(decided, payloads), prepared }
   })
   return {
     run,

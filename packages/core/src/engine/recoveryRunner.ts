@@ -1,10 +1,7 @@
-import { Clock, Effect, Result } from "effect"
-import { type AnyAggregate, aggregateOf, decodeEvents } from "../aggregate.js"
-import { contactAggregate } from "../contact/index.js"
-import { dealAggregate } from "../deal/index.js"
-import { deliveryAggregate, payloadDataFor } from "../delivery/index.js"
-import type { Projected } from "../decider.js"
-import { NotFound, type StorageUnavailable } from "../errors.js"
+import { Clock, Effect } from "effect"
+import { deliveryAggregate } from "../delivery/index.js"
+import { NotFound } from "../errors.js"
+import { announcedAt } from "../feed/feedEvent.js"
 import type { JsonObject } from "../json.js"
 import type { Expr } from "../query/ast.js"
 import {
@@ -14,17 +11,15 @@ import {
   recoveryAggregate
 } from "../recovery/index.js"
 import type { StoredDocument } from "../storage/documents.js"
-import { type DomainEvent, isRedacted, type StoredEvent } from "../storage/events.js"
+import { isRedacted, type StoredEvent } from "../storage/events.js"
 import type { StorageService } from "../storage/Storage.js"
 import { WEBHOOK_ALL_EVENTS, WEBHOOK_EVENT_TYPES, webhookAggregate, WebhookDocument } from "../webhook/index.js"
-import { oneContactView } from "./contactViews.js"
-import { dealView } from "./dealViews.js"
+import { announcedPayloads } from "./announcedPayloads.js"
 import { type EngineDeps, makeEngineDeps } from "./deps.js"
 import type { RequestContext } from "./Engine.js"
 import { type Addition, type AlsoContext, decide, handleCommand } from "./handleCommand.js"
 import { scheduleDelivery } from "./outbox.js"
 import { queryAll } from "./reads.js"
-import { recordedEvents } from "./recordedEvents.js"
 import type { Catalogs } from "./settings.js"
 import { loadState, readState } from "./streamStates.js"
 import { webhookDocument, webhookSystemContext } from "./webhookCalls.js"
@@ -41,65 +36,6 @@ export const jobOf = (storage: StorageService, ctx: RequestContext, jobId: strin
     version: stream.version,
     job: stream.state.status === "present" ? stream.state.job : null
   }))
-
-/** How the records an event may be about are shown in a payload: as the API shows them. */
-const viewers: ReadonlyArray<{
-  readonly aggregate: AnyAggregate
-  readonly view: (deps: EngineDeps, ctx: RequestContext, id: string, data: JsonObject, catalogs: Catalogs) => Effect.Effect<JsonObject, StorageUnavailable>
-}> = [
-  { aggregate: contactAggregate, view: (deps, ctx, id, data, catalogs) => oneContactView(deps, ctx, id, data, catalogs.contact) },
-  { aggregate: dealAggregate, view: (deps, ctx, _id, data, catalogs) => dealView(deps, ctx, data, catalogs.deal) }
-]
-
-/**
- * Each event's payload data, as the outbox would have made it when the event was recorded: the
- * record as it stood right after the event, shown by the API's view. That record is its document
- * when the event is the stream's last (most events of a backfill: records created and left alone),
- * read in one query per aggregate; otherwise the stream is folded up to the event. Events of a
- * record erased since (a purge) have none: its data is gone for good.
- */
-const payloadsOf = (deps: EngineDeps, ctx: RequestContext, events: ReadonlyArray<StoredEvent>, catalogs: Catalogs) =>
-  Effect.gen(function*() {
-    const payloads = new Map<string, JsonObject>()
-    const byStream = new Map<string, Array<StoredEvent>>()
-    for (const event of events) byStream.set(event.streamId, [...(byStream.get(event.streamId) ?? []), event])
-    yield* Effect.forEach(viewers, ({ aggregate, view }) =>
-      Effect.gen(function*() {
-        const project = aggregate.project
-        const streams = [...byStream].filter(([streamId]) => aggregateOf([aggregate], streamId) !== undefined)
-        if (project === null || streams.length === 0) return
-        const collection = aggregate.collections[0]!
-        const documents = new Map(
-          (yield* deps.storage.getDocuments(collection, ctx.workspaceId, streams.map(([streamId]) => streamId))).map((doc) => [doc.id, doc])
-        )
-        const add = (event: StoredEvent, decoded: DomainEvent, record: JsonObject) =>
-          Effect.map(view(deps, ctx, event.streamId, record, catalogs), (shown) => {
-            const data = payloadDataFor(decoded, shown)
-            if (data !== null) payloads.set(event.metadata.eventId, data)
-          })
-        yield* Effect.forEach(streams, ([streamId, wanted]) =>
-          Effect.gen(function*() {
-            const doc = documents.get(streamId)
-            const only = wanted.length === 1 ? wanted[0]! : undefined
-            // Candidates are never redacted: the event is its record's last, so the document is the record after it.
-            if (doc !== undefined && only !== undefined && doc.version === only.streamVersion) {
-              const decoded = decodeEvents(aggregate, [only])
-              if (Result.isFailure(decoded)) return yield* Effect.die(decoded.failure)
-              return yield* add(only, decoded.success[0]!, doc.data)
-            }
-            // Empty for a record purged since: its events get no payload.
-            const stream = yield* recordedEvents(deps, aggregate, ctx, streamId)
-            let record: Projected | null = null
-            let folded = 0
-            for (const event of wanted) {
-              for (; folded < event.streamVersion && folded < stream.length; folded++) record = project(record, stream[folded]!.event)
-              const decoded = stream[event.streamVersion - 1]
-              if (record !== null && decoded !== undefined) yield* add(event, decoded.event, record.data)
-            }
-          }), { concurrency: 8, discard: true })
-      }), { discard: true })
-    return payloads
-  })
 
 /** The events of these streams that this webhook already has a delivery of that counts: sent, or still to be sent. */
 const coveredEvents = (deps: EngineDeps, ctx: RequestContext, webhookId: string, streamIds: ReadonlyArray<string>) =>
@@ -145,10 +81,10 @@ const nextChunk = (
       return { command: { type: "FinishRecovery", id: job.id, at, status: "done", reason: null }, scheduled: [] } satisfies Chunk
     }
     const since = Date.parse(job.since)
-    const inRange = events.filter((event) => Date.parse(event.recordedAt) >= since)
+    const inRange = events.filter((event) => Date.parse(announcedAt(event)) >= since)
     const covered = yield* coveredEvents(deps, ctx, job.webhookId, [...new Set(inRange.map((e) => e.streamId))])
     const candidates = inRange.filter((event) => !isRedacted(event.data) && !covered.has(event.metadata.eventId))
-    const payloads = yield* payloadsOf(deps, ctx, candidates, catalogs)
+    const payloads = yield* announcedPayloads(deps, ctx, candidates, catalogs)
     const scheduled = candidates.flatMap((event) => {
       const payload = payloads.get(event.metadata.eventId)
       return payload === undefined ? [] : [{ event, payload }]
@@ -183,7 +119,7 @@ const deliveriesOf = (deps: EngineDeps, ctx: RequestContext, webhookId: string, 
           eventType: event.type,
           eventStreamId: event.streamId,
           eventVersion: event.streamVersion,
-          eventCreatedAt: event.recordedAt,
+          eventCreatedAt: announcedAt(event),
           payloadData: payload,
           replayOf: null,
           sequence: event.sequence

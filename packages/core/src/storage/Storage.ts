@@ -37,6 +37,11 @@ export type SettingsChange =
   | { readonly _tag: "Changed"; readonly workspaceId: string }
   | { readonly _tag: "Resumed" }
 
+/** What `feedChanges` tells. */
+export type FeedChange =
+  | { readonly _tag: "Appended"; readonly workspaceId: string }
+  | { readonly _tag: "Resumed" }
+
 /**
  * One atomic unit of change: all of it is stored, or none of it is.
  * `redactStreams` replaces the data of every earlier event of those streams with `{redacted: true}`
@@ -141,6 +146,15 @@ export interface StorageService {
       readonly limit: number
     }
   ) => Effect.Effect<ReadonlyArray<ChangeFeedEvent>, StorageUnavailable>
+  /** One event of a workspace by its public id (`evt_…`); null when the workspace has none such. */
+  readonly readEvent: (workspaceId: string, eventId: string) => Effect.Effect<StoredEvent | null, StorageUnavailable>
+  /**
+   * Workspaces whose change feed gained events (of any type a feed reader may ask for), told by
+   * every host once the commit is stored; `Resumed` after a lost listening connection stands for
+   * any told meanwhile. Best effort and quick: a feed reader that waits still reads again now and
+   * then (see ChangeFeedPosition for why a told event may not be readable at once).
+   */
+  readonly feedChanges: Stream.Stream<FeedChange, StorageUnavailable>
   /** A document whatever its deletedAt; null when absent. */
   readonly getDocument: (
     collection: Collection,

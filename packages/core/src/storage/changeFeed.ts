@@ -34,3 +34,12 @@ export const compareChangeFeedPositions = (a: ChangeFeedPosition, b: ChangeFeedP
   const tb = BigInt(b.transaction)
   return ta < tb ? -1 : ta > tb ? 1 : a.sequence - b.sequence
 }
+
+/**
+ * The prefixes of the types whose commits `feedChanges` tells of: the records' events, which the
+ * API's feed hands out. Commits of other events (deliveries' attempts, recovery jobs) wake no reader.
+ * PostgreSQL's trigger (migration 0014) holds the same list.
+ */
+export const FEED_TYPE_PREFIXES: ReadonlyArray<string> = ["contact.", "deal."]
+
+export const isFeedNotified = (type: string): boolean => FEED_TYPE_PREFIXES.some((prefix) => type.startsWith(prefix))

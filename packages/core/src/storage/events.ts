@@ -21,6 +21,12 @@ export interface EventMetadata {
   readonly eventId: string
   readonly requestId: string | null
   readonly actor: string | null
+  /**
+   * The `data` the event is announced with (webhook payloads, the change feed): the record as the
+   * API showed it when the event was committed. Only on announced events, and dropped when the
+   * event's data is redacted (a purge).
+   */
+  readonly payload?: JsonObject
 }
 
 /** An event ready to append: the engine has attached metadata. */

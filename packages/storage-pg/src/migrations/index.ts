@@ -11,6 +11,7 @@ import { migration as settingsVersions } from "./0010_settings_versions.js"
 import { migration as searchWords } from "./0011_search_words.js"
 import { migration as eventsByWorkspace } from "./0012_events_by_workspace.js"
 import { migration as eventsFeed } from "./0013_events_feed.js"
+import { migration as eventsAnnounced } from "./0014_events_announced.js"
 import type { Migration } from "./Migration.js"
 
 export type { Migration } from "./Migration.js"
@@ -29,5 +30,6 @@ export const migrations: ReadonlyArray<Migration> = [
   settingsVersions,
   searchWords,
   eventsByWorkspace,
-  eventsFeed
+  eventsFeed,
+  eventsAnnounced
 ]
