@@ -82,7 +82,20 @@ const purgeAndReadTheLog = (storage: StorageService, queue: DeliveryQueueService
     // Reading one stream gives the same events as the log.
     expect(yield* storage.readStream(gone)).toEqual(after.filter((e) => e.streamId === gone))
     expect(yield* storage.readStream(deal)).toEqual(after.filter((e) => e.streamId === deal))
-    const text = JSON.stringify(after)
+    // The change feed shows what is left: the purged records' events redacted, deletes and tombstones by id.
+    const feed = (yield* engine.events.list(ctx, { limit: "1000" })).data
+    expect(feed.map((e) => e["id"])).toEqual(after.filter((e) => e.type.startsWith("contact.") || e.type.startsWith("deal.")).map((e) => e.metadata.eventId))
+    const shownOf = (streamId: string) =>
+      feed.filter((_, i) => after.find((e) => e.metadata.eventId === feed[i]!["id"])!.streamId === streamId).map((e) => [e["type"], e["data"]])
+    expect(shownOf(gone)).toEqual([
+      ["contact.created", { redacted: true }],
+      ["contact.updated", { redacted: true }],
+      ["contact.deleted", { id: gone }],
+      ["contact.purged", { id: gone }]
+    ])
+    expect(shownOf(deal).map(([type]) => type)).toEqual(["deal.created", "deal.stage_changed", "deal.updated", "deal.deleted", "deal.purged"])
+    expect(JSON.stringify(feed)).toContain("kept@x.io")
+    const text = JSON.stringify([after, feed])
     for (const value of personal) expect({ value, found: text.includes(value) }).toEqual({ value, found: false })
     expect(text).toContain("kept@x.io")
   }).pipe(Effect.scoped)

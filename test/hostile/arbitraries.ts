@@ -120,15 +120,16 @@ export const jsonValue: fc.Arbitrary<unknown> = fc.letrec<{ value: unknown }>((t
 // ---------------------------------------------------------------------------------------------
 // Fixtures and ids
 
-export type IdType = "contact" | "deal" | "pipeline" | "stage" | "webhook" | "delivery"
-export const ID_TYPES: ReadonlyArray<IdType> = ["contact", "deal", "pipeline", "stage", "webhook", "delivery"]
+export type IdType = "contact" | "deal" | "pipeline" | "stage" | "webhook" | "delivery" | "event"
+export const ID_TYPES: ReadonlyArray<IdType> = ["contact", "deal", "pipeline", "stage", "webhook", "delivery", "event"]
 const PREFIX: Readonly<Record<IdType, string>> = {
   contact: "con",
   deal: "deal",
   pipeline: "pipe",
   stage: "stage",
   webhook: "wh",
-  delivery: "dlv"
+  delivery: "dlv",
+  event: "evt"
 }
 
 /** What the host was seeded with: ids of the caller's workspace (`own`) and of another (`other`). */
@@ -230,6 +231,8 @@ export const ROUTES: ReadonlyArray<Route> = [
   { method: "GET", path: ["v1", "deals", id("deal"), "history"], params: PAGING, body: null },
   { method: "POST", path: ["v1", "webhooks", id("webhook"), "test"], params: [], body: null },
   { method: "GET", path: ["v1", "webhook-event-types"], params: [], body: null },
+  { method: "GET", path: ["v1", "events"], params: ["after", "types", "limit", "wait"], body: null },
+  { method: "GET", path: ["v1", "events", id("event")], params: [], body: null },
   { method: "GET", path: ["healthz"], params: [], body: null },
   { method: "GET", path: ["readyz"], params: [], body: null },
   { method: "GET", path: ["v1", "openapi.json"], params: [], body: null },
@@ -402,7 +405,17 @@ export const paramValue = (fixtures: Fixtures, name: string): fc.Arbitrary<strin
     case "limit":
       return fc.oneof(fc.integer({ min: -3, max: 150 }).map(String), numberText)
     case "cursor":
+    case "after":
       return cursorText(fixtures)
+    case "types":
+      return fc.oneof(
+        fc.array(fc.constantFrom("contact.*", "deal.*", "contact.created", "deal.stage_changed", "deal.purged", "*", "contact.", "webhook.test", ""), { maxLength: 4 })
+          .map((types) => types.join(",")),
+        anyText
+      )
+    case "wait":
+      // Never a wait the host would hold a request for: a fuzz run must not sleep (the feed's e2e tests wait).
+      return fc.oneof(fc.constantFrom("0", "00", "31", "-1", "1.5", "1e1", "", " 1"), anyText.filter((text) => !/^[0-9]+$/.test(text) || Number(text) === 0 || Number(text) > 30))
     case "search":
       return fc.oneof(anyText, fc.array(fc.constantFrom("ada", "a", "@", "example.com", "%", "_", "'"), { maxLength: 12 }).map((words) => words.join(" ")))
     case "filter":

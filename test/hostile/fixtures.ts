@@ -30,7 +30,7 @@ const ok = async (host: Host, key: string, method: string, path: string, body?: 
  * and real cursors of every paginated list.
  */
 export const seedWorkspace = async (host: Host, database: Database | null, key: string, receiverUrl: string, tag: string) => {
-  const ids: Record<IdType, Array<string>> = { contact: [], deal: [], pipeline: [], stage: [], webhook: [], delivery: [] }
+  const ids: Record<IdType, Array<string>> = { contact: [], deal: [], pipeline: [], stage: [], webhook: [], delivery: [], event: [] }
   const cursors: Array<string> = []
   const customFields = [
     { object: "contact", key: "industry", label: "Industry", type: "text" },
@@ -79,6 +79,7 @@ export const seedWorkspace = async (host: Host, database: Database | null, key: 
   if (database !== null) await settle(database)
   const deliveries = (await ok(host, key, "GET", `/v1/webhooks/${webhook.id}/deliveries?limit=100`)).data as Array<{ id: string }>
   ids.delivery.push(...deliveries.slice(0, 5).map((delivery) => delivery.id))
+  ids.event.push(...(await ok(host, key, "GET", "/v1/events?limit=5")).data.map((event: { id: string }) => event.id))
 
   for (const path of [
     "/v1/contacts?limit=1",
@@ -91,7 +92,8 @@ export const seedWorkspace = async (host: Host, database: Database | null, key: 
     `/v1/deals?limit=1&pipeline_id=${mine.id}`,
     "/v1/trash?type=contact&limit=1",
     `/v1/deals/${ids.deal[0]}/timeline?limit=1`,
-    `/v1/webhooks/${webhook.id}/deliveries?limit=1`
+    `/v1/webhooks/${webhook.id}/deliveries?limit=1`,
+    "/v1/events?limit=1"
   ]) {
     const page = await ok(host, key, "GET", path)
     expect(page.next_cursor, path).toEqual(expect.any(String))

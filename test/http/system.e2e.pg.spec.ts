@@ -57,6 +57,8 @@ describe("documentation and probes", () => {
       "/v1/deals/{id}/restore",
       "/v1/deals/{id}/stage",
       "/v1/deals/{id}/timeline",
+      "/v1/events",
+      "/v1/events/{id}",
       "/v1/pipelines",
       "/v1/pipelines/{id}",
       "/v1/trash",

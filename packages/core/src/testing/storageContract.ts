@@ -1,5 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Result, type Layer } from "effect"
+import { Effect, Fiber, Option, Result, Stream, type Layer } from "effect"
+import { TestClock } from "effect/testing"
 import type { DocumentQuery, Expr } from "../query/ast.js"
 import { type ChangeFeedEvent, type ChangeFeedPosition, compareChangeFeedPositions } from "../storage/changeFeed.js"
 import { type Commit, Storage } from "../storage/Storage.js"
@@ -304,6 +305,80 @@ export const storageContractSuite = (name: string, layer: Layer.Layer<Storage, u
           expect((yield* read(null, [], 2)).map((e) => e.data["n"])).toEqual([1, 2])
           expect(yield* read(all[3]!.position)).toEqual([])
         }))
+
+      it.effect("reads one event by its public id within its workspace", () =>
+        Effect.gen(function*() {
+          const storage = yield* Storage
+          const [ws, other] = [fresh("ws"), fresh("ws")]
+          const [a, b] = [fresh("con"), fresh("con")]
+          const mine = { ...event(ws, "contact.created", { n: 1 }), metadata: { ...event(ws, "x").metadata, eventId: fresh("evt") } }
+          const theirs = { ...event(other, "contact.created", { n: 2 }), metadata: { ...event(other, "x").metadata, eventId: fresh("evt") } }
+          yield* storage.commit({
+            streams: [{ streamId: a, expectedVersion: 0, events: [mine] }, { streamId: b, expectedVersion: 0, events: [theirs] }],
+            documents: []
+          })
+          const found = yield* storage.readEvent(ws, mine.metadata.eventId)
+          expect(found).toMatchObject({ type: "contact.created", data: { n: 1 }, streamId: a, streamVersion: 1 })
+          expect(found?.metadata.eventId).toBe(mine.metadata.eventId)
+          expect(yield* storage.readEvent(ws, theirs.metadata.eventId)).toBeNull()
+          expect(yield* storage.readEvent(ws, fresh("evt"))).toBeNull()
+        }))
+
+      it.effect("drops an event's announced payload with its data when the stream is redacted", () =>
+        Effect.gen(function*() {
+          const storage = yield* Storage
+          const ws = fresh("ws")
+          const [gone, kept] = [fresh("con"), fresh("con")]
+          const announced = (id: string) => {
+            const base = event(ws, "contact.created", { email: `${id}@x.io` })
+            return { ...base, metadata: { ...base.metadata, eventId: fresh("evt"), payload: { contact: { id, email: `${id}@x.io` } } } }
+          }
+          yield* storage.commit({
+            streams: [
+              { streamId: gone, expectedVersion: 0, events: [announced(gone)] },
+              { streamId: kept, expectedVersion: 0, events: [announced(kept)] }
+            ],
+            documents: []
+          })
+          expect((yield* storage.readStream(gone))[0]!.metadata.payload).toEqual({ contact: { id: gone, email: `${gone}@x.io` } })
+          yield* storage.commit({
+            streams: [{ streamId: gone, expectedVersion: 1, events: [event(ws, "contact.purged", { at: "t" })] }],
+            documents: [],
+            redactStreams: [gone]
+          })
+          const [redacted] = yield* storage.readStream(gone)
+          expect(redacted!.data).toEqual({ redacted: true })
+          expect(redacted!.metadata).not.toHaveProperty("payload")
+          expect(redacted!.metadata.workspaceId).toBe(ws)
+          expect((yield* storage.readStream(kept))[0]!.metadata.payload).toEqual({ contact: { id: kept, email: `${kept}@x.io` } })
+        }))
+
+      it.effect("tells its listeners of a commit of record events to a workspace's feed, and not of other events", () =>
+        TestClock.withLive(Effect.gen(function*() {
+          const storage = yield* Storage
+          const [ws, quiet] = [fresh("ws"), fresh("ws")]
+          const heard = yield* Effect.forkChild(Stream.runHead(Stream.filter(
+            storage.feedChanges,
+            (change) => change._tag === "Appended" && (change.workspaceId === ws || change.workspaceId === quiet)
+          )))
+          // A subscription starts listening asynchronously (on PostgreSQL, LISTEN on a connection of
+          // its own): commit until it has heard one. The other workspace's events are no record's.
+          let n = 0
+          const committer = yield* Effect.forkChild(Effect.forever(
+            Effect.suspend(() =>
+              storage.commit({
+                streams: [
+                  { streamId: fresh("dlv"), expectedVersion: 0, events: [event(quiet, "delivery.scheduled", {}, n)] },
+                  { streamId: fresh("con"), expectedVersion: 0, events: [event(ws, "contact.created", {}, n)] }
+                ],
+                documents: []
+              })
+            ).pipe(Effect.andThen(Effect.sync(() => n++)), Effect.andThen(Effect.sleep("100 millis")))
+          ))
+          const told = yield* Fiber.join(heard).pipe(Effect.timeout("20 seconds"))
+          yield* Fiber.interrupt(committer)
+          expect(told).toEqual(Option.some({ _tag: "Appended", workspaceId: ws }))
+        })))
 
       it.effect("finds live documents holding a key across workspaces, in workspace and id order", () =>
         Effect.gen(function*() {
