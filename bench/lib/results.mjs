@@ -6,7 +6,8 @@ const titles = {
   memory: "In-process engine on memory storage (item 3)",
   http: "HTTP (item 4)",
   queries: "Queries at scale on PostgreSQL (item 5)",
-  webhooks: "Webhooks (item 6)"
+  webhooks: "Webhooks (item 6)",
+  feed: "Change feed on PostgreSQL (issue 17)"
 }
 
 export const writeResults = ({ command, elapsed, load, machine, outcomes, postgres, quick, rows, settings }) => {
