@@ -181,6 +181,8 @@ type BodyShape =
   | "webhook"
   | "webhookPatch"
   | "recover"
+  | "contactBatch"
+  | "dealBatch"
 
 export interface Route {
   readonly method: string
@@ -199,6 +201,8 @@ export const ROUTES: ReadonlyArray<Route> = [
   { method: "GET", path: ["v1", "contacts"], params: LIST, body: null },
   { method: "GET", path: ["v1", "contacts", id("contact")], params: ["expand", "as_of"], body: null },
   { method: "POST", path: ["v1", "contacts"], params: [], body: "contact" },
+  { method: "POST", path: ["v1", "contacts", "batch"], params: [], body: "contactBatch" },
+  { method: "POST", path: ["v1", "deals", "batch"], params: [], body: "dealBatch" },
   { method: "PATCH", path: ["v1", "contacts", id("contact")], params: [], body: "contactPatch" },
   { method: "DELETE", path: ["v1", "contacts", id("contact")], params: [], body: null },
   { method: "POST", path: ["v1", "contacts", id("contact"), "restore"], params: [], body: null },
@@ -549,6 +553,23 @@ export const recordFor = (fixtures: Fixtures, shape: BodyShape): fc.Arbitrary<Re
       }, { requiredKeys: [] })
     case "recover":
       return fc.record({ since: fc.constantFrom("2026-01-01T00:00:00.000Z", "2026-01-01", "now") }, { requiredKeys: ["since"] })
+    case "contactBatch":
+      return fc.record({
+        atomic: fc.boolean(),
+        operations: fc.array(fc.oneof(
+          recordFor(fixtures, "contact").map((data) => ({ op: "create", data })),
+          fc.tuple(some(own.contact, "con_x"), recordFor(fixtures, "contactPatch")).map(([id, data]) => ({ op: "update", id, data })),
+          recordFor(fixtures, "contact").map((data) => ({ op: "upsert", match: { email: data["email"] }, data: { first_name: "Up" } }))
+        ), { minLength: 1, maxLength: 4 })
+      }, { requiredKeys: ["operations"] })
+    case "dealBatch":
+      return fc.record({
+        atomic: fc.boolean(),
+        operations: fc.array(fc.oneof(
+          recordFor(fixtures, "deal").map((data) => ({ op: "create", data })),
+          fc.tuple(some(own.deal, "deal_x"), recordFor(fixtures, "dealPatch")).map(([id, data]) => ({ op: "update", id, data }))
+        ), { minLength: 1, maxLength: 4 })
+      }, { requiredKeys: ["operations"] })
   }
 }
 

@@ -48,8 +48,11 @@ const replayable = {
 export const created = <S extends Schema.Top>(schema: S) =>
   HttpApiSchema.WithHeaders(schema, { location: Location, ...replayable }).pipe(HttpApiSchema.status(201))
 
+/** A POST answered 200 that the Idempotency-Key rules may replay: a restored record, a batch's results. */
+export const replayable200 = <S extends Schema.Top>(schema: S) => HttpApiSchema.WithHeaders(schema, replayable)
+
 /** A restored record: 200. */
-export const restored = <S extends Schema.Top>(schema: S) => HttpApiSchema.WithHeaders(schema, replayable)
+export const restored = replayable200
 
 /** Work accepted for later (a delivery replay): 202 with the Location of what will be done. */
 export const accepted = <S extends Schema.Top>(schema: S) =>
@@ -70,6 +73,8 @@ export const listErrors = [Invalid] as const
 export const readErrors = [Invalid, Missing] as const
 /** POST of a new record. */
 export const createErrors = [Invalid, InvalidJson, Missing, Conflicting, IdempotencyConflict, PayloadTooLarge, UnsupportedMediaType] as const
+/** POST of a batch: its operations' own errors are in its results (batch.ts). */
+export const batchErrors = [Invalid, InvalidJson, Conflicting, IdempotencyConflict, PayloadTooLarge, UnsupportedMediaType] as const
 /** POST of a custom field definition: its lost answer cannot be read again (definitions have no GET). */
 export const defineErrors = [Invalid, InvalidJson, Conflicting, IdempotencyConflict, PayloadTooLarge, UnsupportedMediaType] as const
 /** PATCH or PUT of one record. */

@@ -280,6 +280,12 @@ export const makeWithQueue: Effect.Effect<Services> = Effect.gen(function*() {
         }
         return out
       }),
+    documentByUniqueKey: (collection, workspaceId, uniqueKey) =>
+      Effect.sync(() => {
+        const id = uniques.get(uniqueSlot(collection, workspaceId, uniqueKey))
+        const row = id === undefined ? undefined : findRow(collection, workspaceId, id)
+        return row === undefined ? null : toDocument(row)
+      }),
     readEvent: (workspaceId, eventId) =>
       Effect.sync(() => {
         const event = log[eventIndex.get(eventId) ?? -1]

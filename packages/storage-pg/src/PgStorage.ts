@@ -27,6 +27,7 @@ import { replaceDocuments } from "./replaceDocuments.js"
 import { listenSettingsChanges } from "./settingsChanges.js"
 import { listenFeedChanges } from "./feedChanges.js"
 import { readEvent } from "./readEvent.js"
+import { documentByUniqueKey } from "./documentByUniqueKey.js"
 import { settingsVersion } from "./settingsVersion.js"
 import { headSequence } from "./headSequence.js"
 
@@ -84,6 +85,8 @@ export const fromClient = (sql: SqlClient, submit: SubmitCommit, listen: ListenO
   readEvent: (workspaceId, eventId) => orUnavailable(readEvent(sql)(workspaceId, eventId)),
   feedChanges: listenFeedChanges(listen),
   getDocument: (collection, workspaceId, id) => orUnavailable(getDocument(sql)(collection, workspaceId, id)),
+  documentByUniqueKey: (collection, workspaceId, uniqueKey) =>
+    orUnavailable(documentByUniqueKey(sql)(collection, workspaceId, uniqueKey)),
   readRecord: (collection, workspaceId, id, linked) => orUnavailable(readRecord(sql)(collection, workspaceId, id, linked)),
   queryRecords: (collection, workspaceId, query, linked) => orUnavailable(queryRecords(sql)(collection, workspaceId, query, linked)),
   getDocuments: (collection, workspaceId, ids) => orUnavailable(getDocuments(sql)(collection, workspaceId, ids)),

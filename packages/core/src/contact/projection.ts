@@ -32,7 +32,10 @@ export const projectContact = (doc: Projected | null, event: ContactEvent): Proj
 }
 
 /** Live contacts share one email space, compared case-insensitively; a deleted one frees its email. */
+/** The unique key a live contact with this email holds: emails are unique whatever their case. */
+export const emailKey = (email: string): string => `email:${email.toLowerCase()}`
+
 export const contactUniqueKey = (projected: Projected): string | null => {
   const email = projected.data["email"]
-  return projected.deletedAt === null && typeof email === "string" ? `email:${email.toLowerCase()}` : null
+  return projected.deletedAt === null && typeof email === "string" ? emailKey(email) : null
 }

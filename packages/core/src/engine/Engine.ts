@@ -1,4 +1,5 @@
 import { Context, type Effect, Layer, Schema } from "effect"
+import type { BatchAnswer } from "./batch.js"
 import type { DealRule } from "../deal/rules.js"
 import type { ApiKeyOwner } from "../apiKey/projection.js"
 import type { Conflict, NotFound, PreconditionFailed, StorageUnavailable, ValidationError } from "../errors.js"
@@ -81,6 +82,8 @@ export interface EngineService {
      * request_id, changes: [{field, from, to}]}; a soft-deleted contact has one, a purged one none (404).
      */
     readonly history: (ctx: RequestContext, id: string, params: ListParams) => Effect.Effect<Page, ReadError>
+    /** POST /v1/contacts/batch: creates, updates and upserts by email (see batch.ts). */
+    readonly batch: (ctx: RequestContext, body: unknown) => Effect.Effect<BatchAnswer, ValidationError | Conflict | StorageUnavailable>
   }
   readonly deals: {
     /** params: limit, cursor, search, filter, sort, pipeline_id, stage_id, owner_id, status,
@@ -99,6 +102,8 @@ export interface EngineService {
     readonly history: (ctx: RequestContext, id: string, params: ListParams) => Effect.Effect<Page, ReadError>
     /** params: limit, cursor. Oldest first. */
     readonly timeline: (ctx: RequestContext, id: string, params: ListParams) => Effect.Effect<Page, ReadError>
+    /** POST /v1/deals/batch: creates and updates (see batch.ts). */
+    readonly batch: (ctx: RequestContext, body: unknown) => Effect.Effect<BatchAnswer, ValidationError | Conflict | StorageUnavailable>
   }
   readonly pipelines: {
     readonly list: (ctx: RequestContext) => Effect.Effect<Page, StorageUnavailable>

@@ -5,20 +5,23 @@ import {
   type ContactEvent,
   contactView,
   contactViewWith,
+  emailKey,
   expandContact,
   parseContactCreate,
   parseContactPatch,
   parseExpand
 } from "../contact/index.js"
 import { dealAggregate } from "../deal/index.js"
+import type { JsonObject } from "../json.js"
 import { NotFound, type StorageUnavailable, type ValidationError } from "../errors.js"
 import type { RecordsRead } from "../storage/Storage.js"
 import { dealsNaming, oneContactView } from "./contactViews.js"
 import type { Catalogs } from "./settings.js"
 import { dealViews } from "./dealViews.js"
 import type { EngineDeps } from "./deps.js"
-import type { IfMatch, ListParams, Page, RequestContext, WriteError } from "./Engine.js"
-import { type Handled, handleCommand } from "./handleCommand.js"
+import type { IfMatch, ListParams, Page, RequestContext, Versioned, WriteError } from "./Engine.js"
+import { runBatch } from "./batch.js"
+import { type Handled, handleCommand, type Write, write } from "./handleCommand.js"
 import { recordedEvents } from "./recordedEvents.js"
 import { contactAsOf, parseAsOf } from "./asOf.js"
 import { catalogs } from "./customFields.js"
@@ -116,14 +119,9 @@ export const makeContacts = (deps: EngineDeps) => {
    * the view the outbox made for the write's announcement before the commit, so the answer costs
    * no round trip of its own; a write that committed nothing is shown now.
    */
-  const written = <P>(
-    ctx: RequestContext,
-    id: string,
-    write: Effect.Effect<Handled<ContactEvent, unknown> & { readonly prepared: P }, WriteError>,
-    catalogOf: (prepared: P) => Catalogs
-  ) =>
+  const written = <P>(ctx: RequestContext, id: string, catalogOf: (prepared: P) => Catalogs) =>
+  (handled: Handled<ContactEvent, unknown> & { readonly prepared: P }) =>
     Effect.gen(function*() {
-      const handled = yield* write
       const announced = announcedRecord(handled.payloads, "contact")
       if (announced !== null) return { data: announced, version: handled.version }
       const projected = handled.projected
@@ -132,33 +130,46 @@ export const makeContacts = (deps: EngineDeps) => {
       return { data: contactView(id, visibleFields(projected.data, catalogOf(handled.prepared).contact), deals), version: handled.version }
     })
 
-  const create = (ctx: RequestContext, body: unknown) =>
-    Effect.gen(function*() {
-      const input = yield* storableBody(body)
-      const id = yield* deps.ids.make(contactAggregate.prefix)
-      const handled = yield* handleCommand(deps, contactAggregate, {
+  /** A new contact from a body already checked as storable text. */
+  const createWrite = (ctx: RequestContext, input: unknown) =>
+    Effect.map(deps.ids.make(contactAggregate.prefix), (id): Write<Versioned> =>
+      write(deps, contactAggregate, {
         ...commandOn(ctx, id),
         stream: "new",
         prepare: parsedWith(parseContactCreate, input),
         command: ({ at, prepared }) => Effect.succeed({ type: "CreateContact" as const, id, at, fields: prepared.fields })
-      })
-      // Nothing is read back: the view is the one announced with the event.
-      const created = announcedRecord(handled.payloads, "contact")
-      if (created === null) return yield* new NotFound({ resource: "contact", id })
-      return { data: created, version: handled.version }
+      }, written(ctx, id, (prepared) => prepared.known)))
+
+  const updateWrite = (ctx: RequestContext, id: string, input: unknown, ifMatch: IfMatch): Write<Versioned> =>
+    write(deps, contactAggregate, {
+      ...commandOn(ctx, id),
+      ifMatch,
+      prepare: parsedWith(parseContactPatch, input),
+      command: ({ at, prepared }) => Effect.succeed({ type: "UpdateContact" as const, id, at, fields: prepared.fields })
+    }, written(ctx, id, (prepared) => prepared.known))
+
+  /** An upsert by email: an update of the live contact holding it, or a create with it. */
+  const upsertWrite = (ctx: RequestContext, email: string, data: JsonObject) =>
+    Effect.map(
+      deps.storage.documentByUniqueKey("contact", ctx.workspaceId, emailKey(email)),
+      (holder) =>
+        holder === null
+          ? Effect.map(createWrite(ctx, { email, ...data }), (planned) => ({ write: planned, created: true }))
+          : Effect.succeed({ write: updateWrite(ctx, holder.id, data, null), created: false })
+    ).pipe(Effect.flatten)
+
+  const batch = (ctx: RequestContext, body: unknown) =>
+    runBatch(deps, ctx, body, {
+      create: createWrite,
+      update: (ctx, id, data) => updateWrite(ctx, id, data, null),
+      upsert: { field: "email", write: upsertWrite }
     })
 
+  const create = (ctx: RequestContext, body: unknown) =>
+    Effect.flatMap(storableBody(body), (input) => Effect.flatMap(createWrite(ctx, input), (planned) => planned.run))
+
   const update = (ctx: RequestContext, id: string, body: unknown, ifMatch: IfMatch) =>
-    Effect.gen(function*() {
-      const input = yield* storableBody(body)
-      const write = handleCommand(deps, contactAggregate, {
-        ...commandOn(ctx, id),
-        ifMatch,
-        prepare: parsedWith(parseContactPatch, input),
-        command: ({ at, prepared }) => Effect.succeed({ type: "UpdateContact" as const, id, at, fields: prepared.fields })
-      })
-      return yield* written(ctx, id, write, (prepared) => prepared.known)
-    })
+    Effect.flatMap(storableBody(body), (input) => updateWrite(ctx, id, input, ifMatch).run)
 
   const remove = (ctx: RequestContext, id: string, ifMatch: IfMatch) =>
     Effect.gen(function*() {
@@ -170,13 +181,10 @@ export const makeContacts = (deps: EngineDeps) => {
     })
 
   const restore = (ctx: RequestContext, id: string) =>
-    Effect.gen(function*() {
-      const write = handleCommand(deps, contactAggregate, {
-        ...commandOn(ctx, id),
-        command: ({ at }) => Effect.succeed({ type: "RestoreContact" as const, id, at })
-      })
-      return yield* written(ctx, id, write, (prepared) => prepared)
-    })
+    write(deps, contactAggregate, {
+      ...commandOn(ctx, id),
+      command: ({ at }) => Effect.succeed({ type: "RestoreContact" as const, id, at })
+    }, written(ctx, id, (prepared) => prepared)).run
 
   const history = (ctx: RequestContext, id: string, params: ListParams) =>
     Effect.flatMap(catalogs(deps, ctx), ({ contact }) => historyPage(deps, ctx, contactAggregate, id, params, contact))
@@ -187,5 +195,5 @@ export const makeContacts = (deps: EngineDeps) => {
       return yield* contactAsOf(deps, ctx, id, instant, (yield* catalogs(deps, ctx)).contact)
     })
 
-  return { list, get, getAsOf, create, update, delete: remove, restore, history }
+  return { list, get, getAsOf, create, update, delete: remove, restore, history, batch }
 }

@@ -20,8 +20,9 @@ import { dealAsOf, parseAsOf } from "./asOf.js"
 import { catalogs } from "./customFields.js"
 import { contactStates, dealView, dealViews } from "./dealViews.js"
 import type { EngineDeps } from "./deps.js"
-import type { IfMatch, ListParams, RequestContext } from "./Engine.js"
-import { type Handled, handleCommand } from "./handleCommand.js"
+import type { IfMatch, ListParams, RequestContext, Versioned } from "./Engine.js"
+import { type Handled, handleCommand, type Write, write } from "./handleCommand.js"
+import { runBatch } from "./batch.js"
 import { historyPage } from "./history.js"
 import { listPage } from "./listPage.js"
 import { announcedRecord, outbox } from "./outbox.js"
@@ -102,11 +103,10 @@ export const makeDeals = (deps: EngineDeps, rules: ReadonlyArray<DealRule> = [])
       return { data: yield* dealViews(deps, ctx, page.rows.map((row) => row.data), deal), next_cursor: page.next_cursor }
     })
 
-  const create = (ctx: RequestContext, body: unknown) =>
-    Effect.gen(function*() {
-      const input = yield* storableBody(body)
-      const id = yield* deps.ids.make(dealAggregate.prefix)
-      const result = yield* handleCommand(deps, dealAggregate, {
+  /** A new deal from a body already checked as storable text. */
+  const createWrite = (ctx: RequestContext, input: unknown) =>
+    Effect.map(deps.ids.make(dealAggregate.prefix), (id): Write<Versioned> =>
+      write(deps, dealAggregate, {
         ...commandOn(ctx, id),
         stream: "new",
         prepare: parsedWith(parseDealCreate, input),
@@ -122,41 +122,45 @@ export const makeDeals = (deps: EngineDeps, rules: ReadonlyArray<DealRule> = [])
               unknownContactIds: yield* unknownContacts(ctx, stringsOf(fields["contact_ids"]))
             }
           })
-      })
-      return yield* written(ctx, result, result.prepared.known.deal)
-    })
+      }, (result) => written(ctx, result, result.prepared.known.deal)))
+
+  const updateWrite = (ctx: RequestContext, id: string, input: unknown, ifMatch: IfMatch): Write<Versioned> =>
+    write(deps, dealAggregate, {
+      ...commandOn(ctx, id),
+      ifMatch,
+      prepare: parsedWith(parseDealPatch, input),
+      command: ({ at, prepared: { fields }, projected: current, settings }) =>
+        Effect.gen(function*() {
+          // Made per attempt, so a retried move gets an id after the move it lost to.
+          const entryId = yield* deps.ids.make("tle")
+          // A patch of contact_ids: the given ids must be live; linked ones in the trash are kept.
+          const named = stringsOf(fields["contact_ids"])
+          const linked = fields["contact_ids"] === undefined ? [] : contactIdsOf(current?.data ?? {})
+          const contactsNow = yield* contactStates(deps, ctx, [...named, ...linked])
+          const given = fields["pipeline_id"]
+          const pipelineId = typeof given === "string" ? given : current?.data["pipeline_id"]
+          return {
+            type: "UpdateDeal" as const,
+            id,
+            at,
+            fields,
+            entryId,
+            targetPipeline: typeof pipelineId === "string" ? yield* settings.pipeline(pipelineId) : null,
+            unknownContactIds: named.filter((contactId) => !contactsNow.live.has(contactId)),
+            trashedContactIds: linked.filter((contactId) => contactsNow.trashed.has(contactId))
+          }
+        })
+    }, (result) => written(ctx, result, result.prepared.known.deal))
+
+  const create = (ctx: RequestContext, body: unknown) =>
+    Effect.flatMap(storableBody(body), (input) => Effect.flatMap(createWrite(ctx, input), (planned) => planned.run))
 
   const update = (ctx: RequestContext, id: string, body: unknown, ifMatch: IfMatch) =>
-    Effect.gen(function*() {
-      const input = yield* storableBody(body)
-      const result = yield* handleCommand(deps, dealAggregate, {
-        ...commandOn(ctx, id),
-        ifMatch,
-        prepare: parsedWith(parseDealPatch, input),
-        command: ({ at, prepared: { fields }, projected: current, settings }) =>
-          Effect.gen(function*() {
-            // Made per attempt, so a retried move gets an id after the move it lost to.
-            const entryId = yield* deps.ids.make("tle")
-            // A patch of contact_ids: the given ids must be live; linked ones in the trash are kept.
-            const named = stringsOf(fields["contact_ids"])
-            const linked = fields["contact_ids"] === undefined ? [] : contactIdsOf(current?.data ?? {})
-            const contactsNow = yield* contactStates(deps, ctx, [...named, ...linked])
-            const given = fields["pipeline_id"]
-            const pipelineId = typeof given === "string" ? given : current?.data["pipeline_id"]
-            return {
-              type: "UpdateDeal" as const,
-              id,
-              at,
-              fields,
-              entryId,
-              targetPipeline: typeof pipelineId === "string" ? yield* settings.pipeline(pipelineId) : null,
-              unknownContactIds: named.filter((contactId) => !contactsNow.live.has(contactId)),
-              trashedContactIds: linked.filter((contactId) => contactsNow.trashed.has(contactId))
-            }
-          })
-      })
-      return yield* written(ctx, result, result.prepared.known.deal)
-    })
+    Effect.flatMap(storableBody(body), (input) => updateWrite(ctx, id, input, ifMatch).run)
+
+  /** Deals have no unique key: a batch creates and updates them. */
+  const batch = (ctx: RequestContext, body: unknown) =>
+    runBatch(deps, ctx, body, { create: createWrite, update: (ctx, id, data) => updateWrite(ctx, id, data, null) })
 
   const moveStage = (ctx: RequestContext, id: string, body: unknown, ifMatch: IfMatch) =>
     Effect.gen(function*() {
@@ -230,5 +234,5 @@ export const makeDeals = (deps: EngineDeps, rules: ReadonlyArray<DealRule> = [])
       return yield* dealAsOf(deps, ctx, id, instant, (yield* catalogs(deps, ctx)).deal)
     })
 
-  return { list, get, getAsOf, create, update, moveStage, delete: remove, restore, timeline, history }
+  return { list, get, getAsOf, create, update, moveStage, delete: remove, restore, timeline, history, batch }
 }

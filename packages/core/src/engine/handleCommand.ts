@@ -7,7 +7,7 @@ import { Conflict, type DomainError, NotFound, PreconditionFailed, type StorageU
 import type { QueueSignal } from "../storage/DeliveryQueue.js"
 import type { DocumentWrite } from "../storage/documents.js"
 import type { DomainEvent, NewEvent } from "../storage/events.js"
-import type { StreamAppend } from "../storage/Storage.js"
+import type { Commit, StreamAppend, UniqueViolation } from "../storage/Storage.js"
 import { type EngineDeps, nowIso, withMetadata } from "./deps.js"
 import type { IfMatch, RequestContext, WriteError } from "./Engine.js"
 import { claimWrite, IdempotencyClaim } from "./idempotencyClaim.js"
@@ -181,24 +181,42 @@ const withPayloads = (append: StreamAppend, payloads: ReadonlyArray<JsonObject |
     })
   }
 
-/** One attempt, and whether it decided on anything this host kept rather than read just now. */
-const attemptOnce = <C, E extends DomainEvent, S, P>(
+/**
+ * One attempt decided, not yet stored: its outcome, the commit that stores it (null when the command
+ * changed nothing), and what follows once that commit is stored. A batch of commands applied all or
+ * nothing merges the commits of several (batch.ts); a single command stores its own.
+ */
+export interface PlannedAttempt<E, S, P> {
+  readonly outcome: Handled<E, S> & { readonly prepared: P }
+  readonly commit: Commit | null
+  /** The refusal a unique key taken by another document stands for. */
+  readonly uniqueKeyTaken: (violation: UniqueViolation) => DomainError
+  /** Keeps the state this host decided on, and tells the workers; run only once the commit is stored. */
+  readonly stored: Effect.Effect<void>
+}
+
+/**
+ * Decides one attempt on the stream as this host kept it or reads it now (`mode`), with the
+ * workspace's settings as `settings` reads them.
+ */
+export const planAttempt = <C, E extends DomainEvent, S, P>(
   deps: EngineDeps,
   aggregate: Aggregate<C, E, S>,
   options: HandleOptions<C, E, S, P>,
-  mode: { readonly assumeEmpty: boolean; readonly verify: boolean }
-) => {
-  const { ctx, streamId } = options
-  const settings = settingsOf(deps.storage, deps.settings, ctx, mode.verify)
-  let keptState = false
-  const run = Effect.gen(function*() {
+  mode: { readonly assumeEmpty: boolean; readonly verify: boolean },
+  settings: Settings,
+  /** Told whether the stream's state was kept rather than read just now. */
+  onState: (kept: boolean) => void = () => {}
+): Effect.Effect<PlannedAttempt<E, S, P>, WriteError> =>
+  Effect.gen(function*() {
+    const { ctx, streamId } = options
     const prepared = options.prepare === undefined ? undefined as P : yield* options.prepare(settings)
     const loaded = mode.assumeEmpty
       ? { stream: emptyState(aggregate), verified: true }
       : options.known !== undefined && !mode.verify
       ? { stream: options.known, verified: false }
       : yield* loadState(deps.storage, deps.states, aggregate, ctx, streamId, !mode.verify)
-    keptState = !loaded.verified
+    onState(!loaded.verified)
     const stream = loaded.stream
     if (stream.version < 0 || (stream.version === 0 && (options.stream ?? "existing") === "existing")) {
       return yield* new NotFound({ resource: aggregate.name, id: streamId })
@@ -215,7 +233,10 @@ const attemptOnce = <C, E extends DomainEvent, S, P>(
     const command = yield* options.command({ ...stream, at, settings, prepared })
     const definitions = aggregate.searched === true ? (yield* settings.catalogs).defs : []
     const decided = yield* decide(deps, aggregate, { ctx, streamId, stream, definitions }, command)
-    if (decided.fresh.length === 0) return { ...handledOf(decided), prepared }
+    const uniqueKeyTaken = (violation: UniqueViolation): DomainError =>
+      aggregate.uniqueKeyTaken?.(violation.existingId, command) ??
+        new Conflict({ message: `${aggregate.name} conflicts with ${violation.existingId}`, details: [] })
+    if (decided.fresh.length === 0) return { outcome: { ...handledOf(decided), prepared }, commit: null, uniqueKeyTaken, stored: Effect.void }
 
     const addition: Addition = options.also === undefined ? { streams: [], documents: [] } : yield* options.also({
       streamId,
@@ -234,30 +255,52 @@ const attemptOnce = <C, E extends DomainEvent, S, P>(
       : []
     const settingsRead = settings.read()
     const payloads = addition.payloads ?? []
-    yield* deps.storage.commit({
-      streams: [withPayloads(decided.append, payloads), ...addition.streams],
-      documents: [...decided.documents, ...addition.documents, ...claimed],
-      ...(addition.redactStreams === undefined ? {} : { redactStreams: addition.redactStreams }),
-      ...(settingsRead === null ? {} : { settingsRead: [settingsRead] })
-    }).pipe(
-      Effect.catchTag("UniqueViolation", (violation) =>
-        Effect.fail(
-          aggregate.uniqueKeyTaken?.(violation.existingId, command) ??
-            new Conflict({ message: `${aggregate.name} conflicts with ${violation.existingId}`, details: [] })
-        ))
-    )
-    keep(deps.states, aggregate, ctx, streamId, {
-      version: decided.version,
-      state: decided.state,
-      projected: decided.projected,
-      lastAt: at
+    return {
+      outcome: { ...handledOf(decided, payloads), prepared },
+      commit: {
+        streams: [withPayloads(decided.append, payloads), ...addition.streams],
+        documents: [...decided.documents, ...addition.documents, ...claimed],
+        ...(addition.redactStreams === undefined ? {} : { redactStreams: addition.redactStreams }),
+        ...(settingsRead === null ? {} : { settingsRead: [settingsRead] })
+      },
+      uniqueKeyTaken,
+      stored: Effect.andThen(
+        Effect.sync(() =>
+          keep(deps.states, aggregate, ctx, streamId, {
+            version: decided.version,
+            state: decided.state,
+            projected: decided.projected,
+            lastAt: at
+          })
+        ),
+        Effect.forEach(
+          addition.signals ?? [],
+          (signal) => signal._tag === "Scheduled" ? signalScheduled(deps.queue) : deps.queue.signal(signal).pipe(Effect.ignore),
+          { discard: true }
+        )
+      )
+    }
+  })
+
+/** One attempt, and whether it decided on anything this host kept rather than read just now. */
+const attemptOnce = <C, E extends DomainEvent, S, P>(
+  deps: EngineDeps,
+  aggregate: Aggregate<C, E, S>,
+  options: HandleOptions<C, E, S, P>,
+  mode: { readonly assumeEmpty: boolean; readonly verify: boolean }
+) => {
+  const settings = settingsOf(deps.storage, deps.settings, options.ctx, mode.verify)
+  let keptState = false
+  const run = Effect.gen(function*() {
+    const planned = yield* planAttempt(deps, aggregate, options, mode, settings, (kept) => {
+      keptState = kept
     })
-    yield* Effect.forEach(
-      addition.signals ?? [],
-      (signal) => signal._tag === "Scheduled" ? signalScheduled(deps.queue) : deps.queue.signal(signal).pipe(Effect.ignore),
-      { discard: true }
+    if (planned.commit === null) return planned.outcome
+    yield* deps.storage.commit(planned.commit).pipe(
+      Effect.catchTag("UniqueViolation", (violation) => Effect.fail(planned.uniqueKeyTaken(violation)))
     )
-    return { ...handledOf(decided, payloads), prepared }
+    yield* planned.stored
+    return planned.outcome
   })
   return {
     run,
@@ -315,3 +358,37 @@ export const handleCommand = <C, E extends DomainEvent, S, P>(
       return yield* error
     }
   })
+
+/** A write planned for a commit shared with other writes (an atomic batch's), answered once it is stored. */
+export interface PlannedWrite<A> {
+  readonly commit: Commit | null
+  readonly uniqueKeyTaken: (violation: UniqueViolation) => DomainError
+  readonly stored: Effect.Effect<void>
+  readonly answer: Effect.Effect<A, WriteError>
+}
+
+/**
+ * One command on one stream and how its outcome is answered: run alone (handleCommand, its own
+ * commit), or planned into a commit with others on the stream as stored now. Whatever the
+ * aggregate, a batch holds them alike.
+ */
+export interface Write<A> {
+  readonly streamId: string
+  readonly run: Effect.Effect<A, WriteError>
+  readonly plan: (settings: Settings) => Effect.Effect<PlannedWrite<A>, WriteError>
+}
+
+export const write = <C, E extends DomainEvent, S, P, A>(
+  deps: EngineDeps,
+  aggregate: Aggregate<C, E, S>,
+  options: HandleOptions<C, E, S, P>,
+  answer: (outcome: Handled<E, S> & { readonly prepared: P }) => Effect.Effect<A, WriteError>
+): Write<A> => ({
+  streamId: options.streamId,
+  run: Effect.flatMap(handleCommand(deps, aggregate, options), answer),
+  plan: (settings) =>
+    Effect.map(
+      planAttempt(deps, aggregate, options, { assumeEmpty: options.stream === "new", verify: true }, settings),
+      (planned) => ({ commit: planned.commit, uniqueKeyTaken: planned.uniqueKeyTaken, stored: planned.stored, answer: answer(planned.outcome) })
+    )
+})

@@ -146,6 +146,15 @@ export interface StorageService {
       readonly limit: number
     }
   ) => Effect.Effect<ReadonlyArray<ChangeFeedEvent>, StorageUnavailable>
+  /**
+   * The live document of a workspace holding a unique key (a contact's `email:<lowercased>`), or
+   * null: what an upsert matches on.
+   */
+  readonly documentByUniqueKey: (
+    collection: Collection,
+    workspaceId: string,
+    uniqueKey: string
+  ) => Effect.Effect<StoredDocument | null, StorageUnavailable>
   /** One event of a workspace by its public id (`evt_…`); null when the workspace has none such. */
   readonly readEvent: (workspaceId: string, eventId: string) => Effect.Effect<StoredEvent | null, StorageUnavailable>
   /**

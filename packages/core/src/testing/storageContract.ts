@@ -185,6 +185,10 @@ export const storageContractSuite = (name: string, layer: Layer.Layer<Storage, u
           expect(Result.isFailure(taken) && taken.failure._tag).toBe("UniqueViolation")
           if (Result.isFailure(taken) && taken.failure._tag === "UniqueViolation") expect(taken.failure.existingId).toBe(a)
           expect(yield* storage.readStream(b)).toEqual([])
+          // the holder is found by its key, in its workspace and collection only
+          expect((yield* storage.documentByUniqueKey("contact", ws, key))?.id).toBe(a)
+          expect(yield* storage.documentByUniqueKey("contact", other, key)).toBeNull()
+          expect(yield* storage.documentByUniqueKey("deal", ws, key)).toBeNull()
           // the same document may keep its own key; another workspace or collection may use it
           yield* storage.commit({ streams: [], documents: [upsert(ws, a, { name: "a2" }, { uniqueKey: key, version: 2 })] })
           yield* storage.commit({ streams: [], documents: [upsert(other, b, { name: "b" }, { uniqueKey: key })] })
@@ -195,6 +199,7 @@ export const storageContractSuite = (name: string, layer: Layer.Layer<Storage, u
           // a soft-deleted holder releases it (null key), and so does moving it within one commit
           yield* storage.commit({ streams: [], documents: [upsert(ws, a, { name: "a" }, { uniqueKey: null, version: 3 })] })
           yield* storage.commit({ streams: [], documents: [upsert(ws, b, { name: "b" }, { uniqueKey: key })] })
+          expect((yield* storage.documentByUniqueKey("contact", ws, key))?.data).toEqual({ id: b, name: "b" })
           const restore = yield* Effect.result(
             storage.commit({ streams: [], documents: [upsert(ws, a, { name: "a" }, { uniqueKey: key, version: 4 })] })
           )

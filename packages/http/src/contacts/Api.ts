@@ -1,5 +1,6 @@
 import { HttpApiEndpoint, OpenApi } from "effect/http-api"
-import { actionErrors, created, createErrors, deleteErrors, listErrors, NoContent, readErrors, restored, single, writeErrors } from "../answers.js"
+import { batchDescription, batchInput, BatchResults } from "../batch.js"
+import { actionErrors, batchErrors, replayable200, created, createErrors, deleteErrors, listErrors, NoContent, readErrors, restored, single, writeErrors } from "../answers.js"
 import { pageOf, securedGroup } from "../documented.js"
 import { historyDescription, HistoryEntry } from "../history/schemas.js"
 import { contactParams, idempotencyHeader, idParams, ifMatchHeader, pagingParams, searchParams } from "../parameters.js"
@@ -18,6 +19,12 @@ export class ContactsApi extends securedGroup(
     success: single(Contact),
     error: readErrors
   }),
+  HttpApiEndpoint.post("batch", "/v1/contacts/batch", {
+    payload: batchInput("Contact", "ContactBatch", "email"),
+    headers: idempotencyHeader,
+    success: replayable200(BatchResults),
+    error: batchErrors
+  }).annotate(OpenApi.Description, batchDescription("contacts", "email")),
   HttpApiEndpoint.post("create", "/v1/contacts", {
     payload: ContactInput,
     headers: idempotencyHeader,

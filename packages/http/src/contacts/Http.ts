@@ -2,6 +2,7 @@ import { Engine, ValidationError } from "@dealstream/core"
 import { HttpApiBuilder } from "effect/http-api"
 import { Effect } from "effect"
 import { Api } from "../Api.js"
+import { batchRecords } from "../batch.js"
 import { Caller } from "../auth/Authentication.js"
 import { createRecord, deleteRecord, listRecords, recordPage, restoreRecord, writeRecord } from "../recordHandlers.js"
 import { IdempotentReplies } from "../idempotency.js"
@@ -24,6 +25,7 @@ export const ContactsLive = HttpApiBuilder.group(Api, "contacts", (handlers) =>
           if (query["expand"] !== undefined) return yield* ValidationError.at("as_of", "cannot be combined with expand")
           return respond(record(yield* engine.contacts.getAsOf(ctx, params.id, query["as_of"])))
         }))
+      .handleRaw("batch", batchRecords(idempotent, engine.contacts.batch))
       .handleRaw("create", createRecord(idempotent, COLLECTION, engine.contacts.create, (ctx, id) => engine.contacts.get(ctx, id, null)))
       .handleRaw("update", writeRecord(engine.contacts.update))
       .handle("delete", deleteRecord(engine.contacts.delete))

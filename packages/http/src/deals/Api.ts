@@ -1,6 +1,7 @@
 import { historyDescription, HistoryEntry } from "../history/schemas.js"
 import { HttpApiEndpoint, OpenApi } from "effect/http-api"
-import { actionErrors, created, createErrors, deleteErrors, listErrors, NoContent, readErrors, restored, single, writeErrors } from "../answers.js"
+import { batchDescription, batchInput, BatchResults } from "../batch.js"
+import { actionErrors, batchErrors, replayable200, created, createErrors, deleteErrors, listErrors, NoContent, readErrors, restored, single, writeErrors } from "../answers.js"
 import { pageOf, securedGroup } from "../documented.js"
 import { dealGetParams, dealParams, idempotencyHeader, idParams, ifMatchHeader, pagingParams } from "../parameters.js"
 import { Deal, DealInput, DealPatch, StageMove, StageMoveResult, TimelineEntry } from "./schemas.js"
@@ -13,6 +14,12 @@ export class DealsApi extends securedGroup(
     error: listErrors
   }).annotate(OpenApi.Description, "Sort fields: value, created_at, updated_at, expected_close_date, name and custom fields."),
   HttpApiEndpoint.get("get", "/v1/deals/:id", { params: idParams, query: dealGetParams, success: single(Deal), error: readErrors }),
+  HttpApiEndpoint.post("batch", "/v1/deals/batch", {
+    payload: batchInput("Deal", "DealBatch", null),
+    headers: idempotencyHeader,
+    success: replayable200(BatchResults),
+    error: batchErrors
+  }).annotate(OpenApi.Description, batchDescription("deals", null)),
   HttpApiEndpoint.post("create", "/v1/deals", {
     payload: DealInput,
     headers: idempotencyHeader,

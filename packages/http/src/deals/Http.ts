@@ -2,6 +2,7 @@ import { Engine } from "@dealstream/core"
 import { HttpApiBuilder } from "effect/http-api"
 import { Effect } from "effect"
 import { Api } from "../Api.js"
+import { batchRecords } from "../batch.js"
 import { Caller } from "../auth/Authentication.js"
 import { createRecord, deleteRecord, listRecords, recordPage, restoreRecord, writeRecord } from "../recordHandlers.js"
 import { readQuery } from "../request/queryParams.js"
@@ -23,6 +24,7 @@ export const DealsLive = HttpApiBuilder.group(Api, "deals", (handlers) =>
           const asOf = query["as_of"]
           return respond(record(yield* (asOf === undefined ? engine.deals.get(ctx, params.id) : engine.deals.getAsOf(ctx, params.id, asOf))))
         }))
+      .handleRaw("batch", batchRecords(idempotent, engine.deals.batch))
       .handleRaw("create", createRecord(idempotent, COLLECTION, engine.deals.create, engine.deals.get))
       .handleRaw("update", writeRecord(engine.deals.update))
       .handleRaw("moveStage", writeRecord(engine.deals.moveStage))

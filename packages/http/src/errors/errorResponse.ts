@@ -181,3 +181,17 @@ export const errorResponse = (cause: Cause.Cause<unknown>, requestId: string): O
     internal: Option.isSome(mapped) && status !== internal.status ? null : Cause.pretty(cause)
   })
 }
+
+/**
+ * The status and body a domain error is answered with, for an answer that holds several (a
+ * batch's per-operation results): the same as a request failing with it alone.
+ */
+export const errorAnswer = (error: object, requestId: string): { readonly status: number; readonly body: ErrorBody } => {
+  const { code, details, message, status } = byTag(error) ?? internal
+  return {
+    status,
+    body: {
+      error: { code, message, details: details.map(({ id, message, path }) => id === undefined ? { path, message } : { path, message, id }), request_id: requestId }
+    }
+  }
+}
