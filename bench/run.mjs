@@ -1,5 +1,5 @@
 // The benchmark harness: `npm run bench` (full) or `npm run bench -- --quick` (minutes; bench/README.md).
-//   node bench/run.mjs [--quick] [--only commit,memory,http,queries,webhooks,feed] [--out file]
+//   node bench/run.mjs [--quick] [--only commit,memory,http,queries,webhooks,feed,import] [--out file]
 //   node bench/run.mjs --profile commit|http|all [--quick]     CPU profiles of the dealstream side
 // Progress goes to stderr; the table to stdout; RESULTS.md next to this file (unless --only).
 import { existsSync, readFileSync, writeFileSync } from "node:fs"
@@ -32,7 +32,8 @@ const settings = quick
     http: { seconds: 0.6, warmupSeconds: 0.5, connections: 50, listContacts: 200 },
     queries: { contacts: 50_000, deals: 10_000, requests: 20, maxSeconds: 2.5 },
     webhooks: { latencyContacts: 20, loadedContacts: 300, throughputContacts: 1000, recoveryEvents: 2000, concurrency: 16 },
-    feed: { events: 100_000, latencyContacts: 50 }
+    feed: { events: 100_000, latencyContacts: 50 },
+    import: { contacts: 10_000, singleContacts: 5_000 }
   }
   : {
     runs: 5,
@@ -41,7 +42,8 @@ const settings = quick
     http: { seconds: 10, warmupSeconds: 3, connections: 50, listContacts: 2000 },
     queries: { contacts: 1_000_000, deals: 200_000, requests: 300, maxSeconds: 60 },
     webhooks: { latencyContacts: 300, loadedContacts: 2000, throughputContacts: 5000, recoveryEvents: 100_000, concurrency: 16 },
-    feed: { events: 1_000_000, latencyContacts: 200 }
+    feed: { events: 1_000_000, latencyContacts: 200 },
+    import: { contacts: 100_000, singleContacts: 20_000 }
   }
 
 const scenarios = {
@@ -50,7 +52,8 @@ const scenarios = {
   http: () => import("./scenarios/http.mjs").then((m) => m.http),
   queries: () => import("./scenarios/queries.mjs").then((m) => m.queries),
   webhooks: () => import("./scenarios/webhooks.mjs").then((m) => m.webhooks),
-  feed: () => import("./scenarios/feed.mjs").then((m) => m.feed)
+  feed: () => import("./scenarios/feed.mjs").then((m) => m.feed),
+  import: () => import("./scenarios/import.mjs").then((m) => m.contactImport)
 }
 
 const built = ["core", "storage-memory", "storage-pg", "http"]

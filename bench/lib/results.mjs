@@ -7,7 +7,8 @@ const titles = {
   http: "HTTP (item 4)",
   queries: "Queries at scale on PostgreSQL (item 5)",
   webhooks: "Webhooks (item 6)",
-  feed: "Change feed on PostgreSQL (issue 17)"
+  feed: "Change feed on PostgreSQL (issue 17)",
+  import: "Batch import on PostgreSQL (issue 18)"
 }
 
 export const writeResults = ({ command, elapsed, load, machine, outcomes, postgres, quick, rows, settings }) => {
