@@ -13,6 +13,17 @@ export type WorkspaceCommand =
   | { readonly kind: "updateContact"; readonly ws: number; readonly target: number; readonly body: Body }
   | { readonly kind: "deleteContact"; readonly ws: number; readonly target: number }
   | { readonly kind: "restoreContact"; readonly ws: number; readonly target: number }
+  /** POST /v1/contacts/batch: creates, updates of made contacts (by index) and upserts by email. */
+  | {
+    readonly kind: "contactBatch"
+    readonly ws: number
+    readonly atomic: boolean
+    readonly operations: ReadonlyArray<
+      | { readonly op: "create"; readonly body: Body }
+      | { readonly op: "update"; readonly target: number; readonly body: Body }
+      | { readonly op: "upsert"; readonly email: string; readonly body: Body }
+    >
+  }
   | {
     readonly kind: "createDeal"
     readonly ws: number
@@ -108,6 +119,7 @@ const DEFAULT_WEIGHTS: Record<WorkspaceCommand["kind"], number> = {
   updateContact: 3,
   deleteContact: 2,
   restoreContact: 2,
+  contactBatch: 2,
   createDeal: 4,
   updateDeal: 3,
   moveStage: 3,
@@ -138,6 +150,19 @@ export const workspaceCommand = (options: WorkspaceCommandOptions = {}): fc.Arbi
     updateContact: fc.record({ kind: fc.constant("updateContact"), ws, target, body: contactBody }),
     deleteContact: fc.record({ kind: fc.constant("deleteContact"), ws, target }),
     restoreContact: fc.record({ kind: fc.constant("restoreContact"), ws, target }),
+    contactBatch: fc.record({
+      kind: fc.constant("contactBatch"),
+      ws,
+      atomic: fc.boolean(),
+      operations: fc.array(
+        fc.oneof(
+          fc.tuple(contactBody, email).map(([body, address]) => ({ op: "create" as const, body: { email: address, ...body } })),
+          fc.record({ op: fc.constant("update" as const), target, body: contactBody }),
+          fc.tuple(email, contactBody).map(([address, { email: _email, ...body }]) => ({ op: "upsert" as const, email: address, body }))
+        ),
+        { minLength: 1, maxLength: 5 }
+      )
+    }),
     createDeal: fc.record({
       kind: fc.constant("createDeal"),
       ws,

@@ -1,6 +1,7 @@
 import { Effect } from "effect"
 import { TestClock } from "effect/testing"
 import { apiKeyIdOf } from "../../apiKey/input.js"
+import type { BatchAnswer } from "../../engine/batch.js"
 import type { RequestContext } from "../../engine/Engine.js"
 import type { JsonObject } from "../../json.js"
 import { MODEL_FIELDS, type WorkspaceCommand } from "./commands.js"
@@ -98,6 +99,28 @@ export const executeCommand = (world: World<WorkspaceCommand>, command: Workspac
           ? made.deletedContacts.at(-1)!
           : pick(made.contacts, command.target, "con_none")
         if ((yield* run(engine.contacts.restore(ctx, id))) !== null) made.deletedContacts = made.deletedContacts.filter((d) => d !== id)
+        break
+      }
+      case "contactBatch": {
+        const operations = command.operations.map((operation) =>
+          operation.op === "create"
+            ? { op: "create", data: operation.body }
+            : operation.op === "update"
+            ? { op: "update", id: pick(made.contacts, operation.target, "con_none"), data: operation.body }
+            : { op: "upsert", match: { email: operation.email }, data: operation.body }
+        )
+        const answer = yield* engine.contacts.batch(ctx, { atomic: command.atomic, operations }).pipe(
+          Effect.map((ok): BatchAnswer | null => ok),
+          Effect.catchIf((error) => REFUSALS.includes(error._tag), () => Effect.succeed(null))
+        )
+        const applied = answer?.outcomes.filter((outcome) => outcome._tag === "Applied") ?? []
+        if (command.atomic && answer !== null && applied.length > 0 && applied.length < answer.outcomes.length) {
+          return yield* Effect.die(new Error(`an atomic batch applied ${applied.length} of ${answer.outcomes.length} operations`))
+        }
+        // A batch that applied nothing (refused whole, or atomic with one refusal) must record nothing.
+        world.outcomes.push({ step: command, outcome: applied.length === 0 ? "refused" : "accepted" })
+        if (applied.length > 0) world.accepted[command.kind] = (world.accepted[command.kind] ?? 0) + 1
+        for (const outcome of applied) if (outcome.created) made.contacts.push(outcome.record.data["id"] as string)
         break
       }
       case "createDeal": {

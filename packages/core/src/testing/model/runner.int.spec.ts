@@ -44,7 +44,7 @@ describe("checkModel", () => {
     expect(result.numRuns).toBe(25)
     // The runs did something: every kind of command was accepted in some run.
     expect(Object.keys(accepted).sort()).toEqual([
-      "createContact", "createDeal", "createKey", "createPipeline", "defineField", "deleteContact", "deleteDeal", "deleteField",
+      "contactBatch", "createContact", "createDeal", "createKey", "createPipeline", "defineField", "deleteContact", "deleteDeal", "deleteField",
       "moveStage", "purged", "restoreContact", "restoreDeal", "revokeKey", "updateContact", "updateDeal", "updatePipeline"
     ])
   }, 60_000)
