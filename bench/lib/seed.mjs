@@ -31,14 +31,14 @@ const BATCH = 50_000
 /** Contacts are created this far apart, deals spread over the same period. */
 const CONTACT_STEP_MS = 25_000
 
-const ALPHABET = "0123456789abcdefghjkmnpqrstvwxyz"
+export const ALPHABET = "0123456789abcdefghjkmnpqrstvwxyz"
 
 /**
  * The engine's id characters (Crockford base32, lower case) of `n` as one SQL expression, so that
  * it is computed inline per row. Positions above bit 60 are "0" (a bigint shifted by 64 or more is
  * not defined, and the seed's numbers are far below that).
  */
-const b32 = (n, len) =>
+export const b32 = (n, len) =>
   Array.from({ length: len }, (_, i) => {
     const shift = 5 * (len - 1 - i)
     return shift >= 60 ? "'0'" : `substr('${ALPHABET}', (((${n}) >> ${shift}) & 31)::int + 1, 1)`

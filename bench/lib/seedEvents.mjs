@@ -7,7 +7,7 @@
 import { contactView, payloadDataFor, projectContact, projectDeal } from "@dealstream/core"
 import { isDeepStrictEqual } from "node:util"
 import postgres from "postgres"
-import { FIRST_NAMES, LAST_NAMES, SOURCES, TITLES } from "./seed.mjs"
+import { ALPHABET, b32, FIRST_NAMES, LAST_NAMES, SOURCES, TITLES } from "./seed.mjs"
 
 const COMPANIES = ["Acme", "Globex", "Initech", "Umbrella", "Hooli", "Stark", "Wayne", "Tyrell", "Cyberdyne", "Wonka"]
 const DEAL_WORDS = ["Pilot", "Renewal", "Expansion", "Upgrade", "Migration", "Onboarding", "Enterprise", "Starter"]
@@ -39,14 +39,6 @@ const STEP_MS = 3000
 /** Groups per INSERT statement, each its own transaction (so its own xact_id): 20,000 events. */
 const BATCH_GROUPS = 2000
 
-const ALPHABET = "0123456789abcdefghjkmnpqrstvwxyz"
-
-/** The engine's id characters (Crockford base32, lower case) of `n` as one SQL expression, inline per row. */
-const b32 = (n, len) =>
-  Array.from({ length: len }, (_, i) => {
-    const shift = 5 * (len - 1 - i)
-    return shift >= 60 ? "'0'" : `substr('${ALPHABET}', (((${n}) >> ${shift}) & 31)::int + 1, 1)`
-  }).join(" || ")
 
 const b32js = (n, len) => {
   let out = ""
