@@ -85,14 +85,16 @@ describe.each(STORAGES)("the change feed through the API while hosts write, on %
   const hosts: Array<Host> = []
   let database: Scope.Closeable | undefined
 
+  // The consumer reads as fast as it can between waits: no rate limit may answer it instead.
+  const unlimited = { rateLimit: 1_000_000, rateBurst: 1_000_000 }
   beforeAll(async () => {
     if (storage === "memory") {
-      hosts.push(await startHost())
+      hosts.push(await startHost(unlimited))
       return
     }
     database = Effect.runSync(Scope.make())
     const url = await Effect.runPromise(Scope.provide(testDatabase, database))
-    hosts.push(await startHost({ storage: { postgres: url } }), await startHost({ storage: { postgres: url } }))
+    hosts.push(await startHost({ ...unlimited, storage: { postgres: url } }), await startHost({ ...unlimited, storage: { postgres: url } }))
   })
   afterAll(async () => {
     await Promise.all(hosts.map((host) => host.close()))

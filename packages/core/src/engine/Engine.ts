@@ -157,6 +157,11 @@ export interface EngineService {
     /** GET /v1/events: `after`, `types`, `limit`, `wait` (seconds to hold an empty page). */
     readonly list: (ctx: RequestContext, params: ListParams) => Effect.Effect<FeedPage, ValidationError | StorageUnavailable>
     readonly get: (ctx: RequestContext, id: string) => Effect.Effect<JsonObject, ReadError>
+    /**
+     * For a host that is stopping: reads waiting for events answer now (with what they have, an
+     * empty page), and later reads do not wait, so its connections drain at once.
+     */
+    readonly stopWaiting: Effect.Effect<void>
   }
   readonly idempotency: {
     /** The stored response for this key, or null when there is none younger than 24 h. */

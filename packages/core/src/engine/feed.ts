@@ -55,7 +55,7 @@ export const makeFeed = (deps: EngineDeps, scope: Scope.Scope) => {
       let recheck: number = RECHECK_MILLIS.last
       while (events.length === 0) {
         const left = deadline - (yield* Clock.currentTimeMillis)
-        if (left <= 0) break
+        if (left <= 0 || waiters.stopped()) break
         // Taken before the read it follows, so a change told in between still wakes this reader.
         const ticket = yield* waiters.ticket(ctx.workspaceId)
         events = yield* read
@@ -81,5 +81,5 @@ export const makeFeed = (deps: EngineDeps, scope: Scope.Scope) => {
       return (yield* shown(ctx, [event]))[0]!
     })
 
-  return { list, get }
+  return { list, get, stopWaiting: waiters.stop }
 }

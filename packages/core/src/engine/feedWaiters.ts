@@ -14,6 +14,9 @@ export interface FeedWaiters {
    * still wakes it.
    */
   readonly ticket: (workspaceId: string) => Effect.Effect<FeedTicket>
+  /** From now on no read waits: every waiting one is woken, and later tickets are woken at once. */
+  readonly stop: Effect.Effect<void>
+  readonly stopped: () => boolean
 }
 
 /**
@@ -25,6 +28,7 @@ export interface FeedWaiters {
 export const makeFeedWaiters = (storage: StorageService, scope: Scope.Scope): FeedWaiters => {
   const waiting = new Map<string, Set<Deferred.Deferred<void>>>()
   let listening = false
+  let stopped = false
 
   const wake = (workspaceId: string | null) =>
     Effect.sync(() => {
@@ -50,10 +54,16 @@ export const makeFeedWaiters = (storage: StorageService, scope: Scope.Scope): Fe
   })
 
   return {
+    stop: Effect.suspend(() => {
+      stopped = true
+      return wake(null)
+    }),
+    stopped: () => stopped,
     ticket: (workspaceId) =>
       Effect.gen(function*() {
         yield* listen
         const deferred = yield* Deferred.make<void>()
+        if (stopped) yield* Deferred.succeed(deferred, undefined)
         const set = waiting.get(workspaceId) ?? new Set()
         set.add(deferred)
         waiting.set(workspaceId, set)

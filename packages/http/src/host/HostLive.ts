@@ -78,8 +78,12 @@ export const HostLive = (
     // Our own request log line (hostMiddleware) replaces HttpRouter's, and the start banner is the
     // CLI's: stdout carries only the JSON lines of jsonLogger.
     const served = HttpRouter.serve(Layer.merge(api, hostMiddleware(options.log)), { disableLogger: true, disableListenLog: true })
-    // Built after the server and released before it: see drainConnections.
-    const drain = Layer.effectDiscard(Effect.addFinalizer(() => drainConnections(server)))
+    // Built after the server and released before it: see drainConnections. Reads long-polling the
+    // change feed answer first, so their connections need not wait out the drain's grace.
+    const drain = Layer.effectDiscard(Effect.gen(function*() {
+      const engine = yield* Engine
+      yield* Effect.addFinalizer(() => Effect.andThen(engine.events.stopWaiting, drainConnections(server)))
+    }))
     const purge = Layer.effectDiscard(purgeSchedule)
     // Built before the server and released after the drain: no request is cut off by it.
     const worker = DeliveryWorkerLive({ owner: options.workerOwner ?? workerOwner() })
