@@ -98,6 +98,18 @@ describe.each(STORAGES)("the change feed on %s storage", { timeout: 60_000 }, (s
     expect(await feed(`?after=${cursor}&wait=1`)).toEqual({ data: [], next_cursor: cursor })
   })
 
+  it("moves the cursor past events the feed does not show, so a poll does not read them again", async () => {
+    const { cursor } = await drain(null)
+    // A pipeline's events are the workspace's, not the feed's.
+    await ok("POST", "/v1/pipelines", { name: `Feedless ${Date.now()}`, stages: [{ name: "One" }] })
+    const past = await feed(`?after=${cursor}`)
+    expect(past.data).toEqual([])
+    expect(past.next_cursor).not.toBe(cursor)
+    expect(await feed(`?after=${past.next_cursor}`)).toEqual({ data: [], next_cursor: past.next_cursor })
+    const contact = await ok("POST", "/v1/contacts", { email: "feed.after.pipeline@example.com" })
+    expect((await feed(`?after=${past.next_cursor}`)).data.map((e) => e.data.contact.id)).toEqual([contact.id])
+  })
+
   it("keeps each workspace's feed to itself", async () => {
     const mine = await drain(null)
     const theirs = await drain(null, "")

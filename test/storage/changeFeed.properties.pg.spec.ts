@@ -63,7 +63,7 @@ const follow = (hosts: readonly [StorageService, StorageService], { pages, pause
       let after: ChangeFeedPosition | null = null
       for (let i = 0; ; i++) {
         const finished = done
-        const page: ReadonlyArray<ChangeFeedEvent> = yield* hosts[i % 2]!.readFeed({ workspaceId: workspace, after, types: [], limit: pages[i % pages.length]! })
+        const { events: page }: { readonly events: ReadonlyArray<ChangeFeedEvent> } = yield* hosts[i % 2]!.readFeed({ workspaceId: workspace, after, types: [], limit: pages[i % pages.length]! })
         for (const e of page) {
           seen.push({ stream: String(e.data["stream"]), version: Number(e.data["version"]), workspace: e.metadata.workspaceId, id: e.metadata.eventId })
           after = e.position

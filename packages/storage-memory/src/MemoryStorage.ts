@@ -6,6 +6,8 @@ import {
   type DeliveryQueueService,
   type DocumentWrite,
   type ChangeFeedEvent,
+  type ChangeFeedPosition,
+  feedThrough,
   changeFeedTypeMatches,
   type LinkedDocuments,
   type QueueSignal,
@@ -272,13 +274,15 @@ export const makeWithQueue: Effect.Effect<Services> = Effect.gen(function*() {
     // Commits apply one at a time here, so sequence order is commit order and nothing lands behind.
     readFeed: ({ after, limit, types, workspaceId }) =>
       Effect.sync(() => {
-        const out: Array<ChangeFeedEvent> = []
-        for (let i = after?.sequence ?? 0; i < log.length && out.length < limit; i++) {
+        const events: Array<ChangeFeedEvent> = []
+        let tail: ChangeFeedPosition | null = null
+        for (let i = after?.sequence ?? 0; i < log.length && events.length < limit; i++) {
           const event = log[i]!
-          if (event.metadata.workspaceId !== workspaceId || !changeFeedTypeMatches(types, event.type)) continue
-          out.push({ ...event, position: { transaction: "0", sequence: event.sequence } })
+          if (event.metadata.workspaceId !== workspaceId) continue
+          tail = { transaction: "0", sequence: event.sequence }
+          if (changeFeedTypeMatches(types, event.type)) events.push({ ...event, position: tail })
         }
-        return out
+        return { events, through: feedThrough(events, limit, after, tail) }
       }),
     documentByUniqueKey: (collection, workspaceId, uniqueKey) =>
       Effect.sync(() => {

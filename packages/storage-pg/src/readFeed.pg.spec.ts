@@ -29,7 +29,7 @@ describe("the change feed on PostgreSQL", () => {
       const url = yield* testDatabase
       const storage = yield* PgStorage.make(url)
       const sql = yield* client(url)
-      const feed = Effect.map(storage.readFeed({ workspaceId: WORKSPACE, after: null, types: [], limit: 100 }), (events) =>
+      const feed = Effect.map(storage.readFeed({ workspaceId: WORKSPACE, after: null, types: [], limit: 100 }), ({ events }) =>
         events.map((e) => e.data["n"]))
       yield* storage.commit({ streams: [{ streamId: "con_before", expectedVersion: 0, events: [event(0)] }], documents: [] })
 

@@ -1,4 +1,4 @@
-import type { ChangeFeedEvent, ChangeFeedPosition, ChangeFeedTypes } from "@dealstream/core"
+import { type ChangeFeedPage, type ChangeFeedPosition, type ChangeFeedTypes, compareChangeFeedPositions, feedThrough as throughOf } from "@dealstream/core"
 import { Effect } from "effect"
 import type { SqlClient } from "effect/sql/SqlClient"
 import type { SqlError } from "effect/sql/SqlError"
@@ -21,9 +21,11 @@ export const readFeed = (sql: SqlClient) =>
   readonly after: ChangeFeedPosition | null
   readonly types: ChangeFeedTypes
   readonly limit: number
-}): Effect.Effect<ReadonlyArray<ChangeFeedEvent>, SqlError> => {
+}): Effect.Effect<ChangeFeedPage, SqlError> => {
   const params = new Params()
-  const conditions = [`workspace_id = ${params.add(options.workspaceId)}`, `xact_id < pg_snapshot_xmin(pg_current_snapshot())`]
+  const workspace = params.add(options.workspaceId)
+  const visible = `workspace_id = ${workspace} AND xact_id < pg_snapshot_xmin(pg_current_snapshot())`
+  const conditions = [visible]
   if (options.after !== null) {
     conditions.push(
       `(xact_id, sequence) > (${params.add(options.after.transaction)}::xid8, ${params.add(String(options.after.sequence))}::bigint)`
@@ -34,13 +36,26 @@ export const readFeed = (sql: SqlClient) =>
     const prefixes = options.types.filter((pattern) => pattern.endsWith(".*")).map((pattern) => likePrefix(pattern.slice(0, -1)))
     conditions.push(`(type = ANY(${params.add(exact)}::text[]) OR type LIKE ANY(${params.add(prefixes)}::text[]))`)
   }
-  const limit = params.add(Math.max(0, Math.floor(options.limit)))
+  const limit = Math.max(0, Math.floor(options.limit))
+  // The page, and the last event of the workspace the same snapshot sees (one more step of the
+  // index, backwards): where a page that is not full lets the next read start.
   return Effect.map(
-    sql.unsafe<EventRow & { readonly xact: string }>(
-      `SELECT xact_id::text AS xact, ${eventColumns} FROM ${tables.events} WHERE ${conditions.join(" AND ")} ` +
-        `ORDER BY xact_id, sequence LIMIT ${limit}`,
+    sql.unsafe<EventRow & { readonly xact: string; readonly tail: boolean }>(
+      `(SELECT xact_id::text AS xact, ${eventColumns}, false AS tail FROM ${tables.events} WHERE ${conditions.join(" AND ")} ` +
+        `ORDER BY xact_id, sequence LIMIT ${params.add(limit)}) ` +
+        `UNION ALL (SELECT xact_id::text AS xact, ${eventColumns}, true AS tail FROM ${tables.events} WHERE ${visible} ` +
+        `ORDER BY xact_id DESC, sequence DESC LIMIT 1)`,
       params.values as Array<unknown>
     ),
-    (rows) => rows.map((row) => ({ ...toStoredEvent(row), position: { transaction: row.xact, sequence: Number(row.sequence) } }))
+    (rows) => {
+      const position = (row: { readonly xact: string; readonly sequence: bigint }): ChangeFeedPosition => ({
+        transaction: row.xact,
+        sequence: Number(row.sequence)
+      })
+      const events = rows.filter((row) => !row.tail).map((row) => ({ ...toStoredEvent(row), position: position(row) }))
+        .sort((a, b) => compareChangeFeedPositions(a.position, b.position))
+      const tail = rows.find((row) => row.tail)
+      return { events, through: throughOf(events, limit, options.after, tail === undefined ? null : position(tail)) }
+    }
   )
 }

@@ -49,7 +49,15 @@ export const makeFeed = (deps: EngineDeps, scope: Scope.Scope) => {
         if (Result.isFailure(decoded)) return yield* decoded.failure
         after = decoded.success
       }
-      const read = deps.storage.readFeed({ workspaceId: ctx.workspaceId, after, types, limit })
+      // Each read goes on from where the one before it got to: past what the types left out too.
+      let from = after
+      const read = Effect.map(
+        Effect.suspend(() => deps.storage.readFeed({ workspaceId: ctx.workspaceId, after: from, types, limit })),
+        (page) => {
+          from = page.through ?? from
+          return page.events
+        }
+      )
       const deadline = (yield* Clock.currentTimeMillis) + waitMillis
       let events: ReadonlyArray<ChangeFeedEvent> = yield* read
       let recheck: number = RECHECK_MILLIS.last
@@ -70,8 +78,7 @@ export const makeFeed = (deps: EngineDeps, scope: Scope.Scope) => {
         recheck = told ? RECHECK_MILLIS.first : Math.min(recheck * 2, RECHECK_MILLIS.last)
         events = yield* read
       }
-      const last = events.at(-1)?.position ?? after
-      return { data: yield* shown(ctx, events), next_cursor: encodeFeedCursor(ctx.workspaceId, last) }
+      return { data: yield* shown(ctx, events), next_cursor: encodeFeedCursor(ctx.workspaceId, from) }
     })
 
   const get = (ctx: RequestContext, eventId: string): Effect.Effect<JsonObject, NotFound | ValidationError | StorageUnavailable> =>

@@ -4,7 +4,7 @@ import type { StorageUnavailable } from "../errors.js"
 import type { DocumentQuery } from "../query/ast.js"
 import type { Collection, DocumentWrite, StoredDocument } from "./documents.js"
 import type { NewEvent, StoredEvent } from "./events.js"
-import type { ChangeFeedEvent, ChangeFeedPosition, ChangeFeedTypes } from "./changeFeed.js"
+import type { ChangeFeedPage, ChangeFeedPosition, ChangeFeedTypes } from "./changeFeed.js"
 
 /** Events to append to one stream, valid only if the stream is still at `expectedVersion`. */
 export interface StreamAppend {
@@ -145,7 +145,7 @@ export interface StorageService {
       readonly types: ChangeFeedTypes
       readonly limit: number
     }
-  ) => Effect.Effect<ReadonlyArray<ChangeFeedEvent>, StorageUnavailable>
+  ) => Effect.Effect<ChangeFeedPage, StorageUnavailable>
   /**
    * The live document of a workspace holding a unique key (a contact's `email:<lowercased>`), or
    * null: what an upsert matches on.

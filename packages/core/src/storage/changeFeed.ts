@@ -17,6 +17,18 @@ export interface ChangeFeedEvent extends StoredEvent {
   readonly position: ChangeFeedPosition
 }
 
+/** One read of the feed. */
+export interface ChangeFeedPage {
+  readonly events: ReadonlyArray<ChangeFeedEvent>
+  /**
+   * Where the next read starts: the last event's position when the page is full; otherwise the
+   * last position the read could see of the workspace's log, of any type, so events the types
+   * filter left out (deliveries' attempts, say) are not read again by the next poll. null when the
+   * workspace has no event the read could see.
+   */
+  readonly through: ChangeFeedPosition | null
+}
+
 /**
  * Which event types a feed read keeps: exact names, and `prefix.*` for every type under a prefix
  * (`contact.*`). Empty keeps every type.
@@ -43,3 +55,21 @@ export const compareChangeFeedPositions = (a: ChangeFeedPosition, b: ChangeFeedP
 export const FEED_TYPE_PREFIXES: ReadonlyArray<string> = ["contact.", "deal."]
 
 export const isFeedNotified = (type: string): boolean => FEED_TYPE_PREFIXES.some((prefix) => type.startsWith(prefix))
+
+/**
+ * A read's `through` (see ChangeFeedPage), from what it found: the page's last event when the page
+ * is full, else the later of that and the last position of the workspace the read could see, and
+ * never before where the read started.
+ */
+export const feedThrough = (
+  events: ReadonlyArray<{ readonly position: ChangeFeedPosition }>,
+  limit: number,
+  after: ChangeFeedPosition | null,
+  tail: ChangeFeedPosition | null
+): ChangeFeedPosition | null => {
+  const later = (a: ChangeFeedPosition | null, b: ChangeFeedPosition | null) =>
+    a === null ? b : b === null ? a : compareChangeFeedPositions(a, b) >= 0 ? a : b
+  const last = events.at(-1)?.position ?? null
+  if (events.length >= limit && last !== null) return last
+  return later(later(after, last), tail)
+}

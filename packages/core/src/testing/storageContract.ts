@@ -286,8 +286,10 @@ export const storageContractSuite = (name: string, layer: Layer.Layer<Storage, u
             streams: [{ streamId: a, expectedVersion: 1, events: [event(ws, "contact.updated", { n: 4 }, 4)] }],
             documents: []
           })
-          const read = (after: ChangeFeedPosition | null, types: ReadonlyArray<string> = [], limit = 100) =>
+          const page = (after: ChangeFeedPosition | null, types: ReadonlyArray<string> = [], limit = 100) =>
             storage.readFeed({ workspaceId: ws, after, types, limit })
+          const read = (after: ChangeFeedPosition | null, types: ReadonlyArray<string> = [], limit = 100) =>
+            Effect.map(page(after, types, limit), ({ events }) => events)
           const all = yield* read(null)
           expect(all.map((e) => e.data["n"])).toEqual([1, 2, 3, 4])
           for (let i = 1; i < all.length; i++) expect(compareChangeFeedPositions(all[i - 1]!.position, all[i]!.position)).toBeLessThan(0)
@@ -308,6 +310,12 @@ export const storageContractSuite = (name: string, layer: Layer.Layer<Storage, u
           // A prefix is a whole segment, and its pattern characters are text.
           expect(yield* read(null, ["contact.c*", "de%.*", "deal_*"])).toEqual([])
           expect((yield* read(null, [], 2)).map((e) => e.data["n"])).toEqual([1, 2])
+          // Where the next read starts: a full page's last event; else the last event of the
+          // workspace the read saw, whatever its type, so what the types left out is not read again.
+          expect((yield* page(null, [], 2)).through).toEqual(all[1]!.position)
+          expect((yield* page(null, ["deal.created"])).through).toEqual(all[3]!.position)
+          expect((yield* page(all[3]!.position, ["deal.created"])).through).toEqual(all[3]!.position)
+          expect((yield* storage.readFeed({ workspaceId: fresh("ws"), after: null, types: [], limit: 10 })).through).toBeNull()
           expect(yield* read(all[3]!.position)).toEqual([])
         }))
 
