@@ -55,17 +55,8 @@ const resultOf = (outcome: BatchOutcome, index: number, requestId: string): Json
   switch (outcome._tag) {
     case "Applied":
       return { index, status: outcome.created ? 201 : 200, data: outcome.record.data }
-    case "Failed": {
-      const { body, status } = errorAnswer(outcome.error, requestId)
-      const { code, details, message } = body.error
-      const error: JsonObject = {
-        code,
-        message,
-        details: details.map(({ id, message, path }): JsonObject => id === undefined ? { path, message } : { path, message, id }),
-        request_id: requestId
-      }
-      return { index, status, error }
-    }
+    case "Failed":
+      return { index, ...errorAnswer(outcome.error, requestId) }
     case "NotApplied":
       return {
         index,

@@ -1,4 +1,4 @@
-import { type ChangeFeedPage, type ChangeFeedPosition, type ChangeFeedTypes, compareChangeFeedPositions, feedThrough as throughOf } from "@dealstream/core"
+import { type ChangeFeedPage, type ChangeFeedPosition, type ChangeFeedTypes, compareChangeFeedPositions, feedThrough } from "@dealstream/core"
 import { Effect } from "effect"
 import type { SqlClient } from "effect/sql/SqlClient"
 import type { SqlError } from "effect/sql/SqlError"
@@ -55,7 +55,7 @@ export const readFeed = (sql: SqlClient) =>
       const events = rows.filter((row) => !row.tail).map((row) => ({ ...toStoredEvent(row), position: position(row) }))
         .sort((a, b) => compareChangeFeedPositions(a.position, b.position))
       const tail = rows.find((row) => row.tail)
-      return { events, through: throughOf(events, limit, options.after, tail === undefined ? null : position(tail)) }
+      return { events, through: feedThrough(events, limit, options.after, tail === undefined ? null : position(tail)) }
     }
   )
 }

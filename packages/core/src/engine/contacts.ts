@@ -150,13 +150,13 @@ export const makeContacts = (deps: EngineDeps) => {
 
   /** An upsert by email: an update of the live contact holding it, or a create with it. */
   const upsertWrite = (ctx: RequestContext, email: string, data: JsonObject) =>
-    Effect.map(
+    Effect.flatMap(
       deps.storage.documentByUniqueKey("contact", ctx.workspaceId, emailKey(email)),
       (holder) =>
         holder === null
           ? Effect.map(createWrite(ctx, { email, ...data }), (planned) => ({ write: planned, created: true }))
           : Effect.succeed({ write: updateWrite(ctx, holder.id, data, null), created: false })
-    ).pipe(Effect.flatten)
+    )
 
   const batch = (ctx: RequestContext, body: unknown) =>
     runBatch(deps, ctx, body, {

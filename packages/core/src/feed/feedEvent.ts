@@ -1,4 +1,4 @@
-import { deliveryPayload, payloadDataInOrder } from "../delivery/payload.js"
+import { deliveryPayload, payloadDataInOrder, payloadShowsRecord } from "../delivery/payload.js"
 import { isJsonObject, type JsonObject } from "../json.js"
 import { isRedacted, type StoredEvent } from "../storage/events.js"
 
@@ -21,7 +21,7 @@ export const announcedAt = (event: StoredEvent): string => {
 export const storedAnnouncement = (event: StoredEvent): JsonObject | null => {
   const stored = event.metadata.payload
   if (stored !== undefined && isJsonObject(stored)) return payloadDataInOrder(stored)
-  if (event.type.endsWith(".deleted") || event.type.endsWith(".purged")) return { id: event.streamId }
+  if (!payloadShowsRecord(event.type)) return { id: event.streamId }
   if (isRedacted(event.data)) return { redacted: true }
   return null
 }

@@ -1,6 +1,7 @@
 import { HttpServerResponse } from "effect/http"
 import { Cause, Option, SchemaIssue } from "effect"
-import type { ErrorBody, ErrorCode } from "./ErrorBody.js"
+import type { JsonObject } from "@dealstream/core"
+import type { ErrorCode } from "./ErrorBody.js"
 import { ERRORS, type ErrorTag, type HeaderOf } from "./errorTable.js"
 
 /**
@@ -172,26 +173,27 @@ export const errorResponse = (cause: Cause.Cause<unknown>, requestId: string): O
     Option.filter(failure, (u): u is object => typeof u === "object" && u !== null),
     byTag
   )
-  const { code, details, headers, message, status } = Option.getOrElse(mapped, () => internal)
-  const body: ErrorBody = {
-    error: { code, message, details: details.map(({ id, message, path }) => id === undefined ? { path, message } : { path, message, id }), request_id: requestId }
-  }
+  const answered = Option.getOrElse(mapped, () => internal)
+  const body = { error: errorOf(answered, requestId) }
   return Option.some({
-    response: HttpServerResponse.jsonUnsafe(body, { status, headers }),
-    internal: Option.isSome(mapped) && status !== internal.status ? null : Cause.pretty(cause)
+    response: HttpServerResponse.jsonUnsafe(body, { status: answered.status, headers: answered.headers }),
+    internal: Option.isSome(mapped) && answered.status !== internal.status ? null : Cause.pretty(cause)
   })
 }
 
+/** The error shape's `error` member: a detail's `id` only where it has one. */
+const errorOf = ({ code, details, message }: Mapped, requestId: string): JsonObject => ({
+  code,
+  message,
+  details: details.map(({ id, message, path }): JsonObject => id === undefined ? { path, message } : { path, message, id }),
+  request_id: requestId
+})
+
 /**
- * The status and body a domain error is answered with, for an answer that holds several (a
- * batch's per-operation results): the same as a request failing with it alone.
+ * The status and the error shape's `error` a domain error is answered with, for an answer that
+ * holds several (a batch's per-operation results): the same as a request failing with it alone.
  */
-export const errorAnswer = (error: object, requestId: string): { readonly status: number; readonly body: ErrorBody } => {
-  const { code, details, message, status } = byTag(error) ?? internal
-  return {
-    status,
-    body: {
-      error: { code, message, details: details.map(({ id, message, path }) => id === undefined ? { path, message } : { path, message, id }), request_id: requestId }
-    }
-  }
+export const errorAnswer = (error: object, requestId: string): { readonly status: number; readonly error: JsonObject } => {
+  const answered = byTag(error) ?? internal
+  return { status: answered.status, error: errorOf(answered, requestId) }
 }
