@@ -19,7 +19,9 @@ export const documentTables: { readonly [C in Collection]: string } = {
   workspace: "ds_workspaces",
   webhook: "ds_webhooks",
   delivery: "ds_deliveries",
-  api_key: "ds_api_keys"
+  api_key: "ds_api_keys",
+  company: "ds_companies",
+  activity: "ds_activities"
 }
 
 export const collections = Object.keys(documentTables) as ReadonlyArray<Collection>
@@ -30,6 +32,7 @@ export const collections = Object.keys(documentTables) as ReadonlyArray<Collecti
  */
 export const searchWordTables: { readonly [C in Collection]?: string } = {
   contact: "ds_contacts_words",
-  deal: "ds_deals_words"
+  deal: "ds_deals_words",
+  company: "ds_companies_words"
 }
 export const searchWordLength = 200

@@ -50,9 +50,9 @@ export const compareChangeFeedPositions = (a: ChangeFeedPosition, b: ChangeFeedP
 /**
  * The prefixes of the types whose commits `feedChanges` tells of: the records' events, which the
  * API's feed hands out. Commits of other events (deliveries' attempts, recovery jobs) wake no reader.
- * PostgreSQL's trigger (migration 0014) holds the same list.
+ * PostgreSQL's trigger (migrations 0014, 0015) holds the same list.
  */
-export const FEED_TYPE_PREFIXES: ReadonlyArray<string> = ["contact.", "deal."]
+export const FEED_TYPE_PREFIXES: ReadonlyArray<string> = ["contact.", "deal.", "company.", "activity."]
 
 export const isFeedNotified = (type: string): boolean => FEED_TYPE_PREFIXES.some((prefix) => type.startsWith(prefix))
 

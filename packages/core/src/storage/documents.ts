@@ -4,6 +4,8 @@ import type { JsonObject } from "../json.js"
 export type Collection =
   | "contact"
   | "deal"
+  | "company"
+  | "activity"
   | "timeline_entry"
   | "pipeline"
   | "custom_field"

@@ -12,6 +12,7 @@ import { migration as searchWords } from "./0011_search_words.js"
 import { migration as eventsByWorkspace } from "./0012_events_by_workspace.js"
 import { migration as eventsFeed } from "./0013_events_feed.js"
 import { migration as eventsAnnounced } from "./0014_events_announced.js"
+import { migration as companiesAndActivities } from "./0015_companies_and_activities.js"
 import type { Migration } from "./Migration.js"
 
 export type { Migration } from "./Migration.js"
@@ -31,5 +32,6 @@ export const migrations: ReadonlyArray<Migration> = [
   searchWords,
   eventsByWorkspace,
   eventsFeed,
-  eventsAnnounced
+  eventsAnnounced,
+  companiesAndActivities
 ]
