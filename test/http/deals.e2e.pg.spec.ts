@@ -159,7 +159,7 @@ describe.each(STORAGES)("%s storage", (storage) => {
       expect(listed.status).toBe(200)
       expect(listed.body.data.map((d: { key: string }) => d.key)).toEqual(["industry"])
       expect((await host.call("GET", "/v1/custom-fields?object=deal")).body.data).toEqual([])
-      expect((await host.call("GET", "/v1/custom-fields?object=company")).status).toBe(400)
+      expect((await host.call("GET", "/v1/custom-fields?object=lead")).status).toBe(400)
 
       const conditional = await host.call("DELETE", "/v1/custom-fields/contact/industry", { headers: { "if-match": "\"1\"" } })
       expect(conditional.status).toBe(400)

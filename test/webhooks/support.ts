@@ -88,3 +88,15 @@ export const EVENT_TYPES = [
   "deal.deleted",
   "deal.restored"
 ]
+
+/** The event types companies and activities added (issue 18), in the API's order after EVENT_TYPES. */
+export const LATER_EVENT_TYPES = [
+  "company.created",
+  "company.updated",
+  "company.deleted",
+  "company.restored",
+  "activity.created",
+  "activity.updated",
+  "activity.deleted",
+  "activity.restored"
+]

@@ -1,4 +1,4 @@
-import { dealParamsWhere, FEED_MAX_WAIT_SECONDS, feedLimits, type IfMatch, parseFeedParams, parseLimit, type ValidationError } from "@dealstream/core"
+import { CustomFieldObject, dealParamsWhere, FEED_MAX_WAIT_SECONDS, feedLimits, type IfMatch, parseFeedParams, parseLimit, type ValidationError } from "@dealstream/core"
 import { Result, Schema, SchemaTransformation } from "effect"
 
 /**
@@ -129,6 +129,7 @@ export const feedParams = {
 }
 
 const OBJECTS = ["contact", "deal"]
+const FIELD_OBJECTS: ReadonlyArray<string> = CustomFieldObject.literals
 
 // The trash reads its type before anything else (U+0000 included); so does the custom field list.
 export const trashParams = {
@@ -139,7 +140,9 @@ export const trashParams = {
 }
 
 export const customFieldParams = {
-  object: Schema.optionalKey(checkedText("contact or deal; both when absent.", oneOf(OBJECTS, "must be contact or deal"), { enum: OBJECTS }))
+  object: Schema.optionalKey(
+    checkedText(`${FIELD_OBJECTS.join(", ")}; all when absent.`, oneOf(FIELD_OBJECTS, `must be one of ${FIELD_OBJECTS.join(", ")}`), { enum: FIELD_OBJECTS })
+  )
 }
 
 const EXPANSIONS = ["deals", "activities"]

@@ -49,7 +49,7 @@ export const parseCustomFieldCreate = (body: unknown): Result.Result<CustomField
   }
 
   const object = OBJECTS.find((o) => o === body["object"]) ?? null
-  if (object === null && Object.hasOwn(body, "object")) details.push({ path: "object", message: "must be contact or deal" })
+  if (object === null && Object.hasOwn(body, "object")) details.push({ path: "object", message: `must be one of ${OBJECTS.join(", ")}` })
 
   const key = typeof body["key"] === "string" && CUSTOM_FIELD_KEY.test(body["key"]) ? body["key"] : null
   if (key === null && Object.hasOwn(body, "key")) {

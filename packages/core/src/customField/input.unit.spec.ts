@@ -38,7 +38,7 @@ describe("parseCustomFieldCreate", () => {
   })
 
   it("reports every offending key", () => {
-    expect(paths(parseCustomFieldCreate({ object: "company", key: "k", label: "", type: "json", extra: 1 })))
+    expect(paths(parseCustomFieldCreate({ object: "account", key: "k", label: "", type: "json", extra: 1 })))
       .toEqual(["extra", "object", "label", "type"])
   })
 })

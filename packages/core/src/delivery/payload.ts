@@ -1,6 +1,6 @@
 import type { DealStageChanged } from "../deal/events.js"
 import { timelineEntryOf, timelineEntryView } from "../deal/projection.js"
-import { contactFields, dealFields, inRecordOrder } from "../field/index.js"
+import { activityFields, companyFields, contactFields, dealFields, inRecordOrder } from "../field/index.js"
 import type { JsonObject } from "../json.js"
 import { isJsonObject } from "../json.js"
 import type { DomainEvent } from "../storage/events.js"
@@ -58,7 +58,7 @@ const changedFields = (event: DomainEvent): ReadonlyArray<string> => {
 }
 
 /**
- * The payload's `data` for a contact or deal event, given the record's API document after it.
+ * The payload's `data` for a record's event, given the record's API document after it.
  * null for events no webhook can subscribe to (purges).
  */
 export const payloadDataFor = (event: DomainEvent, record: JsonObject): JsonObject | null => {
@@ -69,8 +69,18 @@ export const payloadDataFor = (event: DomainEvent, record: JsonObject): JsonObje
     case "deal.created":
     case "deal.restored":
       return { deal: record }
+    case "company.created":
+    case "company.restored":
+      return { company: record }
+    case "activity.created":
+    case "activity.restored":
+      return { activity: record }
     case "contact.updated":
       return { contact: record, changed_fields: changedFields(event) }
+    case "company.updated":
+      return { company: record, changed_fields: changedFields(event) }
+    case "activity.updated":
+      return { activity: record, changed_fields: changedFields(event) }
     case "deal.updated":
       return { deal: record, changed_fields: changedFields(event) }
     case "deal.stage_changed": {
@@ -80,6 +90,8 @@ export const payloadDataFor = (event: DomainEvent, record: JsonObject): JsonObje
     }
     case "contact.deleted":
     case "deal.deleted":
+    case "company.deleted":
+    case "activity.deleted":
       // The record has left every view; the receiver learns only which one.
       return { id: record["id"] ?? null }
     default:
@@ -104,11 +116,13 @@ export const payloadDataInOrder = (data: JsonObject): JsonObject => {
     out[key] = !isJsonObject(value) ? value
       : key === "contact" ? inRecordOrder(value, contactFields)
       : key === "deal" ? inRecordOrder(value, dealFields)
+      : key === "company" ? inRecordOrder(value, companyFields)
+      : key === "activity" ? inRecordOrder(value, activityFields)
       : key === "timeline_entry" ? timelineEntryView(value)
       : value
   }
   // The members in payloadDataFor's order, then any other as stored (none today).
-  const members = ["id", "contact", "deal", "changed_fields", "timeline_entry"]
+  const members = ["id", "contact", "deal", "company", "activity", "changed_fields", "timeline_entry"]
   for (const key of members) at(key)
   for (const key of Object.keys(data)) if (!members.includes(key)) at(key)
   return out

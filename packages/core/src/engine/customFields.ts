@@ -1,5 +1,5 @@
 import { Effect, Result } from "effect"
-import type { CustomFieldDefinition, CustomFieldObject } from "../customField/definition.js"
+import { type CustomFieldDefinition, CustomFieldObject } from "../customField/definition.js"
 import { customFieldAggregate, customFieldStreamId, parseCustomFieldCreate } from "../customField/index.js"
 import { NotFound, ValidationError } from "../errors.js"
 import type { JsonObject } from "../json.js"
@@ -18,10 +18,12 @@ const toJson = (d: CustomFieldDefinition): JsonObject => ({
   created_at: d.created_at
 })
 
-const isObject = (value: string): value is CustomFieldObject => value === "contact" || value === "deal"
+const OBJECTS: ReadonlyArray<string> = CustomFieldObject.literals
+
+const isObject = (value: string): value is CustomFieldObject => OBJECTS.includes(value)
 
 /**
- * What a contact or deal read works with: the definitions, and the catalogs made of them, checked
+ * What a record read works with: the definitions, and the catalogs made of them, checked
  * against the workspace's settings version first (a field defined through another host is known).
  */
 export const catalogs = (deps: EngineDeps, ctx: RequestContext) => settingsOf(deps.storage, deps.settings, ctx, true).catalogs
@@ -29,8 +31,8 @@ export const catalogs = (deps: EngineDeps, ctx: RequestContext) => settingsOf(de
 export const makeCustomFields = (deps: EngineDeps) => {
   const list = (ctx: RequestContext, object: string | null) =>
     Effect.gen(function*() {
-      if (object !== null && object !== "contact" && object !== "deal") {
-        return yield* ValidationError.at("object", "must be contact or deal")
+      if (object !== null && !isObject(object)) {
+        return yield* ValidationError.at("object", `must be one of ${OBJECTS.join(", ")}`)
       }
       const { defs } = yield* catalogs(deps, ctx)
       return { data: defs.filter((d) => object === null || d.object === object).map(toJson), next_cursor: null }

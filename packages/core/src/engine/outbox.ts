@@ -89,7 +89,7 @@ export const outbox = <C, E extends DomainEvent, S>(
  * is what the write answers: the view was made before the commit for the payload, so the answer
  * costs no read of its own. null when no event of the command showed it.
  */
-export const announcedRecord = (payloads: ReadonlyArray<JsonObject | null>, key: "contact" | "deal"): JsonObject | null => {
+export const announcedRecord = (payloads: ReadonlyArray<JsonObject | null>, key: "contact" | "deal" | "company" | "activity"): JsonObject | null => {
   const shown = payloads.at(-1)?.[key]
   return shown !== undefined && isJsonObject(shown) ? shown : null
 }

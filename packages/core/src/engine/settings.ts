@@ -13,11 +13,13 @@ import type { RequestContext } from "./Engine.js"
 import { queryAll } from "./reads.js"
 import { readState } from "./streamStates.js"
 
-/** A workspace's custom field definitions and the field catalogs of contacts and deals built from them. */
+/** A workspace's custom field definitions and the field catalogs of each record type built from them. */
 export interface Catalogs {
   readonly defs: ReadonlyArray<CustomFieldDefinition>
   readonly contact: FieldCatalog
   readonly deal: FieldCatalog
+  readonly company: FieldCatalog
+  readonly activity: FieldCatalog
 }
 
 /**
@@ -94,7 +96,13 @@ export const settingsOf = (
       readState(storage, customFieldAggregate, ctx, customFieldStreamId(workspaceId)),
       ({ state }) => {
         const defs = state.definitions
-        e.catalogs = { defs, contact: catalogOf("contact", defs), deal: catalogOf("deal", defs) }
+        e.catalogs = {
+          defs,
+          contact: catalogOf("contact", defs),
+          deal: catalogOf("deal", defs),
+          company: catalogOf("company", defs),
+          activity: catalogOf("activity", defs)
+        }
         return e.catalogs
       }
     ))

@@ -6,7 +6,13 @@ import { WEBHOOK_EVENT_TYPES } from "../webhook/eventTypes.js"
  * What the change feed hands out: every event a webhook can subscribe to, and the tombstones a
  * purge leaves (`data` is `{id}`; the record's earlier events show `{"redacted": true}` from then on).
  */
-export const FEED_EVENT_TYPES: ReadonlyArray<string> = [...WEBHOOK_EVENT_TYPES, "contact.purged", "deal.purged"]
+export const FEED_EVENT_TYPES: ReadonlyArray<string> = [
+  ...WEBHOOK_EVENT_TYPES,
+  "contact.purged",
+  "deal.purged",
+  "company.purged",
+  "activity.purged"
+]
 
 export const isFeedEventType = (type: string): boolean => FEED_EVENT_TYPES.includes(type)
 

@@ -64,3 +64,38 @@ export const date: FieldCheck = (value) =>
   typeof value === "string" && isCalendarDate(value)
     ? Result.succeed(value)
     : Result.fail("must be a date YYYY-MM-DD")
+
+const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:\d{2})$/
+
+/**
+ * An instant with its offset (RFC 3339), stored as the canonical UTC form the API answers with
+ * (`2026-01-02T03:04:05.000Z`), so stored values sort and compare as text.
+ */
+export const timestamp: FieldCheck = (value) => {
+  if (typeof value !== "string" || !TIMESTAMP.test(value)) {
+    return Result.fail("must be a timestamp with an offset, e.g. 2026-01-02T15:04:05Z")
+  }
+  const millis = Date.parse(value)
+  return Number.isNaN(millis) || !isCalendarDate(value.slice(0, 10))
+    ? Result.fail("must be a real instant")
+    : Result.succeed(new Date(millis).toISOString())
+}
+
+/** An integer of at least `min`. */
+export const integerFrom = (min: number): FieldCheck => (value) =>
+  typeof value === "number" && Number.isSafeInteger(value) && value >= min
+    ? Result.succeed(value)
+    : Result.fail(`must be an integer of at least ${min}`)
+
+/**
+ * A list of other records' ids (`noun`: "contact"), at most `max`: element problems are reported for
+ * the whole key; repeats are dropped, the first occurrence kept. Whether they name live records is
+ * the engine's question.
+ */
+export const idList = (noun: string, max: number, itemMax: number): FieldCheck => (value) => {
+  if (!Array.isArray(value)) return Result.fail(`must be an array of ${noun} ids`)
+  const bad = value.findIndex((item) => typeof item !== "string" || item.length === 0 || item.length > itemMax)
+  if (bad >= 0) return Result.fail(`must hold only ${noun} ids (element ${bad} is not one)`)
+  const unique = [...new Set(value as ReadonlyArray<string>)]
+  return unique.length > max ? Result.fail(`must hold at most ${max} ${noun} ids`) : Result.succeed(unique)
+}

@@ -3,13 +3,13 @@ import type { FieldCheck } from "./checks.js"
 import { boolean, date, finiteNumber, nullable, oneOf, text } from "./checks.js"
 
 /** The record types a workspace may give custom fields. */
-export const CustomFieldObject = Schema.Literals(["contact", "deal"])
+export const CustomFieldObject = Schema.Literals(["contact", "deal", "company", "activity"])
 export type CustomFieldObject = typeof CustomFieldObject.Type
 
 export const CustomFieldType = Schema.Literals(["text", "number", "boolean", "date", "enum"])
 export type CustomFieldType = typeof CustomFieldType.Type
 
-/** A workspace's definition of one custom field of contacts or deals, as its event carries it. */
+/** A workspace's definition of one custom field of a record type, as its event carries it. */
 export const CustomFieldDefinition = Schema.Struct({
   object: CustomFieldObject,
   key: Schema.String,

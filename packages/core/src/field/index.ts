@@ -1,4 +1,6 @@
 export type { FieldCheck } from "./checks.js"
+export { ACTIVITY_BODY_MAX, ACTIVITY_LINKS_MAX, activityFields, type ActivityType, activityTypes } from "./activityFields.js"
+export { companyFields } from "./companyFields.js"
 export { contactFields } from "./contactFields.js"
 export { CONTACT_IDS_MAX, type DealStatus, dealFields, dealStatuses } from "./dealFields.js"
 export { recordFields } from "./records.js"

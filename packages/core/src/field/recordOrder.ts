@@ -1,7 +1,8 @@
 import type { JsonObject } from "../json.js"
 import type { RecordFields, StandardField } from "./table.js"
 
-const isTimestamp = (field: StandardField) => field.type === "timestamp"
+/** The record's own times, which close its stored keys; other timestamps (a task's due_at) are standard fields like any. */
+const isTimestamp = (field: StandardField) => field.name === "created_at" || field.name === "updated_at"
 
 /**
  * A record's keys in the one order the API shows them (API.md, Conventions): `id` and the other

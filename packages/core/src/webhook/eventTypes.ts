@@ -8,7 +8,15 @@ export const WEBHOOK_EVENT_TYPES = [
   "deal.updated",
   "deal.stage_changed",
   "deal.deleted",
-  "deal.restored"
+  "deal.restored",
+  "company.created",
+  "company.updated",
+  "company.deleted",
+  "company.restored",
+  "activity.created",
+  "activity.updated",
+  "activity.deleted",
+  "activity.restored"
 ] as const
 
 export type WebhookEventType = typeof WEBHOOK_EVENT_TYPES[number]
@@ -39,6 +47,14 @@ export const WEBHOOK_EVENT_DESCRIPTIONS: { readonly [Type in WebhookSentEventTyp
   "deal.stage_changed": "A deal moved to another stage; data.deal is the deal after the move and data.timeline_entry the entry it added to the deal's timeline.",
   "deal.deleted": "A deal was moved to the trash; data.id is its id.",
   "deal.restored": "A deal was restored from the trash; data.deal is the deal as the API shows it.",
+  "company.created": "A company was created; data.company is the company as the API shows it.",
+  "company.updated": "A company's fields changed; data.company is the company after the change and data.changed_fields names the fields that changed.",
+  "company.deleted": "A company was moved to the trash; data.id is its id.",
+  "company.restored": "A company was restored from the trash; data.company is the company as the API shows it.",
+  "activity.created": "An activity was created; data.activity is the activity as the API shows it.",
+  "activity.updated": "An activity's fields changed (marking it done included); data.activity is the activity after the change and data.changed_fields names the fields that changed.",
+  "activity.deleted": "An activity was moved to the trash; data.id is its id.",
+  "activity.restored": "An activity was restored from the trash; data.activity is the activity as the API shows it.",
   "webhook.test": "Sent only by POST /v1/webhooks/:id/test, never on its own; data.webhook_id is the webhook tested."
 }
 

@@ -13,12 +13,13 @@ export const ContactPatch = Schema.StructWithRest(Schema.Struct(patchFields(cont
   description: "Only the keys present change; null clears an optional field."
 })
 
-export const Activity = Schema.Struct({
+/** An entry drawn from the event log (what expand=activities returned before activities were records). */
+export const LogEntry = Schema.Struct({
   id: exampleId("act"),
   type: Schema.String.annotate({ examples: ["contact.updated", "deal.stage_changed"] }),
   occurred_at: Timestamp,
   data: Schema.Record(Schema.String, Schema.Unknown)
-}).annotate({ identifier: "Activity" })
+}).annotate({ identifier: "LogEntry" })
 
 /** The contact's computed keys (core's contactFields.computed), as the engine answers them. */
 const computed = {
@@ -28,7 +29,7 @@ const computed = {
   deals: Schema.optionalKey(Schema.Array(Schema.Record(Schema.String, Schema.Unknown)).annotate({
     description: "Full deal objects, with expand=deals."
   })),
-  activities: Schema.optionalKey(Schema.Array(Activity).annotate({
+  activities: Schema.optionalKey(Schema.Array(LogEntry).annotate({
     description: "With expand=activities: the newest 100 events of the contact and its deals."
   })),
   company_ids: Schema.Array(Schema.String)

@@ -1,5 +1,7 @@
 import { type JsonObject, WEBHOOK_EVENT_DESCRIPTIONS, WEBHOOK_SENT_EVENT_TYPES, type WebhookSentEventType } from "@dealstream/core"
 import { Schema } from "effect"
+import { Activity } from "../activities/schemas.js"
+import { Company } from "../companies/schemas.js"
 import { Contact } from "../contacts/schemas.js"
 import { Deal, TimelineEntry } from "../deals/schemas.js"
 import { customFieldsBesideProperties } from "../openApi/customFields.js"
@@ -27,6 +29,14 @@ const PAYLOAD_DATA: { readonly [Type in WebhookSentEventType]: Schema.Top } = {
   "deal.stage_changed": Schema.Struct({ deal: Deal, timeline_entry: TimelineEntry }),
   "deal.deleted": removed,
   "deal.restored": Schema.Struct({ deal: Deal }),
+  "company.created": Schema.Struct({ company: Company }),
+  "company.updated": Schema.Struct({ company: Company, changed_fields: changedFields }),
+  "company.deleted": removed,
+  "company.restored": Schema.Struct({ company: Company }),
+  "activity.created": Schema.Struct({ activity: Activity }),
+  "activity.updated": Schema.Struct({ activity: Activity, changed_fields: changedFields }),
+  "activity.deleted": removed,
+  "activity.restored": Schema.Struct({ activity: Activity }),
   "webhook.test": Schema.Struct({ webhook_id: Schema.String.annotate({ description: "The webhook tested." }) })
 }
 
