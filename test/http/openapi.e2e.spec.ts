@@ -113,7 +113,7 @@ describe("the served OpenAPI document", () => {
     expect(parameter("/v1/deals", "get", "close_date_to").schema).toMatchObject({ type: "string", format: "date" })
     expect(parameter("/v1/deals", "get", "status").schema).toMatchObject({ enum: ["open", "won", "lost"] })
     expect(parameter("/v1/webhooks/{id}/deliveries", "get", "status").schema).toMatchObject({ enum: ["pending", "succeeded", "failed", "cancelled"] })
-    expect(parameter("/v1/trash", "get", "type")).toMatchObject({ required: true, schema: { enum: ["contact", "deal"] } })
+    expect(parameter("/v1/trash", "get", "type")).toMatchObject({ required: true, schema: { enum: ["contact", "deal", "company", "activity"] } })
     expect(parameter("/v1/custom-fields", "get", "object").schema).toMatchObject({ enum: ["contact", "deal", "company", "activity"] })
   })
 

@@ -1,4 +1,6 @@
 import { HttpApi, OpenApi } from "effect/http-api"
+import { ActivitiesApi } from "./activities/Api.js"
+import { CompaniesApi } from "./companies/Api.js"
 import { ContactsApi } from "./contacts/Api.js"
 import { CustomFieldsApi } from "./customFields/Api.js"
 import { DealsApi } from "./deals/Api.js"
@@ -35,7 +37,7 @@ once, and uniqueness (a live contact's email) holds across hosts.`
 
 /** The whole API; ErrorBodies comes last so that it wraps every endpoint's own middleware. */
 export class Api extends HttpApi.make("dealstream")
-  .add(ContactsApi, PipelinesApi, DealsApi, CustomFieldsApi, TrashApi, WebhooksApi, EventsApi, SystemApi)
+  .add(ContactsApi, CompaniesApi, ActivitiesApi, PipelinesApi, DealsApi, CustomFieldsApi, TrashApi, WebhooksApi, EventsApi, SystemApi)
   .middleware(ErrorBodies)
   .annotate(OpenApi.Title, "dealstream API")
   .annotate(OpenApi.Version, "1")

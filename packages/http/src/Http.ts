@@ -2,6 +2,8 @@ import { HttpApiBuilder } from "effect/http-api"
 import { Layer } from "effect"
 import { Api } from "./Api.js"
 import { AuthenticationLive } from "./auth/Authentication.js"
+import { ActivitiesLive } from "./activities/Http.js"
+import { CompaniesLive } from "./companies/Http.js"
 import { ContactsLive } from "./contacts/Http.js"
 import { CustomFieldsLive } from "./customFields/Http.js"
 import { DealsLive } from "./deals/Http.js"
@@ -18,6 +20,6 @@ import { WebhooksLive } from "./webhooks/Http.js"
  * (`HttpRouter.serve`). Every failure is answered with our error body (ErrorBodies).
  */
 export const ApiLive = HttpApiBuilder.layer(Api).pipe(
-  Layer.provide([ContactsLive, PipelinesLive, DealsLive, CustomFieldsLive, TrashLive, WebhooksLive, EventsLive, SystemLive]),
+  Layer.provide([ContactsLive, CompaniesLive, ActivitiesLive, PipelinesLive, DealsLive, CustomFieldsLive, TrashLive, WebhooksLive, EventsLive, SystemLive]),
   Layer.provide([AuthenticationLive, IdempotentRepliesLive, ErrorBodiesLive])
 )

@@ -128,20 +128,21 @@ export const feedParams = {
   )
 }
 
-const OBJECTS = ["contact", "deal"]
+// Every record type with custom fields has a trash, and the other way round.
 const FIELD_OBJECTS: ReadonlyArray<string> = CustomFieldObject.literals
+const objectsNamed = FIELD_OBJECTS.join(", ")
 
 // The trash reads its type before anything else (U+0000 included); so does the custom field list.
 export const trashParams = {
-  type: checkedText("contact or deal (required).", oneOf(OBJECTS, "must be contact or deal"), { enum: OBJECTS }).pipe(
-    Schema.annotateKey({ messageMissingKey: "is required (contact or deal)" })
+  type: checkedText(`${objectsNamed} (required).`, oneOf(FIELD_OBJECTS, `must be one of ${objectsNamed}`), { enum: FIELD_OBJECTS }).pipe(
+    Schema.annotateKey({ messageMissingKey: `is required (${objectsNamed})` })
   ),
   ...pagingParams
 }
 
 export const customFieldParams = {
   object: Schema.optionalKey(
-    checkedText(`${FIELD_OBJECTS.join(", ")}; all when absent.`, oneOf(FIELD_OBJECTS, `must be one of ${FIELD_OBJECTS.join(", ")}`), { enum: FIELD_OBJECTS })
+    checkedText(`${objectsNamed}; all when absent.`, oneOf(FIELD_OBJECTS, `must be one of ${objectsNamed}`), { enum: FIELD_OBJECTS })
   )
 }
 

@@ -105,6 +105,33 @@ export interface EngineService {
     /** POST /v1/deals/batch: creates and updates (see batch.ts). */
     readonly batch: (ctx: RequestContext, body: unknown) => Effect.Effect<BatchAnswer, ValidationError | Conflict | StorageUnavailable>
   }
+  readonly companies: {
+    /** params: limit, cursor, search (name, domain), filter, sort (name, domain, created_at, updated_at, custom) */
+    readonly list: (ctx: RequestContext, params: ListParams) => Effect.Effect<Page, ValidationError | StorageUnavailable>
+    /** expand: the raw `expand` parameter (`contacts,deals,activities`) or null. */
+    readonly get: (ctx: RequestContext, id: string, expand: string | null) => Effect.Effect<Versioned, ReadError>
+    readonly create: (ctx: RequestContext, body: unknown) => Effect.Effect<Versioned, WriteError>
+    readonly update: (ctx: RequestContext, id: string, body: unknown, ifMatch: IfMatch) => Effect.Effect<Versioned, WriteError>
+    readonly delete: (ctx: RequestContext, id: string, ifMatch: IfMatch) => Effect.Effect<void, WriteError>
+    readonly restore: (ctx: RequestContext, id: string) => Effect.Effect<Versioned, WriteError>
+    /** As contacts.history. */
+    readonly history: (ctx: RequestContext, id: string, params: ListParams) => Effect.Effect<Page, ReadError>
+    /** POST /v1/companies/batch: creates, updates and upserts by domain (see batch.ts). */
+    readonly batch: (ctx: RequestContext, body: unknown) => Effect.Effect<BatchAnswer, ValidationError | Conflict | StorageUnavailable>
+  }
+  readonly activities: {
+    /** params: limit, cursor, filter, sort (due_at, created_at, updated_at), type, contact_id, deal_id, company_id, owner_id, done */
+    readonly list: (ctx: RequestContext, params: ListParams) => Effect.Effect<Page, ValidationError | StorageUnavailable>
+    readonly get: (ctx: RequestContext, id: string) => Effect.Effect<Versioned, ReadError>
+    /** body: the activity's fields, and `done` (true sets done_at). */
+    readonly create: (ctx: RequestContext, body: unknown) => Effect.Effect<Versioned, WriteError>
+    /** body: any writable field, and `done` (true sets done_at, false clears it). */
+    readonly update: (ctx: RequestContext, id: string, body: unknown, ifMatch: IfMatch) => Effect.Effect<Versioned, WriteError>
+    readonly delete: (ctx: RequestContext, id: string, ifMatch: IfMatch) => Effect.Effect<void, WriteError>
+    readonly restore: (ctx: RequestContext, id: string) => Effect.Effect<Versioned, WriteError>
+    /** As contacts.history. */
+    readonly history: (ctx: RequestContext, id: string, params: ListParams) => Effect.Effect<Page, ReadError>
+  }
   readonly pipelines: {
     readonly list: (ctx: RequestContext) => Effect.Effect<Page, StorageUnavailable>
     readonly get: (ctx: RequestContext, id: string) => Effect.Effect<Versioned, ReadError>
@@ -112,13 +139,13 @@ export interface EngineService {
     readonly update: (ctx: RequestContext, id: string, body: unknown, ifMatch: IfMatch) => Effect.Effect<Versioned, WriteError>
   }
   readonly customFields: {
-    /** object: `contact`, `deal` or null for both. */
+    /** object: `contact`, `deal`, `company`, `activity` or null for all. */
     readonly list: (ctx: RequestContext, object: string | null) => Effect.Effect<Page, ValidationError | StorageUnavailable>
     readonly create: (ctx: RequestContext, body: unknown) => Effect.Effect<Versioned, WriteError>
     readonly delete: (ctx: RequestContext, object: string, key: string) => Effect.Effect<void, WriteError>
   }
   readonly trash: {
-    /** params: type (contact|deal, required), limit, cursor. Items: {type, id, deleted_at, purge_at, record}. */
+    /** params: type (contact|deal|company|activity, required), limit, cursor. Items: {type, id, deleted_at, purge_at, record}. */
     readonly list: (ctx: RequestContext, params: ListParams) => Effect.Effect<Page, ValidationError | StorageUnavailable>
   }
   readonly webhooks: {

@@ -2,7 +2,9 @@ import { Effect, Layer, type Scope } from "effect"
 import type { DeliveryQueue } from "../storage/DeliveryQueue.js"
 import type { Storage } from "../storage/Storage.js"
 import { aggregates } from "./aggregates.js"
+import { makeActivities } from "./activities.js"
 import { makeApiKeys } from "./apiKeys.js"
+import { makeCompanies } from "./companies.js"
 import { makeContacts } from "./contacts.js"
 import { makeCustomFields } from "./customFields.js"
 import { makeDeals } from "./deals.js"
@@ -32,6 +34,8 @@ export const makeEngine: Effect.Effect<EngineService, never, EngineRequirements 
   return Engine.of({
     contacts: makeContacts(deps),
     deals: makeDeals(deps, dealRules),
+    companies: makeCompanies(deps),
+    activities: makeActivities(deps),
     pipelines: makePipelines(deps, makeWorkspaces(deps)),
     customFields: makeCustomFields(deps),
     trash: makeTrash(deps),

@@ -5,7 +5,7 @@ import { pageOf, securedGroup, Timestamp } from "../documented.js"
 import { trashParams } from "../parameters.js"
 
 export const TrashItem = Schema.Struct({
-  type: Schema.Literals(["contact", "deal"]),
+  type: Schema.Literals(["contact", "deal", "company", "activity"]),
   id: Schema.String,
   deleted_at: Timestamp,
   purge_at: Timestamp.annotate({ description: "30 days after deleted_at; restore works until then." }),

@@ -1,0 +1,31 @@
+import { Engine } from "@dealstream/core"
+import { HttpApiBuilder } from "effect/http-api"
+import { Effect } from "effect"
+import { Api } from "../Api.js"
+import { Caller } from "../auth/Authentication.js"
+import { batchRecords } from "../batch.js"
+import { IdempotentReplies } from "../idempotency.js"
+import { createRecord, deleteRecord, listRecords, recordPage, restoreRecord, writeRecord } from "../recordHandlers.js"
+import { readQuery } from "../request/queryParams.js"
+import { record, respond } from "../responses.js"
+
+const COLLECTION = "/v1/companies"
+
+export const CompaniesLive = HttpApiBuilder.group(Api, "companies", (handlers) =>
+  Effect.gen(function*() {
+    const engine = yield* Engine
+    const idempotent = yield* IdempotentReplies
+    return handlers
+      .handle("list", listRecords(engine.companies.list))
+      .handle("get", ({ params, request }) =>
+        Effect.gen(function*() {
+          const query = yield* readQuery(request, ["expand"])
+          return respond(record(yield* engine.companies.get(yield* Caller, params.id, query["expand"] ?? null)))
+        }))
+      .handleRaw("batch", batchRecords(idempotent, engine.companies.batch))
+      .handleRaw("create", createRecord(idempotent, COLLECTION, engine.companies.create, (ctx, id) => engine.companies.get(ctx, id, null)))
+      .handleRaw("update", writeRecord(engine.companies.update))
+      .handle("delete", deleteRecord(engine.companies.delete))
+      .handle("restore", restoreRecord(idempotent, engine.companies.restore, (ctx, id) => engine.companies.get(ctx, id, null)))
+      .handle("history", recordPage(engine.companies.history))
+  }))
