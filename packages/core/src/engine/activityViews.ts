@@ -17,3 +17,17 @@ export const activityViews = (
   catalog: FieldCatalog
 ): Effect.Effect<ReadonlyArray<JsonObject>, StorageUnavailable> =>
   Effect.succeed(activities.map((activity) => visibleFields(activity.data, catalog)))
+
+/** Which link of an activity names the record: a contact's, a deal's or a company's activities. */
+export type ActivityLink = "contact_ids" | "deal_ids" | "company_ids"
+
+/**
+ * The live activities linked to one record, as the API shows them, newest first, at most 100:
+ * what expand=activities adds to a contact, a deal or a company. Skeleton: returns none.
+ */
+export const linkedActivities = (
+  _deps: EngineDeps,
+  _ctx: RequestContext,
+  _link: ActivityLink,
+  _id: string
+): Effect.Effect<ReadonlyArray<JsonObject>, StorageUnavailable> => Effect.succeed([])
