@@ -120,11 +120,13 @@ export const jsonValue: fc.Arbitrary<unknown> = fc.letrec<{ value: unknown }>((t
 // ---------------------------------------------------------------------------------------------
 // Fixtures and ids
 
-export type IdType = "contact" | "deal" | "pipeline" | "stage" | "webhook" | "delivery" | "event"
-export const ID_TYPES: ReadonlyArray<IdType> = ["contact", "deal", "pipeline", "stage", "webhook", "delivery", "event"]
+export type IdType = "contact" | "deal" | "company" | "activity" | "pipeline" | "stage" | "webhook" | "delivery" | "event"
+export const ID_TYPES: ReadonlyArray<IdType> = ["contact", "deal", "company", "activity", "pipeline", "stage", "webhook", "delivery", "event"]
 const PREFIX: Readonly<Record<IdType, string>> = {
   contact: "con",
   deal: "deal",
+  company: "comp",
+  activity: "act",
   pipeline: "pipe",
   stage: "stage",
   webhook: "wh",
@@ -137,7 +139,7 @@ export interface Fixtures {
   readonly own: Readonly<Record<IdType, ReadonlyArray<string>>>
   readonly other: Readonly<Record<IdType, ReadonlyArray<string>>>
   /** The caller's custom fields. */
-  readonly customFields: ReadonlyArray<{ readonly object: "contact" | "deal"; readonly key: string }>
+  readonly customFields: ReadonlyArray<{ readonly object: "contact" | "deal" | "company" | "activity"; readonly key: string }>
   /** Real `next_cursor`s, by the list path they came from. */
   readonly cursors: ReadonlyArray<string>
   /** An http URL the host may deliver to (its receiver answers 200). */
@@ -183,6 +185,11 @@ type BodyShape =
   | "recover"
   | "contactBatch"
   | "dealBatch"
+  | "company"
+  | "companyPatch"
+  | "companyBatch"
+  | "activity"
+  | "activityPatch"
 
 export interface Route {
   readonly method: string
@@ -194,11 +201,12 @@ export interface Route {
 const id = (slot: IdType) => ({ slot })
 const LIST = ["limit", "cursor", "search", "filter", "sort"]
 const PAGING = ["limit", "cursor"]
-const DEAL_LIST = [...LIST, "pipeline_id", "stage_id", "owner_id", "status", "contact_id", "value_min", "value_max", "close_date_from", "close_date_to"]
+const DEAL_LIST = [...LIST, "pipeline_id", "stage_id", "owner_id", "status", "contact_id", "company_id", "value_min", "value_max", "close_date_from", "close_date_to"]
+const ACTIVITY_LIST = [...PAGING, "filter", "sort", "type", "contact_id", "deal_id", "company_id", "owner_id", "done"]
 
 /** Every route of packages/http/src/{group}/Api.ts, with the query parameters and body it takes. */
 export const ROUTES: ReadonlyArray<Route> = [
-  { method: "GET", path: ["v1", "contacts"], params: LIST, body: null },
+  { method: "GET", path: ["v1", "contacts"], params: [...LIST, "company_id"], body: null },
   { method: "GET", path: ["v1", "contacts", id("contact")], params: ["expand", "as_of"], body: null },
   { method: "POST", path: ["v1", "contacts"], params: [], body: "contact" },
   { method: "POST", path: ["v1", "contacts", "batch"], params: [], body: "contactBatch" },
@@ -211,13 +219,28 @@ export const ROUTES: ReadonlyArray<Route> = [
   { method: "POST", path: ["v1", "pipelines"], params: [], body: "pipeline" },
   { method: "PATCH", path: ["v1", "pipelines", id("pipeline")], params: [], body: "pipelinePatch" },
   { method: "GET", path: ["v1", "deals"], params: DEAL_LIST, body: null },
-  { method: "GET", path: ["v1", "deals", id("deal")], params: ["as_of"], body: null },
+  { method: "GET", path: ["v1", "deals", id("deal")], params: ["as_of", "expand"], body: null },
   { method: "POST", path: ["v1", "deals"], params: [], body: "deal" },
   { method: "PATCH", path: ["v1", "deals", id("deal")], params: [], body: "dealPatch" },
   { method: "PUT", path: ["v1", "deals", id("deal"), "stage"], params: [], body: "stageMove" },
   { method: "DELETE", path: ["v1", "deals", id("deal")], params: [], body: null },
   { method: "POST", path: ["v1", "deals", id("deal"), "restore"], params: [], body: null },
   { method: "GET", path: ["v1", "deals", id("deal"), "timeline"], params: PAGING, body: null },
+  { method: "GET", path: ["v1", "companies"], params: LIST, body: null },
+  { method: "GET", path: ["v1", "companies", id("company")], params: ["expand"], body: null },
+  { method: "POST", path: ["v1", "companies"], params: [], body: "company" },
+  { method: "POST", path: ["v1", "companies", "batch"], params: [], body: "companyBatch" },
+  { method: "PATCH", path: ["v1", "companies", id("company")], params: [], body: "companyPatch" },
+  { method: "DELETE", path: ["v1", "companies", id("company")], params: [], body: null },
+  { method: "POST", path: ["v1", "companies", id("company"), "restore"], params: [], body: null },
+  { method: "GET", path: ["v1", "companies", id("company"), "history"], params: PAGING, body: null },
+  { method: "GET", path: ["v1", "activities"], params: ACTIVITY_LIST, body: null },
+  { method: "GET", path: ["v1", "activities", id("activity")], params: [], body: null },
+  { method: "POST", path: ["v1", "activities"], params: [], body: "activity" },
+  { method: "PATCH", path: ["v1", "activities", id("activity")], params: [], body: "activityPatch" },
+  { method: "DELETE", path: ["v1", "activities", id("activity")], params: [], body: null },
+  { method: "POST", path: ["v1", "activities", id("activity"), "restore"], params: [], body: null },
+  { method: "GET", path: ["v1", "activities", id("activity"), "history"], params: PAGING, body: null },
   { method: "GET", path: ["v1", "custom-fields"], params: ["object"], body: null },
   { method: "POST", path: ["v1", "custom-fields"], params: [], body: "customField" },
   { method: "DELETE", path: ["v1", "custom-fields", { slot: "object" }, { slot: "key" }], params: [], body: null },
@@ -345,14 +368,16 @@ export const cursorText = (fixtures: Fixtures): fc.Arbitrary<string> => {
 }
 
 const CONTACT_FIELDS = ["id", "email", "first_name", "last_name", "phone", "title", "company_id", "source", "owner_id", "deal_ids", "company_ids", "created_at", "updated_at"]
-const DEAL_FIELDS = ["id", "name", "pipeline_id", "stage_id", "value", "currency", "expected_close_date", "owner_id", "contact_ids", "status", "created_at", "updated_at"]
+const DEAL_FIELDS = ["id", "name", "pipeline_id", "stage_id", "value", "currency", "expected_close_date", "owner_id", "contact_ids", "company_id", "status", "created_at", "updated_at"]
+const COMPANY_FIELDS = ["name", "domain", "industry", "size", "contact_ids", "deal_ids"]
+const ACTIVITY_FIELDS = ["type", "subject", "body", "due_at", "done_at", "done", "deal_ids"]
 const OPERATORS = ["$eq", "$ne", "$in", "$nin", "$gt", "$gte", "$lt", "$lte", "$contains", "$starts_with", "$exists"]
 const FOREIGN_OPERATORS = ["$where", "$regex", "$like", "$expr", "$elemMatch", "$", "eq", "->>", "$and", "$or", "$not", "$in ", "$EQ"]
 
 /** Filter JSON: the grammar of API.md with fields, operators and operands drawn wide. */
 export const filterValue = (fixtures: Fixtures): fc.Arbitrary<unknown> => {
   const field = fc.oneof(
-    { weight: 4, arbitrary: pick([...CONTACT_FIELDS, ...DEAL_FIELDS, ...fixtures.customFields.map((f) => f.key)]) },
+    { weight: 4, arbitrary: pick([...CONTACT_FIELDS, ...DEAL_FIELDS, ...COMPANY_FIELDS, ...ACTIVITY_FIELDS, ...fixtures.customFields.map((f) => f.key)]) },
     { weight: 1, arbitrary: pick(["data->>'email'", "email::text", "email'--", "email OR 1=1", "email\"", "data", "deleted_at", "workspace_id"]) },
     { weight: 1, arbitrary: hostileText }
   )
@@ -426,15 +451,24 @@ export const paramValue = (fixtures: Fixtures, name: string): fc.Arbitrary<strin
       return filterText(fixtures)
     case "sort":
       return fc.oneof(
-        fc.tuple(fc.constantFrom("", "-", "--", "+", " "), pick([...CONTACT_FIELDS, ...DEAL_FIELDS, ...fixtures.customFields.map((f) => f.key)]))
+        fc.tuple(fc.constantFrom("", "-", "--", "+", " "), pick([...CONTACT_FIELDS, ...DEAL_FIELDS, ...COMPANY_FIELDS, ...ACTIVITY_FIELDS, ...fixtures.customFields.map((f) => f.key)]))
           .map(([sign, field]) => sign + field),
         anyText
       )
     case "expand":
-      return fc.oneof(fc.constantFrom("deals", "activities", "deals,activities", "activities,deals", "deals,deals", "deals,", ",", "DEALS", "deals activities", "timeline"), anyText)
+      return fc.oneof(
+        fc.constantFrom("deals", "activities", "companies", "contacts", "deals,activities", "activities,deals", "contacts,deals,activities", "deals,deals", "deals,", ",", "DEALS", "deals activities", "timeline"),
+        anyText
+      )
     case "object":
     case "type":
-      return fc.oneof(fc.constantFrom("contact", "deal", "contacts", "CONTACT", "pipeline", "webhook", ""), anyText)
+      return fc.oneof(fc.constantFrom("contact", "deal", "company", "activity", "note", "task", "meeting", "contacts", "CONTACT", "pipeline", "webhook", ""), anyText)
+    case "done":
+      return fc.oneof(fc.constantFrom("true", "false", "TRUE", "1", "yes", ""), anyText)
+    case "company_id":
+      return idFor(fixtures, "company")
+    case "deal_id":
+      return idFor(fixtures, "deal")
     case "status":
       return fc.oneof(fc.constantFrom("open", "won", "lost", "pending", "succeeded", "failed", "cancelled", "OPEN", ""), anyText)
     case "pipeline_id":
@@ -458,7 +492,7 @@ export const paramValue = (fixtures: Fixtures, name: string): fc.Arbitrary<strin
   }
 }
 
-const ALL_PARAMS = [...new Set([...DEAL_LIST, "expand", "object", "type"])]
+const ALL_PARAMS = [...new Set([...DEAL_LIST, ...ACTIVITY_LIST, "expand", "object", "type"])]
 
 /** A query string: some of the route's parameters, maybe a foreign one or a repeated one. */
 export const queryFor = (fixtures: Fixtures, params: ReadonlyArray<string>): fc.Arbitrary<string> => {
@@ -562,6 +596,36 @@ export const recordFor = (fixtures: Fixtures, shape: BodyShape): fc.Arbitrary<Re
           recordFor(fixtures, "contact").map((data) => ({ op: "upsert", match: { email: data["email"] }, data: { first_name: "Up" } }))
         ), { minLength: 1, maxLength: 4 })
       }, { requiredKeys: ["operations"] })
+    case "company":
+      return fc.record({
+        name: fc.constantFrom("Fuzz Inc", "Zoë GmbH"),
+        domain: fc.oneof(localPart.map((local) => `fz-${local}.example.com`), fc.constantFrom("ACME.COM", "not a domain", "")),
+        industry: fc.constantFrom("saas", null),
+        size: fc.oneof(fc.integer({ min: 0, max: 10_000 }), edgeNumber)
+      }, { requiredKeys: ["name"] })
+    case "companyPatch":
+      return fc.record({ name: fc.constantFrom("Renamed Inc"), domain: fc.constantFrom("renamed.example.com", null), size: fc.integer({ min: -1, max: 100 }) }, { requiredKeys: [] })
+    case "companyBatch":
+      return fc.record({
+        atomic: fc.boolean(),
+        operations: fc.array(fc.oneof(
+          recordFor(fixtures, "company").map((data) => ({ op: "create", data })),
+          fc.tuple(some(own.company, "comp_x"), recordFor(fixtures, "companyPatch")).map(([id, data]) => ({ op: "update", id, data })),
+          recordFor(fixtures, "company").map((data) => ({ op: "upsert", match: { domain: data["domain"] }, data: { industry: "up" } }))
+        ), { minLength: 1, maxLength: 4 })
+      }, { requiredKeys: ["operations"] })
+    case "activity":
+      return fc.record({
+        type: fc.constantFrom("note", "task", "call", "meeting", "email", "memo"),
+        subject: fc.constantFrom("Call back", "Renewal"),
+        due_at: fc.constantFrom("2027-01-01T09:00:00Z", "2027-02-30T00:00:00Z", null),
+        done: fc.boolean(),
+        contact_ids: fc.subarray([...own.contact], { maxLength: Math.min(2, own.contact.length) }),
+        deal_ids: fc.subarray([...own.deal], { maxLength: Math.min(1, own.deal.length) }),
+        company_ids: fc.subarray([...own.company], { maxLength: Math.min(1, own.company.length) })
+      }, { requiredKeys: ["type", "subject"] })
+    case "activityPatch":
+      return fc.record({ subject: fc.constantFrom("Moved"), done: fc.boolean(), due_at: fc.constantFrom("2027-03-01T10:00:00+02:00", null) }, { requiredKeys: [] })
     case "dealBatch":
       return fc.record({
         atomic: fc.boolean(),
@@ -576,7 +640,7 @@ export const recordFor = (fixtures: Fixtures, shape: BodyShape): fc.Arbitrary<Re
 /** The keys a mutation may touch: the record's own, every known field, and hostile ones. */
 const mutationKey = (fixtures: Fixtures) =>
   fc.oneof(
-    pick([...CONTACT_FIELDS, ...DEAL_FIELDS, "stages", "events", "url", "secret", "previous_secret_expires_in", "recover_since", "since", "status", "reason", "object", "key", "label", "type", "options", ...fixtures.customFields.map((f) => f.key)]),
+    pick([...CONTACT_FIELDS, ...DEAL_FIELDS, ...COMPANY_FIELDS, ...ACTIVITY_FIELDS, "stages", "events", "url", "secret", "previous_secret_expires_in", "recover_since", "since", "status", "reason", "object", "key", "label", "type", "options", ...fixtures.customFields.map((f) => f.key)]),
     hostileKey
   )
 

@@ -30,14 +30,16 @@ const ok = async (host: Host, key: string, method: string, path: string, body?: 
  * and real cursors of every paginated list.
  */
 export const seedWorkspace = async (host: Host, database: Database | null, key: string, receiverUrl: string, tag: string) => {
-  const ids: Record<IdType, Array<string>> = { contact: [], deal: [], pipeline: [], stage: [], webhook: [], delivery: [], event: [] }
+  const ids: Record<IdType, Array<string>> = { contact: [], deal: [], company: [], activity: [], pipeline: [], stage: [], webhook: [], delivery: [], event: [] }
   const cursors: Array<string> = []
   const customFields = [
     { object: "contact", key: "industry", label: "Industry", type: "text" },
     { object: "contact", key: "score", label: "Score", type: "number" },
     { object: "contact", key: "vip", label: "VIP", type: "boolean" },
     { object: "deal", key: "tier", label: "Tier", type: "enum", options: ["gold", "silver"] },
-    { object: "deal", key: "renewal", label: "Renewal", type: "date" }
+    { object: "deal", key: "renewal", label: "Renewal", type: "date" },
+    { object: "company", key: "region", label: "Region", type: "text" },
+    { object: "activity", key: "outcome", label: "Outcome", type: "enum", options: ["won", "lost"] }
   ] as const
   for (const field of customFields) await created(host, key, "/v1/custom-fields", field)
   const webhook = await created(host, key, "/v1/webhooks", { url: `${receiverUrl}/${tag}`, events: ["*"], secret: `secret_${tag}_0123456789` })
@@ -50,6 +52,10 @@ export const seedWorkspace = async (host: Host, database: Database | null, key: 
     ids.stage.push(...pipeline.stages.map((stage: { id: string }) => stage.id))
   }
 
+  for (let i = 0; i < 3; i++) {
+    const company = await created(host, key, "/v1/companies", { name: `${tag} company ${i}`, domain: `${tag}-${i}.example.com`, size: i * 10, region: "emea" })
+    ids.company.push(company.id)
+  }
   for (let i = 0; i < 5; i++) {
     const contact = await created(host, key, "/v1/contacts", {
       email: `${tag}.person${i}@example.com`,
@@ -72,10 +78,24 @@ export const seedWorkspace = async (host: Host, database: Database | null, key: 
     })
     ids.deal.push(deal.id)
   }
+  for (let i = 0; i < 3; i++) {
+    const activity = await created(host, key, "/v1/activities", {
+      type: i === 0 ? "task" : "note",
+      subject: `${tag} activity ${i}`,
+      ...(i === 0 ? { due_at: "2027-01-15T09:00:00Z" } : {}),
+      contact_ids: ids.contact.slice(0, 1),
+      deal_ids: ids.deal.slice(0, 1),
+      company_ids: ids.company.slice(0, 1),
+      outcome: "won"
+    })
+    ids.activity.push(activity.id)
+  }
   for (const stage of mine.stages.slice(1)) await ok(host, key, "PUT", `/v1/deals/${ids.deal[0]}/stage`, { stage_id: stage.id, reason: "seed" })
   await ok(host, key, "DELETE", `/v1/contacts/${ids.contact[3]}`)
   await ok(host, key, "DELETE", `/v1/contacts/${ids.contact[4]}`)
   await ok(host, key, "DELETE", `/v1/deals/${ids.deal[3]}`)
+  await ok(host, key, "DELETE", `/v1/companies/${ids.company[2]}`)
+  await ok(host, key, "DELETE", `/v1/activities/${ids.activity[2]}`)
   if (database !== null) await settle(database)
   const deliveries = (await ok(host, key, "GET", `/v1/webhooks/${webhook.id}/deliveries?limit=100`)).data as Array<{ id: string }>
   ids.delivery.push(...deliveries.slice(0, 5).map((delivery) => delivery.id))
@@ -91,6 +111,8 @@ export const seedWorkspace = async (host: Host, database: Database | null, key: 
     "/v1/deals?limit=1&sort=-expected_close_date",
     `/v1/deals?limit=1&pipeline_id=${mine.id}`,
     "/v1/trash?type=contact&limit=1",
+    "/v1/companies?limit=1&sort=-name",
+    "/v1/activities?limit=1&sort=due_at",
     `/v1/deals/${ids.deal[0]}/timeline?limit=1`,
     `/v1/webhooks/${webhook.id}/deliveries?limit=1`,
     "/v1/events?limit=1"
