@@ -37,7 +37,9 @@ export const coverage = () => {
       const wanted = [
         "defineField", "deleteField", "createContact", "updateContact", "deleteContact", "restoreContact",
         "createDeal", "updateDeal", "moveStage", "deleteDeal", "restoreDeal", "createPipeline", "updatePipeline",
-        "createKey", "revokeKey", "purged", "timelineEntries", "inTrash", "revokedKeys"
+        "createKey", "revokeKey", "purged", "timelineEntries", "inTrash", "revokedKeys",
+        "createCompany", "updateCompany", "deleteCompany", "restoreCompany", "companyBatch",
+        "createActivity", "updateActivity", "deleteActivity", "restoreActivity"
       ]
       expect(wanted.filter((kind) => (totals[kind] ?? 0) === 0)).toEqual([])
       return totals

@@ -9,8 +9,9 @@ import { DAY, WORDS } from "../arbitraries/common.js"
 export type WorkspaceCommand =
   | { readonly kind: "defineField"; readonly ws: number; readonly field: number; readonly type: FieldType }
   | { readonly kind: "deleteField"; readonly ws: number; readonly field: number }
-  | { readonly kind: "createContact"; readonly ws: number; readonly body: Body }
-  | { readonly kind: "updateContact"; readonly ws: number; readonly target: number; readonly body: Body }
+  /** `companies`: made companies (by index) for company_ids, the first its company_id; absent or null sends none. */
+  | { readonly kind: "createContact"; readonly ws: number; readonly body: Body; readonly companies?: ReadonlyArray<number> | null }
+  | { readonly kind: "updateContact"; readonly ws: number; readonly target: number; readonly body: Body; readonly companies?: ReadonlyArray<number> | null }
   | { readonly kind: "deleteContact"; readonly ws: number; readonly target: number }
   | { readonly kind: "restoreContact"; readonly ws: number; readonly target: number }
   /** POST /v1/contacts/batch: creates, updates of made contacts (by index) and upserts by email. */
@@ -32,6 +33,8 @@ export type WorkspaceCommand =
     readonly pipeline: number
     readonly stage: number | null
     readonly contacts: ReadonlyArray<number>
+    /** A made company (by index) for company_id; absent or null sends none. */
+    readonly company?: number | null
   }
   | {
     readonly kind: "updateDeal"
@@ -42,6 +45,7 @@ export type WorkspaceCommand =
     readonly stage: number | null
     readonly pipeline: number | null
     readonly contacts: ReadonlyArray<number> | null
+    readonly company?: number | null
   }
   | {
     readonly kind: "moveStage"
@@ -54,6 +58,40 @@ export type WorkspaceCommand =
   }
   | { readonly kind: "deleteDeal"; readonly ws: number; readonly target: number }
   | { readonly kind: "restoreDeal"; readonly ws: number; readonly target: number }
+  | { readonly kind: "createCompany"; readonly ws: number; readonly body: Body }
+  | { readonly kind: "updateCompany"; readonly ws: number; readonly target: number; readonly body: Body }
+  | { readonly kind: "deleteCompany"; readonly ws: number; readonly target: number }
+  | { readonly kind: "restoreCompany"; readonly ws: number; readonly target: number }
+  /** POST /v1/companies/batch: creates, updates of made companies (by index) and upserts by domain. */
+  | {
+    readonly kind: "companyBatch"
+    readonly ws: number
+    readonly atomic: boolean
+    readonly operations: ReadonlyArray<
+      | { readonly op: "create"; readonly body: Body }
+      | { readonly op: "update"; readonly target: number; readonly body: Body }
+      | { readonly op: "upsert"; readonly domain: string; readonly body: Body }
+    >
+  }
+  /** Links name made records by index; with none at all the engine refuses the activity. */
+  | {
+    readonly kind: "createActivity"
+    readonly ws: number
+    readonly body: Body
+    readonly contacts: ReadonlyArray<number>
+    readonly deals: ReadonlyArray<number>
+    readonly companies: ReadonlyArray<number>
+  }
+  | {
+    readonly kind: "updateActivity"
+    readonly ws: number
+    readonly target: number
+    readonly body: Body
+    readonly contacts: ReadonlyArray<number> | null
+    readonly companies: ReadonlyArray<number> | null
+  }
+  | { readonly kind: "deleteActivity"; readonly ws: number; readonly target: number }
+  | { readonly kind: "restoreActivity"; readonly ws: number; readonly target: number }
   | { readonly kind: "createPipeline"; readonly ws: number; readonly name: string; readonly stages: number }
   | { readonly kind: "updatePipeline"; readonly ws: number; readonly target: number; readonly change: PipelineChange }
   | { readonly kind: "createKey"; readonly ws: number; readonly key: number }
@@ -70,7 +108,9 @@ export type Body = Readonly<Record<string, unknown>>
 export const MODEL_FIELDS = [
   { object: "contact", key: "nick" },
   { object: "contact", key: "score" },
-  { object: "deal", key: "region" }
+  { object: "deal", key: "region" },
+  { object: "company", key: "tier" },
+  { object: "activity", key: "outcome" }
 ] as const
 
 const maybe = <A>(arb: fc.Arbitrary<A>) => fc.option(arb, { nil: null, freq: 4 })
@@ -105,6 +145,28 @@ const dealBody = withCustom(
   ["region"]
 )
 
+// Few domains, two spellings of one: upserts, conflicts and restores into a taken domain happen.
+const domain = fc.constantFrom("acme.io", "ACME.io", "globex.io", "initech.io")
+const companyBody = withCustom(
+  fc.record({ name: text, domain: maybe(domain), industry: maybe(text), size: maybe(fc.constantFrom(0, 12, 500)) }, { requiredKeys: [] }),
+  ["tier"]
+)
+const activityBody = withCustom(
+  fc.record(
+    {
+      type: fc.constantFrom("note", "task", "call", "meeting", "email"),
+      subject: text,
+      body: maybe(text),
+      // Refused on notes, calls and emails: the engine must change nothing then.
+      due_at: maybe(fc.constantFrom("2026-02-01T09:00:00Z", "2026-03-15T17:30:00+02:00")),
+      done: fc.boolean()
+    },
+    { requiredKeys: [] }
+  ),
+  ["outcome"]
+)
+const links = fc.array(fc.nat(12), { maxLength: 2 })
+
 export interface WorkspaceCommandOptions {
   /** How many workspaces the run has (default 1); the first gets three commands in four. */
   readonly workspaces?: number
@@ -120,6 +182,15 @@ const DEFAULT_WEIGHTS: Record<WorkspaceCommand["kind"], number> = {
   deleteContact: 2,
   restoreContact: 2,
   contactBatch: 2,
+  createCompany: 3,
+  updateCompany: 2,
+  deleteCompany: 1,
+  restoreCompany: 1,
+  companyBatch: 1,
+  createActivity: 3,
+  updateActivity: 2,
+  deleteActivity: 1,
+  restoreActivity: 1,
   createDeal: 4,
   updateDeal: 3,
   moveStage: 3,
@@ -145,9 +216,9 @@ export const workspaceCommand = (options: WorkspaceCommandOptions = {}): fc.Arbi
   const kinds: { readonly [K in WorkspaceCommand["kind"]]: fc.Arbitrary<Extract<WorkspaceCommand, { kind: K }>> } = {
     defineField: fc.record({ kind: fc.constant("defineField"), ws, field, type: fc.constantFrom<FieldType>("text", "number", "boolean") }),
     deleteField: fc.record({ kind: fc.constant("deleteField"), ws, field }),
-    createContact: fc.record({ kind: fc.constant("createContact"), ws, body: contactBody, email })
+    createContact: fc.record({ kind: fc.constant("createContact"), ws, body: contactBody, email, companies: maybe(links) })
       .map(({ email, ...c }) => ({ ...c, body: { email, ...c.body } })),
-    updateContact: fc.record({ kind: fc.constant("updateContact"), ws, target, body: contactBody }),
+    updateContact: fc.record({ kind: fc.constant("updateContact"), ws, target, body: contactBody, companies: maybe(links) }),
     deleteContact: fc.record({ kind: fc.constant("deleteContact"), ws, target }),
     restoreContact: fc.record({ kind: fc.constant("restoreContact"), ws, target }),
     contactBatch: fc.record({
@@ -169,7 +240,8 @@ export const workspaceCommand = (options: WorkspaceCommandOptions = {}): fc.Arbi
       body: dealBody,
       pipeline: fc.nat(3),
       stage: maybe(stage),
-      contacts: fc.array(target, { maxLength: 3 })
+      contacts: fc.array(target, { maxLength: 3 }),
+      company: maybe(target)
     }),
     updateDeal: fc.record({
       kind: fc.constant("updateDeal"),
@@ -178,8 +250,47 @@ export const workspaceCommand = (options: WorkspaceCommandOptions = {}): fc.Arbi
       body: dealBody,
       stage: maybe(stage),
       pipeline: fc.option(fc.nat(3), { nil: null, freq: 2 }),
-      contacts: maybe(fc.array(target, { maxLength: 3 }))
+      contacts: maybe(fc.array(target, { maxLength: 3 })),
+      company: maybe(target)
     }),
+    createCompany: fc.record({ kind: fc.constant("createCompany"), ws, body: companyBody, name: text })
+      .map(({ name, ...c }) => ({ ...c, body: { name, ...c.body } })),
+    updateCompany: fc.record({ kind: fc.constant("updateCompany"), ws, target, body: companyBody }),
+    deleteCompany: fc.record({ kind: fc.constant("deleteCompany"), ws, target }),
+    restoreCompany: fc.record({ kind: fc.constant("restoreCompany"), ws, target }),
+    companyBatch: fc.record({
+      kind: fc.constant("companyBatch"),
+      ws,
+      atomic: fc.boolean(),
+      operations: fc.array(
+        fc.oneof(
+          fc.tuple(companyBody, text).map(([body, name]) => ({ op: "create" as const, body: { name, ...body } })),
+          fc.record({ op: fc.constant("update" as const), target, body: companyBody }),
+          fc.tuple(domain, companyBody).map(([at, { domain: _domain, ...body }]) => ({ op: "upsert" as const, domain: at, body }))
+        ),
+        { minLength: 1, maxLength: 5 }
+      )
+    }),
+    createActivity: fc.record({
+      kind: fc.constant("createActivity"),
+      ws,
+      body: activityBody,
+      type: fc.constantFrom("note", "task"),
+      subject: text,
+      contacts: links,
+      deals: links,
+      companies: links
+    }).map(({ subject, type, ...c }) => ({ ...c, body: { type, subject, ...c.body } })),
+    updateActivity: fc.record({
+      kind: fc.constant("updateActivity"),
+      ws,
+      target,
+      body: activityBody,
+      contacts: maybe(links),
+      companies: maybe(links)
+    }),
+    deleteActivity: fc.record({ kind: fc.constant("deleteActivity"), ws, target }),
+    restoreActivity: fc.record({ kind: fc.constant("restoreActivity"), ws, target }),
     moveStage: fc.record({
       kind: fc.constant("moveStage"),
       ws,
@@ -226,7 +337,23 @@ export const EVERY_KIND: ReadonlyArray<WorkspaceCommand> = [
   { kind: "defineField", ws: 0, field: 2, type: "text" },
   { kind: "createContact", ws: 0, body: { email: "ann0@x.io", first_name: "Ann", nick: "sky blue" } },
   { kind: "createContact", ws: 0, body: { email: "bob1@x.io" } },
-  { kind: "createDeal", ws: 0, body: { name: "Pilot", value: 100, currency: "EUR", region: "Zoë" }, pipeline: 0, stage: null, contacts: [0, 1] },
+  { kind: "createCompany", ws: 0, body: { name: "Acme", domain: "acme.io", size: 12 } },
+  { kind: "createCompany", ws: 0, body: { name: "Globex", domain: "globex.io" } },
+  { kind: "updateContact", ws: 0, target: 1, body: {}, companies: [0, 1] },
+  { kind: "createDeal", ws: 0, body: { name: "Pilot", value: 100, currency: "EUR", region: "Zoë" }, pipeline: 0, stage: null, contacts: [0, 1], company: 0 },
+  { kind: "createActivity", ws: 0, body: { type: "task", subject: "Call", due_at: "2026-02-01T09:00:00Z" }, contacts: [1], deals: [0], companies: [0] },
+  { kind: "updateActivity", ws: 0, target: 0, body: { done: true }, contacts: null, companies: null },
+  { kind: "updateCompany", ws: 0, target: 1, body: { industry: "Ann" } },
+  {
+    kind: "companyBatch",
+    ws: 0,
+    atomic: true,
+    operations: [{ op: "upsert", domain: "ACME.io", body: { size: 500 } }, { op: "create", body: { name: "Initech", domain: "initech.io" } }]
+  },
+  { kind: "deleteCompany", ws: 0, target: 0 },
+  { kind: "restoreCompany", ws: 0, target: 0 },
+  { kind: "deleteActivity", ws: 0, target: 0 },
+  { kind: "restoreActivity", ws: 0, target: 0 },
   { kind: "moveStage", ws: 0, target: 0, stage: 2, own: true, reason: "call" },
   { kind: "updateDeal", ws: 0, target: 0, body: { value: 250 }, stage: 4, pipeline: null, contacts: null },
   { kind: "updateContact", ws: 0, target: 0, body: { title: "CTO", nick: null } },
@@ -242,6 +369,8 @@ export const EVERY_KIND: ReadonlyArray<WorkspaceCommand> = [
   { kind: "createKey", ws: 1, key: 1 },
   { kind: "revokeKey", key: 0 },
   { kind: "deleteContact", ws: 0, target: 0 },
+  { kind: "deleteCompany", ws: 0, target: 1 },
+  { kind: "deleteActivity", ws: 0, target: 0 },
   { kind: "tick", millis: DAY },
   { kind: "purge", millis: 31 * DAY },
   { kind: "createContact", ws: 1, body: { email: "ann0@x.io" } },

@@ -5,7 +5,7 @@ import type { BatchAnswer } from "../../engine/batch.js"
 import type { RequestContext } from "../../engine/Engine.js"
 import type { JsonObject } from "../../json.js"
 import { MODEL_FIELDS, type WorkspaceCommand } from "./commands.js"
-import type { World } from "./world.js"
+import type { Made, World } from "./world.js"
 
 /** The refusals a command may meet: part of the run (a refusal must change nothing), not a failure of it. */
 export const REFUSALS: ReadonlyArray<string> = ["NotFound", "ValidationError", "Conflict", "PreconditionFailed"]
@@ -29,6 +29,36 @@ export const attempt = <Step, A, E extends { readonly _tag: string }>(world: Wor
 const pick = (ids: ReadonlyArray<string>, n: number, none: string) => ids.length === 0 ? none : ids[n % ids.length]!
 /** Contacts to associate: none while the workspace has none (an unknown id is refused, and said so elsewhere). */
 const pickAll = (ids: ReadonlyArray<string>, ns: ReadonlyArray<number>) => ids.length === 0 ? [] : ns.map((n) => ids[n % ids.length]!)
+
+/** Mostly the latest deletion, sometimes any record (a live one is refused). */
+const toRestore = (deleted: ReadonlyArray<string>, all: ReadonlyArray<string>, target: number, none: string) =>
+  target % 4 !== 0 && deleted.length > 0 ? deleted.at(-1)! : pick(all, target, none)
+
+/** A contact's companies as a body sends them: company_ids, the first also company_id (the API's rule). */
+const companiesOf = (made: Made, companies: ReadonlyArray<number> | null | undefined) => {
+  if (companies === null || companies === undefined) return {}
+  const ids = [...new Set(pickAll(made.companies, companies))]
+  return { company_ids: ids }
+}
+
+/** A batch's answer recorded as one step: accepted when any operation applied. Created ids are kept. */
+const recordBatch = (world: World<WorkspaceCommand>, command: WorkspaceCommand & { readonly atomic: boolean }, answer: BatchAnswer | null, made: Array<string>) =>
+  Effect.gen(function*() {
+    const applied = answer?.outcomes.filter((outcome) => outcome._tag === "Applied") ?? []
+    if (command.atomic && answer !== null && applied.length > 0 && applied.length < answer.outcomes.length) {
+      return yield* Effect.die(new Error(`an atomic batch applied ${applied.length} of ${answer.outcomes.length} operations`))
+    }
+    // A batch that applied nothing (refused whole, or atomic with one refusal) must record nothing.
+    world.outcomes.push({ step: command, outcome: applied.length === 0 ? "refused" : "accepted" })
+    if (applied.length > 0) world.accepted[command.kind] = (world.accepted[command.kind] ?? 0) + 1
+    for (const outcome of applied) if (outcome.created) made.push(outcome.record.data["id"] as string)
+  })
+
+const batchAnswer = <E extends { readonly _tag: string }>(call: Effect.Effect<BatchAnswer, E>) =>
+  call.pipe(
+    Effect.map((ok): BatchAnswer | null => ok),
+    Effect.catchIf((error) => REFUSALS.includes(error._tag), () => Effect.succeed(null))
+  )
 
 interface PipelineSeen {
   readonly id: string
@@ -67,7 +97,9 @@ export const executeCommand = (world: World<WorkspaceCommand>, command: Workspac
         world.accepted["purged"] = (world.accepted["purged"] ?? 0) + purged
         world.outcomes.push({ step: command, outcome: "accepted" })
         // A month later most deletions are purged: restores go back to picking at random.
-        if (command.millis > 0) for (const m of world.made) m.deletedContacts = m.deletedDeals = []
+        if (command.millis > 0) {
+          for (const m of world.made) m.deletedContacts = m.deletedDeals = m.deletedCompanies = m.deletedActivities = []
+        }
         break
       }
       case "defineField": {
@@ -81,12 +113,12 @@ export const executeCommand = (world: World<WorkspaceCommand>, command: Workspac
         break
       }
       case "createContact": {
-        const created = yield* run(engine.contacts.create(ctx, command.body))
+        const created = yield* run(engine.contacts.create(ctx, { ...command.body, ...companiesOf(made, command.companies) }))
         if (created !== null) made.contacts.push(created.data["id"] as string)
         break
       }
       case "updateContact":
-        yield* run(engine.contacts.update(ctx, pick(made.contacts, command.target, "con_none"), command.body, null))
+        yield* run(engine.contacts.update(ctx, pick(made.contacts, command.target, "con_none"), { ...command.body, ...companiesOf(made, command.companies) }, null))
         break
       case "deleteContact": {
         const id = pick(made.contacts, command.target, "con_none")
@@ -94,10 +126,7 @@ export const executeCommand = (world: World<WorkspaceCommand>, command: Workspac
         break
       }
       case "restoreContact": {
-        // Mostly the latest deletion, sometimes any record (a live one is refused).
-        const id = command.target % 4 !== 0 && made.deletedContacts.length > 0
-          ? made.deletedContacts.at(-1)!
-          : pick(made.contacts, command.target, "con_none")
+        const id = toRestore(made.deletedContacts, made.contacts, command.target, "con_none")
         if ((yield* run(engine.contacts.restore(ctx, id))) !== null) made.deletedContacts = made.deletedContacts.filter((d) => d !== id)
         break
       }
@@ -109,18 +138,66 @@ export const executeCommand = (world: World<WorkspaceCommand>, command: Workspac
             ? { op: "update", id: pick(made.contacts, operation.target, "con_none"), data: operation.body }
             : { op: "upsert", match: { email: operation.email }, data: operation.body }
         )
-        const answer = yield* engine.contacts.batch(ctx, { atomic: command.atomic, operations }).pipe(
-          Effect.map((ok): BatchAnswer | null => ok),
-          Effect.catchIf((error) => REFUSALS.includes(error._tag), () => Effect.succeed(null))
+        yield* recordBatch(world, command, yield* batchAnswer(engine.contacts.batch(ctx, { atomic: command.atomic, operations })), made.contacts)
+        break
+      }
+      case "createCompany": {
+        const created = yield* run(engine.companies.create(ctx, command.body))
+        if (created !== null) made.companies.push(created.data["id"] as string)
+        break
+      }
+      case "updateCompany":
+        yield* run(engine.companies.update(ctx, pick(made.companies, command.target, "comp_none"), command.body, null))
+        break
+      case "deleteCompany": {
+        const id = pick(made.companies, command.target, "comp_none")
+        if ((yield* run(engine.companies.delete(ctx, id, null))) !== null) made.deletedCompanies.push(id)
+        break
+      }
+      case "restoreCompany": {
+        const id = toRestore(made.deletedCompanies, made.companies, command.target, "comp_none")
+        if ((yield* run(engine.companies.restore(ctx, id))) !== null) made.deletedCompanies = made.deletedCompanies.filter((d) => d !== id)
+        break
+      }
+      case "companyBatch": {
+        const operations = command.operations.map((operation) =>
+          operation.op === "create"
+            ? { op: "create", data: operation.body }
+            : operation.op === "update"
+            ? { op: "update", id: pick(made.companies, operation.target, "comp_none"), data: operation.body }
+            : { op: "upsert", match: { domain: operation.domain }, data: operation.body }
         )
-        const applied = answer?.outcomes.filter((outcome) => outcome._tag === "Applied") ?? []
-        if (command.atomic && answer !== null && applied.length > 0 && applied.length < answer.outcomes.length) {
-          return yield* Effect.die(new Error(`an atomic batch applied ${applied.length} of ${answer.outcomes.length} operations`))
+        yield* recordBatch(world, command, yield* batchAnswer(engine.companies.batch(ctx, { atomic: command.atomic, operations })), made.companies)
+        break
+      }
+      case "createActivity": {
+        const body = {
+          ...command.body,
+          contact_ids: [...new Set(pickAll(made.contacts, command.contacts))],
+          deal_ids: [...new Set(pickAll(made.deals, command.deals))],
+          company_ids: [...new Set(pickAll(made.companies, command.companies))]
         }
-        // A batch that applied nothing (refused whole, or atomic with one refusal) must record nothing.
-        world.outcomes.push({ step: command, outcome: applied.length === 0 ? "refused" : "accepted" })
-        if (applied.length > 0) world.accepted[command.kind] = (world.accepted[command.kind] ?? 0) + 1
-        for (const outcome of applied) if (outcome.created) made.contacts.push(outcome.record.data["id"] as string)
+        const created = yield* run(engine.activities.create(ctx, body))
+        if (created !== null) made.activities.push(created.data["id"] as string)
+        break
+      }
+      case "updateActivity": {
+        const body = {
+          ...command.body,
+          ...(command.contacts === null ? {} : { contact_ids: [...new Set(pickAll(made.contacts, command.contacts))] }),
+          ...(command.companies === null ? {} : { company_ids: [...new Set(pickAll(made.companies, command.companies))] })
+        }
+        yield* run(engine.activities.update(ctx, pick(made.activities, command.target, "act_none"), body, null))
+        break
+      }
+      case "deleteActivity": {
+        const id = pick(made.activities, command.target, "act_none")
+        if ((yield* run(engine.activities.delete(ctx, id, null))) !== null) made.deletedActivities.push(id)
+        break
+      }
+      case "restoreActivity": {
+        const id = toRestore(made.deletedActivities, made.activities, command.target, "act_none")
+        if ((yield* run(engine.activities.restore(ctx, id))) !== null) made.deletedActivities = made.deletedActivities.filter((d) => d !== id)
         break
       }
       case "createDeal": {
@@ -132,6 +209,7 @@ export const executeCommand = (world: World<WorkspaceCommand>, command: Workspac
           ...command.body,
           pipeline_id: pipeline?.id ?? "pipe_none",
           contact_ids: pickAll(made.contacts, command.contacts),
+          ...(command.company === null || command.company === undefined ? {} : { company_id: pick(made.companies, command.company, "comp_none") }),
           ...(command.stage === null || stages.length === 0 ? {} : { stage_id: stages[command.stage % stages.length]!.id })
         }
         const created = yield* run(engine.deals.create(ctx, body))
@@ -144,6 +222,7 @@ export const executeCommand = (world: World<WorkspaceCommand>, command: Workspac
         const body = {
           ...command.body,
           ...(command.contacts === null ? {} : { contact_ids: pickAll(made.contacts, command.contacts) }),
+          ...(command.company === null || command.company === undefined ? {} : { company_id: pick(made.companies, command.company, "comp_none") }),
           ...(command.pipeline === null || pipelines.length === 0 ? {} : { pipeline_id: pipelines[command.pipeline % pipelines.length]!.id }),
           ...(command.stage === null || stages.length === 0 ? {} : { stage_id: stages[command.stage % stages.length]!.id })
         }
@@ -168,9 +247,7 @@ export const executeCommand = (world: World<WorkspaceCommand>, command: Workspac
         break
       }
       case "restoreDeal": {
-        const id = command.target % 4 !== 0 && made.deletedDeals.length > 0
-          ? made.deletedDeals.at(-1)!
-          : pick(made.deals, command.target, "deal_none")
+        const id = toRestore(made.deletedDeals, made.deals, command.target, "deal_none")
         if ((yield* run(engine.deals.restore(ctx, id))) !== null) made.deletedDeals = made.deletedDeals.filter((d) => d !== id)
         break
       }

@@ -11,6 +11,9 @@ import { timelineProblems } from "../invariants/timeline.js"
 import { sameData } from "../sameData.js"
 import { MODEL_COLLECTIONS, type World } from "./world.js"
 
+/** The record types with a trash. */
+const RECORDS: ReadonlyArray<string> = ["contact", "deal", "company", "activity"]
+
 /** A check of one run: what is wrong with the world after a step (nothing when all is well). */
 export type Check = (world: World<any>) => Effect.Effect<ReadonlyArray<string>, StorageUnavailable>
 
@@ -121,7 +124,7 @@ export const timelineChains: Invariant = invariant("timelines chain and end in t
   }))
 
 /**
- * Delete then restore is identity: a contact or deal restored from the trash holds exactly the
+ * Delete then restore is identity: a record (contact, deal, company, activity) restored from the trash holds exactly the
  * document it held before it was deleted (stored data; its version moves on).
  */
 export const deleteThenRestoreIsIdentity: Invariant = {
@@ -133,7 +136,7 @@ export const deleteThenRestoreIsIdentity: Invariant = {
       Effect.map(world.documents, (documents) => {
         const problems: Array<string> = []
         for (const doc of documents) {
-          if (doc.collection !== "contact" && doc.collection !== "deal") continue
+          if (!RECORDS.includes(doc.collection)) continue
           const key = keyOf(doc)
           if (doc.deletedAt !== null) {
             const live = lastLive.get(key)
@@ -168,11 +171,21 @@ const everyPage = <E>(list: (params: Record<string, string>) => Effect.Effect<{ 
     return out
   })
 
+const sameSet = (a: ReadonlyArray<string>, b: Iterable<string>) => {
+  const want = new Set(b)
+  return new Set(a).size === want.size && a.every((id) => want.has(id))
+}
+
 /**
- * Associations never show a deleted record: in every workspace of the run, no deal (listed, in the
- * trash, or expanded on a contact) shows a contact that is not live, and no live contact's
- * `deal_ids` or `deals` name a deal that is not live. What is live is read from storage; the views
- * through the engine, as the API shows them.
+ * Associations never show a deleted record, and show every live one they hold: in every workspace
+ * of the run, no deal (listed, in the trash, or expanded on a contact) shows a contact that is not
+ * live, and no live contact's `deal_ids` or `deals` name a deal that is not live. Company links:
+ * a contact shows exactly the live companies among its stored company_ids (its company_id when that
+ * one is live, else null), a deal its stored company_id when live, else null; a company's derived
+ * contact_ids and deal_ids are exactly the live contacts and deals naming it. An activity shows
+ * exactly the live records among its stored links, and a contact's expand=activities exactly the
+ * live activities linking it. What is live and what is stored is read from storage; the views through
+ * the engine, as the API shows them.
  */
 export const associationsHideDeleted: Invariant = invariant("associations never show a deleted record", (world) =>
   Effect.gen(function*() {
@@ -183,6 +196,16 @@ export const associationsHideDeleted: Invariant = invariant("associations never 
         new Set(documents.filter((d) => d.collection === collection && d.workspaceId === ctx.workspaceId && d.deletedAt === null).map((d) => d.id))
       const contacts = live("contact")
       const deals = live("deal")
+      const companies = live("company")
+      const activities = live("activity")
+      const stored = (collection: string, id: unknown) =>
+        documents.find((d) => d.collection === collection && d.workspaceId === ctx.workspaceId && d.id === id)?.data ?? {}
+      const liveOf = (ids: unknown, among: ReadonlySet<string>) => idsOf(ids).filter((id) => among.has(id))
+      const showsLiveCompany = (where: string, deal: JsonObject) => {
+        const held = stored("deal", deal["id"])["company_id"] ?? null
+        const want = typeof held === "string" && companies.has(held) ? held : null
+        if ((deal["company_id"] ?? null) !== want) problems.push(`${where}: deal ${deal["id"]} shows company_id ${deal["company_id"]}, not ${want}`)
+      }
       const showsLiveContacts = (where: string, deal: JsonObject) => {
         const hidden = idsOf(deal["contact_ids"]).filter((id) => !contacts.has(id))
         if (hidden.length > 0) problems.push(`${where}: deal ${deal["id"]} shows contacts that are not live: ${hidden.join(", ")}`)
@@ -191,6 +214,7 @@ export const associationsHideDeleted: Invariant = invariant("associations never 
       for (const deal of listed) {
         if (!deals.has(deal["id"] as string)) problems.push(`the deal list shows ${deal["id"]}, which is not live`)
         showsLiveContacts("the deal list", deal)
+        showsLiveCompany("the deal list", deal)
       }
       const trash = yield* Effect.orDie(everyPage((params) => world.engine.trash.list(ctx, { type: "deal", ...params })))
       for (const item of trash) showsLiveContacts("the trash", item["record"] as JsonObject)
@@ -200,6 +224,43 @@ export const associationsHideDeleted: Invariant = invariant("associations never 
         const gone = named.filter((dealId) => !deals.has(dealId))
         if (gone.length > 0) problems.push(`contact ${id} names deals that are not live: ${[...new Set(gone)].join(", ")}`)
         for (const deal of contact.data["deals"] as ReadonlyArray<JsonObject>) showsLiveContacts(`contact ${id}'s deals`, deal)
+        const held = stored("contact", id)
+        if (Object.hasOwn(held, "company_ids")) {
+          const want = liveOf(held["company_ids"], companies)
+          if (!sameSet(idsOf(contact.data["company_ids"]), want)) {
+            problems.push(`contact ${id} shows companies ${JSON.stringify(contact.data["company_ids"])}, not the live ones it holds ${JSON.stringify(want)}`)
+          }
+          const primary = held["company_id"]
+          const wantPrimary = typeof primary === "string" && companies.has(primary) ? primary : null
+          if ((contact.data["company_id"] ?? null) !== wantPrimary) problems.push(`contact ${id} shows company_id ${contact.data["company_id"]}, not ${wantPrimary}`)
+        }
+        const expanded = yield* Effect.orDie(world.engine.contacts.get(ctx, id, "activities"))
+        const shownActivities = (expanded.data["activities"] as ReadonlyArray<JsonObject>).map((a) => a["id"] as string)
+        const linking = [...activities].filter((a) => idsOf(stored("activity", a)["contact_ids"]).includes(id))
+        if (!sameSet(shownActivities, linking)) {
+          problems.push(`contact ${id}'s activities are ${JSON.stringify(shownActivities)}, not the live ones linking it ${JSON.stringify(linking)}`)
+        }
+      }
+      for (const id of companies) {
+        const company = yield* Effect.orDie(world.engine.companies.get(ctx, id, null))
+        const naming = [...contacts].filter((c) => idsOf(stored("contact", c)["company_ids"]).includes(id))
+        const dealing = [...deals].filter((d) => stored("deal", d)["company_id"] === id)
+        if (!sameSet(idsOf(company.data["contact_ids"]), naming)) {
+          problems.push(`company ${id} shows contacts ${JSON.stringify(company.data["contact_ids"])}, not the live ones naming it ${JSON.stringify(naming)}`)
+        }
+        if (!sameSet(idsOf(company.data["deal_ids"]), dealing)) {
+          problems.push(`company ${id} shows deals ${JSON.stringify(company.data["deal_ids"])}, not the live ones naming it ${JSON.stringify(dealing)}`)
+        }
+      }
+      const listedActivities = yield* Effect.orDie(everyPage((params) => world.engine.activities.list(ctx, params)))
+      for (const activity of listedActivities) {
+        const held = stored("activity", activity["id"])
+        for (const [link, among] of [["contact_ids", contacts], ["deal_ids", deals], ["company_ids", companies]] as const) {
+          const want = liveOf(held[link], among)
+          if (!sameSet(idsOf(activity[link]), want)) {
+            problems.push(`activity ${activity["id"]} shows ${link} ${JSON.stringify(activity[link])}, not the live ones it holds ${JSON.stringify(want)}`)
+          }
+        }
       }
     }
     return problems

@@ -44,8 +44,9 @@ describe("checkModel", () => {
     expect(result.numRuns).toBe(25)
     // The runs did something: every kind of command was accepted in some run.
     expect(Object.keys(accepted).sort()).toEqual([
-      "contactBatch", "createContact", "createDeal", "createKey", "createPipeline", "defineField", "deleteContact", "deleteDeal", "deleteField",
-      "moveStage", "purged", "restoreContact", "restoreDeal", "revokeKey", "updateContact", "updateDeal", "updatePipeline"
+      "companyBatch", "contactBatch", "createActivity", "createCompany", "createContact", "createDeal", "createKey", "createPipeline", "defineField",
+      "deleteActivity", "deleteCompany", "deleteContact", "deleteDeal", "deleteField", "moveStage", "purged", "restoreActivity", "restoreCompany",
+      "restoreContact", "restoreDeal", "revokeKey", "updateActivity", "updateCompany", "updateContact", "updateDeal", "updatePipeline"
     ])
   }, 60_000)
 

@@ -10,9 +10,13 @@ import type { StorageService } from "../../storage/Storage.js"
 export interface Made {
   readonly contacts: Array<string>
   readonly deals: Array<string>
+  readonly companies: Array<string>
+  readonly activities: Array<string>
   /** Deleted and not restored since, latest last: restores and purges find something to act on. */
   deletedContacts: Array<string>
   deletedDeals: Array<string>
+  deletedCompanies: Array<string>
+  deletedActivities: Array<string>
 }
 
 /** A command of the run, and how the engine answered: "accepted" or the refusal's tag. */
@@ -53,7 +57,7 @@ export interface World<Step = unknown> {
 }
 
 /** The collections a model run compares: every projected one, and the API keys. */
-export const MODEL_COLLECTIONS: ReadonlyArray<Collection> = ["contact", "deal", "timeline_entry", "pipeline"]
+export const MODEL_COLLECTIONS: ReadonlyArray<Collection> = ["contact", "deal", "company", "activity", "timeline_entry", "pipeline"]
 
 const all = { where: { _tag: "True" }, sort: { field: { name: "id", type: "id" }, direction: "asc" }, after: null, limit: 10_000 } as const
 
@@ -114,7 +118,16 @@ export const makeWorld = <Step>(
     storage,
     workspaces,
     ctx: workspaces[0]!,
-    made: workspaces.map(() => ({ contacts: [], deals: [], deletedContacts: [], deletedDeals: [] })),
+    made: workspaces.map(() => ({
+      contacts: [],
+      deals: [],
+      companies: [],
+      activities: [],
+      deletedContacts: [],
+      deletedDeals: [],
+      deletedCompanies: [],
+      deletedActivities: []
+    })),
     keyDigest,
     outcomes: [],
     eventsBefore: 0,
