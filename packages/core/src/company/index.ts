@@ -1,2 +1,8 @@
-// The company record type: its folder, like contact/ (filled by the companies work of issue 18).
-export {}
+export * from "./commands.js"
+export * from "./decider.js"
+export * from "./events.js"
+export * from "./input.js"
+export * from "./projection.js"
+export * from "./aggregate.js"
+export * from "./expand.js"
+export * from "./view.js"

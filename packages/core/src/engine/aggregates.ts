@@ -1,5 +1,7 @@
 import type { AnyAggregate } from "../aggregate.js"
+import { activityAggregate } from "../activity/index.js"
 import { apiKeyAggregate } from "../apiKey/index.js"
+import { companyAggregate } from "../company/index.js"
 import { contactAggregate } from "../contact/index.js"
 import { customFieldAggregate } from "../customField/index.js"
 import { dealAggregate } from "../deal/index.js"
@@ -17,6 +19,8 @@ import { workspaceAggregate } from "../workspace/index.js"
 export const aggregates: ReadonlyArray<AnyAggregate> = [
   contactAggregate,
   dealAggregate,
+  activityAggregate,
+  companyAggregate,
   pipelineAggregate,
   webhookAggregate,
   deliveryAggregate,
