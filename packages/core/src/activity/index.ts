@@ -1,2 +1,7 @@
-// The activity record type: its folder, like contact/ (filled by the activities work of issue 18).
-export {}
+export * from "./commands.js"
+export * from "./decider.js"
+export * from "./events.js"
+export * from "./input.js"
+export * from "./links.js"
+export * from "./projection.js"
+export * from "./aggregate.js"

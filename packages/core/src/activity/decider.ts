@@ -1,0 +1,150 @@
+import { Result } from "effect"
+import type { Decider } from "../decider.js"
+import { RECOVERY_WINDOW_MILLIS } from "../decider.js"
+import type { DomainError, ErrorDetail } from "../errors.js"
+import { Conflict, NotFound, ValidationError } from "../errors.js"
+import { changedFields } from "../field/changes.js"
+import type { Json, JsonObject } from "../json.js"
+import type { ActivityCommand, CreateActivity, UpdateActivity } from "./commands.js"
+import type { ActivityEvent } from "./events.js"
+import { ACTIVITY_LINKS, isLinked, linkedCollection, type LinkIds, linkIdsOf, patchedLinks } from "./links.js"
+
+export type ActivityState =
+  | { readonly status: "absent" }
+  | { readonly status: "live"; readonly fields: JsonObject }
+  | { readonly status: "deleted"; readonly fields: JsonObject; readonly deletedAt: string }
+  | { readonly status: "purged" }
+
+type Live = Extract<ActivityState, { status: "live" }>
+type Decision = Result.Result<ReadonlyArray<ActivityEvent>, DomainError>
+
+/** The types that happen at a time of their own: only they have a due_at. */
+const DUE_TYPES: ReadonlyArray<Json> = ["task", "meeting"]
+
+const withinRecoveryWindow = (deletedAt: string, at: string): boolean =>
+  Date.parse(at) - Date.parse(deletedAt) <= RECOVERY_WINDOW_MILLIS
+
+const notFound = (id: string): Decision => Result.fail(new NotFound({ resource: "activity", id }))
+
+/** Checked on the activity as stored after the write: a link to a record in the trash still counts. */
+const unlinked = (after: JsonObject): ReadonlyArray<ErrorDetail> =>
+  isLinked(after) ? [] : [{
+    path: "contact_ids",
+    message: "is empty, and so are deal_ids and company_ids: an activity names at least one contact, deal or company"
+  }]
+
+/** Paths point at the offending element so the client can find it in what it sent. */
+const unknownLinks = (given: JsonObject, unknown: LinkIds): ReadonlyArray<ErrorDetail> =>
+  ACTIVITY_LINKS.flatMap((link) => {
+    const ids = linkIdsOf(given, link)
+    return unknown[link].map((id) => {
+      const i = ids.indexOf(id)
+      return { path: i >= 0 ? `${link}[${i}]` : link, message: `${linkedCollection[link]} ${id} does not exist` }
+    })
+  })
+
+/** A due_at only on tasks and meetings, also when a patch changes the type of one that has it. */
+const misplacedDueAt = (after: JsonObject, given: JsonObject): ReadonlyArray<ErrorDetail> => {
+  if (after["due_at"] === null || after["due_at"] === undefined || DUE_TYPES.includes(after["type"] ?? null)) return []
+  const sent = given["due_at"]
+  return [{
+    path: "due_at",
+    message: sent !== undefined && sent !== null
+      ? "is only for tasks and meetings"
+      : `is only for tasks and meetings: clear it (null) to make this activity a ${String(after["type"])}`
+  }]
+}
+
+/** done_at in its place among the fields, right after due_at as the field table has it. */
+const withDoneAt = (fields: JsonObject, doneAt: string | null): JsonObject => {
+  const out: Record<string, Json> = {}
+  for (const [key, value] of Object.entries(fields)) {
+    out[key] = value
+    if (key === "due_at") out["done_at"] = doneAt
+  }
+  if (!Object.hasOwn(out, "done_at")) out["done_at"] = doneAt
+  return out
+}
+
+const refusedFor = (details: ReadonlyArray<ErrorDetail>): Decision | null =>
+  details.length > 0 ? Result.fail(ValidationError.of(details)) : null
+
+const create = (command: CreateActivity): Decision => {
+  const { at, id } = command
+  const fields = withDoneAt(command.fields, command.done === true ? at : null)
+  return refusedFor([...unlinked(fields), ...unknownLinks(fields, command.unknownIds), ...misplacedDueAt(fields, fields)]) ??
+    Result.succeed([{ type: "activity.created", data: { id, fields, at } }])
+}
+
+const update = (command: UpdateActivity, state: Live): Decision => {
+  const given = command.fields
+  const patch: Record<string, Json> = { ...given }
+  for (const link of ACTIVITY_LINKS) {
+    if (given[link] === undefined) continue
+    patch[link] = [...patchedLinks(linkIdsOf(given, link), linkIdsOf(state.fields, link), new Set(command.trashedIds[link]))]
+  }
+  // Done again keeps the first done_at: marking a done activity done changes nothing.
+  const doneAt = state.fields["done_at"] ?? null
+  if (command.done === true && doneAt === null) patch["done_at"] = command.at
+  if (command.done === false) patch["done_at"] = null
+  const after = { ...state.fields, ...patch }
+  const refused = refusedFor([...unlinked(after), ...unknownLinks(given, command.unknownIds), ...misplacedDueAt(after, given)])
+  if (refused !== null) return refused
+  const changed = changedFields(state.fields, patch)
+  return Result.succeed(Object.keys(changed).length === 0 ? [] : [{ type: "activity.updated", data: { changed, at: command.at } }])
+}
+
+const decide = (command: ActivityCommand, state: ActivityState): Decision => {
+  const { at, id } = command
+  switch (command.type) {
+    case "CreateActivity":
+      // Ids are fresh from the engine; a clash means a bug or a replayed command, never a user error.
+      return state.status === "absent"
+        ? create(command)
+        : Result.fail(new Conflict({ message: `activity ${id} already exists`, details: [{ path: "id", message: "already exists", id }] }))
+    case "UpdateActivity":
+      return state.status === "live" ? update(command, state) : notFound(id)
+    case "DeleteActivity":
+      return state.status === "live" ? Result.succeed([{ type: "activity.deleted", data: { at } }]) : notFound(id)
+    case "RestoreActivity":
+      return state.status === "deleted" && withinRecoveryWindow(state.deletedAt, at)
+        ? Result.succeed([{ type: "activity.restored", data: { at } }])
+        : notFound(id)
+    case "PurgeActivity":
+      if (state.status === "absent" || state.status === "purged") return notFound(id)
+      return state.status === "deleted" && !withinRecoveryWindow(state.deletedAt, at)
+        ? Result.succeed([{ type: "activity.purged", data: { at } }])
+        : Result.fail(
+          new Conflict({
+            message: `activity ${id} is still recoverable`,
+            details: [{ path: "", message: "only activities deleted more than 30 days ago can be purged", id }]
+          })
+        )
+  }
+}
+
+const evolve = (state: ActivityState, event: ActivityEvent): ActivityState => {
+  switch (event.type) {
+    case "activity.created":
+      return { status: "live", fields: event.data.fields }
+    case "activity.updated":
+      return state.status === "live" ? { status: "live", fields: { ...state.fields, ...event.data.changed } } : state
+    case "activity.deleted":
+      return state.status === "live" ? { status: "deleted", fields: state.fields, deletedAt: event.data.at } : state
+    case "activity.restored":
+      return state.status === "deleted" ? { status: "live", fields: state.fields } : state
+    case "activity.purged":
+      return { status: "purged" }
+  }
+}
+
+/**
+ * The activity decider. Besides the field checks of the input parser it refuses an activity
+ * linked to nothing, links to records that are not live, and a due_at on a type that has none;
+ * done and open again are a change of done_at, set from the command's time.
+ */
+export const activityDecider: Decider<ActivityCommand, ActivityEvent, ActivityState> = {
+  initialState: { status: "absent" },
+  evolve,
+  decide
+}
