@@ -58,7 +58,8 @@ const claimedTwice = (commit: Commit): UniqueViolation | null => {
   return null
 }
 
-const paramsOf = (commit: Commit, recordedAt: string): CommitParams => {
+/** What ds_commit (and each item of ds_commit_batch) is given for a commit. */
+export const paramsOf = (commit: Commit, recordedAt: string): CommitParams => {
   const streams = commit.streams.map((s, i) => ({
     i,
     id: s.streamId,

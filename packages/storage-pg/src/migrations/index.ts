@@ -13,6 +13,7 @@ import { migration as eventsByWorkspace } from "./0012_events_by_workspace.js"
 import { migration as eventsFeed } from "./0013_events_feed.js"
 import { migration as eventsAnnounced } from "./0014_events_announced.js"
 import { migration as companiesAndActivities } from "./0015_companies_and_activities.js"
+import { migration as commitSet } from "./0016_commit_set.js"
 import type { Migration } from "./Migration.js"
 
 export type { Migration } from "./Migration.js"
@@ -33,5 +34,6 @@ export const migrations: ReadonlyArray<Migration> = [
   eventsByWorkspace,
   eventsFeed,
   eventsAnnounced,
-  companiesAndActivities
+  companiesAndActivities,
+  commitSet
 ]
