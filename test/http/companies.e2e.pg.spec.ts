@@ -1,4 +1,11 @@
+import { DeliveryQueue, type DeliveryQueueService, Storage, type StorageService } from "@dealstream/core"
+import { MemoryStorage } from "@dealstream/storage-memory"
+import { it as effectIt } from "@effect/vitest"
+import { Effect } from "effect"
+import { TestClock } from "effect/testing"
 import { describe, expect, it } from "vitest"
+import { engineOver } from "../support/engine.js"
+import { pgStorageLayer } from "../support/pg.js"
 import { as, receiverForTest, register } from "../webhooks/support.js"
 import { eventually } from "../webhooks/receiver.js"
 import { type Answer, errorOf, hostFor, KEY_B, STORAGES } from "./client.js"
@@ -497,5 +504,63 @@ describe.each(STORAGES)("companies on %s storage", { timeout: 60_000 }, (storage
     expect(Object.keys(all)).toEqual([...COMPANY_KEYS.slice(0, 8), "contacts", "deals", "activities"])
     expect(Object.keys(await ok("GET", `/v1/companies/${company.id}?expand=deals`))).toEqual([...COMPANY_KEYS.slice(0, 9), "deals"])
     expect(await ok("GET", `/v1/companies/${company.id}?expand=`)).toEqual(company)
+  })
+})
+
+const DAY = 86_400_000
+
+/**
+ * Past the 30-day window a deleted company is purged: its documents go, its earlier events keep
+ * only their types, a company.purged tombstone follows, its domain is free, and restore and history
+ * are 404. The host has no clock a test can move, so this runs on the engine, on engine time
+ * (TestClock), over each storage.
+ */
+const purgeCompanies = (storage: StorageService, queue: DeliveryQueueService) =>
+  Effect.gen(function*() {
+    const start = Date.parse("2026-06-01T00:00:00.000Z")
+    yield* TestClock.setTime(start)
+    const engine = yield* engineOver({ storage, queue })
+    const ctx = { workspaceId: `purge_${Date.now().toString(36)}`, requestId: null, actor: "test" }
+    const idOf = (answer: { readonly data: Record<string, unknown> }) => answer.data["id"] as string
+    const gone = idOf(yield* engine.companies.create(ctx, { name: "Vanishing Ltd", domain: "vanishing.example" }))
+    yield* engine.companies.update(ctx, gone, { industry: "secretive trade" }, null)
+    yield* engine.companies.delete(ctx, gone, null)
+    yield* TestClock.adjust(20 * DAY)
+    const recent = idOf(yield* engine.companies.create(ctx, { name: "Recent Ltd", domain: "recent.example" }))
+    yield* engine.companies.delete(ctx, recent, null)
+
+    // Thirty days after the delete to the millisecond it is still recoverable.
+    yield* TestClock.adjust(10 * DAY)
+    expect(yield* engine.purgeExpired).toBe(0)
+    yield* TestClock.adjust(1)
+    expect(yield* engine.purgeExpired).toBe(1)
+
+    const afterPurge: ReadonlyArray<Effect.Effect<unknown, { readonly _tag: string }>> = [
+      engine.companies.restore(ctx, gone),
+      engine.companies.get(ctx, gone, null),
+      engine.companies.history(ctx, gone, {})
+    ]
+    for (const refused of afterPurge) expect((yield* Effect.flip(refused))._tag).toBe("NotFound")
+    expect((yield* engine.trash.list(ctx, { type: "company" })).data.map((item) => item["id"])).toEqual([recent])
+    const stream = yield* storage.readStream(gone)
+    expect(stream.map((event) => event.type)).toEqual(["company.created", "company.updated", "company.deleted", "company.purged"])
+    const feed = (yield* engine.events.list(ctx, { types: "company.*", limit: "1000" })).data
+    expect(feed.filter((event) => event["type"] === "company.purged").map((event) => event["data"])).toEqual([{ id: gone }])
+    const text = JSON.stringify([stream, feed])
+    for (const value of ["Vanishing", "vanishing.example", "secretive"]) expect({ value, found: text.includes(value) }).toEqual({ value, found: false })
+
+    // Its domain is free again; the company still in the window comes back.
+    expect((yield* engine.companies.create(ctx, { name: "Vanishing again", domain: "VANISHING.example" })).data["domain"]).toBe("vanishing.example")
+    expect((yield* engine.companies.restore(ctx, recent)).data["name"]).toBe("Recent Ltd")
+    expect(yield* engine.purgeExpired).toBe(0)
+  }).pipe(Effect.scoped)
+
+describe("company purge after the recovery window", () => {
+  effectIt.effect("memory storage", () => Effect.flatMap(MemoryStorage.makeWithQueue, ({ queue, storage }) => purgeCompanies(storage, queue)))
+
+  effectIt.layer(pgStorageLayer, { timeout: 120_000 })((it) => {
+    it.effect("PostgreSQL", () => Effect.gen(function*() {
+      yield* purgeCompanies(yield* Storage, yield* DeliveryQueue)
+    }))
   })
 })
