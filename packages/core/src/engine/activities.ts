@@ -1,16 +1,186 @@
-import { Effect } from "effect"
+import { Effect, Result } from "effect"
+import {
+  ACTIVITY_LINKS,
+  activityAggregate,
+  type ActivityEvent,
+  type ActivityParser,
+  type ActivityLink,
+  type LinkIds,
+  linkIdsOf,
+  parseActivityCreate,
+  parseActivityPatch
+} from "../activity/index.js"
+import { NotFound, type StorageUnavailable } from "../errors.js"
+import type { JsonObject } from "../json.js"
+import { activityLinkParams, activityListParams, activityParamsWhere } from "../query/activityParams.js"
+import { activityView, activityViews, linkStates } from "./activityViews.js"
+import { catalogs } from "./customFields.js"
 import type { EngineDeps } from "./deps.js"
-import type { EngineService } from "./Engine.js"
+import type { EngineService, IfMatch, ListParams, RequestContext } from "./Engine.js"
+import { type Handled, handleCommand } from "./handleCommand.js"
+import { historyPage } from "./history.js"
+import { listPage } from "./listPage.js"
+import { announcedRecord, outbox } from "./outbox.js"
+import { type Catalogs, catalogsOf, type Settings } from "./settings.js"
+import { storableBody, storableParams } from "./storable.js"
 
-// Skeleton wired by the integration commit; the activities helper replaces it whole.
-const notBuilt = () => Effect.die(new Error("activities are not built yet"))
+/** A body read against the workspace's custom field catalog, with the catalogs it was read by. */
+const parsedWith = (parse: ActivityParser, input: unknown) => (settings: Settings) =>
+  Effect.flatMap(settings.catalogs, (known) => {
+    const parsed = parse(input, known.defs)
+    return Result.isFailure(parsed) ? Effect.fail(parsed.failure) : Effect.succeed({ known, ...parsed.success })
+  })
 
-export const makeActivities = (_deps: EngineDeps): EngineService["activities"] => ({
-  list: notBuilt,
-  get: notBuilt,
-  create: notBuilt,
-  update: notBuilt,
-  delete: notBuilt,
-  restore: notBuilt,
-  history: notBuilt
+/** The lists a body gives (those it leaves out: none). */
+const givenLinks = (fields: JsonObject): LinkIds => ({
+  contact_ids: linkIdsOf(fields, "contact_ids"),
+  deal_ids: linkIdsOf(fields, "deal_ids"),
+  company_ids: linkIdsOf(fields, "company_ids")
 })
+
+const bothLinks = (a: LinkIds, b: LinkIds): LinkIds => ({
+  contact_ids: [...a.contact_ids, ...b.contact_ids],
+  deal_ids: [...a.deal_ids, ...b.deal_ids],
+  company_ids: [...a.company_ids, ...b.company_ids]
+})
+
+const filterLinks = (ids: LinkIds, keep: (link: ActivityLink, id: string) => boolean): LinkIds => ({
+  contact_ids: ids.contact_ids.filter((id) => keep("contact_ids", id)),
+  deal_ids: ids.deal_ids.filter((id) => keep("deal_ids", id)),
+  company_ids: ids.company_ids.filter((id) => keep("company_ids", id))
+})
+
+export const makeActivities = (deps: EngineDeps): EngineService["activities"] => {
+  /** What every activity command shares: its stream, the workspace's catalogs, the outbox. */
+  const commandOn = (ctx: RequestContext, id: string) => ({
+    ctx,
+    streamId: id,
+    prepare: catalogsOf,
+    also: outbox(deps, ctx, activityAggregate, (data, known) => activityView(deps, ctx, id, data, known.activity))
+  })
+
+  /**
+   * The activity as the write that just committed left it: the view its announcement carries,
+   * made before the commit. Reading the document again could meet a concurrent delete and answer
+   * 404 for a write that happened.
+   */
+  const written = (ctx: RequestContext, id: string, result: Handled<ActivityEvent, unknown>, known: Catalogs) => {
+    const announced = announcedRecord(result.payloads, "activity")
+    if (announced !== null) return Effect.succeed({ data: announced, version: result.version })
+    // Nothing committed (a patch that changed nothing): shown now.
+    const projected = result.projected
+    if (projected === null) return Effect.fail(new NotFound({ resource: "activity", id }))
+    return Effect.map(activityView(deps, ctx, id, projected.data, known.activity), (data) => ({ data, version: result.version }))
+  }
+
+  const get = (ctx: RequestContext, id: string) =>
+    Effect.gen(function*() {
+      const doc = yield* deps.storage.getDocument("activity", ctx.workspaceId, id)
+      if (doc === null || doc.deletedAt !== null) return yield* new NotFound({ resource: "activity", id })
+      const { activity } = yield* catalogs(deps, ctx)
+      return { data: yield* activityView(deps, ctx, id, doc.data, activity), version: doc.version }
+    })
+
+  /** Whether every record the list parameters name is live: one in the trash is on no activity as shown. */
+  const namedRecordsLive = (ctx: RequestContext, params: ListParams): Effect.Effect<boolean, StorageUnavailable> | undefined => {
+    const named: { [L in ActivityLink]: Array<string> } = { contact_ids: [], deal_ids: [], company_ids: [] }
+    for (const [name, link] of Object.entries(activityLinkParams)) {
+      const id = params[name]
+      if (id !== undefined) named[link].push(id)
+    }
+    if (ACTIVITY_LINKS.every((link) => named[link].length === 0)) return undefined
+    return Effect.map(linkStates(deps, ctx, named), ({ live }) => ACTIVITY_LINKS.every((link) => named[link].every((id) => live[link].has(id))))
+  }
+
+  const list = (ctx: RequestContext, params: ListParams) =>
+    Effect.gen(function*() {
+      const { activity } = yield* catalogs(deps, ctx)
+      const where = activityParamsWhere(yield* storableParams(params), activity)
+      if (Result.isFailure(where)) return yield* where.failure
+      const page = yield* listPage(
+        deps,
+        ctx,
+        "activity",
+        params,
+        {
+          catalog: activity,
+          scope: "live",
+          baseWhere: where.success,
+          defaultSort: { field: { name: "created_at", type: "timestamp" }, direction: "asc" },
+          allow: { filter: true, search: false, sort: true },
+          extraParams: activityListParams
+        },
+        namedRecordsLive(ctx, params)
+      )
+      return { data: yield* activityViews(deps, ctx, page.rows, activity), next_cursor: page.next_cursor }
+    })
+
+  const create = (ctx: RequestContext, body: unknown) =>
+    Effect.gen(function*() {
+      const input = yield* storableBody(body)
+      const id = yield* deps.ids.make(activityAggregate.prefix)
+      const result = yield* handleCommand(deps, activityAggregate, {
+        ...commandOn(ctx, id),
+        stream: "new",
+        prepare: parsedWith(parseActivityCreate, input),
+        command: ({ at, prepared: { done, fields } }) =>
+          Effect.map(linkStates(deps, ctx, givenLinks(fields)), ({ live }) => ({
+            type: "CreateActivity" as const,
+            id,
+            at,
+            fields,
+            done,
+            unknownIds: filterLinks(givenLinks(fields), (link, linked) => !live[link].has(linked))
+          }))
+      })
+      return yield* written(ctx, id, result, result.prepared.known)
+    })
+
+  const update = (ctx: RequestContext, id: string, body: unknown, ifMatch: IfMatch) =>
+    Effect.gen(function*() {
+      const input = yield* storableBody(body)
+      const result = yield* handleCommand(deps, activityAggregate, {
+        ...commandOn(ctx, id),
+        ifMatch,
+        prepare: parsedWith(parseActivityPatch, input),
+        command: ({ at, prepared: { done, fields }, projected: current }) =>
+          Effect.gen(function*() {
+            // A patched list: the given ids must be live; the linked ones in the trash are kept.
+            const named = givenLinks(fields)
+            const linked = filterLinks(givenLinks(current?.data ?? {}), (link) => fields[link] !== undefined)
+            const now = yield* linkStates(deps, ctx, bothLinks(named, linked))
+            return {
+              type: "UpdateActivity" as const,
+              id,
+              at,
+              fields,
+              done,
+              unknownIds: filterLinks(named, (link, linkedId) => !now.live[link].has(linkedId)),
+              trashedIds: filterLinks(linked, (link, linkedId) => now.trashed[link].has(linkedId))
+            }
+          })
+      })
+      return yield* written(ctx, id, result, result.prepared.known)
+    })
+
+  const remove = (ctx: RequestContext, id: string, ifMatch: IfMatch) =>
+    Effect.asVoid(handleCommand(deps, activityAggregate, {
+      ...commandOn(ctx, id),
+      ifMatch,
+      command: ({ at }) => Effect.succeed({ type: "DeleteActivity" as const, id, at })
+    }))
+
+  const restore = (ctx: RequestContext, id: string) =>
+    Effect.gen(function*() {
+      const result = yield* handleCommand(deps, activityAggregate, {
+        ...commandOn(ctx, id),
+        command: ({ at }) => Effect.succeed({ type: "RestoreActivity" as const, id, at })
+      })
+      return yield* written(ctx, id, result, result.prepared)
+    })
+
+  const history = (ctx: RequestContext, id: string, params: ListParams) =>
+    Effect.flatMap(catalogs(deps, ctx), ({ activity }) => historyPage(deps, ctx, activityAggregate, id, params, activity))
+
+  return { list, get, create, update, delete: remove, restore, history }
+}

@@ -1,33 +1,81 @@
 import { Effect } from "effect"
+import { ACTIVITY_LINKS, type ActivityLink, linkedCollection, type LinkIds, linkIdsOf, type LinkSets, showingLiveLinks } from "../activity/index.js"
 import type { StorageUnavailable } from "../errors.js"
+import { activityFields } from "../field/activityFields.js"
+import { inRecordOrder } from "../field/recordOrder.js"
 import type { JsonObject } from "../json.js"
 import type { FieldCatalog } from "../query/fields.js"
+import { catalogs } from "./customFields.js"
 import type { EngineDeps } from "./deps.js"
 import type { RequestContext } from "./Engine.js"
 import { visibleFields } from "./reads.js"
 
+export type { ActivityLink }
+
+/** Which linked records are live and which are in the trash, per list: one read per collection named. */
+export const linkStates = (deps: EngineDeps, ctx: RequestContext, ids: LinkIds) =>
+  Effect.map(
+    Effect.forEach(ACTIVITY_LINKS, (link) => {
+      const wanted = [...new Set(ids[link])]
+      return wanted.length === 0 ? Effect.succeed([]) : deps.storage.getDocuments(linkedCollection[link], ctx.workspaceId, wanted)
+    }, { concurrency: "unbounded" }),
+    (docs) => {
+      const of = (i: number, trashed: boolean) =>
+        new Set(docs[i]!.filter((doc) => (doc.deletedAt !== null) === trashed).map((doc) => doc.id))
+      const states = (trashed: boolean): LinkSets => ({ contact_ids: of(0, trashed), deal_ids: of(1, trashed), company_ids: of(2, trashed) })
+      return { live: states(false), trashed: states(true) }
+    }
+  )
+
+/** Every id the activities link to, per list. */
+const linksOf = (activities: ReadonlyArray<JsonObject>): LinkIds => ({
+  contact_ids: activities.flatMap((data) => linkIdsOf(data, "contact_ids")),
+  deal_ids: activities.flatMap((data) => linkIdsOf(data, "deal_ids")),
+  company_ids: activities.flatMap((data) => linkIdsOf(data, "company_ids"))
+})
+
 /**
- * Activities as the API shows them. Skeleton: the activities helper limits the links to live
- * records here, and adds the read of a record's activities for expand=activities.
+ * Activities as the API shows them (a get, a list page, an expand, the trash, a write's answer, a
+ * webhook payload): visible fields, each link list without the records that are not live, read for
+ * all the activities at once. visibleFields puts every timestamp last; an activity's due_at and
+ * done_at are standard fields, so the keys are put in the record's order (field/recordOrder.ts).
  */
 export const activityViews = (
-  _deps: EngineDeps,
-  _ctx: RequestContext,
+  deps: EngineDeps,
+  ctx: RequestContext,
   activities: ReadonlyArray<{ readonly id: string; readonly data: JsonObject }>,
   catalog: FieldCatalog
 ): Effect.Effect<ReadonlyArray<JsonObject>, StorageUnavailable> =>
-  Effect.succeed(activities.map((activity) => visibleFields(activity.data, catalog)))
+  Effect.map(
+    linkStates(deps, ctx, linksOf(activities.map((activity) => activity.data))),
+    ({ live }) => activities.map(({ data }) => inRecordOrder(visibleFields(showingLiveLinks(data, live), catalog), activityFields))
+  )
 
-/** Which link of an activity names the record: a contact's, a deal's or a company's activities. */
-export type ActivityLink = "contact_ids" | "deal_ids" | "company_ids"
+export const activityView = (deps: EngineDeps, ctx: RequestContext, id: string, data: JsonObject, catalog: FieldCatalog) =>
+  Effect.map(activityViews(deps, ctx, [{ id, data }], catalog), ([view]) => view!)
+
+/** What expand=activities shows at most: the newest ones. */
+const LINKED_MAX = 100
 
 /**
- * The live activities linked to one record, as the API shows them, newest first, at most 100:
- * what expand=activities adds to a contact, a deal or a company. Skeleton: returns none.
+ * The live activities linked to one record, as the API shows them, newest first (by created_at,
+ * then id), at most 100: what expand=activities adds to a contact, a deal or a company. One bounded
+ * query on the link list's index.
  */
 export const linkedActivities = (
-  _deps: EngineDeps,
-  _ctx: RequestContext,
-  _link: ActivityLink,
-  _id: string
-): Effect.Effect<ReadonlyArray<JsonObject>, StorageUnavailable> => Effect.succeed([])
+  deps: EngineDeps,
+  ctx: RequestContext,
+  link: ActivityLink,
+  id: string
+): Effect.Effect<ReadonlyArray<JsonObject>, StorageUnavailable> =>
+  Effect.gen(function*() {
+    const { activity } = yield* catalogs(deps, ctx)
+    const rows = yield* deps.storage.queryDocuments("activity", ctx.workspaceId, {
+      where: { _tag: "HasElement", field: { name: link, type: "id_array" }, value: id },
+      scope: "live",
+      sort: { field: { name: "created_at", type: "timestamp" }, direction: "desc" },
+      after: null,
+      limit: LINKED_MAX
+    })
+    return yield* activityViews(deps, ctx, rows, activity)
+  })
