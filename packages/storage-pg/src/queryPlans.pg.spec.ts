@@ -180,6 +180,6 @@ describe("query plans on 100k contacts and 50k deals", () => {
           expect({ name, seqScans: plan.seqScans }).toEqual({ name, seqScans: [] })
           expect({ name, indexes: plan.indexes }).toEqual({ name, indexes: expect.arrayContaining([index]) })
         }
-      }))
+      }), 120_000)
   })
 })
