@@ -330,6 +330,43 @@ describe.each(STORAGES)("activities on %s storage", { timeout: 90_000 }, (storag
     expect(await ids(`deal_id=${renewal.id}`)).toEqual([shared.id])
   })
 
+  it("links to companies: lists by company_id, hides a company in the trash, and expand=activities shows a company's newest 100", async () => {
+    const { activity, api, contact, ids, ok, walk } = setUp()
+    const company = () => ok("POST", "/v1/companies", { name: `Company ${Math.random().toString(36).slice(2, 8)}` })
+    const [acme, globex] = [await company(), await company()]
+    const ada = await contact()
+    const alone = await activity({ type: "meeting", subject: "Board", due_at: "2026-09-01T10:00:00Z", company_ids: [acme.id] })
+    expect(alone).toMatchObject({ contact_ids: [], deal_ids: [], company_ids: [acme.id] })
+    const both = await activity({ subject: "Both", company_ids: [acme.id, globex.id], contact_ids: [ada.id] })
+    expect(await ids(`company_id=${acme.id}`)).toEqual([alone.id, both.id])
+    expect(await ids(`company_id=${globex.id}&contact_id=${ada.id}`)).toEqual([both.id])
+
+    await ok("DELETE", `/v1/companies/${globex.id}`)
+    expect((await ok("GET", `/v1/activities/${both.id}`)).company_ids).toEqual([acme.id])
+    expect(await ids(`company_id=${globex.id}`)).toEqual([])
+    refused(await api.call("POST", "/v1/activities", { body: { type: "note", subject: "x", company_ids: [globex.id] } }), ["company_ids[0]"])
+    await ok("POST", `/v1/companies/${globex.id}/restore`)
+    expect((await ok("GET", `/v1/activities/${both.id}`)).company_ids).toEqual([acme.id, globex.id])
+
+    // 101 more on Acme, one of them deleted and one naming a contact in the trash.
+    const grace = await contact()
+    for (let i = 0; i < 101; i++) {
+      await activity({ subject: `Bulk ${i}`, company_ids: [acme.id], ...(i === 50 ? { contact_ids: [grace.id] } : {}) })
+    }
+    const doomed = await activity({ subject: "Doomed", company_ids: [acme.id] })
+    await ok("DELETE", `/v1/activities/${doomed.id}`)
+    await ok("DELETE", `/v1/contacts/${grace.id}`)
+    const expanded = await ok("GET", `/v1/companies/${acme.id}?expand=activities`)
+    const newest = (await walk(`company_id=${acme.id}&sort=-created_at&limit=100`)).slice(0, 100)
+    expect(expanded.activities).toHaveLength(100)
+    expect(expanded.activities).toEqual(newest)
+    expect(expanded.activities[0].subject).toBe("Bulk 100")
+    expect(expanded.activities.map((a: Json) => a["id"])).not.toContain(doomed.id)
+    expect(expanded.activities.map((a: Json) => a["id"])).not.toContain(alone.id)
+    expect(expanded.activities.find((a: Json) => a["subject"] === "Bulk 50").contact_ids).toEqual([])
+    expect((await ok("GET", `/v1/companies/${globex.id}?expand=activities`)).activities).toEqual([await ok("GET", `/v1/activities/${both.id}`)])
+  })
+
   it("goes to the trash and back, with If-Match and Idempotency-Key, and keeps its history", async () => {
     const { activity, api, contact, ok } = setUp()
     const ada = await contact()
