@@ -89,7 +89,8 @@ export interface EngineService {
     /** params: limit, cursor, search, filter, sort, pipeline_id, stage_id, owner_id, status,
      * contact_id, value_min, value_max, close_date_from, close_date_to */
     readonly list: (ctx: RequestContext, params: ListParams) => Effect.Effect<Page, ValidationError | StorageUnavailable>
-    readonly get: (ctx: RequestContext, id: string) => Effect.Effect<Versioned, ReadError>
+    /** expand: the raw `expand` parameter (`companies,activities`); none when absent or null. */
+    readonly get: (ctx: RequestContext, id: string, expand?: string | null) => Effect.Effect<Versioned, ReadError>
     /** As contacts.getAsOf: the deal's fields then, contact_ids limited to the contacts live then. */
     readonly getAsOf: (ctx: RequestContext, id: string, asOf: string) => Effect.Effect<Versioned, ReadError>
     readonly create: (ctx: RequestContext, body: unknown) => Effect.Effect<Versioned, WriteError>
