@@ -1,4 +1,4 @@
-import { CustomFieldObject, dealParamsWhere, FEED_MAX_WAIT_SECONDS, feedLimits, type IfMatch, parseFeedParams, parseLimit, type ValidationError } from "@dealstream/core"
+import { CONTACT_EXPANSIONS, CustomFieldObject, DEAL_EXPANSIONS, dealParamsWhere, FEED_MAX_WAIT_SECONDS, feedLimits, type IfMatch, parseFeedParams, parseLimit, type ValidationError } from "@dealstream/core"
 import { Result, Schema, SchemaTransformation } from "effect"
 
 /**
@@ -86,6 +86,11 @@ export const dealParams = {
   owner_id: optionalText("Only deals of this owner."),
   status: dealParam("status", "open, won or lost.", { enum: ["open", "won", "lost"] }),
   contact_id: optionalText("Only deals associated with this contact."),
+  company_id: dealParam(
+    "company_id",
+    "Only deals whose company_id is this company; a company that is not live (unknown, in the trash) lists none.",
+    { type: "string" }
+  ),
   value_min: dealParam("value_min", "Minimum value (inclusive).", { type: "number" }),
   value_max: dealParam("value_max", "Maximum value (inclusive).", { type: "number" }),
   close_date_from: dealParam("close_date_from", "Earliest expected_close_date, YYYY-MM-DD (inclusive).", { format: "date" }),
@@ -146,7 +151,32 @@ export const customFieldParams = {
   )
 }
 
-const EXPANSIONS = ["deals", "activities"]
+/** The contact list: search, filter and sort, and the contacts of one company. */
+export const contactListParams = {
+  ...searchParams,
+  company_id: listValue(
+    "Only contacts whose company_ids hold this company; a company that is not live (unknown, in the trash) lists none.",
+    (raw) => raw === "" ? "must not be empty" : undefined,
+    { type: "string" }
+  )
+}
+
+/**
+ * An `expand` parameter of one record: some of `values`, comma-separated, checked as the engine's
+ * parser checks it (core's parseExpansions).
+ */
+const expandParam = (values: ReadonlyArray<string>, description: string) => {
+  const names = values.join("|")
+  return Schema.optionalKey(checkedText(
+    description,
+    (raw) => {
+      if (raw.trim() === "") return undefined
+      const unknown = raw.split(",").map((part) => part.trim()).find((part) => !values.includes(part))
+      return unknown === undefined ? undefined : `has an unknown value ${JSON.stringify(unknown)}; use ${values.join(", ")}`
+    },
+    { pattern: `^\\s*$|^\\s*(?:${names})\\s*(?:,\\s*(?:${names})\\s*)*$` }
+  ))
+}
 
 const asOf = Schema.optionalKey(Schema.String.annotate({
   description: "A timestamp (RFC 3339 with a time zone): the record as it stood then, 404 if it did not exist or was in the " +
@@ -155,19 +185,24 @@ const asOf = Schema.optionalKey(Schema.String.annotate({
 }))
 
 /** GET of one deal. */
-export const dealGetParams = { as_of: asOf }
+export const dealGetParams = {
+  as_of: asOf,
+  expand: expandParam(
+    DEAL_EXPANSIONS,
+    "Comma-separated: `companies` adds `companies`, the deal's company as a full object in a list of none or one " +
+      "(the key and shape a contact's expand=companies has; company_id stays), `activities` adds `activities`, its " +
+      "live activities, newest first, at most 100. Cannot be combined with as_of."
+  )
+}
 
 export const contactParams = {
   as_of: asOf,
-  expand: Schema.optionalKey(checkedText(
-    "Comma-separated: `deals`, `activities`.",
-    (raw) => {
-      if (raw.trim() === "") return undefined
-      const unknown = raw.split(",").map((part) => part.trim()).find((part) => !EXPANSIONS.includes(part))
-      return unknown === undefined ? undefined : `has an unknown value ${JSON.stringify(unknown)}; use deals, activities`
-    },
-    { pattern: "^\\s*$|^\\s*(?:deals|activities)\\s*(?:,\\s*(?:deals|activities)\\s*)*$" }
-  ))
+  expand: expandParam(
+    CONTACT_EXPANSIONS,
+    "Comma-separated: `deals` (full deal objects in place of deal_ids), `companies` (full company objects in place of " +
+      "company_ids, the primary first), `activities` (its live activities, newest first, at most 100; the changes the " +
+      "event log recorded are at /v1/contacts/{id}/history). Cannot be combined with as_of."
+  )
 }
 
 const VERSION = /^(?:W\/)?"?(\d{1,15})"?$/

@@ -1,11 +1,14 @@
 import type { JsonObject } from "../json.js"
+import type { NamedCompany } from "./companyLinks.js"
 
-/** `fields` comes from `parseContactCreate`. */
+/** `fields` comes from `parseContactCreate`; the engine looked up the companies it names. */
 export interface CreateContact {
   readonly type: "CreateContact"
   readonly id: string
   readonly at: string
   readonly fields: JsonObject
+  /** The companies the body named that are not live companies of the workspace. None when omitted. */
+  readonly unknownCompanies?: ReadonlyArray<NamedCompany>
 }
 
 /** `fields` comes from `parseContactPatch`. */
@@ -14,6 +17,12 @@ export interface UpdateContact {
   readonly id: string
   readonly at: string
   readonly fields: JsonObject
+  readonly unknownCompanies?: ReadonlyArray<NamedCompany>
+  /**
+   * The contact's linked companies that are now in the trash: a patch of its companies keeps them
+   * (see companyLinks.ts). None when omitted.
+   */
+  readonly trashedCompanyIds?: ReadonlyArray<string>
 }
 
 export interface DeleteContact {

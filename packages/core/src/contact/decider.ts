@@ -3,9 +3,10 @@ import { changedFields } from "../field/changes.js"
 import type { Decider } from "../decider.js"
 import { RECOVERY_WINDOW_MILLIS } from "../decider.js"
 import type { DomainError } from "../errors.js"
-import { Conflict, NotFound } from "../errors.js"
+import { Conflict, NotFound, ValidationError } from "../errors.js"
 import type { JsonObject } from "../json.js"
 import type { ContactCommand } from "./commands.js"
+import { type NamedCompany, patchedCompanies } from "./companyLinks.js"
 import type { ContactEvent } from "./events.js"
 
 export type ContactState =
@@ -21,17 +22,29 @@ const withinRecoveryWindow = (deletedAt: string, at: string): boolean =>
 
 const notFound = (id: string): Decision => Result.fail(new NotFound({ resource: "contact", id }))
 
+/** Every company written must be live: refused at the key the client named it. */
+const unknownCompanies = (unknown: ReadonlyArray<NamedCompany> | undefined): Decision | null =>
+  unknown === undefined || unknown.length === 0
+    ? null
+    : Result.fail(ValidationError.of(unknown.map(({ id, path }) => ({ path, message: `company ${id} does not exist` }))))
+
 const decide = (command: ContactCommand, state: ContactState): Decision => {
   const { at, id } = command
   switch (command.type) {
     case "CreateContact":
       // Ids are fresh from the engine; a clash means a bug or a replayed command, never a user error.
-      return state.status === "absent"
-        ? Result.succeed([{ type: "contact.created", data: { id, fields: command.fields, at } }])
-        : Result.fail(new Conflict({ message: `contact ${id} already exists`, details: [{ path: "id", message: "already exists", id }] }))
+      if (state.status !== "absent") {
+        return Result.fail(new Conflict({ message: `contact ${id} already exists`, details: [{ path: "id", message: "already exists", id }] }))
+      }
+      return unknownCompanies(command.unknownCompanies) ?? Result.succeed([{ type: "contact.created", data: { id, fields: command.fields, at } }])
     case "UpdateContact": {
       if (state.status !== "live") return notFound(id)
-      const changed = changedFields(state.fields, command.fields)
+      const refused = unknownCompanies(command.unknownCompanies)
+      if (refused !== null) return refused
+      const fields = command.fields["company_ids"] === undefined
+        ? command.fields
+        : { ...command.fields, ...patchedCompanies(command.fields, state.fields, new Set(command.trashedCompanyIds ?? [])) }
+      const changed = changedFields(state.fields, fields)
       return Result.succeed(Object.keys(changed).length === 0 ? [] : [{ type: "contact.updated", data: { changed, at } }])
     }
     case "DeleteContact":

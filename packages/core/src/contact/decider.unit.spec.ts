@@ -51,6 +51,27 @@ describe("contactDecider", () => {
       given([created]).when({ type: "UpdateContact", id, at: t1, fields: { industry: "saas" } })
         .then([{ type: "contact.updated", data: { changed: { industry: "saas" }, at: t1 } }])
     })
+    it("refuses companies that are not live at the paths that named them, recording nothing", () => {
+      const unknownCompanies = [{ id: "comp_9", path: "company_ids[1]" }]
+      given([created]).when({ type: "UpdateContact", id, at: t1, fields: { company_id: "comp_1", company_ids: ["comp_1", "comp_9"] }, unknownCompanies })
+        .thenFails("ValidationError", (e) => expect(e.details).toEqual([{ path: "company_ids[1]", message: "company comp_9 does not exist" }]))
+      given([]).when({ type: "CreateContact", id, at: t0, fields, unknownCompanies: [{ id: "comp_9", path: "company_id" }] })
+        .thenFails("ValidationError", (e) => expect(e.details[0]?.path).toBe("company_id"))
+    })
+    it("keeps the linked companies in the trash when the companies are patched, a trashed primary too when company_id is null", () => {
+      const linked: ContactEvent = {
+        type: "contact.updated",
+        data: { changed: { company_id: "comp_a", company_ids: ["comp_a", "comp_b", "comp_c"] }, at: t1 }
+      }
+      const at = "2026-01-03T00:00:00.000Z"
+      // The client was shown company_id null and [comp_c] (comp_a and comp_b in the trash): sent back, nothing changes.
+      given([created, linked])
+        .when({ type: "UpdateContact", id, at, fields: { company_id: null, company_ids: ["comp_c"] }, trashedCompanyIds: ["comp_a", "comp_b"] })
+        .thenNothingHappens()
+      given([created, linked])
+        .when({ type: "UpdateContact", id, at, fields: { company_id: "comp_d", company_ids: ["comp_d"] }, trashedCompanyIds: ["comp_b"] })
+        .then([{ type: "contact.updated", data: { changed: { company_id: "comp_d", company_ids: ["comp_d", "comp_b"] }, at } }])
+    })
     it("is not found on an absent, deleted or purged contact", () => {
       const update = { type: "UpdateContact", id, at: t1, fields: { first_name: "X" } } as const
       given([]).when(update).thenFails("NotFound", (e) => expect(e.resource).toBe("contact"))

@@ -26,6 +26,7 @@ describe("parseContactCreate", () => {
       phone: null,
       title: null,
       company_id: null,
+      company_ids: [],
       source: null,
       owner_id: null,
       industry: "saas",
@@ -78,6 +79,36 @@ describe("parseContactCreate", () => {
   it("never treats inherited property names as fields", () => {
     expect(paths(parseContactCreate({ email: "a@b.co", constructor: "x", toString: "y" }, defs)))
       .toEqual(["constructor", "toString"])
+  })
+})
+
+describe("a body's companies", () => {
+  const companiesOf = (parsed: Result.Result<Record<string, unknown>, unknown>) =>
+    Result.isSuccess(parsed) ? [parsed.success["company_id"], parsed.success["company_ids"]] : parsed.failure
+
+  it("sets company_ids from company_id alone, and company_id from company_ids alone", () => {
+    expect(companiesOf(parseContactCreate({ email: "a@b.co", company_id: "comp_1" }, defs))).toEqual(["comp_1", ["comp_1"]])
+    expect(companiesOf(parseContactPatch({ company_id: null }, defs))).toEqual([null, []])
+    expect(companiesOf(parseContactCreate({ email: "a@b.co", company_ids: ["comp_2", "comp_1", "comp_2"] }, defs)))
+      .toEqual(["comp_2", ["comp_2", "comp_1"]])
+    expect(companiesOf(parseContactPatch({ company_ids: [] }, defs))).toEqual([null, []])
+  })
+
+  it("takes both when company_id is one of company_ids, moved first, or null", () => {
+    expect(companiesOf(parseContactPatch({ company_ids: ["comp_1", "comp_2"], company_id: "comp_2" }, defs)))
+      .toEqual(["comp_2", ["comp_2", "comp_1"]])
+    expect(companiesOf(parseContactPatch({ company_id: null, company_ids: ["comp_1"] }, defs))).toEqual([null, ["comp_1"]])
+  })
+
+  it("refuses a company_id that is not one of the company_ids given with it, at company_id", () => {
+    expect(paths(parseContactCreate({ email: "a@b.co", company_id: "comp_3", company_ids: ["comp_1"] }, defs))).toEqual(["company_id"])
+    expect(paths(parseContactPatch({ company_id: "comp_1", company_ids: [] }, defs))).toEqual(["company_id"])
+  })
+
+  it("leaves a body without either as it is, and checks the list's shape at company_ids", () => {
+    expect(parseContactPatch({ title: "CTO" }, defs)).toEqual(Result.succeed({ title: "CTO" }))
+    expect(paths(parseContactPatch({ company_ids: "comp_1" }, defs))).toEqual(["company_ids"])
+    expect(paths(parseContactPatch({ company_ids: Array.from({ length: 101 }, (_, i) => `comp_${i}`) }, defs))).toEqual(["company_ids"])
   })
 })
 

@@ -1,5 +1,6 @@
 import { contactIdsOf } from "../deal/contactLinks.js"
 import type { JsonObject } from "../json.js"
+import { showingLiveCompanies } from "./companyLinks.js"
 
 /** A deal as the derivation needs it: its id and its stored `contact_ids`. */
 export interface LinkingDeal {
@@ -8,19 +9,21 @@ export interface LinkingDeal {
 }
 
 /**
- * The contact as the API shows it: its visible fields, then the associations derived at read time,
- * `deal_ids` (the deals among `deals` whose `contact_ids` name it; the contact's stream never holds
- * them, so a deal write never touches the contact) and `company_ids` (its `company_id`, when set).
+ * The contact as the API shows it: its visible fields with its companies limited to the live ones
+ * (`live`: the live companies among those it links), then `deal_ids`, derived at read time (the
+ * deals among `deals` whose `contact_ids` name it; the contact's stream never holds them, so a deal
+ * write never touches the contact).
  */
-export const contactView = (contactId: string, visible: JsonObject, deals: ReadonlyArray<LinkingDeal>): JsonObject =>
-  contactViewWith(visible, deals.filter((deal) => contactIdsOf(deal.data).includes(contactId)).map((deal) => deal.id))
+export const contactView = (
+  contactId: string,
+  visible: JsonObject,
+  deals: ReadonlyArray<LinkingDeal>,
+  live: ReadonlySet<string>
+): JsonObject =>
+  contactViewWith(visible, deals.filter((deal) => contactIdsOf(deal.data).includes(contactId)).map((deal) => deal.id), live)
 
 /** The same, given the ids of the deals naming the contact (storage found them: readRecord). */
-export const contactViewWith = (visible: JsonObject, dealIds: ReadonlyArray<string>): JsonObject => {
-  const companyId = visible["company_id"]
-  return {
-    ...visible,
-    deal_ids: [...dealIds],
-    company_ids: typeof companyId === "string" ? [companyId] : []
-  }
-}
+export const contactViewWith = (visible: JsonObject, dealIds: ReadonlyArray<string>, live: ReadonlySet<string>): JsonObject => ({
+  ...showingLiveCompanies(visible, live),
+  deal_ids: [...dealIds]
+})

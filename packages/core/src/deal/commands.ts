@@ -11,6 +11,8 @@ export interface CreateDeal {
   readonly pipeline: PipelineInfo | null
   /** The ids of `fields.contact_ids` that name no live contact. */
   readonly unknownContactIds: ReadonlyArray<string>
+  /** `fields.company_id` when it names no live company of the workspace; none when omitted. */
+  readonly unknownCompanyId?: string | null
 }
 
 /** `fields` comes from `parseDealPatch`. */
@@ -29,6 +31,9 @@ export interface UpdateDeal {
    * contactLinks.ts). None when omitted.
    */
   readonly trashedContactIds?: ReadonlyArray<string>
+  readonly unknownCompanyId?: string | null
+  /** The deal's company when it is now in the trash: a patch of company_id to null keeps it (see companyLink.ts). */
+  readonly trashedCompanyId?: string | null
 }
 
 export interface MoveStage {

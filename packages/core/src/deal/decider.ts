@@ -7,6 +7,7 @@ import { Conflict, NotFound, ValidationError } from "../errors.js"
 import type { Json, JsonObject } from "../json.js"
 import type { PipelineInfo } from "../pipeline/decider.js"
 import type { CreateDeal, DealCommand, MoveStage, UpdateDeal } from "./commands.js"
+import { patchedCompanyId } from "./companyLink.js"
 import { contactIdsOf, patchedContactIds } from "./contactLinks.js"
 import type { DealEvent, DealStageChanged } from "./events.js"
 import { withDealRules } from "./rules.js"
@@ -55,6 +56,10 @@ const unknownContacts = (fields: JsonObject, unknown: ReadonlyArray<string>): Ar
   })
 }
 
+/** A company written must be live. */
+const unknownCompany = (companyId: string | null | undefined): Array<ErrorDetail> =>
+  companyId === null || companyId === undefined ? [] : [{ path: "company_id", message: `company ${companyId} does not exist` }]
+
 const create = (command: CreateDeal): Decision => {
   const { at, fields, id, pipeline } = command
   const details: Array<ErrorDetail> = []
@@ -67,7 +72,7 @@ const create = (command: CreateDeal): Decision => {
     if (typeof given === "string" && !hasStage(pipeline, given)) details.push(foreignStage(pipeline))
     if (stageId === null) details.push({ path: "pipeline_id", message: "has no stages" })
   }
-  details.push(...unknownContacts(fields, command.unknownContactIds))
+  details.push(...unknownContacts(fields, command.unknownContactIds), ...unknownCompany(command.unknownCompanyId))
   if (details.length > 0 || pipeline === null) return Result.fail(ValidationError.of(details))
   return Result.succeed([{
     type: "deal.created",
@@ -125,9 +130,14 @@ const destination = (command: UpdateDeal, state: Live): Result.Result<{ pipeline
 
 const update = (command: UpdateDeal, state: Live): Decision => {
   const target = destination(command, state)
-  const details = [...(Result.isFailure(target) ? target.failure : []), ...unknownContacts(command.fields, command.unknownContactIds)]
+  const details = [
+    ...(Result.isFailure(target) ? target.failure : []),
+    ...unknownContacts(command.fields, command.unknownContactIds),
+    ...unknownCompany(command.unknownCompanyId)
+  ]
   if (details.length > 0 || Result.isFailure(target)) return Result.fail(ValidationError.of(details))
-  const { pipeline_id: _p, stage_id: _s, ...given } = command.fields
+  const { pipeline_id: _p, stage_id: _s, ...patch } = command.fields
+  const given = patchedCompanyId(patch, state.fields, command.trashedCompanyId ?? null)
   const rest: JsonObject = given["contact_ids"] === undefined ? given : {
     ...given,
     contact_ids: [...patchedContactIds(contactIdsOf(given), contactIdsOf(state.fields), new Set(command.trashedContactIds ?? []))]

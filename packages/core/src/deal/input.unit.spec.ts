@@ -22,6 +22,7 @@ describe("parseDealCreate", () => {
         expected_close_date: null,
         owner_id: null,
         contact_ids: ["c1", "c2"],
+        company_id: null,
         status: "open",
         region: "emea"
       }))

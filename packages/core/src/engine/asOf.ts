@@ -1,7 +1,8 @@
 import { Effect, Result } from "effect"
 import { type Aggregate, decodeEvents, isStreamOf } from "../aggregate.js"
-import { contactAggregate, contactViewWith } from "../contact/index.js"
-import { dealAggregate } from "../deal/index.js"
+import { companyAggregate } from "../company/index.js"
+import { contactAggregate, contactViewWith, linkedCompanyIds } from "../contact/index.js"
+import { companyIdOf, dealAggregate, showingLiveCompany } from "../deal/index.js"
 import { contactIdsOf, showingLiveContacts } from "../deal/contactLinks.js"
 import type { Projected } from "../decider.js"
 import { NotFound, type StorageUnavailable, ValidationError } from "../errors.js"
@@ -39,6 +40,19 @@ const liveAt = <C, E extends DomainEvent, S>(deps: EngineDeps, ctx: RequestConte
     record === null || record.deletedAt !== null
       ? Effect.fail(new NotFound({ resource: aggregate.name, id }))
       : Effect.succeed({ data: record.data, version }))
+
+/** Which of these records (of one type) were live at the instant: each folded from its own stream. */
+const liveThen = <C, E extends DomainEvent, S>(
+  deps: EngineDeps,
+  ctx: RequestContext,
+  aggregate: Aggregate<C, E, S>,
+  ids: ReadonlyArray<string>,
+  instant: string
+) =>
+  Effect.map(
+    Effect.forEach(ids, (id) => recordAt(deps, ctx, aggregate, id, instant), { concurrency: 8 }),
+    (states) => new Set(ids.filter((_, i) => states[i]!.record !== null && states[i]!.record!.deletedAt === null))
+  )
 
 const PAGE = 1000
 
@@ -78,19 +92,23 @@ const dealIdsAt = (deps: EngineDeps, ctx: RequestContext, contactId: string, ins
       .sort()
   })
 
-/** A contact as its GET would have shown it at an instant: its fields then, and the deals that named it then. */
+/**
+ * A contact as its GET would have shown it at an instant: its fields then, its companies limited to
+ * those live then, and the deals that named it then.
+ */
 export const contactAsOf = (deps: EngineDeps, ctx: RequestContext, id: string, instant: string, catalog: FieldCatalog) =>
   Effect.gen(function*() {
     const { data, version } = yield* liveAt(deps, ctx, contactAggregate, id, instant)
-    return { data: contactViewWith(visibleFields(data, catalog), yield* dealIdsAt(deps, ctx, id, instant)), version } satisfies Versioned
+    const companies = yield* liveThen(deps, ctx, companyAggregate, linkedCompanyIds(data), instant)
+    return { data: contactViewWith(visibleFields(data, catalog), yield* dealIdsAt(deps, ctx, id, instant), companies), version } satisfies Versioned
   })
 
-/** A deal as its GET would have shown it at an instant: its fields then, contact_ids limited to contacts live then. */
+/** A deal as its GET would have shown it at an instant: its fields then, contact_ids and company_id limited to records live then. */
 export const dealAsOf = (deps: EngineDeps, ctx: RequestContext, id: string, instant: string, catalog: FieldCatalog) =>
   Effect.gen(function*() {
     const { data, version } = yield* liveAt(deps, ctx, dealAggregate, id, instant)
-    const named = contactIdsOf(data)
-    const states = yield* Effect.forEach(named, (contactId) => recordAt(deps, ctx, contactAggregate, contactId, instant), { concurrency: 8 })
-    const live = new Set(named.filter((_, i) => states[i]!.record !== null && states[i]!.record!.deletedAt === null))
-    return { data: visibleFields(showingLiveContacts(data, live), catalog), version } satisfies Versioned
+    const contacts = yield* liveThen(deps, ctx, contactAggregate, contactIdsOf(data), instant)
+    const companyId = companyIdOf(data)
+    const companies = yield* liveThen(deps, ctx, companyAggregate, companyId === null ? [] : [companyId], instant)
+    return { data: visibleFields(showingLiveCompany(showingLiveContacts(data, contacts), companies), catalog), version } satisfies Versioned
   })

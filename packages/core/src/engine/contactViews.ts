@@ -1,5 +1,6 @@
 import { Effect } from "effect"
-import { contactView } from "../contact/index.js"
+import { contactView, linkedCompanyIds } from "../contact/index.js"
+import type { StorageUnavailable } from "../errors.js"
 import type { JsonObject } from "../json.js"
 import type { Expr } from "../query/ast.js"
 import type { FieldCatalog } from "../query/fields.js"
@@ -19,10 +20,24 @@ export const dealsNaming = (deps: EngineDeps, ctx: RequestContext, contactIds: R
   return queryAll(deps, "deal", ctx.workspaceId, where)
 }
 
+/** The live companies among those the contacts link (one read, none when they link none), in no particular order. */
+export const liveCompaniesOf = (
+  deps: EngineDeps,
+  ctx: RequestContext,
+  contacts: ReadonlyArray<JsonObject>
+): Effect.Effect<ReadonlyArray<StoredDocument>, StorageUnavailable> => {
+  const ids = [...new Set(contacts.flatMap(linkedCompanyIds))]
+  return ids.length === 0
+    ? Effect.succeed([])
+    : Effect.map(deps.storage.getDocuments("company", ctx.workspaceId, ids), (docs) => docs.filter((doc) => doc.deletedAt === null))
+}
+
+export const idsOf = (docs: ReadonlyArray<StoredDocument>): ReadonlySet<string> => new Set(docs.map((doc) => doc.id))
+
 /**
  * Contacts as the API shows them (a get, a list page, the trash, a write's answer, a webhook
- * payload): visible fields, then the derived deal_ids and company_ids, the deals read for all of
- * them at once.
+ * payload, a company's expand): visible fields with their companies limited to the live ones, then
+ * the derived deal_ids; the deals and the companies read for all of them at once.
  */
 export const contactViews = (
   deps: EngineDeps,
@@ -30,8 +45,16 @@ export const contactViews = (
   contacts: ReadonlyArray<{ readonly id: string; readonly data: JsonObject }>,
   catalog: FieldCatalog
 ) =>
-  Effect.map(dealsNaming(deps, ctx, contacts.map((contact) => contact.id)), (deals) =>
-    contacts.map((contact) => contactView(contact.id, visibleFields(contact.data, catalog), deals)))
+  Effect.map(
+    Effect.all([
+      dealsNaming(deps, ctx, contacts.map((contact) => contact.id)),
+      liveCompaniesOf(deps, ctx, contacts.map((contact) => contact.data))
+    ], { concurrency: 2 }),
+    ([deals, companies]) => {
+      const live = idsOf(companies)
+      return contacts.map((contact) => contactView(contact.id, visibleFields(contact.data, catalog), deals, live))
+    }
+  )
 
 export const oneContactView = (deps: EngineDeps, ctx: RequestContext, id: string, data: JsonObject, catalog: FieldCatalog) =>
   Effect.map(contactViews(deps, ctx, [{ id, data }], catalog), ([view]) => view!)

@@ -1,28 +1,30 @@
 import { Effect, Result } from "effect"
 import {
-  activityFeed,
   contactAggregate,
   type ContactEvent,
   contactView,
   contactViewWith,
   emailKey,
   expandContact,
+  linkedCompanyIds,
+  namedCompanies,
   parseContactCreate,
   parseContactPatch,
   parseExpand
 } from "../contact/index.js"
-import { dealAggregate } from "../deal/index.js"
 import type { JsonObject } from "../json.js"
-import { NotFound, type StorageUnavailable, type ValidationError } from "../errors.js"
+import { NotFound, type StorageUnavailable, ValidationError } from "../errors.js"
+import type { Expr } from "../query/ast.js"
 import type { RecordsRead } from "../storage/Storage.js"
-import { dealsNaming, oneContactView } from "./contactViews.js"
+import { linkedActivities } from "./activityViews.js"
+import { companyViews } from "./companyViews.js"
+import { dealsNaming, idsOf, liveCompaniesOf, oneContactView } from "./contactViews.js"
 import type { Catalogs } from "./settings.js"
-import { dealViews } from "./dealViews.js"
+import { companyStates, dealViews } from "./dealViews.js"
 import type { EngineDeps } from "./deps.js"
-import type { IfMatch, ListParams, Page, RequestContext, Versioned, WriteError } from "./Engine.js"
+import type { IfMatch, ListParams, Page, RequestContext, Versioned } from "./Engine.js"
 import { runBatch } from "./batch.js"
 import { type Handled, handleCommand, type Write, write } from "./handleCommand.js"
-import { recordedEvents } from "./recordedEvents.js"
 import { contactAsOf, parseAsOf } from "./asOf.js"
 import { catalogs } from "./customFields.js"
 import { historyPage } from "./history.js"
@@ -30,11 +32,26 @@ import { catalogsOf, parsedWith, settingsOf } from "./settings.js"
 import { listPage } from "./listPage.js"
 import { announcedRecord, outbox } from "./outbox.js"
 import { visibleFields } from "./reads.js"
-import { storableBody } from "./storable.js"
-
+import { storableBody, storableParams } from "./storable.js"
 
 /** The deals whose contact_ids name a contact: its derived deal_ids. */
 const dealsLinkingContacts = { collection: "deal", field: "contact_ids" } as const
+
+/** The contact list's own query parameters, besides limit, cursor, filter, search and sort. */
+export const contactListParams: ReadonlyArray<string> = ["company_id"]
+
+const companyIdsField = { name: "company_ids", type: "id_array" } as const
+
+/**
+ * `company_id`: the contacts whose company_ids hold it (a contact of before, with no stored
+ * company_ids, names no company). A company not live lists nothing: the engine does not even ask.
+ */
+const companyWhere = (companyId: string | undefined): Result.Result<Expr, ValidationError> =>
+  companyId === undefined
+    ? Result.succeed({ _tag: "True" })
+    : companyId === ""
+    ? Result.fail(ValidationError.at("company_id", "must not be empty"))
+    : Result.succeed({ _tag: "HasElement", field: companyIdsField, value: companyId })
 
 export const makeContacts = (deps: EngineDeps) => {
   /** What every contact command shares: its stream, the workspace's catalogs, the outbox. */
@@ -42,19 +59,19 @@ export const makeContacts = (deps: EngineDeps) => {
     ctx,
     streamId: id,
     prepare: catalogsOf,
-    // No deal can name a contact before it exists (deals check their contact ids): a new one's view needs no read.
+    // No deal can name a contact before it exists (deals check their contact ids), and the companies
+    // it names were found live by this very command: a new one's view needs no read.
     also: outbox(deps, ctx, contactAggregate, (data, known, event) =>
       event.type === "contact.created"
-        ? Effect.succeed(contactView(id, visibleFields(data, known.contact), []))
+        ? Effect.succeed(contactView(id, visibleFields(data, known.contact), [], new Set(linkedCompanyIds(data))))
         : oneContactView(deps, ctx, id, data, known.contact))
   })
 
-  const activities = (ctx: RequestContext, contactId: string, dealIds: ReadonlyArray<string>) =>
-    Effect.gen(function*() {
-      const contact = yield* recordedEvents(deps, contactAggregate, ctx, contactId)
-      const deals = yield* Effect.forEach(dealIds, (id) => recordedEvents(deps, dealAggregate, ctx, id))
-      return activityFeed([...contact, ...deals.flat()])
-    })
+  /** The companies a body names that are not live companies of the workspace, at the paths it names them. */
+  const unknownCompanies = (ctx: RequestContext, body: unknown) => {
+    const named = namedCompanies(body)
+    return Effect.map(companyStates(deps, ctx, named.map((company) => company.id)), ({ live }) => named.filter((company) => !live.has(company.id)))
+  }
 
   const get = (ctx: RequestContext, id: string, expandRaw: string | null) =>
     Effect.gen(function*() {
@@ -64,16 +81,31 @@ export const makeContacts = (deps: EngineDeps) => {
       const read = yield* deps.storage.readRecord("contact", ctx.workspaceId, id, dealsLinkingContacts)
       const doc = read.document
       if (doc === null || doc.deletedAt !== null) return yield* new NotFound({ resource: "contact", id })
-      const { contact, deal } = yield* settingsOf(deps.storage, deps.settings, ctx, { version: read.settingsVersion }).catalogs
-      const view = contactViewWith(visibleFields(doc.data, contact), read.linkedIds)
-      const expanded = expand.success.has("deals") || expand.success.has("activities")
-      const deals = expanded ? yield* dealsNaming(deps, ctx, [id]) : []
+      const [known, companies] = yield* Effect.all([
+        settingsOf(deps.storage, deps.settings, ctx, { version: read.settingsVersion }).catalogs,
+        liveCompaniesOf(deps, ctx, [doc.data])
+      ], { concurrency: 2 })
+      const view = contactViewWith(visibleFields(doc.data, known.contact), read.linkedIds, idsOf(companies))
       const data = expandContact(view, {
-        ...(expand.success.has("deals") ? { deals: yield* dealViews(deps, ctx, deals.map((d) => d.data), deal) } : {}),
-        ...(expand.success.has("activities") ? { activities: yield* activities(ctx, id, deals.map((d) => d.id)) } : {})
+        ...(expand.success.has("deals") ? { deals: yield* dealViews(deps, ctx, (yield* dealsNaming(deps, ctx, [id])).map((d) => d.data), known.deal) } : {}),
+        ...(expand.success.has("companies") ? { companies: yield* shownCompanies(ctx, view, companies, known) } : {}),
+        ...(expand.success.has("activities") ? { activities: yield* linkedActivities(deps, ctx, "contact_ids", id) } : {})
       })
       return { data, version: doc.version }
     })
+
+  /** The contact's live companies as the API shows them, in the order of its company_ids (the primary first). */
+  const shownCompanies = (
+    ctx: RequestContext,
+    view: JsonObject,
+    companies: ReadonlyArray<{ readonly id: string; readonly data: JsonObject }>,
+    known: Catalogs
+  ) => {
+    const shown = view["company_ids"]
+    const order: ReadonlyArray<unknown> = Array.isArray(shown) ? shown : []
+    const inOrder = order.flatMap((companyId) => companies.filter((company) => company.id === companyId))
+    return companyViews(deps, ctx, inOrder, known.company)
+  }
 
   /**
    * A list page in one round trip: the parameters parsed with the catalog the host kept, the page
@@ -86,15 +118,18 @@ export const makeContacts = (deps: EngineDeps) => {
       const settings = settingsOf(deps.storage, deps.settings, ctx, verify)
       const { contact } = yield* settings.catalogs
       const kept = !settings.verified()
+      const companyId = params["company_id"]
+      const where = companyWhere(companyId)
+      if (Result.isFailure(where)) return yield* where.failure
       let read: RecordsRead | undefined
       const attempt = listPage(deps, ctx, "contact", params, {
         catalog: contact,
         scope: "live",
-        baseWhere: { _tag: "True" },
+        baseWhere: where.success,
         defaultSort: { field: { name: "created_at", type: "timestamp" }, direction: "asc" },
         allow: { filter: true, search: true, sort: true },
-        extraParams: []
-      }, undefined, (query) =>
+        extraParams: contactListParams
+      }, companyId === undefined ? undefined : Effect.map(companyStates(deps, ctx, [companyId]), ({ live }) => live.has(companyId)), (query) =>
         Effect.map(deps.storage.queryRecords("contact", ctx.workspaceId, query, dealsLinkingContacts), (records) => {
           read = records
           return records.rows.map((row) => row.document)
@@ -105,13 +140,15 @@ export const makeContacts = (deps: EngineDeps) => {
         return yield* listAt(ctx, params, { version: read.settingsVersion })
       }
       const dealIds = new Map(read?.rows.map((row) => [row.document.id, row.linkedIds]))
+      const companies = idsOf(yield* liveCompaniesOf(deps, ctx, page.rows.map((doc) => doc.data)))
       return {
-        data: page.rows.map((doc) => contactViewWith(visibleFields(doc.data, contact), dealIds.get(doc.id) ?? [])),
+        data: page.rows.map((doc) => contactViewWith(visibleFields(doc.data, contact), dealIds.get(doc.id) ?? [], companies)),
         next_cursor: page.next_cursor
       }
     })
 
-  const list = (ctx: RequestContext, params: ListParams) => listAt(ctx, params, false)
+  const list = (ctx: RequestContext, params: ListParams) =>
+    Effect.flatMap(storableParams(params), (checked) => listAt(ctx, checked, false))
 
   /**
    * The contact as the write that just committed left it (its own events), with the deals that
@@ -126,8 +163,7 @@ export const makeContacts = (deps: EngineDeps) => {
       if (announced !== null) return { data: announced, version: handled.version }
       const projected = handled.projected
       if (projected === null) return yield* new NotFound({ resource: "contact", id })
-      const deals = yield* dealsNaming(deps, ctx, [id])
-      return { data: contactView(id, visibleFields(projected.data, catalogOf(handled.prepared).contact), deals), version: handled.version }
+      return { data: yield* oneContactView(deps, ctx, id, projected.data, catalogOf(handled.prepared).contact), version: handled.version }
     })
 
   /** A new contact from a body already checked as storable text. */
@@ -137,7 +173,8 @@ export const makeContacts = (deps: EngineDeps) => {
         ...commandOn(ctx, id),
         stream: "new",
         prepare: parsedWith(parseContactCreate, input),
-        command: ({ at, prepared }) => Effect.succeed({ type: "CreateContact" as const, id, at, fields: prepared.fields })
+        command: ({ at, prepared }) =>
+          Effect.map(unknownCompanies(ctx, input), (unknown) => ({ type: "CreateContact" as const, id, at, fields: prepared.fields, unknownCompanies: unknown }))
       }, written(ctx, id, (prepared) => prepared.known)))
 
   const updateWrite = (ctx: RequestContext, id: string, input: unknown, ifMatch: IfMatch): Write<Versioned> =>
@@ -145,7 +182,21 @@ export const makeContacts = (deps: EngineDeps) => {
       ...commandOn(ctx, id),
       ifMatch,
       prepare: parsedWith(parseContactPatch, input),
-      command: ({ at, prepared }) => Effect.succeed({ type: "UpdateContact" as const, id, at, fields: prepared.fields })
+      command: ({ at, prepared: { fields }, projected: current }) =>
+        Effect.gen(function*() {
+          // A patch of the companies: the named ones must be live; linked ones in the trash are kept.
+          const named = namedCompanies(input)
+          const linked = fields["company_ids"] === undefined ? [] : linkedCompanyIds(current?.data ?? {})
+          const companiesNow = yield* companyStates(deps, ctx, [...named.map((company) => company.id), ...linked])
+          return {
+            type: "UpdateContact" as const,
+            id,
+            at,
+            fields,
+            unknownCompanies: named.filter((company) => !companiesNow.live.has(company.id)),
+            trashedCompanyIds: linked.filter((companyId) => companiesNow.trashed.has(companyId))
+          }
+        })
     }, written(ctx, id, (prepared) => prepared.known))
 
   /** An upsert by email: an update of the live contact holding it, or a create with it. */

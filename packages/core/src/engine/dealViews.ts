@@ -1,4 +1,5 @@
 import { Effect } from "effect"
+import { companyIdOf, showingLiveCompany } from "../deal/companyLink.js"
 import { contactIdsOf, showingLiveContacts } from "../deal/contactLinks.js"
 import type { StorageUnavailable } from "../errors.js"
 import type { JsonObject } from "../json.js"
@@ -7,20 +8,28 @@ import type { EngineDeps } from "./deps.js"
 import type { RequestContext } from "./Engine.js"
 import { visibleFields } from "./reads.js"
 
-/** Which of these contact ids name contacts of the workspace that are live, and which are in its trash. */
-export const contactStates = (deps: EngineDeps, ctx: RequestContext, ids: ReadonlyArray<string>) =>
+/** Which of these ids name records of the workspace that are live, and which are in its trash: one read. */
+const recordStates = (deps: EngineDeps, ctx: RequestContext, collection: "contact" | "company", ids: ReadonlyArray<string>) =>
   Effect.map(
-    ids.length === 0 ? Effect.succeed([]) : deps.storage.getDocuments("contact", ctx.workspaceId, ids),
+    ids.length === 0 ? Effect.succeed([]) : deps.storage.getDocuments(collection, ctx.workspaceId, [...new Set(ids)]),
     (docs) => ({
       live: new Set(docs.filter((doc) => doc.deletedAt === null).map((doc) => doc.id)),
       trashed: new Set(docs.filter((doc) => doc.deletedAt !== null).map((doc) => doc.id))
     })
   )
 
+/** Which of these contact ids name contacts of the workspace that are live, and which are in its trash. */
+export const contactStates = (deps: EngineDeps, ctx: RequestContext, ids: ReadonlyArray<string>) =>
+  recordStates(deps, ctx, "contact", ids)
+
+/** Which of these company ids name companies of the workspace that are live, and which are in its trash. */
+export const companyStates = (deps: EngineDeps, ctx: RequestContext, ids: ReadonlyArray<string>) =>
+  recordStates(deps, ctx, "company", ids)
+
 /**
  * Deals as the API shows them (a get, a list page, an expand, the trash, a write's answer, a
- * webhook payload): visible fields, and `contact_ids` without contacts that are not live, read for
- * all the deals at once.
+ * webhook payload): visible fields, `contact_ids` without contacts that are not live and
+ * `company_id` null when its company is not, both read for all the deals at once.
  */
 export const dealViews = (
   deps: EngineDeps,
@@ -29,8 +38,12 @@ export const dealViews = (
   catalog: FieldCatalog
 ): Effect.Effect<ReadonlyArray<JsonObject>, StorageUnavailable> =>
   Effect.map(
-    contactStates(deps, ctx, [...new Set(deals.flatMap(contactIdsOf))]),
-    ({ live }) => deals.map((data) => visibleFields(showingLiveContacts(data, live), catalog))
+    Effect.all([
+      contactStates(deps, ctx, deals.flatMap(contactIdsOf)),
+      companyStates(deps, ctx, deals.flatMap((deal) => companyIdOf(deal) ?? []))
+    ], { concurrency: 2 }),
+    ([contacts, companies]) =>
+      deals.map((data) => visibleFields(showingLiveCompany(showingLiveContacts(data, contacts.live), companies.live), catalog))
   )
 
 export const dealView = (deps: EngineDeps, ctx: RequestContext, deal: JsonObject, catalog: FieldCatalog) =>

@@ -1,10 +1,13 @@
 import { Effect, Result } from "effect"
 import {
+  companyIdOf,
   contactIdsOf,
   dealAggregate as deals,
+  expandDeal,
   type DealEvent,
   type DealRule,
   parseDealCreate,
+  parseDealExpand,
   parseDealPatch,
   parseStageMove,
   projectDeal,
@@ -18,7 +21,9 @@ import { dealListParams, dealParamsWhere } from "../query/index.js"
 import { type FieldCatalog, fieldInfo } from "../query/fields.js"
 import { dealAsOf, parseAsOf } from "./asOf.js"
 import { catalogs } from "./customFields.js"
-import { contactStates, dealView, dealViews } from "./dealViews.js"
+import { linkedActivities } from "./activityViews.js"
+import { companyViews } from "./companyViews.js"
+import { companyStates, contactStates, dealView, dealViews } from "./dealViews.js"
 import type { EngineDeps } from "./deps.js"
 import type { IfMatch, ListParams, RequestContext, Versioned } from "./Engine.js"
 import { type Handled, handleCommand, type Write, write } from "./handleCommand.js"
@@ -44,6 +49,12 @@ export const makeDeals = (deps: EngineDeps, rules: ReadonlyArray<DealRule> = [])
   /** Contact ids of this workspace that are not live contacts (unknown, deleted, or another's). */
   const unknownContacts = (ctx: RequestContext, ids: ReadonlyArray<string>) =>
     Effect.map(contactStates(deps, ctx, ids), ({ live }) => ids.filter((id) => !live.has(id)))
+
+  /** A company_id written that names no live company of the workspace; null when it does, or when none is written. */
+  const unknownCompany = (ctx: RequestContext, companyId: Json | undefined) =>
+    typeof companyId !== "string"
+      ? Effect.succeed(null)
+      : Effect.map(companyStates(deps, ctx, [companyId]), ({ live }) => live.has(companyId) ? null : companyId)
 
   /** What every deal command shares: its stream, the workspace's catalogs, the outbox. */
   const commandOn = (ctx: RequestContext, id: string) => ({
@@ -73,9 +84,24 @@ export const makeDeals = (deps: EngineDeps, rules: ReadonlyArray<DealRule> = [])
       : Effect.map(dealView(deps, ctx, result.projected?.data ?? {}, deal), (data) => ({ data, version: result.version }))
   }
 
-  const get = (ctx: RequestContext, id: string) =>
+  /** expand: the raw `expand` parameter (`companies,activities`) or null. */
+  const get = (ctx: RequestContext, id: string, expandRaw: string | null = null) =>
     Effect.gen(function*() {
-      return yield* readDeal(ctx, id, (yield* catalogs(deps, ctx)).deal)
+      const expand = parseDealExpand(expandRaw)
+      if (Result.isFailure(expand)) return yield* expand.failure
+      const known = yield* catalogs(deps, ctx)
+      const deal = yield* readDeal(ctx, id, known.deal)
+      if (expand.success.size === 0) return deal
+      // The company as shown: company_id is null unless it is live, and then it is read again.
+      const companyId = companyIdOf(deal.data)
+      const companies = expand.success.has("companies") && companyId !== null
+        ? (yield* deps.storage.getDocuments("company", ctx.workspaceId, [companyId])).filter((doc) => doc.deletedAt === null)
+        : []
+      const data = expandDeal(deal.data, {
+        ...(expand.success.has("companies") ? { companies: yield* companyViews(deps, ctx, companies, known.company) } : {}),
+        ...(expand.success.has("activities") ? { activities: yield* linkedActivities(deps, ctx, "deal_ids", id) } : {})
+      })
+      return { data, version: deal.version }
     })
 
   const list = (ctx: RequestContext, params: ListParams) =>
@@ -83,8 +109,13 @@ export const makeDeals = (deps: EngineDeps, rules: ReadonlyArray<DealRule> = [])
       const { deal } = yield* catalogs(deps, ctx)
       const where = dealParamsWhere(yield* storableParams(params), deal)
       if (Result.isFailure(where)) return yield* where.failure
-      // A contact in the trash is on no deal's contact_ids as shown, so no deal lists it.
+      // A contact or company in the trash is on no deal as shown, so no deal lists it.
       const contactId = params["contact_id"]
+      const companyId = params["company_id"]
+      const admitted = [
+        ...(contactId === undefined ? [] : [Effect.map(contactStates(deps, ctx, [contactId]), ({ live }) => live.has(contactId))]),
+        ...(companyId === undefined ? [] : [Effect.map(companyStates(deps, ctx, [companyId]), ({ live }) => live.has(companyId))])
+      ]
       const page = yield* listPage(
         deps,
         ctx,
@@ -98,7 +129,7 @@ export const makeDeals = (deps: EngineDeps, rules: ReadonlyArray<DealRule> = [])
           allow: { filter: true, search: true, sort: true },
           extraParams: dealListParams
         },
-        contactId === undefined ? undefined : Effect.map(contactStates(deps, ctx, [contactId]), ({ live }) => live.has(contactId))
+        admitted.length === 0 ? undefined : Effect.map(Effect.all(admitted, { concurrency: 2 }), (live) => live.every(Boolean))
       )
       return { data: yield* dealViews(deps, ctx, page.rows.map((row) => row.data), deal), next_cursor: page.next_cursor }
     })
@@ -119,7 +150,8 @@ export const makeDeals = (deps: EngineDeps, rules: ReadonlyArray<DealRule> = [])
               at,
               fields,
               pipeline: typeof pipelineId === "string" ? yield* settings.pipeline(pipelineId) : null,
-              unknownContactIds: yield* unknownContacts(ctx, stringsOf(fields["contact_ids"]))
+              unknownContactIds: yield* unknownContacts(ctx, stringsOf(fields["contact_ids"])),
+              unknownCompanyId: yield* unknownCompany(ctx, fields["company_id"])
             }
           })
       }, (result) => written(ctx, result, result.prepared.known.deal)))
@@ -137,6 +169,9 @@ export const makeDeals = (deps: EngineDeps, rules: ReadonlyArray<DealRule> = [])
           const named = stringsOf(fields["contact_ids"])
           const linked = fields["contact_ids"] === undefined ? [] : contactIdsOf(current?.data ?? {})
           const contactsNow = yield* contactStates(deps, ctx, [...named, ...linked])
+          // A patch of company_id: a given one must be live; null keeps one in the trash.
+          const linkedCompany = fields["company_id"] === null ? companyIdOf(current?.data ?? {}) : null
+          const companyNow = linkedCompany === null ? null : yield* companyStates(deps, ctx, [linkedCompany])
           const given = fields["pipeline_id"]
           const pipelineId = typeof given === "string" ? given : current?.data["pipeline_id"]
           return {
@@ -147,7 +182,9 @@ export const makeDeals = (deps: EngineDeps, rules: ReadonlyArray<DealRule> = [])
             entryId,
             targetPipeline: typeof pipelineId === "string" ? yield* settings.pipeline(pipelineId) : null,
             unknownContactIds: named.filter((contactId) => !contactsNow.live.has(contactId)),
-            trashedContactIds: linked.filter((contactId) => contactsNow.trashed.has(contactId))
+            trashedContactIds: linked.filter((contactId) => contactsNow.trashed.has(contactId)),
+            unknownCompanyId: yield* unknownCompany(ctx, fields["company_id"]),
+            trashedCompanyId: linkedCompany !== null && companyNow?.trashed.has(linkedCompany) === true ? linkedCompany : null
           }
         })
     }, (result) => written(ctx, result, result.prepared.known.deal))

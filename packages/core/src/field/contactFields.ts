@@ -1,6 +1,6 @@
 import { Result } from "effect"
 import type { FieldCheck } from "./checks.js"
-import { text } from "./checks.js"
+import { idList, text } from "./checks.js"
 import type { RecordFields } from "./table.js"
 import { fieldTable, STANDARD_TEXT_MAX } from "./table.js"
 
@@ -17,6 +17,8 @@ const email: FieldCheck = (value) => {
 }
 
 const line = text(STANDARD_TEXT_MAX)
+
+export const COMPANY_IDS_MAX = 100
 
 /** A contact's fields. A new standard field is one row here. */
 export const contactFields: RecordFields = {
@@ -38,11 +40,28 @@ export const contactFields: RecordFields = {
     { name: "last_name", type: "text", check: line, nullable: true, sortable: true, searchable: true, description: "Last name." },
     { name: "phone", type: "text", check: line, nullable: true, searchable: true, description: "Phone number, free form." },
     { name: "title", type: "text", check: line, nullable: true, searchable: true, description: "Job title." },
-    { name: "company_id", type: "id", check: line, nullable: true, description: "The company the contact works for (`comp_…`)." },
+    {
+      name: "company_id",
+      type: "id",
+      check: line,
+      nullable: true,
+      idPrefix: "comp",
+      description: "The contact's primary company, a live company (`comp_…`); null while it is in the trash. " +
+        "Given alone it sets company_ids to [company_id]; given with company_ids it must be one of them."
+    },
+    {
+      name: "company_ids",
+      type: "id_array",
+      check: idList("company", COMPANY_IDS_MAX, STANDARD_TEXT_MAX),
+      absent: [],
+      filterable: false,
+      description: "Every company of the contact, live ones only, the primary first. Given alone it sets company_id to its " +
+        "first element; a patch keeps the linked companies that are in the trash. List with `GET /v1/contacts?company_id=`."
+    },
     { name: "source", type: "text", check: line, nullable: true, description: "Where the contact came from, e.g. `webinar`." },
     { name: "owner_id", type: "id", check: line, nullable: true, description: "The user who owns the contact." },
     { name: "created_at", type: "timestamp", sortable: true },
     { name: "updated_at", type: "timestamp", sortable: true }
   ]),
-  computed: ["deal_ids", "company_ids", "deals", "activities"]
+  computed: ["deal_ids", "deals", "companies", "activities"]
 }

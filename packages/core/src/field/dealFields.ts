@@ -80,9 +80,18 @@ export const dealFields: RecordFields = {
       filterable: false,
       description: "Associated live contacts."
     },
+    {
+      name: "company_id",
+      type: "id",
+      check: recordId,
+      nullable: true,
+      idPrefix: "comp",
+      description: "The deal's company, a live company; null while it is in the trash (a PATCH of null then keeps it). " +
+        "List with `GET /v1/deals?company_id=`."
+    },
     { name: "status", type: "enum", check: oneOf(dealStatuses), absent: "open", options: dealStatuses },
     { name: "created_at", type: "timestamp", sortable: true },
     { name: "updated_at", type: "timestamp", sortable: true }
   ]),
-  computed: []
+  computed: ["companies", "activities"]
 }

@@ -14,6 +14,7 @@ export const dealListParams: ReadonlyArray<string> = [
   "owner_id",
   "status",
   "contact_id",
+  "company_id",
   "value_min",
   "value_max",
   "close_date_from",
@@ -25,14 +26,15 @@ const decimal = /^-?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?$/
 /**
  * The conditions the deal list parameters ask for: equality on ids and status, membership in
  * `contact_ids`, and inclusive ranges on `value` and `expected_close_date` (a deal without a value
- * or date falls outside every range).
+ * or date falls outside every range). Whether a contact_id or company_id names a live record is the
+ * engine's question (a record in the trash is on no deal as shown).
  */
 export const dealParamsWhere = (params: ListParams, catalog: FieldCatalog): Result.Result<Expr, ValidationError> => {
   const errors: Array<ErrorDetail> = []
   const clauses: Array<Expr> = []
   const ref = (name: string, fallback: FieldType): FieldRef => ({ name, type: catalog.get(name)?.type ?? fallback })
 
-  for (const name of ["pipeline_id", "stage_id", "owner_id"] as const) {
+  for (const name of ["pipeline_id", "stage_id", "owner_id", "company_id"] as const) {
     const raw = params[name]
     if (raw === undefined) continue
     if (raw === "") errors.push({ path: name, message: "must not be empty" })

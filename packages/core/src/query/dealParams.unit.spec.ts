@@ -23,6 +23,7 @@ describe("dealParamsWhere", () => {
       pipeline_id: "pipe_1",
       stage_id: "stage_1",
       owner_id: "usr_1",
+      company_id: "comp_1",
       status: "won",
       contact_id: "con_1",
       value_min: "100",
@@ -35,6 +36,7 @@ describe("dealParamsWhere", () => {
         { _tag: "Compare", field: { name: "pipeline_id", type: "id" }, op: "eq", value: "pipe_1" },
         { _tag: "Compare", field: { name: "stage_id", type: "id" }, op: "eq", value: "stage_1" },
         { _tag: "Compare", field: { name: "owner_id", type: "id" }, op: "eq", value: "usr_1" },
+        { _tag: "Compare", field: { name: "company_id", type: "id" }, op: "eq", value: "comp_1" },
         { _tag: "Compare", field: { name: "status", type: "enum" }, op: "eq", value: "won" },
         { _tag: "HasElement", field: { name: "contact_ids", type: "id_array" }, value: "con_1" },
         { _tag: "Compare", field: { name: "value", type: "number" }, op: "gte", value: 100 },
@@ -52,6 +54,7 @@ describe("dealParamsWhere", () => {
   it("reports every bad parameter at its name", () => {
     expect(errorsOf({
       pipeline_id: "",
+      company_id: "",
       status: "closed",
       contact_id: "",
       value_min: "ten",
@@ -60,6 +63,7 @@ describe("dealParamsWhere", () => {
       close_date_to: "01/03/2026"
     })).toEqual([
       { path: "pipeline_id", message: "must not be empty" },
+      { path: "company_id", message: "must not be empty" },
       { path: "status", message: "must be one of open, won, lost" },
       { path: "contact_id", message: "must not be empty" },
       { path: "value_min", message: "must be a number" },

@@ -19,6 +19,7 @@ describe("the query catalogs read off the field tables", () => {
       "phone text fw",
       "title text fw",
       "company_id id f",
+      "company_ids id_array ",
       "source text f",
       "owner_id id f",
       "created_at timestamp fs",
@@ -38,6 +39,7 @@ describe("the query catalogs read off the field tables", () => {
       "expected_close_date date fs",
       "owner_id id f",
       "contact_ids id_array ",
+      "company_id id f",
       "status enum f",
       "created_at timestamp fs",
       "updated_at timestamp fs"

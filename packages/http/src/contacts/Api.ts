@@ -3,22 +3,31 @@ import { batchDescription, batchInput, BatchResults } from "../batch.js"
 import { actionErrors, batchErrors, replayable200, created, createErrors, deleteErrors, listErrors, NoContent, readErrors, restored, single, writeErrors } from "../answers.js"
 import { pageOf, securedGroup } from "../documented.js"
 import { historyDescription, HistoryEntry } from "../history/schemas.js"
-import { contactParams, idempotencyHeader, idParams, ifMatchHeader, pagingParams, searchParams } from "../parameters.js"
+import { contactListParams, contactParams, idempotencyHeader, idParams, ifMatchHeader, pagingParams } from "../parameters.js"
 import { Contact, ContactInput, ContactPatch } from "./schemas.js"
 
 export class ContactsApi extends securedGroup(
   "contacts",
   HttpApiEndpoint.get("list", "/v1/contacts", {
-    query: searchParams,
+    query: contactListParams,
     success: pageOf(Contact, "ContactPage"),
     error: listErrors
-  }).annotate(OpenApi.Description, "Sort fields: created_at, updated_at, email, first_name, last_name and custom fields."),
+  }).annotate(
+    OpenApi.Description,
+    "Sort fields: created_at, updated_at, email, first_name, last_name and custom fields. `company_id` lists the contacts " +
+      "of one company (company_ids is not in the filter grammar)."
+  ),
   HttpApiEndpoint.get("get", "/v1/contacts/:id", {
     params: idParams,
     query: contactParams,
     success: single(Contact),
     error: readErrors
-  }),
+  }).annotate(
+    OpenApi.Description,
+    "A company in the trash is left out of company_ids (company_id shows null while it is the primary one) and comes back " +
+      "on its restore. A contact created before companies existed keeps the company_id it was given, shown as it is, and " +
+      "company_ids [company_id], until either is written."
+  ),
   HttpApiEndpoint.post("batch", "/v1/contacts/batch", {
     payload: batchInput("Contact", "ContactBatch", "email"),
     headers: idempotencyHeader,

@@ -1,25 +1,20 @@
 import { contactFields } from "@dealstream/core"
 import { Schema } from "effect"
-import { customFields, exampleId, Timestamp } from "../documented.js"
+import { Activity } from "../activities/schemas.js"
+import { Company } from "../companies/schemas.js"
+import { customFields } from "../documented.js"
 import { answerFields, createFields, patchFields } from "../fieldSchemas.js"
 
 export const ContactInput = Schema.StructWithRest(Schema.Struct(createFields(contactFields)), customFields).annotate({
   identifier: "ContactInput",
-  description: "A new contact. Custom field values are top-level keys; any other unknown key is 400."
+  description: "A new contact. Custom field values are top-level keys; any other unknown key is 400. company_id and " +
+    "company_ids may be given alone or together (company_id then one of company_ids); every company must be live."
 })
 
 export const ContactPatch = Schema.StructWithRest(Schema.Struct(patchFields(contactFields)), customFields).annotate({
   identifier: "ContactPatch",
   description: "Only the keys present change; null clears an optional field."
 })
-
-/** An entry drawn from the event log (what expand=activities returned before activities were records). */
-export const LogEntry = Schema.Struct({
-  id: exampleId("act"),
-  type: Schema.String.annotate({ examples: ["contact.updated", "deal.stage_changed"] }),
-  occurred_at: Timestamp,
-  data: Schema.Record(Schema.String, Schema.Unknown)
-}).annotate({ identifier: "LogEntry" })
 
 /** The contact's computed keys (core's contactFields.computed), as the engine answers them. */
 const computed = {
@@ -29,10 +24,12 @@ const computed = {
   deals: Schema.optionalKey(Schema.Array(Schema.Record(Schema.String, Schema.Unknown)).annotate({
     description: "Full deal objects, with expand=deals."
   })),
-  activities: Schema.optionalKey(Schema.Array(LogEntry).annotate({
-    description: "With expand=activities: the newest 100 events of the contact and its deals."
+  companies: Schema.optionalKey(Schema.Array(Company).annotate({
+    description: "Full company objects in place of company_ids (live ones, the primary first), with expand=companies."
   })),
-  company_ids: Schema.Array(Schema.String)
+  activities: Schema.optionalKey(Schema.Array(Activity).annotate({
+    description: "With expand=activities: its live activities, newest first, at most 100."
+  }))
 }
 
 export const Contact = Schema.StructWithRest(Schema.Struct(answerFields(contactFields, computed)), customFields)

@@ -13,7 +13,12 @@ export class DealsApi extends securedGroup(
     success: pageOf(Deal, "DealPage"),
     error: listErrors
   }).annotate(OpenApi.Description, "Sort fields: value, created_at, updated_at, expected_close_date, name and custom fields."),
-  HttpApiEndpoint.get("get", "/v1/deals/:id", { params: idParams, query: dealGetParams, success: single(Deal), error: readErrors }),
+  HttpApiEndpoint.get("get", "/v1/deals/:id", { params: idParams, query: dealGetParams, success: single(Deal), error: readErrors }).annotate(
+    OpenApi.Description,
+    "company_id is null while the deal's company is in the trash, and comes back on its restore. expand=companies adds " +
+      "`companies`: a list of none or one company (not an object in place of company_id), so that contacts and deals " +
+      "expand the same way."
+  ),
   HttpApiEndpoint.post("batch", "/v1/deals/batch", {
     payload: batchInput("Deal", "DealBatch", null),
     headers: idempotencyHeader,

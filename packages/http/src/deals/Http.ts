@@ -1,4 +1,4 @@
-import { Engine } from "@dealstream/core"
+import { Engine, ValidationError } from "@dealstream/core"
 import { HttpApiBuilder } from "effect/http-api"
 import { Effect } from "effect"
 import { Api } from "../Api.js"
@@ -19,17 +19,18 @@ export const DealsLive = HttpApiBuilder.group(Api, "deals", (handlers) =>
       .handle("list", listRecords(engine.deals.list))
       .handle("get", ({ params, request }) =>
         Effect.gen(function*() {
-          const query = yield* readQuery(request, ["as_of"])
+          const query = yield* readQuery(request, ["expand", "as_of"])
           const ctx = yield* Caller
-          const asOf = query["as_of"]
-          return respond(record(yield* (asOf === undefined ? engine.deals.get(ctx, params.id) : engine.deals.getAsOf(ctx, params.id, asOf))))
+          if (query["as_of"] === undefined) return respond(record(yield* engine.deals.get(ctx, params.id, query["expand"] ?? null)))
+          if (query["expand"] !== undefined) return yield* ValidationError.at("as_of", "cannot be combined with expand")
+          return respond(record(yield* engine.deals.getAsOf(ctx, params.id, query["as_of"])))
         }))
       .handleRaw("batch", batchRecords(idempotent, engine.deals.batch))
-      .handleRaw("create", createRecord(idempotent, COLLECTION, engine.deals.create, engine.deals.get))
+      .handleRaw("create", createRecord(idempotent, COLLECTION, engine.deals.create, (ctx, id) => engine.deals.get(ctx, id, null)))
       .handleRaw("update", writeRecord(engine.deals.update))
       .handleRaw("moveStage", writeRecord(engine.deals.moveStage))
       .handle("delete", deleteRecord(engine.deals.delete))
-      .handle("restore", restoreRecord(idempotent, engine.deals.restore, engine.deals.get))
+      .handle("restore", restoreRecord(idempotent, engine.deals.restore, (ctx, id) => engine.deals.get(ctx, id, null)))
       .handle("timeline", recordPage(engine.deals.timeline))
       .handle("history", recordPage(engine.deals.history))
   }))
