@@ -17,7 +17,14 @@ export type LinkIds = { readonly [L in ActivityLink]: ReadonlyArray<string> }
 /** Per link list: a set of ids (the live ones). */
 export type LinkSets = { readonly [L in ActivityLink]: ReadonlySet<string> }
 
-export const noLinkIds: LinkIds = { contact_ids: [], deal_ids: [], company_ids: [] }
+/** One value per link list, made by `f`. */
+export const perLink = <A>(f: (link: ActivityLink) => A): { readonly [L in ActivityLink]: A } => ({
+  contact_ids: f("contact_ids"),
+  deal_ids: f("deal_ids"),
+  company_ids: f("company_ids")
+})
+
+export const noLinkIds: LinkIds = perLink(() => [])
 
 /** The collection each list names records of, which is also the record type named in messages. */
 export const linkedCollection = { contact_ids: "contact", deal_ids: "deal", company_ids: "company" } as const
@@ -26,6 +33,16 @@ export const linkIdsOf = (data: JsonObject, link: ActivityLink): ReadonlyArray<s
   const value = data[link]
   return Array.isArray(value) ? value.filter((id): id is string => typeof id === "string") : []
 }
+
+/** Every id these records link to, per list (a record without a list adds none to it). */
+export const linksOf = (records: ReadonlyArray<JsonObject>): LinkIds =>
+  perLink((link) => records.flatMap((data) => linkIdsOf(data, link)))
+
+/** The ids of each list that `keep` keeps. */
+export const filterLinks = (ids: LinkIds, keep: (link: ActivityLink, id: string) => boolean): LinkIds =>
+  perLink((link) => ids[link].filter((id) => keep(link, id)))
+
+export const joinLinks = (a: LinkIds, b: LinkIds): LinkIds => perLink((link) => [...a[link], ...b[link]])
 
 /** The activity as shown: each list limited to live records, every other key (and the key order) as stored. */
 export const showingLiveLinks = (data: JsonObject, live: LinkSets): JsonObject => {

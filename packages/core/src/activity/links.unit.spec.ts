@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { isLinked, type LinkSets, showingLiveLinks } from "./links.js"
+import { filterLinks, isLinked, joinLinks, linksOf, type LinkSets, showingLiveLinks } from "./links.js"
 
 const live = (contacts: Array<string>, deals: Array<string> = [], companies: Array<string> = []): LinkSets => ({
   contact_ids: new Set(contacts),
@@ -20,5 +20,12 @@ describe("an activity's links", () => {
     expect(isLinked({ contact_ids: [], deal_ids: [], company_ids: [] })).toBe(false)
     expect(isLinked({ contact_ids: [], deal_ids: [], company_ids: ["comp_a"] })).toBe(true)
     expect(isLinked({})).toBe(false)
+  })
+
+  it("gathers, filters and joins the ids of each list", () => {
+    const ids = linksOf([{ contact_ids: ["con_a"], deal_ids: ["deal_a"] }, { contact_ids: ["con_b"], company_ids: "not a list" }])
+    expect(ids).toEqual({ contact_ids: ["con_a", "con_b"], deal_ids: ["deal_a"], company_ids: [] })
+    expect(filterLinks(ids, (link, id) => link === "contact_ids" && id !== "con_a")).toEqual({ contact_ids: ["con_b"], deal_ids: [], company_ids: [] })
+    expect(joinLinks(ids, linksOf([{ deal_ids: ["deal_b"] }]))).toEqual({ contact_ids: ["con_a", "con_b"], deal_ids: ["deal_a", "deal_b"], company_ids: [] })
   })
 })

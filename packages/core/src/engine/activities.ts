@@ -4,14 +4,14 @@ import {
   activityAggregate,
   type ActivityEvent,
   type ActivityParser,
-  type ActivityLink,
-  type LinkIds,
-  linkIdsOf,
+  filterLinks,
+  joinLinks,
+  linksOf,
+  perLink,
   parseActivityCreate,
   parseActivityPatch
 } from "../activity/index.js"
 import { NotFound, type StorageUnavailable } from "../errors.js"
-import type { JsonObject } from "../json.js"
 import { activityLinkParams, activityListParams, activityParamsWhere } from "../query/activityParams.js"
 import { activityView, activityViews, linkStates } from "./activityViews.js"
 import { catalogs } from "./customFields.js"
@@ -30,25 +30,6 @@ const parsedWith = (parse: ActivityParser, input: unknown) => (settings: Setting
     const parsed = parse(input, known.defs)
     return Result.isFailure(parsed) ? Effect.fail(parsed.failure) : Effect.succeed({ known, ...parsed.success })
   })
-
-/** The lists a body gives (those it leaves out: none). */
-const givenLinks = (fields: JsonObject): LinkIds => ({
-  contact_ids: linkIdsOf(fields, "contact_ids"),
-  deal_ids: linkIdsOf(fields, "deal_ids"),
-  company_ids: linkIdsOf(fields, "company_ids")
-})
-
-const bothLinks = (a: LinkIds, b: LinkIds): LinkIds => ({
-  contact_ids: [...a.contact_ids, ...b.contact_ids],
-  deal_ids: [...a.deal_ids, ...b.deal_ids],
-  company_ids: [...a.company_ids, ...b.company_ids]
-})
-
-const filterLinks = (ids: LinkIds, keep: (link: ActivityLink, id: string) => boolean): LinkIds => ({
-  contact_ids: ids.contact_ids.filter((id) => keep("contact_ids", id)),
-  deal_ids: ids.deal_ids.filter((id) => keep("deal_ids", id)),
-  company_ids: ids.company_ids.filter((id) => keep("company_ids", id))
-})
 
 export const makeActivities = (deps: EngineDeps): EngineService["activities"] => {
   /** What every activity command shares: its stream, the workspace's catalogs, the outbox. */
@@ -83,11 +64,9 @@ export const makeActivities = (deps: EngineDeps): EngineService["activities"] =>
 
   /** Whether every record the list parameters name is live: one in the trash is on no activity as shown. */
   const namedRecordsLive = (ctx: RequestContext, params: ListParams): Effect.Effect<boolean, StorageUnavailable> | undefined => {
-    const named: { [L in ActivityLink]: Array<string> } = { contact_ids: [], deal_ids: [], company_ids: [] }
-    for (const [name, link] of Object.entries(activityLinkParams)) {
-      const id = params[name]
-      if (id !== undefined) named[link].push(id)
-    }
+    const named = perLink((link) =>
+      Object.entries(activityLinkParams).flatMap(([name, listed]) => listed === link && params[name] !== undefined ? [params[name]] : [])
+    )
     if (ACTIVITY_LINKS.every((link) => named[link].length === 0)) return undefined
     return Effect.map(linkStates(deps, ctx, named), ({ live }) => ACTIVITY_LINKS.every((link) => named[link].every((id) => live[link].has(id))))
   }
@@ -124,13 +103,13 @@ export const makeActivities = (deps: EngineDeps): EngineService["activities"] =>
         stream: "new",
         prepare: parsedWith(parseActivityCreate, input),
         command: ({ at, prepared: { done, fields } }) =>
-          Effect.map(linkStates(deps, ctx, givenLinks(fields)), ({ live }) => ({
+          Effect.map(linkStates(deps, ctx, linksOf([fields])), ({ live }) => ({
             type: "CreateActivity" as const,
             id,
             at,
             fields,
             done,
-            unknownIds: filterLinks(givenLinks(fields), (link, linked) => !live[link].has(linked))
+            unknownIds: filterLinks(linksOf([fields]), (link, linked) => !live[link].has(linked))
           }))
       })
       return yield* written(ctx, id, result, result.prepared.known)
@@ -146,9 +125,9 @@ export const makeActivities = (deps: EngineDeps): EngineService["activities"] =>
         command: ({ at, prepared: { done, fields }, projected: current }) =>
           Effect.gen(function*() {
             // A patched list: the given ids must be live; the linked ones in the trash are kept.
-            const named = givenLinks(fields)
-            const linked = filterLinks(givenLinks(current?.data ?? {}), (link) => fields[link] !== undefined)
-            const now = yield* linkStates(deps, ctx, bothLinks(named, linked))
+            const named = linksOf([fields])
+            const linked = filterLinks(linksOf([current?.data ?? {}]), (link) => fields[link] !== undefined)
+            const now = yield* linkStates(deps, ctx, joinLinks(named, linked))
             return {
               type: "UpdateActivity" as const,
               id,

@@ -1,5 +1,5 @@
 import { Effect } from "effect"
-import { ACTIVITY_LINKS, type ActivityLink, linkedCollection, type LinkIds, linkIdsOf, type LinkSets, showingLiveLinks } from "../activity/index.js"
+import { type ActivityLink, linkedCollection, type LinkIds, linksOf, type LinkSets, perLink, showingLiveLinks } from "../activity/index.js"
 import type { StorageUnavailable } from "../errors.js"
 import { activityFields } from "../field/activityFields.js"
 import { inRecordOrder } from "../field/recordOrder.js"
@@ -15,24 +15,16 @@ export type { ActivityLink }
 /** Which linked records are live and which are in the trash, per list: one read per collection named. */
 export const linkStates = (deps: EngineDeps, ctx: RequestContext, ids: LinkIds) =>
   Effect.map(
-    Effect.forEach(ACTIVITY_LINKS, (link) => {
+    Effect.all(perLink((link) => {
       const wanted = [...new Set(ids[link])]
       return wanted.length === 0 ? Effect.succeed([]) : deps.storage.getDocuments(linkedCollection[link], ctx.workspaceId, wanted)
-    }, { concurrency: "unbounded" }),
+    }), { concurrency: "unbounded" }),
     (docs) => {
-      const of = (i: number, trashed: boolean) =>
-        new Set(docs[i]!.filter((doc) => (doc.deletedAt !== null) === trashed).map((doc) => doc.id))
-      const states = (trashed: boolean): LinkSets => ({ contact_ids: of(0, trashed), deal_ids: of(1, trashed), company_ids: of(2, trashed) })
-      return { live: states(false), trashed: states(true) }
+      const inTrash = (trashed: boolean): LinkSets =>
+        perLink((link) => new Set(docs[link].filter((doc) => (doc.deletedAt !== null) === trashed).map((doc) => doc.id)))
+      return { live: inTrash(false), trashed: inTrash(true) }
     }
   )
-
-/** Every id the activities link to, per list. */
-const linksOf = (activities: ReadonlyArray<JsonObject>): LinkIds => ({
-  contact_ids: activities.flatMap((data) => linkIdsOf(data, "contact_ids")),
-  deal_ids: activities.flatMap((data) => linkIdsOf(data, "deal_ids")),
-  company_ids: activities.flatMap((data) => linkIdsOf(data, "company_ids"))
-})
 
 /**
  * Activities as the API shows them (a get, a list page, an expand, the trash, a write's answer, a
