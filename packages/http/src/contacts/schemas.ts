@@ -16,8 +16,15 @@ export const ContactPatch = Schema.StructWithRest(Schema.Struct(patchFields(cont
   description: "Only the keys present change; null clears an optional field."
 })
 
-/** The contact's computed keys (core's contactFields.computed), as the engine answers them. */
+/**
+ * The contact's computed keys (core's contactFields.computed), as the engine answers them, and
+ * company_ids, a stored field that expand=companies replaces (so optional in an answer; it keeps
+ * its place after company_id).
+ */
 const computed = {
+  company_ids: Schema.optionalKey(Schema.Array(Schema.String).annotate({
+    description: "Every company of the contact, live ones only, the primary first (replaced by `companies` with expand=companies)."
+  })),
   deal_ids: Schema.optionalKey(Schema.Array(Schema.String).annotate({
     description: "Live deals whose contact_ids include this contact (replaced by `deals` with expand=deals)."
   })),
