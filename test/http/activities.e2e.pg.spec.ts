@@ -367,6 +367,31 @@ describe.each(STORAGES)("activities on %s storage", { timeout: 90_000 }, (storag
     expect((await ok("GET", `/v1/companies/${globex.id}?expand=activities`)).activities).toEqual([await ok("GET", `/v1/activities/${both.id}`)])
   })
 
+  it("shows a contact's and a deal's live activities with expand=activities, newest first, as GET shows them", async () => {
+    const { activity, contact, deal, ok } = setUp()
+    const [ada, grace] = [await contact(), await contact()]
+    const renewal = await deal({ contact_ids: [ada.id] })
+    const a1 = await activity({ subject: "a1", contact_ids: [ada.id] })
+    const a2 = await activity({ type: "task", subject: "a2", contact_ids: [ada.id], deal_ids: [renewal.id] })
+    const a3 = await activity({ type: "call", subject: "a3", deal_ids: [renewal.id] })
+    await activity({ type: "email", subject: "a4", contact_ids: [grace.id] })
+    const a5 = await activity({ type: "meeting", subject: "a5", contact_ids: [ada.id] })
+    const a6 = await activity({ subject: "a6", contact_ids: [grace.id, ada.id] })
+    await ok("DELETE", `/v1/activities/${a5.id}`)
+    await ok("DELETE", `/v1/contacts/${grace.id}`)
+    const shown = async (...activities: Array<Json>) => Promise.all(activities.map((a) => ok("GET", `/v1/activities/${a["id"]}`)))
+
+    const expandedContact = await ok("GET", `/v1/contacts/${ada.id}?expand=activities`)
+    expect(expandedContact.activities).toEqual(await shown(a6, a2, a1))
+    expect(expandedContact.activities[0].contact_ids).toEqual([ada.id])
+    expect((await ok("GET", `/v1/deals/${renewal.id}?expand=activities`)).activities).toEqual(await shown(a3, a2))
+
+    await ok("POST", `/v1/activities/${a5.id}/restore`)
+    await ok("POST", `/v1/contacts/${grace.id}/restore`)
+    expect((await ok("GET", `/v1/contacts/${ada.id}?expand=activities`)).activities).toEqual(await shown(a6, a5, a2, a1))
+    expect((await ok("GET", `/v1/contacts/${grace.id}?expand=activities`)).activities.map((a: Json) => a["subject"])).toEqual(["a6", "a4"])
+  })
+
   it("goes to the trash and back, with If-Match and Idempotency-Key, and keeps its history", async () => {
     const { activity, api, contact, ok } = setUp()
     const ada = await contact()
