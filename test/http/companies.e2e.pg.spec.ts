@@ -496,11 +496,70 @@ describe.each(STORAGES)("companies on %s storage", { timeout: 60_000 }, (storage
     })
   })
 
-  it("adds activities with expand=activities and takes the expansions in any combination", async () => {
+  it("derives contact_ids and deal_ids from the live contacts and deals naming the company, and expands them as their GETs show them", async () => {
+    const company = await ok("POST", "/v1/companies", { name: "Linked", domain: domain("linked") }, 201)
+    const sister = await ok("POST", "/v1/companies", { name: "Sister", domain: domain("sister") }, 201)
+    const email = (name: string) => `${name}.${domain("person")}`.replace(/\.example\.com$/, "@example.com")
+    const primary = await ok("POST", "/v1/contacts", { email: email("primary"), company_id: company.id }, 201)
+    const secondary = await ok("POST", "/v1/contacts", { email: email("secondary"), company_ids: [sister.id, company.id] }, 201)
+    await ok("POST", "/v1/contacts", { email: email("elsewhere"), company_id: sister.id }, 201)
+    const pipeline = (await ok("GET", "/v1/pipelines")).data[0]
+    const deal = await ok("POST", "/v1/deals", { name: "Linked deal", pipeline_id: pipeline.id, company_id: company.id, contact_ids: [primary.id] }, 201)
+    await ok("POST", "/v1/deals", { name: "Sister deal", pipeline_id: pipeline.id, company_id: sister.id }, 201)
+
+    const read = async () => await ok("GET", `/v1/companies/${company.id}`)
+    const expanded = async () => await ok("GET", `/v1/companies/${company.id}?expand=contacts,deals`)
+    const linked = await read()
+    expect(linked).toEqual({ ...company, contact_ids: [primary.id, secondary.id], deal_ids: [deal.id] })
+    expect((await ok("GET", `/v1/companies/${sister.id}`)).contact_ids).toHaveLength(2)
+    const listed = await ok("GET", `/v1/companies?search=${encodeURIComponent(company.domain)}`)
+    expect(listed.data).toEqual([linked])
+    // A write's answer (and so its webhook payload) carries them too.
+    const renamed = await ok("PATCH", `/v1/companies/${company.id}`, { industry: "links" })
+    expect(renamed).toMatchObject({ contact_ids: [primary.id, secondary.id], deal_ids: [deal.id] })
+
+    const full = await expanded()
+    expect(full.contacts).toEqual([await ok("GET", `/v1/contacts/${primary.id}`), await ok("GET", `/v1/contacts/${secondary.id}`)])
+    expect(full.deals).toEqual([await ok("GET", `/v1/deals/${deal.id}`)])
+    expect(full).not.toHaveProperty("contact_ids")
+    expect(full).not.toHaveProperty("deal_ids")
+
+    // A contact or deal in the trash leaves both, and comes back with its restore.
+    await ok("DELETE", `/v1/contacts/${primary.id}`, undefined, 204)
+    await ok("DELETE", `/v1/deals/${deal.id}`, undefined, 204)
+    expect(await read()).toMatchObject({ contact_ids: [secondary.id], deal_ids: [] })
+    expect(await expanded()).toMatchObject({ contacts: [await ok("GET", `/v1/contacts/${secondary.id}`)], deals: [] })
+    await ok("POST", `/v1/contacts/${primary.id}/restore`)
+    await ok("POST", `/v1/deals/${deal.id}/restore`)
+    expect(await read()).toMatchObject({ contact_ids: [primary.id, secondary.id], deal_ids: [deal.id] })
+    expect((await expanded()).contacts.map((c: { id: string }) => c.id)).toEqual([primary.id, secondary.id])
+    expect((await expanded()).deals.map((d: { id: string }) => d.id)).toEqual([deal.id])
+
+    // A contact that lets the company go leaves it; a deal moved to another company too.
+    await ok("PATCH", `/v1/contacts/${secondary.id}`, { company_ids: [sister.id] })
+    await ok("PATCH", `/v1/deals/${deal.id}`, { company_id: sister.id })
+    expect(await read()).toMatchObject({ contact_ids: [primary.id], deal_ids: [] })
+    expect((await ok("GET", `/v1/companies/${sister.id}`)).deal_ids).toContain(deal.id)
+
+    // The company in the trash shows who still names it; restored, it is as it was.
+    const before = await read()
+    await ok("DELETE", `/v1/companies/${company.id}`, undefined, 204)
+    const trashed = (await ok("GET", "/v1/trash?type=company&limit=100")).data.find((i: { id: string }) => i.id === company.id)
+    expect(trashed.record).toEqual(before)
+    expect(await ok("POST", `/v1/companies/${company.id}/restore`)).toEqual(before)
+  })
+
+  it("adds its live activities, newest first, with expand=activities, and takes the expansions in any combination", async () => {
     const company = await ok("POST", "/v1/companies", { name: "Expanded", domain: domain("expanded") }, 201)
+    const older = await ok("POST", "/v1/activities", { type: "note", subject: "Met them", company_ids: [company.id] }, 201)
+    while (Date.now() <= Date.parse(older.created_at)) await new Promise((resolve) => setTimeout(resolve, 2))
+    const newer = await ok("POST", "/v1/activities", { type: "call", subject: "Called them", company_ids: [company.id] }, 201)
+    const dropped = await ok("POST", "/v1/activities", { type: "note", subject: "Scrapped", company_ids: [company.id] }, 201)
+    await ok("DELETE", `/v1/activities/${dropped.id}`, undefined, 204)
+
     const all = await ok("GET", `/v1/companies/${company.id}?expand=activities,deals,contacts`)
     const { contact_ids: _c, deal_ids: _d, ...fields } = company
-    expect(all).toEqual({ ...fields, contacts: [], deals: [], activities: expect.any(Array) })
+    expect(all).toEqual({ ...fields, contacts: [], deals: [], activities: [await ok("GET", `/v1/activities/${newer.id}`), await ok("GET", `/v1/activities/${older.id}`)] })
     expect(Object.keys(all)).toEqual([...COMPANY_KEYS.slice(0, 8), "contacts", "deals", "activities"])
     expect(Object.keys(await ok("GET", `/v1/companies/${company.id}?expand=deals`))).toEqual([...COMPANY_KEYS.slice(0, 9), "deals"])
     expect(await ok("GET", `/v1/companies/${company.id}?expand=`)).toEqual(company)
