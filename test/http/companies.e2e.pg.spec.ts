@@ -262,6 +262,13 @@ describe.each(STORAGES)("companies on %s storage", { timeout: 60_000 }, (storage
     const byRankDown = await ok("GET", `/v1/companies?filter=${filter}&sort=-${rank}`)
     expect(byRankDown.data.map((c: any) => c.id)).toEqual([gold.id, silver.id])
 
+    // Text custom fields are searched like name and domain.
+    const motto = `motto_${Date.now().toString(36)}`
+    await ok("POST", "/v1/custom-fields", { object: "company", key: motto, label: "Motto", type: "text" }, 201)
+    const word = `zyx${Date.now().toString(36)}`
+    await ok("PATCH", `/v1/companies/${silver.id}`, { [motto]: `always ${word} first` })
+    expect((await ok("GET", `/v1/companies?search=${word.slice(0, -2)}`)).data.map((c: any) => c.id)).toEqual([silver.id])
+
     const cleared = await ok("PATCH", `/v1/companies/${gold.id}`, { [key]: null })
     expect(cleared[key]).toBeNull()
     const onlyGold = encodeURIComponent(JSON.stringify({ [key]: "gold" }))

@@ -34,7 +34,7 @@ export const makeCompanies = (deps: EngineDeps): EngineService["companies"] => {
     streamId: id,
     prepare: catalogsOf,
     // Contacts and deals may name only live companies, so none names one being created: its view needs no read.
-    also: outbox(deps, ctx, companyAggregate, (data, known, event: CompanyEvent) =>
+    also: outbox(deps, ctx, companyAggregate, (data, known, event) =>
       event.type === "company.created"
         ? Effect.succeed(companyView(id, visibleFields(data, known.company), [], []))
         : oneCompanyView(deps, ctx, id, data, known.company))
