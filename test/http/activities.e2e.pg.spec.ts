@@ -202,7 +202,13 @@ describe.each(STORAGES)("activities on %s storage", { timeout: 90_000 }, (storag
 
     const history = await ok("GET", `/v1/activities/${task.id}/history`)
     expect(history.data.map((e: Json) => e["type"])).toEqual(["activity.created", "activity.updated", "activity.updated"])
-    expect(history.data[2].changes).toContainEqual({ field: "subject", from: "Send contract", to: "Send the contract" })
+    expect(history.data[1].changes).toEqual([{ field: "done_at", from: null, to: done.body.done_at }])
+    expect(history.data[2].changes).toEqual([
+      { field: "subject", from: "Send contract", to: "Send the contract" },
+      { field: "done_at", from: done.body.done_at, to: null }
+    ])
+    // The task's due_at is a field of its creation like any other.
+    expect((await ok("GET", `/v1/activities/${task.id}/history`)).data[0].changes).toContainEqual({ field: "due_at", from: null, to: "2026-05-01T12:00:00.000Z" })
   })
 
   it("lists by each parameter alone and combined, and refuses bad parameters", async () => {

@@ -1,8 +1,6 @@
 import { Effect } from "effect"
 import { type ActivityLink, linkedCollection, type LinkIds, linksOf, type LinkSets, perLink, showingLiveLinks } from "../activity/index.js"
 import type { StorageUnavailable } from "../errors.js"
-import { activityFields } from "../field/activityFields.js"
-import { inRecordOrder } from "../field/recordOrder.js"
 import type { JsonObject } from "../json.js"
 import type { FieldCatalog } from "../query/fields.js"
 import { catalogs } from "./customFields.js"
@@ -29,8 +27,7 @@ export const linkStates = (deps: EngineDeps, ctx: RequestContext, ids: LinkIds) 
 /**
  * Activities as the API shows them (a get, a list page, an expand, the trash, a write's answer, a
  * webhook payload): visible fields, each link list without the records that are not live, read for
- * all the activities at once. visibleFields puts every timestamp last; an activity's due_at and
- * done_at are standard fields, so the keys are put in the record's order (field/recordOrder.ts).
+ * all the activities at once.
  */
 export const activityViews = (
   deps: EngineDeps,
@@ -40,7 +37,7 @@ export const activityViews = (
 ): Effect.Effect<ReadonlyArray<JsonObject>, StorageUnavailable> =>
   Effect.map(
     linkStates(deps, ctx, linksOf(activities.map((activity) => activity.data))),
-    ({ live }) => activities.map(({ data }) => inRecordOrder(visibleFields(showingLiveLinks(data, live), catalog), activityFields))
+    ({ live }) => activities.map(({ data }) => visibleFields(showingLiveLinks(data, live), catalog))
   )
 
 export const activityView = (deps: EngineDeps, ctx: RequestContext, id: string, data: JsonObject, catalog: FieldCatalog) =>

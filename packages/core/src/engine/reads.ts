@@ -2,6 +2,7 @@ import { Effect } from "effect"
 import type { JsonObject } from "../json.js"
 import type { DocumentQuery, Expr, SortSpec } from "../query/ast.js"
 import type { FieldCatalog, FieldInfo } from "../query/fields.js"
+import { isRecordTime } from "../field/table.js"
 import { scalarOf } from "../query/fieldValue.js"
 import { sortValueOf } from "../query/sortKeys.js"
 import type { Collection, StoredDocument } from "../storage/documents.js"
@@ -79,4 +80,4 @@ export const visibleFields = (data: JsonObject, catalog: FieldCatalog): JsonObje
   return out
 }
 
-const isTimestamp = (info: FieldInfo) => !info.custom && info.type === "timestamp"
+const isTimestamp = (info: FieldInfo) => !info.custom && isRecordTime(info.name)

@@ -30,6 +30,7 @@ export const activityFields: RecordFields = {
     {
       name: "done_at",
       type: "timestamp",
+      nullable: true,
       description: "When it was marked done (PATCH `{\"done\": true}`); null while open."
     },
     { name: "owner_id", type: "id", check: text(STANDARD_TEXT_MAX), nullable: true, description: "The user who owns the activity." },

@@ -1,8 +1,7 @@
 import type { JsonObject } from "../json.js"
-import type { RecordFields, StandardField } from "./table.js"
+import { isRecordTime, type RecordFields, type StandardField } from "./table.js"
 
-/** The record's own times, which close its stored keys; other timestamps (a task's due_at) are standard fields like any. */
-const isTimestamp = (field: StandardField) => field.name === "created_at" || field.name === "updated_at"
+const isTimestamp = (field: StandardField) => isRecordTime(field.name)
 
 /**
  * A record's keys in the one order the API shows them (API.md, Conventions): `id` and the other

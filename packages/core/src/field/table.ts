@@ -89,5 +89,11 @@ export const reservedKeysOf = (record: RecordFields): ReadonlyArray<string> => [
   ...record.computed
 ]
 
+/**
+ * The record's own times, which every event moves and which close its stored keys; other
+ * timestamps (a task's due_at, its done_at) are standard fields like any other.
+ */
+export const isRecordTime = (name: string): boolean => name === "created_at" || name === "updated_at"
+
 /** The standard text limit of contacts and deals. */
 export const STANDARD_TEXT_MAX = 1000

@@ -1,5 +1,6 @@
 import { isApiKeyId } from "../apiKey/input.js"
 import type { Projected } from "../decider.js"
+import { isRecordTime } from "../field/table.js"
 import type { Json, JsonObject } from "../json.js"
 import type { FieldCatalog } from "../query/fields.js"
 import type { StoredEvent } from "../storage/events.js"
@@ -23,11 +24,11 @@ export type HistoryEntry = {
 }
 
 /**
- * The fields a history compares, in the catalog's order: timestamps aside, which every event moves
- * and which the entry's `at` already says.
+ * The fields a history compares, in the catalog's order: the record's own times aside, which every
+ * event moves and which the entry's `at` already says (a task's due_at and done_at are compared).
  */
 const comparedFields = (catalog: FieldCatalog): ReadonlyArray<string> =>
-  [...catalog.values()].filter((info) => info.custom || info.type !== "timestamp").map((info) => info.name)
+  [...catalog.values()].filter((info) => info.custom || !isRecordTime(info.name)).map((info) => info.name)
 
 /** When an event happened: its own `at` (the time its record shows), or when it was logged. */
 export const eventAt = (stored: StoredEvent): string => {

@@ -1,4 +1,4 @@
-import { activityFields, type RecordFields } from "@dealstream/core"
+import { activityFields } from "@dealstream/core"
 import { Schema } from "effect"
 import { customFields } from "../documented.js"
 import { answerFields, createFields, patchFields } from "../fieldSchemas.js"
@@ -19,14 +19,5 @@ export const ActivityPatch = Schema.StructWithRest(Schema.Struct({ ...patchField
   description: "Only the keys present change; null clears an optional field; `done` sets or clears done_at."
 })
 
-/**
- * done_at is null while the activity is open. The field table leaves it not nullable (it is
- * read-only, so no body sends null); the answer's schema must still allow null.
- */
-const answered: RecordFields = {
-  ...activityFields,
-  standard: activityFields.standard.map((field) => field.name === "done_at" ? { ...field, nullable: true } : field)
-}
-
-export const Activity = Schema.StructWithRest(Schema.Struct(answerFields(answered)), customFields)
+export const Activity = Schema.StructWithRest(Schema.Struct(answerFields(activityFields)), customFields)
   .annotate({ identifier: "Activity" })
