@@ -77,7 +77,8 @@ export const makeContacts = (deps: EngineDeps) => {
     Effect.gen(function*() {
       const expand = parseExpand(expandRaw)
       if (Result.isFailure(expand)) return yield* expand.failure
-      // The document, the ids of the deals naming it and the settings version: one round trip.
+      // The document, the ids of the deals naming it and the settings version: one round trip; then
+      // its companies (none to read for most contacts) beside the catalogs, when those are not kept.
       const read = yield* deps.storage.readRecord("contact", ctx.workspaceId, id, dealsLinkingContacts)
       const doc = read.document
       if (doc === null || doc.deletedAt !== null) return yield* new NotFound({ resource: "contact", id })
@@ -108,8 +109,9 @@ export const makeContacts = (deps: EngineDeps) => {
   }
 
   /**
-   * A list page in one round trip: the parameters parsed with the catalog the host kept, the page
-   * read with the deals naming each contact and the settings version. Asked again, verified, when
+   * A list page in one round trip (and one read of the page's companies, when its contacts link
+   * any): the parameters parsed with the catalog the host kept, the page read with the deals naming
+   * each contact and the settings version. Asked again, verified, when
    * that version moved on from the kept one, or when the kept catalog refused the parameters (a
    * custom field defined through another host may be one the filter names).
    */
