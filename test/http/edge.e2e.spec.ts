@@ -117,7 +117,7 @@ describe("authentication", () => {
 
 describe("routing and request ids", () => {
   it("an unknown route is 404 not_found in the error shape", async () => {
-    for (const [method, path] of [["GET", "/v1/companies"], ["GET", "/nothing"], ["DELETE", "/v1/pipelines/pipe_x"]] as const) {
+    for (const [method, path] of [["GET", "/v1/leads"], ["GET", "/nothing"], ["DELETE", "/v1/pipelines/pipe_x"]] as const) {
       const answer = await host.call(method, path)
       expect(answer.status, `${method} ${path}`).toBe(404)
       expect(errorOf(answer).code).toBe("not_found")

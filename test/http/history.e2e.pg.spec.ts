@@ -34,7 +34,9 @@ describe.each(STORAGES)("record history on %s storage", (storage) => {
     expect(entries[0]!.changes).toEqual([
       { field: "id", from: null, to: contact.id },
       { field: "email", from: null, to: "hist@example.com" },
-      { field: "first_name", from: null, to: "Ada" }
+      { field: "first_name", from: null, to: "Ada" },
+      // Stored on every contact since companies exist: none, as a list.
+      { field: "company_ids", from: null, to: [] }
     ])
     // An update lists only what it changed, custom fields included; the same first_name is no change.
     expect(entries[1]).toMatchObject({ request_id: "req-hist-patch" })

@@ -8,12 +8,17 @@ import { type Answer, hostFor, STORAGES } from "./client.js"
 // through would answer `id, email, phone, title, source, …`.
 
 const CONTACT = [
-  "id", "email", "first_name", "last_name", "phone", "title", "company_id", "source", "owner_id",
-  "score", "tier", "created_at", "updated_at", "deal_ids", "company_ids"
+  "id", "email", "first_name", "last_name", "phone", "title", "company_id", "company_ids", "source", "owner_id",
+  "score", "tier", "created_at", "updated_at", "deal_ids"
 ]
 const DEAL = [
   "id", "name", "pipeline_id", "stage_id", "value", "currency", "expected_close_date", "owner_id", "contact_ids",
-  "status", "region", "created_at", "updated_at"
+  "company_id", "status", "region", "created_at", "updated_at"
+]
+const COMPANY = ["id", "name", "domain", "industry", "size", "owner_id", "rank", "zone", "created_at", "updated_at", "contact_ids", "deal_ids"]
+const ACTIVITY = [
+  "id", "type", "subject", "body", "due_at", "done_at", "owner_id", "contact_ids", "deal_ids", "company_ids", "mood", "outcome",
+  "created_at", "updated_at"
 ]
 const PIPELINE = ["id", "name", "stages", "created_at", "updated_at"]
 const STAGE = ["id", "name", "position"]
@@ -105,5 +110,45 @@ describe.each(STORAGES)("the key order of records on %s storage", (storage) => {
     const dealPayload = receiver.received.find((r) => r.json?.type === "deal.updated")!
     expect(keysOf(dealPayload.json.data)).toEqual(["deal", "changed_fields"])
     expect(keysOf(dealPayload.json.data.deal)).toEqual(DEAL)
+  })
+
+  it("is the same in every answer and payload that holds a company or an activity", async () => {
+    for (const [object, key] of [["company", "zone"], ["company", "rank"], ["activity", "outcome"], ["activity", "mood"]]) {
+      ok(await host.call("POST", "/v1/custom-fields", { body: { object, key, label: key, type: "text" } }), 201)
+    }
+    ok(await host.call("POST", "/v1/webhooks", { body: { url: `${receiver.url}/records`, events: ["company.updated", "activity.created"] } }), 201)
+    const company = ok(await host.call("POST", "/v1/companies", { body: { zone: "eu", size: 5, rank: "a", name: "Order Inc", domain: `order-${storage}.example.com` } }), 201)
+    expect(keysOf(company)).toEqual(COMPANY)
+    expect(keysOf(ok(await host.call("GET", `/v1/companies/${company.id}`)))).toEqual(COMPANY)
+    for (const listed of ok(await host.call("GET", "/v1/companies?search=order")).data) expect(keysOf(listed)).toEqual(COMPANY)
+    const patched = ok(await host.call("PATCH", `/v1/companies/${company.id}`, { body: { industry: "saas", zone: "us" } }))
+    expect(keysOf(patched)).toEqual(COMPANY)
+    const contact = ok(await host.call("POST", "/v1/contacts", { body: { email: `company-order-${storage}@example.com`, company_id: company.id } }), 201)
+    expect(contact.company_ids).toEqual([company.id])
+
+    const body = { mood: "ok", outcome: "won", contact_ids: [contact.id], company_ids: [company.id], due_at: "2027-01-01T10:00:00Z", subject: "Kick-off", type: "meeting" }
+    const activity = ok(await host.call("POST", "/v1/activities", { body }), 201)
+    expect(keysOf(activity)).toEqual(ACTIVITY)
+    expect(keysOf(ok(await host.call("PATCH", `/v1/activities/${activity.id}`, { body: { done: true } })))).toEqual(ACTIVITY)
+    for (const listed of ok(await host.call("GET", `/v1/activities?contact_id=${contact.id}`)).data) expect(keysOf(listed)).toEqual(ACTIVITY)
+    const expanded = ok(await host.call("GET", `/v1/companies/${company.id}?expand=contacts,activities`))
+    // contacts replaces contact_ids where the expansion goes; activities is added after.
+    expect(keysOf(expanded)).toEqual([...COMPANY.filter((key) => key !== "contact_ids"), "contacts", "activities"])
+    expect(keysOf(expanded.activities[0])).toEqual(ACTIVITY)
+    // Without values of the contact's custom fields, which it was not given.
+    expect(keysOf(expanded.contacts[0])).toEqual(CONTACT.filter((key) => key !== "score" && key !== "tier"))
+
+    expect((await host.call("DELETE", `/v1/activities/${activity.id}`)).status).toBe(204)
+    expect(keysOf(ok(await host.call("GET", "/v1/trash?type=activity")).data[0].record)).toEqual(ACTIVITY)
+    expect((await host.call("DELETE", `/v1/companies/${company.id}`)).status).toBe(204)
+    const trashed = ok(await host.call("GET", "/v1/trash?type=company")).data.find((entry: { id: string }) => entry.id === company.id)
+    expect(keysOf(trashed.record)).toEqual(COMPANY)
+    expect(keysOf(ok(await host.call("POST", `/v1/companies/${company.id}/restore`)))).toEqual(COMPANY)
+
+    await receiver.waitFor((all) => all.some((r) => r.json?.type === "company.updated") && all.some((r) => r.json?.type === "activity.created"), "the payloads")
+    const companyPayload = receiver.received.find((r) => r.json?.type === "company.updated")!
+    expect(keysOf(companyPayload.json.data)).toEqual(["company", "changed_fields"])
+    expect(keysOf(companyPayload.json.data.company)).toEqual(COMPANY)
+    expect(keysOf(receiver.received.find((r) => r.json?.type === "activity.created")!.json.data.activity)).toEqual(ACTIVITY)
   })
 })

@@ -57,8 +57,8 @@ describe("query parameters HttpApi decodes answer as the engine does", () => {
     ["/v1/trash?type=contact&type=deal", refused("type", ONCE)],
     ["/v1/custom-fields?object=lead", refused("object", "must be one of contact, deal, company, activity")],
     ["/v1/custom-fields?object=%00", refused("object", "must be one of contact, deal, company, activity")],
-    [`/v1/contacts/${ids.contact}?expand=friends`, refused("expand", "has an unknown value \"friends\"; use deals, activities")],
-    [`/v1/contacts/${ids.contact}?expand=deals,`, refused("expand", "has an unknown value \"\"; use deals, activities")],
+    [`/v1/contacts/${ids.contact}?expand=friends`, refused("expand", "has an unknown value \"friends\"; use deals, companies, activities")],
+    [`/v1/contacts/${ids.contact}?expand=deals,`, refused("expand", "has an unknown value \"\"; use deals, companies, activities")],
     [`/v1/contacts/${ids.contact}?expand=deals&expand=activities`, refused("expand", ONCE)],
     // Several bad deal parameters: all reported, in the engine's order.
     ["/v1/deals?close_date_to=x&value_min=y&status=z", {
