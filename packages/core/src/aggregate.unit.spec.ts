@@ -109,6 +109,6 @@ describe("the registered aggregates", () => {
 
   it("are named as their events are", () => {
     const names = aggregates.map((aggregate) => aggregate.name)
-    expect(names).toEqual(["contact", "deal", "pipeline", "webhook", "delivery", "custom_field", "api_key", "workspace", "recovery"])
+    expect(names).toEqual(["contact", "deal", "activity", "company", "pipeline", "webhook", "delivery", "custom_field", "api_key", "workspace", "recovery"])
   })
 })

@@ -1,6 +1,8 @@
 import { describe, expect, it } from "@effect/vitest"
-import { contactFields, dealFields, fieldTable, type RecordFields } from "@dealstream/core"
+import { activityFields, companyFields, contactFields, dealFields, fieldTable, type RecordFields } from "@dealstream/core"
 import { Result, Schema } from "effect"
+import { Activity, ActivityPatch } from "./activities/schemas.js"
+import { Company, CompanyInput } from "./companies/schemas.js"
 import { Contact, ContactInput } from "./contacts/schemas.js"
 import { Deal, DealPatch } from "./deals/schemas.js"
 import { answerFields, createFields, patchFields } from "./fieldSchemas.js"
@@ -52,13 +54,19 @@ describe("schemas read off a field table", () => {
     expect(doc["properties"]["created_at"]["format"]).toEqual("date-time")
   })
 
-  it("gives contacts and deals every field of their tables, and nothing else besides the computed ones", () => {
+  it("gives each record type every field of its table, and nothing else besides the computed ones", () => {
     const names = (record: RecordFields) => record.standard.map((f) => f.name)
     const writable = (record: RecordFields) => record.standard.filter((f) => f.check !== null).map((f) => f.name)
-    expect(Object.keys(jsonSchemaOf(Contact)["properties"]).filter((k) => !contactFields.computed.includes(k)))
-      .toEqual(names(contactFields))
+    const stored = (schema: Schema.Top, record: RecordFields) =>
+      Object.keys(jsonSchemaOf(schema)["properties"]).filter((k) => !record.computed.includes(k))
+    expect(stored(Contact, contactFields)).toEqual(names(contactFields))
     expect(Object.keys(jsonSchemaOf(ContactInput)["properties"])).toEqual(writable(contactFields))
-    expect(Object.keys(jsonSchemaOf(Deal)["properties"])).toEqual(names(dealFields))
+    expect(stored(Deal, dealFields)).toEqual(names(dealFields))
     expect(Object.keys(jsonSchemaOf(DealPatch)["properties"])).toEqual(writable(dealFields))
+    expect(stored(Company, companyFields)).toEqual(names(companyFields))
+    expect(Object.keys(jsonSchemaOf(CompanyInput)["properties"])).toEqual(writable(companyFields))
+    expect(stored(Activity, activityFields)).toEqual(names(activityFields))
+    // `done` is the one key a body may send that no field holds: it sets done_at.
+    expect(Object.keys(jsonSchemaOf(ActivityPatch)["properties"])).toEqual([...writable(activityFields), "done"])
   })
 })

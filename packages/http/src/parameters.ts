@@ -1,4 +1,4 @@
-import { CONTACT_EXPANSIONS, CustomFieldObject, DEAL_EXPANSIONS, dealParamsWhere, FEED_MAX_WAIT_SECONDS, feedLimits, type IfMatch, parseFeedParams, parseLimit, type ValidationError } from "@dealstream/core"
+import { activityParamsWhere, activityTypes, CONTACT_EXPANSIONS, CustomFieldObject, DEAL_EXPANSIONS, dealParamsWhere, FEED_MAX_WAIT_SECONDS, feedLimits, type IfMatch, parseFeedParams, parseLimit, type ValidationError } from "@dealstream/core"
 import { Result, Schema, SchemaTransformation } from "effect"
 
 /**
@@ -95,6 +95,22 @@ export const dealParams = {
   value_max: dealParam("value_max", "Maximum value (inclusive).", { type: "number" }),
   close_date_from: dealParam("close_date_from", "Earliest expected_close_date, YYYY-MM-DD (inclusive).", { format: "date" }),
   close_date_to: dealParam("close_date_to", "Latest expected_close_date, YYYY-MM-DD (inclusive).", { format: "date" })
+}
+
+/** An activity list parameter, checked by the engine's parser of the activity list parameters. */
+const activityParam = (name: string, description: string, document: JsonFragment) =>
+  listValue(description, (raw) => messageOf(activityParamsWhere({ [name]: raw }, EMPTY_CATALOG)), document)
+
+export const activityParams = {
+  ...pagingParams,
+  filter: searchParams.filter,
+  sort: searchParams.sort,
+  type: activityParam("type", "Only activities of this type.", { enum: [...activityTypes] }),
+  contact_id: activityParam("contact_id", "Only activities linked to this contact (none when it is not live).", {}),
+  deal_id: activityParam("deal_id", "Only activities linked to this deal (none when it is not live).", {}),
+  company_id: activityParam("company_id", "Only activities linked to this company (none when it is not live).", {}),
+  owner_id: activityParam("owner_id", "Only activities of this owner.", {}),
+  done: activityParam("done", "true: only done ones (done_at set); false: only open ones.", { enum: ["true", "false"] })
 }
 
 /** One of `values`, or `message`. */

@@ -1,6 +1,7 @@
 export type { DocumentQuery, Expr, FieldRef, FieldType, Position, QueriedRow, Scalar, SortSpec } from "./ast.js"
 export { compareText } from "./compareText.js"
 export { decodeCursor, encodeCursor } from "./cursor.js"
+export { activityListParams, activityParamsWhere } from "./activityParams.js"
 export { dealListParams, dealParamsWhere } from "./dealParams.js"
 export { evaluate } from "./evaluate.js"
 export * from "./fields.js"

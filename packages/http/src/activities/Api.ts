@@ -2,26 +2,13 @@ import { HttpApiEndpoint, OpenApi } from "effect/http-api"
 import { actionErrors, created, createErrors, deleteErrors, listErrors, NoContent, readErrors, restored, single, writeErrors } from "../answers.js"
 import { pageOf, securedGroup } from "../documented.js"
 import { historyDescription, HistoryEntry } from "../history/schemas.js"
-import { idempotencyHeader, idParams, ifMatchHeader, optionalText, pagingParams, searchParams } from "../parameters.js"
+import { activityParams, idempotencyHeader, idParams, ifMatchHeader, pagingParams } from "../parameters.js"
 import { Activity, ActivityInput, ActivityPatch } from "./schemas.js"
-
-/** The engine checks each value (400 at the parameter); the schemas document them. */
-const activityListParams = {
-  ...pagingParams,
-  filter: searchParams.filter,
-  sort: searchParams.sort,
-  type: optionalText("Only activities of this type: note, task, call, meeting or email."),
-  contact_id: optionalText("Only activities linked to this contact."),
-  deal_id: optionalText("Only activities linked to this deal."),
-  company_id: optionalText("Only activities linked to this company."),
-  owner_id: optionalText("Only activities of this owner."),
-  done: optionalText("true: only done ones (done_at set); false: only open ones.")
-}
 
 export class ActivitiesApi extends securedGroup(
   "activities",
   HttpApiEndpoint.get("list", "/v1/activities", {
-    query: activityListParams,
+    query: activityParams,
     success: pageOf(Activity, "ActivityPage"),
     error: listErrors
   }).annotate(OpenApi.Description, "Sort fields: due_at, created_at, updated_at and custom fields (default created_at)."),
