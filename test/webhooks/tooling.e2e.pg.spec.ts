@@ -187,12 +187,12 @@ describe.each(STORAGES)("webhook tooling on %s storage", { timeout: 90_000 }, (s
     expect(errorOf(subscribe).details.map((d) => d.path)).toEqual(["events[0]"])
   })
 
-  it("real deliveries of all nine event types, and a test, carry data their listed schema accepts; wrong data it refuses", async () => {
+  it("real deliveries of every event type, and a test, carry data their listed schema accepts; wrong data it refuses", async () => {
     const api = as(host, workspace())
     const receiver = await receiverForTest()
     const webhook = await register(api, receiver.url, { events: ["*"] })
     // Custom fields ride in the records beside the standard ones: the schemas must take them.
-    for (const [object, key] of [["contact", "tier"], ["deal", "region"]]) {
+    for (const [object, key] of [["contact", "tier"], ["deal", "region"], ["company", "zone"], ["activity", "outcome"]]) {
       const defined = await api.call("POST", "/v1/custom-fields", { body: { object, key, label: key, type: "text" } })
       expect(defined.status, defined.text).toBe(201)
     }
@@ -210,16 +210,29 @@ describe.each(STORAGES)("webhook tooling on %s storage", { timeout: 90_000 }, (s
     expect(moved.status, moved.text).toBe(200)
     expect((await api.call("DELETE", `/v1/deals/${deal.id}`)).status).toBe(204)
     expect((await api.call("POST", `/v1/deals/${deal.id}/restore`)).status).toBe(200)
-    await receiver.waitFor((r) => r.length >= 9, "nine deliveries")
+    const company = (await api.call("POST", "/v1/companies", { body: { name: "Schema Inc", domain: `schema-${storage}.example.com`, size: 3, zone: "eu" } })).body
+    expect((await api.call("PATCH", `/v1/contacts/${contact.id}`, { body: { company_id: company.id } })).status).toBe(200)
+    expect((await api.call("PATCH", `/v1/companies/${company.id}`, { body: { industry: "saas", zone: null } })).status).toBe(200)
+    const activity = (await api.call("POST", "/v1/activities", {
+      body: { type: "task", subject: "Schema", due_at: "2027-01-01T09:00:00Z", contact_ids: [contact.id], company_ids: [company.id], deal_ids: [deal.id], outcome: "won" }
+    })).body
+    expect((await api.call("PATCH", `/v1/activities/${activity.id}`, { body: { done: true } })).status).toBe(200)
+    for (const path of [`/v1/activities/${activity.id}`, `/v1/companies/${company.id}`]) {
+      expect((await api.call("DELETE", path)).status).toBe(204)
+      expect((await api.call("POST", `${path}/restore`)).status).toBe(200)
+    }
+    await receiver.waitFor((r) => r.length >= 18, "a delivery of each record event")
     expect((await testWebhook(api, webhook.id)).body.status_code).toBe(200)
 
     // A retry would repeat its delivery's bytes: one of each type is what is checked.
     const byType = new Map(receiver.received.map((r) => [r.json.type as string, r.json.data as Record<string, any>]))
-    expect([...byType.keys()].sort()).toEqual([...EVENT_TYPES, "webhook.test"].sort())
+    expect([...byType.keys()].sort()).toEqual([...EVENT_TYPES, ...LATER_EVENT_TYPES, "webhook.test"].sort())
     const { validators } = await eventTypesOf(api)
     for (const [type, data] of byType) expect(problemsOf(validators, type, data), type).toEqual([])
     expect(byType.get("contact.created")!.contact.tier).toBe("gold")
     expect(byType.get("deal.created")!.deal.region).toBe("emea")
+    expect(byType.get("company.created")!.company.zone).toBe("eu")
+    expect(byType.get("activity.created")!.activity.outcome).toBe("won")
 
     // The schemas can fail: each of these is refused.
     const created = byType.get("contact.created")!
@@ -234,6 +247,10 @@ describe.each(STORAGES)("webhook tooling on %s storage", { timeout: 90_000 }, (s
       ["deal.stage_changed", { ...byType.get("deal.stage_changed"), timeline_entry: { id: "tle_1" } }],
       ["deal.created", { deal: { ...byType.get("deal.created")!.deal, value: "1200" } }],
       ["deal.created", byType.get("contact.created")],
+      ["company.created", { company: { ...byType.get("company.created")!.company, size: "3" } }],
+      ["company.updated", { company: { ...byType.get("company.created")!.company, contact_ids: "none" }, changed_fields: [] }],
+      ["activity.created", { activity: { ...byType.get("activity.created")!.activity, type: "lunch" } }],
+      ["activity.restored", byType.get("company.restored")],
       ["webhook.test", {}]
     ]
     for (const [type, data] of refused) expect(problemsOf(validators, type, data), `${type} ${JSON.stringify(data).slice(0, 80)}`).not.toEqual([])

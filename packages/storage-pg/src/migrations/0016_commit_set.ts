@@ -52,6 +52,7 @@ const commitSet = `CREATE FUNCTION ds_commit_set(items jsonb)
     RETURNS jsonb LANGUAGE plpgsql AS $set$
     DECLARE
       outcomes jsonb;
+      ids text[];
     BEGIN
       IF EXISTS (
         SELECT 1 FROM ${itemsOf}
@@ -73,17 +74,20 @@ const commitSet = `CREATE FUNCTION ds_commit_set(items jsonb)
       ) THEN
         RAISE EXCEPTION 'a settings version read is stale';
       END IF;
-      PERFORM 1 FROM ds_streams WHERE stream_id IN (SELECT s.id FROM (${streamsOf}) AS s) ORDER BY stream_id FOR UPDATE;
+      -- The version table is read by key only: the planner cannot tell how many rows a jsonb
+      -- function yields and would rather scan the whole table, every batch.
+      ids := ARRAY(SELECT s.id FROM (${streamsOf}) AS s ORDER BY s.id);
+      PERFORM 1 FROM ds_streams WHERE stream_id = ANY (ids) ORDER BY stream_id FOR UPDATE;
       IF EXISTS (
-        SELECT 1 FROM (${streamsOf}) AS s LEFT JOIN ds_streams AS d ON d.stream_id = s.id
-        WHERE coalesce(d.version, 0) <> s.expected
+        SELECT 1 FROM (${streamsOf}) AS s
+        WHERE coalesce((SELECT d.version FROM ds_streams AS d WHERE d.stream_id = s.id), 0) <> s.expected
       ) THEN
         RAISE EXCEPTION 'a stream version is stale';
       END IF;
       INSERT INTO ds_streams (stream_id, workspace_id, version)
         SELECT s.id, s.w, s.added FROM (${streamsOf}) AS s WHERE s.expected = 0 AND s.added > 0;
       UPDATE ds_streams AS d SET version = s.expected + s.added FROM (${streamsOf}) AS s
-        WHERE d.stream_id = s.id AND s.expected > 0 AND s.added > 0;
+        WHERE d.stream_id = ANY (ids) AND d.stream_id = s.id AND s.expected > 0 AND s.added > 0;
       WITH inserted AS (
         INSERT INTO ds_events (stream_id, stream_version, workspace_id, type, data, metadata, recorded_at)
           SELECT e.s, e.v, e.w, e.t, e.d, e.m, (it.item ->> 'at')::timestamptz
