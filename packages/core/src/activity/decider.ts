@@ -1,30 +1,22 @@
 import { Result } from "effect"
 import type { Decider } from "../decider.js"
-import { RECOVERY_WINDOW_MILLIS } from "../decider.js"
 import type { DomainError, ErrorDetail } from "../errors.js"
-import { Conflict, NotFound, ValidationError } from "../errors.js"
-import { changedFields } from "../field/changes.js"
+import { ValidationError } from "../errors.js"
 import type { Json, JsonObject } from "../json.js"
 import type { ActivityCommand, CreateActivity, UpdateActivity } from "./commands.js"
+import { recordLifecycle, type RecordState } from "../record/lifecycle.js"
 import type { ActivityEvent } from "./events.js"
 import { ACTIVITY_LINKS, isLinked, linkedCollection, type LinkIds, linkIdsOf, patchedLinks } from "./links.js"
 
-export type ActivityState =
-  | { readonly status: "absent" }
-  | { readonly status: "live"; readonly fields: JsonObject }
-  | { readonly status: "deleted"; readonly fields: JsonObject; readonly deletedAt: string }
-  | { readonly status: "purged" }
+export type ActivityState = RecordState
+
+export const activityLife = recordLifecycle<"activity", ActivityEvent>("activity", "activities")
 
 type Live = Extract<ActivityState, { status: "live" }>
 type Decision = Result.Result<ReadonlyArray<ActivityEvent>, DomainError>
 
 /** The types that happen at a time of their own: only they have a due_at. */
 const DUE_TYPES: ReadonlyArray<Json> = ["task", "meeting"]
-
-const withinRecoveryWindow = (deletedAt: string, at: string): boolean =>
-  Date.parse(at) - Date.parse(deletedAt) <= RECOVERY_WINDOW_MILLIS
-
-const notFound = (id: string): Decision => Result.fail(new NotFound({ resource: "activity", id }))
 
 /** Checked on the activity as stored after the write: a link to a record in the trash still counts. */
 const unlinked = (after: JsonObject): ReadonlyArray<ErrorDetail> =>
@@ -69,11 +61,11 @@ const withDoneAt = (fields: JsonObject, doneAt: string | null): JsonObject => {
 const refusedFor = (details: ReadonlyArray<ErrorDetail>): Decision | null =>
   details.length > 0 ? Result.fail(ValidationError.of(details)) : null
 
-const create = (command: CreateActivity): Decision => {
+const create = (command: CreateActivity, state: ActivityState): Decision => {
   const { at, id } = command
   const fields = withDoneAt(command.fields, command.done === true ? at : null)
   return refusedFor([...unlinked(fields), ...unknownLinks(fields, command.unknownIds), ...misplacedDueAt(fields, fields)]) ??
-    Result.succeed([{ type: "activity.created", data: { id, fields, at } }])
+    activityLife.create(state, id, fields, at)
 }
 
 const update = (command: UpdateActivity, state: Live): Decision => {
@@ -90,51 +82,23 @@ const update = (command: UpdateActivity, state: Live): Decision => {
   const after = { ...state.fields, ...patch }
   const refused = refusedFor([...unlinked(after), ...unknownLinks(given, command.unknownIds), ...misplacedDueAt(after, given)])
   if (refused !== null) return refused
-  const changed = changedFields(state.fields, patch)
-  return Result.succeed(Object.keys(changed).length === 0 ? [] : [{ type: "activity.updated", data: { changed, at: command.at } }])
+  return Result.succeed(activityLife.changes(state.fields, patch, command.at))
 }
 
 const decide = (command: ActivityCommand, state: ActivityState): Decision => {
   const { at, id } = command
   switch (command.type) {
     case "CreateActivity":
-      // Ids are fresh from the engine; a clash means a bug or a replayed command, never a user error.
-      return state.status === "absent"
-        ? create(command)
-        : Result.fail(new Conflict({ message: `activity ${id} already exists`, details: [{ path: "id", message: "already exists", id }] }))
+      // The id clash comes first: a replayed create is a conflict whatever its links are now.
+      return state.status === "absent" ? create(command, state) : activityLife.create(state, id, command.fields, at)
     case "UpdateActivity":
-      return state.status === "live" ? update(command, state) : notFound(id)
+      return state.status === "live" ? update(command, state) : activityLife.notFound(id)
     case "DeleteActivity":
-      return state.status === "live" ? Result.succeed([{ type: "activity.deleted", data: { at } }]) : notFound(id)
+      return activityLife.remove(state, id, at)
     case "RestoreActivity":
-      return state.status === "deleted" && withinRecoveryWindow(state.deletedAt, at)
-        ? Result.succeed([{ type: "activity.restored", data: { at } }])
-        : notFound(id)
+      return activityLife.restore(state, id, at)
     case "PurgeActivity":
-      if (state.status === "absent" || state.status === "purged") return notFound(id)
-      return state.status === "deleted" && !withinRecoveryWindow(state.deletedAt, at)
-        ? Result.succeed([{ type: "activity.purged", data: { at } }])
-        : Result.fail(
-          new Conflict({
-            message: `activity ${id} is still recoverable`,
-            details: [{ path: "", message: "only activities deleted more than 30 days ago can be purged", id }]
-          })
-        )
-  }
-}
-
-const evolve = (state: ActivityState, event: ActivityEvent): ActivityState => {
-  switch (event.type) {
-    case "activity.created":
-      return { status: "live", fields: event.data.fields }
-    case "activity.updated":
-      return state.status === "live" ? { status: "live", fields: { ...state.fields, ...event.data.changed } } : state
-    case "activity.deleted":
-      return state.status === "live" ? { status: "deleted", fields: state.fields, deletedAt: event.data.at } : state
-    case "activity.restored":
-      return state.status === "deleted" ? { status: "live", fields: state.fields } : state
-    case "activity.purged":
-      return { status: "purged" }
+      return activityLife.purge(state, id, at)
   }
 }
 
@@ -145,6 +109,6 @@ const evolve = (state: ActivityState, event: ActivityEvent): ActivityState => {
  */
 export const activityDecider: Decider<ActivityCommand, ActivityEvent, ActivityState> = {
   initialState: { status: "absent" },
-  evolve,
+  evolve: activityLife.evolve,
   decide
 }

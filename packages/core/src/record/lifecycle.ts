@@ -1,0 +1,103 @@
+import { Result } from "effect"
+import type { Projected } from "../decider.js"
+import { RECOVERY_WINDOW_MILLIS } from "../decider.js"
+import type { DomainError } from "../errors.js"
+import { Conflict, NotFound } from "../errors.js"
+import { changedFields } from "../field/changes.js"
+import type { Json, JsonObject } from "../json.js"
+
+/**
+ * What every soft-deletable record type shares (contacts, companies, activities): its life from
+ * creation through the trash to a restore or a purge, and the document that life projects to. The
+ * record's own folder decides what is particular to it (the checks of a create or an update) and
+ * leaves the rest to these.
+ */
+
+export type RecordState =
+  | { readonly status: "absent" }
+  | { readonly status: "live"; readonly fields: JsonObject }
+  | { readonly status: "deleted"; readonly fields: JsonObject; readonly deletedAt: string }
+  | { readonly status: "purged" }
+
+/** The events of record type `N` (`contact`): their types are `N.created` and so on. */
+export type RecordEvent<N extends string> =
+  | { readonly type: `${N}.created`; readonly data: { readonly id: string; readonly fields: JsonObject; readonly at: string } }
+  | { readonly type: `${N}.updated`; readonly data: { readonly changed: JsonObject; readonly at: string } }
+  | { readonly type: `${N}.deleted` | `${N}.restored` | `${N}.purged`; readonly data: { readonly at: string } }
+
+/** The last millisecond of the 30-day window still restores; the purge takes only what is past it. */
+export const recoverable = (deletedAt: string, at: string): boolean => Date.parse(at) - Date.parse(deletedAt) <= RECOVERY_WINDOW_MILLIS
+
+/** Keeps `created_at, updated_at` last, after custom keys added later, as on creation. */
+const withTimestamps = (data: JsonObject, changed: JsonObject, updatedAt: string): JsonObject => {
+  const { created_at, updated_at: _, ...rest } = data
+  return { ...rest, ...changed, created_at: created_at ?? null, updated_at: updatedAt }
+}
+
+/**
+ * The life of record type `name` (`plural` for messages). Its events are typed as the record's own
+ * event union `E`, which must be exactly RecordEvent<name> (the folders' Schemas are).
+ */
+export const recordLifecycle = <N extends string, E extends RecordEvent<N>>(name: N, plural: string) => {
+  type Decision = Result.Result<ReadonlyArray<E>, DomainError>
+  const event = (suffix: string, data: Record<string, Json>) => ({ type: `${name}.${suffix}`, data }) as unknown as E
+  const notFound = (id: string): Decision => Result.fail(new NotFound({ resource: name, id }))
+  const isType = (e: E, suffix: string) => e.type === `${name}.${suffix}`
+
+  return {
+    notFound,
+    /** The engine makes the id of a create: finding it taken is a replay or a bug, not a client's mistake. */
+    create: (state: RecordState, id: string, fields: JsonObject, at: string): Decision =>
+      state.status === "absent"
+        ? Result.succeed([event("created", { id, fields, at })])
+        : Result.fail(new Conflict({ message: `${name} ${id} already exists`, details: [{ path: "id", message: "already exists", id }] })),
+    /** The fields a patch changes, as its event; a patch that changes nothing records nothing. */
+    changes: (fields: JsonObject, patch: JsonObject, at: string): ReadonlyArray<E> => {
+      const changed = changedFields(fields, patch)
+      return Object.keys(changed).length === 0 ? [] : [event("updated", { changed, at })]
+    },
+    /** A patch of a live record, nothing more to check. */
+    update: (state: RecordState, id: string, patch: JsonObject, at: string): Decision => {
+      if (state.status !== "live") return notFound(id)
+      const changed = changedFields(state.fields, patch)
+      return Result.succeed(Object.keys(changed).length === 0 ? [] : [event("updated", { changed, at })])
+    },
+    remove: (state: RecordState, id: string, at: string): Decision =>
+      state.status === "live" ? Result.succeed([event("deleted", { at })]) : notFound(id),
+    restore: (state: RecordState, id: string, at: string): Decision =>
+      state.status === "deleted" && recoverable(state.deletedAt, at) ? Result.succeed([event("restored", { at })]) : notFound(id),
+    purge: (state: RecordState, id: string, at: string): Decision => {
+      if (state.status === "absent" || state.status === "purged") return notFound(id)
+      return state.status === "deleted" && !recoverable(state.deletedAt, at)
+        ? Result.succeed([event("purged", { at })])
+        : Result.fail(new Conflict({
+          message: `${name} ${id} is still recoverable`,
+          details: [{ path: "", message: `only ${plural} deleted more than 30 days ago can be purged`, id }]
+        }))
+    },
+    evolve: (state: RecordState, e: E): RecordState => {
+      const data = e.data as Record<string, Json>
+      if (isType(e, "created")) return { status: "live", fields: data["fields"] as JsonObject }
+      if (isType(e, "updated")) return state.status === "live" ? { status: "live", fields: { ...state.fields, ...(data["changed"] as JsonObject) } } : state
+      if (isType(e, "deleted")) return state.status === "live" ? { status: "deleted", fields: state.fields, deletedAt: data["at"] as string } : state
+      if (isType(e, "restored")) return state.status === "deleted" ? { status: "live", fields: state.fields } : state
+      return { status: "purged" }
+    },
+    /**
+     * The document as stored: `id`, the fields, `created_at, updated_at`. Delete and restore only
+     * move `deletedAt` and leave `data` alone, so a restored record is the document it was.
+     */
+    project: (doc: Projected | null, e: E): Projected | null => {
+      const data = e.data as Record<string, Json>
+      if (isType(e, "created")) {
+        const at = data["at"] as string
+        return { data: { id: data["id"]!, ...(data["fields"] as JsonObject), created_at: at, updated_at: at }, deletedAt: null }
+      }
+      if (doc === null) return null
+      if (isType(e, "updated")) return { ...doc, data: withTimestamps(doc.data, data["changed"] as JsonObject, data["at"] as string) }
+      if (isType(e, "deleted")) return { ...doc, deletedAt: data["at"] as string }
+      if (isType(e, "restored")) return { ...doc, deletedAt: null }
+      return null
+    }
+  }
+}
