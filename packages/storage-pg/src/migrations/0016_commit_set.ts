@@ -17,12 +17,6 @@ import type { Migration } from "./Migration.js"
  *
  * Locks are taken in the order the one-by-one path takes them: the workspaces' settings locks
  * (shared, in key order), then the version rows of the streams (in id order).
- *
- * The search words of the documents it inserts (0011's words tables) are written by one statement
- * per table too: the row triggers that insert them (measured at about 100 µs a contact, the largest
- * single cost of an import) stand aside while the transaction-local setting `dealstream.words` is
- * `set`, which only this function sets, around its inserts. An upsert that updates a row still goes
- * through the update trigger (it deletes the words gone as well).
  */
 
 const tables: ReadonlyArray<readonly [string, string]> = [
@@ -45,46 +39,14 @@ const streamsOf = `SELECT it.n, s.id, s.w, s.expected, s.added FROM ${itemsOf},
 const upsertsOf = `${itemsOf},
         jsonb_to_recordset(it.item -> 'u') AS u(c text, i int, w text, id text, v int, del text, d jsonb, u text, s text[], f jsonb)`
 
-/** The words tables of the searched collections (0011, 0015). */
-const wordTables: Readonly<Record<string, string>> = {
-  contact: "ds_contacts_words",
-  deal: "ds_deals_words",
-  company: "ds_companies_words"
-}
-
-const WORD_LENGTH = 200
-
-const upsertOf = (collection: string, table: string) =>
-  `INSERT INTO ${table} AS t (workspace_id, id, version, deleted_at, data, unique_key, search_words, folded)
+const upsertInto = ([collection, table]: readonly [string, string]) => `
+      IF items @? '$[*].u[*] ? (@.c == "${collection}")' THEN
+        INSERT INTO ${table} AS t (workspace_id, id, version, deleted_at, data, unique_key, search_words, folded)
           SELECT u.w, u.id, u.v, u.del, u.d, u.u, coalesce(u.s, '{}'), u.f FROM ${upsertsOf}
           WHERE u.c = '${collection}' ORDER BY it.n, u.i
           ON CONFLICT (workspace_id, id) DO UPDATE SET version = excluded.version, deleted_at = excluded.deleted_at,
-            data = excluded.data, unique_key = excluded.unique_key, search_words = excluded.search_words, folded = excluded.folded`
-
-// xmax is 0 on a row the statement inserted, and set on one its ON CONFLICT updated.
-const upsertInto = ([collection, table]: readonly [string, string]) => {
-  const words = wordTables[collection]
-  const upsert = words === undefined ? `${upsertOf(collection, table)};` : `WITH upserted AS (
-          ${upsertOf(collection, table)}
-          RETURNING t.workspace_id, t.id, t.search_words, t.xmax = 0 AS inserted
-        )
-        INSERT INTO ${words} (workspace_id, word, id)
-          SELECT up.workspace_id, left(x.word, ${WORD_LENGTH}), up.id FROM upserted AS up, unnest(up.search_words) AS x(word)
-          WHERE up.inserted
-          ON CONFLICT DO NOTHING;`
-  return `
-      IF items @? '$[*].u[*] ? (@.c == "${collection}")' THEN
-        ${upsert}
+            data = excluded.data, unique_key = excluded.unique_key, search_words = excluded.search_words, folded = excluded.folded;
       END IF;`
-}
-
-/** 0011's (and 0015's) insert triggers, standing aside while ds_commit_set writes the words itself. */
-const insertTriggers = Object.entries({ ds_contacts: "ds_contacts_words", ds_deals: "ds_deals_words", ds_companies: "ds_companies_words" })
-  .flatMap(([table, words]) => [
-    `DROP TRIGGER ${words}_inserted ON ${table}`,
-    `CREATE TRIGGER ${words}_inserted AFTER INSERT ON ${table} FOR EACH ROW
-      WHEN (current_setting('dealstream.words', true) IS DISTINCT FROM 'set') EXECUTE FUNCTION ${words}_inserted()`
-  ])
 
 const commitSet = `CREATE FUNCTION ds_commit_set(items jsonb)
     RETURNS jsonb LANGUAGE plpgsql AS $set$
@@ -139,9 +101,7 @@ const commitSet = `CREATE FUNCTION ds_commit_set(items jsonb)
       )
       SELECT jsonb_agg(jsonb_build_object('events', coalesce(a.events, '[]'::jsonb)) ORDER BY it.n) INTO outcomes
         FROM ${itemsOf} LEFT JOIN appended AS a ON a.n = it.n;
-      PERFORM set_config('dealstream.words', 'set', true);
       ${tables.map(upsertInto).join("")}
-      PERFORM set_config('dealstream.words', '', true);
       RETURN outcomes;
     END
     $set$`
@@ -200,5 +160,5 @@ const commitBatch = `CREATE OR REPLACE FUNCTION ds_commit_batch(items jsonb)
 export const migration: Migration = {
   id: 16,
   name: "commit set",
-  statements: [...insertTriggers, commitSet, commitBatch]
+  statements: [commitSet, commitBatch]
 }
