@@ -175,13 +175,15 @@ describe.each(STORAGES)("activities on %s storage", { timeout: 90_000 }, (storag
     const { activity, api, contact, ok } = setUp()
     const ada = await contact()
     const task = await activity({ type: "task", subject: "Send contract", due_at: "2026-05-01T12:00:00Z", contact_ids: [ada.id] })
-    const start = Date.now()
     const done = await api.call("PATCH", `/v1/activities/${task.id}`, { body: { done: true } })
     expect(done.status, done.text).toBe(200)
     expect(done.headers.get("etag")).toBe("\"2\"")
+    // The time of the write: the updated_at the same event set, and not before the task was created.
     expect(done.body.done_at).toBe(done.body.updated_at)
-    expect(Date.parse(done.body.done_at)).toBeGreaterThanOrEqual(start - 5)
-    expect(Date.parse(done.body.done_at)).toBeLessThanOrEqual(Date.now() + 5)
+    expect(done.body.done_at >= task.created_at).toBe(true)
+    const events = await ok("GET", `/v1/events?types=activity.updated&limit=1000`)
+    const doneEvent = events.data.find((event: Json) => event.data.activity.id === task.id)
+    expect(doneEvent.data.activity.done_at).toBe(done.body.done_at)
     expect(done.body).toEqual({ ...task, done_at: done.body.done_at, updated_at: done.body.done_at })
 
     const again = await api.call("PATCH", `/v1/activities/${task.id}`, { body: { done: true } })
