@@ -6,22 +6,18 @@ import type { FieldCatalog } from "../query/fields.js"
 import { catalogs } from "./customFields.js"
 import type { EngineDeps } from "./deps.js"
 import type { RequestContext } from "./Engine.js"
-import { visibleFields } from "./reads.js"
+import { recordStates, visibleFields } from "./reads.js"
 
 export type { ActivityLink }
 
 /** Which linked records are live and which are in the trash, per list: one read per collection named. */
 export const linkStates = (deps: EngineDeps, ctx: RequestContext, ids: LinkIds) =>
   Effect.map(
-    Effect.all(perLink((link) => {
-      const wanted = [...new Set(ids[link])]
-      return wanted.length === 0 ? Effect.succeed([]) : deps.storage.getDocuments(linkedCollection[link], ctx.workspaceId, wanted)
-    }), { concurrency: "unbounded" }),
-    (docs) => {
-      const inTrash = (trashed: boolean): LinkSets =>
-        perLink((link) => new Set(docs[link].filter((doc) => (doc.deletedAt !== null) === trashed).map((doc) => doc.id)))
-      return { live: inTrash(false), trashed: inTrash(true) }
-    }
+    Effect.all(perLink((link) => recordStates(deps, linkedCollection[link], ctx.workspaceId, ids[link])), { concurrency: "unbounded" }),
+    (states): { readonly live: LinkSets; readonly trashed: LinkSets } => ({
+      live: perLink((link) => states[link].live),
+      trashed: perLink((link) => states[link].trashed)
+    })
   )
 
 /**

@@ -2,23 +2,17 @@ import { Effect } from "effect"
 import { contactView, linkedCompanyIds } from "../contact/index.js"
 import type { StorageUnavailable } from "../errors.js"
 import type { JsonObject } from "../json.js"
-import type { Expr } from "../query/ast.js"
 import type { FieldCatalog } from "../query/fields.js"
 import type { StoredDocument } from "../storage/documents.js"
 import type { EngineDeps } from "./deps.js"
 import type { RequestContext } from "./Engine.js"
-import { queryAll, visibleFields } from "./reads.js"
+import { liveNaming, visibleFields } from "./reads.js"
 
 const contactIdsField = { name: "contact_ids", type: "id_array" } as const
 
 /** The live deals linked to any of `contactIds`, found through the deals' own contact_ids. */
-export const dealsNaming = (deps: EngineDeps, ctx: RequestContext, contactIds: ReadonlyArray<string>) => {
-  if (contactIds.length === 0) return Effect.succeed<ReadonlyArray<StoredDocument>>([])
-  const where: Expr = contactIds.length === 1
-    ? { _tag: "HasElement", field: contactIdsField, value: contactIds[0]! }
-    : { _tag: "Or", exprs: contactIds.map((value) => ({ _tag: "HasElement", field: contactIdsField, value })) }
-  return queryAll(deps, "deal", ctx.workspaceId, where)
-}
+export const dealsNaming = (deps: EngineDeps, ctx: RequestContext, contactIds: ReadonlyArray<string>) =>
+  liveNaming(deps, "deal", ctx.workspaceId, contactIdsField, contactIds)
 
 /** The live companies among those the contacts link (one read, none when they link none), in no particular order. */
 export const liveCompaniesOf = (

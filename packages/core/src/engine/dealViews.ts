@@ -6,25 +6,15 @@ import type { JsonObject } from "../json.js"
 import type { FieldCatalog } from "../query/fields.js"
 import type { EngineDeps } from "./deps.js"
 import type { RequestContext } from "./Engine.js"
-import { visibleFields } from "./reads.js"
-
-/** Which of these ids name records of the workspace that are live, and which are in its trash: one read. */
-const recordStates = (deps: EngineDeps, ctx: RequestContext, collection: "contact" | "company", ids: ReadonlyArray<string>) =>
-  Effect.map(
-    ids.length === 0 ? Effect.succeed([]) : deps.storage.getDocuments(collection, ctx.workspaceId, [...new Set(ids)]),
-    (docs) => ({
-      live: new Set(docs.filter((doc) => doc.deletedAt === null).map((doc) => doc.id)),
-      trashed: new Set(docs.filter((doc) => doc.deletedAt !== null).map((doc) => doc.id))
-    })
-  )
+import { recordStates, visibleFields } from "./reads.js"
 
 /** Which of these contact ids name contacts of the workspace that are live, and which are in its trash. */
 export const contactStates = (deps: EngineDeps, ctx: RequestContext, ids: ReadonlyArray<string>) =>
-  recordStates(deps, ctx, "contact", ids)
+  recordStates(deps, "contact", ctx.workspaceId, ids)
 
 /** Which of these company ids name companies of the workspace that are live, and which are in its trash. */
 export const companyStates = (deps: EngineDeps, ctx: RequestContext, ids: ReadonlyArray<string>) =>
-  recordStates(deps, ctx, "company", ids)
+  recordStates(deps, "company", ctx.workspaceId, ids)
 
 /**
  * Deals as the API shows them (a get, a list page, an expand, the trash, a write's answer, a

@@ -1,6 +1,6 @@
 import { Effect } from "effect"
 import type { JsonObject } from "../json.js"
-import type { DocumentQuery, Expr, SortSpec } from "../query/ast.js"
+import type { DocumentQuery, Expr, FieldRef, SortSpec } from "../query/ast.js"
 import type { FieldCatalog, FieldInfo } from "../query/fields.js"
 import { isRecordTime } from "../field/table.js"
 import { scalarOf } from "../query/fieldValue.js"
@@ -38,6 +38,27 @@ export const queryAll = (
       after = { value: sortValueOf(last.data, sort.field), id: last.id }
     }
   })
+
+/**
+ * The live documents of `collection` whose `field` names any of `ids` (an id list holding one, or an
+ * id equal to one), in one query however many ids: the derived links of a page of records.
+ */
+export const liveNaming = (deps: Reader, collection: Collection, workspaceId: string, field: FieldRef, ids: ReadonlyArray<string>) => {
+  if (ids.length === 0) return Effect.succeed<ReadonlyArray<StoredDocument>>([])
+  const naming = (value: string): Expr =>
+    field.type === "id_array" ? { _tag: "HasElement", field, value } : { _tag: "Compare", field, op: "eq", value }
+  return queryAll(deps, collection, workspaceId, ids.length === 1 ? naming(ids[0]!) : { _tag: "Or", exprs: ids.map(naming) })
+}
+
+/** Which of these ids name records of `collection` in the workspace that are live, and which are in its trash: one read. */
+export const recordStates = (deps: Reader, collection: Collection, workspaceId: string, ids: ReadonlyArray<string>) =>
+  Effect.map(
+    ids.length === 0 ? Effect.succeed([]) : deps.storage.getDocuments(collection, workspaceId, [...new Set(ids)]),
+    (docs) => ({
+      live: new Set(docs.filter((doc) => doc.deletedAt === null).map((doc) => doc.id)),
+      trashed: new Set(docs.filter((doc) => doc.deletedAt !== null).map((doc) => doc.id))
+    })
+  )
 
 /** Whether any document matches, among the live ones or those in the trash. */
 export const existsWhere = (
