@@ -11,7 +11,7 @@ import {
 } from "@dealstream/core"
 import { MemoryStorage } from "@dealstream/storage-memory"
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Fiber, Layer } from "effect"
+import { Deferred, Effect, Exit, Fiber, Layer } from "effect"
 import { TestClock } from "effect/testing"
 import { acceptingTargets, engineOver } from "../support/engine.js"
 import { pgStorageLayer } from "../support/pg.js"
@@ -49,6 +49,24 @@ const finished = (engine: EngineService, ctx: RequestContext, webhookId: string,
     }
     throw new Error(`recovery ${jobId} still running`)
   })
+
+/**
+ * The storage as a runner about to be killed sees it: its first commit of the job's progress goes
+ * through, and its next one is announced and then held, so that the kill lands mid-way through the
+ * job (a chunk recorded, the next one decided and not stored) on every machine, however fast.
+ */
+const holdingSecondChunk = (storage: StorageService, jobId: string, held: Deferred.Deferred<void>): StorageService => {
+  let chunks = 0
+  return {
+    ...storage,
+    commit: (commit) =>
+      Effect.suspend(() =>
+        commit.streams.some((stream) => stream.streamId === jobId) && ++chunks === 2
+          ? Effect.andThen(Deferred.succeed(held, undefined), Effect.never)
+          : storage.commit(commit)
+      )
+  }
+}
 
 const ctxFor = (name: string): RequestContext => ({ workspaceId: `${name}_${Date.now().toString(36)}`, requestId: null, actor: "test" })
 
@@ -118,14 +136,16 @@ const racingRunners = (storage: StorageService, queue: DeliveryQueueService) =>
     const webhook = (yield* engine.webhooks.create(ctx, { url: "https://hooks.example/in", events: ["*"] })).data["id"] as string
     const job = (yield* engine.webhooks.recover(ctx, webhook, { since })).data
 
-    const doomed = yield* Effect.forkScoped(runner(storage, queue, "host-doomed", { chunk: 7, staleMillis: 0 }))
-    // Killed once it has recorded a chunk, wherever it is in the next one.
-    for (;;) {
-      const state = (yield* engine.webhooks.recovery(ctx, webhook, job["id"] as string)).data
-      if (Number(state["scheduled"]) > 0) break
-      yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 1)))
-    }
+    const held = yield* Deferred.make<void>()
+    const doomed = yield* Effect.forkScoped(runner(holdingSecondChunk(storage, job["id"] as string, held), queue, "host-doomed", { chunk: 7, staleMillis: 0 }))
+    // Killed once it has recorded a chunk, with the next one decided and its commit on the way.
+    yield* Deferred.await(held)
     yield* Fiber.interrupt(doomed)
+    expect(Exit.hasInterrupts(yield* Fiber.await(doomed))).toBe(true)
+    // Mid-way: one chunk of the 60 events recorded, with its deliveries, and the job still running.
+    const atKill = (yield* engine.webhooks.recovery(ctx, webhook, job["id"] as string)).data
+    expect(atKill).toMatchObject({ status: "running", scheduled: 7, skipped: 0 })
+    expect(yield* deliveriesOf(storage, ctx, webhook)).toHaveLength(7)
     yield* Effect.forkScoped(runner(storage, queue, "host-a", { chunk: 7, staleMillis: 0 }))
     yield* Effect.forkScoped(runner(storage, queue, "host-b", { chunk: 7, staleMillis: 0 }))
     const done = yield* finished(engine, ctx, webhook, job["id"] as string)
