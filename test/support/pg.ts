@@ -1,8 +1,7 @@
 import { PgStorage } from "@dealstream/storage-pg"
-import * as PgClient from "@effect/sql-pg/PgClient"
-import { Effect, Layer, Redacted, type Scope } from "effect"
-import * as Reactivity from "effect/reactivity/Reactivity"
+import { Effect, Layer, type Scope } from "effect"
 import { inject } from "vitest"
+import { EMPTY_DATABASE, onServer, uniqueName, withDatabase } from "./templateDatabase.js"
 
 /** The run's PostgreSQL server (see pgGlobalSetup.ts); a missing one is an error, never a skip. */
 export const serverUrl = (): string => {
@@ -13,33 +12,33 @@ export const serverUrl = (): string => {
   return url
 }
 
-const withDatabase = (url: string, database: string) => {
-  const parsed = new URL(url)
-  parsed.pathname = `/${database}`
-  return parsed.toString()
+const templateName = (): string => {
+  const name = inject("templateDatabase")
+  if (typeof name !== "string" || name === "") {
+    throw new Error("no template database for this run: test/support/pgGlobalSetup.ts builds it")
+  }
+  return name
 }
 
-const admin = (statement: string) =>
-  Effect.scoped(
-    Effect.flatMap(
-      PgClient.make({ url: Redacted.make(serverUrl()), transformJson: false, maxConnections: 1 }),
-      (sql) => sql.unsafe(statement)
-    )
-  ).pipe(Effect.provide(Reactivity.layer), Effect.orDie)
+const databaseFrom = (template: () => string): Effect.Effect<string, never, Scope.Scope> =>
+  Effect.acquireRelease(
+    Effect.gen(function*() {
+      const name = uniqueName("ds_test")
+      yield* onServer(serverUrl(), `CREATE DATABASE ${name} ${template()}`)
+      return { name, url: withDatabase(serverUrl(), name) }
+    }),
+    ({ name }) => onServer(serverUrl(), `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
+  ).pipe(Effect.map(({ url }) => url))
 
 /**
- * A database of its own for the calling test file, dropped when the scope closes, so that files
- * run in parallel on one server without seeing each other's rows.
+ * A database of its own for the calling test file, already migrated (a copy of the run's template),
+ * dropped when the scope closes, so that files run in parallel on one server without seeing each
+ * other's rows.
  */
-export const testDatabase: Effect.Effect<string, never, Scope.Scope> = Effect.acquireRelease(
-  Effect.gen(function*() {
-    const name = `ds_test_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 10)}`
-    // UTF8 whatever the server's default: text is compared by code point (COLLATE "C") in queries.
-    yield* admin(`CREATE DATABASE ${name} TEMPLATE template0 ENCODING 'UTF8' LC_COLLATE 'C' LC_CTYPE 'C'`)
-    return { name, url: withDatabase(serverUrl(), name) }
-  }),
-  ({ name }) => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
-).pipe(Effect.map(({ url }) => url))
+export const testDatabase: Effect.Effect<string, never, Scope.Scope> = databaseFrom(() => `TEMPLATE ${templateName()}`)
+
+/** As testDatabase, but empty: for the tests of the migrations themselves. */
+export const emptyDatabase: Effect.Effect<string, never, Scope.Scope> = databaseFrom(() => EMPTY_DATABASE)
 
 /** PgStorage on a fresh database of its own. */
 export const pgStorageLayer = Layer.unwrap(Effect.map(testDatabase, (url) => PgStorage.layer(url)))

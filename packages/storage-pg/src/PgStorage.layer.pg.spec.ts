@@ -3,7 +3,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect, Redacted } from "effect"
 import { TestClock } from "effect/testing"
 import * as Reactivity from "effect/reactivity/Reactivity"
-import { serverUrl, testDatabase } from "../../../test/support/pg.js"
+import { emptyDatabase, serverUrl, testDatabase } from "../../../test/support/pg.js"
 import { migrate } from "./migrate.js"
 import { migrations } from "./migrations/index.js"
 import * as PgStorage from "./PgStorage.js"
@@ -17,7 +17,7 @@ const withDatabase = (url: string, database: string) => {
 describe("PgStorage.layer", () => {
   it.live("migrates once when several hosts start on a new database at the same time", () =>
     Effect.gen(function*() {
-      const url = yield* testDatabase
+      const url = yield* emptyDatabase
       const client = PgClient.make({ url: Redacted.make(url), transformJson: false }).pipe(Effect.provide(Reactivity.layer))
       const clients = yield* Effect.all([client, client, client, client])
       const applied = yield* Effect.all(clients.map((sql) => migrate(sql)), { concurrency: "unbounded" })

@@ -4,7 +4,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect, Redacted } from "effect"
 import * as Reactivity from "effect/reactivity/Reactivity"
 import type { SqlClient } from "effect/sql/SqlClient"
-import { testDatabase } from "../../../test/support/pg.js"
+import { emptyDatabase, testDatabase } from "../../../test/support/pg.js"
 import { migrate } from "./migrate.js"
 import { migrations } from "./migrations/index.js"
 import * as PgStorage from "./PgStorage.js"
@@ -55,7 +55,7 @@ describe("event transaction ids", () => {
 
   it.live("events logged before the migration read 0, which comes before every recorded id", () =>
     Effect.gen(function*() {
-      const url = yield* testDatabase
+      const url = yield* emptyDatabase
       const sql = yield* client(url)
       yield* migrate(sql, migrations.filter((m) => m.id < 9))
       yield* sql.unsafe(
