@@ -49,7 +49,8 @@ describe("a host whose database connections are cut mid-request", () => {
       storage: { postgres: viaProxy(databaseUrl, proxy) },
       rateLimit: 100_000,
       rateBurst: 100_000,
-      webhooks: { allowInsecure: true, retrySchedule: Array.from({ length: 10 }, () => 1_000), timeoutMillis: 2_000 }
+      // A claim whose answer the cut lost is sent once its lease runs out: 5 s, not timeout + 30 s.
+      webhooks: { allowInsecure: true, retrySchedule: Array.from({ length: 10 }, () => 1_000), timeoutMillis: 2_000, leaseMillis: 5_000 }
     })
     let closed = false
     cleanup.push(async () => closed || host.close())
@@ -159,7 +160,7 @@ describe("a host whose database connections are cut mid-request", () => {
     expect(late.status).toBe(201)
 
     // Every event committed reaches the receiver (a claim whose answer the cut lost waits for its
-    // lease, timeout + 30 s), and every delivery succeeds.
+    // lease), and every delivery succeeds.
     const announced = (await eventLog(sql)).filter((e) => e.type.startsWith("contact.") || e.type.startsWith("deal."))
     const wanted = new Set(announced.map((e) => e.event_id))
     await receiver.waitFor((r) => {
