@@ -53,6 +53,13 @@ export const steps: fc.Arbitrary<ReadonlyArray<Step>> = fc.array(
 
 const pick = <A>(list: ReadonlyArray<A>, i: number) => list.length === 0 ? undefined : list[i % list.length]
 
+/** What a refusal says, as plain data that toEqual compares. */
+const refusalOf = (error: { readonly _tag: string; readonly message: string }) => ({
+  _tag: error._tag,
+  message: error.message,
+  details: "details" in error ? (error.details as ReadonlyArray<object>).map((detail) => ({ ...detail })) : undefined
+})
+
 const subscribes = (events: ReadonlyArray<string>, type: string) => events.includes("*") || events.includes(type)
 
 /** The two engines over one storage context: the writer's storage never tells it of settings changes. */
@@ -67,7 +74,10 @@ const twoEngines = (storage: Context.Context<Storage | DeliveryQueue>) => {
   )
 }
 
-/** Runs the steps in a workspace of its own and checks every outcome and the outbox against the model. */
+/**
+ * Runs the steps in a workspace of its own and checks every outcome and the outbox against the
+ * model; says how many moves into a removed stage it checked.
+ */
 export const staleSettingsHold = (storage: Context.Context<Storage | DeliveryQueue>, workspaceId: string, script: ReadonlyArray<Step>) =>
   Effect.scoped(Effect.gen(function*() {
     const { settings, writer } = yield* twoEngines(storage)
@@ -84,6 +94,7 @@ export const staleSettingsHold = (storage: Context.Context<Storage | DeliveryQue
     const store = Context.get(storage, Storage)
     const removedStages: Array<string> = []
     let attempts = 0
+    let removedStageMoves = 0
 
     /** The writer's event of this type was committed: each subscribed webhook owes one more delivery. */
     const announced = (type: string) => {
@@ -173,7 +184,14 @@ export const staleSettingsHold = (storage: Context.Context<Storage | DeliveryQue
             if (target !== dealStage) announced("deal.stage_changed")
             dealStage = target
           } else {
-            expect(outcome._tag, "a move to a removed stage").toBe("Failure")
+            removedStageMoves++
+            // Refused for the stage it names, not for any other reason (toEqual cannot tell two
+            // errors apart: the fields are compared).
+            expect(outcome._tag === "Failure" ? refusalOf(outcome.failure) : "Success", "a move to a removed stage").toEqual({
+              _tag: "ValidationError",
+              message: `stage_id is not a stage of pipeline ${pipelineId}`,
+              details: [{ path: "stage_id", message: `is not a stage of pipeline ${pipelineId}` }]
+            })
           }
           break
         }
@@ -190,6 +208,7 @@ export const staleSettingsHold = (storage: Context.Context<Storage | DeliveryQue
       })
       expect(deliveries.length, `deliveries of ${webhook.id}`).toBe(webhook.expected)
     }
+    return { removedStageMoves }
   }))
 
 const ANNOUNCED = ["contact.created", "contact.updated"]
@@ -302,7 +321,21 @@ export const staleSettingsSuite = <E>(name: string, storageLayer: Layer.Layer<St
       }).pipe(Effect.scoped)
 
     it.effect("decides every write as the settings stored say, and the outbox follows them", () =>
-      property(steps, staleSettingsHold, "ws"), 120_000)
+      property(steps, (storage, workspace, script) => Effect.asVoid(staleSettingsHold(storage, workspace, script)), "ws"), 120_000)
+
+    // Random scripts seldom move the deal into a stage removed since (about one run in 40): this one
+    // does, from a writer that still keeps the stage (it read the pipeline creating the deal).
+    it.effect("refuses a move into a stage removed since the writer read its settings, for that stage", () =>
+      Effect.gen(function*() {
+        const storage = yield* Layer.build(storageLayer)
+        // The default pipeline's six stages, the deal in the first: the second goes, and the move
+        // names it (after the five left in the candidates the script picks from).
+        const checked = yield* staleSettingsHold(storage, `removed_${Date.now().toString(36)}`, [
+          { _tag: "RemoveStage", stage: 0 },
+          { _tag: "MoveDeal", stage: 5 }
+        ])
+        expect(checked.removedStageMoves).toBe(1)
+      }).pipe(Effect.scoped), 60_000)
 
     it.effect("answers reads as the settings stored say, from kept settings only while they are current", () =>
       Effect.gen(function*() {
