@@ -2,6 +2,7 @@ import { type ChangeFeedPage, type ChangeFeedPosition, type ChangeFeedTypes, com
 import { Effect } from "effect"
 import type { SqlClient } from "effect/sql/SqlClient"
 import type { SqlError } from "effect/sql/SqlError"
+import { type FeedBound, workspaceWriters } from "./feedBound.js"
 import { eventColumns, type EventRow, toStoredEvent } from "./internal/eventRow.js"
 import { Params } from "./internal/params.js"
 import { tables } from "./tables.js"
@@ -10,12 +11,14 @@ const likePrefix = (prefix: string) => `${prefix.replace(/[\\%_]/g, (c) => `\\${
 
 /**
  * The change feed of one workspace (ds_events_workspace_feed, migration 0013). Only events of
- * transactions below the xmin of the statement's snapshot are read: every transaction below it has
- * ended, so no event can still appear before the last one read (sequences are taken at insert, a
- * transaction holding a lower one may commit after one holding a higher). The approach of Emmett's
- * PostgreSQL readers; group commit puts several commits in one transaction, in sequence order.
+ * transactions below the bound (feedBound.ts) are read: none of the transactions below it can still
+ * add an event to this workspace's feed, so none can appear before the last one read (sequences are
+ * taken at insert, a transaction holding a lower one may commit after one holding a higher). Emmett's
+ * PostgreSQL readers take the snapshot's xmin, which any open transaction on the server holds back;
+ * this bound waits only for this workspace's own commits. Group commit puts several commits in one
+ * transaction, in sequence order.
  */
-export const readFeed = (sql: SqlClient) =>
+export const readFeed = (sql: SqlClient, bound: FeedBound = workspaceWriters) =>
 (options: {
   readonly workspaceId: string
   readonly after: ChangeFeedPosition | null
@@ -24,7 +27,7 @@ export const readFeed = (sql: SqlClient) =>
 }): Effect.Effect<ChangeFeedPage, SqlError> => {
   const params = new Params()
   const workspace = params.add(options.workspaceId)
-  const visible = `workspace_id = ${workspace} AND xact_id < pg_snapshot_xmin(pg_current_snapshot())`
+  const visible = `workspace_id = ${workspace} AND xact_id < (SELECT below FROM bound)`
   const conditions = [visible]
   if (options.after !== null) {
     conditions.push(
@@ -41,7 +44,8 @@ export const readFeed = (sql: SqlClient) =>
   // index, backwards): where a page that is not full lets the next read start.
   return Effect.map(
     sql.unsafe<EventRow & { readonly xact: string; readonly tail: boolean }>(
-      `(SELECT xact_id::text AS xact, ${eventColumns}, false AS tail FROM ${tables.events} WHERE ${conditions.join(" AND ")} ` +
+      `WITH ${bound(workspace)} ` +
+        `(SELECT xact_id::text AS xact, ${eventColumns}, false AS tail FROM ${tables.events} WHERE ${conditions.join(" AND ")} ` +
         `ORDER BY xact_id, sequence LIMIT ${params.add(limit)}) ` +
         `UNION ALL (SELECT xact_id::text AS xact, ${eventColumns}, true AS tail FROM ${tables.events} WHERE ${visible} ` +
         `ORDER BY xact_id DESC, sequence DESC LIMIT 1)`,

@@ -14,6 +14,7 @@ import { migration as eventsFeed } from "./0013_events_feed.js"
 import { migration as eventsAnnounced } from "./0014_events_announced.js"
 import { migration as companiesAndActivities } from "./0015_companies_and_activities.js"
 import { migration as commitSet } from "./0016_commit_set.js"
+import { migration as feedLocks } from "./0017_feed_locks.js"
 import type { Migration } from "./Migration.js"
 
 export type { Migration } from "./Migration.js"
@@ -35,5 +36,6 @@ export const migrations: ReadonlyArray<Migration> = [
   eventsFeed,
   eventsAnnounced,
   companiesAndActivities,
-  commitSet
+  commitSet,
+  feedLocks
 ]

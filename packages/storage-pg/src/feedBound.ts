@@ -1,0 +1,46 @@
+import { FEED_LOCK_CLASS } from "./internal/feedLock.js"
+
+/**
+ * The transaction id below which a read may take a workspace's events: no transaction below it can
+ * still add an event to that workspace's feed, so a reader that moves past an event never finds an
+ * earlier one appear behind it (sequences are taken at insert; commits land in another order).
+ *
+ * Given the statement's snapshot S and, read once during the statement, the lock table L (both SQL
+ * fragments of a WITH, taking the workspace as a parameter): every transaction below S's xmax has
+ * ended, except those S lists as running. Of those, the bound stops at the first one that
+ *  - still runs and holds the workspace's feed lock (a commit of this workspace in flight), or
+ *  - has ended since S was taken (its events, if any, are invisible to S yet committed).
+ * A running transaction without the mark cannot append to this workspace: commits take the mark
+ * before their first write (migration 0017), and a transaction S lists already has an id, so it
+ * has written. So a transaction left open anywhere else, in this database or another, holds back
+ * no feed, and a stalled commit only its own workspaces' feeds, until its statement times out.
+ */
+export const workspaceWriters = (workspace: string): string =>
+  `snapshot AS MATERIALIZED (SELECT pg_current_snapshot() AS s),
+  locks AS MATERIALIZED (
+    SELECT locktype, virtualtransaction, transactionid FROM pg_locks
+    WHERE (locktype = 'transactionid' AND mode = 'ExclusiveLock' AND granted)
+      OR (locktype = 'advisory' AND classid = ${FEED_LOCK_CLASS} AND objid = hashtext(${workspace})::oid AND objsubid = 2
+        AND database = (SELECT oid FROM pg_database WHERE datname = current_database()))
+  ),
+  bound AS MATERIALIZED (
+    SELECT coalesce((
+      SELECT min(x) FROM pg_snapshot_xip(snapshot.s) AS x
+      WHERE NOT EXISTS (SELECT 1 FROM locks AS own WHERE own.locktype = 'transactionid' AND own.transactionid = x::xid)
+        OR EXISTS (
+          SELECT 1 FROM locks AS own JOIN locks AS mark ON mark.virtualtransaction = own.virtualtransaction AND mark.locktype = 'advisory'
+          WHERE own.locktype = 'transactionid' AND own.transactionid = x::xid
+        )
+    ), pg_snapshot_xmax(snapshot.s)) AS below FROM snapshot
+  )`
+
+/**
+ * The bound before migration 0017: the xmin of the snapshot, which any transaction on the server
+ * holds back. Kept for the test that shows a stranger's open transaction stalls it and not the
+ * bound above (test/storage/feedStrangers.pg.spec.ts).
+ */
+export const serverXmin = (_workspace: string): string =>
+  `bound AS MATERIALIZED (SELECT pg_snapshot_xmin(pg_current_snapshot()) AS below)`
+
+/** A WITH list that defines `bound(below)` for one workspace, the workspace given as a parameter. */
+export type FeedBound = (workspace: string) => string
