@@ -13,7 +13,8 @@ const STORAGE_OPTIONS = `  --storage <kind>      DEALSTREAM_STORAGE     embedded
   --database-timeout <duration>
                         DEALSTREAM_DATABASE_TIMEOUT
                                                how long a database statement may go unanswered
-                                               before its request gets 503 (default 30s)
+                                               before it is cancelled and its request gets 503,
+                                               up to 5 s later (default 30s)
   --data-dir <path>     DEALSTREAM_DATA_DIR    (default ./.dealstream; holds the dev API key and the
                                                embedded database)`
 
