@@ -1,10 +1,12 @@
 // The benchmark harness: `npm run bench` (full) or `npm run bench -- --quick` (minutes; bench/README.md).
-//   node bench/run.mjs [--quick] [--only commit,memory,http,queries,webhooks,feed,import] [--out file]
+//   node bench/run.mjs [--quick | --smoke] [--only commit,memory,http,queries,webhooks,feed,import] [--out file]
 //   node bench/run.mjs --profile commit|http|all [--quick]     CPU profiles of the dealstream side
-// Progress goes to stderr; the table to stdout; RESULTS.md next to this file (unless --only).
+// Progress goes to stderr; the table to stdout; RESULTS.md next to this file (unless --only or --smoke).
+// Exits 1 when a scenario threw or failed one of its own checks; a missed target is a result, not a failure.
 import { existsSync, readFileSync, writeFileSync } from "node:fs"
 import { fileURLToPath } from "node:url"
 import { loadAverage, machine } from "./lib/machine.mjs"
+import { modes } from "./lib/modes.mjs"
 import { startPostgres } from "./lib/postgres.mjs"
 import { renderTable } from "./lib/report.mjs"
 import { writeResults } from "./lib/results.mjs"
@@ -19,32 +21,8 @@ const option = (name) => {
 const quick = flag("quick")
 const log = (line) => process.stderr.write(`${line}\n`)
 
-/**
- * Durations and sizes of the two modes. Quick keeps every scenario, smaller, except what a target
- * names: the list page's 100k contacts and the 1,000 stage changes of a long deal (`history`:
- * how many such deals, and how many times a run moves each; see lib/dealHistory.mjs).
- */
-const settings = quick
-  ? {
-    runs: 3,
-    commit: { seconds: 0.4, warmupSeconds: 0.4, deals: 256, history: { longDeals: 8, movesPerDeal: 25 } },
-    memory: { seconds: 0.5, warmupSeconds: 0.5, footprintContacts: 5_000, listContacts: 100_000, history: { longDeals: 32, movesPerDeal: 50 } },
-    http: { seconds: 0.6, warmupSeconds: 0.5, connections: 50, listContacts: 200 },
-    queries: { contacts: 50_000, deals: 10_000, requests: 20, maxSeconds: 2.5 },
-    webhooks: { latencyContacts: 20, loadedContacts: 300, throughputContacts: 1000, recoveryEvents: 2000, concurrency: 16 },
-    feed: { events: 100_000, latencyContacts: 50 },
-    import: { contacts: 10_000, singleContacts: 5_000 }
-  }
-  : {
-    runs: 5,
-    commit: { seconds: 5, warmupSeconds: 3, deals: 2048, history: { longDeals: 32, movesPerDeal: 50 } },
-    memory: { seconds: 5, warmupSeconds: 2, footprintContacts: 100_000, listContacts: 100_000, history: { longDeals: 128, movesPerDeal: 50 } },
-    http: { seconds: 10, warmupSeconds: 3, connections: 50, listContacts: 2000 },
-    queries: { contacts: 1_000_000, deals: 200_000, requests: 300, maxSeconds: 60 },
-    webhooks: { latencyContacts: 300, loadedContacts: 2000, throughputContacts: 5000, recoveryEvents: 100_000, concurrency: 16 },
-    feed: { events: 1_000_000, latencyContacts: 200 },
-    import: { contacts: 100_000, singleContacts: 20_000 }
-  }
+const mode = flag("smoke") ? "smoke" : quick ? "quick" : "full"
+const settings = modes[mode]
 
 const scenarios = {
   commit: () => import("./scenarios/commitPath.mjs").then((m) => m.commitPath),
@@ -76,22 +54,26 @@ if (unknown.length > 0) {
   process.exit(2)
 }
 
+if (mode === "smoke" && option("out") !== undefined) {
+  log("bench: --smoke writes no results file (its sizes are too small for figures); drop --out")
+  process.exit(2)
+}
+
 const started = Date.now()
 const loadBefore = loadAverage()
-log(`dealstream bench (${quick ? "quick" : "full"}), load average ${loadBefore}`)
+log(`dealstream bench (${mode}), load average ${loadBefore}`)
+if (mode === "smoke") log("smoke: every scenario once at tiny sizes, to see that it runs and passes its own checks; targets are not judged")
 const pg = await startPostgres({ log })
 const outcomes = []
-let broken = false
 try {
   for (const name of only) {
     const t0 = Date.now()
     log(`${name}…`)
-    const run = await scenarios[name]()
     try {
-      const outcome = await run({ pg, settings: settings[name], runs: settings.runs, quick, log })
+      const run = await scenarios[name]()
+      const outcome = await run({ pg, settings: settings[name], runs: settings.runs, quick: mode !== "full", log })
       outcomes.push({ name, ...outcome, seconds: (Date.now() - t0) / 1000 })
     } catch (error) {
-      broken = true
       log(`${name} failed: ${error?.stack ?? error}`)
       outcomes.push({ name, rows: [], notes: [], failures: [`the scenario failed: ${error?.message ?? error}`], seconds: (Date.now() - t0) / 1000 })
     }
@@ -103,10 +85,15 @@ try {
 const elapsed = (Date.now() - started) / 1000
 const loadAfter = loadAverage()
 
-const rows = outcomes.flatMap((o) => o.rows)
+// Smoke sizes are far below what any target names: its figures are shown without them.
+const measured = outcomes.flatMap((o) => o.rows)
+const rows = mode === "smoke" ? measured.map(({ target: _, ...row }) => row) : measured
 process.stdout.write(`${renderTable(rows)}\n`)
-for (const o of outcomes) for (const failure of o.failures ?? []) log(`! ${o.name}: ${failure}`)
+const failed = outcomes.filter((o) => (o.failures ?? []).length > 0)
+for (const o of failed) for (const failure of o.failures) log(`! ${o.name}: ${failure}`)
 log(`total ${elapsed.toFixed(0)} s, load average before ${loadBefore}, after ${loadAfter}`)
+if (mode === "smoke") log("smoke: targets not judged (sizes too small to mean anything); figures only show the scenarios ran")
+log(failed.length === 0 ? `${mode}: every scenario ran and passed its own checks` : `${mode}: FAILED: ${failed.map((o) => o.name).join(", ")}`)
 
 // The performance analysis is written by hand (profiles, before/after) and kept under the figures.
 const analysis = () => {
@@ -114,7 +101,8 @@ const analysis = () => {
   return existsSync(file) ? `\n${readFileSync(file, "utf8")}` : ""
 }
 
-const out = option("out") ?? (option("only") === undefined ? fileURLToPath(new URL("RESULTS.md", import.meta.url)) : undefined)
+const out = mode === "smoke" ? undefined
+  : option("out") ?? (option("only") === undefined ? fileURLToPath(new URL("RESULTS.md", import.meta.url)) : undefined)
 if (out !== undefined) {
   writeFileSync(out, writeResults({
     quick,
@@ -129,6 +117,7 @@ if (out !== undefined) {
   }) + analysis())
   log(`wrote ${out}`)
 }
-// Missed targets are results, not failures; a scenario that could not run is. Exiting here also
-// ends whatever a failed scenario left behind (its servers are killed on exit).
-process.exit(broken ? 1 : 0)
+// Missed targets are results, not failures; a scenario that threw or whose own checks failed (a
+// command refused, a delivery lost) is. Exiting here also ends whatever a failed scenario left
+// behind (its servers are killed on exit).
+process.exit(failed.length > 0 ? 1 : 0)

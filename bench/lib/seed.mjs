@@ -1,7 +1,9 @@
 // The fast path for item 5: contacts and deals written straight into dealstream's tables with
 // INSERT … SELECT over generate_series, in the shapes the engine writes (one `*.created` event, the
 // stream's version row, the document with its unique key, search words and folded values), batch by
-// batch with progress on stderr. `verifySample` then checks a sample against core's own projection.
+// batch with progress on stderr. The events' fields are the ones core's parsers and deciders give
+// (engineShapes.mjs): the SQL names only the values it varies. `verifySample` then checks a sample
+// against core: each event against its decider (replay.mjs), each document against its projection.
 import {
   catalogOf,
   contactUniqueKey,
@@ -12,6 +14,8 @@ import {
 } from "@dealstream/core"
 import { isDeepStrictEqual } from "node:util"
 import postgres from "postgres"
+import { createdFieldsSql } from "./engineShapes.mjs"
+import { replayer } from "./replay.mjs"
 
 export const FIRST_NAMES = ["Ada", "Alan", "Grace", "Edsger", "Barbara", "Donald", "Margaret", "Ken", "Dennis", "Frances", "John", "Radia",
   "Tim", "Vint", "Bob", "Leslie", "Niklaus", "Tony", "Butler", "Fran", "Shafi", "Silvio", "Judea", "Yoshua", "Geoffrey", "Yann", "Whitfield",
@@ -55,7 +59,8 @@ const helpers = [
      SELECT coalesce(array_agg(w ORDER BY o), '{}') FROM (SELECT w, min(o) AS o FROM unnest(a) WITH ORDINALITY AS x(w, o) GROUP BY w) AS d $$`
 ]
 
-const contactBatch = `
+/** Contacts lo..hi, g = the contact's number; the fields it varies, the rest core's (engineShapes.mjs). */
+const contactBatch = () => `
 WITH c AS MATERIALIZED (
   SELECT g, t, pg_temp.iso(t) AS at,
     'con_' || ${b32("t", 10)} || ${b32("g", 16)} AS id,
@@ -63,16 +68,15 @@ WITH c AS MATERIALIZED (
     $3::text[] AS firsts, $4::text[] AS lasts
   FROM (SELECT g, $5::bigint + g * ${CONTACT_STEP_MS} AS t FROM generate_series($1::bigint, $2::bigint) AS g) AS s
 ), f AS MATERIALIZED (
-  SELECT c.*, jsonb_build_object(
-      'email', lower(firsts[1 + (g * 7) % 64]) || '.' || lower(lasts[1 + (g * 13) % 128]) || '.' || g || '@' || lower(($8::text[])[1 + g % 10]) || (g % 50) || '.example',
-      'first_name', firsts[1 + (g * 7) % 64],
-      'last_name', lasts[1 + (g * 13) % 128],
-      'phone', '+1 555 ' || lpad((g % 10000000)::text, 7, '0'),
-      'title', ($6::text[])[1 + g % 8],
-      'company_id', NULL,
-      'source', ($7::text[])[1 + g % 6],
-      'owner_id', 'usr_' || lpad((g % 20)::text, 2, '0')
-    ) AS fields
+  SELECT c.*, ${createdFieldsSql("contact", {
+    email: "lower(firsts[1 + (g * 7) % 64]) || '.' || lower(lasts[1 + (g * 13) % 128]) || '.' || g || '@' || lower(($8::text[])[1 + g % 10]) || (g % 50) || '.example'",
+    first_name: "firsts[1 + (g * 7) % 64]",
+    last_name: "lasts[1 + (g * 13) % 128]",
+    phone: "'+1 555 ' || lpad((g % 10000000)::text, 7, '0')",
+    title: "($6::text[])[1 + g % 8]",
+    source: "($7::text[])[1 + g % 6]",
+    owner_id: "'usr_' || lpad((g % 20)::text, 2, '0')"
+  })} AS fields
   FROM c
 ), d AS MATERIALIZED (
   SELECT f.*, jsonb_build_object('id', id, 'created_at', at, 'updated_at', at) || fields AS doc FROM f
@@ -93,7 +97,8 @@ SELECT $9, id, 1, NULL, doc, 'email:' || lower(doc ->> 'email'),
     'created_at', lower(at), 'updated_at', lower(at))
 FROM d`
 
-const dealBatch = `
+/** Deals lo..hi, h = the deal's number; the fields it varies, the rest core's (engineShapes.mjs). */
+const dealBatch = () => `
 WITH c AS MATERIALIZED (
   SELECT h, t, pg_temp.iso(t) AS at,
     'deal_' || ${b32("t", 10)} || ${b32("h", 16)} AS id,
@@ -101,17 +106,17 @@ WITH c AS MATERIALIZED (
     1 + (h * 7919) % $9::bigint AS contact
   FROM (SELECT h, $5::bigint + h * $10::bigint AS t FROM generate_series($1::bigint, $2::bigint) AS h) AS s
 ), f AS MATERIALIZED (
-  SELECT c.*, jsonb_build_object(
-      'name', ($3::text[])[1 + h % 10] || ' ' || ($4::text[])[1 + (h / 10) % 8] || ' ' || h,
-      'pipeline_id', $6::text,
-      'stage_id', ($7::text[])[1 + h % array_length($7::text[], 1)],
-      'value', 500 + (h * 37) % 100000,
-      'currency', CASE WHEN h % 3 = 0 THEN 'USD' ELSE 'EUR' END,
-      'expected_close_date', to_char(to_timestamp(t / 1000.0) AT TIME ZONE 'UTC' + interval '45 days', 'YYYY-MM-DD'),
-      'owner_id', 'usr_' || lpad((h % 20)::text, 2, '0'),
-      'contact_ids', jsonb_build_array('con_' || ${b32(`($5::bigint + contact * ${CONTACT_STEP_MS})`, 10)} || ${b32("contact", 16)}),
-      'status', CASE WHEN h % 10 = 0 THEN 'won' WHEN h % 10 = 1 THEN 'lost' ELSE 'open' END
-    ) AS fields
+  SELECT c.*, ${createdFieldsSql("deal", {
+    name: "($3::text[])[1 + h % 10] || ' ' || ($4::text[])[1 + (h / 10) % 8] || ' ' || h",
+    pipeline_id: "$6::text",
+    stage_id: "($7::text[])[1 + h % array_length($7::text[], 1)]",
+    value: "500 + (h * 37) % 100000",
+    currency: "CASE WHEN h % 3 = 0 THEN 'USD' ELSE 'EUR' END",
+    expected_close_date: "to_char(to_timestamp(t / 1000.0) AT TIME ZONE 'UTC' + interval '45 days', 'YYYY-MM-DD')",
+    owner_id: "'usr_' || lpad((h % 20)::text, 2, '0')",
+    contact_ids: `jsonb_build_array('con_' || ${b32(`($5::bigint + contact * ${CONTACT_STEP_MS})`, 10)} || ${b32("contact", 16)})`,
+    status: "CASE WHEN h % 10 = 0 THEN 'won' WHEN h % 10 = 1 THEN 'lost' ELSE 'open' END"
+  })} AS fields
   FROM c
 ), d AS MATERIALIZED (
   SELECT f.*, jsonb_build_object('id', id, 'created_at', at, 'updated_at', at) || fields AS doc FROM f
@@ -155,6 +160,8 @@ export const seed = async ({ url, workspaceId, pipelineId, stageIds, contacts, d
   const sql = postgres(url, { max: 1, onnotice: () => {} })
   const baseMs = Date.now() - 400 * 86_400_000
   const started = Date.now()
+  // Built first: a seed that no longer matches core's fields stops here, before any row is written.
+  const statements = { contacts: contactBatch(), deals: dealBatch() }
   for (const statement of helpers) await sql.unsafe(statement)
   const progress = (what, done, total) => {
     const seconds = (Date.now() - started) / 1000
@@ -162,13 +169,13 @@ export const seed = async ({ url, workspaceId, pipelineId, stageIds, contacts, d
   }
   for (let lo = 1; lo <= contacts; lo += BATCH) {
     const hi = Math.min(contacts, lo + BATCH - 1)
-    await sql.unsafe(contactBatch, [lo, hi, FIRST_NAMES, LAST_NAMES, baseMs, TITLES, SOURCES, COMPANIES, workspaceId])
+    await sql.unsafe(statements.contacts, [lo, hi, FIRST_NAMES, LAST_NAMES, baseMs, TITLES, SOURCES, COMPANIES, workspaceId])
     progress("contacts", hi, contacts)
   }
   const dealStep = Math.floor((contacts * CONTACT_STEP_MS) / deals)
   for (let lo = 1; lo <= deals; lo += BATCH) {
     const hi = Math.min(deals, lo + BATCH - 1)
-    await sql.unsafe(dealBatch, [lo, hi, COMPANIES, DEAL_WORDS, baseMs, pipelineId, stageIds, workspaceId, contacts, dealStep])
+    await sql.unsafe(statements.deals, [lo, hi, COMPANIES, DEAL_WORDS, baseMs, pipelineId, stageIds, workspaceId, contacts, dealStep])
     progress("deals", hi, deals)
   }
   // VACUUM too: a freshly filled words table (filled by its triggers) needs its visibility map set
@@ -183,12 +190,14 @@ const foldedOf = (data) =>
   Object.fromEntries(Object.entries(data).filter(([, v]) => typeof v === "string" && v.toLowerCase() !== v).map(([k, v]) => [k, v.toLowerCase()]))
 
 /**
- * Compares `size` seeded records of each kind with what core computes from their event: the
- * document (projectContact/projectDeal), search words, unique key and folded values. Throws on
- * the first difference.
+ * Compares `size` seeded records of each kind with what core makes: their event with what core's
+ * decider records for a create of its fields (in `pipeline`, a pipelineInfo), the document
+ * (projectContact/projectDeal), search words, unique key and folded values with what core computes
+ * from that event. Throws on the first difference.
  */
-export const verifySample = async ({ url, workspaceId, size }) => {
+export const verifySample = async ({ url, workspaceId, pipeline, size }) => {
   const sql = postgres(url, { max: 1, onnotice: () => {} })
+  const decidedAgain = replayer(pipeline)
   const kinds = [
     { table: "ds_contacts", type: "contact.created", project: projectContact, search: searchFieldsOf(catalogOf("contact", [])), unique: contactUniqueKey },
     { table: "ds_deals", type: "deal.created", project: projectDeal, search: searchFieldsOf(catalogOf("deal", [])), unique: () => null }
@@ -202,6 +211,7 @@ export const verifySample = async ({ url, workspaceId, size }) => {
       [workspaceId, size]
     )
     for (const row of rows) {
+      decidedAgain(row.id, { type: row.type, data: row.event })
       const projected = kind.project(null, { type: row.type, data: row.event })
       const expect = (what, actual, wanted) => {
         if (!isDeepStrictEqual(actual, wanted)) {

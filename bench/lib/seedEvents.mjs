@@ -2,11 +2,15 @@
 // ds_events with INSERT … SELECT over generate_series, in the shape the engine writes (the events'
 // data as the deciders make it, metadata {actor, eventId, payload, requestId, workspaceId} with the
 // payload as the outbox stores it at commit, xact_id from the column's default), and the streams'
-// ds_streams rows. No documents: the feed reads the log only. `verifyStreams` folds streams with
-// core's own projections and payload rule and compares every stored payload with the result.
-import { contactView, payloadDataFor, projectContact, projectDeal } from "@dealstream/core"
+// ds_streams rows. No documents: the feed reads the log only. The created records' fields are the
+// ones core's parsers and deciders give (engineShapes.mjs). `verifyStreams` puts every event of
+// some streams to core's deciders (replay.mjs), folds them with core's own projections and payload
+// rule and compares every stored payload with the result.
+import { contactView, payloadDataFor, projectContact, projectDeal, showingLiveContacts } from "@dealstream/core"
 import { isDeepStrictEqual } from "node:util"
 import postgres from "postgres"
+import { contactViewAddsSql, createdFieldsSql } from "./engineShapes.mjs"
+import { replayer } from "./replay.mjs"
 import { ALPHABET, b32, FIRST_NAMES, LAST_NAMES, SOURCES, TITLES } from "./seed.mjs"
 
 const COMPANIES = ["Acme", "Globex", "Initech", "Umbrella", "Hooli", "Stark", "Wayne", "Tyrell", "Cyberdyne", "Wonka"]
@@ -68,10 +72,11 @@ const stageChange = (i, from, to, reason) => {
 }
 
 // Per group g: the ids and fields of its contacts c, c2 and deal d (values varied as lib/seed.mjs
-// varies them), then the records as the API shows them after their creation (c_0, c2_0, d_2; a
-// contact's view adds deal_ids and company_ids); each later payload is one of these with the
-// changed keys laid over it (jsonb ||). Then 10 rows per group, in the order of GROUP.
-const groupBatch = `
+// varies them, every other field as core gives it: engineShapes.mjs), then the records as the API
+// shows them after their creation (c_0, c2_0, d_2; a contact's view adds what core's contactView
+// adds, deal_ids); each later payload is one of these with the changed keys laid over it (jsonb ||).
+// Then 10 rows per group, in the order of GROUP.
+const groupBatch = () => `
 WITH k AS MATERIALIZED (
   SELECT g, $3::bigint + 10 * g * ${STEP_MS} AS t FROM generate_series($1::bigint, $2::bigint) AS g
 ), f AS MATERIALIZED (
@@ -79,39 +84,39 @@ WITH k AS MATERIALIZED (
     ${id("con", "t", "2 * g")} AS c,
     ${id("con", `t + ${6 * STEP_MS}`, "2 * g + 1")} AS c2,
     ${id("deal", `t + ${2 * STEP_MS}`, "g")} AS d,
-    jsonb_build_object(
-      'email', lower(($4::text[])[1 + (g * 7) % 64]) || '.' || lower(($5::text[])[1 + (g * 13) % 128]) || '.' || g || '@' || lower(($8::text[])[1 + g % 10]) || (g % 50) || '.example',
-      'first_name', ($4::text[])[1 + (g * 7) % 64],
-      'last_name', ($5::text[])[1 + (g * 13) % 128],
-      'phone', '+1 555 ' || lpad((g % 10000000)::text, 7, '0'),
-      'title', ($6::text[])[1 + g % 8],
-      'company_id', NULL,
-      'source', ($7::text[])[1 + g % 6],
-      'owner_id', 'usr_' || lpad((g % 20)::text, 2, '0')) AS c_fields,
-    jsonb_build_object(
-      'email', lower(($4::text[])[1 + (g * 11 + 3) % 64]) || '.' || lower(($5::text[])[1 + (g * 17 + 5) % 128]) || '.' || g || 'b@' || lower(($8::text[])[1 + (g + 3) % 10]) || (g % 50) || '.example',
-      'first_name', ($4::text[])[1 + (g * 11 + 3) % 64],
-      'last_name', ($5::text[])[1 + (g * 17 + 5) % 128],
-      'phone', '+1 555 ' || lpad(((g + 1234567) % 10000000)::text, 7, '0'),
-      'title', ($6::text[])[1 + (g + 5) % 8],
-      'company_id', NULL,
-      'source', ($7::text[])[1 + (g + 2) % 6],
-      'owner_id', 'usr_' || lpad(((g + 3) % 20)::text, 2, '0')) AS c2_fields
+    ${createdFieldsSql("contact", {
+      email: "lower(($4::text[])[1 + (g * 7) % 64]) || '.' || lower(($5::text[])[1 + (g * 13) % 128]) || '.' || g || '@' || lower(($8::text[])[1 + g % 10]) || (g % 50) || '.example'",
+      first_name: "($4::text[])[1 + (g * 7) % 64]",
+      last_name: "($5::text[])[1 + (g * 13) % 128]",
+      phone: "'+1 555 ' || lpad((g % 10000000)::text, 7, '0')",
+      title: "($6::text[])[1 + g % 8]",
+      source: "($7::text[])[1 + g % 6]",
+      owner_id: "'usr_' || lpad((g % 20)::text, 2, '0')"
+    })} AS c_fields,
+    ${createdFieldsSql("contact", {
+      email: "lower(($4::text[])[1 + (g * 11 + 3) % 64]) || '.' || lower(($5::text[])[1 + (g * 17 + 5) % 128]) || '.' || g || 'b@' || lower(($8::text[])[1 + (g + 3) % 10]) || (g % 50) || '.example'",
+      first_name: "($4::text[])[1 + (g * 11 + 3) % 64]",
+      last_name: "($5::text[])[1 + (g * 17 + 5) % 128]",
+      phone: "'+1 555 ' || lpad(((g + 1234567) % 10000000)::text, 7, '0')",
+      title: "($6::text[])[1 + (g + 5) % 8]",
+      source: "($7::text[])[1 + (g + 2) % 6]",
+      owner_id: "'usr_' || lpad(((g + 3) % 20)::text, 2, '0')"
+    })} AS c2_fields
   FROM k
 ), v AS MATERIALIZED (
   SELECT f.*,
-    jsonb_build_object(
-      'name', ($8::text[])[1 + g % 10] || ' ' || ($13::text[])[1 + (g / 10) % 8] || ' ' || g,
-      'pipeline_id', $10::text,
-      'stage_id', ($11::text[])[1],
-      'value', 500 + (g * 37) % 100000,
-      'currency', CASE WHEN g % 3 = 0 THEN 'USD' ELSE 'EUR' END,
-      'expected_close_date', to_char(to_timestamp(t / 1000.0) AT TIME ZONE 'UTC' + interval '45 days', 'YYYY-MM-DD'),
-      'owner_id', 'usr_' || lpad((g % 20)::text, 2, '0'),
-      'contact_ids', jsonb_build_array(c),
-      'status', 'open') AS d_fields,
-    jsonb_build_object('id', c, 'created_at', ${iso("t")}, 'updated_at', ${iso("t")}, 'deal_ids', '[]'::jsonb, 'company_ids', '[]'::jsonb) || c_fields AS c_0,
-    jsonb_build_object('id', c2, 'created_at', ${iso(`t + ${6 * STEP_MS}`)}, 'updated_at', ${iso(`t + ${6 * STEP_MS}`)}, 'deal_ids', '[]'::jsonb, 'company_ids', '[]'::jsonb) || c2_fields AS c2_0
+    ${createdFieldsSql("deal", {
+      name: "($8::text[])[1 + g % 10] || ' ' || ($13::text[])[1 + (g / 10) % 8] || ' ' || g",
+      pipeline_id: "$10::text",
+      stage_id: "($11::text[])[1]",
+      value: "500 + (g * 37) % 100000",
+      currency: "CASE WHEN g % 3 = 0 THEN 'USD' ELSE 'EUR' END",
+      expected_close_date: "to_char(to_timestamp(t / 1000.0) AT TIME ZONE 'UTC' + interval '45 days', 'YYYY-MM-DD')",
+      owner_id: "'usr_' || lpad((g % 20)::text, 2, '0')",
+      contact_ids: "jsonb_build_array(c)"
+    })} AS d_fields,
+    jsonb_build_object('id', c, 'created_at', ${iso("t")}, 'updated_at', ${iso("t")}) || ${contactViewAddsSql()} || c_fields AS c_0,
+    jsonb_build_object('id', c2, 'created_at', ${iso(`t + ${6 * STEP_MS}`)}, 'updated_at', ${iso(`t + ${6 * STEP_MS}`)}) || ${contactViewAddsSql()} || c2_fields AS c2_0
   FROM f
 ), w AS MATERIALIZED (
   SELECT v.*, jsonb_build_object('id', d, 'created_at', ${iso(`t + ${2 * STEP_MS}`)}, 'updated_at', ${iso(`t + ${2 * STEP_MS}`)}) || d_fields AS d_2 FROM v
@@ -179,11 +184,13 @@ export const seedEvents = async ({ url, workspaceId, pipelineId, stageIds, event
   const groups = Math.ceil(events / GROUP.length)
   // The log's history ends a day before now.
   const baseMs = Date.now() - 86_400_000 - groups * 10 * STEP_MS
+  // Built first: a seed that no longer matches core's fields stops here, before any row is written.
+  const statement = groupBatch()
   const started = Date.now()
   let lastLogged = started
   for (let lo = 0; lo < groups; lo += BATCH_GROUPS) {
     const hi = Math.min(groups, lo + BATCH_GROUPS) - 1
-    await sql.unsafe(groupBatch, [lo, hi, baseMs, FIRST_NAMES, LAST_NAMES, TITLES, SOURCES, COMPANIES, workspaceId, pipelineId, stageIds,
+    await sql.unsafe(statement, [lo, hi, baseMs, FIRST_NAMES, LAST_NAMES, TITLES, SOURCES, COMPANIES, workspaceId, pipelineId, stageIds,
       SEED_ACTOR, DEAL_WORDS])
     if (Date.now() - lastLogged > 5000 || hi === groups - 1) {
       lastLogged = Date.now()
@@ -198,13 +205,14 @@ export const seedEvents = async ({ url, workspaceId, pipelineId, stageIds, event
 }
 
 /**
- * Folds the given contact and deal streams together, in the log's order, with core's projections
- * (a contact's view derives deal_ids from the deals folded so far, as the engine derives them from
- * the deals stored at commit) and checks each stored event against it: metadata.payload equals
- * core's payloadDataFor of the event and the record's view, stream versions run 1, 2, … and
- * ds_streams holds the last. Throws on the first difference; returns how many events it checked.
+ * Checks the given contact and deal streams, in the log's order: each event is what core's decider
+ * records for the command it stands for (replay.mjs; deals in `pipeline`, a pipelineInfo); folded
+ * with core's projections (a contact's view derives deal_ids from the deals folded so far, as the
+ * engine derives them from the deals stored at commit), metadata.payload equals core's
+ * payloadDataFor of the event and the record's view; stream versions run 1, 2, … and ds_streams
+ * holds the last. Throws on the first difference; returns how many events it checked.
  */
-export const verifyStreams = async ({ url, streamIds }) => {
+export const verifyStreams = async ({ url, streamIds, pipeline }) => {
   const sql = postgres(url, { max: 1, onnotice: () => {} })
   try {
     const rows = await sql`SELECT stream_id, stream_version, type, data, metadata FROM ds_events
@@ -213,6 +221,9 @@ export const verifyStreams = async ({ url, streamIds }) => {
     const contacts = new Map()
     const deals = new Map()
     const seen = new Map()
+    const decidedAgain = replayer(pipeline)
+    // No company exists in the feed's workspace: no view shows one as live.
+    const liveCompanies = new Set()
     const fail = (row, what) => {
       throw new Error(`event ${row.metadata.eventId} (${row.type} of ${row.stream_id} v${row.stream_version}): ${what}`)
     }
@@ -220,15 +231,20 @@ export const verifyStreams = async ({ url, streamIds }) => {
       const event = { type: row.type, data: row.data }
       if (row.stream_version !== (seen.get(row.stream_id) ?? 0) + 1) fail(row, `version after ${seen.get(row.stream_id) ?? 0}`)
       seen.set(row.stream_id, row.stream_version)
+      try {
+        decidedAgain(row.stream_id, event)
+      } catch (error) {
+        fail(row, error.message)
+      }
       let view
       if (row.type.startsWith("contact.")) {
         const projected = projectContact(contacts.get(row.stream_id) ?? null, event)
         contacts.set(row.stream_id, projected)
-        view = contactView(row.stream_id, projected.data, [...deals].map(([dealId, deal]) => ({ id: dealId, data: deal.data })))
+        view = contactView(row.stream_id, projected.data, [...deals].map(([dealId, deal]) => ({ id: dealId, data: deal.data })), liveCompanies)
       } else {
         const projected = projectDeal(deals.get(row.stream_id) ?? null, event)
         deals.set(row.stream_id, projected)
-        view = projected.data
+        view = showingLiveContacts(projected.data, new Set(contacts.keys()))
       }
       const expected = payloadDataFor(event, view)
       if (!isDeepStrictEqual(row.metadata.payload, expected)) {

@@ -3,6 +3,7 @@
 // same rows with a keyset SELECT. Latency: a consumer long-polls at the head while contacts are
 // created one at a time; POST sent to event received.
 import postgres from "postgres"
+import { pipelineInfo } from "../lib/engineShapes.mjs"
 import { authHeaders, request, startHost, WORKSPACE } from "../lib/processes.mjs"
 import { runTag } from "../lib/loop.mjs"
 import { GROUP, groupStreams, SEED_ACTOR, seedEvents, verifyStreams } from "../lib/seedEvents.mjs"
@@ -151,14 +152,16 @@ export const feed = async ({ pg, settings, runs, log, quick }) => {
     const missingTypes = [...new Set(GROUP)].filter((type) => !referenceOf.has(type))
     if (missingTypes.length > 0) throw new Error(`the host's feed shows no ${missingTypes.join(", ")} among ${references.map((e) => e.type).join(", ")}`)
     // The checker first agrees with the engine on the engine's own events.
-    await verifyStreams({ url, streamIds: [contact.id, deal.id] })
+    const deciding = pipelineInfo(pipeline)
+    await verifyStreams({ url, streamIds: [contact.id, deal.id], pipeline: deciding })
 
     const seeded = await seedEvents({ url, workspaceId: WORKSPACE, pipelineId: pipeline.id, stageIds, events, log })
 
     // The seeding against reality. (1) Stored rows: the data and metadata keys of each seeded type
     // are the engine's for that type. (2) Through the host: the seeded events of the first page have
-    // the shape of the engine's event of their type, key by key, nested. (3) Streams of sampled
-    // groups folded with core's projections give every stored payload (lib/seedEvents.mjs).
+    // the shape of the engine's event of their type, key by key, nested. (3) Every event of sampled
+    // groups is what core's decider records for it, and their streams folded with core's
+    // projections give every stored payload (lib/seedEvents.mjs).
     // (core's FEED_EVENT_TYPES are `contact.*` and `deal.*` ones.)
     const keys = { engine: new Map(), seeded: new Map() }
     for (const row of await sql`SELECT DISTINCT ON (type, seeded) type, metadata->>'actor' = ${SEED_ACTOR} AS seeded, data, metadata
@@ -187,7 +190,7 @@ export const feed = async ({ pg, settings, runs, log, quick }) => {
       }
     }
     const sample = Array.from({ length: 50 }, (_, i) => Math.floor(((i * 0.61803) % 1) * seeded.groups))
-    const folded = await verifyStreams({ url, streamIds: sample.flatMap((g) => Object.values(groupStreams(g, seeded.baseMs))) })
+    const folded = await verifyStreams({ url, streamIds: sample.flatMap((g) => Object.values(groupStreams(g, seeded.baseMs))), pipeline: deciding })
     log(`  seeded ${seeded.events.toLocaleString("en-US")} events in ${seeded.seconds.toFixed(0)} s; seeded rows' keys, ` +
       `${seededShown.length} seeded events read through the feed and ${folded} events of ${sample.length} folded groups match the engine's`)
 
@@ -286,10 +289,13 @@ export const feed = async ({ pg, settings, runs, log, quick }) => {
         `Log: ${seeded.events.toLocaleString("en-US")} events${quick ? " (**quick mode: smaller than the target's 1M**)" : ""} of workspace \`${WORKSPACE}\`, ` +
         `seeded in ${seeded.seconds.toFixed(0)} s by \`INSERT … SELECT generate_series\` (bench/lib/seedEvents.mjs), 20,000 events per transaction (so per xact_id), ` +
         "after 4 events the engine wrote through the host (one contact.created, contact.updated, deal.created, deal.stage_changed). Per 10 seeded events: " +
-        "2 contact.created, 3 contact.updated, 1 deal.created, 4 deal.stage_changed, in the engine's shape: the event data, metadata " +
+        "2 contact.created, 3 contact.updated, 1 deal.created, 4 deal.stage_changed, in the engine's shape: the event data (a created record's fields " +
+        "those core's create parser and decider give, bench/lib/engineShapes.mjs: the seed's SQL names the values it varies, every other field takes " +
+        "core's value for a body that leaves it out), metadata " +
         "{actor, eventId, payload, requestId, workspaceId} with the payload the outbox stores, stream versions and ds_streams rows (no documents: the feed reads the log only); then VACUUM ANALYZE.",
         "Checked before measuring: the seeded rows' data, metadata and payload keys per type equal the engine-written events'; the seeded events of the feed's " +
-        "first page have the shape (keys in order, nested, value types) of the engine's event of their type; 50 seeded groups (150 streams) folded with core's " +
+        "first page have the shape (keys in order, nested, value types) of the engine's event of their type; every event of 50 seeded groups (150 streams) " +
+        "is what core's decider records for the command it stands for (a create of its fields, a patch of its changes, a move to its stage), and the streams folded with core's " +
         "projectContact/projectDeal/contactView give every stored payload by core's payloadDataFor (the checker first passes the engine's own events). " +
         "Every walk must read exactly the log's feed events (host) or all its rows (bare), or the scenario fails.",
         `Read rate: per run, one walk from the start (no cursor) through the host (own process, PostgreSQL storage), GET /v1/events?limit=${PAGE} ` +

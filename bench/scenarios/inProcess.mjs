@@ -13,8 +13,6 @@ import { ratios } from "../lib/stats.mjs"
 import { contactFields, dealFields, nextStage, workspaceId } from "../lib/systems/shared.mjs"
 
 const SCENARIO = "in-process engine (memory storage)"
-const READ_CONTACTS = 10_000
-const DEALS = 512
 const SOURCES = ["webinar", "referral", "ads", "organic", "event", "partner"]
 const LIST = { filter: JSON.stringify({ source: "webinar" }), sort: "-created_at", limit: "25" }
 const ctx = { workspaceId, requestId: null, actor: "bench" }
@@ -28,7 +26,7 @@ const footprint = async (contacts) => {
 }
 
 export const inProcess = async ({ settings, runs, log }) => {
-  const { seconds, warmupSeconds, footprintContacts, listContacts, history: historySettings } = settings
+  const { seconds, warmupSeconds, footprintContacts, readContacts, listContacts, deals: dealCount, history: historySettings } = settings
   const failures = []
   const measure = async (op) => {
     const result = await closedLoop({ concurrency: 1, seconds, op })
@@ -41,7 +39,7 @@ export const inProcess = async ({ settings, runs, log }) => {
   const pipeline = (await crm.pipelines.list(ctx)).data[0]
   const stages = pipeline.stages.map((s) => s.id)
   const deals = []
-  for (let i = 0; i < DEALS; i++) deals.push({ id: (await crm.deals.create(ctx, { ...dealFields(i), pipeline_id: pipeline.id })).data.id, stage: 0 })
+  for (let i = 0; i < dealCount; i++) deals.push({ id: (await crm.deals.create(ctx, { ...dealFields(i), pipeline_id: pipeline.id })).data.id, stage: 0 })
   let n = 0
   const create = () => crm.contacts.create(ctx, contactFields(runTag, n++))
   let moves = 0
@@ -53,7 +51,7 @@ export const inProcess = async ({ settings, runs, log }) => {
   await closedLoop({ concurrency: 1, seconds: warmupSeconds, op: create })
   await closedLoop({ concurrency: 1, seconds: warmupSeconds, op: move })
 
-  // Reads, on an engine holding exactly READ_CONTACTS contacts, so the figure does not depend on how
+  // Reads, on an engine holding exactly readContacts contacts, so the figure does not depend on how
   // many commands ran before (memory storage filters and sorts a list by scanning the workspace).
   const readerOf = async (contacts) => {
     const engine = await createPromiseEngine(MemoryStorage.layer)
@@ -64,7 +62,7 @@ export const inProcess = async ({ settings, runs, log }) => {
     })
     return { engine, ids }
   }
-  const reader = await readerOf(READ_CONTACTS)
+  const reader = await readerOf(readContacts)
   const get = (_, i) => reader.engine.contacts.get(ctx, reader.ids[(i * 7919) % reader.ids.length], null)
   const list = () => reader.engine.contacts.list(ctx, LIST)
   // Issue 13's page: the same query over listContacts contacts (100k in both modes).
@@ -124,8 +122,8 @@ export const inProcess = async ({ settings, runs, log }) => {
         ...row("move-stage ÷ create-contact, concurrency 1", "×", ratios(figures["move-stage"], figures["create-contact"])),
         target: { text: `move-stage ≥ ${MOVE_TARGET}× create-contact (issue 13)`, on: "value", atLeast: MOVE_TARGET }
       },
-      row(`get contact (${READ_CONTACTS / 1000}k contacts)`, "reads/s", figures["get contact"]),
-      row(`list page: filter source, sort -created_at, 25 (${READ_CONTACTS / 1000}k contacts)`, "reads/s", figures["list page"]),
+      row(`get contact (${readContacts / 1000}k contacts)`, "reads/s", figures["get contact"]),
+      row(`list page: filter source, sort -created_at, 25 (${readContacts / 1000}k contacts)`, "reads/s", figures["list page"]),
       {
         ...row(`list page: filter source, sort -created_at, 25 (${listContacts / 1000}k contacts)`, "pages/s", figures["large list page"]),
         target: { text: `≥ ${PAGES_TARGET.toLocaleString("en-US")} pages/s at ${listContacts / 1000}k contacts (issue 13)`, on: "value", atLeast: PAGES_TARGET }
@@ -137,9 +135,9 @@ export const inProcess = async ({ settings, runs, log }) => {
     notes: [
       `\`createPromiseEngine(MemoryStorage.layer)\` in the bench process; one caller awaiting one operation after another (concurrency 1: the engine on memory is CPU-bound, ` +
       `more callers only interleave) for ${seconds} s per figure and run, after ${warmupSeconds} s of warm-up each.`,
-      `Commands: contacts.create with the commit-path contact; deals.moveStage to the next stage, round robin over ${DEALS} deals (their streams grow during the runs: ` +
-      `${(moves / DEALS).toFixed(0)} moves per deal on average by the end).`,
-      `Reads on a second engine holding exactly ${READ_CONTACTS.toLocaleString("en-US")} contacts (6 sources): contacts.get of a contact by id (no expand), and ` +
+      `Commands: contacts.create with the commit-path contact; deals.moveStage to the next stage, round robin over ${dealCount} deals (their streams grow during the runs: ` +
+      `${(moves / dealCount).toFixed(0)} moves per deal on average by the end).`,
+      `Reads on a second engine holding exactly ${readContacts.toLocaleString("en-US")} contacts (6 sources): contacts.get of a contact by id (no expand), and ` +
       `contacts.list(${JSON.stringify(LIST)}). Memory storage answers a list by scanning and sorting the workspace's contacts, so the list figure falls as contacts are added.`,
       `move-stage ÷ create-contact: the two command figures of the same run divided (issue 13's target: ${MOVE_TARGET}×); the moves are those above, on deals whose history grows during the runs.`,
       `List page at ${listContacts.toLocaleString("en-US")} contacts (issue 13's target: ${PAGES_TARGET.toLocaleString("en-US")} pages/s): a third engine holding exactly ${listContacts.toLocaleString("en-US")} contacts ` +

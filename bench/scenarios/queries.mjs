@@ -4,6 +4,7 @@
 import { createPromiseEngine } from "@dealstream/core"
 import { PgStorage } from "@dealstream/storage-pg"
 import postgres from "postgres"
+import { pipelineInfo } from "../lib/engineShapes.mjs"
 import { migrateDealstream } from "../lib/postgres.mjs"
 import { request, startHost, WORKSPACE } from "../lib/processes.mjs"
 import { seed, seededContact, SOURCES, verifySample } from "../lib/seed.mjs"
@@ -68,8 +69,9 @@ export const queries = async ({ pg, settings, runs, log, quick }) => {
   const pipeline = (await crm.pipelines.list({ workspaceId: WORKSPACE, requestId: null, actor: "bench" })).data[0]
   await crm.dispose()
 
-  const seeded = await seed({ url, workspaceId: WORKSPACE, pipelineId: pipeline.id, stageIds: pipeline.stages.map((s) => s.id), contacts, deals, log })
-  const sampled = await verifySample({ url, workspaceId: WORKSPACE, size: 200 })
+  const stageIds = pipeline.stages.map((s) => s.id)
+  const seeded = await seed({ url, workspaceId: WORKSPACE, pipelineId: pipeline.id, stageIds, contacts, deals, log })
+  const sampled = await verifySample({ url, workspaceId: WORKSPACE, pipeline: pipelineInfo(pipeline), size: 200 })
   const host = await startHost({ databaseUrl: url })
   try {
     await verifyThroughHost({ base: host.url, url, contacts, deals, baseMs: seeded.baseMs, pipeline })
@@ -131,7 +133,8 @@ export const queries = async ({ pg, settings, runs, log, quick }) => {
         `Scale: ${scale}${quick ? " (**quick mode: a smaller data set than the target's 1M contacts and 200k deals**)" : ""}, one workspace, seeded in ` +
         `${seeded.seconds.toFixed(0)} s by \`INSERT … SELECT generate_series\` in batches of 50k (bench/lib/seed.mjs): per record one \`*.created\` event, its \`ds_streams\` row and its document ` +
         "(unique email key, search words, folded values), in the engine's shapes; ids in the engine's format; then ANALYZE. Every deal lists one contact.",
-        `Checked before measuring: ${sampled} random seeded records equal what core's projectContact/projectDeal, searchWordsOfDocument and contactUniqueKey give for their event; ` +
+        "The events' fields are those core's create parser and decider give (bench/lib/engineShapes.mjs): the seed's SQL names the values it varies, every other field takes core's value for a body that leaves it out. " +
+        `Checked before measuring: ${sampled} random seeded records' events equal what core's decider records for a create of their fields, and their documents what core's projectContact/projectDeal, searchWordsOfDocument and contactUniqueKey give for that event; ` +
         "through the host: row counts, GET of a computed contact id, filter by email, search by email and by name, `$contains` on folded values, a contact's deal_ids, and two pages of a deal board.",
         `Latency: the host (own process, PostgreSQL storage) answering one request at a time over a keep-alive connection from the bench process, ${requests} requests per figure and run ` +
         `(at most ${maxSeconds} s), parameters varying from request to request (6 sources and two sorts; 6 stages; ids, names and emails of different seeded contacts). ` +

@@ -4,24 +4,25 @@
 // with the expected stream version, as a command handler would after reading the stream; that read
 // is not part of the figure.
 import { getPostgreSQLEventStore } from "@event-driven-io/emmett-postgresql"
-import { contactFields, dealFields, newId, nextStage, workspaceId } from "./shared.mjs"
+import { contactFields, dealFields, engineTemplates, newId, nextStage, workspaceId } from "./shared.mjs"
 
 export const emmettSystem = async (url, { stages, pipelineId }) => {
   const store = getPostgreSQLEventStore(url)
   const metadata = () => ({ actor: "bench", requestId: null, workspaceId })
+  const templates = engineTemplates({ stages, pipelineId })
   return {
     name: "Emmett",
     createContact: (tag, n) => {
       const id = newId("con")
       const at = new Date().toISOString()
       return store.appendToStream(`contact-${id}`, [
-        { type: "contact.created", data: { at, id, fields: { ...contactFields(tag, n), owner_id: null, company_id: null } }, metadata: metadata() }
+        { type: "contact.created", data: { at, id, fields: { ...templates.contact, ...contactFields(tag, n) } }, metadata: metadata() }
       ])
     },
     createDeal: async (n) => {
       const id = newId("deal")
       const at = new Date().toISOString()
-      const fields = { ...dealFields(n), status: "open", owner_id: null, stage_id: stages[0], contact_ids: [], pipeline_id: pipelineId, expected_close_date: null }
+      const fields = { ...templates.deal, ...dealFields(n) }
       await store.appendToStream(`deal-${id}`, [{ type: "deal.created", data: { at, id, fields }, metadata: metadata() }])
       return { id, stage: 0, version: 1n }
     },

@@ -5,7 +5,7 @@
 // The statements of a command are prepared and pipelined between BEGIN and COMMIT: the fastest way
 // a client can make them atomic (3 round trips: BEGIN, the statements, COMMIT).
 import postgres from "postgres"
-import { contactFields, dealFields, newId, nextStage, workspaceId } from "./shared.mjs"
+import { contactFields, dealFields, engineTemplates, newId, nextStage, workspaceId } from "./shared.mjs"
 
 export const rawSql = {
   insertStream: `INSERT INTO ds_streams (stream_id, workspace_id, version) VALUES ($1, $2, 1)`,
@@ -48,6 +48,7 @@ export const rawSystem = async (url, { poolSize, stages, pipelineId }) => {
   const upsertContact = rawSql.upsertDocument("ds_contacts")
   const upsertDeal = rawSql.upsertDocument("ds_deals")
   const upsertEntry = rawSql.upsertDocument("ds_timeline_entries")
+  const templates = engineTemplates({ stages, pipelineId })
 
   const writeNew = (tx, id, type, eventData, table, doc, uniqueKey, searchWords, at) => [
     tx.unsafe(rawSql.insertStream, [id, workspaceId], prepared),
@@ -60,7 +61,7 @@ export const rawSystem = async (url, { poolSize, stages, pipelineId }) => {
     createContact: (tag, n) => {
       const id = newId("con")
       const at = new Date().toISOString()
-      const fields = { ...contactFields(tag, n), owner_id: null, company_id: null }
+      const fields = { ...templates.contact, ...contactFields(tag, n) }
       const doc = { id, ...fields, created_at: at, updated_at: at }
       const searchWords = [...new Set([...words(fields.email), ...words(fields.first_name), ...words(fields.last_name),
         ...words(fields.phone), ...words(fields.title), fields.email.toLowerCase()])]
@@ -71,15 +72,7 @@ export const rawSystem = async (url, { poolSize, stages, pipelineId }) => {
     createDeal: async (n) => {
       const id = newId("deal")
       const at = new Date().toISOString()
-      const fields = {
-        ...dealFields(n),
-        status: "open",
-        owner_id: null,
-        stage_id: stages[0],
-        contact_ids: [],
-        pipeline_id: pipelineId,
-        expected_close_date: null
-      }
+      const fields = { ...templates.deal, ...dealFields(n) }
       const doc = { id, ...fields, created_at: at, updated_at: at }
       await sql.begin((tx) => writeNew(tx, id, "deal.created", { at, id, fields }, upsertDeal, doc, null, words(fields.name), at))
       return { id, stage: 0, version: 1, doc }

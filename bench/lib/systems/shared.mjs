@@ -1,4 +1,5 @@
 // What every commit-path system writes: the same contact fields and the same stage walk.
+import { createdFieldsFor, pipelineInfo } from "../engineShapes.mjs"
 
 /** A contact as a CRM import would send it; `n` keeps emails unique within one database. */
 export const contactFields = (tag, n) => ({
@@ -12,6 +13,18 @@ export const contactFields = (tag, n) => ({
 
 /** A deal of the bench, before any move; each system keeps `{ id, stage, version, … }` per deal. */
 export const dealFields = (n) => ({ name: `Pilot for Acme ${n}`, value: 5000 + n, currency: "EUR" })
+
+/**
+ * The fields of a created contact and deal as core makes them from the bodies above (a deal in the
+ * pipeline of `stages`, at its first stage), made once: the systems that write the engine's
+ * events themselves lay each command's own values over them, so that their events carry every
+ * field the engine's do.
+ */
+export const engineTemplates = ({ stages, pipelineId }) => ({
+  contact: createdFieldsFor("contact", contactFields("template", 0)),
+  deal: createdFieldsFor("deal", { ...dealFields(0), pipeline_id: pipelineId },
+    pipelineInfo({ id: pipelineId, stages: stages.map((id) => ({ id, name: id })) }))
+})
 
 /** The stage after `stage` in a pipeline of `count` stages, so that every move is a real change. */
 export const nextStage = (stage, count) => (stage + 1) % count

@@ -1,0 +1,58 @@
+// Durations and sizes of the bench's three modes: full (the figures of RESULTS.md), quick (every
+// scenario shorter and smaller) and smoke (every scenario at sizes that only show it still runs).
+
+/**
+ * Quick keeps every scenario, smaller, except what a target names: the list page's 100k contacts
+ * and the 1,000 stage changes of a long deal (`history`: how many such deals, how many times a run
+ * moves each, and how many changes each holds first; see dealHistory.mjs).
+ */
+const quick = {
+  runs: 3,
+  commit: { seconds: 0.4, warmupSeconds: 0.4, deals: 256, history: { longDeals: 8, movesPerDeal: 25, changes: 1000 } },
+  memory: {
+    seconds: 0.5, warmupSeconds: 0.5, footprintContacts: 5_000, readContacts: 10_000, listContacts: 100_000, deals: 512,
+    history: { longDeals: 32, movesPerDeal: 50, changes: 1000 }
+  },
+  http: { seconds: 0.6, warmupSeconds: 0.5, connections: 50, listContacts: 200 },
+  queries: { contacts: 50_000, deals: 10_000, requests: 20, maxSeconds: 2.5 },
+  webhooks: { latencyContacts: 20, loadedContacts: 300, throughputContacts: 1000, recoveryEvents: 2000, concurrency: 16 },
+  feed: { events: 100_000, latencyContacts: 50 },
+  import: { contacts: 10_000, singleContacts: 5_000 }
+}
+
+const full = {
+  runs: 5,
+  commit: { seconds: 5, warmupSeconds: 3, deals: 2048, history: { longDeals: 32, movesPerDeal: 50, changes: 1000 } },
+  memory: {
+    seconds: 5, warmupSeconds: 2, footprintContacts: 100_000, readContacts: 10_000, listContacts: 100_000, deals: 512,
+    history: { longDeals: 128, movesPerDeal: 50, changes: 1000 }
+  },
+  http: { seconds: 10, warmupSeconds: 3, connections: 50, listContacts: 2000 },
+  queries: { contacts: 1_000_000, deals: 200_000, requests: 300, maxSeconds: 60 },
+  webhooks: { latencyContacts: 300, loadedContacts: 2000, throughputContacts: 5000, recoveryEvents: 100_000, concurrency: 16 },
+  feed: { events: 1_000_000, latencyContacts: 200 },
+  import: { contacts: 100_000, singleContacts: 20_000 }
+}
+
+/**
+ * One round of everything, each size about the least at which the scenario's own checks still
+ * hold: 64 deals so that each of the commit path's 32 workers has two of its own, 120 contacts so
+ * that the HTTP list page (2 sources of 6) has a second page for its cursor, 600 seeded deals so
+ * that the queries' deal board has two full pages per stage, a feed log of more groups than the 50
+ * it folds.
+ */
+const smoke = {
+  runs: 1,
+  commit: { seconds: 0.1, warmupSeconds: 0.1, deals: 64, history: { longDeals: 2, movesPerDeal: 5, changes: 20 } },
+  memory: {
+    seconds: 0.1, warmupSeconds: 0.1, footprintContacts: 200, readContacts: 200, listContacts: 300, deals: 16,
+    history: { longDeals: 2, movesPerDeal: 5, changes: 20 }
+  },
+  http: { seconds: 0.2, warmupSeconds: 0, connections: 4, listContacts: 120 },
+  queries: { contacts: 2_000, deals: 600, requests: 5, maxSeconds: 1 },
+  webhooks: { latencyContacts: 5, loadedContacts: 20, throughputContacts: 50, recoveryEvents: 50, concurrency: 4 },
+  feed: { events: 2_000, latencyContacts: 5 },
+  import: { contacts: 500, singleContacts: 200 }
+}
+
+export const modes = { full, quick, smoke }
