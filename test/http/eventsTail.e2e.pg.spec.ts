@@ -1,4 +1,4 @@
-import { type EngineService, type JsonObject, type ListParams } from "@dealstream/core"
+import { type EngineService, type JsonObject, type RequestContext } from "@dealstream/core"
 import { PgStorage } from "@dealstream/storage-pg"
 import { mkdtempSync, rmSync } from "node:fs"
 import { createServer } from "node:http"
@@ -7,6 +7,7 @@ import { join } from "node:path"
 import { Effect, Exit, Layer, Scope } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { ctxOf, engineOver, servicesOf } from "../support/engine.js"
+import { collectFeed, type FeedRead } from "../support/feedPolling.js"
 import { testDatabase } from "../support/pg.js"
 import { type Cli, lines, run } from "./cli.js"
 
@@ -53,22 +54,50 @@ const stdoutLines = (cli: Cli, count: number) =>
 
 // `dealstream events tail` as a child process of the built CLI against a PostgreSQL database,
 // while an engine of the test writes to the same database (as a host would).
+//
+// Each test has a workspace of its own, written by nothing else: its feed is exactly what the test
+// wrote. And since the feed holds an event back while an older transaction runs (other tests' on
+// this server too), what a write added is read until it has come, never from one read right
+// after the write.
 describe("dealstream events tail on PostgreSQL", () => {
   const scope = Effect.runSync(Scope.make())
   let url = ""
   let storage: ReadonlyArray<string> = []
   let engine: EngineService
-  const ws = ctxOf("tail_ws")
-  const other = ctxOf("tail_other")
-  let contactId = ""
-  let dealId = ""
-  let stages: ReadonlyArray<string> = []
+  let workspaces = 0
 
   const go = <A>(effect: Effect.Effect<A, unknown>) => Effect.runPromise(effect)
-  /** The feed as the engine gives it, as lines the tail must print. */
-  const feed = async (params: ListParams = {}) => {
-    const page = await go(engine.events.list(ws, { limit: "1000", ...params }))
-    return { lines: page.data.map((event) => JSON.stringify(event)), next_cursor: page.next_cursor, data: page.data }
+  /**
+   * A workspace of the calling test's own, with two contacts, a deal moved on and a contact update
+   * (and a contact in a neighbouring workspace, which the tail must not print).
+   */
+  const seeded = async () => {
+    const n = workspaces++
+    const ws = ctxOf(`tail_ws_${n}`)
+    const other = ctxOf(`tail_other_${n}`)
+    return await go(Effect.gen(function*() {
+      const contactId = (yield* engine.contacts.create(ws, { email: "ada@tail.example" })).data["id"] as string
+      yield* engine.contacts.create(ws, { email: "bob@tail.example" })
+      yield* engine.contacts.create(other, { email: "eve@other.example" })
+      const sales = (yield* engine.pipelines.list(ws)).data[0]!
+      const stages = (sales["stages"] as ReadonlyArray<JsonObject>).map((stage) => stage["id"] as string)
+      const dealId = (yield* engine.deals.create(ws, { name: "Tail deal", pipeline_id: sales["id"], contact_ids: [contactId] })).data["id"] as string
+      yield* engine.deals.moveStage(ws, dealId, { stage_id: stages[1] }, null)
+      yield* engine.contacts.update(ws, contactId, { first_name: "Ada" }, null)
+      return { ws, other, contactId, dealId, stages }
+    }))
+  }
+  /**
+   * The workspace's feed as the engine gives it, as lines the tail must print: `count` events (after
+   * `after`, of `types`), read until they have come.
+   */
+  const feed = async (ws: RequestContext, count: number, params: { readonly after?: string; readonly types?: string; readonly limit?: number } = {}) => {
+    const read: FeedRead<JsonObject> = (query) => go(engine.events.list(ws, query))
+    const { cursor, events } = await collectFeed(read, params.after ?? null, count, {
+      limit: params.limit ?? 1000,
+      ...(params.types === undefined ? {} : { types: params.types })
+    })
+    return { lines: events.map((event) => JSON.stringify(event)), next_cursor: cursor, data: events }
   }
   const tail = (...args: ReadonlyArray<string>) => run(["events", "tail", ...args, ...storage])
   const stopped = async (cli: Cli, signal: NodeJS.Signals) => {
@@ -85,21 +114,12 @@ describe("dealstream events tail on PostgreSQL", () => {
       Effect.flatMap(Layer.build(PgStorage.layer(url)), (context) => engineOver(servicesOf(context))),
       scope
     ))
-    await go(Effect.gen(function*() {
-      contactId = (yield* engine.contacts.create(ws, { email: "ada@tail.example" })).data["id"] as string
-      yield* engine.contacts.create(ws, { email: "bob@tail.example" })
-      yield* engine.contacts.create(other, { email: "eve@other.example" })
-      const sales = (yield* engine.pipelines.list(ws)).data[0]!
-      stages = (sales["stages"] as ReadonlyArray<JsonObject>).map((stage) => stage["id"] as string)
-      dealId = (yield* engine.deals.create(ws, { name: "Tail deal", pipeline_id: sales["id"], contact_ids: [contactId] })).data["id"] as string
-      yield* engine.deals.moveStage(ws, dealId, { stage_id: stages[1] }, null)
-      yield* engine.contacts.update(ws, contactId, { first_name: "Ada" }, null)
-    }))
   })
   afterAll(() => Effect.runPromise(Scope.close(scope, Exit.void)))
 
   it("prints the workspace's events in feed order, follows new ones, and exits 0 on SIGTERM", async () => {
-    const before = await feed()
+    const { contactId, ws } = await seeded()
+    const before = await feed(ws, 5)
     expect(before.data.map((event) => event["type"])).toEqual([
       "contact.created", "contact.created", "deal.created", "deal.stage_changed", "contact.updated"
     ])
@@ -110,7 +130,7 @@ describe("dealstream events tail on PostgreSQL", () => {
     await when(cli, "the page's cursor on stderr", () => cli.stderr().includes(`${cursorLine}\n`) || undefined)
 
     await go(engine.contacts.update(ws, contactId, { title: "Engineer" }, null))
-    const added = await feed({ after: before.next_cursor })
+    const added = await feed(ws, 1, { after: before.next_cursor })
     expect(added.data.map((event) => event["type"])).toEqual(["contact.updated"])
     expect(await stdoutLines(cli, before.lines.length + 1)).toEqual([...before.lines, ...added.lines])
     await when(cli, "the next cursor on stderr", () => cli.stderr().includes(JSON.stringify({ next_cursor: added.next_cursor })) || undefined)
@@ -122,7 +142,8 @@ describe("dealstream events tail on PostgreSQL", () => {
   }, 60_000)
 
   it("--types deal.* prints only deal events, old and new; SIGINT exits 0", async () => {
-    const deals = await feed({ types: "deal.*" })
+    const { contactId, dealId, stages, ws } = await seeded()
+    const deals = await feed(ws, 2, { types: "deal.*" })
     expect(deals.data.map((event) => event["type"])).toEqual(["deal.created", "deal.stage_changed"])
     const cli = tail("--workspace", ws.workspaceId, "--types", "deal.*")
     expect(await stdoutLines(cli, deals.lines.length)).toEqual(deals.lines)
@@ -130,7 +151,7 @@ describe("dealstream events tail on PostgreSQL", () => {
     // The contact event comes first: a tail that printed it would print it before the deal's.
     await go(engine.contacts.update(ws, contactId, { title: "Chief engineer" }, null))
     await go(engine.deals.moveStage(ws, dealId, { stage_id: stages[2] }, null))
-    const added = await feed({ types: "deal.*", after: deals.next_cursor })
+    const added = await feed(ws, 1, { types: "deal.*", after: deals.next_cursor })
     expect(added.data.map((event) => event["type"])).toEqual(["deal.stage_changed"])
     expect(await stdoutLines(cli, deals.lines.length + 1)).toEqual([...deals.lines, ...added.lines])
 
@@ -140,8 +161,9 @@ describe("dealstream events tail on PostgreSQL", () => {
   }, 60_000)
 
   it("--from-cursor starts after the cursor", async () => {
-    const first = await feed({ limit: "2" })
-    const rest = await feed({ after: first.next_cursor })
+    const { ws } = await seeded()
+    const first = await feed(ws, 2, { limit: 2 })
+    const rest = await feed(ws, 3, { after: first.next_cursor })
     expect(rest.lines.length).toBeGreaterThan(0)
     const cli = tail("--workspace", ws.workspaceId, `--from-cursor=${first.next_cursor}`)
     expect(await stdoutLines(cli, rest.lines.length)).toEqual(rest.lines)
@@ -150,7 +172,8 @@ describe("dealstream events tail on PostgreSQL", () => {
   }, 60_000)
 
   it("a reader that closes stdout (| head) ends the tail quietly with 0", async () => {
-    const before = await feed()
+    const { contactId, ws } = await seeded()
+    const before = await feed(ws, 5)
     const cli = tail("--workspace", ws.workspaceId)
     await stdoutLines(cli, before.lines.length)
     cli.child.stdout!.destroy()
@@ -161,6 +184,7 @@ describe("dealstream events tail on PostgreSQL", () => {
   }, 60_000)
 
   it("a bad --types or --from-cursor exits 2 with the engine's message, and nothing on stdout", async () => {
+    const { other, ws } = await seeded()
     const types = tail("--workspace", ws.workspaceId, "--types", "nope")
     expect(await types.exit).toBe(2)
     expect(lines(types.stderr())).toEqual(["dealstream: --types \"nope\" is not an event type of the feed, nor a prefix.* of one"])
@@ -171,7 +195,7 @@ describe("dealstream events tail on PostgreSQL", () => {
     expect(lines(cursor.stderr())).toEqual(["dealstream: --from-cursor is not a valid feed cursor"])
     expect(cursor.stdout()).toBe("")
 
-    const foreign = tail("--workspace", other.workspaceId, "--from-cursor", (await feed()).next_cursor)
+    const foreign = tail("--workspace", other.workspaceId, "--from-cursor", (await feed(ws, 5)).next_cursor)
     expect(await foreign.exit).toBe(2)
     expect(lines(foreign.stderr())).toEqual(["dealstream: --from-cursor is a cursor of another workspace's feed"])
   }, 60_000)
