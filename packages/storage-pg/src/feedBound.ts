@@ -14,6 +14,11 @@ import { FEED_LOCK_CLASS } from "./internal/feedLock.js"
  * before their first write (migration 0017), and a transaction S lists already has an id, so it
  * has written. So a transaction left open anywhere else, in this database or another, holds back
  * no feed, and a stalled commit only its own workspaces' feeds, until its statement times out.
+ *
+ * The bound is not monotonic: a stranger that ends between S and L lowers it to its id for that one
+ * read, so a read from the start may briefly show fewer events than the read before it. A reader
+ * following its cursor never sees that (nothing before its position can appear, and a lower bound
+ * only shows less). Reading L before taking S would close that window, at a second statement.
  */
 export const workspaceWriters = (workspace: string): string =>
   `snapshot AS MATERIALIZED (SELECT pg_current_snapshot() AS s),
