@@ -1,7 +1,11 @@
 import { fileURLToPath } from "node:url"
 import { defineConfig } from "vitest/config"
+import { testWorkers } from "./test/support/workers.js"
 
 const src = (path: string) => fileURLToPath(new URL(`./packages/${path}`, import.meta.url))
+
+const specsEnding = (suffix: string) =>
+  ["packages/*/src/**/", "test/**/", "examples/*/src/**/"].map((folder) => `${folder}*${suffix}`)
 
 export default defineConfig({
   resolve: {
@@ -15,10 +19,33 @@ export default defineConfig({
     ]
   },
   test: {
-    include: ["packages/*/src/**/*.spec.ts", "test/**/*.spec.ts", "examples/*/src/**/*.spec.ts"],
-    // One PostgreSQL for the run (DATABASE_URL or an embedded server) for the *.pg.spec.ts files.
-    globalSetup: ["test/support/pgGlobalSetup.ts"],
+    // Files in parallel, also on 2 cores (see workers.ts); each has its own database (pg.ts).
+    maxWorkers: testWorkers(),
     testTimeout: 30_000,
-    hookTimeout: 120_000
+    hookTimeout: 120_000,
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: "in-process",
+          include: specsEnding(".{unit,int}.spec.ts"),
+          // Pure or in-process files (.unit, .int) share their worker's modules instead of
+          // evaluating Effect and the engine afresh for each of ~110 files: most of their time
+          // was that. They touch no process-wide state; the files with databases, hosts and
+          // child processes keep a fresh worker each.
+          isolate: false
+        }
+      },
+      {
+        extends: true,
+        test: {
+          name: "postgres, hosts",
+          include: specsEnding(".spec.ts"),
+          exclude: ["**/node_modules/**", ...specsEnding(".{unit,int}.spec.ts")],
+          // One PostgreSQL for the run (DATABASE_URL or an embedded server) for the *.pg.spec.ts files.
+          globalSetup: ["test/support/pgGlobalSetup.ts"]
+        }
+      }
+    ]
   }
 })
