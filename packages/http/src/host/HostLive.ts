@@ -69,6 +69,11 @@ export const HostLive = (
     const ids = yield* Ids
     const addressLimit = addressLimitOf(options, yield* AddressRateLimit)
     const server = createServer()
+    // Idle keep-alive connections are closed by the client, not the host: a client that sends on a
+    // connection the host has just closed gets a reset (proxies and load balancers keep theirs for
+    // 60 s, and Node's 5 s default made a busy test process do so). Clients learn it from the
+    // Keep-Alive header and close their side first.
+    server.keepAliveTimeout = 65_000
     answerParserErrors(server, () => Effect.runSync(ids.make("req")))
     const api = ApiLive.pipe(Layer.provide([
       ApiKeys.layer(options.apiKeys),
