@@ -1,4 +1,3 @@
-import { patchedContactIds } from "../deal/contactLinks.js"
 import type { Json, JsonObject } from "../json.js"
 
 /**
@@ -56,14 +55,9 @@ export const showingLiveLinks = (data: JsonObject, live: LinkSets): JsonObject =
 
 /**
  * What a PATCH of one list stores: the given (live) records, and the linked records now in the trash,
- * which the client cannot see and so cannot mean to drop, each after the element it followed. The
- * deal's rule for its contacts, the same for every list.
+ * each after the element it followed: the rule every record's links share (record/links.ts).
  */
-export const patchedLinks: (
-  given: ReadonlyArray<string>,
-  stored: ReadonlyArray<string>,
-  trashed: ReadonlySet<string>
-) => ReadonlyArray<string> = patchedContactIds
+export { patchedLinks } from "../record/links.js"
 
 /** Whether the activity names at least one record, in any list, trashed ones included. */
 export const isLinked = (data: JsonObject): boolean => ACTIVITY_LINKS.some((link) => linkIdsOf(data, link).length > 0)

@@ -1,27 +1,16 @@
-import { Result } from "effect"
-import { ValidationError } from "../errors.js"
+import type { Result } from "effect"
+import type { ValidationError } from "../errors.js"
 import type { JsonObject } from "../json.js"
+import { parseExpansions } from "../record/expand.js"
 
 /** What `expand` may add to a company. */
 export type CompanyExpansion = "contacts" | "deals" | "activities"
 
 const EXPANSIONS: ReadonlyArray<CompanyExpansion> = ["contacts", "deals", "activities"]
 
-const isExpansion = (value: string): value is CompanyExpansion => (EXPANSIONS as ReadonlyArray<string>).includes(value)
-
 /** The `expand` parameter of a company (`contacts,deals,activities`, any of them, any order); absent or blank is none. */
-export const parseCompanyExpand = (raw: string | null): Result.Result<ReadonlySet<CompanyExpansion>, ValidationError> => {
-  const wanted = new Set<CompanyExpansion>()
-  if (raw === null || raw.trim() === "") return Result.succeed(wanted)
-  for (const part of raw.split(",")) {
-    const value = part.trim()
-    if (!isExpansion(value)) {
-      return Result.fail(ValidationError.at("expand", `has an unknown value ${JSON.stringify(value)}; use ${EXPANSIONS.join(", ")}`))
-    }
-    wanted.add(value)
-  }
-  return Result.succeed(wanted)
-}
+export const parseCompanyExpand = (raw: string | null): Result.Result<ReadonlySet<CompanyExpansion>, ValidationError> =>
+  parseExpansions(raw, EXPANSIONS)
 
 /**
  * The company with what was expanded: `contacts` in place of `contact_ids`, `deals` in place of

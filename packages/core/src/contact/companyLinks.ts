@@ -1,13 +1,13 @@
 import { Result } from "effect"
-import { patchedContactIds } from "../deal/contactLinks.js"
 import { ValidationError } from "../errors.js"
 import type { Json, JsonObject } from "../json.js"
 import { isJsonObject } from "../json.js"
+import { patchedLinks } from "../record/links.js"
 
 /**
  * A contact's companies: `company_id` (the primary one) and `company_ids` (all of them, the primary
  * first), stored together. Links outlive a company's soft delete as a deal's links to contacts do
- * (deal/contactLinks.ts): views leave a company in the trash out, a restore brings it back. These
+ * (record/links.ts): views leave a company in the trash out, a restore brings it back. These
  * are the pure rules; the engine reads which companies are live.
  */
 
@@ -82,7 +82,7 @@ export const patchedCompanies = (
   stored: JsonObject,
   trashed: ReadonlySet<string>
 ): { readonly company_id: string | null; readonly company_ids: ReadonlyArray<string> } => {
-  const ids = patchedContactIds(stringsOf(fields["company_ids"]), linkedCompanyIds(stored), trashed)
+  const ids = patchedLinks(stringsOf(fields["company_ids"]), linkedCompanyIds(stored), trashed)
   const given = fields["company_id"]
   const current = stored["company_id"]
   const companyId = isString(given) ? given : isString(current) && trashed.has(current) && ids.includes(current) ? current : null

@@ -1,5 +1,5 @@
-import { contactIdsOf } from "../deal/contactLinks.js"
 import type { JsonObject } from "../json.js"
+import { contactIdsOf } from "../record/links.js"
 import { showingLiveCompanies } from "./companyLinks.js"
 
 /** A deal as the derivation needs it: its id and its stored `contact_ids`. */

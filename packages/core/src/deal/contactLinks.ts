@@ -7,10 +7,8 @@ import type { Json, JsonObject } from "../json.js"
  * are live.
  */
 
-export const contactIdsOf = (data: JsonObject): ReadonlyArray<string> => {
-  const value = data["contact_ids"]
-  return Array.isArray(value) ? value.filter((id): id is string => typeof id === "string") : []
-}
+/** Read and patched as every record's links are (record/links.ts), under the deal's names. */
+export { contactIdsOf, patchedLinks as patchedContactIds } from "../record/links.js"
 
 /** The deal as shown: `contact_ids` limited to live contacts, every other key (and the key order) as stored. */
 export const showingLiveContacts = (data: JsonObject, live: ReadonlySet<string>): JsonObject => {
@@ -18,24 +16,4 @@ export const showingLiveContacts = (data: JsonObject, live: ReadonlySet<string>)
   if (!Array.isArray(ids) || ids.every((id) => typeof id === "string" && live.has(id))) return data
   const shown: Array<Json> = ids.filter((id) => typeof id === "string" && live.has(id))
   return Object.fromEntries(Object.entries(data).map(([key, value]) => [key, key === "contact_ids" ? shown : value]))
-}
-
-/**
- * What a PATCH of `contact_ids` stores: the given (live) contacts, and the linked contacts now in the
- * trash, which the client cannot see and so cannot mean to drop; each kept one stays after the
- * element it followed, so patching back the list a client was shown changes nothing.
- */
-export const patchedContactIds = (
-  given: ReadonlyArray<string>,
-  stored: ReadonlyArray<string>,
-  trashed: ReadonlySet<string>
-): ReadonlyArray<string> => {
-  const result = given.filter((id, i) => given.indexOf(id) === i)
-  stored.forEach((id, i) => {
-    if (!trashed.has(id) || result.includes(id)) return
-    let before = i - 1
-    while (before >= 0 && !result.includes(stored[before]!)) before--
-    result.splice(before < 0 ? 0 : result.indexOf(stored[before]!) + 1, 0, id)
-  })
-  return result
 }

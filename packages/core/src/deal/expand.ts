@@ -1,7 +1,7 @@
 import type { Result } from "effect"
-import { parseExpansions } from "../contact/expand.js"
 import type { ValidationError } from "../errors.js"
 import type { JsonObject } from "../json.js"
+import { parseExpansions } from "../record/expand.js"
 
 /** What `expand` may add to a deal. */
 export type DealExpansion = "companies" | "activities"
