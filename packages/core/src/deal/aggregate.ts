@@ -1,9 +1,10 @@
 import { type Aggregate, recordDocument, type StreamChange, type StreamRef } from "../aggregate.js"
 import type { DocumentWrite } from "../storage/documents.js"
 import type { DealCommand } from "./commands.js"
-import { dealDecider, type DealState } from "./decider.js"
+import { dealDecider } from "./decider.js"
 import { DealEvent } from "./events.js"
 import { projectDeal, timelineEntryOf } from "./projection.js"
+import type { DealState } from "./state.js"
 
 const dealDocument = recordDocument("deal", projectDeal, { searched: "deal" })
 

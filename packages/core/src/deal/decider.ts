@@ -12,12 +12,7 @@ import { contactIdsOf, patchedContactIds } from "./contactLinks.js"
 import type { DealEvent, DealStageChanged } from "./events.js"
 import { withDealRules } from "./rules.js"
 import { pipelineStageRules } from "./stageRules.js"
-
-export type DealState =
-  | { readonly status: "absent" }
-  | { readonly status: "live"; readonly fields: JsonObject }
-  | { readonly status: "deleted"; readonly fields: JsonObject; readonly deletedAt: string }
-  | { readonly status: "purged" }
+import type { DealState } from "./state.js"
 
 type Live = Extract<DealState, { status: "live" }>
 type Decision = Result.Result<ReadonlyArray<DealEvent>, DomainError>

@@ -5,8 +5,8 @@ import type { JsonObject } from "../json.js"
 import type { PipelineInfo } from "../pipeline/decider.js"
 import type { Stage } from "../pipeline/events.js"
 import type { DealCommand } from "./commands.js"
-import type { DealState } from "./decider.js"
 import type { DealEvent } from "./events.js"
+import type { DealState } from "./state.js"
 
 /** What the deal's own rules decided for a command: the events it would record and the deal after them. */
 export interface DealDecision {
