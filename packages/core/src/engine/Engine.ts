@@ -1,5 +1,4 @@
 import { Context, type Effect, Layer, Schema } from "effect"
-import type { BatchAnswer } from "./batch.js"
 import type { DealRule } from "../deal/rules.js"
 import type { ApiKeyOwner } from "../apiKey/projection.js"
 import type { Conflict, NotFound, PreconditionFailed, StorageUnavailable, ValidationError } from "../errors.js"
@@ -60,6 +59,18 @@ export type WebhookTestAttempt = {
 
 export type ReadError = NotFound | ValidationError | StorageUnavailable
 export type WriteError = NotFound | ValidationError | Conflict | PreconditionFailed | StorageUnavailable
+
+/** What each operation of a batch came to, in request order (see batch.ts). */
+export type BatchOutcome =
+  | { readonly _tag: "Applied"; readonly created: boolean; readonly record: Versioned }
+  | { readonly _tag: "Failed"; readonly error: WriteError }
+  /** An atomic batch's operation left undone because another failed (HTTP 424). */
+  | { readonly _tag: "NotApplied"; readonly failedIndex: number }
+
+export interface BatchAnswer {
+  readonly atomic: boolean
+  readonly outcomes: ReadonlyArray<BatchOutcome>
+}
 
 export interface EngineService {
   readonly contacts: {

@@ -3,7 +3,7 @@ import { Conflict, type DomainError, type StorageUnavailable, ValidationError } 
 import { isJsonObject, type JsonObject } from "../json.js"
 import type { Commit, SettingsRead } from "../storage/Storage.js"
 import { type EngineDeps, nowIso } from "./deps.js"
-import type { RequestContext, Versioned, WriteError } from "./Engine.js"
+import type { BatchAnswer, BatchOutcome, RequestContext, Versioned, WriteError } from "./Engine.js"
 import type { PlannedWrite, Write } from "./handleCommand.js"
 import { claimWrite, IdempotencyClaim } from "./idempotencyClaim.js"
 import { settingsOf } from "./settings.js"
@@ -19,18 +19,6 @@ export type BatchOperation =
   | { readonly op: "create"; readonly data: JsonObject }
   | { readonly op: "update"; readonly id: string; readonly data: JsonObject }
   | { readonly op: "upsert"; readonly match: string; readonly data: JsonObject }
-
-/** What each operation came to, in request order. */
-export type BatchOutcome =
-  | { readonly _tag: "Applied"; readonly created: boolean; readonly record: Versioned }
-  | { readonly _tag: "Failed"; readonly error: WriteError }
-  /** An atomic batch's operation left undone because another failed (HTTP 424). */
-  | { readonly _tag: "NotApplied"; readonly failedIndex: number }
-
-export interface BatchAnswer {
-  readonly atomic: boolean
-  readonly outcomes: ReadonlyArray<BatchOutcome>
-}
 
 /** How one record type makes the writes of a batch; `upsert` only for a type with a unique key. */
 export interface BatchWrites {
