@@ -14,14 +14,13 @@ import {
 import { NotFound, type StorageUnavailable } from "../errors.js"
 import { activityLinkParams, activityListParams, activityParamsWhere } from "../query/activityParams.js"
 import { activityView, activityViews, linkStates } from "./activityViews.js"
-import { catalogs } from "./customFields.js"
 import type { EngineDeps } from "./deps.js"
 import type { EngineService, IfMatch, ListParams, RequestContext } from "./Engine.js"
 import { type Handled, handleCommand } from "./handleCommand.js"
 import { historyPage } from "./history.js"
 import { listPage } from "./listPage.js"
 import { announcedRecord, outbox } from "./outbox.js"
-import { type Catalogs, catalogsOf, type Settings } from "./settings.js"
+import { type Catalogs, catalogs, catalogsOf, type Settings } from "./settings.js"
 import { storableBody, storableParams } from "./storable.js"
 
 /** A body read against the workspace's custom field catalog, with the catalogs it was read by. */

@@ -3,10 +3,10 @@ import { type ActivityLink, linkedCollection, type LinkIds, linksOf, type LinkSe
 import type { StorageUnavailable } from "../errors.js"
 import type { JsonObject } from "../json.js"
 import type { FieldCatalog } from "../query/fields.js"
-import { catalogs } from "./customFields.js"
 import type { EngineDeps } from "./deps.js"
 import type { RequestContext } from "./Engine.js"
 import { recordStates, visibleFields } from "./reads.js"
+import { catalogs } from "./settings.js"
 
 export type { ActivityLink }
 

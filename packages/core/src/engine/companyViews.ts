@@ -6,10 +6,14 @@ import type { FieldRef } from "../query/ast.js"
 import type { FieldCatalog } from "../query/fields.js"
 import type { EngineDeps } from "./deps.js"
 import type { RequestContext } from "./Engine.js"
-import { liveNaming, visibleFields } from "./reads.js"
+import { liveNaming, recordStates, visibleFields } from "./reads.js"
 
 const companyIdsField: FieldRef = { name: "company_ids", type: "id_array" }
 const companyIdField: FieldRef = { name: "company_id", type: "id" }
+
+/** Which of these company ids name companies of the workspace that are live, and which are in its trash. */
+export const companyStates = (deps: EngineDeps, ctx: RequestContext, ids: ReadonlyArray<string>) =>
+  recordStates(deps, "company", ctx.workspaceId, ids)
 
 /** The live contacts whose company_ids name any of these companies: their derived contact_ids. */
 export const contactsNaming = (deps: EngineDeps, ctx: RequestContext, companyIds: ReadonlyArray<string>) =>

@@ -6,9 +6,13 @@ import type { FieldCatalog } from "../query/fields.js"
 import type { StoredDocument } from "../storage/documents.js"
 import type { EngineDeps } from "./deps.js"
 import type { RequestContext } from "./Engine.js"
-import { liveNaming, visibleFields } from "./reads.js"
+import { liveNaming, recordStates, visibleFields } from "./reads.js"
 
 const contactIdsField = { name: "contact_ids", type: "id_array" } as const
+
+/** Which of these contact ids name contacts of the workspace that are live, and which are in its trash. */
+export const contactStates = (deps: EngineDeps, ctx: RequestContext, ids: ReadonlyArray<string>) =>
+  recordStates(deps, "contact", ctx.workspaceId, ids)
 
 /** The live deals linked to any of `contactIds`, found through the deals' own contact_ids. */
 export const dealsNaming = (deps: EngineDeps, ctx: RequestContext, contactIds: ReadonlyArray<string>) =>

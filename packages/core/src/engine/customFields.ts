@@ -6,7 +6,7 @@ import type { JsonObject } from "../json.js"
 import type { EngineDeps } from "./deps.js"
 import type { RequestContext } from "./Engine.js"
 import { handleCommand } from "./handleCommand.js"
-import { settingsOf } from "./settings.js"
+import { catalogs } from "./settings.js"
 import { storableBody } from "./storable.js"
 
 const toJson = (d: CustomFieldDefinition): JsonObject => ({
@@ -21,12 +21,6 @@ const toJson = (d: CustomFieldDefinition): JsonObject => ({
 const OBJECTS: ReadonlyArray<string> = CustomFieldObject.literals
 
 const isObject = (value: string): value is CustomFieldObject => OBJECTS.includes(value)
-
-/**
- * What a record read works with: the definitions, and the catalogs made of them, checked
- * against the workspace's settings version first (a field defined through another host is known).
- */
-export const catalogs = (deps: EngineDeps, ctx: RequestContext) => settingsOf(deps.storage, deps.settings, ctx, true).catalogs
 
 export const makeCustomFields = (deps: EngineDeps) => {
   const list = (ctx: RequestContext, object: string | null) =>

@@ -6,15 +6,9 @@ import type { JsonObject } from "../json.js"
 import type { FieldCatalog } from "../query/fields.js"
 import type { EngineDeps } from "./deps.js"
 import type { RequestContext } from "./Engine.js"
-import { recordStates, visibleFields } from "./reads.js"
-
-/** Which of these contact ids name contacts of the workspace that are live, and which are in its trash. */
-export const contactStates = (deps: EngineDeps, ctx: RequestContext, ids: ReadonlyArray<string>) =>
-  recordStates(deps, "contact", ctx.workspaceId, ids)
-
-/** Which of these company ids name companies of the workspace that are live, and which are in its trash. */
-export const companyStates = (deps: EngineDeps, ctx: RequestContext, ids: ReadonlyArray<string>) =>
-  recordStates(deps, "company", ctx.workspaceId, ids)
+import { companyStates } from "./companyViews.js"
+import { contactStates } from "./contactViews.js"
+import { visibleFields } from "./reads.js"
 
 /**
  * Deals as the API shows them (a get, a list page, an expand, the trash, a write's answer, a

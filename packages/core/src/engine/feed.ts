@@ -5,11 +5,11 @@ import type { JsonObject } from "../json.js"
 import type { ChangeFeedEvent, ChangeFeedPosition } from "../storage/changeFeed.js"
 import type { StoredEvent } from "../storage/events.js"
 import { announcedPayloads } from "./announcedPayloads.js"
-import { catalogs } from "./customFields.js"
 import type { EngineDeps } from "./deps.js"
 import type { FeedPage, ListParams, RequestContext } from "./Engine.js"
 import { makeFeedWaiters } from "./feedWaiters.js"
 import { storableParams } from "./storable.js"
+import { catalogs } from "./settings.js"
 
 /** Where a feed read without a cursor starts: before every event. */
 const START: ChangeFeedPosition = { transaction: "0", sequence: 0 }

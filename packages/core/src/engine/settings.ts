@@ -165,3 +165,10 @@ export const parsedWith = (parse: RecordParser, input: unknown) =>
 
 /** The catalogs alone, for a command that parses nothing by them but answers with the record. */
 export const catalogsOf = (settings: Settings) => settings.catalogs
+
+/**
+ * What a record read works with: the definitions, and the catalogs made of them, checked
+ * against the workspace's settings version first (a field defined through another host is known).
+ */
+export const catalogs = (deps: { readonly storage: StorageService; readonly settings: SettingsCache }, ctx: RequestContext) =>
+  settingsOf(deps.storage, deps.settings, ctx, true).catalogs

@@ -6,12 +6,11 @@ import type { StorageUnavailable } from "../errors.js"
 import { activityViews } from "./activityViews.js"
 import { companyViews } from "./companyViews.js"
 import { contactViews } from "./contactViews.js"
-import { catalogs } from "./customFields.js"
 import { dealViews } from "./dealViews.js"
 import type { EngineDeps } from "./deps.js"
 import type { ListParams, RequestContext } from "./Engine.js"
 import { listPage } from "./listPage.js"
-import type { Catalogs } from "./settings.js"
+import { type Catalogs, catalogs } from "./settings.js"
 
 const purgeAt = (deletedAt: string) => new Date(Date.parse(deletedAt) + RECOVERY_WINDOW_MILLIS).toISOString()
 
