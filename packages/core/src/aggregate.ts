@@ -39,9 +39,9 @@ export type StreamDocuments<E> = (stream: StreamRef, change: StreamChange<E>) =>
 /**
  * One kind of record as the engine sees it: how its streams are named, the decider that guards them,
  * the Schema its stored events decode with, and the documents they project to. Every command goes
- * through the engine's one handler with a descriptor (engine/handleCommand.ts), and rebuild walks the
- * registered ones (engine/aggregates.ts): a new record type is a folder with its descriptor and one
- * line there.
+ * through the engine's one handler with a descriptor (engine/commands/handleCommand.ts), and
+ * rebuild walks the registered ones (engine/contract/aggregates.ts): a new record type is a folder
+ * with its descriptor and one line there.
  */
 export interface Aggregate<C, E extends DomainEvent, S> {
   /** The resource word in errors (`contact con_… not found`) and the prefix of its event types (`contact.created`). */

@@ -3,7 +3,7 @@ import { Result, Schema } from "effect"
 import { type Aggregate, aggregateOf, decodeEvents, isErased, isStreamOf } from "./aggregate.js"
 import { contactAggregate } from "./contact/aggregate.js"
 import type { Decider } from "./decider.js"
-import { aggregates } from "./engine/aggregates.js"
+import { aggregates } from "./engine/contract/aggregates.js"
 import type { StoredEvent } from "./storage/events.js"
 import { DomainEvent } from "./storage/events.js"
 

@@ -1,13 +1,13 @@
 import { Effect, Layer, ManagedRuntime } from "effect"
-import { dealRulesLayer, Engine, type EngineService } from "./engine/Engine.js"
+import { dealRulesLayer, Engine, type EngineService } from "./engine/contract/Engine.js"
 import type { DealRule } from "./deal/rules.js"
 import { EngineLive } from "./engine/EngineLive.js"
-import { IdsLive } from "./engine/Ids.js"
+import { IdsLive } from "./engine/contract/Ids.js"
 import type { DeliveryQueue } from "./storage/DeliveryQueue.js"
 import type { Storage } from "./storage/Storage.js"
-import { DeliveryWorkerLive, type DeliveryWorkerOptions } from "./engine/deliveryWorker.js"
-import { WebhookConfig, type WebhookConfigService } from "./engine/WebhookConfig.js"
-import { WebhookTransport, WebhookTransportUnavailable } from "./engine/WebhookTransport.js"
+import { DeliveryWorkerLive, type DeliveryWorkerOptions } from "./engine/workers/deliveryWorker.js"
+import { WebhookConfig, type WebhookConfigService } from "./engine/contract/WebhookConfig.js"
+import { WebhookTransport, WebhookTransportUnavailable } from "./engine/contract/WebhookTransport.js"
 
 /** An Effect-returning function turned into one returning a Promise, recursively through objects. */
 type Promised<F> = F extends (...args: infer A) => Effect.Effect<infer R, infer _E, never> ? (...args: A) => Promise<R>

@@ -6,14 +6,14 @@ import type { Decider, Projected } from "../decider.js"
 import { Conflict, type DomainError, NotFound } from "../errors.js"
 import { DomainEvent } from "../storage/events.js"
 import { Storage } from "../storage/Storage.js"
-import { aggregates } from "./aggregates.js"
-import { engineDeps } from "./deps.js"
-import { handleCommand } from "./handleCommand.js"
-import { readState } from "./streamStates.js"
-import { IdsLive } from "./Ids.js"
-import { rebuildDocuments } from "./rebuild.js"
-import { WebhookConfig } from "./WebhookConfig.js"
-import { WebhookTransport, WebhookTransportUnavailable } from "./WebhookTransport.js"
+import { aggregates } from "./contract/aggregates.js"
+import { engineDeps } from "./base/deps.js"
+import { handleCommand } from "./commands/handleCommand.js"
+import { readState } from "./base/streamStates.js"
+import { IdsLive } from "./contract/Ids.js"
+import { rebuildDocuments } from "./workers/rebuild.js"
+import { WebhookConfig } from "./contract/WebhookConfig.js"
+import { WebhookTransport, WebhookTransportUnavailable } from "./contract/WebhookTransport.js"
 
 // ------------------------------------------------------------- a new record type, as its folder would hold it
 
@@ -73,7 +73,7 @@ const noteAggregate: Aggregate<NoteCommand, NoteEvent, NoteState> = {
   rebuilt: true
 }
 
-// ------------------------------------------------------------- and its one registration line (engine/aggregates.ts)
+// ------------------------------------------------------------- and its one registration line (engine/contract/aggregates.ts)
 
 const registered = [...aggregates, noteAggregate]
 

@@ -16,7 +16,7 @@ export const announcedAt = (event: StoredEvent): string => {
  * The `data` an event is announced with, when the event itself tells it: the payload stored with
  * it at commit; `{id}` for a delete or a purge; `{"redacted": true}` for an event whose record was
  * purged since. null for an event recorded before payloads were stored with events, whose data
- * has to be made again from its record (see announcedPayloads.ts).
+ * has to be made again from its record (see engine/views/announcedPayloads.ts).
  */
 export const storedAnnouncement = (event: StoredEvent): JsonObject | null => {
   const stored = event.metadata.payload

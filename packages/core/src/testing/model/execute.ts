@@ -1,7 +1,7 @@
 import { Effect } from "effect"
 import { TestClock } from "effect/testing"
 import { apiKeyIdOf } from "../../apiKey/input.js"
-import type { BatchAnswer, RequestContext } from "../../engine/Engine.js"
+import type { BatchAnswer, RequestContext } from "../../engine/contract/Engine.js"
 import type { JsonObject } from "../../json.js"
 import { MODEL_FIELDS, type WorkspaceCommand } from "./commands.js"
 import type { Made, World } from "./world.js"

@@ -1,7 +1,7 @@
 import { MemoryStorage } from "@dealstream/storage-memory"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
-import { Engine, type EngineService } from "../../engine/Engine.js"
+import { Engine, type EngineService } from "../../engine/contract/Engine.js"
 import { makeEngine } from "../../engine/EngineLive.js"
 import type { JsonObject } from "../../json.js"
 import { type Commit, Storage, type StorageService } from "../../storage/Storage.js"

@@ -1,6 +1,6 @@
 import { Effect } from "effect"
 import { apiKeyIdOf, SYSTEM_WORKSPACE } from "../../apiKey/input.js"
-import type { EngineService, RequestContext } from "../../engine/Engine.js"
+import type { EngineService, RequestContext } from "../../engine/contract/Engine.js"
 import type { StorageUnavailable } from "../../errors.js"
 import type { Collection, StoredDocument } from "../../storage/documents.js"
 import type { StoredEvent } from "../../storage/events.js"

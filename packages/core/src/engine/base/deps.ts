@@ -1,0 +1,62 @@
+import { Clock, Effect } from "effect"
+import type { DomainEvent, NewEvent } from "../../storage/events.js"
+import type { RequestContext } from "../contract/Engine.js"
+import { DeliveryQueue, type DeliveryQueueService } from "../../storage/DeliveryQueue.js"
+import { Storage, type StorageService } from "../../storage/Storage.js"
+import { Ids, type IdsService } from "../contract/Ids.js"
+import { followSettingsChanges, makeSettingsCache, type SettingsCache } from "./settings.js"
+import { makeStreamStates, type StreamStates } from "./streamStates.js"
+import { WebhookConfig, type WebhookConfigService } from "../contract/WebhookConfig.js"
+import { WebhookTransport, type WebhookTransportService } from "../contract/WebhookTransport.js"
+
+/** The services every engine module works with, captured once when the engine is made. */
+export interface EngineDeps {
+  readonly storage: StorageService
+  readonly ids: IdsService
+  readonly queue: DeliveryQueueService
+  readonly webhooks: {
+    readonly config: WebhookConfigService
+    readonly transport: WebhookTransportService
+  }
+  /** The stream states this engine decided on last (see streamStates.ts). */
+  readonly states: StreamStates
+  /** The workspaces' settings this engine read (see settings.ts). */
+  readonly settings: SettingsCache
+}
+
+export const nowIso: Effect.Effect<string> = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms).toISOString())
+
+/**
+ * Gathers the engine's services once, so modules receive plain objects, with the engine's own caches.
+ * `listen`: follow the storage's settings changes while the scope lasts (one listening connection on
+ * PostgreSQL); the delivery worker, which reads no settings, does not.
+ */
+export const makeEngineDeps = (options: { readonly listen: boolean }) =>
+  Effect.gen(function*() {
+    const storage = yield* Storage
+    const settings = makeSettingsCache()
+    if (options.listen) yield* followSettingsChanges(storage, settings)
+    return {
+      storage,
+      ids: yield* Ids,
+      queue: yield* DeliveryQueue,
+      webhooks: { config: yield* WebhookConfig, transport: yield* WebhookTransport },
+      states: makeStreamStates(),
+      settings
+    } satisfies EngineDeps
+  })
+
+export const engineDeps = makeEngineDeps({ listen: true })
+
+/** Decided events made ready to append: each gets its public `evt_` id and who asked for it. */
+export const withMetadata = (
+  deps: EngineDeps,
+  ctx: RequestContext,
+  events: ReadonlyArray<DomainEvent>
+): Effect.Effect<Array<NewEvent>> =>
+  Effect.forEach(events, (event) =>
+    Effect.map(deps.ids.make("evt"), (eventId): NewEvent => ({
+      type: event.type,
+      data: event.data,
+      metadata: { workspaceId: ctx.workspaceId, eventId, requestId: ctx.requestId, actor: ctx.actor }
+    })))

@@ -1,0 +1,250 @@
+import { Context, type Effect, Layer, Schema } from "effect"
+import type { DealRule } from "../../deal/rules.js"
+import type { ApiKeyOwner } from "../../apiKey/projection.js"
+import type { Conflict, NotFound, PreconditionFailed, StorageUnavailable, ValidationError } from "../../errors.js"
+import type { Json, JsonObject } from "../../json.js"
+import type { ListParams } from "../../query/parseListQuery.js"
+
+/** Who is asking: every command and query runs inside exactly one workspace. */
+export interface RequestContext {
+  readonly workspaceId: string
+  readonly requestId: string | null
+  /** The API key's label or another principal, recorded in event metadata. */
+  readonly actor: string | null
+}
+
+/** A single record with the version its ETag carries. */
+export interface Versioned {
+  readonly data: JsonObject
+  readonly version: number
+}
+
+export interface Page {
+  readonly data: ReadonlyArray<JsonObject>
+  readonly next_cursor: string | null
+}
+
+/** Defined by the query module that validates them; the engine's list methods take them. */
+export type { ListParams }
+
+/** `If-Match`: the version the client last saw; the write happens only if it is still current. */
+export type IfMatch = number | null
+
+/** A response stored under an `Idempotency-Key`, replayed for the same key and body within 24 h. */
+export const IdempotentResponse = Schema.Struct({
+  /** Identifies method, path and body of the original request. */
+  fingerprint: Schema.String,
+  /**
+   * null while only the write's own commit has recorded the key (see IdempotencyClaim): the write
+   * happened, its answer was never stored.
+   */
+  status: Schema.NullOr(Schema.Number),
+  body: Schema.Json,
+  location: Schema.NullOr(Schema.String),
+  created_at: Schema.String,
+  /** What the write made or changed, so its answer can be given again from the record. */
+  applied: Schema.optionalKey(Schema.NullOr(Schema.Struct({ resource: Schema.String, id: Schema.String })))
+})
+export type IdempotentResponse = typeof IdempotentResponse.Type
+
+/**
+ * What a webhook test got, as a delivery attempt records it: the answer's status (null when none
+ * came), how long the request took, and why no answer came (null when one did, whatever its status).
+ */
+export type WebhookTestAttempt = {
+  readonly status_code: number | null
+  readonly duration_ms: number
+  readonly error: string | null
+}
+
+export type ReadError = NotFound | ValidationError | StorageUnavailable
+export type WriteError = NotFound | ValidationError | Conflict | PreconditionFailed | StorageUnavailable
+
+/** What each operation of a batch came to, in request order (see commands/batch.ts). */
+export type BatchOutcome =
+  | { readonly _tag: "Applied"; readonly created: boolean; readonly record: Versioned }
+  | { readonly _tag: "Failed"; readonly error: WriteError }
+  /** An atomic batch's operation left undone because another failed (HTTP 424). */
+  | { readonly _tag: "NotApplied"; readonly failedIndex: number }
+
+export interface BatchAnswer {
+  readonly atomic: boolean
+  readonly outcomes: ReadonlyArray<BatchOutcome>
+}
+
+export interface EngineService {
+  readonly contacts: {
+    /** params: limit, cursor, search, filter, sort */
+    readonly list: (ctx: RequestContext, params: ListParams) => Effect.Effect<Page, ValidationError | StorageUnavailable>
+    /** expand: the raw `expand` parameter (`deals,activities`) or null. */
+    readonly get: (ctx: RequestContext, id: string, expand: string | null) => Effect.Effect<Versioned, ReadError>
+    /**
+     * The contact as its GET would have answered at an instant (`as_of`, a timestamp): its fields
+     * then, and the deals that named it then (a walk of the workspace's log). NotFound when it did
+     * not exist then, was in the trash, or has been purged since; the version is its version then.
+     */
+    readonly getAsOf: (ctx: RequestContext, id: string, asOf: string) => Effect.Effect<Versioned, ReadError>
+    readonly create: (ctx: RequestContext, body: unknown) => Effect.Effect<Versioned, WriteError>
+    readonly update: (ctx: RequestContext, id: string, body: unknown, ifMatch: IfMatch) => Effect.Effect<Versioned, WriteError>
+    readonly delete: (ctx: RequestContext, id: string, ifMatch: IfMatch) => Effect.Effect<void, WriteError>
+    readonly restore: (ctx: RequestContext, id: string) => Effect.Effect<Versioned, WriteError>
+    /**
+     * params: limit, cursor. Oldest first, per event: {event_id, type, at, actor: {api_key_id} | null,
+     * request_id, changes: [{field, from, to}]}; a soft-deleted contact has one, a purged one none (404).
+     */
+    readonly history: (ctx: RequestContext, id: string, params: ListParams) => Effect.Effect<Page, ReadError>
+    /** POST /v1/contacts/batch: creates, updates and upserts by email (see commands/batch.ts). */
+    readonly batch: (ctx: RequestContext, body: unknown) => Effect.Effect<BatchAnswer, ValidationError | Conflict | StorageUnavailable>
+  }
+  readonly deals: {
+    /** params: limit, cursor, search, filter, sort, pipeline_id, stage_id, owner_id, status,
+     * contact_id, value_min, value_max, close_date_from, close_date_to */
+    readonly list: (ctx: RequestContext, params: ListParams) => Effect.Effect<Page, ValidationError | StorageUnavailable>
+    /** expand: the raw `expand` parameter (`companies,activities`); none when absent or null. */
+    readonly get: (ctx: RequestContext, id: string, expand?: string | null) => Effect.Effect<Versioned, ReadError>
+    /** As contacts.getAsOf: the deal's fields then, contact_ids limited to the contacts live then. */
+    readonly getAsOf: (ctx: RequestContext, id: string, asOf: string) => Effect.Effect<Versioned, ReadError>
+    readonly create: (ctx: RequestContext, body: unknown) => Effect.Effect<Versioned, WriteError>
+    readonly update: (ctx: RequestContext, id: string, body: unknown, ifMatch: IfMatch) => Effect.Effect<Versioned, WriteError>
+    /** body: {stage_id, reason?}; data is `{deal, timeline_entry}` (entry null when nothing moved). */
+    readonly moveStage: (ctx: RequestContext, id: string, body: unknown, ifMatch: IfMatch) => Effect.Effect<Versioned, WriteError>
+    readonly delete: (ctx: RequestContext, id: string, ifMatch: IfMatch) => Effect.Effect<void, WriteError>
+    readonly restore: (ctx: RequestContext, id: string) => Effect.Effect<Versioned, WriteError>
+    /** As contacts.history; a stage move changes stage_id. */
+    readonly history: (ctx: RequestContext, id: string, params: ListParams) => Effect.Effect<Page, ReadError>
+    /** params: limit, cursor. Oldest first. */
+    readonly timeline: (ctx: RequestContext, id: string, params: ListParams) => Effect.Effect<Page, ReadError>
+    /** POST /v1/deals/batch: creates and updates (see commands/batch.ts). */
+    readonly batch: (ctx: RequestContext, body: unknown) => Effect.Effect<BatchAnswer, ValidationError | Conflict | StorageUnavailable>
+  }
+  readonly companies: {
+    /** params: limit, cursor, search (name, domain), filter, sort (name, domain, created_at, updated_at, custom) */
+    readonly list: (ctx: RequestContext, params: ListParams) => Effect.Effect<Page, ValidationError | StorageUnavailable>
+    /** expand: the raw `expand` parameter (`contacts,deals,activities`) or null. */
+    readonly get: (ctx: RequestContext, id: string, expand: string | null) => Effect.Effect<Versioned, ReadError>
+    readonly create: (ctx: RequestContext, body: unknown) => Effect.Effect<Versioned, WriteError>
+    readonly update: (ctx: RequestContext, id: string, body: unknown, ifMatch: IfMatch) => Effect.Effect<Versioned, WriteError>
+    readonly delete: (ctx: RequestContext, id: string, ifMatch: IfMatch) => Effect.Effect<void, WriteError>
+    readonly restore: (ctx: RequestContext, id: string) => Effect.Effect<Versioned, WriteError>
+    /** As contacts.history. */
+    readonly history: (ctx: RequestContext, id: string, params: ListParams) => Effect.Effect<Page, ReadError>
+    /** POST /v1/companies/batch: creates, updates and upserts by domain (see commands/batch.ts). */
+    readonly batch: (ctx: RequestContext, body: unknown) => Effect.Effect<BatchAnswer, ValidationError | Conflict | StorageUnavailable>
+  }
+  readonly activities: {
+    /** params: limit, cursor, filter, sort (due_at, created_at, updated_at), type, contact_id, deal_id, company_id, owner_id, done */
+    readonly list: (ctx: RequestContext, params: ListParams) => Effect.Effect<Page, ValidationError | StorageUnavailable>
+    readonly get: (ctx: RequestContext, id: string) => Effect.Effect<Versioned, ReadError>
+    /** body: the activity's fields, and `done` (true sets done_at). */
+    readonly create: (ctx: RequestContext, body: unknown) => Effect.Effect<Versioned, WriteError>
+    /** body: any writable field, and `done` (true sets done_at, false clears it). */
+    readonly update: (ctx: RequestContext, id: string, body: unknown, ifMatch: IfMatch) => Effect.Effect<Versioned, WriteError>
+    readonly delete: (ctx: RequestContext, id: string, ifMatch: IfMatch) => Effect.Effect<void, WriteError>
+    readonly restore: (ctx: RequestContext, id: string) => Effect.Effect<Versioned, WriteError>
+    /** As contacts.history. */
+    readonly history: (ctx: RequestContext, id: string, params: ListParams) => Effect.Effect<Page, ReadError>
+  }
+  readonly pipelines: {
+    readonly list: (ctx: RequestContext) => Effect.Effect<Page, StorageUnavailable>
+    readonly get: (ctx: RequestContext, id: string) => Effect.Effect<Versioned, ReadError>
+    readonly create: (ctx: RequestContext, body: unknown) => Effect.Effect<Versioned, WriteError>
+    readonly update: (ctx: RequestContext, id: string, body: unknown, ifMatch: IfMatch) => Effect.Effect<Versioned, WriteError>
+  }
+  readonly customFields: {
+    /** object: `contact`, `deal`, `company`, `activity` or null for all. */
+    readonly list: (ctx: RequestContext, object: string | null) => Effect.Effect<Page, ValidationError | StorageUnavailable>
+    readonly create: (ctx: RequestContext, body: unknown) => Effect.Effect<Versioned, WriteError>
+    readonly delete: (ctx: RequestContext, object: string, key: string) => Effect.Effect<void, WriteError>
+  }
+  readonly trash: {
+    /** params: type (contact|deal|company|activity, required), limit, cursor. Items: {type, id, deleted_at, purge_at, record}. */
+    readonly list: (ctx: RequestContext, params: ListParams) => Effect.Effect<Page, ValidationError | StorageUnavailable>
+  }
+  readonly webhooks: {
+    /** Every webhook of the workspace (not paginated; next_cursor is null). */
+    readonly list: (ctx: RequestContext) => Effect.Effect<Page, StorageUnavailable>
+    readonly get: (ctx: RequestContext, id: string) => Effect.Effect<Versioned, ReadError>
+    /** body: {url, events, secret?}; the target is resolved and must be public unless insecure targets are allowed. */
+    readonly create: (ctx: RequestContext, body: unknown) => Effect.Effect<Versioned, WriteError>
+    /** body: any of url, events, secret (null removes it), status: "active" (reactivates a failed webhook). */
+    readonly update: (ctx: RequestContext, id: string, body: unknown, ifMatch: IfMatch) => Effect.Effect<Versioned, WriteError>
+    /** Cancels the webhook's queued deliveries in the same commit and aborts attempts in flight on every host. */
+    readonly delete: (ctx: RequestContext, id: string, ifMatch: IfMatch) => Effect.Effect<void, WriteError>
+    /** params: status (pending|succeeded|failed|cancelled), limit, cursor. Newest first. */
+    readonly deliveries: (ctx: RequestContext, webhookId: string, params: ListParams) => Effect.Effect<Page, ReadError>
+    /** One delivery with its attempts. */
+    readonly delivery: (ctx: RequestContext, webhookId: string, deliveryId: string) => Effect.Effect<Versioned, ReadError>
+    /** A new delivery of the same event and payload (`replay_of` = the old one), for any past delivery of a live webhook. */
+    readonly replay: (ctx: RequestContext, webhookId: string, deliveryId: string) => Effect.Effect<Versioned, WriteError>
+    /**
+     * Sends a `webhook.test` event to the webhook now, signed as its deliveries are, whatever its
+     * status, and answers the attempt; records nothing (no event, no delivery).
+     */
+    readonly test: (ctx: RequestContext, id: string) => Effect.Effect<WebhookTestAttempt, ReadError>
+    /**
+     * body: {since}. Starts a recovery job: in the background (every host's runner), a delivery of
+     * each subscribed event recorded since then that the webhook has no succeeded or pending
+     * delivery of, in sequence order. Conflict while another runs or while the webhook is failed.
+     * Data: {id, webhook_id, since, status, scheduled, skipped, created_at, finished_at}.
+     */
+    readonly recover: (ctx: RequestContext, id: string, body: unknown) => Effect.Effect<Versioned, WriteError>
+    /** A recovery job of this webhook, as `recover` answers it, with its progress. */
+    readonly recovery: (ctx: RequestContext, id: string, jobId: string) => Effect.Effect<Versioned, ReadError>
+  }
+  /** The change feed: the workspace's record events in commit order, as webhook payloads. */
+  readonly events: {
+    /** GET /v1/events: `after`, `types`, `limit`, `wait` (seconds to hold an empty page). */
+    readonly list: (ctx: RequestContext, params: ListParams) => Effect.Effect<FeedPage, ValidationError | StorageUnavailable>
+    readonly get: (ctx: RequestContext, id: string) => Effect.Effect<JsonObject, ReadError>
+    /**
+     * For a host that is stopping: reads waiting for events answer now (with what they have, an
+     * empty page), and later reads do not wait, so its connections drain at once.
+     */
+    readonly stopWaiting: Effect.Effect<void>
+  }
+  readonly idempotency: {
+    /** The stored response for this key, or null when there is none younger than 24 h. */
+    readonly get: (ctx: RequestContext, key: string) => Effect.Effect<IdempotentResponse | null, StorageUnavailable>
+    readonly put: (ctx: RequestContext, key: string, response: IdempotentResponse) => Effect.Effect<void, StorageUnavailable>
+  }
+  /**
+   * API keys, managed by operators (`dealstream keys`), not by API clients: they live in the reserved
+   * workspace SYSTEM_WORKSPACE, which no request can name. The engine only ever sees a key's SHA-256
+   * (64 lowercase hex digits); whoever makes a key keeps the key itself. A key's document is
+   * `{id, workspace_id, created_at, revoked_at}`, `id` being `apiKeyIdOf(digest)`.
+   */
+  readonly apiKeys: {
+    /** Conflict when a key with the same id exists (the same key, or one sharing its digest's prefix): make another. */
+    readonly create: (
+      input: { readonly workspaceId: string; readonly keySha256: string; readonly actor: string | null }
+    ) => Effect.Effect<Versioned, WriteError>
+    /** NotFound for an unknown key id; revoking a revoked key changes nothing. */
+    readonly revoke: (input: { readonly keyId: string; readonly actor: string | null }) => Effect.Effect<Versioned, WriteError>
+    /** Every key (of one workspace, or of all when null), revoked ones included, oldest first; not paginated. */
+    readonly list: (workspaceId: string | null) => Effect.Effect<Page, StorageUnavailable>
+    /** The owner of the key with this digest; null when there is none or it is revoked. */
+    readonly authenticate: (keySha256: string) => Effect.Effect<ApiKeyOwner | null, StorageUnavailable>
+  }
+  /** Purge every record soft-deleted more than 30 days ago (by the engine's Clock); returns how many. */
+  readonly purgeExpired: Effect.Effect<number, StorageUnavailable>
+  /** Storage reachable. */
+  readonly ping: Effect.Effect<void, StorageUnavailable>
+}
+
+export class Engine extends Context.Service<Engine, EngineService>()("@dealstream/core/Engine") {}
+
+/**
+ * The deal rules of your own the engine decides every deal command with, after its own and the
+ * pipelines' stage rules (see DealRule): none unless provided. Read when the engine is built:
+ * `EngineLive.pipe(Layer.provide(dealRulesLayer([rule])))`.
+ */
+export const DealRules = Context.Reference<ReadonlyArray<DealRule>>("@dealstream/core/DealRules", { defaultValue: () => [] })
+
+/** Registers deal rules with the engines built on it. */
+export const dealRulesLayer = (rules: ReadonlyArray<DealRule>): Layer.Layer<never> => Layer.succeed(DealRules, rules)
+
+/** A page of the change feed: `next_cursor` is always given, also on an empty page, to read on from. */
+export interface FeedPage {
+  readonly data: ReadonlyArray<JsonObject>
+  readonly next_cursor: string
+}

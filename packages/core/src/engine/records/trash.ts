@@ -1,0 +1,65 @@
+import { Effect } from "effect"
+import { RECOVERY_WINDOW_MILLIS } from "../../decider.js"
+import { ValidationError } from "../../errors.js"
+import type { JsonObject } from "../../json.js"
+import type { StorageUnavailable } from "../../errors.js"
+import { activityViews } from "../views/activityViews.js"
+import { companyViews } from "../views/companyViews.js"
+import { contactViews } from "../views/contactViews.js"
+import { dealViews } from "../views/dealViews.js"
+import type { EngineDeps } from "../base/deps.js"
+import type { ListParams, RequestContext } from "../contract/Engine.js"
+import { listPage } from "../views/listPage.js"
+import { type Catalogs, catalogs } from "../base/settings.js"
+
+const purgeAt = (deletedAt: string) => new Date(Date.parse(deletedAt) + RECOVERY_WINDOW_MILLIS).toISOString()
+
+type Rows = ReadonlyArray<{ readonly id: string; readonly data: JsonObject }>
+
+/** How each record type with a trash shows its records there: as its GET would. */
+const trashViews = {
+  contact: (deps: EngineDeps, ctx: RequestContext, rows: Rows, known: Catalogs) => contactViews(deps, ctx, rows, known.contact),
+  deal: (deps: EngineDeps, ctx: RequestContext, rows: Rows, known: Catalogs) =>
+    dealViews(deps, ctx, rows.map((row) => row.data), known.deal),
+  company: (deps: EngineDeps, ctx: RequestContext, rows: Rows, known: Catalogs) => companyViews(deps, ctx, rows, known.company),
+  activity: (deps: EngineDeps, ctx: RequestContext, rows: Rows, known: Catalogs) => activityViews(deps, ctx, rows, known.activity)
+} satisfies Record<string, (deps: EngineDeps, ctx: RequestContext, rows: Rows, known: Catalogs) => Effect.Effect<ReadonlyArray<JsonObject>, StorageUnavailable>>
+
+type TrashType = keyof typeof trashViews
+
+export const TRASH_TYPES = Object.keys(trashViews) as ReadonlyArray<TrashType>
+
+const isTrashType = (type: string | undefined): type is TrashType => type !== undefined && Object.hasOwn(trashViews, type)
+
+const typeNames = TRASH_TYPES.join(", ")
+
+/** Soft-deleted records of one type, oldest record first, each with the time it will be purged. */
+export const makeTrash = (deps: EngineDeps) => ({
+  list: (ctx: RequestContext, params: ListParams) =>
+    Effect.gen(function*() {
+      const type = params["type"]
+      if (!isTrashType(type)) {
+        return yield* ValidationError.at("type", type === undefined ? `is required (${typeNames})` : `must be one of ${typeNames}`)
+      }
+      const known = yield* catalogs(deps, ctx)
+      const page = yield* listPage(deps, ctx, type, params, {
+        catalog: known[type],
+        scope: "deleted",
+        baseWhere: { _tag: "True" },
+        defaultSort: { field: { name: "id", type: "id" }, direction: "asc" },
+        allow: { filter: false, search: false, sort: false },
+        extraParams: ["type"]
+      })
+      const records = yield* trashViews[type](deps, ctx, page.rows, known)
+      return {
+        data: page.rows.map((row, i): JsonObject => ({
+          type,
+          id: row.id,
+          deleted_at: row.deletedAt,
+          purge_at: row.deletedAt === null ? null : purgeAt(row.deletedAt),
+          record: records[i]!
+        })),
+        next_cursor: page.next_cursor
+      }
+    })
+})

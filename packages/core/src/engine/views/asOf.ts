@@ -1,0 +1,114 @@
+import { Effect, Result } from "effect"
+import { type Aggregate, decodeEvents, isStreamOf } from "../../aggregate.js"
+import { companyAggregate } from "../../company/index.js"
+import { contactAggregate, contactViewWith, linkedCompanyIds } from "../../contact/index.js"
+import { companyIdOf, dealAggregate, showingLiveCompany } from "../../deal/index.js"
+import { contactIdsOf, showingLiveContacts } from "../../deal/contactLinks.js"
+import type { Projected } from "../../decider.js"
+import { NotFound, type StorageUnavailable, ValidationError } from "../../errors.js"
+import { eventAt, recordAsOf } from "../../history/index.js"
+import { normaliseTimestamp } from "../../query/calendar.js"
+import type { FieldCatalog } from "../../query/fields.js"
+import { type DomainEvent, isRedacted } from "../../storage/events.js"
+import type { EngineDeps } from "../base/deps.js"
+import type { RequestContext, Versioned } from "../contract/Engine.js"
+import { visibleFields } from "../base/reads.js"
+import { recordedEvents } from "./recordedEvents.js"
+
+/** `as_of`, read as the query language reads timestamps. */
+export const parseAsOf = (raw: string): Effect.Effect<string, ValidationError> => {
+  const instant = normaliseTimestamp(raw)
+  return instant === null
+    ? Effect.fail(ValidationError.at("as_of", "must be an ISO 8601 timestamp with a time zone"))
+    : Effect.succeed(instant)
+}
+
+/** A record's stream as it stood at an instant; null when it did not exist then, or is not this workspace's, or was purged. */
+const recordAt = <C, E extends DomainEvent, S>(
+  deps: EngineDeps,
+  ctx: RequestContext,
+  aggregate: Aggregate<C, E, S>,
+  id: string,
+  instant: string
+): Effect.Effect<{ readonly record: Projected | null; readonly version: number }, StorageUnavailable> =>
+  Effect.map(recordedEvents(deps, aggregate, ctx, id), (stream) =>
+    aggregate.project === null ? { record: null, version: 0 } : recordAsOf(stream, aggregate.project, instant))
+
+/** The record at an instant, or 404 when it did not exist then or was in the trash. */
+const liveAt = <C, E extends DomainEvent, S>(deps: EngineDeps, ctx: RequestContext, aggregate: Aggregate<C, E, S>, id: string, instant: string) =>
+  Effect.flatMap(recordAt(deps, ctx, aggregate, id, instant), ({ record, version }) =>
+    record === null || record.deletedAt !== null
+      ? Effect.fail(new NotFound({ resource: aggregate.name, id }))
+      : Effect.succeed({ data: record.data, version }))
+
+/** Which of these records (of one type) were live at the instant: each folded from its own stream. */
+const liveThen = <C, E extends DomainEvent, S>(
+  deps: EngineDeps,
+  ctx: RequestContext,
+  aggregate: Aggregate<C, E, S>,
+  ids: ReadonlyArray<string>,
+  instant: string
+) =>
+  Effect.map(
+    Effect.forEach(ids, (id) => recordAt(deps, ctx, aggregate, id, instant), { concurrency: 8 }),
+    (states) => new Set(ids.filter((_, i) => states[i]!.record !== null && states[i]!.record!.deletedAt === null))
+  )
+
+const PAGE = 1000
+
+/**
+ * The deals that named a contact at an instant: every deal of the workspace folded from its events
+ * up to then (a walk of the workspace's log, so it costs what the workspace's history does).
+ * Purged deals are left out: their data is erased, their link with it.
+ */
+const dealIdsAt = (deps: EngineDeps, ctx: RequestContext, contactId: string, instant: string) =>
+  Effect.gen(function*() {
+    const project = dealAggregate.project
+    if (project === null) return []
+    const until = yield* deps.storage.headSequence
+    const deals = new Map<string, Projected | null>()
+    const purged = new Set<string>()
+    for (let after = 0;;) {
+      const page = yield* deps.storage.readWorkspaceLog({ workspaceId: ctx.workspaceId, after, until, limit: PAGE })
+      for (const stored of page) {
+        const id = stored.streamId
+        if (!isStreamOf(dealAggregate, id) || purged.has(id)) continue
+        if (isRedacted(stored.data) || stored.type.endsWith(".purged")) {
+          purged.add(id)
+          deals.delete(id)
+          continue
+        }
+        if (eventAt(stored) > instant) continue
+        const decoded = decodeEvents(dealAggregate, [stored])
+        if (Result.isFailure(decoded)) return yield* Effect.die(decoded.failure)
+        deals.set(id, project(deals.get(id) ?? null, decoded.success[0]!))
+      }
+      if (page.length < PAGE) break
+      after = page[page.length - 1]!.sequence
+    }
+    return [...deals]
+      .filter(([, deal]) => deal !== null && deal.deletedAt === null && contactIdsOf(deal.data).includes(contactId))
+      .map(([id]) => id)
+      .sort()
+  })
+
+/**
+ * A contact as its GET would have shown it at an instant: its fields then, its companies limited to
+ * those live then, and the deals that named it then.
+ */
+export const contactAsOf = (deps: EngineDeps, ctx: RequestContext, id: string, instant: string, catalog: FieldCatalog) =>
+  Effect.gen(function*() {
+    const { data, version } = yield* liveAt(deps, ctx, contactAggregate, id, instant)
+    const companies = yield* liveThen(deps, ctx, companyAggregate, linkedCompanyIds(data), instant)
+    return { data: contactViewWith(visibleFields(data, catalog), yield* dealIdsAt(deps, ctx, id, instant), companies), version } satisfies Versioned
+  })
+
+/** A deal as its GET would have shown it at an instant: its fields then, contact_ids and company_id limited to records live then. */
+export const dealAsOf = (deps: EngineDeps, ctx: RequestContext, id: string, instant: string, catalog: FieldCatalog) =>
+  Effect.gen(function*() {
+    const { data, version } = yield* liveAt(deps, ctx, dealAggregate, id, instant)
+    const contacts = yield* liveThen(deps, ctx, contactAggregate, contactIdsOf(data), instant)
+    const companyId = companyIdOf(data)
+    const companies = yield* liveThen(deps, ctx, companyAggregate, companyId === null ? [] : [companyId], instant)
+    return { data: visibleFields(showingLiveCompany(showingLiveContacts(data, contacts), companies), catalog), version } satisfies Versioned
+  })
