@@ -13,7 +13,7 @@ import {
 
 /**
  * What each kind of endpoint answers: its success with the headers that come with it
- * (responses.ts sends them), and the failures it can answer besides authentication's (401, 429,
+ * (replies.ts sends them), and the failures it can answer besides authentication's (401, 429,
  * 503, declared by the Authentication middleware) and a 500 (every operation; see
  * openApi/document.ts). Handlers return their responses themselves, so these schemas type the
  * document and the clients generated from it.

@@ -6,7 +6,7 @@ import { errorAnswer } from "./errors/errorResponse.js"
 import { PayloadTooLarge } from "./errors/HttpErrors.js"
 import type { IdempotentRepliesService } from "./idempotency.js"
 import { postedJson } from "./recordHandlers.js"
-import { json } from "./responses.js"
+import { json } from "./replies.js"
 
 /** The operations of a batch, documented; the engine checks them (core's parseBatch). */
 export const batchInput = (record: string, identifier: string, upsertField: string | null) =>

@@ -4,7 +4,7 @@ import { createHash } from "node:crypto"
 import { Clock, Context, Effect, Layer, Semaphore } from "effect"
 import { IdempotencyConflict } from "./errors/HttpErrors.js"
 import { IDEMPOTENCY_KEY_MESSAGE, MAX_IDEMPOTENCY_KEY_LENGTH } from "./parameters.js"
-import { type Reply, respond } from "./responses.js"
+import { type Reply, respond } from "./replies.js"
 
 /** JSON with object keys sorted, so `{"a":1,"b":2}` and `{"b":2,"a":1}` are the same request. */
 const canonical = (value: unknown): string => {

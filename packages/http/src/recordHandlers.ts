@@ -6,7 +6,7 @@ import type { Applied, IdempotentRepliesService } from "./idempotency.js"
 import { ifMatchOf } from "./parameters.js"
 import { readJsonBody } from "./request/jsonBody.js"
 import { readQuery } from "./request/queryParams.js"
-import { created, locationOf, noContent, page, record, type Reply, respond } from "./responses.js"
+import { created, locationOf, noContent, page, record, type Reply, respond } from "./replies.js"
 
 // The handlers every record resource shares; each group names only its engine call.
 
@@ -61,7 +61,6 @@ export const getRecord = <E>(get: (ctx: RequestContext, id: string) => Effect.Ef
     return respond(record(yield* get(yield* Caller, params.id)))
   })
 
-/** POST of a new record: no query parameters, a JSON body, the Idempotency-Key rules, 201 + Location. */
 /**
  * A POST with a JSON body and no query, under the Idempotency-Key rules: `reply` makes the answer
  * from the caller and the body; `again` makes it for a retry whose first answer was lost.
@@ -79,6 +78,7 @@ export const postedJson = <E, E2 = never>(
     return yield* idempotent.run(ctx, request, body, reply(ctx, body), again === undefined ? undefined : (applied) => again(ctx, applied))
   })
 
+/** POST of a new record: no query parameters, a JSON body, the Idempotency-Key rules, 201 + Location. */
 export const createRecord = (
   idempotent: IdempotentRepliesService,
   collection: string,

@@ -5,7 +5,7 @@ import { Api } from "../Api.js"
 import { Caller } from "../auth/Authentication.js"
 import { IdempotentReplies } from "../idempotency.js"
 import { createRecord, deleteRecord, listRecords, recordPage, restoreRecord, writeRecord } from "../recordHandlers.js"
-import { record, respond } from "../responses.js"
+import { record, respond } from "../replies.js"
 
 const COLLECTION = "/v1/activities"
 

@@ -1,6 +1,5 @@
-#!/usr/bin/env node
 import { isWorkspaceId } from "@dealstream/core"
-import { ConfigProblem, resolveHostConfig, type ServeConfig, type Setting, SWITCHES, VARIABLES } from "./host/HostConfig.js"
+import { ConfigProblem, resolveHostConfig, type ServeConfig, type Setting, SWITCHES, VARIABLES } from "../host/HostConfig.js"
 
 // The host and the storages load most of the code: imported only once the settings are known to be
 // good, so that a bad one is reported at once.
@@ -132,7 +131,7 @@ const configFrom = (args: ReadonlyArray<string>, allowed: ReadonlyArray<Setting>
 
 const serve = async (args: ReadonlyArray<string>) => {
   const config = configFrom(args, Object.keys(VARIABLES) as Array<Setting>)
-  const { startServer, StartupError } = await import("./host/startServer.js")
+  const { startServer, StartupError } = await import("../host/startServer.js")
   const server = await startServer({
     port: config.port,
     ...(config.host === undefined ? {} : { host: config.host }),
@@ -191,7 +190,7 @@ const serve = async (args: ReadonlyArray<string>) => {
 const rebuildCommand = async (args: ReadonlyArray<string>) => {
   const config = configFrom(args, STORAGE_SETTINGS)
   if (config.storage === "memory") fail("rebuild needs a database: memory storage keeps nothing between runs")
-  const { rebuild, RebuildFailed, summary } = await import("./cli/rebuild.js")
+  const { rebuild, RebuildFailed, summary } = await import("./rebuild.js")
   // Progress on stderr; the result on stdout.
   const outcome = await rebuild(config.storage, process.stderr).catch((error: unknown) =>
     fail(error instanceof RebuildFailed ? error.message : `rebuild failed: ${String(error)}`)
@@ -248,7 +247,7 @@ const keysCommand = async (args: ReadonlyArray<string>) => {
   const config = configFrom(storage, STORAGE_SETTINGS)
   if (config.storage === "memory") fail("keys need a database: memory storage keeps nothing between runs")
   checkWorkspace(workspace)
-  const { createKey, keyTable, KeysFailed, listKeys, revokeKey } = await import("./cli/keys.js")
+  const { createKey, keyTable, KeysFailed, listKeys, revokeKey } = await import("./keys.js")
   const failed = (error: unknown): never => fail(error instanceof KeysFailed ? error.message : `keys ${action} failed: ${String(error)}`)
   if (action === "create") {
     if (workspace === undefined) fail("keys create needs --workspace <id>", 2)
@@ -288,7 +287,7 @@ const eventsCommand = async (args: ReadonlyArray<string>) => {
   if (workspace === undefined) fail("events tail needs --workspace <id>", 2)
   checkWorkspace(workspace)
   if (positional.length > 0) fail(`unexpected argument ${JSON.stringify(positional[0])}`, 2)
-  const { tail, TailFailed } = await import("./cli/eventsTail.js")
+  const { tail, TailFailed } = await import("./eventsTail.js")
   const following = tail(config.storage, {
     workspaceId: workspace!,
     types: options["types"],

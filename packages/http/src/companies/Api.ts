@@ -1,7 +1,7 @@
 import { HttpApiEndpoint, OpenApi } from "effect/http-api"
 import { Schema } from "effect"
 import { batchDescription, batchInput, BatchResults } from "../batch.js"
-import { actionErrors, batchErrors, created, createErrors, deleteErrors, listErrors, NoContent, readErrors, replayable200, restored, single, writeErrors } from "../answers.js"
+import { actionErrors, batchErrors, created, createErrors, deleteErrors, listErrors, NoContent, readErrors, replayable200, restored, single, writeErrors } from "../answerSchemas.js"
 import { pageOf, securedGroup } from "../documented.js"
 import { historyDescription, HistoryEntry } from "../history/schemas.js"
 import { idempotencyHeader, idParams, ifMatchHeader, pagingParams, searchParams } from "../parameters.js"

@@ -1,5 +1,5 @@
 import { HttpApiEndpoint } from "effect/http-api"
-import { created, defineErrors, listErrors, NoContent } from "../answers.js"
+import { created, defineErrors, listErrors, NoContent } from "../answerSchemas.js"
 import { Conflicting, Invalid, Missing } from "../errors/HttpErrors.js"
 import { pageOf, securedGroup } from "../documented.js"
 import { customFieldParams, idempotencyHeader, PathText } from "../parameters.js"

@@ -6,7 +6,7 @@ import { Caller } from "../auth/Authentication.js"
 import { IdempotentReplies } from "../idempotency.js"
 import { postedJson, unconditional } from "../recordHandlers.js"
 import { readQuery } from "../request/queryParams.js"
-import { created, noContent, page, respond } from "../responses.js"
+import { created, noContent, page, respond } from "../replies.js"
 
 export const CustomFieldsLive = HttpApiBuilder.group(Api, "customFields", (handlers) =>
   Effect.gen(function*() {

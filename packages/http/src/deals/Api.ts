@@ -1,7 +1,7 @@
 import { historyDescription, HistoryEntry } from "../history/schemas.js"
 import { HttpApiEndpoint, OpenApi } from "effect/http-api"
 import { batchDescription, batchInput, BatchResults } from "../batch.js"
-import { actionErrors, batchErrors, replayable200, created, createErrors, deleteErrors, listErrors, NoContent, readErrors, restored, single, writeErrors } from "../answers.js"
+import { actionErrors, batchErrors, replayable200, created, createErrors, deleteErrors, listErrors, NoContent, readErrors, restored, single, writeErrors } from "../answerSchemas.js"
 import { pageOf, securedGroup } from "../documented.js"
 import { dealGetParams, dealParams, idempotencyHeader, idParams, ifMatchHeader, pagingParams } from "../parameters.js"
 import { Deal, DealInput, DealPatch, StageMove, StageMoveResult, TimelineEntry } from "./schemas.js"

@@ -6,7 +6,7 @@ import { batchRecords } from "../batch.js"
 import { Caller } from "../auth/Authentication.js"
 import { createRecord, deleteRecord, listRecords, recordPage, restoreRecord, writeRecord } from "../recordHandlers.js"
 import { readQuery } from "../request/queryParams.js"
-import { record, respond } from "../responses.js"
+import { record, respond } from "../replies.js"
 import { IdempotentReplies } from "../idempotency.js"
 
 const COLLECTION = "/v1/deals"

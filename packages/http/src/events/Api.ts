@@ -1,5 +1,5 @@
 import { HttpApiEndpoint, OpenApi } from "effect/http-api"
-import { listErrors, readErrors } from "../answers.js"
+import { listErrors, readErrors } from "../answerSchemas.js"
 import { securedGroup } from "../documented.js"
 import { feedParams, PathText } from "../parameters.js"
 import { FeedEvent, feedDescription, FeedPage } from "./schemas.js"

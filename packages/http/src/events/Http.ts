@@ -4,7 +4,7 @@ import { Effect } from "effect"
 import { Api } from "../Api.js"
 import { Caller } from "../auth/Authentication.js"
 import { readQuery } from "../request/queryParams.js"
-import { json, respond } from "../responses.js"
+import { json, respond } from "../replies.js"
 
 export const EventsLive = HttpApiBuilder.group(Api, "events", (handlers) =>
   Effect.gen(function*() {

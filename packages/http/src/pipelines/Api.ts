@@ -1,5 +1,5 @@
 import { HttpApiEndpoint } from "effect/http-api"
-import { created, createErrors, listErrors, readErrors, single, writeErrors } from "../answers.js"
+import { created, createErrors, listErrors, readErrors, single, writeErrors } from "../answerSchemas.js"
 import { pageOf, securedGroup } from "../documented.js"
 import { idempotencyHeader, idParams, ifMatchHeader } from "../parameters.js"
 import { Pipeline, PipelineInput, PipelinePatch } from "./schemas.js"

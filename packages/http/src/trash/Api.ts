@@ -1,6 +1,6 @@
 import { HttpApiEndpoint } from "effect/http-api"
 import { Schema } from "effect"
-import { listErrors } from "../answers.js"
+import { listErrors } from "../answerSchemas.js"
 import { pageOf, securedGroup, Timestamp } from "../documented.js"
 import { trashParams } from "../parameters.js"
 

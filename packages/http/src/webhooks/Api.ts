@@ -1,5 +1,5 @@
 import { HttpApiEndpoint, OpenApi } from "effect/http-api"
-import { accepted, actionErrors, created, createErrors, deleteErrors, listErrors, NoContent, readErrors, single, writeErrors } from "../answers.js"
+import { accepted, actionErrors, created, createErrors, deleteErrors, listErrors, NoContent, readErrors, single, writeErrors } from "../answerSchemas.js"
 import { pageOf, securedGroup } from "../documented.js"
 import { deliveryParams, idempotencyHeader, idParams, ifMatchHeader, PathText } from "../parameters.js"
 import {

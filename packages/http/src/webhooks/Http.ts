@@ -6,7 +6,7 @@ import { Caller } from "../auth/Authentication.js"
 import { createRecord, deleteRecord, getRecord, listWhole, postedJson, unconditional, writeRecord } from "../recordHandlers.js"
 import { IdempotentReplies } from "../idempotency.js"
 import { readQuery } from "../request/queryParams.js"
-import { json, locationOf, page, record, respond } from "../responses.js"
+import { json, locationOf, page, record, respond } from "../replies.js"
 import { webhookEventTypes } from "./eventTypes.js"
 
 const COLLECTION = "/v1/webhooks"
