@@ -4,6 +4,7 @@ import { Effect, Redacted } from "effect"
 import { TestClock } from "effect/testing"
 import * as Reactivity from "effect/reactivity/Reactivity"
 import { emptyDatabase, serverUrl, testDatabase } from "../../../test/support/pg.js"
+import { functions } from "./functions/index.js"
 import { migrate } from "./migrate.js"
 import { migrations } from "./migrations/index.js"
 import * as PgStorage from "./PgStorage.js"
@@ -21,9 +22,11 @@ describe("PgStorage.layer", () => {
       const client = PgClient.make({ url: Redacted.make(url), transformJson: false }).pipe(Effect.provide(Reactivity.layer))
       const clients = yield* Effect.all([client, client, client, client])
       const applied = yield* Effect.all(clients.map((sql) => migrate(sql)), { concurrency: "unbounded" })
-      // Exactly one host ran each migration; the others waited on the lock and found nothing to do.
-      expect(applied.flat().sort((a, b) => a - b)).toEqual(migrations.map((m) => m.id))
-      expect(yield* migrate(clients[0]!)).toEqual([])
+      // Exactly one host ran each migration and each stored function; the others waited on the lock
+      // and found nothing to do.
+      expect(applied.flatMap((a) => a.migrations).sort((a, b) => a - b)).toEqual(migrations.map((m) => m.id))
+      expect(applied.flatMap((a) => a.functions).sort()).toEqual(functions.map((f) => f.name).sort())
+      expect(yield* migrate(clients[0]!)).toEqual({ migrations: [], functions: [] })
       const rows = yield* clients[0]!.unsafe<{ readonly id: number }>("SELECT id FROM ds_migrations ORDER BY id")
       expect(rows.map((r) => r.id)).toEqual(migrations.map((m) => m.id))
       // and PgStorage starts on the migrated database

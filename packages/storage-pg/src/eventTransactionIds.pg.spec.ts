@@ -57,7 +57,7 @@ describe("event transaction ids", () => {
     Effect.gen(function*() {
       const url = yield* emptyDatabase
       const sql = yield* client(url)
-      yield* migrate(sql, migrations.filter((m) => m.id < 9))
+      yield* migrate(sql, { migrations: migrations.filter((m) => m.id < 9) })
       yield* sql.unsafe(
         `SELECT ds_commit($1::jsonb, $2::jsonb, '{}'::text[], '[]'::jsonb, '[]'::jsonb, now())`,
         [

@@ -3,6 +3,7 @@ import type { Collection } from "@dealstream/core"
 /** Every table name of the schema, in one place. */
 export const tables = {
   migrations: "ds_migrations",
+  functions: "ds_functions",
   events: "ds_events",
   streams: "ds_streams",
   settingsVersions: "ds_settings_versions"

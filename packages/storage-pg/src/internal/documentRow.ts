@@ -52,14 +52,22 @@ export const upsertRecord = (write: DocumentUpsert, i: number) => ({
 /** The record type of `upsertRecord` for `jsonb_to_recordset(…) AS e(…)`. */
 export const upsertRecordType = "i int, w text, id text, v int, del text, d jsonb, u text, s text[], f jsonb"
 
+/** Every column of a document table, in the order the write statements list them. */
+export const documentRowColumns = "workspace_id, id, version, deleted_at, data, unique_key, search_words, folded"
+
 /**
- * Inserts `$records` (upsertRecord elements) into a document table, replacing rows with the same id.
- * A replaced delivery loses its lease, as in ds_commit (see DeliveryQueue in core).
+ * An upsert's conflict clause: the new row replaces the stored one. A replaced delivery loses its
+ * lease (see DeliveryQueue in core): the claim and the upsert lock the same row, so a claim that ran
+ * first has its lease cleared here, and one that comes after re-reads the committed row.
  */
-export const upsertSql = (table: string, records: string, filter: string, from = "") =>
-  `INSERT INTO ${table} AS t (workspace_id, id, version, deleted_at, data, unique_key, search_words, folded) ` +
-  `SELECT e.w, e.id, e.v, e.del, e.d, e.u, coalesce(e.s, '{}'), e.f ` +
-  `FROM jsonb_to_recordset(${records}::jsonb) AS e(${upsertRecordType})${from} WHERE ${filter} ORDER BY e.i ` +
+export const replaceOnConflict = (table: string) =>
   `ON CONFLICT (workspace_id, id) DO UPDATE SET version = excluded.version, deleted_at = excluded.deleted_at, ` +
   `data = excluded.data, unique_key = excluded.unique_key, search_words = excluded.search_words, folded = excluded.folded` +
   (table === documentTables.delivery ? `, lease_owner = NULL, lease_until = NULL` : "")
+
+/** Inserts `$records` (upsertRecord elements) into a document table, replacing rows with the same id. */
+export const upsertSql = (table: string, records: string, filter: string, from = "") =>
+  `INSERT INTO ${table} AS t (${documentRowColumns}) ` +
+  `SELECT e.w, e.id, e.v, e.del, e.d, e.u, coalesce(e.s, '{}'), e.f ` +
+  `FROM jsonb_to_recordset(${records}::jsonb) AS e(${upsertRecordType})${from} WHERE ${filter} ORDER BY e.i ` +
+  replaceOnConflict(table)

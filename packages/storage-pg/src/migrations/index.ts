@@ -15,6 +15,7 @@ import { migration as eventsAnnounced } from "./0014_events_announced.js"
 import { migration as companiesAndActivities } from "./0015_companies_and_activities.js"
 import { migration as commitSet } from "./0016_commit_set.js"
 import { migration as feedLocks } from "./0017_feed_locks.js"
+import { migration as storedFunctions } from "./0018_stored_functions.js"
 import type { Migration } from "./Migration.js"
 
 export type { Migration } from "./Migration.js"
@@ -37,5 +38,6 @@ export const migrations: ReadonlyArray<Migration> = [
   eventsAnnounced,
   companiesAndActivities,
   commitSet,
-  feedLocks
+  feedLocks,
+  storedFunctions
 ]

@@ -1,0 +1,67 @@
+import { markFeeds } from "./feedMark.js"
+import type { StoredFunction } from "./StoredFunction.js"
+
+/**
+ * Group commit (commitBatches.ts): several independent commits in one statement, hence one
+ * transaction and one WAL flush. First the feed mark of every workspace of all its commits, before
+ * any of them writes. Then, for more than one commit, the set-wise path (ds_commit_set) in a block
+ * of its own; where it declines (null) or fails, the commits one by one, each in a block of its own
+ * (a subtransaction), so a failure (a unique key taken, two creations of one stream, a deadlock with
+ * another batch) undoes only that commit and is reported in its slot; the others stand. A version
+ * mismatch is already an outcome, not an error. An item carrying settings reads (`q`, which the
+ * client sends whenever the commit touches settings) goes through ds_commit_with_settings, any other
+ * through ds_commit; an item without `q` is exactly what an earlier host sends.
+ */
+export const ds_commit_batch: StoredFunction = {
+  name: "ds_commit_batch",
+  text: `CREATE OR REPLACE FUNCTION ds_commit_batch(items jsonb)
+    RETURNS jsonb LANGUAGE plpgsql AS $batch$
+    DECLARE
+      item jsonb;
+      outcome jsonb;
+      outcomes jsonb := NULL;
+      failed_code text;
+      failed_constraint text;
+      failed_message text;
+    BEGIN
+      ${markFeeds("e.w", "jsonb_array_elements(items) AS it(item), jsonb_to_recordset(it.item -> 'e') AS e(w text)")}
+      IF jsonb_array_length(items) > 1 THEN
+        BEGIN
+          outcomes := ds_commit_set(items);
+        EXCEPTION WHEN OTHERS THEN
+          outcomes := NULL;
+        END;
+        IF outcomes IS NOT NULL THEN
+          RETURN outcomes;
+        END IF;
+      END IF;
+      outcomes := '[]'::jsonb;
+      FOR item IN SELECT value FROM jsonb_array_elements(items) LOOP
+        BEGIN
+          IF item ? 'q' THEN
+            outcome := ds_commit_with_settings(
+              item -> 's', item -> 'e', ARRAY(SELECT jsonb_array_elements_text(item -> 'r')),
+              item -> 'd', item -> 'u', (item ->> 'at')::timestamptz, item -> 'q'
+            );
+          ELSE
+            outcome := ds_commit(
+              item -> 's', item -> 'e', ARRAY(SELECT jsonb_array_elements_text(item -> 'r')),
+              item -> 'd', item -> 'u', (item ->> 'at')::timestamptz
+            );
+          END IF;
+        EXCEPTION WHEN OTHERS THEN
+          GET STACKED DIAGNOSTICS failed_code = RETURNED_SQLSTATE,
+            failed_constraint = CONSTRAINT_NAME,
+            failed_message = MESSAGE_TEXT;
+          outcome := jsonb_build_object('error', jsonb_build_object(
+            'code', failed_code,
+            'constraint', nullif(failed_constraint, ''),
+            'message', failed_message
+          ));
+        END;
+        outcomes := outcomes || jsonb_build_array(outcome);
+      END LOOP;
+      RETURN outcomes;
+    END
+    $batch$`
+}
