@@ -16,16 +16,18 @@ import { serverError, sqlStateOf } from "./internal/sqlState.js"
 import { documentTables, tables } from "./tables.js"
 
 /**
- * A commit is one call of `ds_commit` (migrations/0003_commit_function.ts), alone or in a batch with
- * other commits (commitBatches.ts, migration 0007): a single statement, so atomic without
- * BEGIN/COMMIT round trips, whose inner statements PostgreSQL plans once per connection. A commit
- * that reads settings or moves them on calls `ds_commit_with_settings` (migration 0010) instead,
- * which checks the settings versions read the same way before calling ds_commit. ds_commit locks
- * the streams' version rows, compares them with the expected versions and writes nothing but
- * reports the first mismatch; otherwise it redacts, bumps the versions, appends the events and
- * writes the documents. Two races end in an error that undoes the call: two commits
- * creating the same stream (23505 on ds_streams' key, a version conflict), and a unique key held by
- * another document (23505 on the table's unique index, a unique violation).
+ * A commit is one call of `ds_commit` (functions/ds_commit.ts, its checks and writes in
+ * functions/ds_commit_unmarked.ts), alone or in a batch with other commits (commitBatches.ts,
+ * functions/ds_commit_batch.ts): a single statement, so atomic without BEGIN/COMMIT round trips,
+ * whose inner statements PostgreSQL plans once per connection. A commit that reads settings or
+ * moves them on calls `ds_commit_with_settings` (functions/ds_commit_with_settings.ts) instead,
+ * which checks the settings versions read the same way before calling ds_commit. ds_commit marks
+ * the workspaces' feeds (internal/feedLock.ts), locks the streams' version rows, compares them with
+ * the expected versions and writes nothing but reports the first mismatch; otherwise it redacts,
+ * bumps the versions, appends the events and writes the documents. Two races end in an error that
+ * undoes the call: two commits creating the same stream (23505 on ds_streams' key, a version
+ * conflict), and a unique key held by another document (23505 on the table's unique index, a
+ * unique violation). Each function's text is its file's: migrate.ts applies it when it changes.
  */
 
 /** One write per document, the last one, in commit order: as when writes are applied one by one. */

@@ -5,7 +5,8 @@ import { SqlError, UnknownError } from "effect/sql/SqlError"
 /**
  * What `ds_commit` is given, before encoding: streams, events, redacted streams, removes, upserts;
  * and for a commit that reads settings or moves them on, the settings versions it read (`q`, maybe
- * empty), which sends it through `ds_commit_with_settings` (migration 0010) instead.
+ * empty), which sends it through `ds_commit_with_settings` (functions/ds_commit_with_settings.ts)
+ * instead.
  */
 export interface CommitParams {
   readonly s: ReadonlyArray<unknown>
@@ -22,7 +23,7 @@ export type CommitOutcome =
   | { readonly conflict: readonly [string, number, number] }
   /** [sequence, streamId, streamVersion] of each appended event. */
   | { readonly events: ReadonlyArray<readonly [number, string, number]> }
-  /** The commit failed inside a batch and was undone alone (see migration 0007). */
+  /** The commit failed inside a batch and was undone alone (see functions/ds_commit_batch.ts). */
   | { readonly error: { readonly code: string; readonly constraint: string | null; readonly message: string } }
 
 export type SubmitCommit = (params: CommitParams) => Effect.Effect<CommitOutcome, SqlError>

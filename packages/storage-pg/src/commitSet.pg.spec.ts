@@ -9,11 +9,11 @@ import { migrate } from "./migrate.js"
 import { documentTables, searchWordTables } from "./tables.js"
 
 /**
- * ds_commit_set (migration 0016): a batch written set-wise stores exactly what its commits one by one
- * (ds_commit) store, in every table it writes; it refuses (null) what it cannot write set-wise (a
- * removal, a delivery, a settings append, a redaction, a stream twice) and raises, writing nothing,
- * where a version read is stale; and ds_commit_batch then answers each commit on its own, storing
- * what one by one stores.
+ * ds_commit_set (functions/ds_commit_set.ts): a batch written set-wise stores exactly what its
+ * commits one by one (ds_commit) store, in every table it writes; it refuses (null) what it cannot
+ * write set-wise (a removal, a delivery, a settings append, a redaction, a stream twice) and raises,
+ * writing nothing, where a version read is stale; and ds_commit_batch then answers each commit on
+ * its own, storing what one by one stores.
  */
 
 const AT = "2026-03-01T10:00:00.000Z"

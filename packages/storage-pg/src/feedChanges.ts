@@ -2,7 +2,10 @@ import type { FeedChange, StorageUnavailable } from "@dealstream/core"
 import { Option, Schema, type Stream } from "effect"
 import { listenChannel, type ListenOptions } from "./listenChannel.js"
 
-/** The channel ds_events' feed trigger (migration 0014) notifies when a workspace's feed gains record events. */
+/**
+ * The channel ds_events' feed trigger (functions/ds_events_notify_feed.ts) notifies when a
+ * workspace's feed gains record events.
+ */
 export const FEED_CHANNEL = "dealstream_feed"
 
 const Appended = Schema.fromJsonString(Schema.TaggedStruct("Appended", { workspaceId: Schema.String }))

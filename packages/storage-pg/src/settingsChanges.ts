@@ -2,7 +2,10 @@ import type { SettingsChange, StorageUnavailable } from "@dealstream/core"
 import { Option, Schema, type Stream } from "effect"
 import { listenChannel, type ListenOptions } from "./listenChannel.js"
 
-/** The channel ds_commit_with_settings (migration 0010) notifies when a workspace's settings version moves on. */
+/**
+ * The channel ds_commit_with_settings (functions/ds_commit_with_settings.ts) notifies when a
+ * workspace's settings version moves on.
+ */
 export const SETTINGS_CHANNEL = "dealstream_settings"
 
 const Changed = Schema.fromJsonString(Schema.TaggedStruct("Changed", { workspaceId: Schema.String }))
