@@ -6,7 +6,7 @@ import { Context, Effect, Layer, Stream } from "effect"
  * write sent beside the read may be committed before the read starts, and the read then answers at
  * once without ever having waited, which a test of waiting must not take for a pass.
  *
- * The engine (engine/feed.ts) reads the feed, and when that finds nothing, takes its place in line
+ * The engine (engine/feed/feed.ts) reads the feed, and when that finds nothing, takes its place in line
  * to be woken, reads again, and only then waits. So once the storage has answered two reads of a
  * workspace's feed in a row with nothing, a reader of that feed is in line: a commit from then on
  * wakes it. The storage is the real one; the watch only looks at what its reads return.
