@@ -4,8 +4,7 @@ import { testWorkers } from "./test/support/workers.js"
 
 const src = (path: string) => fileURLToPath(new URL(`./packages/${path}`, import.meta.url))
 
-const specsEnding = (suffix: string) =>
-  ["packages/*/src/**/", "test/**/", "examples/*/src/**/"].map((folder) => `${folder}*${suffix}`)
+const specsEnding = (suffix: string) => ["packages/*/src/**/", "test/**/", "examples/*/src/**/"].map((folder) => `${folder}*${suffix}`)
 
 export default defineConfig({
   resolve: {

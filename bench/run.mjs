@@ -34,8 +34,9 @@ const scenarios = {
   import: () => import("./scenarios/import.mjs").then((m) => m.contactImport)
 }
 
-const built = ["core", "storage-memory", "storage-pg", "http"]
-  .every((name) => existsSync(fileURLToPath(new URL(`../packages/${name}/dist/index.js`, import.meta.url))))
+const built = ["core", "storage-memory", "storage-pg", "http"].every((name) =>
+  existsSync(fileURLToPath(new URL(`../packages/${name}/dist/index.js`, import.meta.url)))
+)
 if (!built) {
   log("bench: the packages are not built; run `npm run bench` (it builds first) or `npm run build`")
   process.exit(1)
@@ -75,7 +76,13 @@ try {
       outcomes.push({ name, ...outcome, seconds: (Date.now() - t0) / 1000 })
     } catch (error) {
       log(`${name} failed: ${error?.stack ?? error}`)
-      outcomes.push({ name, rows: [], notes: [], failures: [`the scenario failed: ${error?.message ?? error}`], seconds: (Date.now() - t0) / 1000 })
+      outcomes.push({
+        name,
+        rows: [],
+        notes: [],
+        failures: [`the scenario failed: ${error?.message ?? error}`],
+        seconds: (Date.now() - t0) / 1000
+      })
     }
     log(`${name} done in ${((Date.now() - t0) / 1000).toFixed(1)} s`)
   }
@@ -93,7 +100,9 @@ const failed = outcomes.filter((o) => (o.failures ?? []).length > 0)
 for (const o of failed) for (const failure of o.failures) log(`! ${o.name}: ${failure}`)
 log(`total ${elapsed.toFixed(0)} s, load average before ${loadBefore}, after ${loadAfter}`)
 if (mode === "smoke") log("smoke: targets not judged (sizes too small to mean anything); figures only show the scenarios ran")
-log(failed.length === 0 ? `${mode}: every scenario ran and passed its own checks` : `${mode}: FAILED: ${failed.map((o) => o.name).join(", ")}`)
+log(
+  failed.length === 0 ? `${mode}: every scenario ran and passed its own checks` : `${mode}: FAILED: ${failed.map((o) => o.name).join(", ")}`
+)
 
 // The performance analysis is written by hand (profiles, before/after) and kept under the figures.
 const analysis = () => {
@@ -101,20 +110,25 @@ const analysis = () => {
   return existsSync(file) ? `\n${readFileSync(file, "utf8")}` : ""
 }
 
-const out = mode === "smoke" ? undefined
-  : option("out") ?? (option("only") === undefined ? fileURLToPath(new URL("RESULTS.md", import.meta.url)) : undefined)
+const out =
+  mode === "smoke"
+    ? undefined
+    : (option("out") ?? (option("only") === undefined ? fileURLToPath(new URL("RESULTS.md", import.meta.url)) : undefined))
 if (out !== undefined) {
-  writeFileSync(out, writeResults({
-    quick,
-    outcomes,
-    rows,
-    settings,
-    machine: machine(),
-    postgres: { version: pg.version, settings: pg.settings },
-    load: { before: loadBefore, after: loadAfter },
-    elapsed,
-    command: `node bench/run.mjs ${argv.join(" ")}`.trim()
-  }) + analysis())
+  writeFileSync(
+    out,
+    writeResults({
+      quick,
+      outcomes,
+      rows,
+      settings,
+      machine: machine(),
+      postgres: { version: pg.version, settings: pg.settings },
+      load: { before: loadBefore, after: loadAfter },
+      elapsed,
+      command: `node bench/run.mjs ${argv.join(" ")}`.trim()
+    }) + analysis()
+  )
   log(`wrote ${out}`)
 }
 // Missed targets are results, not failures; a scenario that threw or whose own checks failed (a

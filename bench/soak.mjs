@@ -42,14 +42,29 @@ if (!existsSync(bin)) {
 
 const KEY = `soak_${Math.random().toString(36).slice(2)}_0123456789`
 const dataDir = mkdtempSync(join(tmpdir(), "dealstream-soak-"))
-const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => name !== "PORT" && name !== "DATABASE_URL" && !name.startsWith("DEALSTREAM_")))
-const host = spawn(process.execPath, [
-  bin, "serve",
-  "--host", "127.0.0.1", "--port", "0",
-  "--data-dir", dataDir,
-  "--api-keys", `soak:${KEY}`,
-  "--rate-limit", "1000000", "--rate-burst", "1000000"
-], { env, stdio: ["ignore", "ignore", "pipe"] })
+const env = Object.fromEntries(
+  Object.entries(process.env).filter(([name]) => name !== "PORT" && name !== "DATABASE_URL" && !name.startsWith("DEALSTREAM_"))
+)
+const host = spawn(
+  process.execPath,
+  [
+    bin,
+    "serve",
+    "--host",
+    "127.0.0.1",
+    "--port",
+    "0",
+    "--data-dir",
+    dataDir,
+    "--api-keys",
+    `soak:${KEY}`,
+    "--rate-limit",
+    "1000000",
+    "--rate-burst",
+    "1000000"
+  ],
+  { env, stdio: ["ignore", "ignore", "pipe"] }
+)
 const exited = new Promise((resolve) => host.once("exit", (code, signal) => resolve({ code, signal })))
 let stderr = ""
 const base = await new Promise((resolve, reject) => {
@@ -123,7 +138,9 @@ const sampler = setInterval(sample, 1000)
 sample()
 
 let done = false
-log(`soak: ${base} (embedded PostgreSQL in ${dataDir}), ${connections} connections, ${warmupSeconds} s warm-up, then ${seconds} s in ${windowCount} windows`)
+log(
+  `soak: ${base} (embedded PostgreSQL in ${dataDir}), ${connections} connections, ${warmupSeconds} s warm-up, then ${seconds} s in ${windowCount} windows`
+)
 const traffic = runTraffic({ base, key: KEY, connections, pipeline, stop: () => done, record })
 
 /** Ends the current window (a last sample) and starts `next` (a first one), if any. */
@@ -140,7 +157,9 @@ const warmup = rotate(newWindow("1"))
 for (let i = 1; i <= windowCount; i++) {
   await new Promise((resolve) => setTimeout(resolve, windowMs))
   windows.push(rotate(newWindow(i < windowCount ? String(i + 1) : "drain")))
-  log(`soak: window ${i}/${windowCount}: ${windows.at(-1).requests} requests, ${windows.at(-1).errors} errors, RSS ${mib(windows.at(-1).rss.at(-1))} MiB`)
+  log(
+    `soak: window ${i}/${windowCount}: ${windows.at(-1).requests} requests, ${windows.at(-1).errors} errors, RSS ${mib(windows.at(-1).rss.at(-1))} MiB`
+  )
 }
 done = true
 await traffic
@@ -184,19 +203,27 @@ const measured = windows.reduce((sum, w) => sum + w.requests, 0)
 const errors = [warmup, ...windows, drain].reduce((sum, w) => sum + w.errors, 0)
 const expected = [warmup, ...windows, drain].reduce((sum, w) => sum + w.expected, 0)
 console.log(`$ node bench/soak.mjs ${argv.join(" ")}`.trimEnd())
-console.log(`dealstream soak: ${seconds} s at ${connections} connections after ${warmupSeconds} s of warm-up, embedded PostgreSQL, ` +
-  `node ${process.version}, ${cpus().length} × ${cpus()[0]?.model ?? "cpu"}, ${mib(totalmem())} MiB, load average at the end ${loadavg().map((l) => l.toFixed(2)).join(" ")}`)
+console.log(
+  `dealstream soak: ${seconds} s at ${connections} connections after ${warmupSeconds} s of warm-up, embedded PostgreSQL, ` +
+    `node ${process.version}, ${cpus().length} × ${cpus()[0]?.model ?? "cpu"}, ${mib(totalmem())} MiB, load average at the end ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(" ")}`
+)
 console.log("")
 console.log(line(header))
 console.log(`|${widths.map((w, i) => (i === 0 ? "-".repeat(w + 2) : `${"-".repeat(w + 1)}:`)).join("|")}|`)
 for (const r of rows) console.log(line(r))
 console.log("")
 console.log(`mix (measured windows): ${[...byOp].map(([op, { requests }]) => `${op} ${requests}`).join(", ")}`)
-console.log(`requests: ${measured} in the ${windowCount} windows (${(measured / seconds).toFixed(0)}/s); errors in all: ${errors}; ` +
-  `deliberate 404/409 answered as asked: ${expected}`)
-console.log(`RSS (MiB, host process): median by window ${memory.described.map((w) => mib(w.median)).join(" → ")}; growth first→last ` +
-  `${mib(memory.growth)}, noise ${mib(memory.noise)} (widest p10–p90 band of a window, at least ${mib(16 * 1024 * 1024)}): ` +
-  `${memory.levelled ? "levelled off" : "KEEPS GROWING"}`)
+console.log(
+  `requests: ${measured} in the ${windowCount} windows (${(measured / seconds).toFixed(0)}/s); errors in all: ${errors}; ` +
+    `deliberate 404/409 answered as asked: ${expected}`
+)
+console.log(
+  `RSS (MiB, host process): median by window ${memory.described.map((w) => mib(w.median)).join(" → ")}; growth first→last ` +
+    `${mib(memory.growth)}, noise ${mib(memory.noise)} (widest p10–p90 band of a window, at least ${mib(16 * 1024 * 1024)}): ` +
+    `${memory.levelled ? "levelled off" : "KEEPS GROWING"}`
+)
 console.log(`host stopped: ${stopped.code === 0 ? "exit 0" : `exit ${stopped.code ?? stopped.signal}`}`)
 if (errorSamples.length > 0) console.log(`first errors:\n  ${errorSamples.join("\n  ")}`)
 

@@ -12,5 +12,8 @@ export const autocannonRuns = async (specs) => {
     maxBuffer: 1 << 20,
     timeout: Math.ceil((seconds + 60) * 1000)
   })
-  return stdout.trim().split("\n").map((line) => JSON.parse(line))
+  return stdout
+    .trim()
+    .split("\n")
+    .map((line) => JSON.parse(line))
 }

@@ -4,8 +4,12 @@
 import { readFileSync } from "node:fs"
 import { createServer } from "node:http"
 
-const routes = new Map(Object.entries(JSON.parse(readFileSync(process.argv[2], "utf8")))
-  .map(([key, route]) => [key, { ...route, body: Buffer.from(route.body, "base64") }]))
+const routes = new Map(
+  Object.entries(JSON.parse(readFileSync(process.argv[2], "utf8"))).map(([key, route]) => [
+    key,
+    { ...route, body: Buffer.from(route.body, "base64") }
+  ])
+)
 
 const server = createServer((req, res) => {
   const route = routes.get(`${req.method} ${req.url}`)

@@ -15,9 +15,10 @@ const deals = []
 if (command === "move-stage") await forEachConcurrently(256, 8, async (i) => deals.push(await system.createDeal(i)))
 const mine = Array.from({ length: concurrency }, (_, w) => deals.filter((_, i) => i % concurrency === w))
 let n = 0
-const op = command === "create-contact"
-  ? () => system.createContact(runTag, n++)
-  : (worker, i) => system.moveStage(mine[worker][i % mine[worker].length])
+const op =
+  command === "create-contact"
+    ? () => system.createContact(runTag, n++)
+    : (worker, i) => system.moveStage(mine[worker][i % mine[worker].length])
 
 await closedLoop({ concurrency, seconds: 2, op })
 process.stdout.write("warm\n")

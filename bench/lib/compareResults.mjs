@@ -59,7 +59,9 @@ for (const key of a[0].order) {
   const row = after[0]
   const change = median(after.map((r) => r.median)) / median(before.map((r) => r.median))
   const ratio = row.ratio === null ? "" : `${fmt(median(before.map((r) => r.ratio)))}× → ${fmt(median(after.map((r) => r.ratio)))}×`
-  out.push(`| ${row.scenario} | ${row.measure} | ${row.system} | ${row.unit} | ${cell(before.map((r) => r.median))} | ${cell(after.map((r) => r.median))} | ${fmt(change)}× | ${ratio} |`)
+  out.push(
+    `| ${row.scenario} | ${row.measure} | ${row.system} | ${row.unit} | ${cell(before.map((r) => r.median))} | ${cell(after.map((r) => r.median))} | ${fmt(change)}× | ${ratio} |`
+  )
 }
 console.log(out.join("\n"))
 console.log("\nOnly after:\n")
@@ -67,7 +69,9 @@ const extra = ["| Scenario | Measure | System | Unit | after | dealstream/this (
 for (const key of onlyAfter) {
   const after = a.map((run) => run.rows.get(key))
   const row = after[0]
-  extra.push(`| ${row.scenario} | ${row.measure} | ${row.system} | ${row.unit} | ${cell(after.map((r) => r.median))} | ${row.ratio === null ? "" : `${fmt(median(after.map((r) => r.ratio)))}× (${after.map((r) => fmt(r.ratio)).join(", ")})`} |`)
+  extra.push(
+    `| ${row.scenario} | ${row.measure} | ${row.system} | ${row.unit} | ${cell(after.map((r) => r.median))} | ${row.ratio === null ? "" : `${fmt(median(after.map((r) => r.ratio)))}× (${after.map((r) => fmt(r.ratio)).join(", ")})`} |`
+  )
 }
 console.log(extra.join("\n"))
 for (const key of b[0].order) if (!a[0].rows.has(key)) process.stderr.write(`only before: ${key}\n`)

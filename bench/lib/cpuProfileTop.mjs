@@ -14,7 +14,10 @@ const areaOf = (url) => {
 }
 
 const shortUrl = (url) =>
-  url.replace(/^file:\/\//, "").replace(/^.*\/node_modules\//, "").replace(/^.*\/packages\//, "packages/")
+  url
+    .replace(/^file:\/\//, "")
+    .replace(/^.*\/node_modules\//, "")
+    .replace(/^.*\/packages\//, "packages/")
 
 const keyOf = ({ callFrame }) => {
   const name = callFrame.functionName || "(anonymous)"
@@ -62,16 +65,24 @@ export const summarise = (file, top = 25) => {
     const area = ["(garbage collector)", "(idle)", "(program)"].includes(name) ? name : areaOf(callFrame.url)
     areas.set(area, (areas.get(area) ?? 0) + micros)
   }
-  const table = (title, map, limit, column = "self ms") => [
-    `| ${title} | ${column} | % |`,
-    "|---|---:|---:|",
-    ...[...map].sort((a, b) => b[1] - a[1]).slice(0, limit)
-      .map(([key, micros]) => `| \`${key}\` | ${(micros / 1000).toFixed(0)} | ${((micros / total) * 100).toFixed(1)} |`)
-  ].join("\n")
+  const table = (title, map, limit, column = "self ms") =>
+    [
+      `| ${title} | ${column} | % |`,
+      "|---|---:|---:|",
+      ...[...map]
+        .sort((a, b) => b[1] - a[1])
+        .slice(0, limit)
+        .map(([key, micros]) => `| \`${key}\` | ${(micros / 1000).toFixed(0)} | ${((micros / total) * 100).toFixed(1)} |`)
+    ].join("\n")
   return [
     table("area (self time)", areas, 15),
     table("function (self time)", functions, top),
-    table("dealstream function (inclusive time; Effect's fiber runtime cuts many stacks short, so this undercounts)", inclusive, 15, "total ms"),
+    table(
+      "dealstream function (inclusive time; Effect's fiber runtime cuts many stacks short, so this undercounts)",
+      inclusive,
+      15,
+      "total ms"
+    ),
     `Total sampled: ${(total / 1000).toFixed(0)} ms.`
   ].join("\n\n")
 }

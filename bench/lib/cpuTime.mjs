@@ -28,10 +28,10 @@ const statOf = (pid) => {
 }
 
 /** A process's parent (PostgreSQL: a backend's parent is the postmaster); null when unknown. */
-export const parentOf = (pid) => (available ? statOf(pid)?.ppid ?? null : null)
+export const parentOf = (pid) => (available ? (statOf(pid)?.ppid ?? null) : null)
 
 /** CPU seconds of one process so far (null when it is gone or /proc is not there). */
-export const cpuOf = (pid) => (available ? statOf(pid)?.seconds ?? null : null)
+export const cpuOf = (pid) => (available ? (statOf(pid)?.seconds ?? null) : null)
 
 /**
  * CPU seconds of a process and each of its children so far, per pid (PostgreSQL: the postmaster

@@ -49,7 +49,9 @@ export const dealHistory = async ({ system, longDeals, movesPerDeal, changes, se
       if (result.failed > 0) failures.push(`move-stage on a ${kind} deal: ${result.failed} failed (${result.firstError?.message})`)
       rates[kind].push(result.rate)
     }
-    log(`  run ${run + 1}/${runs} move-stage: fresh deal ${Math.round(rates.fresh[run])}/s, deal with ${changes}+ stage changes ${Math.round(rates.long[run])}/s`)
+    log(
+      `  run ${run + 1}/${runs} move-stage: fresh deal ${Math.round(rates.fresh[run])}/s, deal with ${changes}+ stage changes ${Math.round(rates.long[run])}/s`
+    )
   }
   return { ...rates, failures, seedSeconds, streamEvents, longDeals, movesPerDeal, changes, perRun, runs }
 }
@@ -77,11 +79,13 @@ export const dealHistoryRows = (scenario, result) => [
 /** What RESULTS.md says about how the two figures were taken. */
 export const dealHistoryNote = (result) => {
   const count = result.perRun.toLocaleString("en-US")
-  return `Deal history (issue 13): ${result.longDeals} deals each given ${result.changes.toLocaleString("en-US")} stage changes through the engine itself ` +
+  return (
+    `Deal history (issue 13): ${result.longDeals} deals each given ${result.changes.toLocaleString("en-US")} stage changes through the engine itself ` +
     `(deals.moveStage to the next stage, ${result.seedSeconds.toFixed(0)} s) before anything was timed${result.streamEvents === undefined ? "" : `; their streams then held ${result.streamEvents} events`}. ` +
     `Each run moves them ${result.movesPerDeal} times each, round robin (${count} commands), and moves ${count} fresh deals (created just before the runs) once each, ` +
     `after an untimed warm-up of ${count} moves of other fresh deals; ` +
     "one command after another (concurrency 1), the two back to back and the order alternating from run to run; rate = commands / time for that count. " +
     `So a timed long-deal move finds ${result.changes.toLocaleString("en-US")} to ${(result.changes + result.runs * result.movesPerDeal - 1).toLocaleString("en-US")} earlier stage changes, ` +
     `a fresh-deal move 0 to ${result.runs - 1}. The ratio row is long ÷ fresh per run.`
+  )
 }

@@ -65,11 +65,16 @@ export const createdFieldsFor = (kind, body, pipeline = SAMPLE_PIPELINE) =>
 
 /** A create body of the required fields only, each with its documented example (or an id of its prefix). */
 const sampleBody = (kind) =>
-  Object.fromEntries(writableOf(KINDS[kind].table).filter((field) => field.required).map((field) => {
-    const value = field.examples[0] ?? (field.idPrefix === null ? undefined : `${field.idPrefix}_sample`)
-    if (value === undefined) throw new Error(`core's ${kind} field ${field.name} is required and has no example to sample a create with`)
-    return [field.name, value]
-  }))
+  Object.fromEntries(
+    writableOf(KINDS[kind].table)
+      .filter((field) => field.required)
+      .map((field) => {
+        const value = field.examples[0] ?? (field.idPrefix === null ? undefined : `${field.idPrefix}_sample`)
+        if (value === undefined)
+          throw new Error(`core's ${kind} field ${field.name} is required and has no example to sample a create with`)
+        return [field.name, value]
+      })
+  )
 
 const jsonLiteral = (value) => `'${JSON.stringify(value).replaceAll("'", "''")}'::jsonb`
 
@@ -84,17 +89,22 @@ export const createdFieldsSql = (kind, given) => {
   const { table } = KINDS[kind]
   const writable = new Map(writableOf(table).map((field) => [field.name, field]))
   const unknown = Object.keys(given).filter((key) => !writable.has(key))
-  if (unknown.length > 0) throw new Error(`the ${kind} seed writes ${unknown.join(", ")}, not among the fields core's ${kind} table lets a body set`)
+  if (unknown.length > 0)
+    throw new Error(`the ${kind} seed writes ${unknown.join(", ")}, not among the fields core's ${kind} table lets a body set`)
   const missing = [...writable.values()].filter((field) => field.required && !Object.hasOwn(given, field.name)).map((field) => field.name)
   if (missing.length > 0) throw new Error(`the ${kind} seed leaves out ${missing.join(", ")}, which core's ${kind} table requires`)
   const sample = engineCreated(kind, { id: `${kind}_sample`, at: SAMPLE_AT, body: sampleBody(kind), pipeline: SAMPLE_PIPELINE })
   const taken = Object.entries(sample.data.fields).filter(([key]) => !Object.hasOwn(given, key))
   const derived = taken.filter(([key, value]) => !isDeepStrictEqual(value, writable.get(key)?.absent))
   if (derived.length > 0) {
-    throw new Error(`the ${kind} seed leaves out ${derived.map(([key]) => key).join(", ")}, which core's decider sets from the body ` +
-      `(sample: ${JSON.stringify(Object.fromEntries(derived))}); the seed must give them`)
+    throw new Error(
+      `the ${kind} seed leaves out ${derived.map(([key]) => key).join(", ")}, which core's decider sets from the body ` +
+        `(sample: ${JSON.stringify(Object.fromEntries(derived))}); the seed must give them`
+    )
   }
-  const varied = Object.entries(given).map(([key, sql]) => `'${key}', ${sql}`).join(",\n      ")
+  const varied = Object.entries(given)
+    .map(([key, sql]) => `'${key}', ${sql}`)
+    .join(",\n      ")
   return `(${jsonLiteral(Object.fromEntries(taken))} || jsonb_build_object(\n      ${varied}))`
 }
 

@@ -72,4 +72,9 @@ app.get("/v1/contacts", async (request, reply) => {
 })
 const address = await app.listen({ port: 0, host: "127.0.0.1" })
 process.stderr.write(`fastify listening on ${address}\n`)
-process.on("SIGTERM", () => app.close().then(() => sql.end()).then(() => process.exit(0)))
+process.on("SIGTERM", () =>
+  app
+    .close()
+    .then(() => sql.end())
+    .then(() => process.exit(0))
+)

@@ -12,30 +12,27 @@ import { HttpApi, HttpApiBuilder, HttpApiEndpoint, HttpApiGroup } from "effect/h
 import { readFileSync } from "node:fs"
 import { createServer } from "node:http"
 
-const contacts = new Map(Object.entries(JSON.parse(readFileSync(process.argv[2], "utf8")))
-  .flatMap(([key, route]) => {
+const contacts = new Map(
+  Object.entries(JSON.parse(readFileSync(process.argv[2], "utf8"))).flatMap(([key, route]) => {
     const id = key.match(/^GET \/v1\/contacts\/([^/?]+)$/)?.[1]
     return id === undefined ? [] : [[decodeURIComponent(id), JSON.parse(Buffer.from(route.body, "base64").toString("utf8"))]]
-  }))
+  })
+)
 
 const Api = HttpApi.make("floor").add(
-  HttpApiGroup.make("contacts").add(
-    HttpApiEndpoint.get("get", "/v1/contacts/:id", { params: { id: Schema.String } })
-  )
+  HttpApiGroup.make("contacts").add(HttpApiEndpoint.get("get", "/v1/contacts/:id", { params: { id: Schema.String } }))
 )
 
 const ContactsLive = HttpApiBuilder.group(Api, "contacts", (handlers) =>
   handlers.handle("get", ({ params }) => {
     const contact = contacts.get(params.id)
-    return Effect.succeed(
-      contact === undefined ? HttpServerResponse.empty({ status: 404 }) : HttpServerResponse.jsonUnsafe(contact)
-    )
-  }))
+    return Effect.succeed(contact === undefined ? HttpServerResponse.empty({ status: 404 }) : HttpServerResponse.jsonUnsafe(contact))
+  })
+)
 
 // The harness waits for this line on stderr (HttpRouter's own listen log goes through Effect's logger).
 const announce = Layer.effectDiscard(
-  HttpServer.addressFormattedWith((address) =>
-    Effect.sync(() => process.stderr.write(`Effect HttpApi floor listening on ${address}\n`)))
+  HttpServer.addressFormattedWith((address) => Effect.sync(() => process.stderr.write(`Effect HttpApi floor listening on ${address}\n`)))
 )
 
 const served = HttpRouter.serve(HttpApiBuilder.layer(Api).pipe(Layer.provide(ContactsLive)), {

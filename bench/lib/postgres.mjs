@@ -22,12 +22,15 @@ export const startPostgres = async ({ log, settings: extra = {} }) => {
   // As root the server runs as the postgres user, which must be able to enter the directory.
   chmodSync(dir, 0o755)
   const started = Date.now()
-  const { value: running, close } = await openScoped(EmbeddedPostgres.start({ dataDir: join(dir, "pg"), database: "postgres", settings: extra }))
+  const { value: running, close } = await openScoped(
+    EmbeddedPostgres.start({ dataDir: join(dir, "pg"), database: "postgres", settings: extra })
+  )
   const admin = postgres(running.adminUrl, { max: 1, onnotice: () => {} })
   const [{ version }] = await admin`SELECT version()`
   const settings = Object.fromEntries(
-    (await admin`SELECT name, setting, unit FROM pg_settings WHERE name IN ('fsync', 'synchronous_commit', 'full_page_writes', 'shared_buffers', 'max_connections', 'wal_level')`)
-      .map((row) => [row.name, row.unit === "8kB" ? `${(Number(row.setting) * 8) / 1024} MB` : row.setting])
+    (
+      await admin`SELECT name, setting, unit FROM pg_settings WHERE name IN ('fsync', 'synchronous_commit', 'full_page_writes', 'shared_buffers', 'max_connections', 'wal_level')`
+    ).map((row) => [row.name, row.unit === "8kB" ? `${(Number(row.setting) * 8) / 1024} MB` : row.setting])
   )
   log(`embedded PostgreSQL on port ${running.port} (${((Date.now() - started) / 1000).toFixed(1)} s to start)`)
 

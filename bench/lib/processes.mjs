@@ -70,11 +70,16 @@ export const startHost = ({ databaseUrl, nodeArgs = [], env = {}, extraArgs = []
     args: [
       "serve",
       ...(databaseUrl === undefined ? ["--storage", "memory"] : ["--storage", "postgres", "--database-url", databaseUrl]),
-      "--api-keys", `${WORKSPACE}:${API_KEY}`,
-      "--rate-limit", "1000000000",
-      "--rate-burst", "1000000000",
-      "--host", "127.0.0.1",
-      "--port", "0",
+      "--api-keys",
+      `${WORKSPACE}:${API_KEY}`,
+      "--rate-limit",
+      "1000000000",
+      "--rate-burst",
+      "1000000000",
+      "--host",
+      "127.0.0.1",
+      "--port",
+      "0",
       ...extraArgs
     ]
   })

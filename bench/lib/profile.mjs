@@ -31,7 +31,9 @@ const runCommitLoad = (script, args, pg) =>
         child.stdin.end("go\n")
       }
     })
-    child.on("exit", (code) => code === 0 ? resolve(JSON.parse(out.trim().split("\n").pop())) : reject(new Error(`commitLoad exited ${code}`)))
+    child.on("exit", (code) =>
+      code === 0 ? resolve(JSON.parse(out.trim().split("\n").pop())) : reject(new Error(`commitLoad exited ${code}`))
+    )
   })
 
 export const profile = async ({ what, quick, log }) => {
@@ -46,12 +48,17 @@ export const profile = async ({ what, quick, log }) => {
     const total = rows.reduce((sum, row) => sum + row.total_ms, 0)
     return [
       `Statements per operation (pg_stat_statements over ${operations} operations; ${(rows.reduce((sum, row) => sum + row.calls, 0) / operations).toFixed(2)} statements and ` +
-      `${(total / operations).toFixed(2)} ms of execution per operation):`,
+        `${(total / operations).toFixed(2)} ms of execution per operation):`,
       "",
       "| statement | per op | mean ms | % of DB time |",
       "|---|---:|---:|---:|",
-      ...rows.filter((row) => row.calls / operations >= 0.01).slice(0, 15).map((row) =>
-        `| \`${row.query.replace(/\s+/g, " ").slice(0, 150).replaceAll("|", "\\|")}\` | ${(row.calls / operations).toFixed(2)} | ${row.mean_ms.toFixed(3)} | ${((row.total_ms / total) * 100).toFixed(1)} |`)
+      ...rows
+        .filter((row) => row.calls / operations >= 0.01)
+        .slice(0, 15)
+        .map(
+          (row) =>
+            `| \`${row.query.replace(/\s+/g, " ").slice(0, 150).replaceAll("|", "\\|")}\` | ${(row.calls / operations).toFixed(2)} | ${row.mean_ms.toFixed(3)} | ${((row.total_ms / total) * 100).toFixed(1)} |`
+        )
     ].join("\n")
   }
   const summary = (name, file, note, statements) => {
@@ -71,8 +78,12 @@ export const profile = async ({ what, quick, log }) => {
           const file = join(dir, `${name}.cpuprofile`)
           log(`profiling ${name} for ${seconds} s…`)
           const { rate, done, failed } = await runCommitLoad(script, [url, command, String(concurrency), String(seconds), file], pg)
-          summary(name, file, `Engine on PostgreSQL in one process, ${command} at concurrency ${concurrency} for ${seconds} s: ${Math.round(rate)} cmd/s (${failed} failed).`,
-            await statementsTable(database, done))
+          summary(
+            name,
+            file,
+            `Engine on PostgreSQL in one process, ${command} at concurrency ${concurrency} for ${seconds} s: ${Math.round(rate)} cmd/s (${failed} failed).`,
+            await statementsTable(database, done)
+          )
         }
       }
     }
@@ -95,24 +106,31 @@ export const profile = async ({ what, quick, log }) => {
           nodeArgs: ["--cpu-prof", `--cpu-prof-dir=${profileDir}`]
         })
         if (database !== undefined) await pg.resetStatements()
-        const [result] = await autocannonRuns([{
-          url: ready.host.url,
-          method: load.method,
-          path: load.path(ready),
-          headers: { ...authHeaders, ...(load.body ? { "content-type": "application/json" } : {}) },
-          body: load.body,
-          uniqueEmail: load.body !== undefined,
-          connections: 50,
-          duration: seconds
-        }])
+        const [result] = await autocannonRuns([
+          {
+            url: ready.host.url,
+            method: load.method,
+            path: load.path(ready),
+            headers: { ...authHeaders, ...(load.body ? { "content-type": "application/json" } : {}) },
+            body: load.body,
+            uniqueEmail: load.body !== undefined,
+            connections: 50,
+            duration: seconds
+          }
+        ])
         await ready.host.stop()
         const [written] = readdirSync(profileDir).filter((f) => f.endsWith(".cpuprofile"))
         if (written === undefined) throw new Error(`the host wrote no profile in ${profileDir}`)
         const file = join(dir, `${load.name}.cpuprofile`)
         renameSync(join(profileDir, written), file)
         rmSync(profileDir, { recursive: true, force: true })
-        summary(load.name, file, `Host process${load.memory ? " on memory storage" : ""} (\`--cpu-prof\`, whole life: start-up, seeding 300 contacts, then the load) under autocannon ${load.method} ${load.name === "http-list" ? "list page" : load.path(ready).replace(/con_\w+/, "con_…")}, 50 connections, ${seconds} s: ` +
-          `${Math.round(result.rps)} req/s, p99 ${result.p99} ms.`, database === undefined ? "" : await statementsTable(database, result.ok + result.non2xx))
+        summary(
+          load.name,
+          file,
+          `Host process${load.memory ? " on memory storage" : ""} (\`--cpu-prof\`, whole life: start-up, seeding 300 contacts, then the load) under autocannon ${load.method} ${load.name === "http-list" ? "list page" : load.path(ready).replace(/con_\w+/, "con_…")}, 50 connections, ${seconds} s: ` +
+            `${Math.round(result.rps)} req/s, p99 ${result.p99} ms.`,
+          database === undefined ? "" : await statementsTable(database, result.ok + result.non2xx)
+        )
       }
     }
   } finally {

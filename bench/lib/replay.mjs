@@ -31,13 +31,25 @@ const decideAgain = (streamId, event, state, pipeline) => {
       return [engineCreated(event.type.split(".")[0], { id: data.id, at: data.at, body: data.fields, pipeline })]
     case "contact.updated": {
       const fields = settled(parseContactPatch(data.changed, []), `core's contact patch parser refuses ${JSON.stringify(data.changed)}`)
-      return settled(contactDecider.decide({ type: "UpdateContact", id: streamId, at: data.at, fields }, state), `core's contact decider refuses the patch of ${streamId}`)
+      return settled(
+        contactDecider.decide({ type: "UpdateContact", id: streamId, at: data.at, fields }, state),
+        `core's contact decider refuses the patch of ${streamId}`
+      )
     }
     case "deal.stage_changed":
       return settled(
-        dealDecider.decide({
-          type: "MoveStage", id: streamId, at: data.at, stageId: data.to_stage_id, reason: data.reason, entryId: data.entry_id, pipeline
-        }, state),
+        dealDecider.decide(
+          {
+            type: "MoveStage",
+            id: streamId,
+            at: data.at,
+            stageId: data.to_stage_id,
+            reason: data.reason,
+            entryId: data.entry_id,
+            pipeline
+          },
+          state
+        ),
         `core's deal decider refuses the move of ${streamId}`
       )
     default:
@@ -61,8 +73,10 @@ export const replayer = (pipeline) => {
     }
     const differ = differences(event.data, decided[0].data)
     if (differ.length > 0) {
-      throw new Error(`${event.type} of ${streamId} is not what core's decider records for it: ${differ.join("; ")} ` +
-        `(stored ${JSON.stringify(event.data)})`)
+      throw new Error(
+        `${event.type} of ${streamId} is not what core's decider records for it: ${differ.join("; ")} ` +
+          `(stored ${JSON.stringify(event.data)})`
+      )
     }
     states.set(streamId, decider.evolve(state, event))
   }

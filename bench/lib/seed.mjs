@@ -4,29 +4,95 @@
 // batch with progress on stderr. The events' fields are the ones core's parsers and deciders give
 // (engineShapes.mjs): the SQL names only the values it varies. `verifySample` then checks a sample
 // against core: each event against its decider (replay.mjs), each document against its projection.
-import {
-  catalogOf,
-  contactUniqueKey,
-  projectContact,
-  projectDeal,
-  searchFieldsOf,
-  searchWordsOfDocument
-} from "@dealstream/core"
+import { catalogOf, contactUniqueKey, projectContact, projectDeal, searchFieldsOf, searchWordsOfDocument } from "@dealstream/core"
 import { isDeepStrictEqual } from "node:util"
 import postgres from "postgres"
 import { createdFieldsSql } from "./engineShapes.mjs"
 import { replayer } from "./replay.mjs"
 
-export const FIRST_NAMES = ["Ada", "Alan", "Grace", "Edsger", "Barbara", "Donald", "Margaret", "Ken", "Dennis", "Frances", "John", "Radia",
-  "Tim", "Vint", "Bob", "Leslie", "Niklaus", "Tony", "Butler", "Fran", "Shafi", "Silvio", "Judea", "Yoshua", "Geoffrey", "Yann", "Whitfield",
-  "Martin", "Ron", "Adi", "Leonard", "Robert", "Ivan", "Douglas", "Alonzo", "Kurt", "Claude", "Hedy", "Katherine", "Dorothy", "Mary",
-  "Annie", "Evelyn", "Jean", "Betty", "Kathleen", "Marlyn", "Ruth", "Carol", "Lynn", "Sophie", "Anita", "Ellen", "Susan", "Jeannette",
-  "Cynthia", "Daphne", "Fei", "Shwetak", "Manuel", "Pat", "Peter", "Andrew", "Michael"]
+export const FIRST_NAMES = [
+  "Ada",
+  "Alan",
+  "Grace",
+  "Edsger",
+  "Barbara",
+  "Donald",
+  "Margaret",
+  "Ken",
+  "Dennis",
+  "Frances",
+  "John",
+  "Radia",
+  "Tim",
+  "Vint",
+  "Bob",
+  "Leslie",
+  "Niklaus",
+  "Tony",
+  "Butler",
+  "Fran",
+  "Shafi",
+  "Silvio",
+  "Judea",
+  "Yoshua",
+  "Geoffrey",
+  "Yann",
+  "Whitfield",
+  "Martin",
+  "Ron",
+  "Adi",
+  "Leonard",
+  "Robert",
+  "Ivan",
+  "Douglas",
+  "Alonzo",
+  "Kurt",
+  "Claude",
+  "Hedy",
+  "Katherine",
+  "Dorothy",
+  "Mary",
+  "Annie",
+  "Evelyn",
+  "Jean",
+  "Betty",
+  "Kathleen",
+  "Marlyn",
+  "Ruth",
+  "Carol",
+  "Lynn",
+  "Sophie",
+  "Anita",
+  "Ellen",
+  "Susan",
+  "Jeannette",
+  "Cynthia",
+  "Daphne",
+  "Fei",
+  "Shwetak",
+  "Manuel",
+  "Pat",
+  "Peter",
+  "Andrew",
+  "Michael"
+]
 // 16 × 8 made-up surnames (Lovelace, Turing, Hopper, …, Lampson).
-export const LAST_NAMES = Array.from({ length: 128 }, (_, i) =>
-  ["Love", "Tur", "Hop", "Dijk", "Lis", "Knu", "Ham", "Thomp", "Rit", "Al", "Mc", "Perl", "Bern", "Cerf", "Kahn", "Lamp"][i % 16] +
-  ["lace", "ing", "per", "stra", "kov", "th", "ilton", "son"][Math.floor(i / 16)])
-export const TITLES = ["Sales Engineer", "Account Executive", "Chief Technology Officer", "VP Marketing", "Product Manager", "Founder", "Head of Operations", "Buyer"]
+export const LAST_NAMES = Array.from(
+  { length: 128 },
+  (_, i) =>
+    ["Love", "Tur", "Hop", "Dijk", "Lis", "Knu", "Ham", "Thomp", "Rit", "Al", "Mc", "Perl", "Bern", "Cerf", "Kahn", "Lamp"][i % 16] +
+    ["lace", "ing", "per", "stra", "kov", "th", "ilton", "son"][Math.floor(i / 16)]
+)
+export const TITLES = [
+  "Sales Engineer",
+  "Account Executive",
+  "Chief Technology Officer",
+  "VP Marketing",
+  "Product Manager",
+  "Founder",
+  "Head of Operations",
+  "Buyer"
+]
 export const SOURCES = ["webinar", "referral", "ads", "organic", "event", "partner"]
 const DEAL_WORDS = ["Pilot", "Renewal", "Expansion", "Upgrade", "Migration", "Onboarding", "Enterprise", "Starter"]
 const COMPANIES = ["Acme", "Globex", "Initech", "Umbrella", "Hooli", "Stark", "Wayne", "Tyrell", "Cyberdyne", "Wonka"]
@@ -69,7 +135,8 @@ WITH c AS MATERIALIZED (
   FROM (SELECT g, $5::bigint + g * ${CONTACT_STEP_MS} AS t FROM generate_series($1::bigint, $2::bigint) AS g) AS s
 ), f AS MATERIALIZED (
   SELECT c.*, ${createdFieldsSql("contact", {
-    email: "lower(firsts[1 + (g * 7) % 64]) || '.' || lower(lasts[1 + (g * 13) % 128]) || '.' || g || '@' || lower(($8::text[])[1 + g % 10]) || (g % 50) || '.example'",
+    email:
+      "lower(firsts[1 + (g * 7) % 64]) || '.' || lower(lasts[1 + (g * 13) % 128]) || '.' || g || '@' || lower(($8::text[])[1 + g % 10]) || (g % 50) || '.example'",
     first_name: "firsts[1 + (g * 7) % 64]",
     last_name: "lasts[1 + (g * 13) % 128]",
     phone: "'+1 555 ' || lpad((g % 10000000)::text, 7, '0')",
@@ -165,7 +232,9 @@ export const seed = async ({ url, workspaceId, pipelineId, stageIds, contacts, d
   for (const statement of helpers) await sql.unsafe(statement)
   const progress = (what, done, total) => {
     const seconds = (Date.now() - started) / 1000
-    log(`  seeding ${what}: ${done.toLocaleString("en-US")}/${total.toLocaleString("en-US")} (${Math.round((done / total) * 100)}%, ${seconds.toFixed(0)} s)`)
+    log(
+      `  seeding ${what}: ${done.toLocaleString("en-US")}/${total.toLocaleString("en-US")} (${Math.round((done / total) * 100)}%, ${seconds.toFixed(0)} s)`
+    )
   }
   for (let lo = 1; lo <= contacts; lo += BATCH) {
     const hi = Math.min(contacts, lo + BATCH - 1)
@@ -187,7 +256,11 @@ export const seed = async ({ url, workspaceId, pipelineId, stageIds, contacts, d
 }
 
 const foldedOf = (data) =>
-  Object.fromEntries(Object.entries(data).filter(([, v]) => typeof v === "string" && v.toLowerCase() !== v).map(([k, v]) => [k, v.toLowerCase()]))
+  Object.fromEntries(
+    Object.entries(data)
+      .filter(([, v]) => typeof v === "string" && v.toLowerCase() !== v)
+      .map(([k, v]) => [k, v.toLowerCase()])
+  )
 
 /**
  * Compares `size` seeded records of each kind with what core makes: their event with what core's
@@ -199,7 +272,13 @@ export const verifySample = async ({ url, workspaceId, pipeline, size }) => {
   const sql = postgres(url, { max: 1, onnotice: () => {} })
   const decidedAgain = replayer(pipeline)
   const kinds = [
-    { table: "ds_contacts", type: "contact.created", project: projectContact, search: searchFieldsOf(catalogOf("contact", [])), unique: contactUniqueKey },
+    {
+      table: "ds_contacts",
+      type: "contact.created",
+      project: projectContact,
+      search: searchFieldsOf(catalogOf("contact", [])),
+      unique: contactUniqueKey
+    },
     { table: "ds_deals", type: "deal.created", project: projectDeal, search: searchFieldsOf(catalogOf("deal", [])), unique: () => null }
   ]
   let checked = 0

@@ -43,7 +43,6 @@ const STEP_MS = 3000
 /** Groups per INSERT statement, each its own transaction (so its own xact_id): 20,000 events. */
 const BATCH_GROUPS = 2000
 
-
 const b32js = (n, len) => {
   let out = ""
   for (let i = len - 1; i >= 0; i--) out += i >= 12 ? "0" : ALPHABET[Number((BigInt(n) >> BigInt(5 * i)) & 31n)]
@@ -85,7 +84,8 @@ WITH k AS MATERIALIZED (
     ${id("con", `t + ${6 * STEP_MS}`, "2 * g + 1")} AS c2,
     ${id("deal", `t + ${2 * STEP_MS}`, "g")} AS d,
     ${createdFieldsSql("contact", {
-      email: "lower(($4::text[])[1 + (g * 7) % 64]) || '.' || lower(($5::text[])[1 + (g * 13) % 128]) || '.' || g || '@' || lower(($8::text[])[1 + g % 10]) || (g % 50) || '.example'",
+      email:
+        "lower(($4::text[])[1 + (g * 7) % 64]) || '.' || lower(($5::text[])[1 + (g * 13) % 128]) || '.' || g || '@' || lower(($8::text[])[1 + g % 10]) || (g % 50) || '.example'",
       first_name: "($4::text[])[1 + (g * 7) % 64]",
       last_name: "($5::text[])[1 + (g * 13) % 128]",
       phone: "'+1 555 ' || lpad((g % 10000000)::text, 7, '0')",
@@ -94,7 +94,8 @@ WITH k AS MATERIALIZED (
       owner_id: "'usr_' || lpad((g % 20)::text, 2, '0')"
     })} AS c_fields,
     ${createdFieldsSql("contact", {
-      email: "lower(($4::text[])[1 + (g * 11 + 3) % 64]) || '.' || lower(($5::text[])[1 + (g * 17 + 5) % 128]) || '.' || g || 'b@' || lower(($8::text[])[1 + (g + 3) % 10]) || (g % 50) || '.example'",
+      email:
+        "lower(($4::text[])[1 + (g * 11 + 3) % 64]) || '.' || lower(($5::text[])[1 + (g * 17 + 5) % 128]) || '.' || g || 'b@' || lower(($8::text[])[1 + (g + 3) % 10]) || (g % 50) || '.example'",
       first_name: "($4::text[])[1 + (g * 11 + 3) % 64]",
       last_name: "($5::text[])[1 + (g * 17 + 5) % 128]",
       phone: "'+1 555 ' || lpad(((g + 1234567) % 10000000)::text, 7, '0')",
@@ -190,12 +191,27 @@ export const seedEvents = async ({ url, workspaceId, pipelineId, stageIds, event
   let lastLogged = started
   for (let lo = 0; lo < groups; lo += BATCH_GROUPS) {
     const hi = Math.min(groups, lo + BATCH_GROUPS) - 1
-    await sql.unsafe(statement, [lo, hi, baseMs, FIRST_NAMES, LAST_NAMES, TITLES, SOURCES, COMPANIES, workspaceId, pipelineId, stageIds,
-      SEED_ACTOR, DEAL_WORDS])
+    await sql.unsafe(statement, [
+      lo,
+      hi,
+      baseMs,
+      FIRST_NAMES,
+      LAST_NAMES,
+      TITLES,
+      SOURCES,
+      COMPANIES,
+      workspaceId,
+      pipelineId,
+      stageIds,
+      SEED_ACTOR,
+      DEAL_WORDS
+    ])
     if (Date.now() - lastLogged > 5000 || hi === groups - 1) {
       lastLogged = Date.now()
       const done = (hi + 1) * GROUP.length
-      log(`  seeding events: ${done.toLocaleString("en-US")}/${(groups * GROUP.length).toLocaleString("en-US")} (${((Date.now() - started) / 1000).toFixed(0)} s)`)
+      log(
+        `  seeding events: ${done.toLocaleString("en-US")}/${(groups * GROUP.length).toLocaleString("en-US")} (${((Date.now() - started) / 1000).toFixed(0)} s)`
+      )
     }
   }
   log("  seeding: VACUUM ANALYZE")
@@ -217,7 +233,9 @@ export const verifyStreams = async ({ url, streamIds, pipeline }) => {
   try {
     const rows = await sql`SELECT stream_id, stream_version, type, data, metadata FROM ds_events
       WHERE stream_id = ANY(${streamIds}) ORDER BY sequence`
-    const versions = new Map((await sql`SELECT stream_id, version FROM ds_streams WHERE stream_id = ANY(${streamIds})`).map((r) => [r.stream_id, r.version]))
+    const versions = new Map(
+      (await sql`SELECT stream_id, version FROM ds_streams WHERE stream_id = ANY(${streamIds})`).map((r) => [r.stream_id, r.version])
+    )
     const contacts = new Map()
     const deals = new Map()
     const seen = new Map()
@@ -240,7 +258,12 @@ export const verifyStreams = async ({ url, streamIds, pipeline }) => {
       if (row.type.startsWith("contact.")) {
         const projected = projectContact(contacts.get(row.stream_id) ?? null, event)
         contacts.set(row.stream_id, projected)
-        view = contactView(row.stream_id, projected.data, [...deals].map(([dealId, deal]) => ({ id: dealId, data: deal.data })), liveCompanies)
+        view = contactView(
+          row.stream_id,
+          projected.data,
+          [...deals].map(([dealId, deal]) => ({ id: dealId, data: deal.data })),
+          liveCompanies
+        )
       } else {
         const projected = projectDeal(deals.get(row.stream_id) ?? null, event)
         deals.set(row.stream_id, projected)
@@ -253,7 +276,8 @@ export const verifyStreams = async ({ url, streamIds, pipeline }) => {
     }
     for (const streamId of streamIds) {
       if (!seen.has(streamId)) throw new Error(`stream ${streamId}: no events`)
-      if (versions.get(streamId) !== seen.get(streamId)) throw new Error(`stream ${streamId}: ds_streams says ${versions.get(streamId)}, the log holds ${seen.get(streamId)}`)
+      if (versions.get(streamId) !== seen.get(streamId))
+        throw new Error(`stream ${streamId}: ds_streams says ${versions.get(streamId)}, the log holds ${seen.get(streamId)}`)
     }
     return rows.length
   } finally {

@@ -22,8 +22,7 @@ const targets = {
 }
 
 /** The deals of one system, dealt out so that no two workers ever move the same deal. */
-const dealsFor = (deals, concurrency) =>
-  Array.from({ length: concurrency }, (_, w) => deals.filter((_, i) => i % concurrency === w))
+const dealsFor = (deals, concurrency) => Array.from({ length: concurrency }, (_, w) => deals.filter((_, i) => i % concurrency === w))
 
 const averageDealEvents = async (url) => {
   const sql = postgres(url, { max: 1 })
@@ -35,7 +34,8 @@ const averageDealEvents = async (url) => {
 /** The events the seeded long deals' streams hold, as "1,001" or "1,001 to 1,002". */
 const streamEventsOf = (url) => async (deals) => {
   const sql = postgres(url, { max: 1 })
-  const [row] = await sql`SELECT min(version)::int AS min, max(version)::int AS max FROM ds_streams WHERE stream_id = ANY(${deals.map((d) => d.id)})`
+  const [row] =
+    await sql`SELECT min(version)::int AS min, max(version)::int AS max FROM ds_streams WHERE stream_id = ANY(${deals.map((d) => d.id)})`
   await sql.end()
   const text = (n) => n.toLocaleString("en-US")
   return row.min === row.max ? text(row.min) : `${text(row.min)} to ${text(row.max)}`
@@ -85,10 +85,16 @@ export const commitPath = async ({ pg, settings, runs, log }) => {
           const order = systems.map((_, i) => systems[(i + run) % systems.length])
           for (const system of order) {
             const result = await closedLoop({ concurrency, seconds, op: command(system, concurrency) })
-            if (result.failed > 0) failures.push(`${system.name} ${name} c=${concurrency}: ${result.failed} failed (${result.firstError?.message})`)
-            ;(((results[name] ??= {})[concurrency] ??= {})[system.name] ??= []).push(result.rate)
+            if (result.failed > 0)
+              failures.push(`${system.name} ${name} c=${concurrency}: ${result.failed} failed (${result.firstError?.message})`)
+            results[name] ??= {}
+            results[name][concurrency] ??= {}
+            results[name][concurrency][system.name] ??= []
+            results[name][concurrency][system.name].push(result.rate)
           }
-          log(`  run ${run + 1}/${runs} ${name} c=${concurrency}: ${systems.map((s) => `${s.name} ${Math.round(results[name][concurrency][s.name][run])}/s`).join(", ")}`)
+          log(
+            `  run ${run + 1}/${runs} ${name} c=${concurrency}: ${systems.map((s) => `${s.name} ${Math.round(results[name][concurrency][s.name][run])}/s`).join(", ")}`
+          )
         }
       }
     }
@@ -104,7 +110,14 @@ export const commitPath = async ({ pg, settings, runs, log }) => {
   const historian = await dealstreamSystem(historyUrl, { poolSize: POOL_SIZE })
   let history
   try {
-    history = await dealHistory({ system: historian, ...historySettings, seedConcurrency: 8, runs, log, inspect: streamEventsOf(historyUrl) })
+    history = await dealHistory({
+      system: historian,
+      ...historySettings,
+      seedConcurrency: 8,
+      runs,
+      log,
+      inspect: streamEventsOf(historyUrl)
+    })
   } finally {
     await historian.close()
   }
@@ -145,18 +158,18 @@ export const commitPath = async ({ pg, settings, runs, log }) => {
     rows,
     notes: [
       `Closed loop: at concurrency c, c workers each issue one command after another for ${seconds} s; rate = commands completed / elapsed time. ` +
-      `Each system has a pool of ${POOL_SIZE} connections (dealstream: PgStorage maxConnections; raw: postgres.js max; Emmett: its node-postgres pool's default). ` +
-      `Warm-up: ${warmupSeconds} s of each command at concurrency 8 before the first run. Each run measures every (command, concurrency) for the three systems back to back, ` +
-      `the order rotating from run to run; ratios are per run (dealstream's rate / the other's rate in the same round).`,
+        `Each system has a pool of ${POOL_SIZE} connections (dealstream: PgStorage maxConnections; raw: postgres.js max; Emmett: its node-postgres pool's default). ` +
+        `Warm-up: ${warmupSeconds} s of each command at concurrency 8 before the first run. Each run measures every (command, concurrency) for the three systems back to back, ` +
+        `the order rotating from run to run; ratios are per run (dealstream's rate / the other's rate in the same round).`,
       `dealstream: \`createPromiseEngine(PgStorage.layer(url))\` in the bench process; \`contacts.create\` (a contact with email, names, phone, title, source) and ` +
-      `\`deals.moveStage\` to the pipeline's next stage: the whole command as an embedder calls it (load the stream, decide, project, the outbox's webhook lookup, ` +
-      "the commit, the record it returns). `node bench/run.mjs --profile commit` lists the SQL statements one command issues (pg_stat_statements).",
+        `\`deals.moveStage\` to the pipeline's next stage: the whole command as an embedder calls it (load the stream, decide, project, the outbox's webhook lookup, ` +
+        "the commit, the record it returns). `node bench/run.mjs --profile commit` lists the SQL statements one command issues (pg_stat_statements).",
       ...rawDescription.map((line) => `Raw ceiling, ${line}`),
       "Emmett: `getPostgreSQLEventStore(url).appendToStream(stream, [one event])` with the same event data as dealstream's event; " +
-      "moves pass `expectedStreamVersion`. Emmett writes no documents (no projections registered).",
+        "moves pass `expectedStreamVersion`. Emmett writes no documents (no projections registered).",
       `move-stage: ${dealCount} deals per system, created before the runs and dealt out so no two workers move the same deal (no conflicts); ` +
-      "each move goes to the next stage of the 6-stage pipeline, so every move is a real change. Deal streams grow during the runs (dealstream reads the whole stream per command): " +
-      `at the end a dealstream deal stream held ${dealEvents.avg.toFixed(1)} events on average (at most ${dealEvents.max}).`,
+        "each move goes to the next stage of the 6-stage pipeline, so every move is a real change. Deal streams grow during the runs (dealstream reads the whole stream per command): " +
+        `at the end a dealstream deal stream held ${dealEvents.avg.toFixed(1)} events on average (at most ${dealEvents.max}).`,
       `${dealHistoryNote(history)} dealstream alone, as above (\`createPromiseEngine(PgStorage.layer(url))\`, ${POOL_SIZE} connections), on a fresh database of its own.`
     ],
     failures

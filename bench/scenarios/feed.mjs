@@ -21,18 +21,23 @@ const GAP_MS = 10
  * its first element; null when empty), else the value's type.
  */
 const shapeOf = (value) =>
-  value === null ? { kind: "null" }
-  : Array.isArray(value) ? { kind: "array", item: value.length === 0 ? null : shapeOf(value[0]) }
-  : typeof value === "object" ? { kind: "object", entries: Object.entries(value).map(([key, item]) => [key, shapeOf(item)]) }
-  : { kind: typeof value }
+  value === null
+    ? { kind: "null" }
+    : Array.isArray(value)
+      ? { kind: "array", item: value.length === 0 ? null : shapeOf(value[0]) }
+      : typeof value === "object"
+        ? { kind: "object", entries: Object.entries(value).map(([key, item]) => [key, shapeOf(item)]) }
+        : { kind: typeof value }
 
 /** Two events of one type must have the same shape; an empty array matches any array (a contact with no deals yet). */
 const sameShape = (a, b) =>
-  a.kind === b.kind && (
-    a.kind === "array" ? a.item === null || b.item === null || sameShape(a.item, b.item)
-    : a.kind === "object" ? a.entries.length === b.entries.length && a.entries.every(([key, shape], i) => key === b.entries[i][0] && sameShape(shape, b.entries[i][1]))
-    : true
-  )
+  a.kind === b.kind &&
+  (a.kind === "array"
+    ? a.item === null || b.item === null || sameShape(a.item, b.item)
+    : a.kind === "object"
+      ? a.entries.length === b.entries.length &&
+        a.entries.every(([key, shape], i) => key === b.entries[i][0] && sameShape(shape, b.entries[i][1]))
+      : true)
 
 /** A GET of the feed; an aborted long-poll rejects with AbortError. */
 const getFeed = async (base, query, signal) => {
@@ -114,11 +119,22 @@ const startConsumer = (base, cursor) => {
       new Promise((resolve, reject) => {
         if (failure !== null) return reject(failure)
         if (arrivals.has(id)) return resolve()
-        const timer = setTimeout(() => reject(new Error(`contact ${id}'s event did not reach the consumer within ${WAIT_LIMIT_MS / 1000} s`)), WAIT_LIMIT_MS)
+        const timer = setTimeout(
+          () => reject(new Error(`contact ${id}'s event did not reach the consumer within ${WAIT_LIMIT_MS / 1000} s`)),
+          WAIT_LIMIT_MS
+        )
         waiter = {
           id,
-          resolve: () => (clearTimeout(timer), (waiter = null), resolve()),
-          reject: (error) => (clearTimeout(timer), (waiter = null), reject(error))
+          resolve: () => {
+            clearTimeout(timer)
+            waiter = null
+            resolve()
+          },
+          reject: (error) => {
+            clearTimeout(timer)
+            waiter = null
+            reject(error)
+          }
         }
       }),
     stop: async () => {
@@ -142,15 +158,24 @@ export const feed = async ({ pg, settings, runs, log, quick }) => {
     const stageIds = pipeline.stages.map((s) => s.id)
     const contact = (await request(host.url, "POST", "/v1/contacts", { ...contactFields(runTag, "reference"), owner_id: "usr_01" })).json()
     await request(host.url, "PATCH", `/v1/contacts/${contact.id}`, { title: "Account Executive" })
-    const deal = (await request(host.url, "POST", "/v1/deals", {
-      name: "Acme Pilot reference", pipeline_id: pipeline.id, stage_id: stageIds[0], value: 5000, currency: "EUR",
-      expected_close_date: "2026-12-31", owner_id: "usr_01", contact_ids: [contact.id]
-    })).json()
+    const deal = (
+      await request(host.url, "POST", "/v1/deals", {
+        name: "Acme Pilot reference",
+        pipeline_id: pipeline.id,
+        stage_id: stageIds[0],
+        value: 5000,
+        currency: "EUR",
+        expected_close_date: "2026-12-31",
+        owner_id: "usr_01",
+        contact_ids: [contact.id]
+      })
+    ).json()
     await request(host.url, "PUT", `/v1/deals/${deal.id}/stage`, { stage_id: stageIds[1], reason: "qualified on a call" })
     const references = (await getFeed(host.url, `limit=${PAGE}`)).data
     const referenceOf = new Map(references.map((event) => [event.type, event]))
     const missingTypes = [...new Set(GROUP)].filter((type) => !referenceOf.has(type))
-    if (missingTypes.length > 0) throw new Error(`the host's feed shows no ${missingTypes.join(", ")} among ${references.map((e) => e.type).join(", ")}`)
+    if (missingTypes.length > 0)
+      throw new Error(`the host's feed shows no ${missingTypes.join(", ")} among ${references.map((e) => e.type).join(", ")}`)
     // The checker first agrees with the engine on the engine's own events.
     const deciding = pipelineInfo(pipeline)
     await verifyStreams({ url, streamIds: [contact.id, deal.id], pipeline: deciding })
@@ -169,13 +194,18 @@ export const feed = async ({ pg, settings, runs, log, quick }) => {
       keys[row.seeded ? "seeded" : "engine"].set(row.type, {
         data: Object.keys(row.data).sort().join(","),
         metadata: Object.keys(row.metadata).sort().join(","),
-        payload: Object.keys(row.metadata.payload ?? {}).sort().join(",")
+        payload: Object.keys(row.metadata.payload ?? {})
+          .sort()
+          .join(",")
       })
     }
-    if (keys.seeded.size !== new Set(GROUP).size) throw new Error(`the log holds seeded events of ${[...keys.seeded.keys()].join(", ") || "no type"}`)
+    if (keys.seeded.size !== new Set(GROUP).size)
+      throw new Error(`the log holds seeded events of ${[...keys.seeded.keys()].join(", ") || "no type"}`)
     for (const [type, seededKeys] of keys.seeded) {
       if (JSON.stringify(seededKeys) !== JSON.stringify(keys.engine.get(type))) {
-        throw new Error(`seeded ${type} rows have keys ${JSON.stringify(seededKeys)}, the engine's ${JSON.stringify(keys.engine.get(type))}`)
+        throw new Error(
+          `seeded ${type} rows have keys ${JSON.stringify(seededKeys)}, the engine's ${JSON.stringify(keys.engine.get(type))}`
+        )
       }
     }
     const firstPage = (await getFeed(host.url, `limit=${PAGE}`)).data
@@ -185,14 +215,22 @@ export const feed = async ({ pg, settings, runs, log, quick }) => {
       const reference = referenceOf.get(event.type)
       if (reference === undefined) throw new Error(`the feed shows a seeded ${event.type}, a type the seed does not write`)
       if (!sameShape(shapeOf(event), shapeOf(reference))) {
-        throw new Error(`seeded ${event.type} ${event.id} reads through the feed as ${JSON.stringify(event)}, ` +
-          `unlike the engine's ${JSON.stringify(reference)}`)
+        throw new Error(
+          `seeded ${event.type} ${event.id} reads through the feed as ${JSON.stringify(event)}, ` +
+            `unlike the engine's ${JSON.stringify(reference)}`
+        )
       }
     }
     const sample = Array.from({ length: 50 }, (_, i) => Math.floor(((i * 0.61803) % 1) * seeded.groups))
-    const folded = await verifyStreams({ url, streamIds: sample.flatMap((g) => Object.values(groupStreams(g, seeded.baseMs))), pipeline: deciding })
-    log(`  seeded ${seeded.events.toLocaleString("en-US")} events in ${seeded.seconds.toFixed(0)} s; seeded rows' keys, ` +
-      `${seededShown.length} seeded events read through the feed and ${folded} events of ${sample.length} folded groups match the engine's`)
+    const folded = await verifyStreams({
+      url,
+      streamIds: sample.flatMap((g) => Object.values(groupStreams(g, seeded.baseMs))),
+      pipeline: deciding
+    })
+    log(
+      `  seeded ${seeded.events.toLocaleString("en-US")} events in ${seeded.seconds.toFixed(0)} s; seeded rows' keys, ` +
+        `${seededShown.length} seeded events read through the feed and ${folded} events of ${sample.length} folded groups match the engine's`
+    )
 
     // Every walk must read exactly what is in the log: nothing skipped, nothing twice.
     const expected = async () => {
@@ -214,8 +252,10 @@ export const feed = async ({ pg, settings, runs, log, quick }) => {
       // page cache of a machine with a few GB, but the second reader could still profit from the first).
       const counts = await expected()
       const walks = {}
-      for (const who of run % 2 === 0 ? ["host", "bare"] : ["bare", "host"]) walks[who] = who === "host" ? await walkHost(host.url) : await walkBare(sql)
-      if (walks.host.count !== counts.fed) throw new Error(`the host's walk read ${walks.host.count} events, the log holds ${counts.fed} of the feed's types`)
+      for (const who of run % 2 === 0 ? ["host", "bare"] : ["bare", "host"])
+        walks[who] = who === "host" ? await walkHost(host.url) : await walkBare(sql)
+      if (walks.host.count !== counts.fed)
+        throw new Error(`the host's walk read ${walks.host.count} events, the log holds ${counts.fed} of the feed's types`)
       if (walks.bare.count !== counts.all) throw new Error(`the bare walk read ${walks.bare.count} rows, the workspace has ${counts.all}`)
       head = walks.host.cursor
       figures.hostRate.push(walks.host.count / walks.host.seconds)
@@ -245,13 +285,20 @@ export const feed = async ({ pg, settings, runs, log, quick }) => {
         const latency = sent.map((s) => consumer.arrivals.get(s.id) - s.sent)
         figures.p50.push(quantile(latency, 0.5))
         figures.p99.push(quantile(latency, 0.99))
-        figures.postP50.push(quantile(sent.map((s) => s.answered - s.sent), 0.5))
+        figures.postP50.push(
+          quantile(
+            sent.map((s) => s.answered - s.sent),
+            0.5
+          )
+        )
       } finally {
         await consumer.stop()
       }
-      log(`  run ${run + 1}/${runs}: walk of ${walks.host.count.toLocaleString("en-US")} events through the host ${walks.host.seconds.toFixed(1)} s ` +
-        `(${Math.round(figures.hostRate[run])}/s), bare SELECT ${walks.bare.seconds.toFixed(1)} s (${Math.round(figures.bareRate[run])}/s); ` +
-        `POST to event p50 ${figures.p50[run].toFixed(1)} ms, p99 ${figures.p99[run].toFixed(1)} ms, POST round trip p50 ${figures.postP50[run].toFixed(1)} ms`)
+      log(
+        `  run ${run + 1}/${runs}: walk of ${walks.host.count.toLocaleString("en-US")} events through the host ${walks.host.seconds.toFixed(1)} s ` +
+          `(${Math.round(figures.hostRate[run])}/s), bare SELECT ${walks.bare.seconds.toFixed(1)} s (${Math.round(figures.bareRate[run])}/s); ` +
+          `POST to event p50 ${figures.p50[run].toFixed(1)} ms, p99 ${figures.p99[run].toFixed(1)} ms, POST round trip p50 ${figures.postP50[run].toFixed(1)} ms`
+      )
     }
 
     const size = `${seeded.events.toLocaleString("en-US")}-event log`
@@ -282,33 +329,45 @@ export const feed = async ({ pg, settings, runs, log, quick }) => {
           runs: figures.p50,
           target: { text: "p50 < 20 ms (issue 17)", on: "value", atMost: 20 }
         },
-        { scenario: SCENARIO, measure: "POST contact to its event at a long-polling consumer, p99", system: "dealstream", unit: "ms", runs: figures.p99 },
-        { scenario: SCENARIO, measure: "POST contact round trip (201 received), p50", system: "dealstream", unit: "ms", runs: figures.postP50 }
+        {
+          scenario: SCENARIO,
+          measure: "POST contact to its event at a long-polling consumer, p99",
+          system: "dealstream",
+          unit: "ms",
+          runs: figures.p99
+        },
+        {
+          scenario: SCENARIO,
+          measure: "POST contact round trip (201 received), p50",
+          system: "dealstream",
+          unit: "ms",
+          runs: figures.postP50
+        }
       ],
       notes: [
         `Log: ${seeded.events.toLocaleString("en-US")} events${quick ? " (**quick mode: smaller than the target's 1M**)" : ""} of workspace \`${WORKSPACE}\`, ` +
-        `seeded in ${seeded.seconds.toFixed(0)} s by \`INSERT … SELECT generate_series\` (bench/lib/seedEvents.mjs), 20,000 events per transaction (so per xact_id), ` +
-        "after 4 events the engine wrote through the host (one contact.created, contact.updated, deal.created, deal.stage_changed). Per 10 seeded events: " +
-        "2 contact.created, 3 contact.updated, 1 deal.created, 4 deal.stage_changed, in the engine's shape: the event data (a created record's fields " +
-        "those core's create parser and decider give, bench/lib/engineShapes.mjs: the seed's SQL names the values it varies, every other field takes " +
-        "core's value for a body that leaves it out), metadata " +
-        "{actor, eventId, payload, requestId, workspaceId} with the payload the outbox stores, stream versions and ds_streams rows (no documents: the feed reads the log only); then VACUUM ANALYZE.",
+          `seeded in ${seeded.seconds.toFixed(0)} s by \`INSERT … SELECT generate_series\` (bench/lib/seedEvents.mjs), 20,000 events per transaction (so per xact_id), ` +
+          "after 4 events the engine wrote through the host (one contact.created, contact.updated, deal.created, deal.stage_changed). Per 10 seeded events: " +
+          "2 contact.created, 3 contact.updated, 1 deal.created, 4 deal.stage_changed, in the engine's shape: the event data (a created record's fields " +
+          "those core's create parser and decider give, bench/lib/engineShapes.mjs: the seed's SQL names the values it varies, every other field takes " +
+          "core's value for a body that leaves it out), metadata " +
+          "{actor, eventId, payload, requestId, workspaceId} with the payload the outbox stores, stream versions and ds_streams rows (no documents: the feed reads the log only); then VACUUM ANALYZE.",
         "Checked before measuring: the seeded rows' data, metadata and payload keys per type equal the engine-written events'; the seeded events of the feed's " +
-        "first page have the shape (keys in order, nested, value types) of the engine's event of their type; every event of 50 seeded groups (150 streams) " +
-        "is what core's decider records for the command it stands for (a create of its fields, a patch of its changes, a move to its stage), and the streams folded with core's " +
-        "projectContact/projectDeal/contactView give every stored payload by core's payloadDataFor (the checker first passes the engine's own events). " +
-        "Every walk must read exactly the log's feed events (host) or all its rows (bare), or the scenario fails.",
+          "first page have the shape (keys in order, nested, value types) of the engine's event of their type; every event of 50 seeded groups (150 streams) " +
+          "is what core's decider records for the command it stands for (a create of its fields, a patch of its changes, a move to its stage), and the streams folded with core's " +
+          "projectContact/projectDeal/contactView give every stored payload by core's payloadDataFor (the checker first passes the engine's own events). " +
+          "Every walk must read exactly the log's feed events (host) or all its rows (bare), or the scenario fails.",
         `Read rate: per run, one walk from the start (no cursor) through the host (own process, PostgreSQL storage), GET /v1/events?limit=${PAGE} ` +
-        "following next_cursor until a short page, one request at a time over keep-alive (Node's fetch), each page's JSON parsed; events / the walk's time. " +
-        `Beside it the same walk by a bare \`postgres\` client (max 1 connection): \`SELECT … WHERE workspace_id = $1 AND (xact_id, sequence) > ($2, $3) ` +
-        `ORDER BY xact_id, sequence LIMIT ${PAGE}\` returning the host's columns (no snapshot-xmin bound nor type filter, no JSON made or sent); ` +
-        "dealstream/this is host ÷ bare per run. The two walk one after the other, which first alternating by run. " +
-        `Walks took ${figures.hostSeconds.map((s) => s.toFixed(1)).join(", ")} s (host) and ${figures.bareSeconds.map((s) => s.toFixed(1)).join(", ")} s (bare) ` +
-        `over ${figures.walked.map((c) => c.toLocaleString("en-US")).join(", ")} events (the log grows by each run's contacts).`,
+          "following next_cursor until a short page, one request at a time over keep-alive (Node's fetch), each page's JSON parsed; events / the walk's time. " +
+          `Beside it the same walk by a bare \`postgres\` client (max 1 connection): \`SELECT … WHERE workspace_id = $1 AND (xact_id, sequence) > ($2, $3) ` +
+          `ORDER BY xact_id, sequence LIMIT ${PAGE}\` returning the host's columns (no snapshot-xmin bound nor type filter, no JSON made or sent); ` +
+          "dealstream/this is host ÷ bare per run. The two walk one after the other, which first alternating by run. " +
+          `Walks took ${figures.hostSeconds.map((s) => s.toFixed(1)).join(", ")} s (host) and ${figures.bareSeconds.map((s) => s.toFixed(1)).join(", ")} s (bare) ` +
+          `over ${figures.walked.map((c) => c.toLocaleString("en-US")).join(", ")} events (the log grows by each run's contacts).`,
         `Latency: a consumer long-polls at the head (\`wait=30\`, from the cursor the last walk ended on); ${latencyContacts} contacts per run are POSTed ` +
-        `through the host one at a time, each after the previous one's event reached the consumer and a ${GAP_MS} ms gap (10 untimed before the first run); ` +
-        "per contact, the time from sending the POST to the consumer having parsed the page holding its contact.created (matched by data.contact.id), " +
-        "both taken with performance.now() in the bench process. It includes the commit; the last row is the POST's own round trip for comparison."
+          `through the host one at a time, each after the previous one's event reached the consumer and a ${GAP_MS} ms gap (10 untimed before the first run); ` +
+          "per contact, the time from sending the POST to the consumer having parsed the page holding its contact.created (matched by data.contact.id), " +
+          "both taken with performance.now() in the bench process. It includes the commit; the last row is the POST's own round trip for comparison."
       ],
       failures: []
     }

@@ -30,7 +30,8 @@ export const prepareHost = async ({ pg, database, listContacts, nodeArgs = [] })
   const { json } = await request(host.url, "POST", "/v1/contacts", contactFields(runTag, "get"))
   const contactId = json().id
   await forEachConcurrently(listContacts, 8, (i) =>
-    request(host.url, "POST", "/v1/contacts", { ...contactFields(runTag, i), source: SOURCES[i % SOURCES.length] }))
+    request(host.url, "POST", "/v1/contacts", { ...contactFields(runTag, i), source: SOURCES[i % SOURCES.length] })
+  )
   return { host, contactId, getPath: `/v1/contacts/${contactId}` }
 }
 
@@ -52,7 +53,7 @@ const storeFastifyDocument = async (databaseUrl, answer) => {
  */
 const storeFastifyList = async (databaseUrl, host, listed) => {
   const contacts = []
-  for (let cursor = null; ;) {
+  for (let cursor = null; ; ) {
     const { json } = await request(host.url, "GET", `/v1/contacts?limit=100${cursor === null ? "" : `&cursor=${cursor}`}`)
     const page = json()
     contacts.push(...page.data)
@@ -106,19 +107,34 @@ const measure = async ({ host, getPath, onMemory, fastify, dir, servers, setting
   await expectSameAnswer("fastify + keyset SELECT", fastify, LIST_PATH, listed, { mediaTypeOnly: true })
   const posted = await request(host.url, "POST", "/v1/contacts", { ...POST_BODY, email: `bare.${runTag}@bench.example` })
   const routesFile = join(dir, "routes.json")
-  const route = (answer) => ({ status: answer.status, contentType: answer.headers.get("content-type"), body: answer.bytes.toString("base64") })
-  writeFileSync(routesFile, JSON.stringify({
-    [`GET ${getPath}`]: route(got),
-    [`GET ${LIST_PATH}`]: route(listed),
-    "POST /v1/contacts": route(posted)
-  }))
+  const route = (answer) => ({
+    status: answer.status,
+    contentType: answer.headers.get("content-type"),
+    body: answer.bytes.toString("base64")
+  })
+  writeFileSync(
+    routesFile,
+    JSON.stringify({
+      [`GET ${getPath}`]: route(got),
+      [`GET ${LIST_PATH}`]: route(listed),
+      "POST /v1/contacts": route(posted)
+    })
+  )
   const kept = (server) => {
     servers.push(server)
     return server
   }
   const [bare, floor] = await Promise.all([
-    spawnServer({ name: "bare node:http", script: fileURLToPath(new URL("../lib/bareServer.mjs", import.meta.url)), args: [routesFile] }).then(kept),
-    spawnServer({ name: "framework floor", script: fileURLToPath(new URL("../lib/floorServer.mjs", import.meta.url)), args: [routesFile] }).then(kept)
+    spawnServer({
+      name: "bare node:http",
+      script: fileURLToPath(new URL("../lib/bareServer.mjs", import.meta.url)),
+      args: [routesFile]
+    }).then(kept),
+    spawnServer({
+      name: "framework floor",
+      script: fileURLToPath(new URL("../lib/floorServer.mjs", import.meta.url)),
+      args: [routesFile]
+    }).then(kept)
   ])
   await storeFastifyDocument(fastify.databaseUrl, got)
   await expectSameAnswer("the framework floor", floor, getPath, got)
@@ -148,21 +164,28 @@ const measure = async ({ host, getPath, onMemory, fastify, dir, servers, setting
     }
   ]
   const failures = []
-  const pairs = endpoints.flatMap((endpoint, i) => Object.entries(endpoint.servers).map(([name, server]) => ({ i, endpoint, name, server })))
+  const pairs = endpoints.flatMap((endpoint, i) =>
+    Object.entries(endpoint.servers).map(([name, server]) => ({ i, endpoint, name, server }))
+  )
   const shoot = async (duration) => {
-    const results = await autocannonRuns(pairs.map(({ endpoint, name, server }) => ({
-      url: server.url,
-      method: endpoint.method,
-      path: endpoint.paths?.[name] ?? endpoint.path,
-      headers: { ...authHeaders, ...(endpoint.body === undefined ? {} : { "content-type": "application/json" }) },
-      body: endpoint.body,
-      uniqueEmail: endpoint.uniqueEmail === true,
-      connections,
-      duration
-    })))
+    const results = await autocannonRuns(
+      pairs.map(({ endpoint, name, server }) => ({
+        url: server.url,
+        method: endpoint.method,
+        path: endpoint.paths?.[name] ?? endpoint.path,
+        headers: { ...authHeaders, ...(endpoint.body === undefined ? {} : { "content-type": "application/json" }) },
+        body: endpoint.body,
+        uniqueEmail: endpoint.uniqueEmail === true,
+        connections,
+        duration
+      }))
+    )
     results.forEach((result, k) => {
       const bad = result.non2xx + result.errors + result.timeouts
-      if (bad > 0) failures.push(`${pairs[k].endpoint.measure} on ${pairs[k].name}: ${result.non2xx} non-2xx, ${result.errors} errors, ${result.timeouts} timeouts`)
+      if (bad > 0)
+        failures.push(
+          `${pairs[k].endpoint.measure} on ${pairs[k].name}: ${result.non2xx} non-2xx, ${result.errors} errors, ${result.timeouts} timeouts`
+        )
     })
     return results
   }
@@ -173,12 +196,18 @@ const measure = async ({ host, getPath, onMemory, fastify, dir, servers, setting
   for (let run = 0; run < runs; run++) {
     const results = await shoot(seconds)
     results.forEach((result, k) => {
-      const slot = (measured[pairs[k].i][pairs[k].name] ??= { rps: [], p99: [] })
+      const byName = measured[pairs[k].i]
+      byName[pairs[k].name] ??= { rps: [], p99: [] }
+      const slot = byName[pairs[k].name]
       slot.rps.push(result.rps)
       slot.p99.push(result.p99)
     })
     for (const [i, endpoint] of endpoints.entries()) {
-      log(`  run ${run + 1}/${runs} ${endpoint.measure}: ${Object.entries(measured[i]).map(([name, m]) => `${name} ${Math.round(m.rps[run])} req/s p99 ${m.p99[run]} ms`).join(", ")}`)
+      log(
+        `  run ${run + 1}/${runs} ${endpoint.measure}: ${Object.entries(measured[i])
+          .map(([name, m]) => `${name} ${Math.round(m.rps[run])} req/s p99 ${m.p99[run]} ms`)
+          .join(", ")}`
+      )
     }
   }
   return { endpoints, measured, failures, got, listed }
@@ -193,7 +222,7 @@ export const http = async ({ pg, settings, runs, log }) => {
     prepareHost({ pg, database: "bench_http_dealstream", listContacts }),
     prepareHost({ pg, listContacts }),
     pg.createDatabase("bench_http_fastify").then(async (url) => ({
-      ...await spawnServer({ name: "fastify", script: fileURLToPath(new URL("../lib/fastifyServer.mjs", import.meta.url)), args: [url] }),
+      ...(await spawnServer({ name: "fastify", script: fileURLToPath(new URL("../lib/fastifyServer.mjs", import.meta.url)), args: [url] })),
       databaseUrl: url
     }))
   ])
@@ -204,7 +233,7 @@ export const http = async ({ pg, settings, runs, log }) => {
     const failed = started.find((s) => s.status === "rejected")
     if (failed !== undefined) throw failed.reason
     const [{ host, getPath }, onMemory, fastify] = started.map((s) => s.value)
-    outcome = { getPath, ...await measure({ host, getPath, onMemory, fastify, dir, servers, settings, runs, log }) }
+    outcome = { getPath, ...(await measure({ host, getPath, onMemory, fastify, dir, servers, settings, runs, log })) }
   } finally {
     await Promise.all(servers.map((server) => server.stop()))
     rmSync(dir, { recursive: true, force: true })
@@ -232,7 +261,13 @@ export const http = async ({ pg, settings, runs, log }) => {
     // Issue 14: each p99 at most twice its fastify peer's.
     const p99Target = { text: "dealstream p99 ≤ 2× the fastify peer's (issue 14)", on: "ratio", atMost: 2 }
     const p99Targeted = new Set(["fastifySelect", "fastifyInsert", "fastifyList"])
-    rows.push({ scenario: SCENARIO, measure: `${endpoint.measure}, throughput`, system: "dealstream", unit: "req/s", runs: m.dealstream.rps })
+    rows.push({
+      scenario: SCENARIO,
+      measure: `${endpoint.measure}, throughput`,
+      system: "dealstream",
+      unit: "req/s",
+      runs: m.dealstream.rps
+    })
     for (const peer of peers) {
       const target = rpsTarget[`${endpoint.measure}:${peer}`]
       rows.push({
@@ -280,38 +315,38 @@ export const http = async ({ pg, settings, runs, log }) => {
     rows,
     notes: [
       `autocannon ${connections} connections, ${seconds} s per figure and run (after ${warmupSeconds} s of warm-up per endpoint and server), in a \`node\` process of its own ` +
-      "(bench/lib/autocannonDriver.mjs, one process per round running the figures one after another); throughput counts 2xx answers only; p99 is autocannon's. Every server runs in its own process on the same 2 cores as " +
-      "autocannon and PostgreSQL.",
+        "(bench/lib/autocannonDriver.mjs, one process per round running the figures one after another); throughput counts 2xx answers only; p99 is autocannon's. Every server runs in its own process on the same 2 cores as " +
+        "autocannon and PostgreSQL.",
       "dealstream: `node packages/http/dist/bin.js serve --storage postgres` on a fresh database of the embedded server, API key auth on, rate limit raised out of the way " +
-      "(1e9/s); its JSON request log (one line per request) goes to /dev/null.",
+        "(1e9/s); its JSON request log (one line per request) goes to /dev/null.",
       `GET one contact: \`GET ${getPath.replace(/con_\w+/, "con_…")}\` (${got.bytes.length} bytes). List page: \`GET ${decodeURIComponent(LIST_PATH)}\` ` +
-      `(${listed.bytes.length} bytes) over ${listContacts.toLocaleString("en-US")} contacts of 6 sources. POST contact: \`POST /v1/contacts\` with a fresh email per request ` +
-      `(${JSON.stringify(POST_BODY).length}-byte body), answered 201 with the contact.`,
+        `(${listed.bytes.length} bytes) over ${listContacts.toLocaleString("en-US")} contacts of 6 sources. POST contact: \`POST /v1/contacts\` with a fresh email per request ` +
+        `(${JSON.stringify(POST_BODY).length}-byte body), answered 201 with the contact.`,
       "Bare node:http (bench/lib/bareServer.mjs): `http.createServer` answering the bytes dealstream answered for the same method and path (same status and content type), " +
-      "reading POST bodies to the end first. Ratios in the p99 rows are dealstream's p99 / the peer's (above 1: dealstream is slower).",
+        "reading POST bodies to the end first. Ratios in the p99 rows are dealstream's p99 / the peer's (above 1: dealstream is slower).",
       "dealstream on memory: the same host with `--storage memory` and the same data, for what HTTP and the engine cost without a database (GET and POST only: " +
-      "memory storage answers a list by scanning; no target; its ratio is the PostgreSQL host's / the memory host's).",
+        "memory storage answers a list by scanning; no target; its ratio is the PostgreSQL host's / the memory host's).",
       "fastify + 1 INSERT (bench/lib/fastifyServer.mjs): fastify 5 `POST /v1/contacts` parsing the JSON body and running one " +
-      "`INSERT INTO contacts (id, email, data) … RETURNING` through a `postgres` client (pool 10) on a database of its own, answering 201 with the row as JSON.",
+        "`INSERT INTO contacts (id, email, data) … RETURNING` through a `postgres` client (pool 10) on a database of its own, answering 201 with the row as JSON.",
       "fastify + 1 SELECT (the same fastify process): `GET /v1/contacts/:id` running one `SELECT data FROM contact_documents WHERE id = $1` " +
-      "(primary key) and answering the row's document as JSON (fastify's own serialization; `application/json; charset=utf-8`). Its row is the contact the host answered, stored before the runs " +
-      "in a `json` column (which keeps the key order, so the bytes are the host's). It derives nothing: the host's GET also reads the custom-field " +
-      "catalog and the deals naming the contact (deal_ids).",
+        "(primary key) and answering the row's document as JSON (fastify's own serialization; `application/json; charset=utf-8`). Its row is the contact the host answered, stored before the runs " +
+        "in a `json` column (which keeps the key order, so the bytes are the host's). It derives nothing: the host's GET also reads the custom-field " +
+        "catalog and the deals naming the contact (deal_ids).",
       "fastify + keyset SELECT (the same fastify process): the list page's `GET /v1/contacts?filter=…&sort=-created_at&limit=25` running one " +
-      "`SELECT id, created_at, data::text FROM contact_list WHERE source = ANY($1) ORDER BY created_at DESC, id DESC LIMIT 26` (index on source, created_at, id) " +
-      "over a table of the contacts the host lists (each the host's JSON text, in a `json` column), joining the rows' text into the page and making " +
-      "next_cursor as the host does (core's encodeCursor; the query fingerprint taken from the host's own cursor). It checks nothing and derives nothing " +
-      "(the host parses and checks the filter, reads the settings version and each contact's deal_ids in the same statement).",
+        "`SELECT id, created_at, data::text FROM contact_list WHERE source = ANY($1) ORDER BY created_at DESC, id DESC LIMIT 26` (index on source, created_at, id) " +
+        "over a table of the contacts the host lists (each the host's JSON text, in a `json` column), joining the rows' text into the page and making " +
+        "next_cursor as the host does (core's encodeCursor; the query fingerprint taken from the host's own cursor). It checks nothing and derives nothing " +
+        "(the host parses and checks the filter, reads the settings version and each contact's deal_ids in the same statement).",
       `Framework floor (bench/lib/floorServer.mjs): a minimal Effect HttpApi server (effect ${versionOf("effect")}, @effect/platform-node ` +
-      `${versionOf("@effect/platform-node")}) built as packages/http builds the host (HttpApiBuilder.layer, HttpRouter.serve with the logger off, ` +
-      "NodeHttpServer): one endpoint `GET /v1/contacts/:id` (path parameter decoded by its schema), no auth, no middleware, no storage; the handler " +
-      "looks the id up in a Map of the contacts the host answered and renders it with `HttpServerResponse.jsonUnsafe`, as the host's handler does. " +
-      "What dealstream costs above it is ours; what it costs above bare node:http is the framework's. The rows `… ÷ …` are per-run ratios of two " +
-      "figures of the same round (dealstream on memory ÷ floor is issue 14's target; the floor's bytes are the PostgreSQL host's, the memory host " +
-      "answers the same fields in its own key order).",
+        `${versionOf("@effect/platform-node")}) built as packages/http builds the host (HttpApiBuilder.layer, HttpRouter.serve with the logger off, ` +
+        "NodeHttpServer): one endpoint `GET /v1/contacts/:id` (path parameter decoded by its schema), no auth, no middleware, no storage; the handler " +
+        "looks the id up in a Map of the contacts the host answered and renders it with `HttpServerResponse.jsonUnsafe`, as the host's handler does. " +
+        "What dealstream costs above it is ours; what it costs above bare node:http is the framework's. The rows `… ÷ …` are per-run ratios of two " +
+        "figures of the same round (dealstream on memory ÷ floor is issue 14's target; the floor's bytes are the PostgreSQL host's, the memory host " +
+        "answers the same fields in its own key order).",
       "Before the runs the harness checks that the floor and fastify + 1 SELECT answer GET one contact, and fastify + keyset SELECT the list page, " +
-      "with the host's status and body bytes, and the floor with its content type (fastify with its media type: it always adds a charset). " +
-      "p99 targets (issue 14): dealstream's p99 at most twice the fastify peer's for GET, POST and the list page."
+        "with the host's status and body bytes, and the floor with its content type (fastify with its media type: it always adds a charset). " +
+        "p99 targets (issue 14): dealstream's p99 at most twice the fastify peer's for GET, POST and the list page."
     ],
     failures
   }

@@ -39,7 +39,8 @@ export const inProcess = async ({ settings, runs, log }) => {
   const pipeline = (await crm.pipelines.list(ctx)).data[0]
   const stages = pipeline.stages.map((s) => s.id)
   const deals = []
-  for (let i = 0; i < dealCount; i++) deals.push({ id: (await crm.deals.create(ctx, { ...dealFields(i), pipeline_id: pipeline.id })).data.id, stage: 0 })
+  for (let i = 0; i < dealCount; i++)
+    deals.push({ id: (await crm.deals.create(ctx, { ...dealFields(i), pipeline_id: pipeline.id })).data.id, stage: 0 })
   let n = 0
   const create = () => crm.contacts.create(ctx, contactFields(runTag, n++))
   let moves = 0
@@ -75,7 +76,15 @@ export const inProcess = async ({ settings, runs, log }) => {
   await closedLoop({ concurrency: 1, seconds: warmupSeconds, op: list })
   await closedLoop({ concurrency: 1, seconds: warmupSeconds, op: largeList })
 
-  const figures = { "create-contact": [], "move-stage": [], "get contact": [], "list page": [], "large list page": [], footprint: [], heap: [] }
+  const figures = {
+    "create-contact": [],
+    "move-stage": [],
+    "get contact": [],
+    "list page": [],
+    "large list page": [],
+    footprint: [],
+    heap: []
+  }
   for (let run = 0; run < runs; run++) {
     figures["create-contact"].push(await measure(create))
     figures["move-stage"].push(await measure(move))
@@ -83,10 +92,12 @@ export const inProcess = async ({ settings, runs, log }) => {
     figures["list page"].push(await measure(list))
     figures["large list page"].push(await measure(largeList))
     const fp = await footprint(footprintContacts)
-    figures.footprint.push((fp.rssBytes / fp.contacts) * 100_000 / 2 ** 20)
-    figures.heap.push((fp.heapBytes / fp.contacts) * 100_000 / 2 ** 20)
-    log(`  run ${run + 1}/${runs}: ${["create-contact", "move-stage", "get contact", "list page", "large list page"].map((k) => `${k} ${Math.round(figures[k][run])}/s`).join(", ")}, ` +
-      `${figures.footprint[run].toFixed(0)} MB RSS per 100k contacts`)
+    figures.footprint.push(((fp.rssBytes / fp.contacts) * 100_000) / 2 ** 20)
+    figures.heap.push(((fp.heapBytes / fp.contacts) * 100_000) / 2 ** 20)
+    log(
+      `  run ${run + 1}/${runs}: ${["create-contact", "move-stage", "get contact", "list page", "large list page"].map((k) => `${k} ${Math.round(figures[k][run])}/s`).join(", ")}, ` +
+        `${figures.footprint[run].toFixed(0)} MB RSS per 100k contacts`
+    )
   }
   await crm.dispose()
   await reader.engine.dispose()
@@ -100,7 +111,10 @@ export const inProcess = async ({ settings, runs, log }) => {
     const historyPipeline = (await historian.pipelines.list(ctx)).data[0]
     const stageIds = historyPipeline.stages.map((s) => s.id)
     const system = {
-      createDeal: async (i) => ({ id: (await historian.deals.create(ctx, { ...dealFields(i), pipeline_id: historyPipeline.id })).data.id, stage: 0 }),
+      createDeal: async (i) => ({
+        id: (await historian.deals.create(ctx, { ...dealFields(i), pipeline_id: historyPipeline.id })).data.id,
+        stage: 0
+      }),
       moveStage: async (deal) => {
         const to = nextStage(deal.stage, stageIds.length)
         await historian.deals.moveStage(ctx, deal.id, { stage_id: stageIds[to] }, null)
@@ -126,7 +140,11 @@ export const inProcess = async ({ settings, runs, log }) => {
       row(`list page: filter source, sort -created_at, 25 (${readContacts / 1000}k contacts)`, "reads/s", figures["list page"]),
       {
         ...row(`list page: filter source, sort -created_at, 25 (${listContacts / 1000}k contacts)`, "pages/s", figures["large list page"]),
-        target: { text: `≥ ${PAGES_TARGET.toLocaleString("en-US")} pages/s at ${listContacts / 1000}k contacts (issue 13)`, on: "value", atLeast: PAGES_TARGET }
+        target: {
+          text: `≥ ${PAGES_TARGET.toLocaleString("en-US")} pages/s at ${listContacts / 1000}k contacts (issue 13)`,
+          on: "value",
+          atLeast: PAGES_TARGET
+        }
       },
       ...dealHistoryRows(SCENARIO, history),
       row("resident memory per 100k contacts (RSS)", "MB", figures.footprint),
@@ -134,19 +152,19 @@ export const inProcess = async ({ settings, runs, log }) => {
     ],
     notes: [
       `\`createPromiseEngine(MemoryStorage.layer)\` in the bench process; one caller awaiting one operation after another (concurrency 1: the engine on memory is CPU-bound, ` +
-      `more callers only interleave) for ${seconds} s per figure and run, after ${warmupSeconds} s of warm-up each.`,
+        `more callers only interleave) for ${seconds} s per figure and run, after ${warmupSeconds} s of warm-up each.`,
       `Commands: contacts.create with the commit-path contact; deals.moveStage to the next stage, round robin over ${dealCount} deals (their streams grow during the runs: ` +
-      `${(moves / dealCount).toFixed(0)} moves per deal on average by the end).`,
+        `${(moves / dealCount).toFixed(0)} moves per deal on average by the end).`,
       `Reads on a second engine holding exactly ${readContacts.toLocaleString("en-US")} contacts (6 sources): contacts.get of a contact by id (no expand), and ` +
-      `contacts.list(${JSON.stringify(LIST)}). Memory storage answers a list by scanning and sorting the workspace's contacts, so the list figure falls as contacts are added.`,
+        `contacts.list(${JSON.stringify(LIST)}). Memory storage answers a list by scanning and sorting the workspace's contacts, so the list figure falls as contacts are added.`,
       `move-stage ÷ create-contact: the two command figures of the same run divided (issue 13's target: ${MOVE_TARGET}×); the moves are those above, on deals whose history grows during the runs.`,
       `List page at ${listContacts.toLocaleString("en-US")} contacts (issue 13's target: ${PAGES_TARGET.toLocaleString("en-US")} pages/s): a third engine holding exactly ${listContacts.toLocaleString("en-US")} contacts ` +
-      `(created through the engine in ${listSeedSeconds.toFixed(0)} s, one source in six is "webinar"), one caller asking for the same page, ` +
-      `\`contacts.list(ctx, ${JSON.stringify(LIST)})\`: the first 25 of the ${Math.ceil(listContacts / SOURCES.length).toLocaleString("en-US")} webinar contacts, newest first.`,
+        `(created through the engine in ${listSeedSeconds.toFixed(0)} s, one source in six is "webinar"), one caller asking for the same page, ` +
+        `\`contacts.list(ctx, ${JSON.stringify(LIST)})\`: the first 25 of the ${Math.ceil(listContacts / SOURCES.length).toLocaleString("en-US")} webinar contacts, newest first.`,
       `${dealHistoryNote(history)} On a fourth engine of its own, after the figures above.`,
       `Memory: a fresh \`node --expose-gc\` process per run creates ${footprintContacts.toLocaleString("en-US")} contacts after 200 warm-up ones; ` +
-      `RSS and heapUsed after forced GC, after minus before, scaled to 100k contacts${footprintContacts === 100_000 ? "" : ` (quick mode measures ${footprintContacts.toLocaleString("en-US")} and scales linearly)`}. ` +
-      "Each contact holds its event, its stream and its document (with search words)."
+        `RSS and heapUsed after forced GC, after minus before, scaled to 100k contacts${footprintContacts === 100_000 ? "" : ` (quick mode measures ${footprintContacts.toLocaleString("en-US")} and scales linearly)`}. ` +
+        "Each contact holds its event, its stream and its document (with search words)."
     ],
     failures
   }

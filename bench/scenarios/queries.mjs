@@ -23,26 +23,52 @@ const verifyThroughHost = async ({ base, url, contacts, deals, baseMs, pipeline 
   const check = (ok, what) => {
     if (!ok) throw new Error(`seeded data check failed: ${what}`)
   }
-  check(contactRows === contacts && dealRows === deals, `${contactRows} contacts and ${dealRows} deals stored, ${contacts} and ${deals} seeded`)
+  check(
+    contactRows === contacts && dealRows === deals,
+    `${contactRows} contacts and ${dealRows} deals stored, ${contacts} and ${deals} seeded`
+  )
 
   const someone = seededContact(Math.floor(contacts * 0.61803), baseMs)
   const got = (await request(base, "GET", `/v1/contacts/${someone.id}`)).json()
-  check(got.email === someone.email && got.first_name === someone.firstName, `GET ${someone.id} returned ${JSON.stringify(got).slice(0, 200)}`)
+  check(
+    got.email === someone.email && got.first_name === someone.firstName,
+    `GET ${someone.id} returned ${JSON.stringify(got).slice(0, 200)}`
+  )
   const byEmail = (await request(base, "GET", `/v1/contacts?${q({ filter: JSON.stringify({ email: someone.email }) })}`)).json()
   check(byEmail.data.length === 1 && byEmail.data[0].id === someone.id, "filter by email")
   const searched = (await request(base, "GET", `/v1/contacts?${q({ search: someone.email })}`)).json()
-  check(searched.data.some((c) => c.id === someone.id), "search by email")
-  const named = (await request(base, "GET", `/v1/contacts?${q({ search: `${someone.firstName} ${someone.lastName}`, limit: "100" })}`)).json()
-  check(named.data.length > 0 && named.data.every((c) => c.first_name.toLowerCase().startsWith(someone.firstName.toLowerCase()) || c.last_name.toLowerCase().startsWith(someone.firstName.toLowerCase())), "search by name")
-  const folded = (await request(base, "GET", `/v1/contacts?${q({ filter: JSON.stringify({ title: { $contains: "ENGINEER" } }), limit: "5" })}`)).json()
+  check(
+    searched.data.some((c) => c.id === someone.id),
+    "search by email"
+  )
+  const named = (
+    await request(base, "GET", `/v1/contacts?${q({ search: `${someone.firstName} ${someone.lastName}`, limit: "100" })}`)
+  ).json()
+  check(
+    named.data.length > 0 &&
+      named.data.every(
+        (c) =>
+          c.first_name.toLowerCase().startsWith(someone.firstName.toLowerCase()) ||
+          c.last_name.toLowerCase().startsWith(someone.firstName.toLowerCase())
+      ),
+    "search by name"
+  )
+  const folded = (
+    await request(base, "GET", `/v1/contacts?${q({ filter: JSON.stringify({ title: { $contains: "ENGINEER" } }), limit: "5" })}`)
+  ).json()
   check(folded.data.length === 5 && folded.data.every((c) => c.title === "Sales Engineer"), "case-insensitive $contains (folded values)")
   const firstDeal = (await request(base, "GET", "/v1/deals?limit=1")).json().data[0]
   const owner = (await request(base, "GET", `/v1/contacts/${firstDeal.contact_ids[0]}`)).json()
   check(owner.deal_ids.includes(firstDeal.id), `contact ${owner.id}'s deal_ids lists its deal ${firstDeal.id}`)
   const stage = pipeline.stages[2].id
   const board = (await request(base, "GET", `/v1/deals?${q({ pipeline_id: pipeline.id, stage_id: stage, sort: "-value" })}`)).json()
-  check(board.data.length === 25 && board.data.every((d, i) => d.stage_id === stage && (i === 0 || board.data[i - 1].value >= d.value)), "deal board list")
-  const pageTwo = (await request(base, "GET", `/v1/deals?${q({ pipeline_id: pipeline.id, stage_id: stage, sort: "-value", cursor: board.next_cursor })}`)).json()
+  check(
+    board.data.length === 25 && board.data.every((d, i) => d.stage_id === stage && (i === 0 || board.data[i - 1].value >= d.value)),
+    "deal board list"
+  )
+  const pageTwo = (
+    await request(base, "GET", `/v1/deals?${q({ pipeline_id: pipeline.id, stage_id: stage, sort: "-value", cursor: board.next_cursor })}`)
+  ).json()
   check(pageTwo.data.length === 25 && pageTwo.data[0].value <= board.data[24].value, "deal board second page")
 }
 
@@ -75,13 +101,16 @@ export const queries = async ({ pg, settings, runs, log, quick }) => {
   const host = await startHost({ databaseUrl: url })
   try {
     await verifyThroughHost({ base: host.url, url, contacts, deals, baseMs: seeded.baseMs, pipeline })
-    log(`  seeded ${contacts.toLocaleString("en-US")} contacts and ${deals.toLocaleString("en-US")} deals in ${seeded.seconds.toFixed(0)} s; ${sampled} sampled records match core; host checks pass`)
+    log(
+      `  seeded ${contacts.toLocaleString("en-US")} contacts and ${deals.toLocaleString("en-US")} deals in ${seeded.seconds.toFixed(0)} s; ${sampled} sampled records match core; host checks pass`
+    )
 
     const person = (i) => seededContact(1 + ((i * 104_729) % contacts), seeded.baseMs)
     const figures = [
       {
         measure: "contact list page: filter source, sort -created_at or last_name, 25",
-        path: (i) => `/v1/contacts?${q({ filter: JSON.stringify({ source: SOURCES[i % SOURCES.length] }), sort: i % 2 === 0 ? "-created_at" : "last_name", limit: "25" })}`,
+        path: (i) =>
+          `/v1/contacts?${q({ filter: JSON.stringify({ source: SOURCES[i % SOURCES.length] }), sort: i % 2 === 0 ? "-created_at" : "last_name", limit: "25" })}`,
         target: { text: "p99 < 20 ms at 1M contacts (issue 14)", on: "value", atMost: 20 }
       },
       {
@@ -91,12 +120,21 @@ export const queries = async ({ pg, settings, runs, log, quick }) => {
       },
       {
         measure: "deal board page: pipeline + stage, sort -value, 25",
-        path: (i) => `/v1/deals?${q({ pipeline_id: pipeline.id, stage_id: pipeline.stages[i % pipeline.stages.length].id, sort: "-value", limit: "25" })}`
+        path: (i) =>
+          `/v1/deals?${q({ pipeline_id: pipeline.id, stage_id: pipeline.stages[i % pipeline.stages.length].id, sort: "-value", limit: "25" })}`
       },
-      { measure: "contact search: first and last name", path: (i) => `/v1/contacts?${q({ search: `${person(i).firstName} ${person(i).lastName}` })}`, target: SEARCH_TARGET },
+      {
+        measure: "contact search: first and last name",
+        path: (i) => `/v1/contacts?${q({ search: `${person(i).firstName} ${person(i).lastName}` })}`,
+        target: SEARCH_TARGET
+      },
       { measure: "contact search: whole email", path: (i) => `/v1/contacts?${q({ search: person(i).email })}`, target: SEARCH_TARGET },
       // What a user types before the address is complete: its first 10 characters (`first.last…`).
-      { measure: "contact search: email prefix (10 characters)", path: (i) => `/v1/contacts?${q({ search: person(i).email.slice(0, 10) })}`, target: SEARCH_TARGET }
+      {
+        measure: "contact search: email prefix (10 characters)",
+        path: (i) => `/v1/contacts?${q({ search: person(i).email.slice(0, 10) })}`,
+        target: SEARCH_TARGET
+      }
     ]
     for (const figure of figures) {
       await latencies(host.url, figure.path, 5, maxSeconds)
@@ -111,7 +149,9 @@ export const queries = async ({ pg, settings, runs, log, quick }) => {
         figure.p99.push(quantile(sample, 0.99))
         figure.counts.push(sample.length)
       }
-      log(`  run ${run + 1}/${runs}: ${figures.map((f) => `${f.measure.split(":")[0]} p50 ${f.p50[run].toFixed(1)} / p99 ${f.p99[run].toFixed(1)} ms`).join("; ")}`)
+      log(
+        `  run ${run + 1}/${runs}: ${figures.map((f) => `${f.measure.split(":")[0]} p50 ${f.p50[run].toFixed(1)} / p99 ${f.p99[run].toFixed(1)} ms`).join("; ")}`
+      )
     }
 
     const scale = `${contacts.toLocaleString("en-US")} contacts, ${deals.toLocaleString("en-US")} deals`
@@ -123,7 +163,11 @@ export const queries = async ({ pg, settings, runs, log, quick }) => {
         system: "dealstream",
         unit: "ms",
         runs: figure.p99,
-        ...(figure.target ? { target: quick ? { ...figure.target, text: `${figure.target.text} (here ${contacts.toLocaleString("en-US")})` } : figure.target } : {})
+        ...(figure.target
+          ? {
+              target: quick ? { ...figure.target, text: `${figure.target.text} (here ${contacts.toLocaleString("en-US")})` } : figure.target
+            }
+          : {})
       }
     ])
     const short = figures.filter((f) => f.counts.some((n) => n < requests))
@@ -131,15 +175,17 @@ export const queries = async ({ pg, settings, runs, log, quick }) => {
       rows,
       notes: [
         `Scale: ${scale}${quick ? " (**quick mode: a smaller data set than the target's 1M contacts and 200k deals**)" : ""}, one workspace, seeded in ` +
-        `${seeded.seconds.toFixed(0)} s by \`INSERT … SELECT generate_series\` in batches of 50k (bench/lib/seed.mjs): per record one \`*.created\` event, its \`ds_streams\` row and its document ` +
-        "(unique email key, search words, folded values), in the engine's shapes; ids in the engine's format; then ANALYZE. Every deal lists one contact.",
+          `${seeded.seconds.toFixed(0)} s by \`INSERT … SELECT generate_series\` in batches of 50k (bench/lib/seed.mjs): per record one \`*.created\` event, its \`ds_streams\` row and its document ` +
+          "(unique email key, search words, folded values), in the engine's shapes; ids in the engine's format; then ANALYZE. Every deal lists one contact.",
         "The events' fields are those core's create parser and decider give (bench/lib/engineShapes.mjs): the seed's SQL names the values it varies, every other field takes core's value for a body that leaves it out. " +
-        `Checked before measuring: ${sampled} random seeded records' events equal what core's decider records for a create of their fields, and their documents what core's projectContact/projectDeal, searchWordsOfDocument and contactUniqueKey give for that event; ` +
-        "through the host: row counts, GET of a computed contact id, filter by email, search by email and by name, `$contains` on folded values, a contact's deal_ids, and two pages of a deal board.",
+          `Checked before measuring: ${sampled} random seeded records' events equal what core's decider records for a create of their fields, and their documents what core's projectContact/projectDeal, searchWordsOfDocument and contactUniqueKey give for that event; ` +
+          "through the host: row counts, GET of a computed contact id, filter by email, search by email and by name, `$contains` on folded values, a contact's deal_ids, and two pages of a deal board.",
         `Latency: the host (own process, PostgreSQL storage) answering one request at a time over a keep-alive connection from the bench process, ${requests} requests per figure and run ` +
-        `(at most ${maxSeconds} s), parameters varying from request to request (6 sources and two sorts; 6 stages; ids, names and emails of different seeded contacts). ` +
-        "p50/p99 of each run; the table gives their median, min and max over the runs.",
-        ...(short.length > 0 ? [`Cut short by the ${maxSeconds} s limit: ${short.map((f) => `${f.measure} (${f.counts.join(", ")} requests)`).join("; ")}.`] : [])
+          `(at most ${maxSeconds} s), parameters varying from request to request (6 sources and two sorts; 6 stages; ids, names and emails of different seeded contacts). ` +
+          "p50/p99 of each run; the table gives their median, min and max over the runs.",
+        ...(short.length > 0
+          ? [`Cut short by the ${maxSeconds} s limit: ${short.map((f) => `${f.measure} (${f.counts.join(", ")} requests)`).join("; ")}.`]
+          : [])
       ],
       failures: []
     }

@@ -44,7 +44,13 @@ const startReceiver = async () => {
     waitFor: (ids, limitMs = WAIT_LIMIT_MS) =>
       new Promise((resolve, reject) => {
         if (ids.every((id) => arrivals.has(id))) return resolve()
-        const timer = setTimeout(() => reject(new Error(`${ids.filter((id) => !arrivals.has(id)).length} of ${ids.length} deliveries missing after ${limitMs / 1000} s`)), limitMs)
+        const timer = setTimeout(
+          () =>
+            reject(
+              new Error(`${ids.filter((id) => !arrivals.has(id)).length} of ${ids.length} deliveries missing after ${limitMs / 1000} s`)
+            ),
+          limitMs
+        )
         waiter = { missing: new Set(ids.filter((id) => !arrivals.has(id))), resolve: () => (clearTimeout(timer), resolve()) }
       }),
     close: () => new Promise((resolve) => server.close(resolve))
@@ -59,7 +65,13 @@ export const webhooks = async ({ pg, settings, runs, log }) => {
   const url = await pg.createDatabase("bench_webhooks")
   const receiver = await startReceiver()
   let host = await startHost({ databaseUrl: url, ...insecure })
-  const hook = (await request(host.url, "POST", "/v1/webhooks", { url: receiver.url, events: ["contact.created"], secret: "whsec_YmVuY2gtc2VjcmV0LWZvci10aGUtd2ViaG9va3M=" })).json()
+  const hook = (
+    await request(host.url, "POST", "/v1/webhooks", {
+      url: receiver.url,
+      events: ["contact.created"],
+      secret: "whsec_YmVuY2gtc2VjcmV0LWZvci10aGUtd2ViaG9va3M="
+    })
+  ).json()
   let n = 0
   const post = async () => {
     const answer = await request(host.url, "POST", "/v1/contacts", contactFields(runTag, n++))
@@ -73,8 +85,20 @@ export const webhooks = async ({ pg, settings, runs, log }) => {
   const engine = await createPromiseEngine(PgStorage.layer(url))
   const ctx = { workspaceId: WORKSPACE, requestId: null, actor: "bench" }
   const figures = {
-    p50: [], p99: [], afterAnswerP50: [], loadedP50: [], loadedP99: [], loadedRate: [],
-    rate: [], drainSeconds: [], tunedRate: [], tunedSeconds: [], twoHostRate: [], twoHostSeconds: [], recoveryRate: [], recoverySeconds: []
+    p50: [],
+    p99: [],
+    afterAnswerP50: [],
+    loadedP50: [],
+    loadedP99: [],
+    loadedRate: [],
+    rate: [],
+    drainSeconds: [],
+    tunedRate: [],
+    tunedSeconds: [],
+    twoHostRate: [],
+    twoHostSeconds: [],
+    recoveryRate: [],
+    recoverySeconds: []
   }
   const recovery = { duplicates: 0, missing: 0, inversions: 0, scheduled: 0, skipped: 0 }
   /** Commits `count` contacts with no host running (the outbox schedules, nobody sends); their ids. */
@@ -99,7 +123,12 @@ export const webhooks = async ({ pg, settings, runs, log }) => {
       const latency = sent.map((s) => receiver.arrivals.get(s.id).at - receiver.arrivals.get(s.id).createdAt)
       figures.p50.push(quantile(latency, 0.5))
       figures.p99.push(quantile(latency, 0.99))
-      figures.afterAnswerP50.push(quantile(sent.map((s) => receiver.arrivals.get(s.id).at - s.answeredAt), 0.5))
+      figures.afterAnswerP50.push(
+        quantile(
+          sent.map((s) => receiver.arrivals.get(s.id).at - s.answeredAt),
+          0.5
+        )
+      )
 
       // Latency under load: `concurrency` writers POST contacts through the host as fast as it
       // answers, while its worker delivers them; receipt time minus each event's created_at.
@@ -138,16 +167,21 @@ export const webhooks = async ({ pg, settings, runs, log }) => {
       // The same with two hosts on the database, started together: they share the backlog.
       await host.stop()
       const shared = await backlogOf(throughputContacts)
-      const [first, second] = await Promise.all([startHost({ databaseUrl: url, ...insecure }), startHost({ databaseUrl: url, ...insecure })])
+      const [first, second] = await Promise.all([
+        startHost({ databaseUrl: url, ...insecure }),
+        startHost({ databaseUrl: url, ...insecure })
+      ])
       host = first
       await receiver.waitFor(shared)
       await second.stop()
       const two = drainRate(shared)
       figures.twoHostRate.push(two.rate)
       figures.twoHostSeconds.push(two.seconds)
-      log(`  run ${run + 1}/${runs}: commit-to-receipt p50 ${figures.p50[run].toFixed(1)} ms, p99 ${figures.p99[run].toFixed(1)} ms; ` +
-        `under ${concurrency} writers (${Math.round(figures.loadedRate[run])} contacts/s) p50 ${figures.loadedP50[run].toFixed(1)} ms, p99 ${figures.loadedP99[run].toFixed(1)} ms; ` +
-        `backlog of ${backlog.length} delivered at ${Math.round(one.rate)}/s by one host (${Math.round(tuned.rate)}/s with ${TUNED.join(" ")}), ${Math.round(two.rate)}/s by two`)
+      log(
+        `  run ${run + 1}/${runs}: commit-to-receipt p50 ${figures.p50[run].toFixed(1)} ms, p99 ${figures.p99[run].toFixed(1)} ms; ` +
+          `under ${concurrency} writers (${Math.round(figures.loadedRate[run])} contacts/s) p50 ${figures.loadedP50[run].toFixed(1)} ms, p99 ${figures.loadedP99[run].toFixed(1)} ms; ` +
+          `backlog of ${backlog.length} delivered at ${Math.round(one.rate)}/s by one host (${Math.round(tuned.rate)}/s with ${TUNED.join(" ")}), ${Math.round(two.rate)}/s by two`
+      )
     }
 
     // Recovery: the webhook stops listening to contacts; the engine commits a backlog nobody is
@@ -182,9 +216,11 @@ export const webhooks = async ({ pg, settings, runs, log }) => {
     recovery.missing = missed.filter((id) => !receiver.arrivals.has(id)).length
     recovery.scheduled = finished.scheduled
     recovery.skipped = finished.skipped
-    log(`  recovery of ${missed.length} events: ${seconds.toFixed(1)} s (${Math.round(missed.length / seconds)}/s), job ${finished.status}, ` +
-      `scheduled ${finished.scheduled}, skipped ${finished.skipped}; ${recovery.duplicates} sent twice, ${recovery.missing} missing, ` +
-      `${recovery.inversions} received after a later sequence`)
+    log(
+      `  recovery of ${missed.length} events: ${seconds.toFixed(1)} s (${Math.round(missed.length / seconds)}/s), job ${finished.status}, ` +
+        `scheduled ${finished.scheduled}, skipped ${finished.skipped}; ${recovery.duplicates} sent twice, ${recovery.missing} missing, ` +
+        `${recovery.inversions} received after a later sequence`
+    )
   } finally {
     await engine.dispose()
     await host.stop()
@@ -193,35 +229,80 @@ export const webhooks = async ({ pg, settings, runs, log }) => {
 
   return {
     rows: [
-      { scenario: SCENARIO, measure: "deliveries per second (backlog drain), one host, default limits", system: "dealstream", unit: "deliveries/s", runs: figures.rate },
-      { scenario: SCENARIO, measure: "deliveries per second (backlog drain), one host, 64 per endpoint, 256 in flight", system: "dealstream", unit: "deliveries/s", runs: figures.tunedRate, target: { text: "≥ 2,000/s", on: "value", atLeast: 2000 } },
-      { scenario: SCENARIO, measure: "deliveries per second (backlog drain), two hosts, default limits", system: "dealstream", unit: "deliveries/s", runs: figures.twoHostRate },
-      { scenario: SCENARIO, measure: `commit-to-receipt latency under ${concurrency} writers, p50`, system: "dealstream", unit: "ms", runs: figures.loadedP50, target: { text: "p50 < 10 ms", on: "value", atMost: 10 } },
-      { scenario: SCENARIO, measure: `commit-to-receipt latency under ${concurrency} writers, p99`, system: "dealstream", unit: "ms", runs: figures.loadedP99, target: { text: "p99 < 25 ms", on: "value", atMost: 25 } },
-      { scenario: SCENARIO, measure: `contacts/s POSTed by the ${concurrency} writers`, system: "dealstream", unit: "req/s", runs: figures.loadedRate },
+      {
+        scenario: SCENARIO,
+        measure: "deliveries per second (backlog drain), one host, default limits",
+        system: "dealstream",
+        unit: "deliveries/s",
+        runs: figures.rate
+      },
+      {
+        scenario: SCENARIO,
+        measure: "deliveries per second (backlog drain), one host, 64 per endpoint, 256 in flight",
+        system: "dealstream",
+        unit: "deliveries/s",
+        runs: figures.tunedRate,
+        target: { text: "≥ 2,000/s", on: "value", atLeast: 2000 }
+      },
+      {
+        scenario: SCENARIO,
+        measure: "deliveries per second (backlog drain), two hosts, default limits",
+        system: "dealstream",
+        unit: "deliveries/s",
+        runs: figures.twoHostRate
+      },
+      {
+        scenario: SCENARIO,
+        measure: `commit-to-receipt latency under ${concurrency} writers, p50`,
+        system: "dealstream",
+        unit: "ms",
+        runs: figures.loadedP50,
+        target: { text: "p50 < 10 ms", on: "value", atMost: 10 }
+      },
+      {
+        scenario: SCENARIO,
+        measure: `commit-to-receipt latency under ${concurrency} writers, p99`,
+        system: "dealstream",
+        unit: "ms",
+        runs: figures.loadedP99,
+        target: { text: "p99 < 25 ms", on: "value", atMost: 25 }
+      },
+      {
+        scenario: SCENARIO,
+        measure: `contacts/s POSTed by the ${concurrency} writers`,
+        system: "dealstream",
+        unit: "req/s",
+        runs: figures.loadedRate
+      },
       { scenario: SCENARIO, measure: "commit-to-receipt latency one at a time, p50", system: "dealstream", unit: "ms", runs: figures.p50 },
       { scenario: SCENARIO, measure: "commit-to-receipt latency one at a time, p99", system: "dealstream", unit: "ms", runs: figures.p99 },
       { scenario: SCENARIO, measure: "receipt after the 201 answer, p50", system: "dealstream", unit: "ms", runs: figures.afterAnswerP50 },
-      { scenario: SCENARIO, measure: `recovery of ${recoveryEvents.toLocaleString("en-US")} events, request to last receipt`, system: "dealstream", unit: "events/s", runs: figures.recoveryRate }
+      {
+        scenario: SCENARIO,
+        measure: `recovery of ${recoveryEvents.toLocaleString("en-US")} events, request to last receipt`,
+        system: "dealstream",
+        unit: "events/s",
+        runs: figures.recoveryRate
+      }
     ],
     notes: [
       "The host runs with `DEALSTREAM_ALLOW_INSECURE_WEBHOOKS=1` on a fresh database; one webhook (`contact.created`, with a secret, so every delivery is signed) " +
-      "points at a node:http receiver in the bench process on 127.0.0.1 that answers 200 at once. The host's own delivery worker (defaults) sends.",
+        "points at a node:http receiver in the bench process on 127.0.0.1 that answers 200 at once. The host's own delivery worker (defaults) sends.",
       `Latency: ${latencyContacts} contacts per run POSTed one after another; latency = receipt time (receiver, end of body) − the payload's \`created_at\` ` +
-      "(the event time the engine sets just before its commit; same machine clock, millisecond resolution). It includes the commit itself, so it bounds commit-to-receipt from above. " +
-      "The last row is receipt − the moment the POST's 201 reached the client (negative: the delivery arrived before the HTTP answer).",
+        "(the event time the engine sets just before its commit; same machine clock, millisecond resolution). It includes the commit itself, so it bounds commit-to-receipt from above. " +
+        "The last row is receipt − the moment the POST's 201 reached the client (negative: the delivery arrived before the HTTP answer).",
       `Throughput: per run, the host is stopped, the engine in the bench process commits ${throughputContacts.toLocaleString("en-US")} contacts (concurrency ${concurrency}), ` +
-      "which schedules their deliveries in the same commits; a new host then starts and its worker delivers the backlog. " +
-      `Rate = (deliveries − 1) / (last receipt − first receipt); a run took ${figures.drainSeconds.map((s) => s.toFixed(1)).join(", ")} s with one host, ` +
-      `${figures.tunedSeconds.map((s) => s.toFixed(1)).join(", ")} s with one host started with \`${TUNED.join(" ")}\` (the defaults, 8 per endpoint and 64 in flight, bound one webhook's drain at 8 requests at a time), ` +
-      `${figures.twoHostSeconds.map((s) => s.toFixed(1)).join(", ")} s with two (both started together on the database, a backlog of the same size; the machine's 2 cores serve both hosts, the database and the receiver).`,
+        "which schedules their deliveries in the same commits; a new host then starts and its worker delivers the backlog. " +
+        `Rate = (deliveries − 1) / (last receipt − first receipt); a run took ${figures.drainSeconds.map((s) => s.toFixed(1)).join(", ")} s with one host, ` +
+        `${figures.tunedSeconds.map((s) => s.toFixed(1)).join(", ")} s with one host started with \`${TUNED.join(" ")}\` (the defaults, 8 per endpoint and 64 in flight, bound one webhook's drain at 8 requests at a time), ` +
+        `${figures.twoHostSeconds.map((s) => s.toFixed(1)).join(", ")} s with two (both started together on the database, a backlog of the same size; the machine's 2 cores serve both hosts, the database and the receiver).`,
       `Under load: ${loadedContacts.toLocaleString("en-US")} contacts per run POSTed through the host by ${concurrency} concurrent writers while its worker delivers them; ` +
-      "latency as above, over every one of them.",
+        "latency as above, over every one of them.",
       `Recovery: the host stopped, the engine in the bench process commits ${recoveryEvents.toLocaleString("en-US")} contacts that no webhook subscribes to; ` +
-      "a host starts, a second webhook is registered to the receiver and POST …/recover {since} is sent; rate = events / (last receipt − the request). " +
-      `It took ${figures.recoverySeconds.map((s) => s.toFixed(1)).join(", ")} s; the job scheduled ${recovery.scheduled} and skipped ${recovery.skipped}; ` +
-      `${recovery.duplicates} sent twice, ${recovery.missing} missing; ${recovery.inversions} received after an event of a later sequence ` +
-      "(deliveries are claimed in sequence order and sent 8 at a time to one endpoint, so arrivals interleave within a batch)."
+        "a host starts, a second webhook is registered to the receiver and POST …/recover {since} is sent; rate = events / (last receipt − the request). " +
+        `It took ${figures.recoverySeconds.map((s) => s.toFixed(1)).join(", ")} s; the job scheduled ${recovery.scheduled} and skipped ${recovery.skipped}; ` +
+        `${recovery.duplicates} sent twice, ${recovery.missing} missing; ${recovery.inversions} received after an event of a later sequence ` +
+        "(deliveries are claimed in sequence order and sent 8 at a time to one endpoint, so arrivals interleave within a batch)."
     ],
     failures: [
       ...(recovery.duplicates > 0 ? [`recovery sent ${recovery.duplicates} events twice`] : []),

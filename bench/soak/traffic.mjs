@@ -30,33 +30,37 @@ const exchange = (agent, base, key, method, path, body) =>
   new Promise((resolve) => {
     const payload = body === undefined ? undefined : JSON.stringify(body)
     const started = performance.now()
-    const req = request(`${base}${path}`, {
-      method,
-      agent,
-      headers: {
-        authorization: `Bearer ${key}`,
-        ...(payload === undefined ? {} : { "content-type": "application/json", "content-length": Buffer.byteLength(payload) })
-      }
-    }, (res) => {
-      const chunks = []
-      res.on("data", (chunk) => chunks.push(chunk))
-      res.on("end", () => {
-        const text = Buffer.concat(chunks).toString("utf8")
-        let parsed = null
-        try {
-          parsed = text === "" ? null : JSON.parse(text)
-        } catch {
-          parsed = null
+    const req = request(
+      `${base}${path}`,
+      {
+        method,
+        agent,
+        headers: {
+          authorization: `Bearer ${key}`,
+          ...(payload === undefined ? {} : { "content-type": "application/json", "content-length": Buffer.byteLength(payload) })
         }
-        resolve({ status: res.statusCode ?? 0, body: parsed, millis: performance.now() - started })
-      })
-      res.on("error", (error) => resolve({ status: 0, body: { error: String(error) }, millis: performance.now() - started }))
-    })
+      },
+      (res) => {
+        const chunks = []
+        res.on("data", (chunk) => chunks.push(chunk))
+        res.on("end", () => {
+          const text = Buffer.concat(chunks).toString("utf8")
+          let parsed = null
+          try {
+            parsed = text === "" ? null : JSON.parse(text)
+          } catch {
+            parsed = null
+          }
+          resolve({ status: res.statusCode ?? 0, body: parsed, millis: performance.now() - started })
+        })
+        res.on("error", (error) => resolve({ status: 0, body: { error: String(error) }, millis: performance.now() - started }))
+      }
+    )
     req.on("error", (error) => resolve({ status: 0, body: { error: String(error) }, millis: performance.now() - started }))
     req.end(payload)
   })
 
-const pickFrom = (items, random) => items.length === 0 ? undefined : items[Math.floor(random() * items.length)]
+const pickFrom = (items, random) => (items.length === 0 ? undefined : items[Math.floor(random() * items.length)])
 
 /** A small seeded generator per loop, so two runs draw the same mix. */
 const seeded = (seed) => () => {
@@ -134,7 +138,10 @@ export const runTraffic = async ({ base, key, connections, pipeline, stop, recor
           await call(op, "PATCH", `/v1/contacts/${mine("contacts")}`, { title: `Title ${n}` })
           break
         case "update deal":
-          await call(op, "PATCH", `/v1/deals/${mine("deals")}`, { value: Math.floor(random() * 100_000), status: random() < 0.5 ? "open" : "won" })
+          await call(op, "PATCH", `/v1/deals/${mine("deals")}`, {
+            value: Math.floor(random() * 100_000),
+            status: random() < 0.5 ? "open" : "won"
+          })
           break
         case "move deal":
           await call(op, "PUT", `/v1/deals/${mine("deals")}/stage`, { stage_id: pickFrom(stages, random), reason: `step ${n}` })

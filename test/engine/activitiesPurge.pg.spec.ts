@@ -15,7 +15,7 @@ const start = Date.parse("2026-03-01T00:00:00.000Z")
  * history are 404. One deleted later stays restorable; the records it linked are untouched.
  */
 const purgeActivities = (storage: StorageService, queue: DeliveryQueueService) =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     yield* TestClock.setTime(start)
     const engine = yield* engineOver({ storage, queue })
     const ctx = { workspaceId: `acts_${Date.now().toString(36)}`, requestId: null, actor: "test" }
@@ -60,8 +60,9 @@ describe("purge of activities past the recovery window", () => {
 
   it.layer(pgStorageLayer, { timeout: 120_000 })((it) => {
     it.effect("PostgreSQL", () =>
-      Effect.gen(function*() {
+      Effect.gen(function* () {
         yield* purgeActivities(yield* Storage, yield* DeliveryQueue)
-      }))
+      })
+    )
   })
 })

@@ -94,7 +94,7 @@ const models = new WeakMap<World<Step>, Model>()
 
 /** Runs one step through the engine in the run's workspace, then checks every view against the model. */
 export const runStep = (world: World<Step>, step: Step) =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const { ctx, engine } = world
     let model = models.get(world)
     if (model === undefined) {
@@ -109,9 +109,8 @@ export const runStep = (world: World<Step>, step: Step) =>
     const contact = "contact" in step ? contacts[step.contact % Math.max(1, contacts.length)] : undefined
     const deal = "deal" in step ? deals[step.deal % Math.max(1, deals.length)] : undefined
     const pool = "fromLive" in step && step.fromLive ? contacts.filter((c) => c.life === "live") : contacts
-    const named = "contacts" in step
-      ? [...new Set(step.contacts.flatMap((i) => pool.length === 0 ? [] : [pool[i % pool.length]!.id]))]
-      : []
+    const named =
+      "contacts" in step ? [...new Set(step.contacts.flatMap((i) => (pool.length === 0 ? [] : [pool[i % pool.length]!.id])))] : []
     switch (step._tag) {
       case "CreateContact": {
         const created = yield* engine.contacts.create(ctx, { email: `c${n}.${ctx.workspaceId}@example.com` })
@@ -181,7 +180,7 @@ const checkViews = (
   deals: ReadonlyArray<ModelDeal>,
   visible: (deal: ModelDeal) => ReadonlyArray<string>
 ) =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const byId = new Map(deals.map((d) => [d.id, d]))
     const shown = (data: JsonObject) => {
       const model = byId.get(data["id"] as string)!

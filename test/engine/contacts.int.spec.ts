@@ -8,7 +8,7 @@ const other = ctxOf("globex")
 describe("engine: contacts", () => {
   it.effect("creates, reads, patches only the given fields, and lists", () =>
     withEngine((engine) =>
-      Effect.gen(function*() {
+      Effect.gen(function* () {
         const created = yield* engine.contacts.create(ws, { email: "Ada@Example.com", first_name: "Ada" })
         const id = created.data["id"] as string
         expect(id).toMatch(/^con_/)
@@ -22,11 +22,13 @@ describe("engine: contacts", () => {
         yield* engine.contacts.create(ws, { email: "grace@example.com", first_name: "Grace" })
         const page = yield* engine.contacts.list(ws, { search: "ada@ex", limit: "10" })
         expect(page.data.map((c) => c["id"])).toEqual([id])
-      })))
+      })
+    )
+  )
 
   it.effect("refuses a second live contact with the same email in any case, names the holder, frees it on delete", () =>
     withEngine((engine) =>
-      Effect.gen(function*() {
+      Effect.gen(function* () {
         const first = yield* engine.contacts.create(ws, { email: "dup@example.com" })
         const firstId = first.data["id"] as string
         const clash = yield* Effect.flip(engine.contacts.create(ws, { email: "DUP@example.COM" }))
@@ -38,11 +40,13 @@ describe("engine: contacts", () => {
         yield* engine.contacts.create(ws, { email: "dup@example.com" })
         const restore = yield* Effect.flip(engine.contacts.restore(ws, firstId))
         expect(restore._tag).toBe("Conflict")
-      })))
+      })
+    )
+  )
 
   it.effect("soft-deletes into the trash and restores the identical document", () =>
     withEngine((engine) =>
-      Effect.gen(function*() {
+      Effect.gen(function* () {
         const created = yield* engine.contacts.create(ws, { email: "t@example.com", title: "CTO" })
         const id = created.data["id"] as string
         const before = yield* engine.contacts.get(ws, id, null)
@@ -55,11 +59,13 @@ describe("engine: contacts", () => {
         const restored = yield* engine.contacts.restore(ws, id)
         expect(restored.data).toEqual(before.data)
         expect((yield* engine.trash.list(ws, { type: "contact" })).data).toEqual([])
-      })))
+      })
+    )
+  )
 
   it.effect("keeps one workspace's contacts invisible and untouchable to another", () =>
     withEngine((engine) =>
-      Effect.gen(function*() {
+      Effect.gen(function* () {
         const created = yield* engine.contacts.create(ws, { email: "secret@example.com" })
         const id = created.data["id"] as string
         expect((yield* Effect.flip(engine.contacts.get(other, id, null)))._tag).toBe("NotFound")
@@ -67,23 +73,33 @@ describe("engine: contacts", () => {
         expect((yield* Effect.flip(engine.contacts.delete(other, id, null)))._tag).toBe("NotFound")
         expect((yield* engine.contacts.list(other, {})).data).toEqual([])
         expect((yield* engine.contacts.get(ws, id, null)).data["title"]).toBeNull()
-      })))
+      })
+    )
+  )
 
   it.effect("makes a stale If-Match fail and change nothing", () =>
     withEngine((engine) =>
-      Effect.gen(function*() {
+      Effect.gen(function* () {
         const created = yield* engine.contacts.create(ws, { email: "v@example.com" })
         const id = created.data["id"] as string
         yield* engine.contacts.update(ws, id, { title: "A" }, 1)
         const stale = yield* Effect.flip(engine.contacts.update(ws, id, { title: "B" }, 1))
         expect(stale._tag).toBe("PreconditionFailed")
         expect((yield* engine.contacts.get(ws, id, null)).data["title"]).toBe("A")
-      })))
+      })
+    )
+  )
 
   it.effect("accepts defined custom fields typed by their definition, filters and sorts by them, refuses unknown keys", () =>
     withEngine((engine) =>
-      Effect.gen(function*() {
-        yield* engine.customFields.create(ws, { object: "contact", key: "industry", label: "Industry", type: "enum", options: ["saas", "retail"] })
+      Effect.gen(function* () {
+        yield* engine.customFields.create(ws, {
+          object: "contact",
+          key: "industry",
+          label: "Industry",
+          type: "enum",
+          options: ["saas", "retail"]
+        })
         yield* engine.customFields.create(ws, { object: "contact", key: "seats", label: "Seats", type: "number" })
         const a = yield* engine.contacts.create(ws, { email: "a@x.io", industry: "saas", seats: 10 })
         yield* engine.contacts.create(ws, { email: "b@x.io", industry: "retail", seats: 5 })
@@ -108,20 +124,23 @@ describe("engine: contacts", () => {
         // the other workspace has no such field
         const elsewhere = yield* Effect.flip(engine.contacts.create(other, { email: "a@x.io", industry: "saas" }))
         expect(elsewhere._tag).toBe("ValidationError")
-      })))
+      })
+    )
+  )
 
   it.effect("pages through every contact exactly once while others are being created", () =>
     withEngine((engine) =>
-      Effect.gen(function*() {
+      Effect.gen(function* () {
         for (let i = 0; i < 23; i++) yield* engine.contacts.create(ws, { email: `p${i}@x.io`, last_name: `n${i % 4}` })
         const seen: Array<string> = []
         let cursor: string | null = null
         let round = 0
         do {
-          const page: { data: ReadonlyArray<Record<string, unknown>>; next_cursor: string | null } = yield* engine.contacts.list(
-            ws,
-            { limit: "5", sort: "-last_name", ...(cursor === null ? {} : { cursor }) }
-          )
+          const page: { data: ReadonlyArray<Record<string, unknown>>; next_cursor: string | null } = yield* engine.contacts.list(ws, {
+            limit: "5",
+            sort: "-last_name",
+            ...(cursor === null ? {} : { cursor })
+          })
           seen.push(...page.data.map((c) => c["email"] as string))
           cursor = page.next_cursor
           // a newcomer sorting before the current position must not shift the pages
@@ -130,13 +149,15 @@ describe("engine: contacts", () => {
         const original = Array.from({ length: 23 }, (_, i) => `p${i}@x.io`)
         expect(seen.filter((e) => e.startsWith("p")).sort()).toEqual(original.sort())
         expect(new Set(seen).size).toBe(seen.length)
-      })))
+      })
+    )
+  )
 })
 
 describe("engine: text no storage can keep", () => {
   it.effect("refuses U+0000 and lone surrogates in bodies and list parameters with the path, and stores nothing", () =>
     withEngine((engine) =>
-      Effect.gen(function*() {
+      Effect.gen(function* () {
         const nul = yield* Effect.flip(engine.contacts.create(ws, { email: "n@x.io", title: "a\u0000b" }))
         expect(nul._tag === "ValidationError" && nul.details[0]?.path).toBe("title")
         const lone = yield* Effect.flip(engine.contacts.create(ws, { email: "n@x.io", tags: ["ok", "\ud800"] }))
@@ -147,5 +168,7 @@ describe("engine: text no storage can keep", () => {
         const emoji = yield* engine.contacts.create(ws, { email: "e@x.io", title: "\ud83d\ude80 launch" })
         expect(emoji.data["title"]).toBe("🚀 launch")
         expect((yield* engine.contacts.list(ws, {})).data).toHaveLength(1)
-      })))
+      })
+    )
+  )
 })

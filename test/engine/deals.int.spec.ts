@@ -18,7 +18,7 @@ const salesPipeline = (engine: EngineService) =>
 describe("engine: deals and pipelines", () => {
   it.effect("gives a new workspace the Sales pipeline with its six stages", () =>
     withEngine((engine) =>
-      Effect.gen(function*() {
+      Effect.gen(function* () {
         const page = yield* engine.pipelines.list(ws)
         expect(page.data).toHaveLength(1)
         expect(page.data[0]!["name"]).toBe("Sales")
@@ -27,11 +27,13 @@ describe("engine: deals and pipelines", () => {
         // another workspace gets its own
         const theirs = yield* engine.pipelines.list(other)
         expect(theirs.data[0]!["id"]).not.toBe(page.data[0]!["id"])
-      })))
+      })
+    )
+  )
 
   it.effect("places a new deal in the first stage and logs each real stage change on its timeline", () =>
     withEngine((engine) =>
-      Effect.gen(function*() {
+      Effect.gen(function* () {
         const sales = yield* salesPipeline(engine)
         const deal = yield* engine.deals.create(ws, { name: "Big one", pipeline_id: sales.id, value: 1000, currency: "EUR" })
         const id = deal.data["id"] as string
@@ -54,11 +56,13 @@ describe("engine: deals and pipelines", () => {
         ])
         const foreign = yield* Effect.flip(engine.deals.moveStage(ws, id, { stage_id: "stage_nope" }, null))
         expect(foreign._tag === "ValidationError" && foreign.details[0]?.path).toBe("stage_id")
-      })))
+      })
+    )
+  )
 
   it.effect("moves a deal to another pipeline's first stage when only pipeline_id changes", () =>
     withEngine((engine) =>
-      Effect.gen(function*() {
+      Effect.gen(function* () {
         const sales = yield* salesPipeline(engine)
         const hiring = yield* engine.pipelines.create(ws, { name: "Partners", stages: [{ name: "Intro" }, { name: "Signed" }] })
         const hiringStages = (hiring.data["stages"] as ReadonlyArray<JsonObject>).map((s) => s["id"])
@@ -67,11 +71,13 @@ describe("engine: deals and pipelines", () => {
         const moved = yield* engine.deals.update(ws, id, { pipeline_id: hiring.data["id"] }, null)
         expect(moved.data).toMatchObject({ pipeline_id: hiring.data["id"], stage_id: hiringStages[0] })
         expect((yield* engine.deals.timeline(ws, id, {})).data).toHaveLength(1)
-      })))
+      })
+    )
+  )
 
   it.effect("refuses to remove a stage that holds a deal, live or in the trash, and allows it once the deal moved on", () =>
     withEngine((engine) =>
-      Effect.gen(function*() {
+      Effect.gen(function* () {
         const created = yield* engine.pipelines.create(ws, { name: "Two", stages: [{ name: "A" }, { name: "B" }] })
         const pipelineId = created.data["id"] as string
         const [a, b] = (created.data["stages"] as ReadonlyArray<JsonObject>).map((s) => s["id"] as string)
@@ -85,12 +91,17 @@ describe("engine: deals and pipelines", () => {
         yield* engine.deals.restore(ws, dealId)
         yield* engine.deals.moveStage(ws, dealId, { stage_id: a }, null)
         const updated = yield* engine.pipelines.update(ws, pipelineId, { stages: [{ id: a, name: "A!" }, { name: "C" }] }, null)
-        expect((updated.data["stages"] as ReadonlyArray<JsonObject>).map((s) => [s["name"], s["position"]])).toEqual([["A!", 0], ["C", 1]])
-      })))
+        expect((updated.data["stages"] as ReadonlyArray<JsonObject>).map((s) => [s["name"], s["position"]])).toEqual([
+          ["A!", 0],
+          ["C", 1]
+        ])
+      })
+    )
+  )
 
   it.effect("derives a contact's deal_ids from live deals, expands deals and activities", () =>
     withEngine((engine) =>
-      Effect.gen(function*() {
+      Effect.gen(function* () {
         const sales = yield* salesPipeline(engine)
         const company = yield* engine.companies.create(ws, { name: "Buyer Inc" })
         const companyId = company.data["id"] as string
@@ -114,15 +125,23 @@ describe("engine: deals and pipelines", () => {
         expect(filtered.data.map((d) => d["name"])).toEqual(["D1"])
         const bad = yield* Effect.flip(engine.contacts.get(ws, contactId, "deals,notes"))
         expect(bad._tag === "ValidationError" && bad.details[0]?.path).toBe("expand")
-        const unknownContact = yield* Effect.flip(engine.deals.create(ws, { name: "X", pipeline_id: sales.id, contact_ids: ["con_missing"] }))
+        const unknownContact = yield* Effect.flip(
+          engine.deals.create(ws, { name: "X", pipeline_id: sales.id, contact_ids: ["con_missing"] })
+        )
         expect(unknownContact._tag === "ValidationError" && unknownContact.details[0]?.path).toBe("contact_ids[0]")
-      })))
+      })
+    )
+  )
 
   it.effect("filters deals by the list parameters and ranges", () =>
     withEngine((engine) =>
-      Effect.gen(function*() {
+      Effect.gen(function* () {
         const sales = yield* salesPipeline(engine)
-        for (const [name, value, date] of [["a", 100, "2026-01-10"], ["b", 500, "2026-02-10"], ["c", 900, "2026-03-10"]] as const) {
+        for (const [name, value, date] of [
+          ["a", 100, "2026-01-10"],
+          ["b", 500, "2026-02-10"],
+          ["c", 900, "2026-03-10"]
+        ] as const) {
           yield* engine.deals.create(ws, { name, pipeline_id: sales.id, value, expected_close_date: date })
         }
         const mid = yield* engine.deals.list(ws, { value_min: "100", value_max: "500", close_date_from: "2026-02-01", sort: "-value" })
@@ -131,11 +150,13 @@ describe("engine: deals and pipelines", () => {
         expect(bad._tag === "ValidationError" && bad.details[0]?.path).toBe("status")
         const unknown = yield* Effect.flip(engine.deals.list(ws, { colour: "red" }))
         expect(unknown._tag === "ValidationError" && unknown.details[0]?.path).toBe("colour")
-      })))
+      })
+    )
+  )
 
   it.effect("loses no stage move when many run at once on one deal", () =>
     withEngine((engine) =>
-      Effect.gen(function*() {
+      Effect.gen(function* () {
         const sales = yield* salesPipeline(engine)
         const deal = yield* engine.deals.create(ws, { name: "Hot", pipeline_id: sales.id })
         const id = deal.data["id"] as string
@@ -152,5 +173,7 @@ describe("engine: deals and pipelines", () => {
         })
         const current = yield* engine.deals.get(ws, id)
         expect(current.data["stage_id"]).toBe(timeline[timeline.length - 1]!["to_stage_id"])
-      })))
+      })
+    )
+  )
 })

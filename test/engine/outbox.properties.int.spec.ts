@@ -38,10 +38,7 @@ type Step =
   | { readonly _tag: "DeleteDeal"; readonly deal: number }
   | { readonly _tag: "RestoreDeal"; readonly deal: number }
 
-const events = fc.oneof(
-  fc.constant(["*"]),
-  fc.uniqueArray(fc.constantFrom(...WEBHOOK_EVENT_TYPES), { minLength: 1, maxLength: 4 })
-)
+const events = fc.oneof(fc.constant(["*"]), fc.uniqueArray(fc.constantFrom(...WEBHOOK_EVENT_TYPES), { minLength: 1, maxLength: 4 }))
 const index = fc.nat(5)
 const step: fc.Arbitrary<Step> = fc.oneof(
   { weight: 2, arbitrary: events.map((e) => ({ _tag: "Subscribe" as const, events: e })) },
@@ -64,7 +61,7 @@ const step: fc.Arbitrary<Step> = fc.oneof(
  * delivery per webhook subscribed when it was committed, and no other.
  */
 const run = (steps: ReadonlyArray<Step>) =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const engine = yield* Engine
     const storage = yield* Storage
     const pipeline = (yield* engine.pipelines.list(ctx)).data[0]!
@@ -75,58 +72,60 @@ const run = (steps: ReadonlyArray<Step>) =>
     const expected = new Map<string, Set<string>>() // event id -> webhook ids
     let after = (yield* storage.readLog({ after: 0, limit: 100_000 })).length
 
-    const pick = <A>(list: ReadonlyArray<A>, i: number) => list.length === 0 ? undefined : list[i % list.length]
+    const pick = <A>(list: ReadonlyArray<A>, i: number) => (list.length === 0 ? undefined : list[i % list.length])
     for (const s of steps) {
-      const outcome = yield* Effect.result(Effect.gen(function*() {
-        switch (s._tag) {
-          case "Subscribe": {
-            const created = yield* engine.webhooks.create(ctx, { url: "http://127.0.0.1:9/hook", events: s.events })
-            webhooks.push({ id: created.data["id"] as string, events: s.events })
-            return
+      const outcome = yield* Effect.result(
+        Effect.gen(function* () {
+          switch (s._tag) {
+            case "Subscribe": {
+              const created = yield* engine.webhooks.create(ctx, { url: "http://127.0.0.1:9/hook", events: s.events })
+              webhooks.push({ id: created.data["id"] as string, events: s.events })
+              return
+            }
+            case "Resubscribe": {
+              const w = pick(webhooks, s.webhook)
+              if (w === undefined) return
+              yield* engine.webhooks.update(ctx, w.id, { events: s.events }, null)
+              w.events = s.events
+              return
+            }
+            case "Unsubscribe": {
+              const w = pick(webhooks, s.webhook)
+              if (w === undefined) return
+              yield* engine.webhooks.delete(ctx, w.id, null)
+              webhooks.splice(webhooks.indexOf(w), 1)
+              return
+            }
+            case "CreateContact":
+              contacts.push((yield* engine.contacts.create(ctx, { email: `c${contacts.length}@x.io` })).data["id"] as string)
+              return
+            case "UpdateContact":
+              yield* engine.contacts.update(ctx, pick(contacts, s.contact) ?? "con_none", { title: `t${s.contact}` }, null)
+              return
+            case "DeleteContact":
+              yield* engine.contacts.delete(ctx, pick(contacts, s.contact) ?? "con_none", null)
+              return
+            case "RestoreContact":
+              yield* engine.contacts.restore(ctx, pick(contacts, s.contact) ?? "con_none")
+              return
+            case "CreateDeal":
+              deals.push((yield* engine.deals.create(ctx, { name: "d", pipeline_id: pipeline["id"] })).data["id"] as string)
+              return
+            case "MoveDeal":
+              yield* engine.deals.moveStage(ctx, pick(deals, s.deal) ?? "deal_none", { stage_id: stages[s.stage] }, null)
+              return
+            case "PatchDeal":
+              yield* engine.deals.update(ctx, pick(deals, s.deal) ?? "deal_none", { stage_id: stages[s.stage], value: s.stage }, null)
+              return
+            case "DeleteDeal":
+              yield* engine.deals.delete(ctx, pick(deals, s.deal) ?? "deal_none", null)
+              return
+            case "RestoreDeal":
+              yield* engine.deals.restore(ctx, pick(deals, s.deal) ?? "deal_none")
+              return
           }
-          case "Resubscribe": {
-            const w = pick(webhooks, s.webhook)
-            if (w === undefined) return
-            yield* engine.webhooks.update(ctx, w.id, { events: s.events }, null)
-            w.events = s.events
-            return
-          }
-          case "Unsubscribe": {
-            const w = pick(webhooks, s.webhook)
-            if (w === undefined) return
-            yield* engine.webhooks.delete(ctx, w.id, null)
-            webhooks.splice(webhooks.indexOf(w), 1)
-            return
-          }
-          case "CreateContact":
-            contacts.push((yield* engine.contacts.create(ctx, { email: `c${contacts.length}@x.io` })).data["id"] as string)
-            return
-          case "UpdateContact":
-            yield* engine.contacts.update(ctx, pick(contacts, s.contact) ?? "con_none", { title: `t${s.contact}` }, null)
-            return
-          case "DeleteContact":
-            yield* engine.contacts.delete(ctx, pick(contacts, s.contact) ?? "con_none", null)
-            return
-          case "RestoreContact":
-            yield* engine.contacts.restore(ctx, pick(contacts, s.contact) ?? "con_none")
-            return
-          case "CreateDeal":
-            deals.push((yield* engine.deals.create(ctx, { name: "d", pipeline_id: pipeline["id"] })).data["id"] as string)
-            return
-          case "MoveDeal":
-            yield* engine.deals.moveStage(ctx, pick(deals, s.deal) ?? "deal_none", { stage_id: stages[s.stage] }, null)
-            return
-          case "PatchDeal":
-            yield* engine.deals.update(ctx, pick(deals, s.deal) ?? "deal_none", { stage_id: stages[s.stage], value: s.stage }, null)
-            return
-          case "DeleteDeal":
-            yield* engine.deals.delete(ctx, pick(deals, s.deal) ?? "deal_none", null)
-            return
-          case "RestoreDeal":
-            yield* engine.deals.restore(ctx, pick(deals, s.deal) ?? "deal_none")
-            return
-        }
-      }))
+        })
+      )
       // Whatever this step committed was announced to the webhooks subscribed right now.
       const fresh = yield* storage.readLog({ after, limit: 100_000 })
       after += fresh.length
@@ -165,21 +164,25 @@ const busyRun: ReadonlyArray<Step> = [
 ]
 
 describe("outbox", () => {
-  it.effect("schedules exactly one delivery per event and subscribed active webhook, in the event's commit", () =>
-    Effect.gen(function*() {
-      let deliveries = 0
-      yield* Effect.promise(() =>
-        fc.assert(
-          fc.asyncProperty(fc.array(step, { minLength: 5, maxLength: 40 }), async (steps) => {
-            const result = await Effect.runPromise(run(steps))
-            deliveries += result.deliveries
-          }),
-          // Random runs are mostly short (fast-check starts small), so how many deliveries they
-          // make varies a lot; this one alone makes 2 webhooks x 32 events, whatever the seed.
-          { numRuns: 60, examples: [[busyRun]] }
+  it.effect(
+    "schedules exactly one delivery per event and subscribed active webhook, in the event's commit",
+    () =>
+      Effect.gen(function* () {
+        let deliveries = 0
+        yield* Effect.promise(() =>
+          fc.assert(
+            fc.asyncProperty(fc.array(step, { minLength: 5, maxLength: 40 }), async (steps) => {
+              const result = await Effect.runPromise(run(steps))
+              deliveries += result.deliveries
+            }),
+            // Random runs are mostly short (fast-check starts small), so how many deliveries they
+            // make varies a lot; this one alone makes 2 webhooks x 32 events, whatever the seed.
+            { numRuns: 60, examples: [[busyRun]] }
+          )
         )
-      )
-      // The property must actually see deliveries, not pass on empty outboxes.
-      expect(deliveries).toBeGreaterThanOrEqual(64)
-    }), { timeout: 120_000 })
+        // The property must actually see deliveries, not pass on empty outboxes.
+        expect(deliveries).toBeGreaterThanOrEqual(64)
+      }),
+    { timeout: 120_000 }
+  )
 })

@@ -12,7 +12,10 @@ describe("Promise facade", () => {
       const id = created.data["id"] as string
       expect((await crm.contacts.get(ctx, id, null)).data["email"]).toBe("p@x.io")
       await crm.contacts.delete(ctx, id, null)
-      const error = await crm.contacts.get(ctx, id, null).then(() => null, (e: NotFound) => e)
+      const error = await crm.contacts.get(ctx, id, null).then(
+        () => null,
+        (e: NotFound) => e
+      )
       expect(error?._tag).toBe("NotFound")
       expect(await crm.purgeExpired()).toBe(0)
     } finally {
@@ -26,7 +29,10 @@ describe("Promise facade", () => {
     const crm = await createPromiseEngine(MemoryStorage.layer, { dealRules: [noPilots] })
     try {
       const pipeline_id = (await crm.pipelines.list(ctx)).data[0]!["id"]
-      const refused = await crm.deals.create(ctx, { name: "Pilot", pipeline_id }).then(() => null, (e: ValidationError) => e)
+      const refused = await crm.deals.create(ctx, { name: "Pilot", pipeline_id }).then(
+        () => null,
+        (e: ValidationError) => e
+      )
       expect(refused?.details).toEqual([{ path: "name", message: "pilots are not sold here" }])
       expect((await crm.deals.create(ctx, { name: "Renewal", pipeline_id })).data["name"]).toBe("Renewal")
       expect((await crm.deals.list(ctx, {})).data.map((d) => d["name"])).toEqual(["Renewal"])

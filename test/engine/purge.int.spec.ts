@@ -8,7 +8,7 @@ const ws = ctxOf("acme")
 describe("engine: purge after the 30-day recovery window", () => {
   it.effect("purges records deleted more than 30 days ago, leaving a tombstone and no personal data", () =>
     withEngine((engine, storage) =>
-      Effect.gen(function*() {
+      Effect.gen(function* () {
         yield* TestClock.setTime(Date.parse("2026-01-01T00:00:00.000Z"))
         const old = yield* engine.contacts.create(ws, { email: "gone@x.io", first_name: "Gone" })
         const oldId = old.data["id"] as string
@@ -36,7 +36,10 @@ describe("engine: purge after the 30-day recovery window", () => {
         // Nor a past: as of a time it was live, it is gone too.
         expect((yield* Effect.flip(engine.contacts.getAsOf(ws, oldId, "2026-01-01T00:00:00.000Z")))._tag).toBe("NotFound")
         // One still in the trash keeps its history.
-        expect((yield* engine.contacts.history(ws, recentId, {})).data.map((e) => e["type"])).toEqual(["contact.created", "contact.deleted"])
+        expect((yield* engine.contacts.history(ws, recentId, {})).data.map((e) => e["type"])).toEqual([
+          "contact.created",
+          "contact.deleted"
+        ])
         expect((yield* engine.trash.list(ws, { type: "contact" })).data.map((t) => t["id"])).toEqual([recentId])
 
         const stream = yield* storage.readStream(oldId)
@@ -48,5 +51,7 @@ describe("engine: purge after the 30-day recovery window", () => {
         // the 20-day-old deletion is still restorable
         expect((yield* engine.contacts.restore(ws, recentId)).data["email"]).toBe("recent@x.io")
         expect(yield* engine.purgeExpired).toBe(0)
-      })))
+      })
+    )
+  )
 })

@@ -1,10 +1,4 @@
-import {
-  DeliveryQueue,
-  type DeliveryQueueService,
-  type JsonObject,
-  Storage,
-  type StorageService
-} from "@dealstream/core"
+import { DeliveryQueue, type DeliveryQueueService, type JsonObject, Storage, type StorageService } from "@dealstream/core"
 import { MemoryStorage } from "@dealstream/storage-memory"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
@@ -24,7 +18,7 @@ const start = Date.parse("2026-03-01T00:00:00.000Z")
 const personal = ["erased.person@x.io", "Erasedfirst", "Erasedtitle"]
 
 const purgeAndReadDeliveries = (storage: StorageService, queue: DeliveryQueueService) =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     yield* TestClock.setTime(start)
     const engine = yield* engineOver({ storage, queue }, { webhooks: acceptingTargets })
     const ctx = { workspaceId: `erase_${Date.now().toString(36)}`, requestId: null, actor: "test" }
@@ -38,16 +32,22 @@ const purgeAndReadDeliveries = (storage: StorageService, queue: DeliveryQueueSer
     yield* engine.webhooks.delete(ctx, removed, null)
 
     const deliveriesOf = (webhookId: string) =>
-      Effect.flatMap(storage.queryDocuments("delivery", ctx.workspaceId, {
-        where: { _tag: "Compare", field: { name: "webhook_id", type: "id" }, op: "eq", value: webhookId },
-        scope: "live",
-        sort: { field: { name: "id", type: "id" }, direction: "asc" },
-        after: null,
-        limit: 100
-      }), (docs) => Effect.succeed(docs))
+      Effect.flatMap(
+        storage.queryDocuments("delivery", ctx.workspaceId, {
+          where: { _tag: "Compare", field: { name: "webhook_id", type: "id" }, op: "eq", value: webhookId },
+          scope: "live",
+          sort: { field: { name: "id", type: "id" }, direction: "asc" },
+          after: null,
+          limit: 100
+        }),
+        (docs) => Effect.succeed(docs)
+      )
     const beforeActive = yield* deliveriesOf(active)
-    expect(beforeActive.filter((d) => d.data["event_stream_id"] === gone).map((d) => d.data["status"]))
-      .toEqual(["pending", "pending", "pending"])
+    expect(beforeActive.filter((d) => d.data["event_stream_id"] === gone).map((d) => d.data["status"])).toEqual([
+      "pending",
+      "pending",
+      "pending"
+    ])
 
     yield* TestClock.adjust(30 * DAY + 1)
     expect(yield* engine.purgeExpired).toBe(1)
@@ -66,7 +66,9 @@ const purgeAndReadDeliveries = (storage: StorageService, queue: DeliveryQueueSer
     for (const delivery of ofKept) expect((delivery.data["payload_data"] as JsonObject)["contact"]).toMatchObject({ email: "kept@x.io" })
 
     // Nothing personal is left in the log, deliveries' events included; the kept contact is there.
-    const log = JSON.stringify((yield* storage.readLog({ after: 0, limit: 10_000 })).filter((e) => e.metadata.workspaceId === ctx.workspaceId))
+    const log = JSON.stringify(
+      (yield* storage.readLog({ after: 0, limit: 10_000 })).filter((e) => e.metadata.workspaceId === ctx.workspaceId)
+    )
     for (const value of personal) expect({ value, found: log.includes(value) }).toEqual({ value, found: false })
     expect(log).toContain("kept@x.io")
     // Every event of the purged contact's deliveries is redacted, the cancellations of the purge too.
@@ -84,12 +86,14 @@ const purgeAndReadDeliveries = (storage: StorageService, queue: DeliveryQueueSer
 
 describe("purge erases the record from its deliveries' payloads", () => {
   it.effect("memory storage", () =>
-    Effect.flatMap(MemoryStorage.makeWithQueue, ({ queue, storage }) => purgeAndReadDeliveries(storage, queue)))
+    Effect.flatMap(MemoryStorage.makeWithQueue, ({ queue, storage }) => purgeAndReadDeliveries(storage, queue))
+  )
 
   it.layer(pgStorageLayer, { timeout: 120_000 })((it) => {
     it.effect("PostgreSQL", () =>
-      Effect.gen(function*() {
+      Effect.gen(function* () {
         yield* purgeAndReadDeliveries(yield* Storage, yield* DeliveryQueue)
-      }))
+      })
+    )
   })
 })

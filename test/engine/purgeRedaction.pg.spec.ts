@@ -27,7 +27,7 @@ const logOf = (storage: StorageService, workspaceId: string) =>
 const frame = ({ data: _, metadata: { payload: _payload, ...metadata }, ...rest }: StoredEvent) => ({ ...rest, metadata })
 
 const purgeAndReadTheLog = (storage: StorageService, queue: DeliveryQueueService) =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     yield* TestClock.setTime(start)
     const engine = yield* engineOver({ storage, queue })
     const ctx = { workspaceId: `redact_${Date.now().toString(36)}`, requestId: "req_1", actor: "test" }
@@ -43,8 +43,9 @@ const purgeAndReadTheLog = (storage: StorageService, queue: DeliveryQueueService
     yield* engine.contacts.update(ctx, gone, { title: "Chief gardener" }, null)
     const sales = (yield* engine.pipelines.list(ctx)).data[0]!
     const stages = (sales["stages"] as ReadonlyArray<JsonObject>).map((s) => s["id"] as string)
-    const deal = (yield* engine.deals.create(ctx, { name: "Gonedeal", pipeline_id: sales["id"], contact_ids: [gone, kept] }))
-      .data["id"] as string
+    const deal = (yield* engine.deals.create(ctx, { name: "Gonedeal", pipeline_id: sales["id"], contact_ids: [gone, kept] })).data[
+      "id"
+    ] as string
     yield* engine.deals.moveStage(ctx, deal, { stage_id: stages[2], reason: "Gonereason" }, null)
     yield* engine.deals.update(ctx, deal, { value: 500 }, null)
     yield* engine.contacts.delete(ctx, gone, null)
@@ -75,25 +76,38 @@ const purgeAndReadTheLog = (storage: StorageService, queue: DeliveryQueueService
       expect({ type: event.type, announced: event.metadata.payload !== undefined }).toEqual({ type: event.type, announced })
       expect({ type: event.type, kept: after[i]!.metadata.payload !== undefined }).toEqual({ type: event.type, kept: announced && !purged })
     })
-    expect(before.filter((e) => e.streamId === gone).map((e) => e.type))
-      .toEqual(["contact.created", "contact.updated", "contact.deleted"])
-    expect(before.filter((e) => e.streamId === deal).map((e) => e.type))
-      .toEqual(["deal.created", "deal.stage_changed", "deal.updated", "deal.deleted"])
+    expect(before.filter((e) => e.streamId === gone).map((e) => e.type)).toEqual(["contact.created", "contact.updated", "contact.deleted"])
+    expect(before.filter((e) => e.streamId === deal).map((e) => e.type)).toEqual([
+      "deal.created",
+      "deal.stage_changed",
+      "deal.updated",
+      "deal.deleted"
+    ])
     // Reading one stream gives the same events as the log.
     expect(yield* storage.readStream(gone)).toEqual(after.filter((e) => e.streamId === gone))
     expect(yield* storage.readStream(deal)).toEqual(after.filter((e) => e.streamId === deal))
     // The change feed shows what is left: the purged records' events redacted, deletes and tombstones by id.
     const feed = (yield* engine.events.list(ctx, { limit: "1000" })).data
-    expect(feed.map((e) => e["id"])).toEqual(after.filter((e) => e.type.startsWith("contact.") || e.type.startsWith("deal.")).map((e) => e.metadata.eventId))
+    expect(feed.map((e) => e["id"])).toEqual(
+      after.filter((e) => e.type.startsWith("contact.") || e.type.startsWith("deal.")).map((e) => e.metadata.eventId)
+    )
     const shownOf = (streamId: string) =>
-      feed.filter((_, i) => after.find((e) => e.metadata.eventId === feed[i]!["id"])!.streamId === streamId).map((e) => [e["type"], e["data"]])
+      feed
+        .filter((_, i) => after.find((e) => e.metadata.eventId === feed[i]!["id"])!.streamId === streamId)
+        .map((e) => [e["type"], e["data"]])
     expect(shownOf(gone)).toEqual([
       ["contact.created", { redacted: true }],
       ["contact.updated", { redacted: true }],
       ["contact.deleted", { id: gone }],
       ["contact.purged", { id: gone }]
     ])
-    expect(shownOf(deal).map(([type]) => type)).toEqual(["deal.created", "deal.stage_changed", "deal.updated", "deal.deleted", "deal.purged"])
+    expect(shownOf(deal).map(([type]) => type)).toEqual([
+      "deal.created",
+      "deal.stage_changed",
+      "deal.updated",
+      "deal.deleted",
+      "deal.purged"
+    ])
     expect(JSON.stringify(feed)).toContain("kept@x.io")
     const text = JSON.stringify([after, feed])
     for (const value of personal) expect({ value, found: text.includes(value) }).toEqual({ value, found: false })
@@ -102,12 +116,14 @@ const purgeAndReadTheLog = (storage: StorageService, queue: DeliveryQueueService
 
 describe("purge redacts the log", () => {
   it.effect("memory storage: earlier events become {redacted: true}, a tombstone follows", () =>
-    Effect.flatMap(MemoryStorage.makeWithQueue, ({ queue, storage }) => purgeAndReadTheLog(storage, queue)))
+    Effect.flatMap(MemoryStorage.makeWithQueue, ({ queue, storage }) => purgeAndReadTheLog(storage, queue))
+  )
 
   it.layer(pgStorageLayer, { timeout: 120_000 })((it) => {
     it.effect("PostgreSQL: earlier events become {redacted: true}, a tombstone follows", () =>
-      Effect.gen(function*() {
+      Effect.gen(function* () {
         yield* purgeAndReadTheLog(yield* Storage, yield* DeliveryQueue)
-      }))
+      })
+    )
   })
 })

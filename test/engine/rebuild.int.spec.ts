@@ -8,19 +8,21 @@ const workspaces = ["acme", "globex"]
 const collections: ReadonlyArray<Collection> = ["contact", "deal", "timeline_entry", "pipeline"]
 
 /** Every document of the test's workspaces, live and in the trash. */
-const snapshot = Effect.gen(function*() {
+const snapshot = Effect.gen(function* () {
   const storage = yield* Storage
   const out: Array<StoredDocument> = []
   for (const ws of workspaces) {
     for (const collection of collections) {
       for (const scope of ["live", "deleted"] as const) {
-        out.push(...yield* storage.queryDocuments(collection, ws, {
-          where: { _tag: "True" },
-          scope,
-          sort: { field: { name: "id", type: "id" }, direction: "asc" },
-          after: null,
-          limit: 10_000
-        }))
+        out.push(
+          ...(yield* storage.queryDocuments(collection, ws, {
+            where: { _tag: "True" },
+            scope,
+            sort: { field: { name: "id", type: "id" }, direction: "asc" },
+            after: null,
+            limit: 10_000
+          }))
+        )
       }
     }
   }
@@ -30,7 +32,7 @@ const snapshot = Effect.gen(function*() {
 describe("engine: rebuild", () => {
   it.effect("rebuilds from the log exactly the documents the commands wrote, purged records excepted", () =>
     withEngine((engine) =>
-      Effect.gen(function*() {
+      Effect.gen(function* () {
         yield* TestClock.setTime(Date.parse("2026-03-01T00:00:00.000Z"))
         for (const [i, ws] of workspaces.map((w, i) => [i, ctxOf(w)] as const)) {
           yield* engine.customFields.create(ws, { object: "contact", key: "nickname", label: "Nickname", type: "text" })
@@ -64,5 +66,7 @@ describe("engine: rebuild", () => {
         expect(result.events).toBe(progress[progress.length - 1])
         // and the engine serves the rebuilt documents
         expect((yield* engine.contacts.list(ctxOf("acme"), { search: "nick 5" })).data).toHaveLength(1)
-      })))
+      })
+    )
+  )
 })

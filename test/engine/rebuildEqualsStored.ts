@@ -35,15 +35,37 @@ export const coverage = () => {
     /** Every command kind was accepted, and every outcome a rebuild must reproduce happened, in some run. */
     check: () => {
       const wanted = [
-        "defineField", "deleteField", "createContact", "updateContact", "deleteContact", "restoreContact",
-        "createDeal", "updateDeal", "moveStage", "deleteDeal", "restoreDeal", "createPipeline", "updatePipeline",
-        "createKey", "revokeKey", "purged", "timelineEntries", "inTrash", "revokedKeys",
-        "createCompany", "updateCompany", "deleteCompany", "restoreCompany", "companyBatch",
-        "createActivity", "updateActivity", "deleteActivity", "restoreActivity"
+        "defineField",
+        "deleteField",
+        "createContact",
+        "updateContact",
+        "deleteContact",
+        "restoreContact",
+        "createDeal",
+        "updateDeal",
+        "moveStage",
+        "deleteDeal",
+        "restoreDeal",
+        "createPipeline",
+        "updatePipeline",
+        "createKey",
+        "revokeKey",
+        "purged",
+        "timelineEntries",
+        "inTrash",
+        "revokedKeys",
+        "createCompany",
+        "updateCompany",
+        "deleteCompany",
+        "restoreCompany",
+        "companyBatch",
+        "createActivity",
+        "updateActivity",
+        "deleteActivity",
+        "restoreActivity"
       ]
       expect(wanted.filter((kind) => (totals[kind] ?? 0) === 0)).toEqual([])
       return totals
     }
   }
 }
-

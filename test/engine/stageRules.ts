@@ -34,11 +34,15 @@ export const wonNeedsContact: DealRule = (command, _state, decision) => {
 const engineOn = (storage: Context.Context<Storage | DeliveryQueue>, rules: ReadonlyArray<DealRule> = []) =>
   engineOver(servicesOf(storage), { rules })
 
-const outcome = <A, E extends { readonly _tag: string; readonly details?: ReadonlyArray<{ readonly path: string; readonly message: string }> }>(
+const outcome = <
+  A,
+  E extends { readonly _tag: string; readonly details?: ReadonlyArray<{ readonly path: string; readonly message: string }> }
+>(
   effect: Effect.Effect<A, E>
 ) =>
   Effect.map(Effect.result(effect), (result) =>
-    Result.isSuccess(result) ? { ok: result.success } : { refused: result.failure._tag, details: result.failure.details ?? [] })
+    Result.isSuccess(result) ? { ok: result.success } : { refused: result.failure._tag, details: result.failure.details ?? [] }
+  )
 
 const stagesOf = (pipeline: JsonObject) => pipeline["stages"] as ReadonlyArray<{ readonly id: string; readonly name: string }>
 
@@ -46,7 +50,7 @@ let workspaces = 0
 
 /** The scenario, on two engines over one storage (built by the caller, per file). */
 export const stageRulesScenario = (storage: Context.Context<Storage | DeliveryQueue>) =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const ctx: RequestContext = { workspaceId: `rules_${Date.now().toString(36)}_${workspaces++}`, requestId: null, actor: "test" }
     const first = yield* engineOn(storage)
     const second = yield* engineOn(storage)
@@ -55,17 +59,24 @@ export const stageRulesScenario = (storage: Context.Context<Storage | DeliveryQu
     // The second engine reads the pipeline before it has rules, and keeps it.
     const early = yield* second.deals.create(ctx, { name: "Early", pipeline_id: sales["id"] })
 
-    const ruled = yield* first.pipelines.update(ctx, sales["id"] as string, {
-      stages: stagesOf(sales).map(({ id, name }) => ({ id, name })).map((s) =>
-        s.name === "Lead"
-          ? { ...s, next_stage_ids: [stage("Qualified"), stage("Proposal"), stage("Lost")] }
-          : s.name === "Proposal"
-          ? { ...s, required_fields: ["value", "expected_close_date"] }
-          : s.name === "Lost"
-          ? { ...s, next_stage_ids: [] }
-          : s
-      )
-    }, null)
+    const ruled = yield* first.pipelines.update(
+      ctx,
+      sales["id"] as string,
+      {
+        stages: stagesOf(sales)
+          .map(({ id, name }) => ({ id, name }))
+          .map((s) =>
+            s.name === "Lead"
+              ? { ...s, next_stage_ids: [stage("Qualified"), stage("Proposal"), stage("Lost")] }
+              : s.name === "Proposal"
+                ? { ...s, required_fields: ["value", "expected_close_date"] }
+                : s.name === "Lost"
+                  ? { ...s, next_stage_ids: [] }
+                  : s
+          )
+      },
+      null
+    )
     expect(stagesOf(ruled.data).map((s) => Object.keys(s))).toEqual([
       ["id", "name", "position", "next_stage_ids"],
       ["id", "name", "position"],
@@ -79,24 +90,46 @@ export const stageRulesScenario = (storage: Context.Context<Storage | DeliveryQu
     const toWon = yield* outcome(second.deals.moveStage(ctx, early.data["id"] as string, { stage_id: stage("Won") }, null))
     expect(toWon).toEqual({
       refused: "ValidationError",
-      details: [{ path: "stage_id", message: "stage \"Won\" may not follow stage \"Lead\" (stage rule next_stage_ids of " + stage("Lead") + ")", id: stage("Lead") }]
+      details: [
+        {
+          path: "stage_id",
+          message: 'stage "Won" may not follow stage "Lead" (stage rule next_stage_ids of ' + stage("Lead") + ")",
+          id: stage("Lead")
+        }
+      ]
     })
     const toProposal = yield* outcome(second.deals.moveStage(ctx, early.data["id"] as string, { stage_id: stage("Proposal") }, null))
     expect(toProposal).toMatchObject({ refused: "ValidationError", details: [{ path: "value" }, { path: "expected_close_date" }] })
-    const created = yield* outcome(first.deals.create(ctx, { name: "Straight in", pipeline_id: sales["id"], stage_id: stage("Proposal"), value: 5 }))
+    const created = yield* outcome(
+      first.deals.create(ctx, { name: "Straight in", pipeline_id: sales["id"], stage_id: stage("Proposal"), value: 5 })
+    )
     expect(created).toMatchObject({ refused: "ValidationError", details: [{ path: "expected_close_date" }] })
 
     // With the fields, the same move goes through, and the timeline shows it.
-    const patched = yield* first.deals.update(ctx, early.data["id"] as string, { value: 100, expected_close_date: "2026-06-30", stage_id: stage("Proposal") }, null)
+    const patched = yield* first.deals.update(
+      ctx,
+      early.data["id"] as string,
+      { value: 100, expected_close_date: "2026-06-30", stage_id: stage("Proposal") },
+      null
+    )
     expect(patched.data["stage_id"]).toBe(stage("Proposal"))
     const timeline = yield* first.deals.timeline(ctx, early.data["id"] as string, {})
     expect(timeline.data.map((e) => [e["from_stage_id"], e["to_stage_id"]])).toEqual([[stage("Lead"), stage("Proposal")]])
 
     // A final stage keeps its deals; clearing the rule frees them.
     const lost = yield* first.deals.create(ctx, { name: "Gone", pipeline_id: sales["id"], stage_id: stage("Lost") })
-    expect(yield* outcome(second.deals.moveStage(ctx, lost.data["id"] as string, { stage_id: stage("Lead") }, null))).toMatchObject({ refused: "ValidationError" })
-    yield* first.pipelines.update(ctx, sales["id"] as string, { stages: stagesOf(sales).map(({ id, name }) => ({ id, name, next_stage_ids: null })) }, null)
-    expect(yield* outcome(second.deals.moveStage(ctx, lost.data["id"] as string, { stage_id: stage("Lead") }, null))).toMatchObject({ ok: {} })
+    expect(yield* outcome(second.deals.moveStage(ctx, lost.data["id"] as string, { stage_id: stage("Lead") }, null))).toMatchObject({
+      refused: "ValidationError"
+    })
+    yield* first.pipelines.update(
+      ctx,
+      sales["id"] as string,
+      { stages: stagesOf(sales).map(({ id, name }) => ({ id, name, next_stage_ids: null })) },
+      null
+    )
+    expect(yield* outcome(second.deals.moveStage(ctx, lost.data["id"] as string, { stage_id: stage("Lead") }, null))).toMatchObject({
+      ok: {}
+    })
 
     // A rule of one's own, on the engine it was registered with only.
     const strict = yield* engineOn(storage, [wonNeedsContact])
@@ -105,9 +138,12 @@ export const stageRulesScenario = (storage: Context.Context<Storage | DeliveryQu
       refused: "ValidationError",
       details: [{ path: "contact_ids", message: "a deal in Won needs a contact (rule wonNeedsContact)" }]
     })
-    expect(yield* outcome(strict.deals.create(ctx, { name: "Won outright", pipeline_id: sales["id"], stage_id: stage("Won") })))
-      .toMatchObject({ refused: "ValidationError" })
-    expect(yield* outcome(first.deals.moveStage(ctx, plain.data["id"] as string, { stage_id: stage("Won") }, null))).toMatchObject({ ok: {} })
+    expect(
+      yield* outcome(strict.deals.create(ctx, { name: "Won outright", pipeline_id: sales["id"], stage_id: stage("Won") }))
+    ).toMatchObject({ refused: "ValidationError" })
+    expect(yield* outcome(first.deals.moveStage(ctx, plain.data["id"] as string, { stage_id: stage("Won") }, null))).toMatchObject({
+      ok: {}
+    })
   }).pipe(Effect.scoped)
 
 /**
@@ -122,10 +158,17 @@ export const wonNeedsContactProperty = (
 ) =>
   Effect.promise(async () => {
     const invariant = everyDeal("a deal in Won has a contact", ({ deal, stage }) =>
-      stage?.name === "Won" && (deal["contact_ids"] as ReadonlyArray<string>).length === 0 ? "is in Won without a contact" : undefined)
+      stage?.name === "Won" && (deal["contact_ids"] as ReadonlyArray<string>).length === 0 ? "is in Won without a contact" : undefined
+    )
     // More deals and moves than by default: more ways into Won per run.
     const commands = workspaceCommands({ weights: { createDeal: 6, moveStage: 6, updateDeal: 4 } })
-    const model = { storage, storagePerRun: options.storagePerRun, commands, numRuns: options.numRuns, invariants: [...standardInvariants, invariant] }
+    const model = {
+      storage,
+      storagePerRun: options.storagePerRun,
+      commands,
+      numRuns: options.numRuns,
+      invariants: [...standardInvariants, invariant]
+    }
     const kept = await checkModel({ ...model, dealRules: [wonNeedsContact] })
     if (kept.failed) throw new Error(kept.report)
     if (!options.withoutRule) return
@@ -134,4 +177,3 @@ export const wonNeedsContactProperty = (
     expect(broken.failed).toBe(true)
     if (broken.failed) expect(broken.violation.invariant, broken.report).toBe("a deal in Won has a contact")
   })
-

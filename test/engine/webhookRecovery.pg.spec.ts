@@ -24,7 +24,12 @@ import { pgStorageLayer } from "../support/pg.js"
 const DAY = 86_400_000
 const start = Date.parse("2026-03-01T00:00:00.000Z")
 
-const runner = (storage: StorageService, queue: DeliveryQueueService, owner: string, options: { chunk?: number; staleMillis?: number } = {}) =>
+const runner = (
+  storage: StorageService,
+  queue: DeliveryQueueService,
+  owner: string,
+  options: { chunk?: number; staleMillis?: number } = {}
+) =>
   runWebhookRecoveries({ owner, pollMillis: 5, ...options }).pipe(
     Effect.provide(Layer.mergeAll(Layer.succeed(Storage, storage), Layer.succeed(DeliveryQueue, queue), IdsLive, acceptingTargets))
   )
@@ -40,7 +45,7 @@ const deliveriesOf = (storage: StorageService, ctx: RequestContext, webhookId: s
 
 /** Until the job is no longer running (the runners move it; TestClock wakes their polls). */
 const finished = (engine: EngineService, ctx: RequestContext, webhookId: string, jobId: string) =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     for (let i = 0; i < 20_000; i++) {
       const job = (yield* engine.webhooks.recovery(ctx, webhookId, jobId)).data
       if (job["status"] !== "running") return job
@@ -71,7 +76,7 @@ const holdingSecondChunk = (storage: StorageService, jobId: string, held: Deferr
 const ctxFor = (name: string): RequestContext => ({ workspaceId: `${name}_${Date.now().toString(36)}`, requestId: null, actor: "test" })
 
 const purgedAndCovered = (storage: StorageService, queue: DeliveryQueueService) =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     yield* TestClock.setTime(start)
     const engine = yield* engineOver({ storage, queue }, { webhooks: acceptingTargets })
     const ctx = ctxFor("recover")
@@ -83,8 +88,10 @@ const purgedAndCovered = (storage: StorageService, queue: DeliveryQueueService) 
     yield* TestClock.adjust(30 * DAY + 1)
     expect(yield* engine.purgeExpired).toBe(1)
     // A webhook registered after the events: recovering backfills them.
-    const webhook = (yield* engine.webhooks.create(ctx, { url: "https://hooks.example/in", events: ["contact.created", "contact.updated"] }))
-      .data["id"] as string
+    const webhook = (yield* engine.webhooks.create(ctx, {
+      url: "https://hooks.example/in",
+      events: ["contact.created", "contact.updated"]
+    })).data["id"] as string
     const c4 = yield* contact("four@x.io") // announced by the outbox: pending, so not recovered again
 
     const job = (yield* engine.webhooks.recover(ctx, webhook, { since })).data
@@ -123,7 +130,7 @@ const purgedAndCovered = (storage: StorageService, queue: DeliveryQueueService) 
 
 /** Two runners that never leave a job to each other, and a third killed mid-way: each event once. */
 const racingRunners = (storage: StorageService, queue: DeliveryQueueService) =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const engine = yield* engineOver({ storage, queue }, { webhooks: acceptingTargets })
     const ctx = ctxFor("race")
     // The test clock starts at the epoch: every event is recorded at or after it.
@@ -137,7 +144,9 @@ const racingRunners = (storage: StorageService, queue: DeliveryQueueService) =>
     const job = (yield* engine.webhooks.recover(ctx, webhook, { since })).data
 
     const held = yield* Deferred.make<void>()
-    const doomed = yield* Effect.forkScoped(runner(holdingSecondChunk(storage, job["id"] as string, held), queue, "host-doomed", { chunk: 7, staleMillis: 0 }))
+    const doomed = yield* Effect.forkScoped(
+      runner(holdingSecondChunk(storage, job["id"] as string, held), queue, "host-doomed", { chunk: 7, staleMillis: 0 })
+    )
     // Killed once it has recorded a chunk, with the next one decided and its commit on the way.
     yield* Deferred.await(held)
     yield* Fiber.interrupt(doomed)
@@ -159,18 +168,22 @@ const racingRunners = (storage: StorageService, queue: DeliveryQueueService) =>
 
 describe("webhook recovery", () => {
   it.effect("memory storage: skips purged and covered events, folds each payload, one job at a time", () =>
-    Effect.flatMap(MemoryStorage.makeWithQueue, ({ queue, storage }) => purgedAndCovered(storage, queue)))
+    Effect.flatMap(MemoryStorage.makeWithQueue, ({ queue, storage }) => purgedAndCovered(storage, queue))
+  )
   it.effect("memory storage: runners racing and one killed mid-way schedule each event once", () =>
-    Effect.flatMap(MemoryStorage.makeWithQueue, ({ queue, storage }) => racingRunners(storage, queue)))
+    Effect.flatMap(MemoryStorage.makeWithQueue, ({ queue, storage }) => racingRunners(storage, queue))
+  )
 
   it.layer(pgStorageLayer, { timeout: 120_000 })((it) => {
     it.effect("PostgreSQL: skips purged and covered events, folds each payload, one job at a time", () =>
-      Effect.gen(function*() {
+      Effect.gen(function* () {
         yield* purgedAndCovered(yield* Storage, yield* DeliveryQueue)
-      }))
+      })
+    )
     it.effect("PostgreSQL: runners racing and one killed mid-way schedule each event once", () =>
-      Effect.gen(function*() {
+      Effect.gen(function* () {
         yield* racingRunners(yield* Storage, yield* DeliveryQueue)
-      }))
+      })
+    )
   })
 })

@@ -15,26 +15,28 @@ const ws = ctxOf("acme")
 /** Runs once, right after the next commit returns: the other request that wins the race. */
 let afterNextCommit: ((commit: Commit) => Effect.Effect<unknown, unknown>) | null = null
 
-const racingStorage = Layer.effectContext(Effect.gen(function*() {
-  const inner = yield* Storage
-  const queue = yield* DeliveryQueue
-  const storage: typeof Storage.Service = {
-    ...inner,
-    commit: (commit) =>
-      Effect.tap(inner.commit(commit), () => {
-        const other = afterNextCommit
-        afterNextCommit = null
-        return other === null ? Effect.void : Effect.orDie(other(commit))
-      })
-  }
-  return Context.make(Storage, storage).pipe(Context.add(DeliveryQueue, queue))
-})).pipe(Layer.provide(MemoryStorage.layer))
+const racingStorage = Layer.effectContext(
+  Effect.gen(function* () {
+    const inner = yield* Storage
+    const queue = yield* DeliveryQueue
+    const storage: typeof Storage.Service = {
+      ...inner,
+      commit: (commit) =>
+        Effect.tap(inner.commit(commit), () => {
+          const other = afterNextCommit
+          afterNextCommit = null
+          return other === null ? Effect.void : Effect.orDie(other(commit))
+        })
+    }
+    return Context.make(Storage, storage).pipe(Context.add(DeliveryQueue, queue))
+  })
+).pipe(Layer.provide(MemoryStorage.layer))
 
 const engineLayer = EngineLive.pipe(Layer.provide(racingStorage), Layer.provide(IdsLive), Layer.provide(noWebhookSending))
 
 describe("engine: a deal write deleted by another request right after its commit", () => {
   it.effect("answers with the deal as the write left it, not 404", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const engine = yield* Engine
       const deleteIt = (commit: Commit) => engine.deals.delete(ws, commit.streams[0]!.streamId, null)
       const sales = (yield* engine.pipelines.list(ws)).data[0]!
@@ -66,5 +68,6 @@ describe("engine: a deal write deleted by another request right after its commit
       expect(moved.data["timeline_entry"]).toMatchObject({ deal_id: id, from_stage_id: stages[0], to_stage_id: stages[2], reason: "raced" })
       expect(yield* gone(id)).toBe("NotFound")
       expect(afterNextCommit).toBeNull()
-    }).pipe(Effect.provide(engineLayer)))
+    }).pipe(Effect.provide(engineLayer))
+  )
 })

@@ -10,7 +10,7 @@ const ws = ctxOf("acme")
 describe("engine: a write with another kind's id", () => {
   it.effect("is NotFound for every contact, deal, pipeline and webhook write, and stores nothing", () =>
     withEngine((engine, storage) =>
-      Effect.gen(function*() {
+      Effect.gen(function* () {
         const contact = (yield* engine.contacts.create(ws, { email: "ada@example.com" })).data["id"] as string
         const pipeline = (yield* engine.pipelines.create(ws, { name: "P", stages: [{ name: "One" }] })).data
         const pipelineId = pipeline["id"] as string
@@ -39,5 +39,7 @@ describe("engine: a write with another kind's id", () => {
           }
         }
         expect(yield* storage.readLog({ after: 0, limit: 10_000 })).toEqual(before)
-      })))
+      })
+    )
+  )
 })

@@ -63,7 +63,14 @@ describe("a host whose database connections are cut mid-request", () => {
     }, "the worker's LISTEN connection")
 
     const calls: Array<Call> = []
-    const send = async (kind: Call["kind"], token: string, method: string, path: string, body: unknown, headers: Record<string, string> = {}) => {
+    const send = async (
+      kind: Call["kind"],
+      token: string,
+      method: string,
+      path: string,
+      body: unknown,
+      headers: Record<string, string> = {}
+    ) => {
       const call: Call = { kind, token, startedAt: performance.now(), endedAt: 0, status: "hung", body: null, retryAfter: null }
       calls.push(call)
       try {
@@ -89,11 +96,25 @@ describe("a host whose database connections are cut mid-request", () => {
     const writer = async () => {
       while (writing) {
         const i = ++n
-        const contact = await send("create contact", `w${i}@cut.example`, "POST", "/v1/contacts", { email: `w${i}@cut.example` }, { "idempotency-key": `cut-${i}` })
+        const contact = await send(
+          "create contact",
+          `w${i}@cut.example`,
+          "POST",
+          "/v1/contacts",
+          { email: `w${i}@cut.example` },
+          { "idempotency-key": `cut-${i}` }
+        )
         if (contact.status !== 201) continue
-        const deal = await send("create deal", `deal ${i}`, "POST", "/v1/deals", { name: `deal ${i}`, pipeline_id: pipeline.id, contact_ids: [contact.body.id] })
+        const deal = await send("create deal", `deal ${i}`, "POST", "/v1/deals", {
+          name: `deal ${i}`,
+          pipeline_id: pipeline.id,
+          contact_ids: [contact.body.id]
+        })
         if (deal.status !== 201) continue
-        await send("move deal", `move ${i}`, "PUT", `/v1/deals/${deal.body.id}/stage`, { stage_id: stages[1 + (i % 5)], reason: `move ${i}` })
+        await send("move deal", `move ${i}`, "PUT", `/v1/deals/${deal.body.id}/stage`, {
+          stage_id: stages[1 + (i % 5)],
+          reason: `move ${i}`
+        })
         await send("update contact", `title ${i}`, "PATCH", `/v1/contacts/${contact.body.id}`, { title: `title ${i}` })
       }
     }
@@ -101,11 +122,14 @@ describe("a host whose database connections are cut mid-request", () => {
     const answered = () => calls.filter((c) => c.endedAt > 0).length
 
     // Cut everything once the load is on, and refuse new connections until 30 requests were refused.
-    await eventually(async () => answered() >= 150 ? true : undefined, "150 answers before the cut")
+    await eventually(async () => (answered() >= 150 ? true : undefined), "150 answers before the cut")
     const cutAt = performance.now()
     proxy.refuse(true)
     const cut = proxy.cutAll()
-    await eventually(async () => calls.filter((c) => c.startedAt > cutAt && c.status === 503).length >= 30 ? true : undefined, "30 refusals")
+    await eventually(
+      async () => (calls.filter((c) => c.startedAt > cutAt && c.status === 503).length >= 30 ? true : undefined),
+      "30 refusals"
+    )
     const ready = await host.call("GET", "/readyz", { key: null })
     proxy.refuse(false)
     const reopenedAt = performance.now()
@@ -113,8 +137,14 @@ describe("a host whose database connections are cut mid-request", () => {
     expect(errorOf(ready).code).toBe("unavailable")
 
     // Recovered by itself: ready again, and writers get through again.
-    await eventually(async () => (await host.call("GET", "/readyz", { key: null })).status === 200 ? true : undefined, "/readyz 200 again")
-    await eventually(async () => calls.filter((c) => c.startedAt > reopenedAt && c.status !== 503).length >= 100 ? true : undefined, "100 answers after")
+    await eventually(
+      async () => ((await host.call("GET", "/readyz", { key: null })).status === 200 ? true : undefined),
+      "/readyz 200 again"
+    )
+    await eventually(
+      async () => (calls.filter((c) => c.startedAt > reopenedAt && c.status !== 503).length >= 100 ? true : undefined),
+      "100 answers after"
+    )
     writing = false
     await Promise.all(writers)
 
@@ -163,12 +193,18 @@ describe("a host whose database connections are cut mid-request", () => {
     // lease), and every delivery succeeds.
     const announced = (await eventLog(sql)).filter((e) => e.type.startsWith("contact.") || e.type.startsWith("deal."))
     const wanted = new Set(announced.map((e) => e.event_id))
-    await receiver.waitFor((r) => {
-      const got = new Set(r.map((x) => String(x.headers["webhook-id"])))
-      return [...wanted].every((id) => got.has(id))
-    }, `${wanted.size} events`, 60_000)
+    await receiver.waitFor(
+      (r) => {
+        const got = new Set(r.map((x) => String(x.headers["webhook-id"])))
+        return [...wanted].every((id) => got.has(id))
+      },
+      `${wanted.size} events`,
+      60_000
+    )
     await eventually(async () => {
-      const rows = await sql.query<{ status: string; n: number }>(`SELECT data ->> 'status' AS status, count(*)::int AS n FROM ds_deliveries GROUP BY 1`)
+      const rows = await sql.query<{ status: string; n: number }>(
+        `SELECT data ->> 'status' AS status, count(*)::int AS n FROM ds_deliveries GROUP BY 1`
+      )
       return rows.length === 1 && rows[0]!.status === "succeeded" && rows[0]!.n === wanted.size ? true : undefined
     }, `${wanted.size} deliveries succeeded`)
 

@@ -24,10 +24,18 @@ afterAll(async () => {
 }, 60_000)
 
 const hostArgs = (databaseUrl: string) => [
-  "--storage", "postgres", "--database-url", databaseUrl,
-  "--api-keys", `ws_crash:${KEY}`,
-  "--rate-limit", "100000", "--rate-burst", "100000",
-  "--webhook-timeout", "2s"
+  "--storage",
+  "postgres",
+  "--database-url",
+  databaseUrl,
+  "--api-keys",
+  `ws_crash:${KEY}`,
+  "--rate-limit",
+  "100000",
+  "--rate-burst",
+  "100000",
+  "--webhook-timeout",
+  "2s"
 ]
 // As the settings an operator would give: environment variables. The dead host's claims go out
 // again only once their lease has run out: 5 s (past the 2 s timeout) rather than the default
@@ -54,7 +62,13 @@ interface Answer {
   readonly location: string | null
 }
 
-const request = async (host: Spawned, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Answer> => {
+const request = async (
+  host: Spawned,
+  method: string,
+  path: string,
+  body?: unknown,
+  headers: Record<string, string> = {}
+): Promise<Answer> => {
   const response = await fetch(`${host.url}${path}`, {
     method,
     headers: { authorization: `Bearer ${KEY}`, ...(body === undefined ? {} : { "content-type": "application/json" }), ...headers },
@@ -72,8 +86,16 @@ const request = async (host: Spawned, method: string, path: string, body?: unkno
 // --- The writes and what became of them -----------------------------------------------------
 
 type Kind =
-  | "create contact" | "create deal" | "update contact" | "update deal" | "move deal" | "update and move deal"
-  | "delete contact" | "delete deal" | "restore contact" | "restore deal"
+  | "create contact"
+  | "create deal"
+  | "update contact"
+  | "update deal"
+  | "move deal"
+  | "update and move deal"
+  | "delete contact"
+  | "delete deal"
+  | "restore contact"
+  | "restore deal"
 
 interface Write {
   readonly kind: Kind
@@ -139,10 +161,35 @@ describe("a host SIGKILLed under concurrent writes", () => {
       const roll = next()
       const contact = pick(contacts)
       const deal = pick(deals)
-      const write = (kind: Kind, token: string, target: string | null, method: string, path: string, body: unknown, idempotent = false): Write =>
-        ({ kind, token, target, method, path, body, idempotencyKey: idempotent ? `crash-${n}` : null, outcome: null, answer: null })
+      const write = (
+        kind: Kind,
+        token: string,
+        target: string | null,
+        method: string,
+        path: string,
+        body: unknown,
+        idempotent = false
+      ): Write => ({
+        kind,
+        token,
+        target,
+        method,
+        path,
+        body,
+        idempotencyKey: idempotent ? `crash-${n}` : null,
+        outcome: null,
+        answer: null
+      })
       if (roll < 0.2 || contact === undefined) {
-        return write("create contact", `c${n}@crash.example`, null, "POST", "/v1/contacts", { email: `c${n}@crash.example`, first_name: `C${n}` }, true)
+        return write(
+          "create contact",
+          `c${n}@crash.example`,
+          null,
+          "POST",
+          "/v1/contacts",
+          { email: `c${n}@crash.example`, first_name: `C${n}` },
+          true
+        )
       }
       if (roll < 0.4 || deal === undefined) {
         const body = { name: `deal ${n}`, pipeline_id: pipeline.id, value: n, currency: "EUR", contact_ids: next() < 0.5 ? [contact] : [] }
@@ -150,8 +197,10 @@ describe("a host SIGKILLed under concurrent writes", () => {
       }
       if (roll < 0.52) return write("update contact", `title ${n}`, contact, "PATCH", `/v1/contacts/${contact}`, { title: `title ${n}` })
       if (roll < 0.62) return write("update deal", String(n), deal, "PATCH", `/v1/deals/${deal}`, { value: n })
-      if (roll < 0.8) return write("move deal", `move ${n}`, deal, "PUT", `/v1/deals/${deal}/stage`, { stage_id: pick(stages), reason: `move ${n}` })
-      if (roll < 0.86) return write("update and move deal", String(n), deal, "PATCH", `/v1/deals/${deal}`, { value: n, stage_id: pick(stages) })
+      if (roll < 0.8)
+        return write("move deal", `move ${n}`, deal, "PUT", `/v1/deals/${deal}/stage`, { stage_id: pick(stages), reason: `move ${n}` })
+      if (roll < 0.86)
+        return write("update and move deal", String(n), deal, "PATCH", `/v1/deals/${deal}`, { value: n, stage_id: pick(stages) })
       if (roll < 0.9) return write("delete contact", "", contact, "DELETE", `/v1/contacts/${contact}`, undefined)
       if (roll < 0.94) return write("delete deal", "", deal, "DELETE", `/v1/deals/${deal}`, undefined)
       if (roll < 0.97) return write("restore contact", "", contact, "POST", `/v1/contacts/${contact}/restore`, undefined, true)
@@ -163,8 +212,13 @@ describe("a host SIGKILLed under concurrent writes", () => {
         const write = plan()
         writes.push(write)
         try {
-          const answer = await request(first, write.method, write.path, write.body,
-            write.idempotencyKey === null ? {} : { "idempotency-key": write.idempotencyKey })
+          const answer = await request(
+            first,
+            write.method,
+            write.path,
+            write.body,
+            write.idempotencyKey === null ? {} : { "idempotency-key": write.idempotencyKey }
+          )
           write.outcome = answer.status
           write.answer = answer.body
         } catch {
@@ -187,7 +241,10 @@ describe("a host SIGKILLed under concurrent writes", () => {
     const byOutcome = new Map<string, number>()
     for (const write of writes) byOutcome.set(`${write.kind} ${write.outcome}`, (byOutcome.get(`${write.kind} ${write.outcome}`) ?? 0) + 1)
     const unexpected = writes.filter((w) => typeof w.outcome === "number" && !ok(w) && !expectedRefusal(w))
-    expect(unexpected.map((w) => `${w.kind} ${w.path} ${w.outcome} ${JSON.stringify(w.answer)}`), `seed ${seed}`).toEqual([])
+    expect(
+      unexpected.map((w) => `${w.kind} ${w.path} ${w.outcome} ${JSON.stringify(w.answer)}`),
+      `seed ${seed}`
+    ).toEqual([])
     const lost = writes.filter((w) => w.outcome === "lost")
     expect(lost.length, "requests in flight when the host died").toBeGreaterThan(0)
 
@@ -199,19 +256,23 @@ describe("a host SIGKILLed under concurrent writes", () => {
     // is not there; one whose answer was lost is there once or not at all, and its key was kept
     // exactly when it is there (the key is recorded in the create's own commit).
     const countOf = async (kind: Kind, token: string) => {
-      const [row] = kind === "create contact"
-        ? await sql.query<{ n: number }>(`SELECT count(*)::int AS n FROM ds_contacts WHERE data ->> 'email' = $1`, [token])
-        : await sql.query<{ n: number }>(`SELECT count(*)::int AS n FROM ds_deals WHERE data ->> 'name' = $1`, [token])
+      const [row] =
+        kind === "create contact"
+          ? await sql.query<{ n: number }>(`SELECT count(*)::int AS n FROM ds_contacts WHERE data ->> 'email' = $1`, [token])
+          : await sql.query<{ n: number }>(`SELECT count(*)::int AS n FROM ds_deals WHERE data ->> 'name' = $1`, [token])
       return row!.n
     }
     const idOf = async (kind: Kind, token: string) => {
-      const [row] = kind === "create contact"
-        ? await sql.query<{ id: string }>(`SELECT id FROM ds_contacts WHERE data ->> 'email' = $1`, [token])
-        : await sql.query<{ id: string }>(`SELECT id FROM ds_deals WHERE data ->> 'name' = $1`, [token])
+      const [row] =
+        kind === "create contact"
+          ? await sql.query<{ id: string }>(`SELECT id FROM ds_contacts WHERE data ->> 'email' = $1`, [token])
+          : await sql.query<{ id: string }>(`SELECT id FROM ds_deals WHERE data ->> 'name' = $1`, [token])
       return row!.id
     }
     const keyKept = async (write: Write) => {
-      const [row] = await sql.query<{ n: number }>(`SELECT count(*)::int AS n FROM ds_idempotency_keys WHERE id = $1`, [write.idempotencyKey])
+      const [row] = await sql.query<{ n: number }>(`SELECT count(*)::int AS n FROM ds_idempotency_keys WHERE id = $1`, [
+        write.idempotencyKey
+      ])
       return row!.n === 1
     }
     const retry = (write: Write) => request(second, write.method, write.path, write.body, { "idempotency-key": write.idempotencyKey! })
@@ -221,13 +282,19 @@ describe("a host SIGKILLed under concurrent writes", () => {
       if (ok(write)) {
         expect(count, `${write.kind} ${write.token}`).toBe(1)
         const again = await retry(write)
-        expect({ status: again.status, replayed: again.replayed, body: again.body }).toEqual({ status: write.outcome, replayed: true, body: write.answer })
+        expect({ status: again.status, replayed: again.replayed, body: again.body }).toEqual({
+          status: write.outcome,
+          replayed: true,
+          body: write.answer
+        })
       } else if (failed(write)) {
         expect(count, `${write.kind} ${write.token} refused with ${write.outcome}`).toBe(0)
       } else {
         expect(count, `${write.kind} ${write.token} whose answer was lost`).toBeLessThanOrEqual(1)
-        expect(await keyKept(write), `the Idempotency-Key of ${write.kind} ${write.token}, answer lost, ${count === 1 ? "applied" : "not applied"}`)
-          .toBe(count === 1)
+        expect(
+          await keyKept(write),
+          `the Idempotency-Key of ${write.kind} ${write.token}, answer lost, ${count === 1 ? "applied" : "not applied"}`
+        ).toBe(count === 1)
         lostCreates.push({ write, applied: count === 1 })
       }
     }
@@ -241,7 +308,11 @@ describe("a host SIGKILLed under concurrent writes", () => {
       expect(restoreKept.get(write), `the Idempotency-Key of ${write.kind} ${write.path} answered ${write.outcome}`).toBe(ok(write))
       if (ok(write)) {
         const again = await retry(write)
-        expect({ status: again.status, replayed: again.replayed, body: again.body }).toEqual({ status: write.outcome, replayed: true, body: write.answer })
+        expect({ status: again.status, replayed: again.replayed, body: again.body }).toEqual({
+          status: write.outcome,
+          replayed: true,
+          body: write.answer
+        })
       }
     }
     for (const target of new Set(restores.map((w) => w.target!))) {
@@ -262,15 +333,21 @@ describe("a host SIGKILLed under concurrent writes", () => {
         const id = await idOf(write.kind, write.token)
         const record = await request(second, "GET", `${write.path}/${id}`)
         expect(record.status, label).toBe(200)
-        expect({ status: answer.status, replayed: answer.replayed, location: answer.location, body: answer.body }, label)
-          .toEqual({ status: 201, replayed: true, location: `${write.path}/${id}`, body: record.body })
+        expect({ status: answer.status, replayed: answer.replayed, location: answer.location, body: answer.body }, label).toEqual({
+          status: 201,
+          replayed: true,
+          location: `${write.path}/${id}`,
+          body: record.body
+        })
         expect(await countOf(write.kind, write.token), label).toBe(1)
         continue
       }
       expect(answer.replayed, label).toBe(false)
       const contactIds = (write.body as { contact_ids?: ReadonlyArray<string> }).contact_ids ?? []
       if (answer.status === 400 && write.kind === "create deal" && contactIds.length > 0) {
-        const [contact] = await sql.query<{ deleted: boolean }>(`SELECT deleted_at IS NOT NULL AS deleted FROM ds_contacts WHERE id = $1`, [contactIds[0]])
+        const [contact] = await sql.query<{ deleted: boolean }>(`SELECT deleted_at IS NOT NULL AS deleted FROM ds_contacts WHERE id = $1`, [
+          contactIds[0]
+        ])
         expect(contact?.deleted, `${label}: 400 ${JSON.stringify(answer.body)}`).toBe(true)
         expect(await countOf(write.kind, write.token), label).toBe(0)
         continue
@@ -278,7 +355,11 @@ describe("a host SIGKILLed under concurrent writes", () => {
       expect(answer.status, `${label}: ${JSON.stringify(answer.body)}`).toBe(201)
       expect(await countOf(write.kind, write.token), label).toBe(1)
       const again = await retry(write)
-      expect({ status: again.status, replayed: again.replayed, body: again.body }, label).toEqual({ status: 201, replayed: true, body: answer.body })
+      expect({ status: again.status, replayed: again.replayed, body: again.body }, label).toEqual({
+        status: 201,
+        replayed: true,
+        body: answer.body
+      })
     }
     for (const write of restores.filter((w) => w.outcome === "lost")) {
       const label = `${write.kind} ${write.path}, answer lost, ${restoreKept.get(write) ? "applied" : "not applied"}, retried`
@@ -286,8 +367,11 @@ describe("a host SIGKILLed under concurrent writes", () => {
       if (restoreKept.get(write)) {
         // The record as it is now: restored, or deleted again by a write answered before the kill.
         const record = await request(second, "GET", write.path.replace(/\/restore$/, ""))
-        expect({ status: answer.status, replayed: answer.replayed, body: answer.body }, label)
-          .toEqual(record.status === 200 ? { status: 200, replayed: true, body: record.body } : { status: record.status, replayed: false, body: answer.body })
+        expect({ status: answer.status, replayed: answer.replayed, body: answer.body }, label).toEqual(
+          record.status === 200
+            ? { status: 200, replayed: true, body: record.body }
+            : { status: record.status, replayed: false, body: answer.body }
+        )
       } else {
         // A first attempt: restored now, or refused (the record is live, or its email taken since).
         expect(answer.replayed, label).toBe(false)
@@ -317,7 +401,10 @@ describe("a host SIGKILLed under concurrent writes", () => {
       const label = `${write.kind} ${write.path} ${JSON.stringify(write.body)} → ${write.outcome}`
       if (write.kind === "move deal" && ok(write)) {
         const entry = write.answer.timeline_entry
-        expect(mine.map((e) => e.data["entry_id"]), label).toEqual(entry === null ? [] : [entry.id])
+        expect(
+          mine.map((e) => e.data["entry_id"]),
+          label
+        ).toEqual(entry === null ? [] : [entry.id])
       } else if (write.kind.startsWith("update") || write.kind === "move deal") {
         expect(mine.length, label).toBe(ok(write) ? 1 : failed(write) ? 0 : Math.min(mine.length, 1))
       }
@@ -325,23 +412,31 @@ describe("a host SIGKILLed under concurrent writes", () => {
         // Both events of the PATCH or neither: when it found the deal elsewhere, its move follows
         // its update in the same commit (next version, same command time).
         const updated = mine[0]
-        const stageBefore = stream.filter((e) => e.stream_version < updated.stream_version).reduce(
-          (stage, e) => e.type === "deal.created" ? e.data["fields"]["stage_id"] : e.type === "deal.stage_changed" ? e.data["to_stage_id"] : stage,
-          ""
-        )
+        const stageBefore = stream
+          .filter((e) => e.stream_version < updated.stream_version)
+          .reduce(
+            (stage, e) =>
+              e.type === "deal.created" ? e.data["fields"]["stage_id"] : e.type === "deal.stage_changed" ? e.data["to_stage_id"] : stage,
+            ""
+          )
         const wanted = (write.body as { stage_id: string }).stage_id
         const following = stream.find((e) => e.stream_version === updated.stream_version + 1)
         if (stageBefore !== wanted) {
-          expect({ type: following?.type, to: following?.data["to_stage_id"], at: following?.data["at"] }, label)
-            .toEqual({ type: "deal.stage_changed", to: wanted, at: updated.data["at"] })
+          expect({ type: following?.type, to: following?.data["to_stage_id"], at: following?.data["at"] }, label).toEqual({
+            type: "deal.stage_changed",
+            to: wanted,
+            at: updated.data["at"]
+          })
         }
       }
     }
     // Deletes and restores have no token: per record, answered ones ≤ events ≤ answered + lost.
-    for (const [kind, type] of [["delete contact", "contact.deleted"], ["delete deal", "deal.deleted"], ["restore contact", "contact.restored"], [
-      "restore deal",
-      "deal.restored"
-    ]] as const) {
+    for (const [kind, type] of [
+      ["delete contact", "contact.deleted"],
+      ["delete deal", "deal.deleted"],
+      ["restore contact", "contact.restored"],
+      ["restore deal", "deal.restored"]
+    ] as const) {
       const targets = new Set(writes.filter((w) => w.kind === kind).map((w) => w.target!))
       for (const target of targets) {
         const mine = writes.filter((w) => w.kind === kind && w.target === target)
@@ -364,8 +459,13 @@ describe("a host SIGKILLed under concurrent writes", () => {
     const liveDeals = await sql.query<{ id: string }>(`SELECT id FROM ds_deals WHERE deleted_at IS NULL ORDER BY id`)
     for (const { id } of liveDeals) {
       const listed = await request(second, "GET", `/v1/deals/${id}/timeline?limit=100`)
-      const moves = eventsOf(id).filter((e) => e.type === "deal.stage_changed").map((e) => e.data["entry_id"])
-      expect(listed.body.data.map((entry: { id: string }) => entry.id), `timeline of ${id}`).toEqual(moves)
+      const moves = eventsOf(id)
+        .filter((e) => e.type === "deal.stage_changed")
+        .map((e) => e.data["entry_id"])
+      expect(
+        listed.body.data.map((entry: { id: string }) => entry.id),
+        `timeline of ${id}`
+      ).toEqual(moves)
     }
 
     // Every event committed before the kill reaches the receiver at least once (the dead host's
@@ -373,12 +473,15 @@ describe("a host SIGKILLed under concurrent writes", () => {
     // succeeded. No write happened after the restart: the log is what was committed before the kill.
     const announced = events.filter((e) => e.type.startsWith("contact.") || e.type.startsWith("deal."))
     const expectedIds = new Set(announced.map((e) => e.event_id))
-    const arrived = () => new Set(receiver.received.filter((r) => expectedIds.has(String(r.headers["webhook-id"]))).map((r) => String(r.headers["webhook-id"])))
+    const arrived = () =>
+      new Set(receiver.received.filter((r) => expectedIds.has(String(r.headers["webhook-id"]))).map((r) => String(r.headers["webhook-id"])))
     await receiver.waitFor(() => arrived().size === expectedIds.size, `${expectedIds.size} events`, 60_000)
     let statuses: ReadonlyArray<{ status: string; n: number }> = []
     const deadline = Date.now() + 60_000
     do {
-      statuses = await sql.query<{ status: string; n: number }>(`SELECT data ->> 'status' AS status, count(*)::int AS n FROM ds_deliveries GROUP BY 1`)
+      statuses = await sql.query<{ status: string; n: number }>(
+        `SELECT data ->> 'status' AS status, count(*)::int AS n FROM ds_deliveries GROUP BY 1`
+      )
       if (statuses.length === 1 && statuses[0]!.status === "succeeded") break
       await new Promise((r) => setTimeout(r, 200))
     } while (Date.now() < deadline)
@@ -388,7 +491,9 @@ describe("a host SIGKILLed under concurrent writes", () => {
 
     // No record was written since: stop the host, rebuild every document from the log, and
     // find exactly the documents that were there. (Deliveries have recorded their attempts since.)
-    expect((await eventLog(sql)).filter((e) => !e.stream_id.startsWith("dlv_")).length).toBe(events.filter((e) => !e.stream_id.startsWith("dlv_")).length)
+    expect((await eventLog(sql)).filter((e) => !e.stream_id.startsWith("dlv_")).length).toBe(
+      events.filter((e) => !e.stream_id.startsWith("dlv_")).length
+    )
     second.child.kill("SIGTERM")
     expect(await second.exit).toBe(0)
     const { after, before, summary } = await rebuildComparison(sql, databaseUrl)

@@ -74,7 +74,7 @@ describe("a host whose PostgreSQL restarts", () => {
       queued.push(created.body.id)
     }
     await receiver.waitFor((r) => new Set(r.map((x) => x.headers["webhook-id"])).size >= 10, "a first attempt of each delivery")
-    await eventually(async () => (await listenConnections(sql)).length === 1 ? true : undefined, "the worker's LISTEN connection")
+    await eventually(async () => ((await listenConnections(sql)).length === 1 ? true : undefined), "the worker's LISTEN connection")
     expect((await host.call("GET", "/readyz", { key: null })).status).toBe(200)
 
     // Writers keep going across the stop and the start: each answer is 201 or 503, never a 500.
@@ -88,7 +88,7 @@ describe("a host whose PostgreSQL restarts", () => {
         if (answer.status === 503) await new Promise((r) => setTimeout(r, 50))
       }
     })
-    await eventually(async () => writes.length >= 20 ? true : undefined, "writes before the stop")
+    await eventually(async () => (writes.length >= 20 ? true : undefined), "writes before the stop")
 
     // Down: every kind of request is 503 `unavailable`, answered well before a connect timeout.
     await sql.close()
@@ -99,7 +99,9 @@ describe("a host whose PostgreSQL restarts", () => {
       timed(() => host.call("POST", "/v1/contacts", { body: { email: "down@example.com" } })),
       timed(() => host.call("GET", `/v1/contacts/${queued[0]}`)),
       timed(() => host.call("GET", "/v1/deals")),
-      ...Array.from({ length: 12 }, (_, i) => timed(() => host.call("PATCH", `/v1/contacts/${queued[i % 10]}`, { body: { title: "down" } })))
+      ...Array.from({ length: 12 }, (_, i) =>
+        timed(() => host.call("PATCH", `/v1/contacts/${queued[i % 10]}`, { body: { title: "down" } }))
+      )
     ])
     for (const { answer, millis } of whileDown) {
       expect(answer.status, `${answer.text}\n${internals.join("\n")}`).toBe(503)
@@ -114,11 +116,17 @@ describe("a host whose PostgreSQL restarts", () => {
     const again = await Effect.runPromise(Scope.provide(EmbeddedPostgres.start({ dataDir, ephemeral: true, port: started.port }), server))
     expect(again.url).toBe(started.url)
     const downFor = whileDown.length
-    await eventually(async () => (await host.call("GET", "/readyz", { key: null })).status === 200 ? true : undefined, "/readyz 200 again")
+    await eventually(
+      async () => ((await host.call("GET", "/readyz", { key: null })).status === 200 ? true : undefined),
+      "/readyz 200 again"
+    )
     const after = await host.call("POST", "/v1/contacts", { body: { email: "after@example.com" } })
     expect(after.status, after.text).toBe(201)
     const recovered = writes.length
-    await eventually(async () => writes.slice(recovered).filter((w) => w.status === 201).length >= 20 ? true : undefined, "writes after the start")
+    await eventually(
+      async () => (writes.slice(recovered).filter((w) => w.status === 201).length >= 20 ? true : undefined),
+      "writes after the start"
+    )
     writing = false
     await Promise.all(writers)
     expect([...new Set(writes.map((w) => w.status))].sort(), internals.join("\n")).toEqual([201, 503])
@@ -131,16 +139,22 @@ describe("a host whose PostgreSQL restarts", () => {
     cleanup.push(() => sqlAgain.close())
     // A write answered 201 is there once; one answered 503 is there at most once (its commit may
     // have been cut off after the server applied it, before its answer came back).
-    const stored = new Map((await sqlAgain.query<{ email: string; n: number }>(
-      `SELECT data ->> 'email' AS email, count(*)::int AS n FROM ds_contacts GROUP BY 1`
-    )).map((row) => [row.email, row.n]))
+    const stored = new Map(
+      (
+        await sqlAgain.query<{ email: string; n: number }>(
+          `SELECT data ->> 'email' AS email, count(*)::int AS n FROM ds_contacts GROUP BY 1`
+        )
+      ).map((row) => [row.email, row.n])
+    )
     for (const write of writes) {
       if (write.status === 201) expect(stored.get(write.email), write.email).toBe(1)
       else expect(stored.get(write.email) ?? 0, write.email).toBeLessThanOrEqual(1)
     }
-    const eventIds = (await sqlAgain.query<{ event_id: string }>(
-      `SELECT metadata ->> 'eventId' AS event_id FROM ds_events WHERE type = 'contact.created' ORDER BY ds_events.sequence`
-    )).map((row) => row.event_id)
+    const eventIds = (
+      await sqlAgain.query<{ event_id: string }>(
+        `SELECT metadata ->> 'eventId' AS event_id FROM ds_events WHERE type = 'contact.created' ORDER BY ds_events.sequence`
+      )
+    ).map((row) => row.event_id)
     expect(eventIds.length).toBe(stored.size)
     await receiver.waitFor(
       (r) => eventIds.every((id) => r.some((x) => x.headers["webhook-id"] === id && answered.get(x) === 200)),
@@ -148,7 +162,9 @@ describe("a host whose PostgreSQL restarts", () => {
       30_000
     )
     const deliveries = await eventually(async () => {
-      const rows = await sqlAgain.query<{ status: string; n: number }>(`SELECT data ->> 'status' AS status, count(*)::int AS n FROM ds_deliveries GROUP BY 1`)
+      const rows = await sqlAgain.query<{ status: string; n: number }>(
+        `SELECT data ->> 'status' AS status, count(*)::int AS n FROM ds_deliveries GROUP BY 1`
+      )
       return rows.length === 1 && rows[0]!.status === "succeeded" ? rows : undefined
     }, "every delivery succeeded")
     expect(deliveries).toEqual([{ status: "succeeded", n: eventIds.length }])

@@ -23,14 +23,9 @@ describe("a host whose database goes silent", () => {
     const proxy: SilencingProxy = await startSilencingProxy(databaseUrl)
     cleanup.push(() => proxy.close())
 
-    const host = await serve([
-      "--storage",
-      "postgres",
-      "--database-timeout",
-      "1s",
-      "--api-keys",
-      `ws_a:${KEY_A}`
-    ], { DATABASE_URL: proxy.url })
+    const host = await serve(["--storage", "postgres", "--database-timeout", "1s", "--api-keys", `ws_a:${KEY_A}`], {
+      DATABASE_URL: proxy.url
+    })
     cleanup.push(async () => {
       host.child.kill("SIGKILL")
       await host.exit
@@ -53,7 +48,9 @@ describe("a host whose database goes silent", () => {
     expect(read.status).toBe(503)
     expect(errorOf(read).code).toBe("unavailable")
     expect(read.headers.get("retry-after")).toBe("1")
-    const { answer: write, seconds: writeSeconds } = await timed(() => call("POST", "/v1/contacts", { body: { email: "after@example.com" } }))
+    const { answer: write, seconds: writeSeconds } = await timed(() =>
+      call("POST", "/v1/contacts", { body: { email: "after@example.com" } })
+    )
     expect(writeSeconds).toBeLessThan(20)
     expect(write.status).toBe(503)
     expect(errorOf(write).code).toBe("unavailable")

@@ -10,9 +10,12 @@ describe("--database-timeout / DEALSTREAM_DATABASE_TIMEOUT", () => {
     expect(flag.storage).toEqual({ postgres: url, databaseTimeoutMillis: 2_000 })
     const env = resolveHostConfig({ "data-dir": "/tmp/ds" }, { DEALSTREAM_DATABASE_TIMEOUT: "500ms" })
     expect(env.storage).toEqual({ embedded: resolve("/tmp/ds"), databaseTimeoutMillis: 500 })
-    const both = resolveHostConfig({ storage: "postgres", "database-url": url, "database-timeout": "1m" }, {
-      DEALSTREAM_DATABASE_TIMEOUT: "5s"
-    })
+    const both = resolveHostConfig(
+      { storage: "postgres", "database-url": url, "database-timeout": "1m" },
+      {
+        DEALSTREAM_DATABASE_TIMEOUT: "5s"
+      }
+    )
     expect(both.storage).toEqual({ postgres: url, databaseTimeoutMillis: 60_000 })
     // unset: PgStorage's default (30 s); memory has no database to wait for
     expect(resolveHostConfig({ storage: "postgres", "database-url": url }, {}).storage).toEqual({ postgres: url })

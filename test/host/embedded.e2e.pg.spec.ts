@@ -17,7 +17,9 @@ type Started = Awaited<ReturnType<typeof serve>>
 
 /** Whether a postgres server process runs on this cluster directory. */
 const serverRunsOn = (dir: string) =>
-  execFileSync("ps", ["-eo", "args"], { encoding: "utf8" }).split("\n").some((line) => line.includes(`-D ${dir} `) || line.endsWith(`-D ${dir}`))
+  execFileSync("ps", ["-eo", "args"], { encoding: "utf8" })
+    .split("\n")
+    .some((line) => line.includes(`-D ${dir} `) || line.endsWith(`-D ${dir}`))
 
 /** A fresh data directory and what the tests do with it. */
 const site = () => {
@@ -47,7 +49,7 @@ const site = () => {
         headers: { authorization: `Bearer ${devKey()}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
         ...(body === undefined ? {} : { body: JSON.stringify(body) })
       })
-      return { status: response.status, body: await response.json() as any }
+      return { status: response.status, body: (await response.json()) as any }
     },
     stop: async (host: Started) => {
       host.child.kill("SIGTERM")
@@ -61,7 +63,9 @@ describe("the host on embedded PostgreSQL (the default)", () => {
   it("initialises a cluster under <data-dir>/pg with the dev key beside it, stops it on SIGTERM, and starts again on it with the same records and key", async () => {
     const dir = site()
     const first = await dir.start()
-    expect(first.stderr()).toMatch(new RegExp(`\\(storage: embedded PostgreSQL 127\\.0\\.0\\.1:\\d+/dealstream, data in ${dir.cluster.replace(/[.\\/]/g, "\\$&")}\\)`))
+    expect(first.stderr()).toMatch(
+      new RegExp(`\\(storage: embedded PostgreSQL 127\\.0\\.0\\.1:\\d+/dealstream, data in ${dir.cluster.replace(/[.\\/]/g, "\\$&")}\\)`)
+    )
     expect(first.stderr()).toContain("API key (new)")
     expect(existsSync(join(dir.cluster, "PG_VERSION"))).toBe(true)
     expect(statSync(join(dir.dataDir, "dev-api-key.json")).mode & 0o777).toBe(0o600)
@@ -70,11 +74,20 @@ describe("the host on embedded PostgreSQL (the default)", () => {
     const contact = await dir.call(first, "POST", "/v1/contacts", { email: "kept@example.com", first_name: "Kept" })
     expect(contact.status).toBe(201)
     const sales = (await dir.call(first, "GET", "/v1/pipelines")).body.data[0]
-    const deal = await dir.call(first, "POST", "/v1/deals", { name: "Survivor", pipeline_id: sales.id, contact_ids: [contact.body.id], value: 1200 })
+    const deal = await dir.call(first, "POST", "/v1/deals", {
+      name: "Survivor",
+      pipeline_id: sales.id,
+      contact_ids: [contact.body.id],
+      value: 1200
+    })
     expect(deal.status).toBe(201)
     const moved = await dir.call(first, "PUT", `/v1/deals/${deal.body.id}/stage`, { stage_id: sales.stages[1].id, reason: "qualified" })
     expect(moved.status).toBe(200)
-    const written = { contact: contact.body, deal: moved.body.deal ?? (await dir.call(first, "GET", `/v1/deals/${deal.body.id}`)).body, key: dir.devKey() }
+    const written = {
+      contact: contact.body,
+      deal: moved.body.deal ?? (await dir.call(first, "GET", `/v1/deals/${deal.body.id}`)).body,
+      key: dir.devKey()
+    }
     await dir.stop(first)
 
     // Started again on the same directory: the same records and the same dev key.
@@ -97,10 +110,15 @@ describe("the host on embedded PostgreSQL (the default)", () => {
     expect((await dir.call(host, "POST", "/v1/contacts", { email: "kept@example.com" })).status).toBe(201)
     // A request the host has begun to read, whose body is still arriving when SIGTERM comes: once
     // the host has stopped accepting connections, the rest arrives, and it must still be committed.
-    const inFlight = await openRequest(host.url, "/v1/contacts", { authorization: `Bearer ${dir.devKey()}`, "content-type": "application/json" }, "{\"email\":")
+    const inFlight = await openRequest(
+      host.url,
+      "/v1/contacts",
+      { authorization: `Bearer ${dir.devKey()}`, "content-type": "application/json" },
+      '{"email":'
+    )
     host.child.kill("SIGTERM")
     await untilRefused(host.url)
-    const answer = await inFlight.finish("\"inflight@example.com\"}")
+    const answer = await inFlight.finish('"inflight@example.com"}')
     expect(answer.status, answer.body).toBe(201)
     expect(await host.exit).toBe(0)
     await dir.expectServerStopped()

@@ -40,7 +40,7 @@ const call = async (url: string, method: string, path: string, body?: unknown) =
     headers: { authorization: `Bearer ${KEY}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
     ...(body === undefined ? {} : { body: JSON.stringify(body) })
   })
-  return { status: response.status, body: await response.json().catch(() => null) as any }
+  return { status: response.status, body: (await response.json().catch(() => null)) as any }
 }
 
 describe("the embedded PostgreSQL of a host that was SIGKILLed", () => {
@@ -68,7 +68,7 @@ describe("the embedded PostgreSQL of a host that was SIGKILLed", () => {
     expect(await third.exit).toBe(1)
     expect(lines(third.stderr())).toEqual([
       `dealstream: cannot start embedded PostgreSQL in ${cluster}: a server (pid ${serverPid()}) already runs there, ` +
-      "probably another host's; stop that host or use another data directory"
+        "probably another host's; stop that host or use another data directory"
     ])
     expect((await call(second.url, "GET", "/readyz")).status).toBe(200)
 

@@ -64,7 +64,10 @@ const lockOf = (cluster: string) => {
 
 /** How many processes are attached to a System V segment (nattch), 0 once it is gone. */
 const attachedTo = (segment: string) => {
-  const [header, ...rows] = readFileSync("/proc/sysvipc/shm", "utf8").trim().split("\n").map((line) => line.trim().split(/\s+/))
+  const [header, ...rows] = readFileSync("/proc/sysvipc/shm", "utf8")
+    .trim()
+    .split("\n")
+    .map((line) => line.trim().split(/\s+/))
   const row = rows.find((columns) => columns[header!.indexOf("shmid")] === segment)
   return row === undefined ? 0 : Number(row[header!.indexOf("nattch")])
 }
@@ -75,12 +78,13 @@ const dead = (pid: number) => [null, "Z", "X"].includes(stateOf(pid))
 const serveAgain = (args: ReadonlyArray<string>) => {
   const host = run(["serve", "--host", "127.0.0.1", "--port", "0", ...args])
   hosts.push(host)
-  const url = until(() => /listening on http/.test(host.stderr()) || host.child.exitCode !== null, "the host to listen", 90_000)
-    .then(() => {
+  const url = until(() => /listening on http/.test(host.stderr()) || host.child.exitCode !== null, "the host to listen", 90_000).then(
+    () => {
       const found = /listening on (http:\/\/\S+)/.exec(host.stderr())?.[1]
       if (found === undefined) throw new Error(`exited early: ${host.stderr()}`)
       return found
-    })
+    }
+  )
   url.catch(() => {}) // awaited by the test, which may fail before it does
   return { host, url }
 }
@@ -99,7 +103,7 @@ describe("a host whose process group was SIGKILLed, its PostgreSQL left a zombie
     let enough = () => {}
     const enoughWritten = new Promise<void>((done) => (enough = done))
     const client = async (n: number) => {
-      for (let i = 0;; i++) {
+      for (let i = 0; ; i++) {
         let response: Response
         try {
           response = await fetch(`${first.url}/v1/contacts`, {
@@ -110,7 +114,7 @@ describe("a host whose process group was SIGKILLed, its PostgreSQL left a zombie
         } catch {
           return // the host is gone
         }
-        const body = await response.json().catch(() => null) as { id?: string } | null
+        const body = (await response.json().catch(() => null)) as { id?: string } | null
         if (response.status !== 201 || typeof body?.id !== "string") {
           otherAnswers.push(response.status)
           return
@@ -138,13 +142,15 @@ describe("a host whose process group was SIGKILLed, its PostgreSQL left a zombie
     const missing: Array<string> = []
     const changed: Array<string> = []
     const pending = [...acknowledged]
-    await Promise.all(Array.from({ length: CLIENTS }, async () => {
-      for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
-        const response = await fetch(`${url}/v1/contacts/${next.id}`, { headers })
-        if (response.status !== 200) missing.push(`${next.id}: ${response.status}`)
-        else if (!isDeepStrictEqual(await response.json(), next.body)) changed.push(next.id)
-      }
-    }))
+    await Promise.all(
+      Array.from({ length: CLIENTS }, async () => {
+        for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+          const response = await fetch(`${url}/v1/contacts/${next.id}`, { headers })
+          if (response.status !== 200) missing.push(`${next.id}: ${response.status}`)
+          else if (!isDeepStrictEqual(await response.json(), next.body)) changed.push(next.id)
+        }
+      })
+    )
     expect(missing).toEqual([])
     expect(changed).toEqual([])
     expect(otherAnswers, "answers other than 201 before the kill").toEqual([])
@@ -160,7 +166,7 @@ describe("a host whose process group was SIGKILLed, its PostgreSQL left a zombie
       body: JSON.stringify({ email: "kept@example.com" })
     })
     expect(contact.status).toBe(201)
-    const { id } = await contact.json() as { id: string }
+    const { id } = (await contact.json()) as { id: string }
     const lock = lockOf(cluster)
 
     // A backend looks at its postmaster only when it waits (for a client, a lock, a latch); one busy
@@ -174,9 +180,14 @@ describe("a host whose process group was SIGKILLed, its PostgreSQL left a zombie
     }
     const busy = await connect()
     const backend = (await busy.query<{ pid: number }>("SELECT pg_backend_pid() AS pid")).rows[0]!.pid
-    const loop = busy.query(
-      "DO $$ BEGIN WHILE pg_stat_file('release', true) IS NULL AND clock_timestamp() < now() + interval '120 s' LOOP END LOOP; END $$"
-    ).then(() => "released", (error: Error) => error.message)
+    const loop = busy
+      .query(
+        "DO $$ BEGIN WHILE pg_stat_file('release', true) IS NULL AND clock_timestamp() < now() + interval '120 s' LOOP END LOOP; END $$"
+      )
+      .then(
+        () => "released",
+        (error: Error) => error.message
+      )
     const watcher = await connect()
     while ((await watcher.query("SELECT 1 FROM pg_stat_activity WHERE pid = $1 AND state = 'active'", [backend])).rowCount !== 1) {
       await new Promise((r) => setTimeout(r, 50))

@@ -38,11 +38,12 @@ export const serveAdopted = async (args: ReadonlyArray<string>): Promise<Adopted
   const finish = async () => {
     if (failed !== null || parent.exitCode !== null || parent.signalCode !== null) return
     parent.stdin.end()
-    await until(() => parent.exitCode !== null || parent.signalCode !== null, "the non-reaping parent to reap and exit", 60_000)
-      .catch((error) => {
+    await until(() => parent.exitCode !== null || parent.signalCode !== null, "the non-reaping parent to reap and exit", 60_000).catch(
+      (error) => {
         parent.kill("SIGKILL")
         throw error
-      })
+      }
+    )
     await exit
   }
   try {

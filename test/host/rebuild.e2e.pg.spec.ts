@@ -15,10 +15,13 @@ beforeAll(async () => {
 afterAll(() => Effect.runPromise(Scope.close(database, Exit.void)))
 
 const sql = <A extends object>(statement: string) =>
-  Effect.runPromise(Effect.scoped(Effect.flatMap(
-    PgClient.make({ url: Redacted.make(url), transformJson: false, maxConnections: 1 }),
-    (client) => client.unsafe<A>(statement)
-  )).pipe(Effect.provide(Reactivity.layer)))
+  Effect.runPromise(
+    Effect.scoped(
+      Effect.flatMap(PgClient.make({ url: Redacted.make(url), transformJson: false, maxConnections: 1 }), (client) =>
+        client.unsafe<A>(statement)
+      )
+    ).pipe(Effect.provide(Reactivity.layer))
+  )
 
 const onHost = async <A>(body: (host: Host) => Promise<A>): Promise<A> => {
   const host = await startHost({ storage: { postgres: url } })
@@ -128,7 +131,9 @@ describe("dealstream rebuild", () => {
     expect(await rebuilt.exit, rebuilt.stderr()).toBe(0)
     const streams = await sql<{ n: string }>("SELECT count(DISTINCT stream_id)::text AS n FROM ds_events")
     expect(lines(rebuilt.stdout())).toEqual([
-      expect.stringMatching(new RegExp(`^rebuilt ${documents} documents from ${events} events in ${streams[0]!.n} streams \\(\\d+\\.\\d s\\)$`))
+      expect.stringMatching(
+        new RegExp(`^rebuilt ${documents} documents from ${events} events in ${streams[0]!.n} streams \\(\\d+\\.\\d s\\)$`)
+      )
     ])
     // Not a terminal: a line per tenth at most, ending at 100%.
     const progress = lines(rebuilt.stderr())

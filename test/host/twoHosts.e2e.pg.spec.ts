@@ -29,14 +29,14 @@ describe("two hosts on one PostgreSQL database", () => {
     const onB = await b.call("GET", `/v1/contacts/${contact.body.id}`)
     expect(onB.status).toBe(200)
     expect(onB.body).toEqual(contact.body)
-    expect(onB.headers.get("etag")).toBe("\"1\"")
+    expect(onB.headers.get("etag")).toBe('"1"')
     expect((await b.call("GET", "/v1/contacts?search=shared")).body.data.map((c: { id: string }) => c.id)).toEqual([contact.body.id])
 
     // B updates, A sees the new version; A's stale If-Match is refused.
-    const patched = await b.call("PATCH", `/v1/contacts/${contact.body.id}`, { body: { title: "CTO" }, headers: { "if-match": "\"1\"" } })
+    const patched = await b.call("PATCH", `/v1/contacts/${contact.body.id}`, { body: { title: "CTO" }, headers: { "if-match": '"1"' } })
     expect(patched.status).toBe(200)
     expect((await a.call("GET", `/v1/contacts/${contact.body.id}`)).body.title).toBe("CTO")
-    const stale = await a.call("PATCH", `/v1/contacts/${contact.body.id}`, { body: { title: "CEO" }, headers: { "if-match": "\"1\"" } })
+    const stale = await a.call("PATCH", `/v1/contacts/${contact.body.id}`, { body: { title: "CEO" }, headers: { "if-match": '"1"' } })
     expect(stale.status).toBe(412)
     expect(errorOf(stale).code).toBe("precondition_failed")
 

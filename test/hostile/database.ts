@@ -34,7 +34,9 @@ const snapshotSql = `SELECT
   (SELECT count(*) FROM ${tables.events})::text AS events,
   (SELECT coalesce(max(sequence), 0) FROM ${tables.events})::text AS head,
   (SELECT md5(coalesce(string_agg(stream_id || ':' || version, ',' ORDER BY stream_id), '')) FROM ${tables.streams}) AS streams,
-  ${Object.entries(documentTables).map(([collection, table]) => `${digest(table)} AS "${collection}"`).join(",\n  ")}`
+  ${Object.entries(documentTables)
+    .map(([collection, table]) => `${digest(table)} AS "${collection}"`)
+    .join(",\n  ")}`
 
 export const openDatabase = async (url: string): Promise<Database> => {
   const scope = Effect.runSync(Scope.make())

@@ -30,7 +30,17 @@ const ok = async (host: Host, key: string, method: string, path: string, body?: 
  * and real cursors of every paginated list.
  */
 export const seedWorkspace = async (host: Host, database: Database | null, key: string, receiverUrl: string, tag: string) => {
-  const ids: Record<IdType, Array<string>> = { contact: [], deal: [], company: [], activity: [], pipeline: [], stage: [], webhook: [], delivery: [], event: [] }
+  const ids: Record<IdType, Array<string>> = {
+    contact: [],
+    deal: [],
+    company: [],
+    activity: [],
+    pipeline: [],
+    stage: [],
+    webhook: [],
+    delivery: [],
+    event: []
+  }
   const cursors: Array<string> = []
   const customFields = [
     { object: "contact", key: "industry", label: "Industry", type: "text" },
@@ -42,18 +52,30 @@ export const seedWorkspace = async (host: Host, database: Database | null, key: 
     { object: "activity", key: "outcome", label: "Outcome", type: "enum", options: ["won", "lost"] }
   ] as const
   for (const field of customFields) await created(host, key, "/v1/custom-fields", field)
-  const webhook = await created(host, key, "/v1/webhooks", { url: `${receiverUrl}/${tag}`, events: ["*"], secret: `secret_${tag}_0123456789` })
+  const webhook = await created(host, key, "/v1/webhooks", {
+    url: `${receiverUrl}/${tag}`,
+    events: ["*"],
+    secret: `secret_${tag}_0123456789`
+  })
   ids.webhook.push(webhook.id)
 
   const pipelines = (await ok(host, key, "GET", "/v1/pipelines")).data as Array<Record<string, any>>
-  const mine = await created(host, key, "/v1/pipelines", { name: `Pipeline ${tag}`, stages: [{ name: "One" }, { name: "Two" }, { name: "Three" }] })
+  const mine = await created(host, key, "/v1/pipelines", {
+    name: `Pipeline ${tag}`,
+    stages: [{ name: "One" }, { name: "Two" }, { name: "Three" }]
+  })
   for (const pipeline of [...pipelines, mine]) {
     ids.pipeline.push(pipeline.id)
     ids.stage.push(...pipeline.stages.map((stage: { id: string }) => stage.id))
   }
 
   for (let i = 0; i < 3; i++) {
-    const company = await created(host, key, "/v1/companies", { name: `${tag} company ${i}`, domain: `${tag}-${i}.example.com`, size: i * 10, region: "emea" })
+    const company = await created(host, key, "/v1/companies", {
+      name: `${tag} company ${i}`,
+      domain: `${tag}-${i}.example.com`,
+      size: i * 10,
+      region: "emea"
+    })
     ids.company.push(company.id)
   }
   for (let i = 0; i < 5; i++) {
@@ -90,7 +112,8 @@ export const seedWorkspace = async (host: Host, database: Database | null, key: 
     })
     ids.activity.push(activity.id)
   }
-  for (const stage of mine.stages.slice(1)) await ok(host, key, "PUT", `/v1/deals/${ids.deal[0]}/stage`, { stage_id: stage.id, reason: "seed" })
+  for (const stage of mine.stages.slice(1))
+    await ok(host, key, "PUT", `/v1/deals/${ids.deal[0]}/stage`, { stage_id: stage.id, reason: "seed" })
   await ok(host, key, "DELETE", `/v1/contacts/${ids.contact[3]}`)
   await ok(host, key, "DELETE", `/v1/contacts/${ids.contact[4]}`)
   await ok(host, key, "DELETE", `/v1/deals/${ids.deal[3]}`)
@@ -105,7 +128,7 @@ export const seedWorkspace = async (host: Host, database: Database | null, key: 
     "/v1/contacts?limit=1",
     "/v1/contacts?limit=1&sort=-email",
     "/v1/contacts?limit=1&sort=score",
-    `/v1/contacts?limit=1&filter=${encodeURIComponent("{\"source\":\"webinar\"}")}`,
+    `/v1/contacts?limit=1&filter=${encodeURIComponent('{"source":"webinar"}')}`,
     "/v1/contacts?limit=1&search=first",
     "/v1/deals?limit=1&sort=value",
     "/v1/deals?limit=1&sort=-expected_close_date",

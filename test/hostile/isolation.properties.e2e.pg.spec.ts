@@ -42,7 +42,11 @@ const workspaceOf = (run: number, w: Ws): Workspace => ({
   marker: `${ROLES[w]}${run}qz`
 })
 
-const API_KEYS = Array.from({ length: POOL }, (_, run) => ([0, 1, 2] as const).map((w) => `${workspaceOf(run, w).id}:${workspaceOf(run, w).key}`)).flat().join(",")
+const API_KEYS = Array.from({ length: POOL }, (_, run) =>
+  ([0, 1, 2] as const).map((w) => `${workspaceOf(run, w).id}:${workspaceOf(run, w).key}`)
+)
+  .flat()
+  .join(",")
 const ID = /\b(?:con|deal|pipe|stage|wh|dlv|evt|tle|act|comp)_[0-9a-z]{26}\b/g
 const MARK = /(?:alpha|bravo|charlie)\d+qz\d+/g
 const IS_MARK = /^(?:alpha|bravo|charlie)\d+qz\d+$/
@@ -73,8 +77,27 @@ interface Target {
 
 type Op =
   | { readonly op: "createContact"; readonly n: number; readonly field: Target | null; readonly idempotencyKey: string | null }
-  | { readonly op: "updateContact" | "createDeal" | "updateDeal" | "createPipeline" | "updatePipeline" | "createField"; readonly n: number; readonly target: Target }
-  | { readonly op: "deleteContact" | "restoreContact" | "getContact" | "deleteDeal" | "restoreDeal" | "getDeal" | "timeline" | "getPipeline" | "deleteField" | "webhook" | "deliveries" | "deleteWebhook"; readonly target: Target }
+  | {
+      readonly op: "updateContact" | "createDeal" | "updateDeal" | "createPipeline" | "updatePipeline" | "createField"
+      readonly n: number
+      readonly target: Target
+    }
+  | {
+      readonly op:
+        | "deleteContact"
+        | "restoreContact"
+        | "getContact"
+        | "deleteDeal"
+        | "restoreDeal"
+        | "getDeal"
+        | "timeline"
+        | "getPipeline"
+        | "deleteField"
+        | "webhook"
+        | "deliveries"
+        | "deleteWebhook"
+      readonly target: Target
+    }
   | { readonly op: "moveDeal"; readonly target: Target; readonly stage: Target }
   | { readonly op: "expandContact"; readonly target: Target }
   | { readonly op: "list"; readonly what: string; readonly target: Target; readonly n: number }
@@ -124,10 +147,20 @@ const op: fc.Arbitrary<Op> = fc.oneof(
       n,
       field: fc.option(target, { freq: 2 }),
       // Rarely: after its first use a key with another body is (rightly) a conflict.
-      idempotencyKey: fc.oneof({ weight: 6, arbitrary: fc.constant(null) }, { weight: 1, arbitrary: fc.constantFrom("shared-1", "shared-2") })
+      idempotencyKey: fc.oneof(
+        { weight: 6, arbitrary: fc.constant(null) },
+        { weight: 1, arbitrary: fc.constantFrom("shared-1", "shared-2") }
+      )
     })
   },
-  { weight: 2, arbitrary: fc.record({ op: fc.constantFrom("updateContact" as const, "createDeal" as const, "updateDeal" as const, "createField" as const), n, target }) },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      op: fc.constantFrom("updateContact" as const, "createDeal" as const, "updateDeal" as const, "createField" as const),
+      n,
+      target
+    })
+  },
   { weight: 1, arbitrary: fc.record({ op: fc.constantFrom("createPipeline" as const, "updatePipeline" as const), n, target }) },
   {
     weight: 5,
@@ -153,13 +186,18 @@ const op: fc.Arbitrary<Op> = fc.oneof(
   { weight: 1, arbitrary: fc.record({ op: fc.constant("expandContact" as const), target }) },
   { weight: 3, arbitrary: fc.record({ op: fc.constant("list" as const), what: fc.constantFrom(...LISTS), target, n }) },
   // The same key and the same body from every workspace: each must get its own pipeline.
-  { weight: 1, arbitrary: fc.record({ op: fc.constant("sharedPipeline" as const), idempotencyKey: fc.constantFrom("pipeline-1", "pipeline-2", "pipeline-3") }) }
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      op: fc.constant("sharedPipeline" as const),
+      idempotencyKey: fc.constantFrom("pipeline-1", "pipeline-2", "pipeline-3")
+    })
+  }
 )
 
 const steps = fc.array(fc.record({ ws, action: op }), { minLength: 10, maxLength: 30, size: "max" })
 
 // ---------------------------------------------------------------------------------------------
-
 
 describe.each(STORAGES)("%s storage: workspace isolation", (storage) => {
   const host = hostFor(storage, {
@@ -215,15 +253,27 @@ describe.each(STORAGES)("%s storage: workspace isolation", (storage) => {
       // A key this workspace never sent cannot clash: keys are per workspace.
       // (A 409 for another reason, such as the email being taken in this workspace, is no clash.)
       if (!world.keysUsed[w]!.has(idempotencyKey)) {
-        expect(answer.body?.error?.code, `${WORKSPACES()[w].id}'s first use of ${idempotencyKey}: ${answer.text}`).not.toBe("idempotency_conflict")
+        expect(answer.body?.error?.code, `${WORKSPACES()[w].id}'s first use of ${idempotencyKey}: ${answer.text}`).not.toBe(
+          "idempotency_conflict"
+        )
       }
       world.keysUsed[w]!.add(idempotencyKey)
     }
-    const sent = new Set(tokensOf(`${method} ${path} ${decodeURIComponent(path)} ${JSON.stringify(body) ?? ""} ${Object.values(headers).join(" ")}`))
-    const received = `${answer.text}\n${[...answer.headers.entries()].filter(([name]) => name !== "x-request-id").map(([n, v]) => `${n}: ${v}`).join("\n")}`
+    const sent = new Set(
+      tokensOf(`${method} ${path} ${decodeURIComponent(path)} ${JSON.stringify(body) ?? ""} ${Object.values(headers).join(" ")}`)
+    )
+    const received = `${answer.text}\n${[...answer.headers.entries()]
+      .filter(([name]) => name !== "x-request-id")
+      .map(([n, v]) => `${n}: ${v}`)
+      .join("\n")}`
     const leaked = othersIn(w, received).filter((token) => !sent.has(token))
-    expect(leaked, `${WORKSPACES()[w].id}: ${method} ${path} answered with another workspace's data: ${answer.text.slice(0, 500)}`).toEqual([])
-    const tally = `${method} ${path.split("?")[0]!.replace(ID, ":id").replace(/f?(?:alpha|bravo|charlie)\d+qz\d+/g, ":key")} ${answer.status}`
+    expect(leaked, `${WORKSPACES()[w].id}: ${method} ${path} answered with another workspace's data: ${answer.text.slice(0, 500)}`).toEqual(
+      []
+    )
+    const tally = `${method} ${path
+      .split("?")[0]!
+      .replace(ID, ":id")
+      .replace(/f?(?:alpha|bravo|charlie)\d+qz\d+/g, ":key")} ${answer.status}`
     statuses.set(tally, (statuses.get(tally) ?? 0) + 1)
     // Ids seen for the first time belong to the workspace they were shown to (checked above).
     for (const [id] of received.matchAll(ID)) if (!idOwner.has(id)) idOwner.set(id, WORKSPACES()[w].id)
@@ -232,7 +282,10 @@ describe.each(STORAGES)("%s storage: workspace isolation", (storage) => {
 
   /** Another workspace's record is indistinguishable from a missing one: never a success. */
   const foreign = (w: Ws, t: Owned, answer: Answer, what: string) => {
-    if (t.owner !== w) expect(answer.status, `${WORKSPACES()[w].id} ${what} on ${WORKSPACES()[t.owner].id}'s record: ${answer.text}`).toBeGreaterThanOrEqual(400)
+    if (t.owner !== w)
+      expect(answer.status, `${WORKSPACES()[w].id} ${what} on ${WORKSPACES()[t.owner].id}'s record: ${answer.text}`).toBeGreaterThanOrEqual(
+        400
+      )
   }
 
   const remember = (w: Ws, kind: Kind, answer: Answer, id?: string) => {
@@ -243,16 +296,33 @@ describe.each(STORAGES)("%s storage: workspace isolation", (storage) => {
     const at = (t: Target): Owned => ({ owner: ((w + t.relative) % 3) as Ws, pick: t.pick })
     switch (action.op) {
       case "sharedPipeline": {
-        const answer = await call(w, "POST", "/v1/pipelines", { name: "Shared", stages: [{ name: "One" }] }, { "idempotency-key": action.idempotencyKey })
+        const answer = await call(
+          w,
+          "POST",
+          "/v1/pipelines",
+          { name: "Shared", stages: [{ name: "One" }] },
+          { "idempotency-key": action.idempotencyKey }
+        )
         expect(answer.status, answer.text).toBe(201)
         return remember(w, "pipeline", answer)
       }
       case "createContact": {
         const field = action.field === null ? null : resolve(at(action.field), "field")
-        const body: Record<string, unknown> = { email: `${value(w, action.n)}@example.com`, first_name: `N ${value(w, action.n)}`, source: value(w, action.n + 1) }
+        const body: Record<string, unknown> = {
+          email: `${value(w, action.n)}@example.com`,
+          first_name: `N ${value(w, action.n)}`,
+          source: value(w, action.n + 1)
+        }
         if (field !== null) body[field] = value(w, action.n)
-        const answer = await call(w, "POST", "/v1/contacts", body, action.idempotencyKey === null ? {} : { "idempotency-key": action.idempotencyKey })
-        if (field !== null && at(action.field!).owner !== w) expect(answer.status, `another workspace's custom field ${field}`).toBeGreaterThanOrEqual(400)
+        const answer = await call(
+          w,
+          "POST",
+          "/v1/contacts",
+          body,
+          action.idempotencyKey === null ? {} : { "idempotency-key": action.idempotencyKey }
+        )
+        if (field !== null && at(action.field!).owner !== w)
+          expect(answer.status, `another workspace's custom field ${field}`).toBeGreaterThanOrEqual(400)
         return remember(w, "contact", answer)
       }
       case "updateContact": {
@@ -263,22 +333,46 @@ describe.each(STORAGES)("%s storage: workspace isolation", (storage) => {
       case "restoreContact":
       case "getContact": {
         const id = resolve(at(action.target), "contact")
-        const [method, path] = action.op === "deleteContact" ? ["DELETE", `/v1/contacts/${id}`] : action.op === "restoreContact" ? ["POST", `/v1/contacts/${id}/restore`] : ["GET", `/v1/contacts/${id}`]
+        const [method, path] =
+          action.op === "deleteContact"
+            ? ["DELETE", `/v1/contacts/${id}`]
+            : action.op === "restoreContact"
+              ? ["POST", `/v1/contacts/${id}/restore`]
+              : ["GET", `/v1/contacts/${id}`]
         return foreign(w, at(action.target), await call(w, method, path), action.op)
       }
       case "expandContact":
-        return foreign(w, at(action.target), await call(w, "GET", `/v1/contacts/${resolve(at(action.target), "contact")}?expand=deals,activities`), "expand")
+        return foreign(
+          w,
+          at(action.target),
+          await call(w, "GET", `/v1/contacts/${resolve(at(action.target), "contact")}?expand=deals,activities`),
+          "expand"
+        )
       case "createDeal": {
         const pipeline = (await call(w, "GET", "/v1/pipelines")).body.data[0]
         const contact = resolve(at(action.target), "contact")
-        const answer = await call(w, "POST", "/v1/deals", { name: `D ${value(w, action.n)}`, pipeline_id: pipeline.id, value: 100 + action.n, contact_ids: [contact] })
-        if (at(action.target).owner !== w) expect(answer.status, `a deal with ${WORKSPACES()[at(action.target).owner].id}'s contact`).toBeGreaterThanOrEqual(400)
+        const answer = await call(w, "POST", "/v1/deals", {
+          name: `D ${value(w, action.n)}`,
+          pipeline_id: pipeline.id,
+          value: 100 + action.n,
+          contact_ids: [contact]
+        })
+        if (at(action.target).owner !== w)
+          expect(answer.status, `a deal with ${WORKSPACES()[at(action.target).owner].id}'s contact`).toBeGreaterThanOrEqual(400)
         return remember(w, "deal", answer)
       }
       case "updateDeal":
-        return foreign(w, at(action.target), await call(w, "PATCH", `/v1/deals/${resolve(at(action.target), "deal")}`, { name: `D ${value(w, action.n)}` }), "PATCH deal")
+        return foreign(
+          w,
+          at(action.target),
+          await call(w, "PATCH", `/v1/deals/${resolve(at(action.target), "deal")}`, { name: `D ${value(w, action.n)}` }),
+          "PATCH deal"
+        )
       case "moveDeal": {
-        const answer = await call(w, "PUT", `/v1/deals/${resolve(at(action.target), "deal")}/stage`, { stage_id: resolve(at(action.stage), "stage"), reason: value(w, 0) })
+        const answer = await call(w, "PUT", `/v1/deals/${resolve(at(action.target), "deal")}/stage`, {
+          stage_id: resolve(at(action.stage), "stage"),
+          reason: value(w, 0)
+        })
         foreign(w, at(action.target), answer, "move deal")
         return foreign(w, at(action.stage), answer, "move deal to a stage")
       }
@@ -287,25 +381,39 @@ describe.each(STORAGES)("%s storage: workspace isolation", (storage) => {
       case "getDeal":
       case "timeline": {
         const id = resolve(at(action.target), "deal")
-        const [method, path] = action.op === "deleteDeal"
-          ? ["DELETE", `/v1/deals/${id}`]
-          : action.op === "restoreDeal"
-          ? ["POST", `/v1/deals/${id}/restore`]
-          : action.op === "getDeal"
-          ? ["GET", `/v1/deals/${id}`]
-          : ["GET", `/v1/deals/${id}/timeline`]
+        const [method, path] =
+          action.op === "deleteDeal"
+            ? ["DELETE", `/v1/deals/${id}`]
+            : action.op === "restoreDeal"
+              ? ["POST", `/v1/deals/${id}/restore`]
+              : action.op === "getDeal"
+                ? ["GET", `/v1/deals/${id}`]
+                : ["GET", `/v1/deals/${id}/timeline`]
         return foreign(w, at(action.target), await call(w, method, path), action.op)
       }
       case "createPipeline": {
-        const answer = await call(w, "POST", "/v1/pipelines", { name: `P ${value(w, action.n)}`, stages: [{ name: value(w, action.n) }, { name: value(w, action.n + 1) }] })
+        const answer = await call(w, "POST", "/v1/pipelines", {
+          name: `P ${value(w, action.n)}`,
+          stages: [{ name: value(w, action.n) }, { name: value(w, action.n + 1) }]
+        })
         remember(w, "pipeline", answer)
         if (answer.status < 300) world.pools[w]!.stage.push(...answer.body.stages.map((stage: { id: string }) => stage.id))
         return
       }
       case "updatePipeline":
-        return foreign(w, at(action.target), await call(w, "PATCH", `/v1/pipelines/${resolve(at(action.target), "pipeline")}`, { name: `P ${value(w, action.n)}` }), "PATCH pipeline")
+        return foreign(
+          w,
+          at(action.target),
+          await call(w, "PATCH", `/v1/pipelines/${resolve(at(action.target), "pipeline")}`, { name: `P ${value(w, action.n)}` }),
+          "PATCH pipeline"
+        )
       case "getPipeline":
-        return foreign(w, at(action.target), await call(w, "GET", `/v1/pipelines/${resolve(at(action.target), "pipeline")}`), "GET pipeline")
+        return foreign(
+          w,
+          at(action.target),
+          await call(w, "GET", `/v1/pipelines/${resolve(at(action.target), "pipeline")}`),
+          "GET pipeline"
+        )
       case "createField": {
         const key = fieldKey(w, action.n)
         const answer = await call(w, "POST", "/v1/custom-fields", { object: "contact", key, label: value(w, action.n), type: "text" })
@@ -336,31 +444,41 @@ describe.each(STORAGES)("%s storage: workspace isolation", (storage) => {
       case "deleteWebhook": {
         // Only another's webhook: a workspace's own stays, for the delivery check.
         if (at(action.target).owner === w) return
-        return foreign(w, at(action.target), await call(w, "DELETE", `/v1/webhooks/${world.webhooks[at(action.target).owner]}`), "DELETE webhook")
+        return foreign(
+          w,
+          at(action.target),
+          await call(w, "DELETE", `/v1/webhooks/${world.webhooks[at(action.target).owner]}`),
+          "DELETE webhook"
+        )
       }
       case "list": {
         const of = at(action.target)
         const email = `${value(of.owner, action.n)}@example.com`
         const field = resolve(of, "field")
         const path = {
-          "contacts": "/v1/contacts?limit=100",
+          contacts: "/v1/contacts?limit=100",
           "contacts?search": `/v1/contacts?search=${value(of.owner, action.n)}`,
           "contacts?filter=email": `/v1/contacts?filter=${encodeURIComponent(JSON.stringify({ email }))}`,
           "contacts?filter=field": `/v1/contacts?filter=${encodeURIComponent(JSON.stringify({ [field]: { $exists: true } }))}`,
           "contacts?sort=field": `/v1/contacts?sort=-${field}&limit=100`,
-          "deals": "/v1/deals?limit=100",
+          deals: "/v1/deals?limit=100",
           "deals?search": `/v1/deals?search=${value(of.owner, action.n)}`,
           "deals?contact_id": `/v1/deals?contact_id=${resolve(of, "contact")}`,
           "deals?pipeline_id": `/v1/deals?pipeline_id=${resolve(of, "pipeline")}`,
-          "pipelines": "/v1/pipelines",
+          pipelines: "/v1/pipelines",
           "custom-fields": "/v1/custom-fields",
           "trash?type=contact": "/v1/trash?type=contact&limit=100",
           "trash?type=deal": "/v1/trash?type=deal&limit=100",
-          "webhooks": "/v1/webhooks"
+          webhooks: "/v1/webhooks"
         }[action.what]!
         const answer = await call(w, "GET", path)
         // Searching for another's value finds nothing of theirs (checked by `call`); the list is ours.
-        if (answer.status === 200 && of.owner !== w && Array.isArray(answer.body.data) && /search|filter=email|contact_id|pipeline_id/.test(action.what)) {
+        if (
+          answer.status === 200 &&
+          of.owner !== w &&
+          Array.isArray(answer.body.data) &&
+          /search|filter=email|contact_id|pipeline_id/.test(action.what)
+        ) {
           expect(answer.body.data, `${path} as ${WORKSPACES()[w].id}`).toEqual([])
         }
         return
@@ -373,7 +491,11 @@ describe.each(STORAGES)("%s storage: workspace isolation", (storage) => {
     const all: Array<Record<string, any>> = []
     let cursor: string | null = null
     do {
-      const answer = await call(w, "GET", `/v1/webhooks/${world.webhooks[w]}/deliveries?limit=100${cursor === null ? "" : `&cursor=${cursor}`}`)
+      const answer = await call(
+        w,
+        "GET",
+        `/v1/webhooks/${world.webhooks[w]}/deliveries?limit=100${cursor === null ? "" : `&cursor=${cursor}`}`
+      )
       expect(answer.status, answer.text).toBe(200)
       all.push(...answer.body.data)
       cursor = answer.body.next_cursor
@@ -384,13 +506,21 @@ describe.each(STORAGES)("%s storage: workspace isolation", (storage) => {
   /** Each receiver got exactly its workspace's deliveries: own workspace, own data only. */
   const checkWebhooks = async () => {
     for (const w of [0, 1, 2] as const) {
-      const expected = await eventually(async () => {
-        const deliveries = await deliveriesOf(w)
-        return deliveries.every((d) => d["status"] === "succeeded") ? deliveries : undefined
-      }, `${WORKSPACES()[w].id}'s deliveries to succeed`, 30_000)
+      const expected = await eventually(
+        async () => {
+          const deliveries = await deliveriesOf(w)
+          return deliveries.every((d) => d["status"] === "succeeded") ? deliveries : undefined
+        },
+        `${WORKSPACES()[w].id}'s deliveries to succeed`,
+        30_000
+      )
       const eventIds = new Set(expected.map((d) => d["event_id"] as string))
       const receiver = world.receivers[w]!
-      await receiver.waitFor((got) => new Set(got.map((r) => r.headers["webhook-id"])).size >= eventIds.size, `${eventIds.size} events at ${WORKSPACES()[w].id}'s receiver`, 30_000)
+      await receiver.waitFor(
+        (got) => new Set(got.map((r) => r.headers["webhook-id"])).size >= eventIds.size,
+        `${eventIds.size} events at ${WORKSPACES()[w].id}'s receiver`,
+        30_000
+      )
       for (const received of receiver.received) {
         const what = `${WORKSPACES()[w].id}'s receiver got ${received.rawBody.toString("utf8").slice(0, 400)}`
         expect(received.json?.workspace_id, what).toBe(WORKSPACES()[w].id)
@@ -415,7 +545,11 @@ describe.each(STORAGES)("%s storage: workspace isolation", (storage) => {
     for (const w of [0, 1, 2] as const) {
       const receiver = await startReceiver()
       world.receivers.push(receiver)
-      const hook = await call(w, "POST", "/v1/webhooks", { url: `${receiver.url}/${workspaces[w].id}`, events: ["*"], secret: `sk_${workspaces[w].marker}_0123456789` })
+      const hook = await call(w, "POST", "/v1/webhooks", {
+        url: `${receiver.url}/${workspaces[w].id}`,
+        events: ["*"],
+        secret: `sk_${workspaces[w].marker}_0123456789`
+      })
       expect(hook.status, hook.text).toBe(201)
       world.webhooks.push(hook.body.id)
       const pipelines = await call(w, "GET", "/v1/pipelines")

@@ -36,9 +36,8 @@ export const encodeRequest = (request: RawRequest): Buffer => {
     Buffer.concat([latin1(request.method), latin1(" "), latin1(request.target), latin1(version === "" ? "\r\n" : ` ${version}\r\n`)])
   ]
   const headers: Array<readonly [string, string | Buffer | null]> = [["Host", "127.0.0.1"], ...request.headers]
-  const length = request.contentLength === undefined
-    ? request.body === undefined ? null : String(request.body.length)
-    : request.contentLength
+  const length =
+    request.contentLength === undefined ? (request.body === undefined ? null : String(request.body.length)) : request.contentLength
   if (length !== null) headers.push(["Content-Length", length])
   headers.push(["Connection", "close"])
   for (const [name, value] of headers) {
@@ -80,9 +79,12 @@ export const parseAnswer = (whole: Buffer): RawAnswer => {
     headers[line.slice(0, colon).trim().toLowerCase()] = line.slice(colon + 1).trim()
   }
   const rest = raw.subarray(headEnd + 4)
-  const body = headers["transfer-encoding"]?.toLowerCase() === "chunked"
-    ? decodeChunked(rest)
-    : headers["content-length"] === undefined ? rest : rest.subarray(0, Number(headers["content-length"]))
+  const body =
+    headers["transfer-encoding"]?.toLowerCase() === "chunked"
+      ? decodeChunked(rest)
+      : headers["content-length"] === undefined
+        ? rest
+        : rest.subarray(0, Number(headers["content-length"]))
   return { status: Number(status[1]), headers, body, text: body.toString("utf8") }
 }
 

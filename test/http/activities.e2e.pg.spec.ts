@@ -71,7 +71,7 @@ describe.each(STORAGES)("activities on %s storage", { timeout: 90_000 }, (storag
       const answer = await api.call("POST", "/v1/activities", { body })
       expect(answer.status, answer.text).toBe(201)
       expect(answer.headers.get("location")).toBe(`/v1/activities/${answer.body.id}`)
-      expect(answer.headers.get("etag")).toBe("\"1\"")
+      expect(answer.headers.get("etag")).toBe('"1"')
       expect(Object.keys(answer.body)).toEqual(keysOf())
       const got = await api.call("GET", `/v1/activities/${answer.body.id}`)
       expect(got.status).toBe(200)
@@ -177,7 +177,7 @@ describe.each(STORAGES)("activities on %s storage", { timeout: 90_000 }, (storag
     const task = await activity({ type: "task", subject: "Send contract", due_at: "2026-05-01T12:00:00Z", contact_ids: [ada.id] })
     const done = await api.call("PATCH", `/v1/activities/${task.id}`, { body: { done: true } })
     expect(done.status, done.text).toBe(200)
-    expect(done.headers.get("etag")).toBe("\"2\"")
+    expect(done.headers.get("etag")).toBe('"2"')
     // The time of the write: the updated_at the same event set, and not before the task was created.
     expect(done.body.done_at).toBe(done.body.updated_at)
     expect(done.body.done_at >= task.created_at).toBe(true)
@@ -188,7 +188,7 @@ describe.each(STORAGES)("activities on %s storage", { timeout: 90_000 }, (storag
 
     const again = await api.call("PATCH", `/v1/activities/${task.id}`, { body: { done: true } })
     expect(again.status).toBe(200)
-    expect(again.headers.get("etag")).toBe("\"2\"")
+    expect(again.headers.get("etag")).toBe('"2"')
     expect(again.body).toEqual(done.body)
 
     const reopened = await ok("PATCH", `/v1/activities/${task.id}`, { done: false, subject: "Send the contract" })
@@ -210,7 +210,11 @@ describe.each(STORAGES)("activities on %s storage", { timeout: 90_000 }, (storag
       { field: "done_at", from: done.body.done_at, to: null }
     ])
     // The task's due_at is a field of its creation like any other.
-    expect((await ok("GET", `/v1/activities/${task.id}/history`)).data[0].changes).toContainEqual({ field: "due_at", from: null, to: "2026-05-01T12:00:00.000Z" })
+    expect((await ok("GET", `/v1/activities/${task.id}/history`)).data[0].changes).toContainEqual({
+      field: "due_at",
+      from: null,
+      to: "2026-05-01T12:00:00.000Z"
+    })
   })
 
   it("lists by each parameter alone and combined, and refuses bad parameters", async () => {
@@ -279,9 +283,13 @@ describe.each(STORAGES)("activities on %s storage", { timeout: 90_000 }, (storag
     const made: Array<Json> = []
     const dues = ["2026-06-03T00:00:00Z", null, "2026-06-01T00:00:00Z", "2026-06-02T00:00:00Z", null, "2026-06-01T00:00:00Z", null]
     for (const [i, due] of dues.entries()) {
-      made.push(await activity(
-        due === null ? { subject: `s${i}`, contact_ids: [ada.id] } : { type: "task", subject: `s${i}`, due_at: due, contact_ids: [ada.id] }
-      ))
+      made.push(
+        await activity(
+          due === null
+            ? { subject: `s${i}`, contact_ids: [ada.id] }
+            : { type: "task", subject: `s${i}`, due_at: due, contact_ids: [ada.id] }
+        )
+      )
     }
     // Touched in this order, so updated_at orders them so.
     const touched = [3, 0, 6, 1]
@@ -290,20 +298,25 @@ describe.each(STORAGES)("activities on %s storage", { timeout: 90_000 }, (storag
     }
     const byId = (a: Json, b: Json) => (a["id"] < b["id"] ? -1 : a["id"] > b["id"] ? 1 : 0)
     // API.md: ties broken by id in the sort's direction; absent values last ascending, first descending.
-    const ordered = (key: string) => [...made].sort((a, b) => {
-      const [x, y] = [a[key], b[key]]
-      if (x === y) return byId(a, b)
-      if (x === null) return 1
-      if (y === null) return -1
-      return x < y ? -1 : 1
-    })
+    const ordered = (key: string) =>
+      [...made].sort((a, b) => {
+        const [x, y] = [a[key], b[key]]
+        if (x === y) return byId(a, b)
+        if (x === null) return 1
+        if (y === null) return -1
+        return x < y ? -1 : 1
+      })
     for (const key of ["due_at", "created_at", "updated_at"]) {
       const asc = ordered(key).map((a) => a["id"])
       expect(await ids(`sort=${key}&limit=2`), key).toEqual(asc)
       expect(await ids(`sort=-${key}&limit=3`), `-${key}`).toEqual([...asc].reverse())
     }
     expect(await ids("limit=3")).toEqual(made.map((a) => a["id"]))
-    expect(ordered("updated_at").slice(-4).map((a) => a["subject"])).toEqual(touched.map((i) => `s${i}`))
+    expect(
+      ordered("updated_at")
+        .slice(-4)
+        .map((a) => a["subject"])
+    ).toEqual(touched.map((i) => `s${i}`))
   })
 
   it("hides a linked record while it is in the trash and shows it again once restored; a patch keeps the hidden link", async () => {
@@ -332,7 +345,10 @@ describe.each(STORAGES)("activities on %s storage", { timeout: 90_000 }, (storag
 
     await ok("POST", `/v1/contacts/${ada.id}/restore`)
     await ok("POST", `/v1/deals/${renewal.id}/restore`)
-    expect(await ok("GET", `/v1/activities/${shared.id}`)).toMatchObject({ contact_ids: [ada.id, grace.id, linus.id], deal_ids: [renewal.id] })
+    expect(await ok("GET", `/v1/activities/${shared.id}`)).toMatchObject({
+      contact_ids: [ada.id, grace.id, linus.id],
+      deal_ids: [renewal.id]
+    })
     expect((await ok("GET", `/v1/activities/${only.id}`)).contact_ids).toEqual([ada.id])
     expect(await ids(`contact_id=${ada.id}`)).toEqual([shared.id, only.id])
     expect(await ids(`deal_id=${renewal.id}`)).toEqual([shared.id])
@@ -352,7 +368,9 @@ describe.each(STORAGES)("activities on %s storage", { timeout: 90_000 }, (storag
     await ok("DELETE", `/v1/companies/${globex.id}`)
     expect((await ok("GET", `/v1/activities/${both.id}`)).company_ids).toEqual([acme.id])
     expect(await ids(`company_id=${globex.id}`)).toEqual([])
-    refused(await api.call("POST", "/v1/activities", { body: { type: "note", subject: "x", company_ids: [globex.id] } }), ["company_ids[0]"])
+    refused(await api.call("POST", "/v1/activities", { body: { type: "note", subject: "x", company_ids: [globex.id] } }), [
+      "company_ids[0]"
+    ])
     await ok("POST", `/v1/companies/${globex.id}/restore`)
     expect((await ok("GET", `/v1/activities/${both.id}`)).company_ids).toEqual([acme.id, globex.id])
 
@@ -372,7 +390,9 @@ describe.each(STORAGES)("activities on %s storage", { timeout: 90_000 }, (storag
     expect(expanded.activities.map((a: Json) => a["id"])).not.toContain(doomed.id)
     expect(expanded.activities.map((a: Json) => a["id"])).not.toContain(alone.id)
     expect(expanded.activities.find((a: Json) => a["subject"] === "Bulk 50").contact_ids).toEqual([])
-    expect((await ok("GET", `/v1/companies/${globex.id}?expand=activities`)).activities).toEqual([await ok("GET", `/v1/activities/${both.id}`)])
+    expect((await ok("GET", `/v1/companies/${globex.id}?expand=activities`)).activities).toEqual([
+      await ok("GET", `/v1/activities/${both.id}`)
+    ])
   })
 
   it("shows a contact's and a deal's live activities with expand=activities, newest first, as GET shows them", async () => {
@@ -418,13 +438,16 @@ describe.each(STORAGES)("activities on %s storage", { timeout: 90_000 }, (storag
     const meeting = first.body as Json
     await activity({ subject: "Stays", contact_ids: [ada.id] })
 
-    const stale = await api.call("PATCH", `/v1/activities/${meeting.id}`, { body: { subject: "x" }, headers: { "if-match": "\"7\"" } })
+    const stale = await api.call("PATCH", `/v1/activities/${meeting.id}`, { body: { subject: "x" }, headers: { "if-match": '"7"' } })
     expect(stale.status).toBe(412)
-    const patched = await api.call("PATCH", `/v1/activities/${meeting.id}`, { body: { subject: "Quarterly review" }, headers: { "if-match": "\"1\"" } })
+    const patched = await api.call("PATCH", `/v1/activities/${meeting.id}`, {
+      body: { subject: "Quarterly review" },
+      headers: { "if-match": '"1"' }
+    })
     expect(patched.status, patched.text).toBe(200)
-    expect(patched.headers.get("etag")).toBe("\"2\"")
-    expect((await api.call("DELETE", `/v1/activities/${meeting.id}`, { headers: { "if-match": "\"1\"" } })).status).toBe(412)
-    expect((await api.call("DELETE", `/v1/activities/${meeting.id}`, { headers: { "if-match": "\"2\"" } })).status).toBe(204)
+    expect(patched.headers.get("etag")).toBe('"2"')
+    expect((await api.call("DELETE", `/v1/activities/${meeting.id}`, { headers: { "if-match": '"1"' } })).status).toBe(412)
+    expect((await api.call("DELETE", `/v1/activities/${meeting.id}`, { headers: { "if-match": '"2"' } })).status).toBe(204)
     expect((await api.call("GET", `/v1/activities/${meeting.id}`)).status).toBe(404)
     expect((await api.call("PATCH", `/v1/activities/${meeting.id}`, { body: { subject: "y" } })).status).toBe(404)
     expect((await api.call("DELETE", `/v1/activities/${meeting.id}`)).status).toBe(404)
@@ -470,9 +493,15 @@ describe.each(STORAGES)("activities on %s storage", { timeout: 90_000 }, (storag
     const short = await activity({ type: "call", subject: "Short", minutes: 5, contact_ids: [ada.id] })
     expect(short.minutes).toBe(5)
     expect(Object.keys(short)).toEqual(keysOf(["minutes"]))
-    refused(await api.call("POST", "/v1/activities", { body: { type: "call", subject: "x", outcome: "maybe", contact_ids: [ada.id] } }), ["outcome"])
-    refused(await api.call("POST", "/v1/activities", { body: { type: "call", subject: "x", tier: "gold", contact_ids: [ada.id] } }), ["tier"])
-    refused(await api.call("POST", "/v1/custom-fields", { body: { object: "activity", key: "done", label: "Done", type: "boolean" } }), ["key"])
+    refused(await api.call("POST", "/v1/activities", { body: { type: "call", subject: "x", outcome: "maybe", contact_ids: [ada.id] } }), [
+      "outcome"
+    ])
+    refused(await api.call("POST", "/v1/activities", { body: { type: "call", subject: "x", tier: "gold", contact_ids: [ada.id] } }), [
+      "tier"
+    ])
+    refused(await api.call("POST", "/v1/custom-fields", { body: { object: "activity", key: "done", label: "Done", type: "boolean" } }), [
+      "key"
+    ])
 
     expect(await ids(`filter=${encodeURIComponent(JSON.stringify({ outcome: "won" }))}`)).toEqual([long.id])
     expect(await ids(`filter=${encodeURIComponent(JSON.stringify({ minutes: { $lt: 10 } }))}`)).toEqual([short.id])
@@ -523,7 +552,9 @@ describe.each(STORAGES)("activities on %s storage", { timeout: 90_000 }, (storag
     expect((await theirs.api.call("PATCH", `/v1/activities/${note.id}`, { body: { subject: "x" } })).status).toBe(404)
     expect((await theirs.api.call("DELETE", `/v1/activities/${note.id}`)).status).toBe(404)
     // Another workspace's contact is no contact here.
-    refused(await theirs.api.call("POST", "/v1/activities", { body: { type: "note", subject: "x", contact_ids: [ada.id] } }), ["contact_ids[0]"])
+    refused(await theirs.api.call("POST", "/v1/activities", { body: { type: "note", subject: "x", contact_ids: [ada.id] } }), [
+      "contact_ids[0]"
+    ])
     expect((await theirs.ok("GET", "/v1/activities")).data).toEqual([])
   })
 })

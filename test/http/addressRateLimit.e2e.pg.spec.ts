@@ -25,13 +25,22 @@ interface Reply {
 const send = (base: string, path: string, from: string, headers: Record<string, string> = {}): Promise<Reply> =>
   new Promise((resolve, reject) => {
     const url = new URL(path, base)
-    const req = request({ host: url.hostname, port: url.port, path: url.pathname, method: "GET", headers, localAddress: from, agent: false }, (res) => {
-      let text = ""
-      res.setEncoding("utf8").on("data", (chunk) => (text += chunk)).on("error", reject).on("end", () => {
-        const flat = Object.fromEntries(Object.entries(res.headers).map(([name, value]) => [name, Array.isArray(value) ? value.join(", ") : value]))
-        resolve({ status: res.statusCode!, headers: flat, body: text === "" ? null : JSON.parse(text) })
-      })
-    })
+    const req = request(
+      { host: url.hostname, port: url.port, path: url.pathname, method: "GET", headers, localAddress: from, agent: false },
+      (res) => {
+        let text = ""
+        res
+          .setEncoding("utf8")
+          .on("data", (chunk) => (text += chunk))
+          .on("error", reject)
+          .on("end", () => {
+            const flat = Object.fromEntries(
+              Object.entries(res.headers).map(([name, value]) => [name, Array.isArray(value) ? value.join(", ") : value])
+            )
+            resolve({ status: res.statusCode!, headers: flat, body: text === "" ? null : JSON.parse(text) })
+          })
+      }
+    )
     req.on("error", reject).end()
   })
 
@@ -40,7 +49,12 @@ const bearer = (key: string) => ({ authorization: `Bearer ${key}` })
 /** The 429 of the contract: `rate_limited` in the error body, Retry-After and the RateLimit-* of the bucket that refused. */
 const expectRateLimited = (reply: Reply, limit: number) => {
   expect(reply.status).toBe(429)
-  expect(reply.body.error).toEqual({ code: "rate_limited", message: "rate limit exceeded", details: [], request_id: reply.headers["x-request-id"] })
+  expect(reply.body.error).toEqual({
+    code: "rate_limited",
+    message: "rate limit exceeded",
+    details: [],
+    request_id: reply.headers["x-request-id"]
+  })
   expect(Number(reply.headers["retry-after"])).toBeGreaterThanOrEqual(1)
   expect(reply.headers["ratelimit-limit"]).toBe(String(limit))
   expect(reply.headers["ratelimit-remaining"]).toBe("0")
@@ -54,16 +68,18 @@ const expectRateLimited = (reply: Reply, limit: number) => {
  */
 const countingKeyReads = <E>(base: Layer.Layer<Storage | DeliveryQueue, E>) => {
   let reads = 0
-  const layer = Layer.effectContext(Effect.gen(function*() {
-    const context = yield* Effect.context<Storage | DeliveryQueue>()
-    const storage = Context.get(context, Storage)
-    const getDocument: typeof storage.getDocument = (collection, workspaceId, id) =>
-      Effect.suspend(() => {
-        if (collection === "api_key") reads++
-        return storage.getDocument(collection, workspaceId, id)
-      })
-    return Context.add(context, Storage, { ...storage, getDocument })
-  })).pipe(Layer.provide(base))
+  const layer = Layer.effectContext(
+    Effect.gen(function* () {
+      const context = yield* Effect.context<Storage | DeliveryQueue>()
+      const storage = Context.get(context, Storage)
+      const getDocument: typeof storage.getDocument = (collection, workspaceId, id) =>
+        Effect.suspend(() => {
+          if (collection === "api_key") reads++
+          return storage.getDocument(collection, workspaceId, id)
+        })
+      return Context.add(context, Storage, { ...storage, getDocument })
+    })
+  ).pipe(Layer.provide(base))
   return { layer, reads: () => reads }
 }
 
@@ -79,13 +95,22 @@ describe.each(STORAGES)("a flood of unknown keys on %s storage", (storage) => {
   beforeAll(async () => {
     const settings: AddressRateLimitSettings = { rate: SLOW, burst: BURST }
     // HostLive over an engine whose storage is counted; the address limit as startServer provides it.
-    const host = HostLive({ port: 0, host: CLIENT, apiKeys: [{ workspaceId: "ws_a", key: KEY_A }], rateLimit: 100, rateBurst: 100, log: false }).pipe(
-      Layer.provide(EngineLive.pipe(
-        Layer.provideMerge(IdsLive),
-        Layer.provideMerge(counted.layer),
-        Layer.provideMerge(WebhookConfig.layer()),
-        Layer.provideMerge(Layer.succeed(WebhookTransport, WebhookTransportUnavailable))
-      )),
+    const host = HostLive({
+      port: 0,
+      host: CLIENT,
+      apiKeys: [{ workspaceId: "ws_a", key: KEY_A }],
+      rateLimit: 100,
+      rateBurst: 100,
+      log: false
+    }).pipe(
+      Layer.provide(
+        EngineLive.pipe(
+          Layer.provideMerge(IdsLive),
+          Layer.provideMerge(counted.layer),
+          Layer.provideMerge(WebhookConfig.layer()),
+          Layer.provideMerge(Layer.succeed(WebhookTransport, WebhookTransportUnavailable))
+        )
+      ),
       Layer.provide(Layer.succeed(AddressRateLimit, settings))
     )
     scope = Effect.runSync(Scope.make())
@@ -97,7 +122,9 @@ describe.each(STORAGES)("a flood of unknown keys on %s storage", (storage) => {
   afterAll(() => Effect.runPromise(Scope.close(scope, Exit.void)))
 
   it("is refused with 429 before storage once the address's burst is spent, while a valid key from another address is served", async () => {
-    const flood = await Promise.all(Array.from({ length: FLOOD }, (_, i) => send(base, "/v1/contacts", NEIGHBOUR, bearer(`guess_${i}_0123456789`))))
+    const flood = await Promise.all(
+      Array.from({ length: FLOOD }, (_, i) => send(base, "/v1/contacts", NEIGHBOUR, bearer(`guess_${i}_0123456789`)))
+    )
     // Only the requests the address limit let through were looked up.
     expect(counted.reads()).toBe(BURST)
     const statuses = flood.map((reply) => reply.status)
@@ -161,13 +188,14 @@ describe("the address limit through startServer", () => {
     expectRateLimited(await viaProxy("198.51.100.9, 203.0.113.1"), 2)
     // A peer that is not the trusted proxy is counted as itself, whatever it writes.
     const direct = []
-    for (let i = 0; i < 3; i++) direct.push(await send(proxied, "/v1/contacts", NEIGHBOUR, { "x-forwarded-for": "203.0.113.7", ...bearer(KEY_A) }))
+    for (let i = 0; i < 3; i++)
+      direct.push(await send(proxied, "/v1/contacts", NEIGHBOUR, { "x-forwarded-for": "203.0.113.7", ...bearer(KEY_A) }))
     expect(direct.map((r) => r.status)).toEqual([200, 200, 429])
     expect((await viaProxy("203.0.113.7")).status).toBe(200)
   })
 
   it("refuses a trusted proxy that is not an address or subnet before starting", async () => {
-    await expect(start({ trustProxy: ["proxy.internal"] })).rejects.toThrow("\"proxy.internal\" is not an IP address or subnet")
+    await expect(start({ trustProxy: ["proxy.internal"] })).rejects.toThrow('"proxy.internal" is not an IP address or subnet')
   })
 })
 
@@ -189,14 +217,16 @@ describe("dealstream serve address limit settings", () => {
 
     const rate = run(["serve"], { DEALSTREAM_IP_RATE_LIMIT: "fast" })
     expect(await rate.exit).toBe(1)
-    expect(lines(rate.stderr())).toEqual(["dealstream: DEALSTREAM_IP_RATE_LIMIT must be a positive number of requests per second, got \"fast\""])
+    expect(lines(rate.stderr())).toEqual([
+      'dealstream: DEALSTREAM_IP_RATE_LIMIT must be a positive number of requests per second, got "fast"'
+    ])
     const burst = run(["serve", "--ip-rate-burst", "2.5"])
     expect(await burst.exit).toBe(1)
-    expect(lines(burst.stderr())).toEqual(["dealstream: --ip-rate-burst must be a positive whole number of requests, got \"2.5\""])
+    expect(lines(burst.stderr())).toEqual(['dealstream: --ip-rate-burst must be a positive whole number of requests, got "2.5"'])
     const proxy = run(["serve"], { DEALSTREAM_TRUST_PROXY: "10.0.0.0/8,lb.internal" })
     expect(await proxy.exit).toBe(1)
     expect(lines(proxy.stderr())).toEqual([
-      "dealstream: DEALSTREAM_TRUST_PROXY: \"lb.internal\" is not an IP address or subnet (e.g. 10.0.0.5, 10.0.0.0/8, fd00::/8)"
+      'dealstream: DEALSTREAM_TRUST_PROXY: "lb.internal" is not an IP address or subnet (e.g. 10.0.0.5, 10.0.0.0/8, fd00::/8)'
     ])
   })
 })

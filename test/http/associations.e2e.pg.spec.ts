@@ -46,9 +46,15 @@ describe.each(STORAGES)("associations with companies on %s storage", { timeout: 
 
     expect(companiesOf(await ok(api, "POST", "/v1/contacts", { email: email("one"), company_id: a }))).toEqual([a, [a]])
     expect(companiesOf(await ok(api, "POST", "/v1/contacts", { email: email("list"), company_ids: [b, a] }))).toEqual([b, [b, a]])
-    expect(companiesOf(await ok(api, "POST", "/v1/contacts", { email: email("both"), company_ids: [b, a], company_id: a }))).toEqual([a, [a, b]])
+    expect(companiesOf(await ok(api, "POST", "/v1/contacts", { email: email("both"), company_ids: [b, a], company_id: a }))).toEqual([
+      a,
+      [a, b]
+    ])
     expect(companiesOf(await ok(api, "POST", "/v1/contacts", { email: email("none") }))).toEqual([null, []])
-    expect(companiesOf(await ok(api, "POST", "/v1/contacts", { email: email("nulls"), company_id: null, company_ids: [] }))).toEqual([null, []])
+    expect(companiesOf(await ok(api, "POST", "/v1/contacts", { email: email("nulls"), company_id: null, company_ids: [] }))).toEqual([
+      null,
+      []
+    ])
     const before = (await ok(api, "GET", "/v1/contacts?limit=100")).data
 
     refusedAt(await api.call("POST", "/v1/contacts", { body: { email: email("x"), company_id: b, company_ids: [a] } }), ["company_id"])
@@ -102,7 +108,9 @@ describe.each(STORAGES)("associations with companies on %s storage", { timeout: 
     const deal = await ok(api, "POST", "/v1/deals", { name: "With A", pipeline_id: pipelineId, company_id: a })
     expect(deal.company_id).toBe(a)
     refusedAt(await api.call("POST", "/v1/deals", { body: { name: "X", pipeline_id: pipelineId, company_id: gone } }), ["company_id"])
-    refusedAt(await api.call("POST", "/v1/deals", { body: { name: "X", pipeline_id: pipelineId, company_id: "comp_nowhere" } }), ["company_id"])
+    refusedAt(await api.call("POST", "/v1/deals", { body: { name: "X", pipeline_id: pipelineId, company_id: "comp_nowhere" } }), [
+      "company_id"
+    ])
     expect((await ok(api, "GET", "/v1/deals?limit=100")).data.map((d: { id: string }) => d.id)).toEqual([bare.id, deal.id])
 
     const path = `/v1/deals/${deal.id}`
@@ -136,7 +144,14 @@ describe.each(STORAGES)("associations with companies on %s storage", { timeout: 
     expect(await shown()).toEqual(linked)
 
     await ok(api, "DELETE", `/v1/companies/${a}`)
-    expect(await shown()).toEqual({ contact: [null, [b]], contactListed: [null, [b]], contactInTrash: [null, []], deal: null, dealListed: null, dealInTrash: null })
+    expect(await shown()).toEqual({
+      contact: [null, [b]],
+      contactListed: [null, [b]],
+      contactInTrash: [null, []],
+      deal: null,
+      dealListed: null,
+      dealInTrash: null
+    })
 
     await ok(api, "POST", `/v1/companies/${a}/restore`)
     expect(await shown()).toEqual(linked)
@@ -193,7 +208,9 @@ describe.each(STORAGES)("associations with companies on %s storage", { timeout: 
     refusedAt(await api.call("GET", "/v1/contacts?company_id="), ["company_id"])
     refusedAt(await api.call("GET", "/v1/deals?company_id="), ["company_id"])
     // company_ids is not in the filter grammar.
-    refusedAt(await api.call("GET", `/v1/contacts?filter=${encodeURIComponent(JSON.stringify({ company_ids: a }))}`), ["filter.company_ids"])
+    refusedAt(await api.call("GET", `/v1/contacts?filter=${encodeURIComponent(JSON.stringify({ company_ids: a }))}`), [
+      "filter.company_ids"
+    ])
     expect(await dealIds(`filter=${encodeURIComponent(JSON.stringify({ company_id: a }))}`)).toEqual([dealA.id])
   })
 
@@ -236,7 +253,10 @@ describe.each(STORAGES)("associations with companies on %s storage", { timeout: 
     await ok(api, "DELETE", `/v1/activities/${deleted.id}`)
 
     const onContact = await ok(api, "GET", `/v1/contacts/${contact.id}?expand=activities`)
-    expect(onContact.activities).toEqual([await ok(api, "GET", `/v1/activities/${call.id}`), await ok(api, "GET", `/v1/activities/${note.id}`)])
+    expect(onContact.activities).toEqual([
+      await ok(api, "GET", `/v1/activities/${call.id}`),
+      await ok(api, "GET", `/v1/activities/${note.id}`)
+    ])
     const onDeal = await ok(api, "GET", `/v1/deals/${deal.id}?expand=activities,companies`)
     expect(onDeal.activities.map((a: { id: string }) => a.id)).toEqual([call.id])
     expect(Object.keys(onDeal).slice(-2)).toEqual(["companies", "activities"])
@@ -272,7 +292,7 @@ describe.each(STORAGES)("associations with companies on %s storage", { timeout: 
  * over each storage.
  */
 const legacyContact = (storage: StorageService, queue: DeliveryQueueService) =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const engine = yield* engineOver({ storage, queue })
     const ctx = { workspaceId: `legacy_${Date.now().toString(36)}`, requestId: null, actor: "test" }
     const id = `con_legacy${Date.now().toString(36)}`
@@ -289,12 +309,17 @@ const legacyContact = (storage: StorageService, queue: DeliveryQueueService) =>
     }
     const created = { type: "contact.created" as const, data: { id, fields, at } }
     yield* storage.commit({
-      streams: [{
-        streamId: id,
-        expectedVersion: 0,
-        events: [{ ...created, metadata: { workspaceId: ctx.workspaceId, eventId: `evt_${id}`, requestId: null, actor: "test" } }]
-      }],
-      documents: contactAggregate.documents({ workspaceId: ctx.workspaceId, id, definitions: [] }, { before: null, fresh: [created], version: 1 })
+      streams: [
+        {
+          streamId: id,
+          expectedVersion: 0,
+          events: [{ ...created, metadata: { workspaceId: ctx.workspaceId, eventId: `evt_${id}`, requestId: null, actor: "test" } }]
+        }
+      ],
+      documents: contactAggregate.documents(
+        { workspaceId: ctx.workspaceId, id, definitions: [] },
+        { before: null, fresh: [created], version: 1 }
+      )
     })
 
     const shown = yield* engine.contacts.get(ctx, id, null)
@@ -315,11 +340,15 @@ const legacyContact = (storage: StorageService, queue: DeliveryQueueService) =>
   }).pipe(Effect.scoped)
 
 describe("a contact stored before company_ids", () => {
-  effectIt.effect("memory storage", () => Effect.flatMap(MemoryStorage.makeWithQueue, ({ queue, storage }) => legacyContact(storage, queue)))
+  effectIt.effect("memory storage", () =>
+    Effect.flatMap(MemoryStorage.makeWithQueue, ({ queue, storage }) => legacyContact(storage, queue))
+  )
 
   effectIt.layer(pgStorageLayer, { timeout: 120_000 })((it) => {
-    it.effect("PostgreSQL", () => Effect.gen(function*() {
-      yield* legacyContact(yield* Storage, yield* DeliveryQueue)
-    }))
+    it.effect("PostgreSQL", () =>
+      Effect.gen(function* () {
+        yield* legacyContact(yield* Storage, yield* DeliveryQueue)
+      })
+    )
   })
 })

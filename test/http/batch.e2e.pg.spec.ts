@@ -52,7 +52,15 @@ describe.each(STORAGES)("batch writes on %s storage", { timeout: 120_000 }, (sto
         { op: "create", data: { email: taken } }
       ]
     })
-    expect(results.map((r) => [r.index, r.status])).toEqual([[0, 201], [1, 400], [2, 200], [3, 404], [4, 200], [5, 201], [6, 409]])
+    expect(results.map((r) => [r.index, r.status])).toEqual([
+      [0, 201],
+      [1, 400],
+      [2, 200],
+      [3, 404],
+      [4, 200],
+      [5, 201],
+      [6, 409]
+    ])
     // The records as the GET shows them, the errors as the single requests answer them.
     expect(results[0]!.data).toEqual(await ok("GET", `/v1/contacts/${results[0]!.data.id}`))
     expect(results[2]!.data).toEqual({ ...(await ok("GET", `/v1/contacts/${existing.id}`)) })
@@ -68,9 +76,12 @@ describe.each(STORAGES)("batch writes on %s storage", { timeout: 120_000 }, (sto
     expect(results[3]!.error.code).toBe("not_found")
     expect(results[6]!.error).toMatchObject({ code: "conflict", details: [{ path: "operations[6].data.email" }] })
     // One event per applied operation.
-    expect((await eventsSince(since)).map((e) => e.type).sort()).toEqual(
-      ["contact.created", "contact.created", "contact.updated", "contact.updated"]
-    )
+    expect((await eventsSince(since)).map((e) => e.type).sort()).toEqual([
+      "contact.created",
+      "contact.created",
+      "contact.updated",
+      "contact.updated"
+    ])
   })
 
   it("applies an atomic batch all at once, or nothing of it", async () => {
@@ -93,7 +104,13 @@ describe.each(STORAGES)("batch writes on %s storage", { timeout: 120_000 }, (sto
 
     // An atomic batch writes each record once: an upsert matching the record an update writes is refused as a whole.
     const twice = await host.call("POST", "/v1/contacts/batch", {
-      body: { atomic: true, operations: [{ op: "update", id: existing.id, data: {} }, { op: "upsert", match: { email: existing.email }, data: {} }] }
+      body: {
+        atomic: true,
+        operations: [
+          { op: "update", id: existing.id, data: {} },
+          { op: "upsert", match: { email: existing.email }, data: {} }
+        ]
+      }
     })
     expect(twice.status).toBe(400)
     expect(errorOf(twice).details[0]!.path).toBe("operations[1]")
@@ -130,23 +147,24 @@ describe.each(STORAGES)("batch writes on %s storage", { timeout: 120_000 }, (sto
     })
     expect(tooMany.status).toBe(413)
     expect(errorOf(tooMany).code).toBe("payload_too_large")
-    for (
-      const [body, path] of [
-        [{ operations: [] }, "operations"],
-        [{ operations: [{ op: "delete", id: "con_1", data: {} }] }, "operations[0].op"],
-        [{ operations: [{ op: "update", data: {} }] }, "operations[0].id"],
-        [{ operations: [{ op: "create", id: "con_1", data: {} }] }, "operations[0].id"],
-        [{ operations: [{ op: "upsert", match: { phone: "1" }, data: {} }] }, "operations[0].match"],
-        [{ operations: [{ op: "upsert", match: { email: "a@x.io" }, data: { email: "b@x.io" } }] }, "operations[0].data.email"],
-        [{ operations: [{ op: "create", data: [] }] }, "operations[0].data"],
-        [{ operations: [{ op: "create", data: {} }], atomic: "yes" }, "atomic"],
-        [{ operations: [{ op: "create", data: {} }], extra: 1 }, "extra"],
-        [[], ""]
-      ] as const
-    ) {
+    for (const [body, path] of [
+      [{ operations: [] }, "operations"],
+      [{ operations: [{ op: "delete", id: "con_1", data: {} }] }, "operations[0].op"],
+      [{ operations: [{ op: "update", data: {} }] }, "operations[0].id"],
+      [{ operations: [{ op: "create", id: "con_1", data: {} }] }, "operations[0].id"],
+      [{ operations: [{ op: "upsert", match: { phone: "1" }, data: {} }] }, "operations[0].match"],
+      [{ operations: [{ op: "upsert", match: { email: "a@x.io" }, data: { email: "b@x.io" } }] }, "operations[0].data.email"],
+      [{ operations: [{ op: "create", data: [] }] }, "operations[0].data"],
+      [{ operations: [{ op: "create", data: {} }], atomic: "yes" }, "atomic"],
+      [{ operations: [{ op: "create", data: {} }], extra: 1 }, "extra"],
+      [[], ""]
+    ] as const) {
       const answer = await host.call("POST", "/v1/contacts/batch", { body })
       expect(answer.status, JSON.stringify(body)).toBe(400)
-      expect(errorOf(answer).details.map((d: { path: string }) => d.path), JSON.stringify(body)).toContain(path)
+      expect(
+        errorOf(answer).details.map((d: { path: string }) => d.path),
+        JSON.stringify(body)
+      ).toContain(path)
     }
     expect(await eventsSince(since)).toEqual([])
   })

@@ -38,12 +38,18 @@ const follow = async (hosts: ReadonlyArray<Host>, start: string, { limits, waits
   // Each writer makes one contact and patches its title 1, 2, …; every third writes to workspace B.
   const made = new Map<string, number>()
   let done = false
-  const writing = Promise.all(writers.map(async (patches, w) => {
-    const key = w % 3 === 2 ? KEY_B : KEY_A
-    const contact = await write(hosts[w % hosts.length]!, key, "POST", "/v1/contacts", { email: `feed.${tag}.${w}@example.com`, title: "0" })
-    for (let i = 1; i <= patches; i++) await write(hosts[(w + i) % hosts.length]!, key, "PATCH", `/v1/contacts/${contact.id}`, { title: String(i) })
-    if (key === KEY_A) made.set(contact.id, patches)
-  })).finally(() => {
+  const writing = Promise.all(
+    writers.map(async (patches, w) => {
+      const key = w % 3 === 2 ? KEY_B : KEY_A
+      const contact = await write(hosts[w % hosts.length]!, key, "POST", "/v1/contacts", {
+        email: `feed.${tag}.${w}@example.com`,
+        title: "0"
+      })
+      for (let i = 1; i <= patches; i++)
+        await write(hosts[(w + i) % hosts.length]!, key, "PATCH", `/v1/contacts/${contact.id}`, { title: String(i) })
+      if (key === KEY_A) made.set(contact.id, patches)
+    })
+  ).finally(() => {
     done = true
   })
 

@@ -12,10 +12,10 @@ describe("dealstream serve", () => {
   it("names the storages it knows when given another, in one line", async () => {
     const cli = run(["serve", "--storage", "sqlite"])
     expect(await cli.exit).toBe(1)
-    expect(oneLine(cli.stderr())).toEqual(["dealstream: --storage must be embedded, postgres or memory, got \"sqlite\""])
+    expect(oneLine(cli.stderr())).toEqual(['dealstream: --storage must be embedded, postgres or memory, got "sqlite"'])
     const env = run(["serve"], { DEALSTREAM_STORAGE: "Postgres" })
     expect(await env.exit).toBe(1)
-    expect(oneLine(env.stderr())).toEqual(["dealstream: DEALSTREAM_STORAGE must be embedded, postgres or memory, got \"Postgres\""])
+    expect(oneLine(env.stderr())).toEqual(['dealstream: DEALSTREAM_STORAGE must be embedded, postgres or memory, got "Postgres"'])
   })
 
   it("postgres without a URL, with a malformed one, or with an unreachable database exits with one line", async () => {
@@ -27,7 +27,9 @@ describe("dealstream serve", () => {
 
     const malformed = run(["serve", "--storage", "postgres"], { DATABASE_URL: "mysql://root:hunter2@db/crm" })
     expect(await malformed.exit).toBe(1)
-    expect(oneLine(malformed.stderr())).toEqual(["dealstream: DATABASE_URL must be a postgres:// URL (postgres://user:password@host:5432/database)"])
+    expect(oneLine(malformed.stderr())).toEqual([
+      "dealstream: DATABASE_URL must be a postgres:// URL (postgres://user:password@host:5432/database)"
+    ])
 
     // A port nobody listens on: taken from a server that is closed again.
     const probe = createServer()
@@ -74,10 +76,12 @@ describe("dealstream serve", () => {
   it("reports a bad variable or flag value in one line", async () => {
     const rate = run(["serve"], { DEALSTREAM_RATE_LIMIT: "fast" })
     expect(await rate.exit).not.toBe(0)
-    expect(oneLine(rate.stderr())).toEqual(["dealstream: DEALSTREAM_RATE_LIMIT must be a positive number of requests per second, got \"fast\""])
+    expect(oneLine(rate.stderr())).toEqual([
+      'dealstream: DEALSTREAM_RATE_LIMIT must be a positive number of requests per second, got "fast"'
+    ])
     const port = run(["serve", "--port", "99999"])
     expect(await port.exit).not.toBe(0)
-    expect(oneLine(port.stderr())).toEqual(["dealstream: --port must be a port number (0-65535), got \"99999\""])
+    expect(oneLine(port.stderr())).toEqual(['dealstream: --port must be a port number (0-65535), got "99999"'])
     const keys = run(["serve"], { DEALSTREAM_API_KEYS: "no-colon-here" })
     expect(await keys.exit).not.toBe(0)
     expect(oneLine(keys.stderr())).toHaveLength(1)
@@ -129,7 +133,11 @@ describe("dealstream serve", () => {
     cli.child.kill("SIGTERM")
     expect(await cli.exit).toBe(0)
 
-    const lines = cli.stdout().trimEnd().split("\n").map((line) => JSON.parse(line))
+    const lines = cli
+      .stdout()
+      .trimEnd()
+      .split("\n")
+      .map((line) => JSON.parse(line))
     const line = lines.find((l) => l.request_id === "log-test-1")
     expect(line).toMatchObject({ level: "info", method: "POST", path: "/v1/contacts", status: 400, workspace_id: "ws_flag" })
     expect(typeof line.time).toBe("string")
@@ -140,12 +148,17 @@ describe("dealstream serve", () => {
   it("on SIGTERM stops accepting, finishes the request in flight, and exits 0", async () => {
     const cli = await serve(["--api-keys", "ws:term_key"])
     // A request the host has begun to read, whose body is still arriving when SIGTERM comes.
-    const inFlight = await openRequest(cli.url, "/v1/contacts", { authorization: "Bearer term_key", "content-type": "application/json" }, "{\"email\":")
+    const inFlight = await openRequest(
+      cli.url,
+      "/v1/contacts",
+      { authorization: "Bearer term_key", "content-type": "application/json" },
+      '{"email":'
+    )
     cli.child.kill("SIGTERM")
     // The host stops accepting connections while that request is open...
     await untilRefused(cli.url)
     // ...and still answers it, then exits.
-    const answer = await inFlight.finish("\"inflight@example.com\"}")
+    const answer = await inFlight.finish('"inflight@example.com"}')
     expect(answer.status, answer.body).toBe(201)
     expect(JSON.parse(answer.body).email).toBe("inflight@example.com")
     expect(await cli.exit).toBe(0)

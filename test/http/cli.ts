@@ -84,17 +84,20 @@ export const openRequest = (base: string, path: string, headers: Record<string, 
       answered = done
       failed = reject
     })
-    const request = httpRequest({
-      host: url.hostname,
-      port: url.port,
-      path,
-      method: "POST",
-      headers: { ...headers, "transfer-encoding": "chunked", expect: "100-continue" }
-    }, (response) => {
-      let body = ""
-      response.on("data", (chunk) => (body += chunk))
-      response.on("end", () => answered({ status: response.statusCode!, body }))
-    })
+    const request = httpRequest(
+      {
+        host: url.hostname,
+        port: url.port,
+        path,
+        method: "POST",
+        headers: { ...headers, "transfer-encoding": "chunked", expect: "100-continue" }
+      },
+      (response) => {
+        let body = ""
+        response.on("data", (chunk) => (body += chunk))
+        response.on("end", () => answered({ status: response.statusCode!, body }))
+      }
+    )
     request.on("error", (error) => failed(error))
     request.on("continue", () => {
       request.write(start)

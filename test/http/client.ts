@@ -47,26 +47,30 @@ export const startHost = async (options: StartOptions = {}): Promise<Host> => {
  * declared headers matching their schemas): the test that got a non-conforming answer fails,
  * naming what does not conform.
  */
-export const callerOf = (url: string): Host["call"] => async (method, path, options = {}) => {
-  const headers: Record<string, string> = { ...options.headers }
-  const key = options.key === undefined ? KEY_A : options.key
-  if (key !== null) headers["authorization"] ??= `Bearer ${key}`
-  let body: string | Uint8Array | undefined = options.raw
-  if (body === undefined && options.body !== undefined) {
-    body = JSON.stringify(options.body)
-    headers["content-type"] ??= "application/json"
+export const callerOf =
+  (url: string): Host["call"] =>
+  async (method, path, options = {}) => {
+    const headers: Record<string, string> = { ...options.headers }
+    const key = options.key === undefined ? KEY_A : options.key
+    if (key !== null) headers["authorization"] ??= `Bearer ${key}`
+    let body: string | Uint8Array | undefined = options.raw
+    if (body === undefined && options.body !== undefined) {
+      body = JSON.stringify(options.body)
+      headers["content-type"] ??= "application/json"
+    }
+    const response = await fetch(`${url}${path}`, { method, headers, body: body as RequestInit["body"] })
+    const text = await response.text()
+    let parsed: unknown = null
+    if (text !== "" && (response.headers.get("content-type") ?? "").includes("json")) parsed = JSON.parse(text)
+    const answer = { status: response.status, headers: response.headers, body: parsed, text }
+    const problems = (await checkerFor(url)).problems(method, path, answer)
+    if (problems.length > 0) {
+      throw new Error(
+        `${method} ${path} → ${answer.status} does not conform to /v1/openapi.json:\n  ${problems.join("\n  ")}\n${text.slice(0, 500)}`
+      )
+    }
+    return answer
   }
-  const response = await fetch(`${url}${path}`, { method, headers, body: body as RequestInit["body"] })
-  const text = await response.text()
-  let parsed: unknown = null
-  if (text !== "" && (response.headers.get("content-type") ?? "").includes("json")) parsed = JSON.parse(text)
-  const answer = { status: response.status, headers: response.headers, body: parsed, text }
-  const problems = (await checkerFor(url)).problems(method, path, answer)
-  if (problems.length > 0) {
-    throw new Error(`${method} ${path} → ${answer.status} does not conform to /v1/openapi.json:\n  ${problems.join("\n  ")}\n${text.slice(0, 500)}`)
-  }
-  return answer
-}
 
 /** Asserts the error body of API.md and returns it. */
 export const errorOf = (answer: Answer) => {
@@ -83,7 +87,7 @@ export const errorOf = (answer: Answer) => {
 
 /** The storages every API suite runs on: `describe.each(STORAGES)("%s storage", (storage) => …)`. */
 const ALL_STORAGES = ["memory", "postgres"] as const
-export type StorageKind = typeof ALL_STORAGES[number]
+export type StorageKind = (typeof ALL_STORAGES)[number]
 /**
  * `DEALSTREAM_TEST_STORAGES=postgres` narrows the run (CI's second pass against another PostgreSQL
  * version need not repeat the memory variants).

@@ -42,42 +42,55 @@ describe.each(STORAGES)("companies on %s storage", { timeout: 60_000 }, (storage
 
   it("creates with 201, Location and ETag, reads, patches with If-Match, deletes, lists in the trash and restores", async () => {
     const given = domain("crud")
-    const created = await host.call("POST", "/v1/companies", { body: { name: "  Crud Corp ", domain: `  ${given.toUpperCase()} `, size: 12 } })
+    const created = await host.call("POST", "/v1/companies", {
+      body: { name: "  Crud Corp ", domain: `  ${given.toUpperCase()} `, size: 12 }
+    })
     expect(created.status, created.text).toBe(201)
     const company = created.body
     expect(company.id).toMatch(/^comp_/)
     expect(created.headers.get("location")).toBe(`/v1/companies/${company.id}`)
-    expect(created.headers.get("etag")).toBe("\"1\"")
+    expect(created.headers.get("etag")).toBe('"1"')
     expect(Object.keys(company)).toEqual(COMPANY_KEYS)
-    expect(company).toMatchObject({ name: "Crud Corp", domain: given, industry: null, size: 12, owner_id: null, contact_ids: [], deal_ids: [] })
+    expect(company).toMatchObject({
+      name: "Crud Corp",
+      domain: given,
+      industry: null,
+      size: 12,
+      owner_id: null,
+      contact_ids: [],
+      deal_ids: []
+    })
     expect(company.updated_at).toBe(company.created_at)
 
     const read = await host.call("GET", `/v1/companies/${company.id}`)
     expect(read.status).toBe(200)
-    expect(read.headers.get("etag")).toBe("\"1\"")
+    expect(read.headers.get("etag")).toBe('"1"')
     expect(read.text).toBe(created.text)
 
-    const patched = await host.call("PATCH", `/v1/companies/${company.id}`, { body: { industry: "Rockets", size: 0 }, headers: { "if-match": "\"1\"" } })
+    const patched = await host.call("PATCH", `/v1/companies/${company.id}`, {
+      body: { industry: "Rockets", size: 0 },
+      headers: { "if-match": '"1"' }
+    })
     expect(patched.status, patched.text).toBe(200)
-    expect(patched.headers.get("etag")).toBe("\"2\"")
+    expect(patched.headers.get("etag")).toBe('"2"')
     expect(patched.body).toMatchObject({ name: "Crud Corp", domain: given, industry: "Rockets", size: 0 })
-    expect((await ok("GET", `/v1/companies/${company.id}`))).toEqual(patched.body)
+    expect(await ok("GET", `/v1/companies/${company.id}`)).toEqual(patched.body)
 
-    const stale = await host.call("PATCH", `/v1/companies/${company.id}`, { body: { name: "Stale" }, headers: { "if-match": "\"1\"" } })
+    const stale = await host.call("PATCH", `/v1/companies/${company.id}`, { body: { name: "Stale" }, headers: { "if-match": '"1"' } })
     refused(stale, 412, "precondition_failed")
-    const staleDelete = await host.call("DELETE", `/v1/companies/${company.id}`, { headers: { "if-match": "\"1\"" } })
+    const staleDelete = await host.call("DELETE", `/v1/companies/${company.id}`, { headers: { "if-match": '"1"' } })
     refused(staleDelete, 412, "precondition_failed")
     const afterStale = await host.call("GET", `/v1/companies/${company.id}`)
-    expect(afterStale.headers.get("etag")).toBe("\"2\"")
+    expect(afterStale.headers.get("etag")).toBe('"2"')
     expect(afterStale.body).toEqual(patched.body)
 
     // A patch that changes nothing is answered with the company as it is, and records nothing.
     const same = await host.call("PATCH", `/v1/companies/${company.id}`, { body: { size: 0 } })
     expect(same.status).toBe(200)
-    expect(same.headers.get("etag")).toBe("\"2\"")
+    expect(same.headers.get("etag")).toBe('"2"')
     expect(same.body).toEqual(patched.body)
 
-    const deleted = await host.call("DELETE", `/v1/companies/${company.id}`, { headers: { "if-match": "\"2\"" } })
+    const deleted = await host.call("DELETE", `/v1/companies/${company.id}`, { headers: { "if-match": '"2"' } })
     expect(deleted.status).toBe(204)
     expect(deleted.text).toBe("")
     refused(await host.call("GET", `/v1/companies/${company.id}`), 404, "not_found")
@@ -97,7 +110,7 @@ describe.each(STORAGES)("companies on %s storage", { timeout: 60_000 }, (storage
 
     const restored = await host.call("POST", `/v1/companies/${company.id}/restore`)
     expect(restored.status, restored.text).toBe(200)
-    expect(restored.headers.get("etag")).toBe("\"4\"")
+    expect(restored.headers.get("etag")).toBe('"4"')
     expect(restored.body).toEqual(patched.body)
     expect(await ok("GET", `/v1/companies/${company.id}`)).toEqual(patched.body)
     expect((await ok("GET", "/v1/trash?type=company&limit=100")).data.map((i: { id: string }) => i.id)).not.toContain(company.id)
@@ -113,7 +126,10 @@ describe.each(STORAGES)("companies on %s storage", { timeout: 60_000 }, (storage
       { field: "domain", from: null, to: given },
       { field: "size", from: null, to: 12 }
     ])
-    expect(history.data[1].changes).toEqual([{ field: "industry", from: null, to: "Rockets" }, { field: "size", from: 12, to: 0 }])
+    expect(history.data[1].changes).toEqual([
+      { field: "industry", from: null, to: "Rockets" },
+      { field: "size", from: 12, to: 0 }
+    ])
     expect(history.data[2].changes).toEqual([])
     const firstPage = await ok("GET", `/v1/companies/${company.id}/history?limit=3`)
     const rest = await ok("GET", `/v1/companies/${company.id}/history?limit=3&cursor=${encodeURIComponent(firstPage.next_cursor)}`)
@@ -129,7 +145,11 @@ describe.each(STORAGES)("companies on %s storage", { timeout: 60_000 }, (storage
       expect(error.details).toEqual([{ path: "domain", message: expect.stringContaining(first.id), id: first.id }])
     }
     const other = await ok("POST", "/v1/companies", { name: "Other", domain: domain("other") }, 201)
-    const taking = refused(await host.call("PATCH", `/v1/companies/${other.id}`, { body: { domain: shared.toUpperCase() } }), 409, "conflict")
+    const taking = refused(
+      await host.call("PATCH", `/v1/companies/${other.id}`, { body: { domain: shared.toUpperCase() } }),
+      409,
+      "conflict"
+    )
     expect(taking.details[0]).toMatchObject({ path: "domain", id: first.id })
     expect(await ok("GET", `/v1/companies/${other.id}`)).toEqual(other)
     // Companies without a domain never clash.
@@ -173,7 +193,10 @@ describe.each(STORAGES)("companies on %s storage", { timeout: 60_000 }, (storage
     ]
     for (const [body, path] of creates) {
       const error = refused(await host.call("POST", "/v1/companies", { body }), 400, "validation_error")
-      expect(error.details.map((d) => d.path), JSON.stringify(body)).toContain(path)
+      expect(
+        error.details.map((d) => d.path),
+        JSON.stringify(body)
+      ).toContain(path)
     }
     refused(await host.call("POST", "/v1/companies", { body: [1, 2] }), 400, "validation_error")
     const patches: Array<[unknown, string]> = [
@@ -185,13 +208,16 @@ describe.each(STORAGES)("companies on %s storage", { timeout: 60_000 }, (storage
     ]
     for (const [body, path] of patches) {
       const error = refused(await host.call("PATCH", `/v1/companies/${company.id}`, { body }), 400, "validation_error")
-      expect(error.details.map((d) => d.path), JSON.stringify(body)).toContain(path)
+      expect(
+        error.details.map((d) => d.path),
+        JSON.stringify(body)
+      ).toContain(path)
     }
     const expand = refused(await host.call("GET", `/v1/companies/${company.id}?expand=contacts,owners`), 400, "validation_error")
     expect(expand.details).toEqual([{ path: "expand", message: expect.stringContaining("owners") }])
 
     const after = await host.call("GET", `/v1/companies/${company.id}`)
-    expect(after.headers.get("etag")).toBe("\"1\"")
+    expect(after.headers.get("etag")).toBe('"1"')
     expect(after.body).toEqual(company)
     expect(await companyEventsSince(since)).toEqual([])
   })
@@ -201,15 +227,13 @@ describe.each(STORAGES)("companies on %s storage", { timeout: 60_000 }, (storage
     // A contact's id names a stream, but not a company's.
     const contact = await ok("POST", "/v1/contacts", { email: `${domain("person")}@example.com` }, 201)
     for (const id of ["comp_00000000000000000000000000", contact.id]) {
-      for (
-        const [method, path, body] of [
-          ["GET", `/v1/companies/${id}`, undefined],
-          ["PATCH", `/v1/companies/${id}`, { name: "X" }],
-          ["DELETE", `/v1/companies/${id}`, undefined],
-          ["POST", `/v1/companies/${id}/restore`, undefined],
-          ["GET", `/v1/companies/${id}/history`, undefined]
-        ] as const
-      ) {
+      for (const [method, path, body] of [
+        ["GET", `/v1/companies/${id}`, undefined],
+        ["PATCH", `/v1/companies/${id}`, { name: "X" }],
+        ["DELETE", `/v1/companies/${id}`, undefined],
+        ["POST", `/v1/companies/${id}/restore`, undefined],
+        ["GET", `/v1/companies/${id}/history`, undefined]
+      ] as const) {
         refused(await host.call(method, path, body === undefined ? {} : { body }), 404, "not_found")
       }
     }
@@ -249,11 +273,23 @@ describe.each(STORAGES)("companies on %s storage", { timeout: 60_000 }, (storage
     expect(Object.keys(gold)).toEqual([...COMPANY_KEYS.slice(0, 6), ...[key, rank].sort(), ...COMPANY_KEYS.slice(6)])
     expect(gold).toMatchObject({ [key]: "gold", [rank]: 2 })
 
-    const wrongOption = refused(await host.call("POST", "/v1/companies", { body: { name: "Bronze", [key]: "bronze" } }), 400, "validation_error")
+    const wrongOption = refused(
+      await host.call("POST", "/v1/companies", { body: { name: "Bronze", [key]: "bronze" } }),
+      400,
+      "validation_error"
+    )
     expect(wrongOption.details[0]?.path).toBe(key)
-    const wrongType = refused(await host.call("POST", "/v1/companies", { body: { name: "Bronze", [rank]: "first" } }), 400, "validation_error")
+    const wrongType = refused(
+      await host.call("POST", "/v1/companies", { body: { name: "Bronze", [rank]: "first" } }),
+      400,
+      "validation_error"
+    )
     expect(wrongType.details[0]?.path).toBe(rank)
-    const foreign = refused(await host.call("POST", "/v1/companies", { body: { name: "Hobbyist", [contactOnly]: "chess" } }), 400, "validation_error")
+    const foreign = refused(
+      await host.call("POST", "/v1/companies", { body: { name: "Hobbyist", [contactOnly]: "chess" } }),
+      400,
+      "validation_error"
+    )
     expect(foreign.details[0]?.path).toBe(contactOnly)
 
     const filter = encodeURIComponent(JSON.stringify({ [key]: { $in: ["gold", "silver"] } }))
@@ -288,7 +324,10 @@ describe.each(STORAGES)("companies on %s storage", { timeout: 60_000 }, (storage
       const names: Array<string> = []
       let cursor: string | null = null
       do {
-        const page: Answer = await call("GET", `/v1/companies?limit=${limit}${query}${cursor === null ? "" : `&cursor=${encodeURIComponent(cursor)}`}`)
+        const page: Answer = await call(
+          "GET",
+          `/v1/companies?limit=${limit}${query}${cursor === null ? "" : `&cursor=${encodeURIComponent(cursor)}`}`
+        )
         expect(page.status, page.text).toBe(200)
         expect(page.body.data.length).toBeLessThanOrEqual(limit)
         names.push(...page.body.data.map((c: { name: string }) => c.name))
@@ -302,15 +341,13 @@ describe.each(STORAGES)("companies on %s storage", { timeout: 60_000 }, (storage
 
     it("searches by name and domain words, filters, and sorts by each sort field both ways, page by page", async () => {
       const made: Array<Record<string, any>> = []
-      for (
-        const body of [
-          { name: "Globex Corporation", domain: "globex.io", industry: "energy", size: 500 },
-          { name: "Acme Rockets", domain: "acme-rockets.com", industry: "aerospace", size: 40 },
-          { name: "Initech", industry: "software", size: 12 },
-          { name: "Umbrella Health", domain: "umbrella.co.uk", industry: "health", size: 0 },
-          { name: "Blue Sun", domain: "bluesun.space" }
-        ]
-      ) {
+      for (const body of [
+        { name: "Globex Corporation", domain: "globex.io", industry: "energy", size: 500 },
+        { name: "Acme Rockets", domain: "acme-rockets.com", industry: "aerospace", size: 40 },
+        { name: "Initech", industry: "software", size: 12 },
+        { name: "Umbrella Health", domain: "umbrella.co.uk", industry: "health", size: 0 },
+        { name: "Blue Sun", domain: "bluesun.space" }
+      ]) {
         const answer = await call("POST", "/v1/companies", body)
         expect(answer.status, answer.text).toBe(201)
         made.push(answer.body)
@@ -355,7 +392,15 @@ describe.each(STORAGES)("companies on %s storage", { timeout: 60_000 }, (storage
       expect(await walk("&sort=updated_at", 2)).toEqual(byUpdate)
       expect(await walk("&sort=-updated_at", 2)).toEqual([...byUpdate].reverse())
 
-      for (const [query, path] of [["?sort=industry", "sort"], ["?sort=-size", "sort"], ["?sort=colour", "sort"], ["?limit=0", "limit"], ["?cursor=nope", "cursor"], ["?filter=%7B%22colour%22%3A1%7D", "filter.colour"], ["?colour=red", "colour"]]) {
+      for (const [query, path] of [
+        ["?sort=industry", "sort"],
+        ["?sort=-size", "sort"],
+        ["?sort=colour", "sort"],
+        ["?limit=0", "limit"],
+        ["?cursor=nope", "cursor"],
+        ["?filter=%7B%22colour%22%3A1%7D", "filter.colour"],
+        ["?colour=red", "colour"]
+      ]) {
         const answer = await call("GET", `/v1/companies${query}`)
         expect(answer.status, query).toBe(400)
         expect(errorOf(answer).details[0]?.path, query).toBe(path)
@@ -381,7 +426,12 @@ describe.each(STORAGES)("companies on %s storage", { timeout: 60_000 }, (storage
 
     await receiver.waitFor((received) => received.length >= 4, "four company deliveries")
     const deliveries = [...receiver.received].sort((a, b) => a.json.sequence - b.json.sequence)
-    expect(deliveries.map((r) => r.headers["x-service-event"])).toEqual(["company.created", "company.updated", "company.deleted", "company.restored"])
+    expect(deliveries.map((r) => r.headers["x-service-event"])).toEqual([
+      "company.created",
+      "company.updated",
+      "company.deleted",
+      "company.restored"
+    ])
     expect(deliveries.map((r) => r.json.data)).toEqual([
       { company: created },
       { company: updated, changed_fields: ["size", "industry"] },
@@ -393,7 +443,7 @@ describe.each(STORAGES)("companies on %s storage", { timeout: 60_000 }, (storage
 
     const feed = await eventually(async () => {
       const page = await api.call("GET", `/v1/events?limit=1000&types=company.*&after=${encodeURIComponent(start)}`)
-      return page.body.data.length >= 4 ? page.body.data as Array<Record<string, any>> : undefined
+      return page.body.data.length >= 4 ? (page.body.data as Array<Record<string, any>>) : undefined
     }, "four company events in the feed")
     expect(feed.map((e) => e.id)).toEqual(deliveries.map((r) => r.json.id))
     expect(feed).toEqual(deliveries.map((r) => r.json))
@@ -424,7 +474,15 @@ describe.each(STORAGES)("companies on %s storage", { timeout: 60_000 }, (storage
           { op: "create", data: { name: "Clash", domain: taken.domain } }
         ]
       })
-      expect(results.map((r) => [r.index, r.status])).toEqual([[0, 201], [1, 400], [2, 200], [3, 404], [4, 200], [5, 201], [6, 409]])
+      expect(results.map((r) => [r.index, r.status])).toEqual([
+        [0, 201],
+        [1, 400],
+        [2, 200],
+        [3, 404],
+        [4, 200],
+        [5, 201],
+        [6, 409]
+      ])
       expect(results[0]!.data).toEqual(await ok("GET", `/v1/companies/${results[0]!.data.id}`))
       expect(results[2]!.data).toEqual(await ok("GET", `/v1/companies/${existing.id}`))
       expect(results[2]!.data.industry).toBe("steel")
@@ -435,9 +493,12 @@ describe.each(STORAGES)("companies on %s storage", { timeout: 60_000 }, (storage
       expect(results[1]!.error).toMatchObject({ code: "validation_error", details: [{ path: "operations[1].data.size" }] })
       expect(results[3]!.error.code).toBe("not_found")
       expect(results[6]!.error).toMatchObject({ code: "conflict", details: [{ path: "operations[6].data.domain", id: taken.id }] })
-      expect((await companyEventsSince(since)).map((e) => e.type).sort()).toEqual(
-        ["company.created", "company.created", "company.updated", "company.updated"]
-      )
+      expect((await companyEventsSince(since)).map((e) => e.type).sort()).toEqual([
+        "company.created",
+        "company.created",
+        "company.updated",
+        "company.updated"
+      ])
     })
 
     it("applies an atomic batch all at once or nothing of it, and refuses a malformed or oversized one as a whole", async () => {
@@ -474,22 +535,28 @@ describe.each(STORAGES)("companies on %s storage", { timeout: 60_000 }, (storage
         body: { operations: Array.from({ length: 101 }, (_, i) => ({ op: "create", data: { name: `Many ${i}` } })) }
       })
       refused(tooMany, 413, "payload_too_large")
-      for (
-        const [body, path] of [
-          [{ operations: [] }, "operations"],
-          [{ operations: [{ op: "upsert", match: { name: "Kept" }, data: {} }] }, "operations[0].match"],
-          [{ operations: [{ op: "upsert", match: { domain: "a.io" }, data: { domain: "b.io" } }] }, "operations[0].data.domain"],
-          [{ operations: [{ op: "update", data: {} }] }, "operations[0].id"]
-        ] as const
-      ) {
+      for (const [body, path] of [
+        [{ operations: [] }, "operations"],
+        [{ operations: [{ op: "upsert", match: { name: "Kept" }, data: {} }] }, "operations[0].match"],
+        [{ operations: [{ op: "upsert", match: { domain: "a.io" }, data: { domain: "b.io" } }] }, "operations[0].data.domain"],
+        [{ operations: [{ op: "update", data: {} }] }, "operations[0].id"]
+      ] as const) {
         const error = refused(await host.call("POST", "/v1/companies/batch", { body }), 400, "validation_error")
-        expect(error.details.map((d) => d.path), JSON.stringify(body)).toContain(path)
+        expect(
+          error.details.map((d) => d.path),
+          JSON.stringify(body)
+        ).toContain(path)
       }
       expect(await companyEventsSince(after)).toEqual([])
     })
 
     it("replays a batch under one Idempotency-Key without applying it again", async () => {
-      const body = { operations: [{ op: "upsert", match: { domain: domain("idem") }, data: { name: "Idem" } }, { op: "create", data: { name: "Idem two" } }] }
+      const body = {
+        operations: [
+          { op: "upsert", match: { domain: domain("idem") }, data: { name: "Idem" } },
+          { op: "create", data: { name: "Idem two" } }
+        ]
+      }
       const key = `company-batch-${Date.now()}`
       const first = await host.call("POST", "/v1/companies/batch", { body, headers: { "idempotency-key": key } })
       expect(first.status, first.text).toBe(200)
@@ -499,7 +566,11 @@ describe.each(STORAGES)("companies on %s storage", { timeout: 60_000 }, (storage
       expect(again.headers.get("idempotent-replayed")).toBe("true")
       expect(again.body).toEqual(first.body)
       expect(await companyEventsSince(since)).toEqual([])
-      refused(await host.call("POST", "/v1/companies/batch", { body: { operations: [] }, headers: { "idempotency-key": key } }), 409, "idempotency_conflict")
+      refused(
+        await host.call("POST", "/v1/companies/batch", { body: { operations: [] }, headers: { "idempotency-key": key } }),
+        409,
+        "idempotency_conflict"
+      )
     })
   })
 
@@ -511,7 +582,12 @@ describe.each(STORAGES)("companies on %s storage", { timeout: 60_000 }, (storage
     const secondary = await ok("POST", "/v1/contacts", { email: email("secondary"), company_ids: [sister.id, company.id] }, 201)
     await ok("POST", "/v1/contacts", { email: email("elsewhere"), company_id: sister.id }, 201)
     const pipeline = (await ok("GET", "/v1/pipelines")).data[0]
-    const deal = await ok("POST", "/v1/deals", { name: "Linked deal", pipeline_id: pipeline.id, company_id: company.id, contact_ids: [primary.id] }, 201)
+    const deal = await ok(
+      "POST",
+      "/v1/deals",
+      { name: "Linked deal", pipeline_id: pipeline.id, company_id: company.id, contact_ids: [primary.id] },
+      201
+    )
     await ok("POST", "/v1/deals", { name: "Sister deal", pipeline_id: pipeline.id, company_id: sister.id }, 201)
 
     const read = async () => await ok("GET", `/v1/companies/${company.id}`)
@@ -566,7 +642,12 @@ describe.each(STORAGES)("companies on %s storage", { timeout: 60_000 }, (storage
 
     const all = await ok("GET", `/v1/companies/${company.id}?expand=activities,deals,contacts`)
     const { contact_ids: _c, deal_ids: _d, ...fields } = company
-    expect(all).toEqual({ ...fields, contacts: [], deals: [], activities: [await ok("GET", `/v1/activities/${newer.id}`), await ok("GET", `/v1/activities/${older.id}`)] })
+    expect(all).toEqual({
+      ...fields,
+      contacts: [],
+      deals: [],
+      activities: [await ok("GET", `/v1/activities/${newer.id}`), await ok("GET", `/v1/activities/${older.id}`)]
+    })
     expect(Object.keys(all)).toEqual([...COMPANY_KEYS.slice(0, 8), "contacts", "deals", "activities"])
     expect(Object.keys(await ok("GET", `/v1/companies/${company.id}?expand=deals`))).toEqual([...COMPANY_KEYS.slice(0, 9), "deals"])
     expect(await ok("GET", `/v1/companies/${company.id}?expand=`)).toEqual(company)
@@ -582,7 +663,7 @@ const DAY = 86_400_000
  * (TestClock), over each storage.
  */
 const purgeCompanies = (storage: StorageService, queue: DeliveryQueueService) =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const start = Date.parse("2026-06-01T00:00:00.000Z")
     yield* TestClock.setTime(start)
     const engine = yield* engineOver({ storage, queue })
@@ -613,20 +694,27 @@ const purgeCompanies = (storage: StorageService, queue: DeliveryQueueService) =>
     const feed = (yield* engine.events.list(ctx, { types: "company.*", limit: "1000" })).data
     expect(feed.filter((event) => event["type"] === "company.purged").map((event) => event["data"])).toEqual([{ id: gone }])
     const text = JSON.stringify([stream, feed])
-    for (const value of ["Vanishing", "vanishing.example", "secretive"]) expect({ value, found: text.includes(value) }).toEqual({ value, found: false })
+    for (const value of ["Vanishing", "vanishing.example", "secretive"])
+      expect({ value, found: text.includes(value) }).toEqual({ value, found: false })
 
     // Its domain is free again; the company still in the window comes back.
-    expect((yield* engine.companies.create(ctx, { name: "Vanishing again", domain: "VANISHING.example" })).data["domain"]).toBe("vanishing.example")
+    expect((yield* engine.companies.create(ctx, { name: "Vanishing again", domain: "VANISHING.example" })).data["domain"]).toBe(
+      "vanishing.example"
+    )
     expect((yield* engine.companies.restore(ctx, recent)).data["name"]).toBe("Recent Ltd")
     expect(yield* engine.purgeExpired).toBe(0)
   }).pipe(Effect.scoped)
 
 describe("company purge after the recovery window", () => {
-  effectIt.effect("memory storage", () => Effect.flatMap(MemoryStorage.makeWithQueue, ({ queue, storage }) => purgeCompanies(storage, queue)))
+  effectIt.effect("memory storage", () =>
+    Effect.flatMap(MemoryStorage.makeWithQueue, ({ queue, storage }) => purgeCompanies(storage, queue))
+  )
 
   effectIt.layer(pgStorageLayer, { timeout: 120_000 })((it) => {
-    it.effect("PostgreSQL", () => Effect.gen(function*() {
-      yield* purgeCompanies(yield* Storage, yield* DeliveryQueue)
-    }))
+    it.effect("PostgreSQL", () =>
+      Effect.gen(function* () {
+        yield* purgeCompanies(yield* Storage, yield* DeliveryQueue)
+      })
+    )
   })
 })

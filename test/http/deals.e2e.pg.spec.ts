@@ -24,7 +24,9 @@ describe.each(STORAGES)("%s storage", (storage) => {
       expect(got.headers.get("etag")).toMatch(/^"\d+"$/)
       expect(got.body.id).toBe(sales.id)
 
-      const created = await host.call("POST", "/v1/pipelines", { body: { name: "Partners", stages: [{ name: "Intro" }, { name: "Signed" }] } })
+      const created = await host.call("POST", "/v1/pipelines", {
+        body: { name: "Partners", stages: [{ name: "Intro" }, { name: "Signed" }] }
+      })
       expect(created.status).toBe(201)
       expect(created.headers.get("location")).toBe(`/v1/pipelines/${created.body.id}`)
       expect(created.body.stages.map((s: { name: string }) => s.name)).toEqual(["Intro", "Signed"])
@@ -50,7 +52,7 @@ describe.each(STORAGES)("%s storage", (storage) => {
       const created = await createDeal({ name: "Acme renewal", value: 5000, currency: "EUR", expected_close_date: "2026-12-31" })
       expect(created.body).toMatchObject({ stage_id: stage("Lead"), status: "open", value: 5000 })
       expect(created.headers.get("location")).toBe(`/v1/deals/${created.body.id}`)
-      expect(created.headers.get("etag")).toBe("\"1\"")
+      expect(created.headers.get("etag")).toBe('"1"')
 
       const got = await host.call("GET", `/v1/deals/${created.body.id}`)
       expect(got.body).toEqual(created.body)
@@ -74,9 +76,11 @@ describe.each(STORAGES)("%s storage", (storage) => {
 
     it("moves stages with PUT, returns the timeline entry, and lists the timeline oldest first", async () => {
       const { body: deal } = await createDeal({ name: "Mover" })
-      const moved = await host.call("PUT", `/v1/deals/${deal.id}/stage`, { body: { stage_id: stage("Qualified"), reason: "call went well" } })
+      const moved = await host.call("PUT", `/v1/deals/${deal.id}/stage`, {
+        body: { stage_id: stage("Qualified"), reason: "call went well" }
+      })
       expect(moved.status).toBe(200)
-      expect(moved.headers.get("etag")).toBe("\"2\"")
+      expect(moved.headers.get("etag")).toBe('"2"')
       expect(moved.body.deal.stage_id).toBe(stage("Qualified"))
       expect(moved.body.timeline_entry).toMatchObject({
         deal_id: deal.id,
@@ -97,7 +101,10 @@ describe.each(STORAGES)("%s storage", (storage) => {
       expect(timeline.body.data.map((e: { to_stage_id: string }) => e.to_stage_id)).toEqual([stage("Qualified"), stage("Proposal")])
       expect(timeline.body.next_cursor).toBeNull()
 
-      const stale = await host.call("PUT", `/v1/deals/${deal.id}/stage`, { body: { stage_id: stage("Won") }, headers: { "if-match": "\"1\"" } })
+      const stale = await host.call("PUT", `/v1/deals/${deal.id}/stage`, {
+        body: { stage_id: stage("Won") },
+        headers: { "if-match": '"1"' }
+      })
       expect(stale.status).toBe(412)
       expect((await host.call("GET", `/v1/deals/${deal.id}`)).body.stage_id).toBe(stage("Proposal"))
 
@@ -161,7 +168,7 @@ describe.each(STORAGES)("%s storage", (storage) => {
       expect((await host.call("GET", "/v1/custom-fields?object=deal")).body.data).toEqual([])
       expect((await host.call("GET", "/v1/custom-fields?object=lead")).status).toBe(400)
 
-      const conditional = await host.call("DELETE", "/v1/custom-fields/contact/industry", { headers: { "if-match": "\"1\"" } })
+      const conditional = await host.call("DELETE", "/v1/custom-fields/contact/industry", { headers: { "if-match": '"1"' } })
       expect(conditional.status).toBe(400)
       expect(errorOf(conditional).details[0]?.path).toBe("If-Match")
       const deleted = await host.call("DELETE", "/v1/custom-fields/contact/industry")

@@ -24,7 +24,7 @@ interface Operation {
 }
 interface Document {
   readonly tags: ReadonlyArray<{ readonly name: string }>
-  readonly paths: Record<string, Partial<Record<typeof METHODS[number], Operation>>>
+  readonly paths: Record<string, Partial<Record<(typeof METHODS)[number], Operation>>>
 }
 
 /** `METHOD /path` of every operation of the document, by its first tag. */
@@ -56,21 +56,22 @@ describe.skipIf(!hasChromium)(title, () => {
   let loaded: Response | null
 
   /** What was requested from anywhere but the host (data: and blob: URLs are the page's own). */
-  const offHost = () =>
-    requested.filter((url) => !url.startsWith("data:") && !url.startsWith("blob:") && new URL(url).origin !== host.url)
+  const offHost = () => requested.filter((url) => !url.startsWith("data:") && !url.startsWith("blob:") && new URL(url).origin !== host.url)
 
   beforeAll(async () => {
     const write = process.stdout.write.bind(process.stdout)
     vi.spyOn(process.stdout, "write").mockImplementation(((chunk: string | Uint8Array, ...rest: Array<never>) => {
       const text = String(chunk)
-      if (!text.startsWith("{\"time\":")) return write(chunk, ...rest)
+      if (!text.startsWith('{"time":')) return write(chunk, ...rest)
       for (const line of text.split("\n")) if (line !== "") logLines.push(JSON.parse(line))
       return true
     }) as typeof process.stdout.write)
     host = await startHost({ log: true })
     document = JSON.parse((await host.call("GET", "/v1/openapi.json", { key: null })).text)
     // A record only the host knows of, for "try it" to bring back.
-    const created = await host.call("POST", "/v1/contacts", { body: { first_name: "Grace", last_name: "Hopper", email: "grace@docs.test" } })
+    const created = await host.call("POST", "/v1/contacts", {
+      body: { first_name: "Grace", last_name: "Hopper", email: "grace@docs.test" }
+    })
     expect(created.status).toBe(201)
     contactId = created.body.id
     // launch() gives a fresh, temporary user data dir each time.
@@ -136,7 +137,10 @@ describe.skipIf(!hasChromium)(title, () => {
       const methods = await links.locator(".endpoint-method").allTextContents()
       const paths = await links.locator(".endpoint-path").allTextContents()
       expect(methods.length).toBe(paths.length)
-      shown.set(name, methods.map((method, i) => `${method.trim().toUpperCase()} ${paths[i]!.trim()}`))
+      shown.set(
+        name,
+        methods.map((method, i) => `${method.trim().toUpperCase()} ${paths[i]!.trim()}`)
+      )
     }
     const sorted = (byTag: Map<string, Array<string>>) =>
       Object.fromEntries([...byTag].map(([tag, operations]) => [tag, [...operations].sort()]))

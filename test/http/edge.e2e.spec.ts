@@ -14,20 +14,23 @@ afterAll(() => host.close())
 const postChunked = (path: string, chunks: number, chunkBytes: number) =>
   new Promise<{ status: number; body: any }>((resolve, reject) => {
     const url = new URL(`${host.url}${path}`)
-    const req = httpRequest({
-      host: url.hostname,
-      port: url.port,
-      path: url.pathname,
-      method: "POST",
-      headers: { authorization: `Bearer ${KEY_A}`, "content-type": "application/json", "transfer-encoding": "chunked" }
-    }, (res) => {
-      let text = ""
-      res.on("data", (chunk) => (text += chunk))
-      res.on("end", () => resolve({ status: res.statusCode!, body: JSON.parse(text) }))
-    })
+    const req = httpRequest(
+      {
+        host: url.hostname,
+        port: url.port,
+        path: url.pathname,
+        method: "POST",
+        headers: { authorization: `Bearer ${KEY_A}`, "content-type": "application/json", "transfer-encoding": "chunked" }
+      },
+      (res) => {
+        let text = ""
+        res.on("data", (chunk) => (text += chunk))
+        res.on("end", () => resolve({ status: res.statusCode!, body: JSON.parse(text) }))
+      }
+    )
     // The host may answer and close before the whole body is sent.
     req.on("error", reject)
-    req.write("{\"email\":\"big@example.com\",\"title\":\"")
+    req.write('{"email":"big@example.com","title":"')
     const filler = "x".repeat(chunkBytes)
     let sent = 0
     const pump = () => {
@@ -35,7 +38,7 @@ const postChunked = (path: string, chunks: number, chunkBytes: number) =>
         sent++
         if (!req.write(filler)) return req.once("drain", pump)
       }
-      req.end("\"}")
+      req.end('"}')
     }
     pump()
   })
@@ -50,13 +53,13 @@ describe("request bodies", () => {
   })
 
   it("malformed JSON is 400 invalid_json", async () => {
-    const answer = await host.call("POST", "/v1/contacts", { raw: "{\"email\": ", headers: { "content-type": "application/json" } })
+    const answer = await host.call("POST", "/v1/contacts", { raw: '{"email": ', headers: { "content-type": "application/json" } })
     expect(answer.status).toBe(400)
     expect(errorOf(answer).code).toBe("invalid_json")
   })
 
   it("a body that is not application/json is 415; a charset parameter is fine", async () => {
-    const text = await host.call("POST", "/v1/contacts", { raw: "{\"email\":\"a@example.com\"}", headers: { "content-type": "text/plain" } })
+    const text = await host.call("POST", "/v1/contacts", { raw: '{"email":"a@example.com"}', headers: { "content-type": "text/plain" } })
     expect(text.status).toBe(415)
     expect(errorOf(text).code).toBe("unsupported_media_type")
 
@@ -64,7 +67,7 @@ describe("request bodies", () => {
     expect(none.status).toBe(415)
 
     const charset = await host.call("POST", "/v1/contacts", {
-      raw: "{\"email\":\"charset@example.com\"}",
+      raw: '{"email":"charset@example.com"}',
       headers: { "content-type": "application/json; charset=utf-8" }
     })
     expect(charset.status).toBe(201)
@@ -102,7 +105,13 @@ describe("query parameters", () => {
 
 describe("authentication", () => {
   it("a missing header, another scheme and an unknown key are 401 with WWW-Authenticate", async () => {
-    for (const headers of [{} as Record<string, string>, { authorization: `Token ${KEY_A}` }, { authorization: `Basic ${KEY_A}` }, { authorization: "Bearer nope" }, { authorization: "Bearer" }]) {
+    for (const headers of [
+      {} as Record<string, string>,
+      { authorization: `Token ${KEY_A}` },
+      { authorization: `Basic ${KEY_A}` },
+      { authorization: "Bearer nope" },
+      { authorization: "Bearer" }
+    ]) {
       const answer = await host.call("GET", "/v1/contacts", { key: null, headers })
       expect(answer.status, JSON.stringify(headers)).toBe(401)
       expect(errorOf(answer).code).toBe("unauthorized")
@@ -125,7 +134,11 @@ describe("authentication", () => {
 
 describe("routing and request ids", () => {
   it("an unknown route is 404 not_found in the error shape", async () => {
-    for (const [method, path] of [["GET", "/v1/leads"], ["GET", "/nothing"], ["DELETE", "/v1/pipelines/pipe_x"]] as const) {
+    for (const [method, path] of [
+      ["GET", "/v1/leads"],
+      ["GET", "/nothing"],
+      ["DELETE", "/v1/pipelines/pipe_x"]
+    ] as const) {
       const answer = await host.call(method, path)
       expect(answer.status, `${method} ${path}`).toBe(404)
       expect(errorOf(answer).code).toBe("not_found")

@@ -21,13 +21,23 @@ const watchedHostFor = (storage: StorageKind) => {
   let scope: Scope.Closeable | undefined
   let call: Host["call"] | undefined
   beforeAll(async () => {
-    const host = HostLive({ port: 0, host: "127.0.0.1", apiKeys: [{ workspaceId: "ws_a", key: KEY_A }], rateLimit: 100, rateBurst: 200, log: false })
-      .pipe(Layer.provide(EngineLive.pipe(
-        Layer.provideMerge(IdsLive),
-        Layer.provideMerge(watched.layer),
-        Layer.provideMerge(WebhookConfig.layer()),
-        Layer.provideMerge(Layer.succeed(WebhookTransport, WebhookTransportUnavailable))
-      )))
+    const host = HostLive({
+      port: 0,
+      host: "127.0.0.1",
+      apiKeys: [{ workspaceId: "ws_a", key: KEY_A }],
+      rateLimit: 100,
+      rateBurst: 200,
+      log: false
+    }).pipe(
+      Layer.provide(
+        EngineLive.pipe(
+          Layer.provideMerge(IdsLive),
+          Layer.provideMerge(watched.layer),
+          Layer.provideMerge(WebhookConfig.layer()),
+          Layer.provideMerge(Layer.succeed(WebhookTransport, WebhookTransportUnavailable))
+        )
+      )
+    )
     scope = Effect.runSync(Scope.make())
     const address = Context.get(await Effect.runPromise(Layer.buildWithScope(host, scope)), HttpServer.HttpServer).address
     if (address._tag === "UnixPathAddress") throw new Error("expected a TCP address")
@@ -70,12 +80,20 @@ describe.each(STORAGES)("the change feed on %s storage", { timeout: 120_000 }, (
       expect(typeof answer.body.next_cursor).toBe("string")
       return answer.body
     }
-    const reader = (key?: string): FeedRead<Event> => (params) => feed(`?${new URLSearchParams(params)}`, key)
+    const reader =
+      (key?: string): FeedRead<Event> =>
+      (params) =>
+        feed(`?${new URLSearchParams(params)}`, key)
     let marks = 0
     /** A cursor past every event written so far. */
     const settled = async () =>
-      (await recordedUntilMarker(reader(), null, async () => (await ok("POST", "/v1/contacts", { email: `feed.settled.${Date.now()}.${marks++}@example.com` })).id))
-        .cursor
+      (
+        await recordedUntilMarker(
+          reader(),
+          null,
+          async () => (await ok("POST", "/v1/contacts", { email: `feed.settled.${Date.now()}.${marks++}@example.com` })).id
+        )
+      ).cursor
     return { ok, feed, reader, settled }
   }
   const { feed, ok, reader, settled } = api(host)
@@ -131,8 +149,10 @@ describe.each(STORAGES)("the change feed on %s storage", { timeout: 120_000 }, (
     expect((await exactly(start, 6, { limit: 1 })).events).toEqual(events)
     // Types, exact and by prefix; the cursor of a filtered read goes on in the whole feed.
     expect((await exactly(start, 2, { types: "deal.*" })).events.map((e) => e.type)).toEqual(["deal.created", "deal.stage_changed"])
-    expect((await exactly(start, 2, { types: "contact.deleted,deal.created" })).events.map((e) => e.id))
-      .toEqual([events[2]!.id, events[4]!.id])
+    expect((await exactly(start, 2, { types: "contact.deleted,deal.created" })).events.map((e) => e.id)).toEqual([
+      events[2]!.id,
+      events[4]!.id
+    ])
 
     // One event by its id: the same object.
     const one = await host.call("GET", `/v1/events/${events[3]!.id}`)
@@ -166,7 +186,11 @@ describe.each(STORAGES)("the change feed on %s storage", { timeout: 120_000 }, (
     // see them; until then it answers the cursor it was given.
     await ok("POST", "/v1/pipelines", { name: `Feedless ${Date.now()}`, stages: [{ name: "One" }] })
     const past = await Effect.runPromise(
-      readUntil(Effect.promise(() => feed(`?after=${cursor}`)), (page) => page.next_cursor !== cursor, "the cursor to move past the pipeline's events")
+      readUntil(
+        Effect.promise(() => feed(`?after=${cursor}`)),
+        (page) => page.next_cursor !== cursor,
+        "the cursor to move past the pipeline's events"
+      )
     )
     expect(past.data).toEqual([])
     expect(past.next_cursor).not.toBe(cursor)
@@ -182,7 +206,11 @@ describe.each(STORAGES)("the change feed on %s storage", { timeout: 120_000 }, (
     expect(b.events.length).toBeGreaterThan(0)
     for (const event of b.events) expect(event.workspace_id).toBe("ws_b")
     // Nothing of it in workspace A's feed: a marker written after it is all that is new there.
-    const marked = await recordedUntilMarker(reader(), mine, async () => (await ok("POST", "/v1/contacts", { email: `feed.b.marker.${Date.now()}@example.com` })).id)
+    const marked = await recordedUntilMarker(
+      reader(),
+      mine,
+      async () => (await ok("POST", "/v1/contacts", { email: `feed.b.marker.${Date.now()}@example.com` })).id
+    )
     expect(marked.events).toEqual([])
     // A cursor or an event id of another workspace is refused.
     const foreign = await host.call("GET", `/v1/events?after=${b.cursor}`)

@@ -75,23 +75,31 @@ describe("dealstream events tail on PostgreSQL", () => {
     const n = workspaces++
     const ws = ctxOf(`tail_ws_${n}`)
     const other = ctxOf(`tail_other_${n}`)
-    return await go(Effect.gen(function*() {
-      const contactId = (yield* engine.contacts.create(ws, { email: "ada@tail.example" })).data["id"] as string
-      yield* engine.contacts.create(ws, { email: "bob@tail.example" })
-      yield* engine.contacts.create(other, { email: "eve@other.example" })
-      const sales = (yield* engine.pipelines.list(ws)).data[0]!
-      const stages = (sales["stages"] as ReadonlyArray<JsonObject>).map((stage) => stage["id"] as string)
-      const dealId = (yield* engine.deals.create(ws, { name: "Tail deal", pipeline_id: sales["id"], contact_ids: [contactId] })).data["id"] as string
-      yield* engine.deals.moveStage(ws, dealId, { stage_id: stages[1] }, null)
-      yield* engine.contacts.update(ws, contactId, { first_name: "Ada" }, null)
-      return { ws, other, contactId, dealId, stages }
-    }))
+    return await go(
+      Effect.gen(function* () {
+        const contactId = (yield* engine.contacts.create(ws, { email: "ada@tail.example" })).data["id"] as string
+        yield* engine.contacts.create(ws, { email: "bob@tail.example" })
+        yield* engine.contacts.create(other, { email: "eve@other.example" })
+        const sales = (yield* engine.pipelines.list(ws)).data[0]!
+        const stages = (sales["stages"] as ReadonlyArray<JsonObject>).map((stage) => stage["id"] as string)
+        const dealId = (yield* engine.deals.create(ws, { name: "Tail deal", pipeline_id: sales["id"], contact_ids: [contactId] })).data[
+          "id"
+        ] as string
+        yield* engine.deals.moveStage(ws, dealId, { stage_id: stages[1] }, null)
+        yield* engine.contacts.update(ws, contactId, { first_name: "Ada" }, null)
+        return { ws, other, contactId, dealId, stages }
+      })
+    )
   }
   /**
    * The workspace's feed as the engine gives it, as lines the tail must print: `count` events (after
    * `after`, of `types`), read until they have come.
    */
-  const feed = async (ws: RequestContext, count: number, params: { readonly after?: string; readonly types?: string; readonly limit?: number } = {}) => {
+  const feed = async (
+    ws: RequestContext,
+    count: number,
+    params: { readonly after?: string; readonly types?: string; readonly limit?: number } = {}
+  ) => {
     const read: FeedRead<JsonObject> = (query) => go(engine.events.list(ws, query))
     const { cursor, events } = await collectFeed(read, params.after ?? null, count, {
       limit: params.limit ?? 1000,
@@ -110,10 +118,12 @@ describe("dealstream events tail on PostgreSQL", () => {
   beforeAll(async () => {
     url = await Effect.runPromise(Scope.provide(testDatabase, scope))
     storage = ["--storage", "postgres", "--database-url", url]
-    engine = await Effect.runPromise(Scope.provide(
-      Effect.flatMap(Layer.build(PgStorage.layer(url)), (context) => engineOver(servicesOf(context))),
-      scope
-    ))
+    engine = await Effect.runPromise(
+      Scope.provide(
+        Effect.flatMap(Layer.build(PgStorage.layer(url)), (context) => engineOver(servicesOf(context))),
+        scope
+      )
+    )
   })
   afterAll(() => Effect.runPromise(Scope.close(scope, Exit.void)))
 
@@ -121,7 +131,11 @@ describe("dealstream events tail on PostgreSQL", () => {
     const { contactId, ws } = await seeded()
     const before = await feed(ws, 5)
     expect(before.data.map((event) => event["type"])).toEqual([
-      "contact.created", "contact.created", "deal.created", "deal.stage_changed", "contact.updated"
+      "contact.created",
+      "contact.created",
+      "deal.created",
+      "deal.stage_changed",
+      "contact.updated"
     ])
     const cli = tail("--workspace", ws.workspaceId, "--print-cursor")
     expect(await stdoutLines(cli, before.lines.length)).toEqual(before.lines)
@@ -133,7 +147,11 @@ describe("dealstream events tail on PostgreSQL", () => {
     const added = await feed(ws, 1, { after: before.next_cursor })
     expect(added.data.map((event) => event["type"])).toEqual(["contact.updated"])
     expect(await stdoutLines(cli, before.lines.length + 1)).toEqual([...before.lines, ...added.lines])
-    await when(cli, "the next cursor on stderr", () => cli.stderr().includes(JSON.stringify({ next_cursor: added.next_cursor })) || undefined)
+    await when(
+      cli,
+      "the next cursor on stderr",
+      () => cli.stderr().includes(JSON.stringify({ next_cursor: added.next_cursor })) || undefined
+    )
 
     await stopped(cli, "SIGTERM")
     expect(lines(cli.stdout())).toEqual([...before.lines, ...added.lines])
@@ -187,7 +205,7 @@ describe("dealstream events tail on PostgreSQL", () => {
     const { other, ws } = await seeded()
     const types = tail("--workspace", ws.workspaceId, "--types", "nope")
     expect(await types.exit).toBe(2)
-    expect(lines(types.stderr())).toEqual(["dealstream: --types \"nope\" is not an event type of the feed, nor a prefix.* of one"])
+    expect(lines(types.stderr())).toEqual(['dealstream: --types "nope" is not an event type of the feed, nor a prefix.* of one'])
     expect(types.stdout()).toBe("")
 
     const cursor = tail("--workspace", ws.workspaceId, "--from-cursor", "not-a-cursor")
@@ -215,7 +233,7 @@ describe("dealstream events tail on PostgreSQL", () => {
 
     const action = run(["events", "list"])
     expect(await action.exit).toBe(2)
-    expect(lines(action.stderr())[0]).toBe("dealstream: unknown events command \"list\": tail")
+    expect(lines(action.stderr())[0]).toBe('dealstream: unknown events command "list": tail')
   })
 
   it("exits 1 with one line when the database cannot be reached, or no host runs the embedded one", async () => {
@@ -223,7 +241,16 @@ describe("dealstream events tail on PostgreSQL", () => {
     await new Promise<void>((done) => probe.listen(0, "127.0.0.1", done))
     const port = (probe.address() as { port: number }).port
     await new Promise((done) => probe.close(done))
-    const refused = run(["events", "tail", "--workspace", "ws", "--storage", "postgres", "--database-url", `postgres://app:s3cret@127.0.0.1:${port}/test`])
+    const refused = run([
+      "events",
+      "tail",
+      "--workspace",
+      "ws",
+      "--storage",
+      "postgres",
+      "--database-url",
+      `postgres://app:s3cret@127.0.0.1:${port}/test`
+    ])
     expect(await refused.exit).toBe(1)
     expect(lines(refused.stderr())).toEqual([`dealstream: cannot connect to PostgreSQL at 127.0.0.1:${port}/test: connection refused`])
 

@@ -17,7 +17,7 @@ describe("a long-poll beside a transaction open in another database", { timeout:
     Effect.promise(() => host.call(method, path, body === undefined ? {} : { body }))
 
   it.live("answers with the event while the other transaction is still open", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const start = yield* call("GET", "/v1/events?limit=1000")
       expect(start.status).toBe(200)
 
@@ -28,14 +28,22 @@ describe("a long-poll beside a transaction open in another database", { timeout:
       let ended = false
       const opened = yield* Deferred.make<void>()
       const stranger = yield* Effect.forkScoped(
-        sql.withTransaction(Effect.gen(function*() {
-          // As text: the driver reads rows in binary, and has no reader for xid8.
-          yield* sql.unsafe(`SELECT pg_current_xact_id()::text`)
-          yield* Deferred.succeed(opened, undefined)
-          yield* sql.unsafe(`SELECT pg_sleep(10)`)
-        })).pipe(Effect.ensuring(Effect.sync(() => {
-          ended = true
-        })))
+        sql
+          .withTransaction(
+            Effect.gen(function* () {
+              // As text: the driver reads rows in binary, and has no reader for xid8.
+              yield* sql.unsafe(`SELECT pg_current_xact_id()::text`)
+              yield* Deferred.succeed(opened, undefined)
+              yield* sql.unsafe(`SELECT pg_sleep(10)`)
+            })
+          )
+          .pipe(
+            Effect.ensuring(
+              Effect.sync(() => {
+                ended = true
+              })
+            )
+          )
       )
       yield* Deferred.await(opened)
 
@@ -45,9 +53,11 @@ describe("a long-poll beside a transaction open in another database", { timeout:
       const answer = yield* Fiber.join(poll)
       const stillOpen = !ended
       expect(answer.status).toBe(200)
-      expect(answer.body.data.map((e: { type: string; data: { contact: { id: string } } }) => [e.type, e.data.contact.id]))
-        .toEqual([["contact.created", contact.body.id]])
+      expect(answer.body.data.map((e: { type: string; data: { contact: { id: string } } }) => [e.type, e.data.contact.id])).toEqual([
+        ["contact.created", contact.body.id]
+      ])
       expect(stillOpen).toBe(true)
       expect(Exit.isSuccess(yield* Fiber.await(stranger))).toBe(true)
-    }).pipe(Effect.scoped))
+    }).pipe(Effect.scoped)
+  )
 })

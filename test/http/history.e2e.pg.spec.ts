@@ -17,8 +17,18 @@ describe.each(STORAGES)("record history on %s storage", (storage) => {
   it("lists a contact's changes oldest first: who, when, the request, each field before and after", async () => {
     const field = `tier_${Date.now().toString(36)}`
     await ok("POST", "/v1/custom-fields", { object: "contact", key: field, label: "Tier", type: "text" })
-    const contact = await ok("POST", "/v1/contacts", { email: "hist@example.com", first_name: "Ada" }, { "x-request-id": "req-hist-create" })
-    await ok("PATCH", `/v1/contacts/${contact.id}`, { title: "CTO", first_name: "Ada", [field]: "gold" }, { "x-request-id": "req-hist-patch" })
+    const contact = await ok(
+      "POST",
+      "/v1/contacts",
+      { email: "hist@example.com", first_name: "Ada" },
+      { "x-request-id": "req-hist-create" }
+    )
+    await ok(
+      "PATCH",
+      `/v1/contacts/${contact.id}`,
+      { title: "CTO", first_name: "Ada", [field]: "gold" },
+      { "x-request-id": "req-hist-patch" }
+    )
     await ok("DELETE", `/v1/contacts/${contact.id}`)
     await ok("POST", `/v1/contacts/${contact.id}/restore`)
 
@@ -115,7 +125,7 @@ describe.each(STORAGES)("as_of on %s storage", (storage) => {
     const then = await at(created)
     expect(then.status, then.text).toBe(200)
     expect(then.body).toEqual({ ...contact, deal_ids: [] })
-    expect(then.headers.get("etag")).toBe("\"1\"")
+    expect(then.headers.get("etag")).toBe('"1"')
     expect((await at(patched.updated_at)).body).toMatchObject({ title: "CTO", deal_ids: [] })
     expect((await at(deal.created_at)).body).toMatchObject({ title: "CTO", deal_ids: [deal.id] })
     // Another zone, the same instant.

@@ -79,11 +79,17 @@ describe.each(STORAGES)("%s storage", (storage) => {
     })
 
     it("a key over 255 characters is 400", async () => {
-      const answer = await host.call("POST", "/v1/contacts", { body: { email: "long@example.com" }, headers: { "idempotency-key": "k".repeat(256) } })
+      const answer = await host.call("POST", "/v1/contacts", {
+        body: { email: "long@example.com" },
+        headers: { "idempotency-key": "k".repeat(256) }
+      })
       expect(answer.status).toBe(400)
       expect(errorOf(answer).details[0]?.path).toBe("Idempotency-Key")
       expect(await contactCount("long")).toBe(0)
-      const max = await host.call("POST", "/v1/contacts", { body: { email: "long@example.com" }, headers: { "idempotency-key": "k".repeat(255) } })
+      const max = await host.call("POST", "/v1/contacts", {
+        body: { email: "long@example.com" },
+        headers: { "idempotency-key": "k".repeat(255) }
+      })
       expect(max.status).toBe(201)
     })
   })

@@ -25,7 +25,9 @@ const contractFingerprint = (method: string, path: string, body: unknown): strin
     if (Array.isArray(value)) return `[${value.map(canonical).join(",")}]`
     if (typeof value === "object") {
       const record = value as Record<string, unknown>
-      const members = Object.keys(record).sort().map((key) => `${JSON.stringify(key)}:${canonical(record[key])}`)
+      const members = Object.keys(record)
+        .sort()
+        .map((key) => `${JSON.stringify(key)}:${canonical(record[key])}`)
       return `{${members.join(",")}}`
     }
     return JSON.stringify(value)
@@ -51,17 +53,25 @@ afterAll(async () => {
 })
 
 /** What the stopped host did: the write, under the key, and nothing after it. */
-const writeAndStop = <A>(key: string, method: string, path: string, body: unknown, write: (engine: typeof Engine.Service) => Effect.Effect<A, unknown>) =>
+const writeAndStop = <A>(
+  key: string,
+  method: string,
+  path: string,
+  body: unknown,
+  write: (engine: typeof Engine.Service) => Effect.Effect<A, unknown>
+) =>
   Effect.runPromise(
     Effect.flatMap(Engine, (engine) =>
-      write(engine).pipe(Effect.provideService(IdempotencyClaim, { key, fingerprint: contractFingerprint(method, path, body) }))).pipe(
-        Effect.provide(EngineLive.pipe(Layer.provide(PgStorage.layer(url)), Layer.provide(IdsLive), Layer.provide(noWebhookSending)))
-      )
+      write(engine).pipe(Effect.provideService(IdempotencyClaim, { key, fingerprint: contractFingerprint(method, path, body) }))
+    ).pipe(Effect.provide(EngineLive.pipe(Layer.provide(PgStorage.layer(url)), Layer.provide(IdsLive), Layer.provide(noWebhookSending))))
   )
 
 /** The same JSON with its keys in reverse order and spaced out: the fingerprint must not see a difference. */
 const reordered = (body: Record<string, unknown>) =>
-  `{ ${Object.keys(body).reverse().map((key) => `${JSON.stringify(key)} :  ${JSON.stringify(body[key])}`).join(" ,\n ")} }`
+  `{ ${Object.keys(body)
+    .reverse()
+    .map((key) => `${JSON.stringify(key)} :  ${JSON.stringify(body[key])}`)
+    .join(" ,\n ")} }`
 
 describe("an Idempotency-Key whose write committed but whose answer was never stored", () => {
   it("a retry of a create answers 201 with the record it made, replayed, and makes nothing twice", async () => {
@@ -82,8 +92,11 @@ describe("an Idempotency-Key whose write committed but whose answer was never st
 
     // Once answered, the stored answer replays as before; another body is still a conflict.
     const again = await host.call("POST", "/v1/contacts", { body, headers: { "idempotency-key": "lost-1" } })
-    expect({ status: again.status, replayed: again.headers.get("idempotent-replayed"), body: again.body })
-      .toEqual({ status: 201, replayed: "true", body: retry.body })
+    expect({ status: again.status, replayed: again.headers.get("idempotent-replayed"), body: again.body }).toEqual({
+      status: 201,
+      replayed: "true",
+      body: retry.body
+    })
     const other = await host.call("POST", "/v1/contacts", { body: { email: "x@example.com" }, headers: { "idempotency-key": "lost-1" } })
     expect(errorOf(other).code).toBe("idempotency_conflict")
   })
@@ -100,7 +113,9 @@ describe("an Idempotency-Key whose write committed but whose answer was never st
     expect(retry.headers.get("idempotent-replayed")).toBe("true")
     expect(retry.body.id).toBe(made.data["id"])
     expect(retry.body).toEqual((await host.call("GET", `/v1/deals/${made.data["id"]}`)).body)
-    expect((await host.call("GET", "/v1/deals?limit=100")).body.data.filter((d: { name: string }) => d.name === "Lost deal")).toHaveLength(1)
+    expect((await host.call("GET", "/v1/deals?limit=100")).body.data.filter((d: { name: string }) => d.name === "Lost deal")).toHaveLength(
+      1
+    )
   })
 
   it("a retry of a contact restore or a deal restore answers 200 with the restored record, replayed", async () => {
@@ -156,6 +171,8 @@ describe("an Idempotency-Key whose write committed but whose answer was never st
     expect(errorOf(retry).code).toBe("idempotency_conflict")
     // The conflict of a write applied without its answer, not of a key used for another request.
     expect(errorOf(retry).message).toMatch(/answer was lost/)
-    expect((await host.call("GET", "/v1/custom-fields?object=contact")).body.data.filter((f: { key: string }) => f.key === "lost_field")).toHaveLength(1)
+    expect(
+      (await host.call("GET", "/v1/custom-fields?object=contact")).body.data.filter((f: { key: string }) => f.key === "lost_field")
+    ).toHaveLength(1)
   })
 })

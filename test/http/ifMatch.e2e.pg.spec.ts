@@ -7,10 +7,10 @@ import { type Answer, errorOf, hostFor, STORAGES } from "./client.js"
  * version 2 first, so that a version one below and one above the current one are both wrong.
  */
 
-const MATCHING = ["\"2\"", "2", "W/\"2\"", "*"]
-const MISMATCHING = ["\"1\"", "3", "W/\"1\"", "W/\"3\"", "\"7\"", "7", "W/\"7\""]
+const MATCHING = ['"2"', "2", 'W/"2"', "*"]
+const MISMATCHING = ['"1"', "3", 'W/"1"', 'W/"3"', '"7"', "7", 'W/"7"']
 // Not an ETag of ours, or more than one: refused before anything is read or written.
-const MALFORMED = ["abc", "\"2\", \"3\"", "W/2x"]
+const MALFORMED = ["abc", '"2", "3"', "W/2x"]
 
 describe.each(STORAGES)("If-Match on %s storage", (storage) => {
   const host = hostFor(storage, { rateLimit: 10_000, rateBurst: 10_000, webhooks: { allowInsecure: true } })
@@ -50,10 +50,9 @@ describe.each(STORAGES)("If-Match on %s storage", (storage) => {
     return `/v1/deals/${id}`
   }
   const webhook = async () => {
-    const id = (await ok(
-      host.call("POST", "/v1/webhooks", { body: { url: "http://127.0.0.1:9/never-called", events: ["deal.restored"] } }),
-      201
-    )).body.id
+    const id = (
+      await ok(host.call("POST", "/v1/webhooks", { body: { url: "http://127.0.0.1:9/never-called", events: ["deal.restored"] } }), 201)
+    ).body.id
     await ok(host.call("PATCH", `/v1/webhooks/${id}`, { body: { events: ["contact.restored"] } }))
     return `/v1/webhooks/${id}`
   }
@@ -126,25 +125,29 @@ describe.each(STORAGES)("If-Match on %s storage", (storage) => {
   describe.each(targets)("$name", (target) => {
     it.each(MATCHING)("If-Match: %s names version 2 (or any): the write happens", async (ifMatch) => {
       const path = await target.make()
-      expect((await read(path)).etag).toBe("\"2\"")
+      expect((await read(path)).etag).toBe('"2"')
       const answer = await target.write(path, ifMatch)
       expect({ status: answer.status, body: answer.body }).toMatchObject({ status: target.writes })
       if (target.writes === 204) {
         expect((await read(path)).status).toBe(404)
       } else {
-        expect(answer.headers.get("etag")).toBe("\"3\"")
-        expect((await read(path)).etag).toBe("\"3\"")
+        expect(answer.headers.get("etag")).toBe('"3"')
+        expect((await read(path)).etag).toBe('"3"')
       }
     })
 
     it("any other version is 412 precondition_failed with the current ETag, and nothing changes", async () => {
       const path = await target.make()
       const before = await read(path)
-      expect(before).toMatchObject({ status: 200, etag: "\"2\"" })
+      expect(before).toMatchObject({ status: 200, etag: '"2"' })
       for (const ifMatch of MISMATCHING) {
         const answer = await target.write(path, ifMatch)
-        expect({ ifMatch, status: answer.status, code: errorOf(answer).code, etag: answer.headers.get("etag") })
-          .toEqual({ ifMatch, status: 412, code: "precondition_failed", etag: "\"2\"" })
+        expect({ ifMatch, status: answer.status, code: errorOf(answer).code, etag: answer.headers.get("etag") }).toEqual({
+          ifMatch,
+          status: 412,
+          code: "precondition_failed",
+          etag: '"2"'
+        })
         expect(await read(path)).toEqual(before)
       }
     })
@@ -155,8 +158,12 @@ describe.each(STORAGES)("If-Match on %s storage", (storage) => {
       for (const ifMatch of MALFORMED) {
         const answer = await target.write(path, ifMatch)
         const error = errorOf(answer)
-        expect({ ifMatch, status: answer.status, code: error.code, path: error.details[0]?.path })
-          .toEqual({ ifMatch, status: 400, code: "validation_error", path: "If-Match" })
+        expect({ ifMatch, status: answer.status, code: error.code, path: error.details[0]?.path }).toEqual({
+          ifMatch,
+          status: 400,
+          code: "validation_error",
+          path: "If-Match"
+        })
         expect(await read(path)).toEqual(before)
       }
     })

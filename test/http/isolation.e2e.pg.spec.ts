@@ -10,10 +10,14 @@ describe.each(STORAGES)("%s storage", (storage) => {
     it("a second key never sees, changes, deletes or restores the first workspace's records", async () => {
       const contact = (await host.call("POST", "/v1/contacts", { body: { email: "secret@example.com", source: "a-only" } })).body
       const pipelineA = (await host.call("POST", "/v1/pipelines", { body: { name: "A pipeline", stages: [{ name: "One" }] } })).body
-      const deal = (await host.call("POST", "/v1/deals", { body: { name: "A deal", pipeline_id: pipelineA.id, contact_ids: [contact.id] } })).body
+      const deal = (
+        await host.call("POST", "/v1/deals", { body: { name: "A deal", pipeline_id: pipelineA.id, contact_ids: [contact.id] } })
+      ).body
       const trashed = (await host.call("POST", "/v1/contacts", { body: { email: "trashed@example.com" } })).body
       expect((await host.call("DELETE", `/v1/contacts/${trashed.id}`)).status).toBe(204)
-      expect((await host.call("POST", "/v1/custom-fields", { body: { object: "contact", key: "tier", label: "Tier", type: "text" } })).status).toBe(201)
+      expect(
+        (await host.call("POST", "/v1/custom-fields", { body: { object: "contact", key: "tier", label: "Tier", type: "text" } })).status
+      ).toBe(201)
 
       // Lists and searches of B are empty of A's records.
       expect((await host.call("GET", "/v1/contacts", asB)).body.data).toEqual([])
@@ -49,7 +53,10 @@ describe.each(STORAGES)("%s storage", (storage) => {
       const foreignPipeline = await host.call("POST", "/v1/deals", { ...asB, body: { name: "B deal", pipeline_id: pipelineA.id } })
       expect(foreignPipeline.status).toBe(400)
       const pipelineB = pipelinesB[0]
-      const foreignContact = await host.call("POST", "/v1/deals", { ...asB, body: { name: "B deal", pipeline_id: pipelineB.id, contact_ids: [contact.id] } })
+      const foreignContact = await host.call("POST", "/v1/deals", {
+        ...asB,
+        body: { name: "B deal", pipeline_id: pipelineB.id, contact_ids: [contact.id] }
+      })
       expect(foreignContact.status).toBe(400)
 
       // The same email is free in B (uniqueness is per workspace).

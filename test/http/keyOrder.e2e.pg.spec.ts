@@ -8,17 +8,67 @@ import { type Answer, hostFor, STORAGES } from "./client.js"
 // through would answer `id, email, phone, title, source, …`.
 
 const CONTACT = [
-  "id", "email", "first_name", "last_name", "phone", "title", "company_id", "company_ids", "source", "owner_id",
-  "score", "tier", "created_at", "updated_at", "deal_ids"
+  "id",
+  "email",
+  "first_name",
+  "last_name",
+  "phone",
+  "title",
+  "company_id",
+  "company_ids",
+  "source",
+  "owner_id",
+  "score",
+  "tier",
+  "created_at",
+  "updated_at",
+  "deal_ids"
 ]
 const DEAL = [
-  "id", "name", "pipeline_id", "stage_id", "value", "currency", "expected_close_date", "owner_id", "contact_ids",
-  "company_id", "status", "region", "created_at", "updated_at"
+  "id",
+  "name",
+  "pipeline_id",
+  "stage_id",
+  "value",
+  "currency",
+  "expected_close_date",
+  "owner_id",
+  "contact_ids",
+  "company_id",
+  "status",
+  "region",
+  "created_at",
+  "updated_at"
 ]
-const COMPANY = ["id", "name", "domain", "industry", "size", "owner_id", "rank", "zone", "created_at", "updated_at", "contact_ids", "deal_ids"]
+const COMPANY = [
+  "id",
+  "name",
+  "domain",
+  "industry",
+  "size",
+  "owner_id",
+  "rank",
+  "zone",
+  "created_at",
+  "updated_at",
+  "contact_ids",
+  "deal_ids"
+]
 const ACTIVITY = [
-  "id", "type", "subject", "body", "due_at", "done_at", "owner_id", "contact_ids", "deal_ids", "company_ids", "mood", "outcome",
-  "created_at", "updated_at"
+  "id",
+  "type",
+  "subject",
+  "body",
+  "due_at",
+  "done_at",
+  "owner_id",
+  "contact_ids",
+  "deal_ids",
+  "company_ids",
+  "mood",
+  "outcome",
+  "created_at",
+  "updated_at"
 ]
 const PIPELINE = ["id", "name", "stages", "created_at", "updated_at"]
 const STAGE = ["id", "name", "position"]
@@ -50,7 +100,15 @@ describe.each(STORAGES)("the key order of records on %s storage", (storage) => {
     ok(await host.call("POST", "/v1/custom-fields", { body: { object: "deal", key: "region", label: "Region", type: "text" } }), 201)
     ok(await host.call("POST", "/v1/webhooks", { body: { url: `${receiver.url}/hook`, events: ["contact.created", "deal.updated"] } }), 201)
 
-    const body = { score: 7, tier: "gold", owner_id: "usr_1", source: "web", email: "order@example.com", last_name: "Lee", first_name: "Ann" }
+    const body = {
+      score: 7,
+      tier: "gold",
+      owner_id: "usr_1",
+      source: "web",
+      email: "order@example.com",
+      last_name: "Lee",
+      first_name: "Ann"
+    }
     const created = ok(await host.call("POST", "/v1/contacts", { body }), 201)
     expect(keysOf(created)).toEqual(CONTACT)
     const id = created.id as string
@@ -59,9 +117,12 @@ describe.each(STORAGES)("the key order of records on %s storage", (storage) => {
     for (const stage of pipeline.stages) expect(keysOf(stage)).toEqual(STAGE)
     expect(keysOf(ok(await host.call("GET", `/v1/pipelines/${pipeline.id}`)))).toEqual(PIPELINE)
 
-    const deal = ok(await host.call("POST", "/v1/deals", {
-      body: { region: "emea", contact_ids: [id], value: 10, name: "Order", pipeline_id: pipeline.id, currency: "EUR" }
-    }), 201)
+    const deal = ok(
+      await host.call("POST", "/v1/deals", {
+        body: { region: "emea", contact_ids: [id], value: 10, name: "Order", pipeline_id: pipeline.id, currency: "EUR" }
+      }),
+      201
+    )
     expect(keysOf(deal)).toEqual(DEAL)
     const patched = ok(await host.call("PATCH", `/v1/deals/${deal.id}`, { body: { region: "apac", stage_id: pipeline.stages[1].id } }))
     expect(keysOf(patched)).toEqual(DEAL)
@@ -104,7 +165,10 @@ describe.each(STORAGES)("the key order of records on %s storage", (storage) => {
     expect(keysOf(restored)).toEqual(CONTACT)
 
     // Webhook payloads carry the record as the API shows it.
-    await receiver.waitFor((all) => all.some((r) => r.json?.type === "contact.created") && all.some((r) => r.json?.type === "deal.updated"), "the payloads")
+    await receiver.waitFor(
+      (all) => all.some((r) => r.json?.type === "contact.created") && all.some((r) => r.json?.type === "deal.updated"),
+      "the payloads"
+    )
     const contactPayload = receiver.received.find((r) => r.json?.type === "contact.created" && r.json.data.contact.id === id)!
     expect(keysOf(contactPayload.json.data.contact)).toEqual(CONTACT)
     const dealPayload = receiver.received.find((r) => r.json?.type === "deal.updated")!
@@ -113,24 +177,51 @@ describe.each(STORAGES)("the key order of records on %s storage", (storage) => {
   })
 
   it("is the same in every answer and payload that holds a company or an activity", async () => {
-    for (const [object, key] of [["company", "zone"], ["company", "rank"], ["activity", "outcome"], ["activity", "mood"]]) {
+    for (const [object, key] of [
+      ["company", "zone"],
+      ["company", "rank"],
+      ["activity", "outcome"],
+      ["activity", "mood"]
+    ]) {
       ok(await host.call("POST", "/v1/custom-fields", { body: { object, key, label: key, type: "text" } }), 201)
     }
-    ok(await host.call("POST", "/v1/webhooks", { body: { url: `${receiver.url}/records`, events: ["company.updated", "activity.created"] } }), 201)
-    const company = ok(await host.call("POST", "/v1/companies", { body: { zone: "eu", size: 5, rank: "a", name: "Order Inc", domain: `order-${storage}.example.com` } }), 201)
+    ok(
+      await host.call("POST", "/v1/webhooks", {
+        body: { url: `${receiver.url}/records`, events: ["company.updated", "activity.created"] }
+      }),
+      201
+    )
+    const company = ok(
+      await host.call("POST", "/v1/companies", {
+        body: { zone: "eu", size: 5, rank: "a", name: "Order Inc", domain: `order-${storage}.example.com` }
+      }),
+      201
+    )
     expect(keysOf(company)).toEqual(COMPANY)
     expect(keysOf(ok(await host.call("GET", `/v1/companies/${company.id}`)))).toEqual(COMPANY)
     for (const listed of ok(await host.call("GET", "/v1/companies?search=order")).data) expect(keysOf(listed)).toEqual(COMPANY)
     const patched = ok(await host.call("PATCH", `/v1/companies/${company.id}`, { body: { industry: "saas", zone: "us" } }))
     expect(keysOf(patched)).toEqual(COMPANY)
-    const contact = ok(await host.call("POST", "/v1/contacts", { body: { email: `company-order-${storage}@example.com`, company_id: company.id } }), 201)
+    const contact = ok(
+      await host.call("POST", "/v1/contacts", { body: { email: `company-order-${storage}@example.com`, company_id: company.id } }),
+      201
+    )
     expect(contact.company_ids).toEqual([company.id])
 
-    const body = { mood: "ok", outcome: "won", contact_ids: [contact.id], company_ids: [company.id], due_at: "2027-01-01T10:00:00Z", subject: "Kick-off", type: "meeting" }
+    const body = {
+      mood: "ok",
+      outcome: "won",
+      contact_ids: [contact.id],
+      company_ids: [company.id],
+      due_at: "2027-01-01T10:00:00Z",
+      subject: "Kick-off",
+      type: "meeting"
+    }
     const activity = ok(await host.call("POST", "/v1/activities", { body }), 201)
     expect(keysOf(activity)).toEqual(ACTIVITY)
     expect(keysOf(ok(await host.call("PATCH", `/v1/activities/${activity.id}`, { body: { done: true } })))).toEqual(ACTIVITY)
-    for (const listed of ok(await host.call("GET", `/v1/activities?contact_id=${contact.id}`)).data) expect(keysOf(listed)).toEqual(ACTIVITY)
+    for (const listed of ok(await host.call("GET", `/v1/activities?contact_id=${contact.id}`)).data)
+      expect(keysOf(listed)).toEqual(ACTIVITY)
     const expanded = ok(await host.call("GET", `/v1/companies/${company.id}?expand=contacts,activities`))
     // contacts replaces contact_ids where the expansion goes; activities is added after.
     expect(keysOf(expanded)).toEqual([...COMPANY.filter((key) => key !== "contact_ids"), "contacts", "activities"])
@@ -145,7 +236,10 @@ describe.each(STORAGES)("the key order of records on %s storage", (storage) => {
     expect(keysOf(trashed.record)).toEqual(COMPANY)
     expect(keysOf(ok(await host.call("POST", `/v1/companies/${company.id}/restore`)))).toEqual(COMPANY)
 
-    await receiver.waitFor((all) => all.some((r) => r.json?.type === "company.updated") && all.some((r) => r.json?.type === "activity.created"), "the payloads")
+    await receiver.waitFor(
+      (all) => all.some((r) => r.json?.type === "company.updated") && all.some((r) => r.json?.type === "activity.created"),
+      "the payloads"
+    )
     const companyPayload = receiver.received.find((r) => r.json?.type === "company.updated")!
     expect(keysOf(companyPayload.json.data)).toEqual(["company", "changed_fields"])
     expect(keysOf(companyPayload.json.data.company)).toEqual(COMPANY)

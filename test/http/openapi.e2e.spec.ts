@@ -54,17 +54,22 @@ describe("the served OpenAPI document", () => {
     }
     for (const [path, item] of Object.entries(document.paths)) {
       for (const [method, operation] of Object.entries(item as Record<string, Operation>)) {
-        operation.parameters?.forEach((_, i) => checker.compile("paths", path, method, "parameters", String(i), "schema"))
-        if (operation.requestBody !== undefined) checker.compile("paths", path, method, "requestBody", "content", "application/json", "schema")
+        operation.parameters?.forEach((_, i) => {
+          checker.compile("paths", path, method, "parameters", String(i), "schema")
+        })
+        if (operation.requestBody !== undefined)
+          checker.compile("paths", path, method, "requestBody", "content", "application/json", "schema")
         for (const [status, response] of Object.entries(operation.responses)) {
-          if (response.content !== undefined) checker.compile("paths", path, method, "responses", status, "content", "application/json", "schema")
-          for (const name of Object.keys(response.headers ?? {})) checker.compile("paths", path, method, "responses", status, "headers", name, "schema")
+          if (response.content !== undefined)
+            checker.compile("paths", path, method, "responses", status, "content", "application/json", "schema")
+          for (const name of Object.keys(response.headers ?? {}))
+            checker.compile("paths", path, method, "responses", status, "headers", name, "schema")
           compiled++
         }
       }
     }
     expect(compiled).toBeGreaterThan(200)
-    expect(JSON.stringify(document)).not.toContain("\"$id\"")
+    expect(JSON.stringify(document)).not.toContain('"$id"')
   })
 
   it("lists per operation the statuses it can answer, and a 500 for every one", () => {
@@ -78,8 +83,14 @@ describe("the served OpenAPI document", () => {
       expect(statuses.includes("412"), `${name} 412`).toBe(conditional)
       if (operation.security?.length) expect(statuses, name).toEqual(expect.arrayContaining(["400", "401", "429", "503"]))
     }
-    expect(Object.keys((document.paths["/v1/pipelines"]!["get"] as unknown as Operation).responses).sort())
-      .toEqual(["200", "400", "401", "429", "500", "503"])
+    expect(Object.keys((document.paths["/v1/pipelines"]!["get"] as unknown as Operation).responses).sort()).toEqual([
+      "200",
+      "400",
+      "401",
+      "429",
+      "500",
+      "503"
+    ])
   })
 
   it("declares the headers each answer carries", () => {
@@ -89,7 +100,8 @@ describe("the served OpenAPI document", () => {
         const headers = response.headers ?? {}
         const what = `${name} ${status}`
         expect(headers["X-Request-Id"]?.required, what).toBe(true)
-        if (secured && status !== "401") expect(Object.keys(headers), what).toEqual(expect.arrayContaining(["RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset"]))
+        if (secured && status !== "401")
+          expect(Object.keys(headers), what).toEqual(expect.arrayContaining(["RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset"]))
         if (status === "429" || status === "503") expect(headers["Retry-After"]?.required, what).toBe(true)
         if (status === "201" || status === "202") expect(headers["Location"]?.required, what).toBe(true)
         if (status === "412") expect(headers["ETag"]?.required, what).toBe(true)
@@ -98,7 +110,13 @@ describe("the served OpenAPI document", () => {
         if (replayable && status.startsWith("2")) expect(headers["Idempotent-Replayed"], what).toBeDefined()
       }
     }
-    for (const path of ["/v1/contacts/{id}", "/v1/deals/{id}", "/v1/pipelines/{id}", "/v1/webhooks/{id}", "/v1/webhooks/{id}/deliveries/{delivery_id}"]) {
+    for (const path of [
+      "/v1/contacts/{id}",
+      "/v1/deals/{id}",
+      "/v1/pipelines/{id}",
+      "/v1/webhooks/{id}",
+      "/v1/webhooks/{id}/deliveries/{delivery_id}"
+    ]) {
       expect((document.paths[path]!["get"] as unknown as Operation).responses["200"]!.headers!["ETag"]?.required, path).toBe(true)
     }
   })
@@ -112,8 +130,13 @@ describe("the served OpenAPI document", () => {
     expect(parameter("/v1/deals", "get", "close_date_from").schema).toMatchObject({ type: "string", format: "date" })
     expect(parameter("/v1/deals", "get", "close_date_to").schema).toMatchObject({ type: "string", format: "date" })
     expect(parameter("/v1/deals", "get", "status").schema).toMatchObject({ enum: ["open", "won", "lost"] })
-    expect(parameter("/v1/webhooks/{id}/deliveries", "get", "status").schema).toMatchObject({ enum: ["pending", "succeeded", "failed", "cancelled"] })
-    expect(parameter("/v1/trash", "get", "type")).toMatchObject({ required: true, schema: { enum: ["contact", "deal", "company", "activity"] } })
+    expect(parameter("/v1/webhooks/{id}/deliveries", "get", "status").schema).toMatchObject({
+      enum: ["pending", "succeeded", "failed", "cancelled"]
+    })
+    expect(parameter("/v1/trash", "get", "type")).toMatchObject({
+      required: true,
+      schema: { enum: ["contact", "deal", "company", "activity"] }
+    })
     expect(parameter("/v1/custom-fields", "get", "object").schema).toMatchObject({ enum: ["contact", "deal", "company", "activity"] })
   })
 
@@ -130,7 +153,7 @@ describe("the served OpenAPI document", () => {
     expect(schemas.DeliveryAttempt.properties.duration_ms.type).toBe("integer")
     expect(schemas.Contact.properties.created_at.format).toBe("date-time")
     expect(schemas.CustomFieldDefinition.properties.created_at.format).toBe("date-time")
-    expect(JSON.stringify(schemas.Deal.properties.expected_close_date)).toContain("\"format\":\"date\"")
+    expect(JSON.stringify(schemas.Deal.properties.expected_close_date)).toContain('"format":"date"')
   })
 })
 
@@ -158,29 +181,48 @@ describe("the check of every answer against the document", () => {
     expect(problems("POST", "/v1/webhooks", webhook)).toEqual([])
 
     // An extra field, a wrong type, a missing field.
-    expect(problems("GET", `/v1/pipelines/${id}`, altered(one, { body: { ...one.body, colour: "red" } })).join())
-      .toMatch(/must NOT have additional properties.*colour/)
-    expect(problems("GET", `/v1/pipelines/${id}`, altered(one, { body: { ...one.body, stages: [{ ...one.body.stages[0], position: 0.5 }] } })).join())
-      .toMatch(/\/stages\/0\/position must be integer/)
+    expect(problems("GET", `/v1/pipelines/${id}`, altered(one, { body: { ...one.body, colour: "red" } })).join()).toMatch(
+      /must NOT have additional properties.*colour/
+    )
+    expect(
+      problems(
+        "GET",
+        `/v1/pipelines/${id}`,
+        altered(one, { body: { ...one.body, stages: [{ ...one.body.stages[0], position: 0.5 }] } })
+      ).join()
+    ).toMatch(/\/stages\/0\/position must be integer/)
     const { has_secret: _, ...noSecretFlag } = webhook.body
-    expect(problems("POST", "/v1/webhooks", altered(webhook, { body: noSecretFlag })).join()).toMatch(/must have required property 'has_secret'/)
+    expect(problems("POST", "/v1/webhooks", altered(webhook, { body: noSecretFlag })).join()).toMatch(
+      /must have required property 'has_secret'/
+    )
     // A status the operation does not declare.
     expect(problems("GET", "/v1/pipelines", altered(pipeline, { status: 415 })).join()).toMatch(/status 415 is not declared/)
     // A required header missing, a header of the wrong form.
-    expect(problems("POST", "/v1/webhooks", altered(webhook, { headers: { location: null } })).join()).toMatch(/header Location is required but missing/)
-    expect(problems("GET", `/v1/pipelines/${id}`, altered(one, { headers: { etag: "W/\"1\"" } })).join()).toMatch(/header ETag/)
-    expect(problems("GET", `/v1/pipelines/${id}`, altered(one, { headers: { "ratelimit-remaining": "-1" } })).join()).toMatch(/header RateLimit-Remaining/)
-    expect(problems("GET", "/v1/pipelines", altered(pipeline, { headers: { "x-request-id": null } })).join()).toMatch(/header X-Request-Id is required/)
+    expect(problems("POST", "/v1/webhooks", altered(webhook, { headers: { location: null } })).join()).toMatch(
+      /header Location is required but missing/
+    )
+    expect(problems("GET", `/v1/pipelines/${id}`, altered(one, { headers: { etag: 'W/"1"' } })).join()).toMatch(/header ETag/)
+    expect(problems("GET", `/v1/pipelines/${id}`, altered(one, { headers: { "ratelimit-remaining": "-1" } })).join()).toMatch(
+      /header RateLimit-Remaining/
+    )
+    expect(problems("GET", "/v1/pipelines", altered(pipeline, { headers: { "x-request-id": null } })).join()).toMatch(
+      /header X-Request-Id is required/
+    )
     // An error body of the wrong shape, or with the code of another status.
     const missing = await host.call("GET", "/v1/pipelines/pipe_nope")
     expect(missing.status).toBe(404)
-    expect(problems("GET", "/v1/pipelines/pipe_nope", altered(missing, { body: { error: { ...missing.body.error, code: "conflict" } } })).join())
-      .toMatch(/code must be equal to constant/)
-    expect(problems("GET", "/v1/pipelines/pipe_nope", altered(missing, { body: { message: "not found" } })).join()).toMatch(/must have required property 'error'/)
+    expect(
+      problems("GET", "/v1/pipelines/pipe_nope", altered(missing, { body: { error: { ...missing.body.error, code: "conflict" } } })).join()
+    ).toMatch(/code must be equal to constant/)
+    expect(problems("GET", "/v1/pipelines/pipe_nope", altered(missing, { body: { message: "not found" } })).join()).toMatch(
+      /must have required property 'error'/
+    )
     // A body where none is declared.
     const deleted = await host.call("DELETE", `/v1/webhooks/${webhook.body.id}`)
     expect(deleted.status).toBe(204)
-    expect(problems("DELETE", `/v1/webhooks/${webhook.body.id}`, altered(deleted, { body: {} })).join()).toMatch(/a body where none is declared/)
+    expect(problems("DELETE", `/v1/webhooks/${webhook.body.id}`, altered(deleted, { body: {} })).join()).toMatch(
+      /a body where none is declared/
+    )
   })
 
   it("fails the request of a suite that gets a non-conforming answer", async () => {
@@ -188,17 +230,27 @@ describe("the check of every answer against the document", () => {
     // and GET /v1/webhooks with a page whose items lack their fields.
     const served = JSON.stringify(document)
     const fake: Server = createServer((request, response) => {
-      const common = { "content-type": "application/json", "x-request-id": "req_fake", "ratelimit-limit": "1", "ratelimit-remaining": "1", "ratelimit-reset": "0" }
+      const common = {
+        "content-type": "application/json",
+        "x-request-id": "req_fake",
+        "ratelimit-limit": "1",
+        "ratelimit-remaining": "1",
+        "ratelimit-reset": "0"
+      }
       if (request.url === "/v1/openapi.json") return void response.writeHead(200, { "content-type": "application/json" }).end(served)
       if (request.url === "/v1/pipelines") {
-        return void response.writeHead(415, common).end(JSON.stringify({ error: { code: "unsupported_media_type", message: "no", details: [], request_id: "req_fake" } }))
+        return void response
+          .writeHead(415, common)
+          .end(JSON.stringify({ error: { code: "unsupported_media_type", message: "no", details: [], request_id: "req_fake" } }))
       }
       response.writeHead(200, common).end(JSON.stringify({ data: [{ id: "wh_1" }], next_cursor: null }))
     })
     await new Promise<void>((resolve) => fake.listen(0, "127.0.0.1", resolve))
     try {
       const call = callerOf(`http://127.0.0.1:${(fake.address() as AddressInfo).port}`)
-      await expect(call("GET", "/v1/pipelines")).rejects.toThrow(/GET \/v1\/pipelines → 415 does not conform.*\n.*status 415 is not declared/)
+      await expect(call("GET", "/v1/pipelines")).rejects.toThrow(
+        /GET \/v1\/pipelines → 415 does not conform.*\n.*status 415 is not declared/
+      )
       await expect(call("GET", "/v1/webhooks")).rejects.toThrow(/must have required property 'url'/)
     } finally {
       await new Promise((resolve) => fake.close(resolve))

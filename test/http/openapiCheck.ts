@@ -35,7 +35,18 @@ export type OpenApiDocument = {
 } & Record<string, unknown>
 
 /** The keys of the OpenAPI object around the schemas: Ajv is told they are not JSON Schema keywords. */
-const OPENAPI_OBJECT_KEYS = ["openapi", "info", "jsonSchemaDialect", "servers", "paths", "webhooks", "components", "security", "tags", "externalDocs"]
+const OPENAPI_OBJECT_KEYS = [
+  "openapi",
+  "info",
+  "jsonSchemaDialect",
+  "servers",
+  "paths",
+  "webhooks",
+  "components",
+  "security",
+  "tags",
+  "externalDocs"
+]
 
 /** JSON Pointer token (RFC 6901) inside a URI fragment. */
 const pointerToken = (token: string) => encodeURIComponent(token.replaceAll("~", "~0").replaceAll("/", "~1"))
@@ -48,7 +59,9 @@ const headerValue = (raw: string, schema: Record<string, unknown> | undefined): 
 }
 
 const shown = (validate: ValidateFunction) =>
-  (validate.errors ?? []).map((error) => `${error.instancePath || "(root)"} ${error.message ?? ""} ${JSON.stringify(error.params)}`).join("; ")
+  (validate.errors ?? [])
+    .map((error) => `${error.instancePath || "(root)"} ${error.message ?? ""} ${JSON.stringify(error.params)}`)
+    .join("; ")
 
 export interface Checker {
   /** What is wrong with this answer to `method path` (empty when it conforms, or when no operation is documented for it). */
@@ -78,15 +91,24 @@ export const makeChecker = (document: OpenApiDocument): Checker => {
   }
 
   // Templates with more literal segments first, so `/v1/deals/{id}/stage` never reads as a parameter.
-  const templates = Object.keys(document.paths).map((template) => ({
-    template,
-    pattern: new RegExp(`^${template.split("/").map((part) => /^\{[^}]+\}$/.test(part) ? "[^/]+" : part.replace(/[.*+?^$()|[\]\\]/g, "\\$&")).join("/")}$`),
-    literals: template.split("/").filter((part) => !part.startsWith("{")).length
-  })).sort((a, b) => b.literals - a.literals)
+  const templates = Object.keys(document.paths)
+    .map((template) => ({
+      template,
+      pattern: new RegExp(
+        `^${template
+          .split("/")
+          .map((part) => (/^\{[^}]+\}$/.test(part) ? "[^/]+" : part.replace(/[.*+?^$()|[\]\\]/g, "\\$&")))
+          .join("/")}$`
+      ),
+      literals: template.split("/").filter((part) => !part.startsWith("{")).length
+    }))
+    .sort((a, b) => b.literals - a.literals)
 
   const templateOf = (method: string, path: string): string | null => {
     const pathname = path.split("?")[0]!
-    const found = templates.find(({ pattern, template }) => pattern.test(pathname) && document.paths[template]?.[method.toLowerCase()] !== undefined)
+    const found = templates.find(
+      ({ pattern, template }) => pattern.test(pathname) && document.paths[template]?.[method.toLowerCase()] !== undefined
+    )
     return found?.template ?? null
   }
 

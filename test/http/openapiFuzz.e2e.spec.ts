@@ -67,7 +67,13 @@ const conforms = async (plan: Plan) => {
 }
 
 describe("answers to hostile requests conform to the OpenAPI document", () => {
-  for (const [name, plans] of [["bodies", bodyPlans], ["queries", queryPlans], ["path ids", idPlans], ["headers", headerPlans], ["anything", anyPlans]] as const) {
+  for (const [name, plans] of [
+    ["bodies", bodyPlans],
+    ["queries", queryPlans],
+    ["path ids", idPlans],
+    ["headers", headerPlans],
+    ["anything", anyPlans]
+  ] as const) {
     it(name, async () => {
       await fc.assert(fc.asyncProperty(plans(fixtures), conforms), { numRuns: RUNS })
     }, 180_000)

@@ -57,18 +57,21 @@ describe("query parameters HttpApi decodes answer as the engine does", () => {
     ["/v1/trash?type=contact&type=deal", refused("type", ONCE)],
     ["/v1/custom-fields?object=lead", refused("object", "must be one of contact, deal, company, activity")],
     ["/v1/custom-fields?object=%00", refused("object", "must be one of contact, deal, company, activity")],
-    [`/v1/contacts/${ids.contact}?expand=friends`, refused("expand", "has an unknown value \"friends\"; use deals, companies, activities")],
-    [`/v1/contacts/${ids.contact}?expand=deals,`, refused("expand", "has an unknown value \"\"; use deals, companies, activities")],
+    [`/v1/contacts/${ids.contact}?expand=friends`, refused("expand", 'has an unknown value "friends"; use deals, companies, activities')],
+    [`/v1/contacts/${ids.contact}?expand=deals,`, refused("expand", 'has an unknown value ""; use deals, companies, activities')],
     [`/v1/contacts/${ids.contact}?expand=deals&expand=activities`, refused("expand", ONCE)],
     // Several bad deal parameters: all reported, in the engine's order.
-    ["/v1/deals?close_date_to=x&value_min=y&status=z", {
-      message: "status must be one of open, won, lost",
-      details: [
-        { path: "status", message: "must be one of open, won, lost" },
-        { path: "value_min", message: "must be a number" },
-        { path: "close_date_to", message: "must be a date written YYYY-MM-DD" }
-      ]
-    }],
+    [
+      "/v1/deals?close_date_to=x&value_min=y&status=z",
+      {
+        message: "status must be one of open, won, lost",
+        details: [
+          { path: "status", message: "must be one of open, won, lost" },
+          { path: "value_min", message: "must be a number" },
+          { path: "close_date_to", message: "must be a date written YYYY-MM-DD" }
+        ]
+      }
+    ],
     // Still the engine's and the edge's own: names the endpoint does not take.
     ["/v1/contacts?colour=red", refused("colour", "is not a known parameter")],
     [`/v1/deals/${ids.deal}?colour=red&colour=blue`, refused("colour", ONCE)]
@@ -84,18 +87,16 @@ describe("query parameters HttpApi decodes answer as the engine does", () => {
   })
 
   it("good values pass", async () => {
-    for (
-      const path of [
-        "/v1/contacts?limit=1",
-        "/v1/contacts?limit=100",
-        "/v1/deals?status=won&value_min=-1.5e2&value_max=.5&close_date_from=2024-02-29&close_date_to=2026-12-31",
-        `/v1/webhooks/${ids.webhook}/deliveries?status=cancelled&limit=3`,
-        "/v1/trash?type=deal",
-        "/v1/custom-fields?object=deal",
-        `/v1/contacts/${ids.contact}?expand=%20deals%20,activities`,
-        `/v1/contacts/${ids.contact}?expand=`
-      ]
-    ) {
+    for (const path of [
+      "/v1/contacts?limit=1",
+      "/v1/contacts?limit=100",
+      "/v1/deals?status=won&value_min=-1.5e2&value_max=.5&close_date_from=2024-02-29&close_date_to=2026-12-31",
+      `/v1/webhooks/${ids.webhook}/deliveries?status=cancelled&limit=3`,
+      "/v1/trash?type=deal",
+      "/v1/custom-fields?object=deal",
+      `/v1/contacts/${ids.contact}?expand=%20deals%20,activities`,
+      `/v1/contacts/${ids.contact}?expand=`
+    ]) {
       expect((await host.call("GET", path)).status, path).toBe(200)
     }
   })
@@ -105,13 +106,16 @@ describe("headers HttpApi decodes answer as before", () => {
   it("If-Match that is no single ETag, and an Idempotency-Key of the wrong length: 400 at the header", async () => {
     const ifMatch = await host.call("PATCH", `/v1/contacts/${ids.contact}`, { body: { first_name: "A" }, headers: { "if-match": "W/2x" } })
     expect(ifMatch.status).toBe(400)
-    expect(errorOf(ifMatch)).toMatchObject(refused("If-Match", "must be an ETag from a previous response (\"<version>\") or *"))
+    expect(errorOf(ifMatch)).toMatchObject(refused("If-Match", 'must be an ETag from a previous response ("<version>") or *'))
     for (const key of ["", "k".repeat(256)]) {
       const answer = await host.call("POST", "/v1/contacts", { body: { email: "key@example.com" }, headers: { "idempotency-key": key } })
       expect(answer.status, `${key.length} characters`).toBe(400)
       expect(errorOf(answer)).toMatchObject(refused("Idempotency-Key", "must be 1 to 255 characters"))
     }
-    const unconditional = await host.call("PATCH", `/v1/contacts/${ids.contact}`, { body: { first_name: "B" }, headers: { "if-match": " * " } })
+    const unconditional = await host.call("PATCH", `/v1/contacts/${ids.contact}`, {
+      body: { first_name: "B" },
+      headers: { "if-match": " * " }
+    })
     expect(unconditional.status).toBe(200)
   })
 })

@@ -29,14 +29,24 @@ describe.each(STORAGES)("%s storage", (storage) => {
           s.name === "Lead"
             ? { ...s, next_stage_ids: [stage("Qualified"), stage("Proposal"), stage("Lost")] }
             : s.name === "Proposal"
-            ? { ...s, required_fields: ["value", "expected_close_date"] }
-            : s
+              ? { ...s, required_fields: ["value", "expected_close_date"] }
+              : s
         )
       }
     })
     expect(ruled.status, ruled.text).toBe(200)
-    expect(ruled.body.stages[0]).toEqual({ id: stage("Lead"), name: "Lead", position: 0, next_stage_ids: [stage("Qualified"), stage("Proposal"), stage("Lost")] })
-    expect(ruled.body.stages[2]).toEqual({ id: stage("Proposal"), name: "Proposal", position: 2, required_fields: ["value", "expected_close_date"] })
+    expect(ruled.body.stages[0]).toEqual({
+      id: stage("Lead"),
+      name: "Lead",
+      position: 0,
+      next_stage_ids: [stage("Qualified"), stage("Proposal"), stage("Lost")]
+    })
+    expect(ruled.body.stages[2]).toEqual({
+      id: stage("Proposal"),
+      name: "Proposal",
+      position: 2,
+      required_fields: ["value", "expected_close_date"]
+    })
     expect(ruled.body.stages[1]).toEqual({ id: stage("Qualified"), name: "Qualified", position: 1 })
 
     const deal = (await host.call("POST", "/v1/deals", { body: { name: "Pilot", pipeline_id: sales.id } })).body
@@ -44,21 +54,37 @@ describe.each(STORAGES)("%s storage", (storage) => {
     expect(toWon.status).toBe(400)
     expect(errorOf(toWon)).toMatchObject({
       code: "validation_error",
-      details: [{ path: "stage_id", message: `stage "Won" may not follow stage "Lead" (stage rule next_stage_ids of ${stage("Lead")})`, id: stage("Lead") }]
+      details: [
+        {
+          path: "stage_id",
+          message: `stage "Won" may not follow stage "Lead" (stage rule next_stage_ids of ${stage("Lead")})`,
+          id: stage("Lead")
+        }
+      ]
     })
     const toProposal = await host.call("PUT", `/v1/deals/${deal.id}/stage`, { body: { stage_id: stage("Proposal") } })
     expect(toProposal.status).toBe(400)
     expect(errorOf(toProposal).details).toEqual([
-      { path: "value", message: `is required to enter stage "Proposal" (stage rule required_fields of ${stage("Proposal")})`, id: stage("Proposal") },
-      { path: "expected_close_date", message: `is required to enter stage "Proposal" (stage rule required_fields of ${stage("Proposal")})`, id: stage("Proposal") }
+      {
+        path: "value",
+        message: `is required to enter stage "Proposal" (stage rule required_fields of ${stage("Proposal")})`,
+        id: stage("Proposal")
+      },
+      {
+        path: "expected_close_date",
+        message: `is required to enter stage "Proposal" (stage rule required_fields of ${stage("Proposal")})`,
+        id: stage("Proposal")
+      }
     ])
-    const createdThere = await host.call("POST", "/v1/deals", { body: { name: "Direct", pipeline_id: sales.id, stage_id: stage("Proposal"), value: 9 } })
+    const createdThere = await host.call("POST", "/v1/deals", {
+      body: { name: "Direct", pipeline_id: sales.id, stage_id: stage("Proposal"), value: 9 }
+    })
     expect(createdThere.status).toBe(400)
     expect(errorOf(createdThere).details.map((d) => d.path)).toEqual(["expected_close_date"])
 
     // Refusals changed nothing: still in Lead, at version 1, no timeline.
     const unchanged = await host.call("GET", `/v1/deals/${deal.id}`)
-    expect([unchanged.body.stage_id, unchanged.headers.get("etag")]).toEqual([stage("Lead"), "\"1\""])
+    expect([unchanged.body.stage_id, unchanged.headers.get("etag")]).toEqual([stage("Lead"), '"1"'])
     expect((await host.call("GET", `/v1/deals/${deal.id}/timeline`)).body.data).toEqual([])
 
     const patched = await host.call("PATCH", `/v1/deals/${deal.id}`, { body: { value: 1200, expected_close_date: "2026-09-30" } })
@@ -70,15 +96,17 @@ describe.each(STORAGES)("%s storage", (storage) => {
 
   it("refuses rules that name what is not there, and clears them with null and []", async () => {
     const stray = await host.call("PATCH", `/v1/pipelines/${sales.id}`, {
-      body: { stages: list().map((s, i) => i === 0 ? { ...s, next_stage_ids: ["stage_elsewhere"], required_fields: ["name"] } : s) }
+      body: { stages: list().map((s, i) => (i === 0 ? { ...s, next_stage_ids: ["stage_elsewhere"], required_fields: ["name"] } : s)) }
     })
     expect(stray.status).toBe(400)
     expect(errorOf(stray).details.map((d) => d.path)).toEqual(["stages[0].required_fields[0]"])
     const unknownStage = await host.call("PATCH", `/v1/pipelines/${sales.id}`, {
-      body: { stages: list().map((s, i) => i === 0 ? { ...s, next_stage_ids: ["stage_elsewhere"] } : s) }
+      body: { stages: list().map((s, i) => (i === 0 ? { ...s, next_stage_ids: ["stage_elsewhere"] } : s)) }
     })
     expect(unknownStage.status).toBe(400)
-    expect(errorOf(unknownStage).details).toEqual([{ path: "stages[0].next_stage_ids[0]", message: "names stage_elsewhere, which is not a stage of this pipeline" }])
+    expect(errorOf(unknownStage).details).toEqual([
+      { path: "stages[0].next_stage_ids[0]", message: "names stage_elsewhere, which is not a stage of this pipeline" }
+    ])
     const onCreate = await host.call("POST", "/v1/pipelines", { body: { name: "New", stages: [{ name: "A", next_stage_ids: [] }] } })
     expect(onCreate.status).toBe(400)
     expect(errorOf(onCreate).details.map((d) => d.path)).toEqual(["stages[0].next_stage_ids"])
@@ -100,7 +128,12 @@ describe.each(STORAGES)("%s storage", (storage) => {
     const [due, signed] = created.body.stages
     expect(signed).toEqual({ id: signed.id, name: "Signed", position: 1, required_fields: ["owner_id"] })
     const renamed = await host.call("PATCH", `/v1/pipelines/${created.body.id}`, {
-      body: { stages: [{ id: due.id, name: "Due", next_stage_ids: [signed.id] }, { id: signed.id, name: "Signed (paper)" }] }
+      body: {
+        stages: [
+          { id: due.id, name: "Due", next_stage_ids: [signed.id] },
+          { id: signed.id, name: "Signed (paper)" }
+        ]
+      }
     })
     expect(renamed.body.stages).toEqual([
       { id: due.id, name: "Due", position: 0, next_stage_ids: [signed.id] },

@@ -132,19 +132,31 @@ describe("documentation and probes", () => {
 
   it("/readyz is 503 unavailable, with no internals, when storage cannot be reached", async () => {
     // The real engine and memory storage, with the storage's ping failing as an unreachable database's would.
-    const unreachable = Layer.effectContext(Effect.gen(function*() {
-      const storage = yield* Storage
-      const failing = { ...storage, ping: Effect.fail(new StorageUnavailable({ message: "connect ECONNREFUSED db.internal:5432" })) }
-      return Context.make(Storage, failing).pipe(Context.add(DeliveryQueue, yield* DeliveryQueue))
-    })).pipe(Layer.provide(MemoryStorage.layer))
-    const layer = HostLive({ port: 0, host: "127.0.0.1", apiKeys: [{ workspaceId: "ws_a", key: KEY_A }], rateLimit: 100, rateBurst: 100, log: false })
-      .pipe(Layer.provide(EngineLive.pipe(
-        Layer.provideMerge(IdsLive),
-        Layer.provideMerge(unreachable),
-        // An embedder's own engine may have no way to send webhooks; the host still runs.
-        Layer.provideMerge(WebhookConfig.layer()),
-        Layer.provideMerge(Layer.succeed(WebhookTransport, WebhookTransportUnavailable))
-      )))
+    const unreachable = Layer.effectContext(
+      Effect.gen(function* () {
+        const storage = yield* Storage
+        const failing = { ...storage, ping: Effect.fail(new StorageUnavailable({ message: "connect ECONNREFUSED db.internal:5432" })) }
+        return Context.make(Storage, failing).pipe(Context.add(DeliveryQueue, yield* DeliveryQueue))
+      })
+    ).pipe(Layer.provide(MemoryStorage.layer))
+    const layer = HostLive({
+      port: 0,
+      host: "127.0.0.1",
+      apiKeys: [{ workspaceId: "ws_a", key: KEY_A }],
+      rateLimit: 100,
+      rateBurst: 100,
+      log: false
+    }).pipe(
+      Layer.provide(
+        EngineLive.pipe(
+          Layer.provideMerge(IdsLive),
+          Layer.provideMerge(unreachable),
+          // An embedder's own engine may have no way to send webhooks; the host still runs.
+          Layer.provideMerge(WebhookConfig.layer()),
+          Layer.provideMerge(Layer.succeed(WebhookTransport, WebhookTransportUnavailable))
+        )
+      )
+    )
     const scope = Effect.runSync(Scope.make())
     try {
       const context = await Effect.runPromise(Layer.buildWithScope(layer, scope))

@@ -18,7 +18,7 @@ describe.each(Object.keys(storages) as Array<keyof typeof storages>)("API keys i
   const layer = EngineLive.pipe(Layer.provideMerge(storages[kind]), Layer.provide(IdsLive), Layer.provide(noWebhookSending))
 
   it.effect("are stored under the reserved workspace by digest, authenticate until revoked, and list without digests", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const engine = yield* Engine
       const storage = yield* Storage
       const key = "dsk_engine_test_key_0123456789"
@@ -51,10 +51,11 @@ describe.each(Object.keys(storages) as Array<keyof typeof storages>)("API keys i
       expect(again).toEqual(revoked)
       expect((yield* storage.readStream(id)).length).toBe(2)
       expect((yield* engine.apiKeys.list("acme")).data).toEqual([revoked.data])
-    }).pipe(Effect.provide(layer)))
+    }).pipe(Effect.provide(layer))
+  )
 
   it.effect("refuses the same key twice, an unknown key id, and workspaces outside the API's syntax", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const engine = yield* Engine
       const digest = sha256("dsk_twice")
       yield* engine.apiKeys.create({ workspaceId: "acme", keySha256: digest, actor: null })
@@ -71,5 +72,6 @@ describe.each(Object.keys(storages) as Array<keyof typeof storages>)("API keys i
       for (const keyId of ["key_\u0000", "ws_acme", "", `key_${digest.slice(0, 12).toUpperCase()}`]) {
         expect((yield* Effect.flip(engine.apiKeys.revoke({ keyId, actor: null })))._tag).toBe("NotFound")
       }
-    }).pipe(Effect.provide(layer)))
+    }).pipe(Effect.provide(layer))
+  )
 })

@@ -54,7 +54,7 @@ describe("dealstream keys on PostgreSQL", () => {
           method,
           headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
           ...(body === undefined ? {} : { body: JSON.stringify(body) })
-        }).then(async (response) => ({ status: response.status, body: await response.json().catch(() => null) as any }))
+        }).then(async (response) => ({ status: response.status, body: (await response.json().catch(() => null)) as any }))
 
       const mine = await call(acme.key, "POST", "/v1/contacts", { email: "ada@acme.example" })
       expect(mine.status).toBe(201)
@@ -119,7 +119,7 @@ describe("dealstream keys on PostgreSQL", () => {
     expect(lines(missing.stderr)).toEqual(["dealstream: keys create needs --workspace <id>"])
     const reserved = await keys("create", "--workspace", "$system")
     expect(reserved.code).toBe(2)
-    expect(lines(reserved.stderr)).toEqual(["dealstream: --workspace must be 1 to 64 letters, digits, _ or -, got \"$system\""])
+    expect(lines(reserved.stderr)).toEqual(['dealstream: --workspace must be 1 to 64 letters, digits, _ or -, got "$system"'])
 
     const memory = run(["keys", "create", "--workspace", "acme", "--storage", "memory"])
     expect(await memory.exit).toBe(1)

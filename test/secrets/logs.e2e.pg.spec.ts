@@ -48,7 +48,11 @@ describe("keys, webhook secrets and Authorization headers never reach a log line
     })
     const seen: Array<Seen> = []
     const authorizations: Array<string> = []
-    const call = async (method: string, path: string, options: { auth?: string | null; body?: unknown; raw?: string; headers?: Record<string, string> } = {}) => {
+    const call = async (
+      method: string,
+      path: string,
+      options: { auth?: string | null; body?: unknown; raw?: string; headers?: Record<string, string> } = {}
+    ) => {
       const auth = options.auth === undefined ? `Bearer ${envKey}` : options.auth
       const headers: Record<string, string> = { ...options.headers }
       if (auth !== null) {
@@ -91,12 +95,14 @@ describe("keys, webhook secrets and Authorization headers never reach a log line
 
       // Errors of every kind the API answers.
       expect((await call("POST", "/v1/contacts", { body: { email: "not-an-email" } })).status).toBe(400)
-      expect((await call("POST", "/v1/contacts", { raw: "{\"email\": ", headers: { "content-type": "application/json" } })).status).toBe(400)
+      expect((await call("POST", "/v1/contacts", { raw: '{"email": ', headers: { "content-type": "application/json" } })).status).toBe(400)
       expect((await call("GET", "/v1/contacts/con_missing")).status).toBe(404)
       const contact = await call("POST", "/v1/contacts", { body: { email: "ada@example.com" } })
       expect(contact.status).toBe(201)
       expect((await call("POST", "/v1/contacts", { body: { email: "ADA@example.com" } })).status).toBe(409)
-      expect((await call("PATCH", `/v1/contacts/${contact.body.id}`, { body: { first_name: "Ada" }, headers: { "if-match": "\"99\"" } })).status).toBe(412)
+      expect(
+        (await call("PATCH", `/v1/contacts/${contact.body.id}`, { body: { first_name: "Ada" }, headers: { "if-match": '"99"' } })).status
+      ).toBe(412)
       expect((await call("POST", "/v1/contacts", { raw: "email=x", headers: { "content-type": "text/plain" } })).status).toBe(415)
 
       // Webhooks: the secret is write-only, and refused secrets are not echoed either.
@@ -105,7 +111,9 @@ describe("keys, webhook secrets and Authorization headers never reach a log line
       expect(webhook.body.has_secret).toBe(true)
       expect((await call("POST", "/v1/webhooks", { body: { url: receiver.url, events: ["*"], secret: shortSecret } })).status).toBe(400)
       expect((await call("POST", "/v1/webhooks", { body: { url: receiver.url, events: ["*"], secret: longSecret } })).status).toBe(400)
-      expect((await call("POST", "/v1/webhooks", { body: { url: receiver.url, events: ["no.such"], secret: webhookSecret } })).status).toBe(400)
+      expect((await call("POST", "/v1/webhooks", { body: { url: receiver.url, events: ["no.such"], secret: webhookSecret } })).status).toBe(
+        400
+      )
       expect((await call("GET", `/v1/webhooks/${webhook.body.id}`)).status).toBe(200)
       expect((await call("GET", "/v1/webhooks")).status).toBe(200)
 
@@ -129,7 +137,9 @@ describe("keys, webhook secrets and Authorization headers never reach a log line
       await receiver.waitFor((r) => r.length >= 5, "the replay")
 
       // A target that refuses connections: attempts end in transport errors.
-      const dead = await call("POST", "/v1/webhooks", { body: { url: "http://127.0.0.1:9/dead", events: ["contact.updated"], secret: deadTargetSecret } })
+      const dead = await call("POST", "/v1/webhooks", {
+        body: { url: "http://127.0.0.1:9/dead", events: ["contact.updated"], secret: deadTargetSecret }
+      })
       expect(dead.status).toBe(201)
       expect((await call("PATCH", `/v1/contacts/${contact.body.id}`, { body: { first_name: "Ada" } })).status).toBe(200)
       await eventually(async () => {
@@ -149,7 +159,10 @@ describe("keys, webhook secrets and Authorization headers never reach a log line
     const stdout = host.stdout()
     const stderr = host.stderr()
     // The log is there to be searched: one JSON line per request, the refused ones included.
-    const logged = stdout.trimEnd().split("\n").map((line) => JSON.parse(line))
+    const logged = stdout
+      .trimEnd()
+      .split("\n")
+      .map((line) => JSON.parse(line))
     const requestLines = logged.filter((line) => typeof line.request_id === "string")
     expect(requestLines.length).toBe(seen.length)
     expect(new Set(requestLines.map((line) => line.status))).toEqual(new Set(seen.map((answer) => answer.status)))
@@ -173,7 +186,10 @@ describe("keys, webhook secrets and Authorization headers never reach a log line
       expect(stdout.includes(secret), `stdout holds ${secret}`).toBe(false)
       expect(stderr.includes(secret), `stderr holds ${secret}`).toBe(false)
       for (const answer of seen) {
-        expect(answer.body.includes(secret) || answer.headers.includes(secret), `${answer.request} ${answer.status} answered ${secret}`).toBe(false)
+        expect(
+          answer.body.includes(secret) || answer.headers.includes(secret),
+          `${answer.request} ${answer.status} answered ${secret}`
+        ).toBe(false)
       }
     }
   }, 60_000)

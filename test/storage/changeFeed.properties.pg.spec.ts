@@ -34,7 +34,7 @@ const sleep = (ms: number) => Effect.promise(() => new Promise((resolve) => setT
 let run = 0
 
 const follow = (hosts: readonly [StorageService, StorageService], { pages, pauses, writers }: Scenario) =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const tag = `${Date.now().toString(36)}_${run++}`
     const workspace = `ws_feed_${tag}`
     const other = `ws_other_${tag}`
@@ -44,31 +44,45 @@ const follow = (hosts: readonly [StorageService, StorageService], { pages, pause
       metadata: { workspaceId, eventId: `evt_${stream}_${version}`, requestId: null, actor: null }
     })
     // Each writer owns a stream; every fourth writes to the other workspace.
-    const writing = Effect.forEach(writers, (commits, w) =>
-      Effect.gen(function*() {
-        const host = hosts[w % 2]!
-        const workspaceId = w % 4 === 3 ? other : workspace
-        const stream = `con_${tag}_${w}`
-        let version = 0
-        for (const size of commits) {
-          const events = Array.from({ length: size }, (_, i) => event(workspaceId, stream, version + i + 1))
-          yield* host.commit({ streams: [{ streamId: stream, expectedVersion: version, events }], documents: [] })
-          version += size
-        }
-      }), { concurrency: "unbounded", discard: true })
+    const writing = Effect.forEach(
+      writers,
+      (commits, w) =>
+        Effect.gen(function* () {
+          const host = hosts[w % 2]!
+          const workspaceId = w % 4 === 3 ? other : workspace
+          const stream = `con_${tag}_${w}`
+          let version = 0
+          for (const size of commits) {
+            const events = Array.from({ length: size }, (_, i) => event(workspaceId, stream, version + i + 1))
+            yield* host.commit({ streams: [{ streamId: stream, expectedVersion: version, events }], documents: [] })
+            version += size
+          }
+        }),
+      { concurrency: "unbounded", discard: true }
+    )
     const expected = writers.reduce((sum, commits, w) => sum + (w % 4 === 3 ? 0 : commits.reduce((a, b) => a + b, 0)), 0)
 
     const seen: Array<{ readonly stream: string; readonly version: number; readonly workspace: string; readonly id: string }> = []
     let done = false
-    const consuming = Effect.gen(function*() {
+    const consuming = Effect.gen(function* () {
       let after: ChangeFeedPosition | null = null
       // Once the writers are done: reads in a row that found nothing.
       let idle = 0
       for (let i = 0; ; i++) {
         const finished = done
-        const { events: page }: { readonly events: ReadonlyArray<ChangeFeedEvent> } = yield* hosts[i % 2]!.readFeed({ workspaceId: workspace, after, types: [], limit: pages[i % pages.length]! })
+        const { events: page }: { readonly events: ReadonlyArray<ChangeFeedEvent> } = yield* hosts[i % 2]!.readFeed({
+          workspaceId: workspace,
+          after,
+          types: [],
+          limit: pages[i % pages.length]!
+        })
         for (const e of page) {
-          seen.push({ stream: String(e.data["stream"]), version: Number(e.data["version"]), workspace: e.metadata.workspaceId, id: e.metadata.eventId })
+          seen.push({
+            stream: String(e.data["stream"]),
+            version: Number(e.data["version"]),
+            workspace: e.metadata.workspaceId,
+            id: e.metadata.eventId
+          })
           after = e.position
         }
         if (!finished) {
@@ -86,18 +100,26 @@ const follow = (hosts: readonly [StorageService, StorageService], { pages, pause
         if (seen.length >= expected) return
         if (++idle >= FEED_PORT_READS) {
           return yield* Effect.die(
-            new Error(`after the writers finished, ${idle} reads in a row found nothing: the feed gave ${seen.length} of the ${expected} events written`)
+            new Error(
+              `after the writers finished, ${idle} reads in a row found nothing: the feed gave ${seen.length} of the ${expected} events written`
+            )
           )
         }
         yield* sleep(feedPause(idle))
       }
     })
-    yield* Effect.all([
-      Effect.ensuring(writing, Effect.sync(() => {
-        done = true
-      })),
-      consuming
-    ], { concurrency: 2 })
+    yield* Effect.all(
+      [
+        Effect.ensuring(
+          writing,
+          Effect.sync(() => {
+            done = true
+          })
+        ),
+        consuming
+      ],
+      { concurrency: 2 }
+    )
 
     expect(seen.every((e) => e.workspace === workspace)).toBe(true)
     expect(new Set(seen.map((e) => e.id)).size).toBe(seen.length)
@@ -111,23 +133,36 @@ const follow = (hosts: readonly [StorageService, StorageService], { pages, pause
 
 describe("the change feed, followed while two hosts write", () => {
   it.live("memory storage: every event of the workspace once, each stream in order", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const storage = yield* MemoryStorage.make
-      yield* Effect.promise(() => fc.assert(fc.asyncProperty(scenario, (s) => Effect.runPromise(follow([storage, storage], s))), { numRuns: 10 }))
-    }))
-
-  it.live("PostgreSQL: every event of the workspace once, each stream in order", () =>
-    Effect.gen(function*() {
-      const url = yield* testDatabase
-      const a = yield* PgStorage.make(url)
-      const b = yield* PgStorage.make(url)
-      // A run that spends its reads (about 45 s) fails; shrinking it must not outlast the test, or
-      // the timeout would hide what failed.
       yield* Effect.promise(() =>
-        fc.assert(fc.asyncProperty(scenario, (s) => Effect.runPromise(follow([a, b], s))), {
-          numRuns: 10,
-          plugins: [fc.interruptAfterTimeLimit(105_000, { failOnInterrupt: true })]
-        })
+        fc.assert(
+          fc.asyncProperty(scenario, (s) => Effect.runPromise(follow([storage, storage], s))),
+          { numRuns: 10 }
+        )
       )
-    }).pipe(Effect.scoped), 120_000)
+    })
+  )
+
+  it.live(
+    "PostgreSQL: every event of the workspace once, each stream in order",
+    () =>
+      Effect.gen(function* () {
+        const url = yield* testDatabase
+        const a = yield* PgStorage.make(url)
+        const b = yield* PgStorage.make(url)
+        // A run that spends its reads (about 45 s) fails; shrinking it must not outlast the test, or
+        // the timeout would hide what failed.
+        yield* Effect.promise(() =>
+          fc.assert(
+            fc.asyncProperty(scenario, (s) => Effect.runPromise(follow([a, b], s))),
+            {
+              numRuns: 10,
+              plugins: [fc.interruptAfterTimeLimit(105_000, { failOnInterrupt: true })]
+            }
+          )
+        )
+      }).pipe(Effect.scoped),
+    120_000
+  )
 })

@@ -35,13 +35,17 @@ const client = (url: string) =>
 
 /** Runs `body` in a transaction on `sql`, held open after it until `release` is done. */
 const holdOpen = <A>(sql: SqlClient, body: Effect.Effect<A, unknown>) =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const opened = yield* Deferred.make<A>()
     const release = yield* Deferred.make<void>()
-    const fiber = yield* Effect.forkScoped(sql.withTransaction(Effect.gen(function*() {
-      yield* Deferred.succeed(opened, yield* body)
-      yield* Deferred.await(release)
-    })))
+    const fiber = yield* Effect.forkScoped(
+      sql.withTransaction(
+        Effect.gen(function* () {
+          yield* Deferred.succeed(opened, yield* body)
+          yield* Deferred.await(release)
+        })
+      )
+    )
     const value = yield* Deferred.await(opened)
     return { value, release: Effect.andThen(Deferred.succeed(release, undefined), Fiber.join(fiber)) }
   })
@@ -56,7 +60,7 @@ const page = (workspaceId: string) => ({ workspaceId, after: null, types: [], li
 
 describe("the change feed and transactions that are not its workspace's", () => {
   it.live("a transaction open in another database, or in this one outside the commits, holds back no feed", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const url = yield* testDatabase
       const elsewhere = yield* testDatabase
       const storage = yield* PgStorage.make(url)
@@ -78,7 +82,8 @@ describe("the change feed and transactions that are not its workspace's", () => 
       // is older than it: not a thing a test beside others can wait for.)
       yield* stranger.release
       yield* idle.release
-    }).pipe(Effect.scoped))
+    }).pipe(Effect.scoped)
+  )
 
   /**
    * A commit of WS_A stored by `commitFunction` inside a transaction that does not end (what a host
@@ -86,7 +91,7 @@ describe("the change feed and transactions that are not its workspace's", () => 
    * the feeds show while it is open, and after it ends, from the start and from a reader's cursor.
    */
   const stalledCommit = (commitFunction: "ds_commit" | "ds_commit_unmarked") =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const url = yield* testDatabase
       const storage = yield* PgStorage.make(url)
       yield* storage.commit(commitOf(WS_A, "con_before", 0))
@@ -109,30 +114,36 @@ describe("the change feed and transactions that are not its workspace's", () => 
       yield* stalled.release
       const fromCursor = yield* storage.readFeed({ ...page(WS_A), after: whileOpen.a.through })
       const fromStart = yield* storage.readFeed(page(WS_A))
-      return { whileOpen: { a: numbers(whileOpen.a), b: numbers(whileOpen.b) }, fromCursor: numbers(fromCursor), fromStart: numbers(fromStart) }
+      return {
+        whileOpen: { a: numbers(whileOpen.a), b: numbers(whileOpen.b) },
+        fromCursor: numbers(fromCursor),
+        fromStart: numbers(fromStart)
+      }
     }).pipe(Effect.scoped)
 
   it.live("a commit held open holds back its own workspace's feed only, and gives its events in commit order when it ends", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const seen = yield* stalledCommit("ds_commit")
       // Event 2 is committed, but the stalled commit could still land before it.
       expect(seen.whileOpen).toEqual({ a: [0], b: [3] })
       expect(seen.fromCursor).toEqual([1, 2])
       expect(seen.fromStart).toEqual([0, 1, 2])
-    }))
+    })
+  )
 
   it.live("planted: a commit without the feed lock is not waited for, and its event lands behind a reader's cursor", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       // ds_commit_unmarked is ds_commit as it was before migration 0017: the mark is what the
       // bound relies on, and this is the gap the test above would see without it.
       const seen = yield* stalledCommit("ds_commit_unmarked")
       expect(seen.whileOpen).toEqual({ a: [0, 2], b: [3] })
       expect(seen.fromCursor).toEqual([])
       expect(seen.fromStart).toEqual([0, 1, 2])
-    }))
+    })
+  )
 
   it.live("a group commit held open holds back the feed of every workspace it appends to", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const url = yield* testDatabase
       const storage = yield* PgStorage.make(url)
       const batchSql = yield* client(url)
@@ -146,10 +157,11 @@ describe("the change feed and transactions that are not its workspace's", () => 
       yield* batch.release
       expect(numbers(yield* storage.readFeed(page(WS_A)))).toEqual([1, 3])
       expect(numbers(yield* storage.readFeed(page(WS_B)))).toEqual([2, 4])
-    }).pipe(Effect.scoped))
+    }).pipe(Effect.scoped)
+  )
 
   it.live("a commit that stalls inside its statement holds back its workspace's feed until the statement timeout ends it", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const url = yield* testDatabase
       const storage = yield* PgStorage.make(url)
       yield* storage.commit({
@@ -166,24 +178,33 @@ describe("the change feed and transactions that are not its workspace's", () => 
       const blocker = yield* holdOpen(blockerSql, blockerSql.unsafe(`SELECT 1 FROM ds_streams WHERE stream_id = 'con_b' FOR UPDATE`))
       const stalledSql = yield* client(url)
       const pid = (yield* stalledSql.unsafe<{ pid: number }>(`SELECT pg_backend_pid() AS pid`))[0]!.pid
-      const p = paramsOf({
-        streams: [
-          { streamId: "con_a", expectedVersion: 1, events: [event(WS_A, 1)] },
-          { streamId: "con_b", expectedVersion: 1, events: [event(WS_A, 11)] }
-        ],
-        documents: []
-      }, new Date().toISOString())
-      const stalledCommit = yield* Effect.forkScoped(Effect.exit(stalledSql.withTransaction(Effect.andThen(
-        stalledSql.unsafe(`SET LOCAL statement_timeout = '5s'`),
-        stalledSql.unsafe(`SELECT ds_commit($1::jsonb, $2::jsonb, $3::text[], $4::jsonb, $5::jsonb, $6::timestamptz)`, [
-          JSON.stringify(p.s),
-          JSON.stringify(p.e),
-          [...p.r],
-          JSON.stringify(p.d),
-          JSON.stringify(p.u),
-          p.at
-        ])
-      ))))
+      const p = paramsOf(
+        {
+          streams: [
+            { streamId: "con_a", expectedVersion: 1, events: [event(WS_A, 1)] },
+            { streamId: "con_b", expectedVersion: 1, events: [event(WS_A, 11)] }
+          ],
+          documents: []
+        },
+        new Date().toISOString()
+      )
+      const stalledCommit = yield* Effect.forkScoped(
+        Effect.exit(
+          stalledSql.withTransaction(
+            Effect.andThen(
+              stalledSql.unsafe(`SET LOCAL statement_timeout = '5s'`),
+              stalledSql.unsafe(`SELECT ds_commit($1::jsonb, $2::jsonb, $3::text[], $4::jsonb, $5::jsonb, $6::timestamptz)`, [
+                JSON.stringify(p.s),
+                JSON.stringify(p.e),
+                [...p.r],
+                JSON.stringify(p.d),
+                JSON.stringify(p.u),
+                p.at
+              ])
+            )
+          )
+        )
+      )
       // Waiting on the row lock, with an id of its own: the moment a reader must hold back for.
       const admin = yield* client(url)
       const waiting = `SELECT backend_xid IS NOT NULL AND wait_event_type = 'Lock' AS waiting FROM pg_stat_activity WHERE pid = $1`
@@ -202,5 +223,6 @@ describe("the change feed and transactions that are not its workspace's", () => 
       expect(Exit.isFailure(exit)).toBe(true)
       expect(numbers(yield* storage.readFeed(page(WS_A)))).toEqual([0, 10, 2])
       yield* blocker.release
-    }).pipe(Effect.scoped))
+    }).pipe(Effect.scoped)
+  )
 })

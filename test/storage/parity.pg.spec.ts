@@ -40,8 +40,28 @@ import { noWebhookSending } from "../support/engine.js"
 // Case and Unicode variants that JavaScript's toLowerCase folds but PostgreSQL's lower() (ICU 60
 // in the embedded build, ASCII only under COLLATE "C") would not all fold alike: Georgian
 // Mtavruli, final sigma, dotted I, ß, titlecase digraphs, astral characters.
-const texts = ["Ann", "ann", "ANN", "Ängel", "ängel", "ΣΑΣ", "σας", "Straße", "STRASSE", "İstanbul", "istanbul", "ᲐᲑᲒ", "აბგ", "ǅemal", "😀 smile", "a-b c", "Zoë", "zz"]
-const email = fc.tuple(fc.constantFrom("ann", "Ann", "bob", "BOB", "cleo", "zoe"), fc.nat(3), fc.constantFrom("x.io", "X.io", "y.io"))
+const texts = [
+  "Ann",
+  "ann",
+  "ANN",
+  "Ängel",
+  "ängel",
+  "ΣΑΣ",
+  "σας",
+  "Straße",
+  "STRASSE",
+  "İstanbul",
+  "istanbul",
+  "ᲐᲑᲒ",
+  "აბგ",
+  "ǅemal",
+  "😀 smile",
+  "a-b c",
+  "Zoë",
+  "zz"
+]
+const email = fc
+  .tuple(fc.constantFrom("ann", "Ann", "bob", "BOB", "cleo", "zoe"), fc.nat(3), fc.constantFrom("x.io", "X.io", "y.io"))
   .map(([name, n, domain]) => `${name}${n}@${domain}`)
 const numbers = [-1, 0, 1.5, 10, 250, 1e21]
 const dates = ["2025-01-01", "2025-12-31", "2026-06-30"]
@@ -59,8 +79,7 @@ const customFields = [
 
 const maybe = <A>(arb: fc.Arbitrary<A>) => fc.option(arb, { nil: null, freq: 4 })
 const text = fc.constantFrom(...texts)
-const optionalFields = <A extends Record<string, fc.Arbitrary<unknown>>>(fields: A) =>
-  fc.record(fields, { requiredKeys: [] })
+const optionalFields = <A extends Record<string, fc.Arbitrary<unknown>>>(fields: A) => fc.record(fields, { requiredKeys: [] })
 
 const contactFields = {
   email,
@@ -72,9 +91,7 @@ const contactFields = {
   vip: maybe(fc.boolean()),
   due: maybe(fc.constantFrom(...dates))
 }
-const newContact = optionalFields(contactFields).chain((body) =>
-  email.map((address) => ({ email: address, ...body }))
-)
+const newContact = optionalFields(contactFields).chain((body) => email.map((address) => ({ email: address, ...body })))
 const contactPatch = optionalFields(contactFields)
 
 const dealBody = optionalFields({
@@ -91,8 +108,18 @@ type Command =
   | { readonly kind: "createContact"; readonly body: Record<string, unknown> }
   | { readonly kind: "updateContact"; readonly target: number; readonly body: Record<string, unknown> }
   | { readonly kind: "deleteContact" | "restoreContact"; readonly target: number }
-  | { readonly kind: "createDeal"; readonly body: Record<string, unknown>; readonly contacts: ReadonlyArray<number>; readonly stage: number | null }
-  | { readonly kind: "updateDeal"; readonly target: number; readonly body: Record<string, unknown>; readonly contacts: ReadonlyArray<number> | null }
+  | {
+      readonly kind: "createDeal"
+      readonly body: Record<string, unknown>
+      readonly contacts: ReadonlyArray<number>
+      readonly stage: number | null
+    }
+  | {
+      readonly kind: "updateDeal"
+      readonly target: number
+      readonly body: Record<string, unknown>
+      readonly contacts: ReadonlyArray<number> | null
+    }
   | { readonly kind: "moveStage"; readonly target: number; readonly stage: number }
   | { readonly kind: "deleteDeal" | "restoreDeal"; readonly target: number }
   | { readonly kind: "tick"; readonly millis: number }
@@ -128,15 +155,30 @@ const command: fc.Arbitrary<Command> = fc.oneof(
 // ---------------------------------------------------------------- queries
 
 type Resource = "contact" | "deal"
-const filterFields: Record<Resource, ReadonlyArray<readonly [string, "text" | "number" | "boolean" | "date" | "timestamp" | "id" | "enum"]>> = {
-  contact: [["email", "text"], ["first_name", "text"], ["last_name", "text"], ["title", "text"], ["created_at", "timestamp"], [
-    "nick",
-    "text"
-  ], ["score", "number"], ["vip", "boolean"], ["due", "date"]],
-  deal: [["name", "text"], ["value", "number"], ["status", "enum"], ["expected_close_date", "date"], ["created_at", "timestamp"], [
-    "region",
-    "text"
-  ], ["prob", "number"]]
+const filterFields: Record<
+  Resource,
+  ReadonlyArray<readonly [string, "text" | "number" | "boolean" | "date" | "timestamp" | "id" | "enum"]>
+> = {
+  contact: [
+    ["email", "text"],
+    ["first_name", "text"],
+    ["last_name", "text"],
+    ["title", "text"],
+    ["created_at", "timestamp"],
+    ["nick", "text"],
+    ["score", "number"],
+    ["vip", "boolean"],
+    ["due", "date"]
+  ],
+  deal: [
+    ["name", "text"],
+    ["value", "number"],
+    ["status", "enum"],
+    ["expected_close_date", "date"],
+    ["created_at", "timestamp"],
+    ["region", "text"],
+    ["prob", "number"]
+  ]
 }
 const sortFields: Record<Resource, ReadonlyArray<string>> = {
   contact: ["email", "first_name", "last_name", "created_at", "updated_at", "nick", "score", "vip", "due"],
@@ -164,15 +206,23 @@ const operandOf = (type: string): fc.Arbitrary<Json> => {
 const clauseOf = (resource: Resource): fc.Arbitrary<JsonObject> =>
   fc.constantFrom(...filterFields[resource]).chain(([name, type]) => {
     const ordered = type !== "boolean" && type !== "enum"
-    const ops = ["$eq", "$ne", "$exists", "$in", ...(ordered ? ["$gt", "$gte", "$lt", "$lte"] : []), ...(type === "text" ? ["$contains", "$starts_with"] : [])]
+    const ops = [
+      "$eq",
+      "$ne",
+      "$exists",
+      "$in",
+      ...(ordered ? ["$gt", "$gte", "$lt", "$lte"] : []),
+      ...(type === "text" ? ["$contains", "$starts_with"] : [])
+    ]
     return fc.constantFrom(...ops).chain((op) => {
-      const operand: fc.Arbitrary<Json> = op === "$contains" || op === "$starts_with"
-        ? fc.constantFrom(...fragments)
-        : op === "$exists"
-        ? fc.boolean()
-        : op === "$in"
-        ? fc.array(operandOf(type), { minLength: 1, maxLength: 3 })
-        : operandOf(type)
+      const operand: fc.Arbitrary<Json> =
+        op === "$contains" || op === "$starts_with"
+          ? fc.constantFrom(...fragments)
+          : op === "$exists"
+            ? fc.boolean()
+            : op === "$in"
+              ? fc.array(operandOf(type), { minLength: 1, maxLength: 3 })
+              : operandOf(type)
       return operand.map((value): JsonObject => ({ [name]: { [op]: value } }))
     })
   })
@@ -196,15 +246,14 @@ interface Query {
 }
 
 // Mostly without: each filter or search term alone already leaves few rows of a small workspace.
-const sometimes = <A>(arb: fc.Arbitrary<A>) =>
-  fc.oneof({ arbitrary: fc.constant(null), weight: 2 }, { arbitrary: arb, weight: 1 })
+const sometimes = <A>(arb: fc.Arbitrary<A>) => fc.oneof({ arbitrary: fc.constant(null), weight: 2 }, { arbitrary: arb, weight: 1 })
 
 const queryOf = (resource: Resource): fc.Arbitrary<Query> =>
   fc.record({
     resource: fc.constant(resource),
     filter: sometimes(filterOf(resource)),
     search: sometimes(fc.array(fc.constantFrom(...searchTerms), { minLength: 1, maxLength: 2 })),
-    sort: maybe(fc.tuple(fc.constantFrom(...sortFields[resource]), fc.boolean()).map(([f, desc]) => desc ? `-${f}` : f)),
+    sort: maybe(fc.tuple(fc.constantFrom(...sortFields[resource]), fc.boolean()).map(([f, desc]) => (desc ? `-${f}` : f))),
     limit: fc.integer({ min: 1, max: 4 }),
     contact: resource === "deal" ? sometimes(target) : fc.constant(null)
   })
@@ -226,7 +275,12 @@ const manualClock = (start: number) => {
     monotonicTimeNanos: Effect.sync(() => BigInt(now) * 1_000_000n),
     sleep: (duration: Duration.Duration) => real.sleep(duration)
   }
-  return { clock, advance: (millis: number) => void (now += millis) }
+  return {
+    clock,
+    advance: (millis: number) => {
+      now += millis
+    }
+  }
 }
 
 type Outcome = { readonly ok: unknown } | { readonly error: unknown }
@@ -238,21 +292,24 @@ interface Side {
 }
 
 /** A generator of its own, seeded: the same seed gives the same sequence, drawn across calls. */
-const seededRandom = (seed: number) => Effect.gen(function*() {
-  return yield* Random.Random
-}).pipe(Random.withSeed(seed))
+const seededRandom = (seed: number) =>
+  Effect.gen(function* () {
+    return yield* Random.Random
+  }).pipe(Random.withSeed(seed))
 
 // Layer.fresh: Effect 4 memoizes layers across builds in one fiber tree, and each side must be an
 // engine of its own over its own storage.
 const engineOn = (storage: StorageService, queue: DeliveryQueueService, seed: number) =>
   Effect.all({
     context: Layer.build(
-      Layer.fresh(EngineLive.pipe(
-        Layer.provide(Layer.succeed(Storage, storage)),
-        Layer.provide(Layer.succeed(DeliveryQueue, queue)),
-        Layer.provide(IdsLive),
-        Layer.provide(noWebhookSending)
-      ))
+      Layer.fresh(
+        EngineLive.pipe(
+          Layer.provide(Layer.succeed(Storage, storage)),
+          Layer.provide(Layer.succeed(DeliveryQueue, queue)),
+          Layer.provide(IdsLive),
+          Layer.provide(noWebhookSending)
+        )
+      )
     ),
     random: seededRandom(seed)
   }).pipe(Effect.map(({ context, random }): Side => ({ engine: Context.get(context, Engine), storage, random })))
@@ -260,24 +317,26 @@ const engineOn = (storage: StorageService, queue: DeliveryQueueService, seed: nu
 let runs = 0
 
 const documentsOf = (storage: StorageService, workspaceId: string) =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const out: Array<StoredDocument> = []
     for (const collection of ["contact", "deal", "timeline_entry", "pipeline"] as ReadonlyArray<Collection>) {
       for (const scope of ["live", "deleted"] as const) {
-        out.push(...yield* storage.queryDocuments(collection, workspaceId, {
-          where: { _tag: "True" },
-          scope,
-          sort: { field: { name: "id", type: "id" }, direction: "asc" },
-          after: null,
-          limit: 10_000
-        }))
+        out.push(
+          ...(yield* storage.queryDocuments(collection, workspaceId, {
+            where: { _tag: "True" },
+            scope,
+            sort: { field: { name: "id", type: "id" }, direction: "asc" },
+            after: null,
+            limit: 10_000
+          }))
+        )
       }
     }
     return out
   })
 
 const runBoth = (commands: ReadonlyArray<Command>, queries: ReadonlyArray<Query>) =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const pgStorage = yield* Storage
     const pgQueue = yield* DeliveryQueue
     const seed = ++runs
@@ -289,7 +348,7 @@ const runBoth = (commands: ReadonlyArray<Command>, queries: ReadonlyArray<Query>
 
     /** Runs one engine call on both sides at the same instant and insists on the same outcome. */
     const both = <A>(what: string, call: (engine: EngineService) => Effect.Effect<A, unknown>) =>
-      Effect.gen(function*() {
+      Effect.gen(function* () {
         const outcome = (side: Side) =>
           call(side.engine).pipe(
             Effect.provideService(Clock.Clock, clock),
@@ -302,7 +361,7 @@ const runBoth = (commands: ReadonlyArray<Command>, queries: ReadonlyArray<Query>
         const expected = yield* outcome(memory)
         const actual = yield* outcome(postgres)
         expect({ what, outcome: actual }).toEqual({ what, outcome: expected })
-        return "ok" in expected ? expected.ok as A : null
+        return "ok" in expected ? (expected.ok as A) : null
       })
 
     const pipelines = yield* both("pipelines", (e) => e.pipelines.list(ctx))
@@ -312,7 +371,7 @@ const runBoth = (commands: ReadonlyArray<Command>, queries: ReadonlyArray<Query>
     for (const def of customFields) yield* both("define", (e) => e.customFields.create(ctx, { ...def, label: def.key }))
     const contacts: Array<string> = []
     const deals: Array<string> = []
-    const pick = (ids: ReadonlyArray<string>, n: number) => ids.length === 0 ? "none" : ids[n % ids.length]!
+    const pick = (ids: ReadonlyArray<string>, n: number) => (ids.length === 0 ? "none" : ids[n % ids.length]!)
 
     for (const cmd of commands) {
       switch (cmd.kind) {
@@ -346,9 +405,8 @@ const runBoth = (commands: ReadonlyArray<Command>, queries: ReadonlyArray<Query>
           break
         }
         case "updateDeal": {
-          const body = cmd.contacts === null
-            ? cmd.body
-            : { ...cmd.body, contact_ids: [...new Set(cmd.contacts.map((n) => pick(contacts, n)))] }
+          const body =
+            cmd.contacts === null ? cmd.body : { ...cmd.body, contact_ids: [...new Set(cmd.contacts.map((n) => pick(contacts, n)))] }
           yield* both("update deal", (e) => e.deals.update(ctx, pick(deals, cmd.target), body, null))
           break
         }
@@ -379,7 +437,8 @@ const runBoth = (commands: ReadonlyArray<Command>, queries: ReadonlyArray<Query>
       for (let n = 0; n < 60; n++) {
         const current: ListParams = { ...params }
         const page = yield* both(`${q.resource} list ${JSON.stringify(current)}`, (e) =>
-          q.resource === "contact" ? e.contacts.list(ctx, current) : e.deals.list(ctx, current))
+          q.resource === "contact" ? e.contacts.list(ctx, current) : e.deals.list(ctx, current)
+        )
         if (page === null || page.next_cursor === null) break
         params["cursor"] = page.next_cursor
       }
@@ -399,22 +458,26 @@ const runBoth = (commands: ReadonlyArray<Command>, queries: ReadonlyArray<Query>
 
 describe("memory and PostgreSQL agree", () => {
   it.layer(pgStorageLayer, { timeout: 120_000 })((it) => {
-    it.effect("on responses, documents and every page of random queries after random commands", () =>
-      Effect.gen(function*() {
-        const context = yield* Effect.context<Storage | DeliveryQueue>()
-        yield* Effect.promise(() =>
-          fc.assert(
-            fc.asyncProperty(
-              fc.array(command, { minLength: 5, maxLength: 40, size: "max" }),
-              fc.array(query, { minLength: 1, maxLength: 8 }),
-              async (commands, queries) => {
-                await Effect.runPromiseWith(context)(runBoth(commands, queries))
-              }
-            ),
-            { numRuns: 40, endOnFailure: false }
+    it.effect(
+      "on responses, documents and every page of random queries after random commands",
+      () =>
+        Effect.gen(function* () {
+          const context = yield* Effect.context<Storage | DeliveryQueue>()
+          yield* Effect.promise(() =>
+            fc.assert(
+              fc.asyncProperty(
+                fc.array(command, { minLength: 5, maxLength: 40, size: "max" }),
+                fc.array(query, { minLength: 1, maxLength: 8 }),
+                async (commands, queries) => {
+                  await Effect.runPromiseWith(context)(runBoth(commands, queries))
+                }
+              ),
+              { numRuns: 40, endOnFailure: false }
+            )
           )
-        )
-      }), 110_000)
+        }),
+      110_000
+    )
   })
 })
 
@@ -424,7 +487,37 @@ describe("memory and PostgreSQL agree", () => {
 // functions: final sigma, dotted/dotless i, ß, titlecase digraphs, Georgian Mtavruli (Unicode 11,
 // unknown to the embedded ICU 60), a combining mark, an astral character (UTF-16 puts it before
 // U+FF21, code point order after) and fullwidth letters.
-const alphabet = ["a", "A", "b", "Z", "ä", "Ä", "σ", "Σ", "ς", "ß", "S", "s", "İ", "i", "I", "ı", "Ა", "ა", "ǅ", "ǆ", "Ǆ", "😀", "\u0301", "e", "Ａ", "ａ", "-", " ", "1"]
+const alphabet = [
+  "a",
+  "A",
+  "b",
+  "Z",
+  "ä",
+  "Ä",
+  "σ",
+  "Σ",
+  "ς",
+  "ß",
+  "S",
+  "s",
+  "İ",
+  "i",
+  "I",
+  "ı",
+  "Ა",
+  "ა",
+  "ǅ",
+  "ǆ",
+  "Ǆ",
+  "😀",
+  "\u0301",
+  "e",
+  "Ａ",
+  "ａ",
+  "-",
+  " ",
+  "1"
+]
 const word = fc.array(fc.constantFrom(...alphabet), { maxLength: 5 }).map((chars) => chars.join(""))
 const nameField = { name: "name", type: "text" } as const
 const searchFields = { fields: [nameField], wholeWordFields: [] }
@@ -433,7 +526,8 @@ const searchFields = { fields: [nameField], wholeWordFields: [] }
 const operandFrom = (names: ReadonlyArray<string | null>): fc.Arbitrary<string> => {
   const stored = names.filter((n): n is string => n !== null && n !== "")
   if (stored.length === 0) return word
-  const piece = fc.tuple(fc.constantFrom(...stored), fc.nat(5), fc.nat(5), fc.constantFrom("as is", "upper", "lower"))
+  const piece = fc
+    .tuple(fc.constantFrom(...stored), fc.nat(5), fc.nat(5), fc.constantFrom("as is", "upper", "lower"))
     .map(([name, from, length, change]) => {
       const cut = [...name].slice(from % name.length, (from % name.length) + 1 + length).join("")
       return change === "upper" ? cut.toUpperCase() : change === "lower" ? cut.toLowerCase() : cut
@@ -446,10 +540,15 @@ const whereFrom = (names: ReadonlyArray<string | null>): fc.Arbitrary<Expr> => {
   const leaf: fc.Arbitrary<Expr> = fc.oneof(
     operand.map((value): Expr => ({ _tag: "Contains", field: nameField, value })),
     operand.map((value): Expr => ({ _tag: "StartsWith", field: nameField, value })),
-    fc.tuple(fc.constantFrom("eq" as const, "ne" as const, "gt" as const, "gte" as const, "lt" as const, "lte" as const), operand)
+    fc
+      .tuple(fc.constantFrom("eq" as const, "ne" as const, "gt" as const, "gte" as const, "lt" as const, "lte" as const), operand)
       .map(([op, value]): Expr => ({ _tag: "Compare", field: nameField, op, value })),
     fc.array(operand, { minLength: 1, maxLength: 3 }).map((values): Expr => ({ _tag: "In", field: nameField, values })),
-    fc.array(operand.map((t) => t.toLowerCase()).filter((t) => t.trim() === t && t.length > 0), { minLength: 1, maxLength: 2 })
+    fc
+      .array(
+        operand.map((t) => t.toLowerCase()).filter((t) => t.trim() === t && t.length > 0),
+        { minLength: 1, maxLength: 2 }
+      )
       .map((terms): Expr => ({ _tag: "Search", ...searchFields, terms }))
   )
   return fc.oneof(
@@ -470,7 +569,7 @@ const textCase = fc.array(fc.option(word, { nil: null, freq: 6 }), { minLength: 
 )
 
 const pagesOf = (storage: StorageService, workspaceId: string, query: Omit<DocumentQuery, "after">) =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const pages: Array<ReadonlyArray<StoredDocument>> = []
     let after: DocumentQuery["after"] = null
     for (let n = 0; n < 40; n++) {
@@ -486,46 +585,49 @@ const pagesOf = (storage: StorageService, workspaceId: string, query: Omit<Docum
 
 describe("memory and PostgreSQL agree on text", () => {
   it.layer(pgStorageLayer, { timeout: 120_000 })((it) => {
-    it.effect("case-insensitive matching, search words and code point order, page by page", () =>
-      Effect.gen(function*() {
-        const context = yield* Effect.context<Storage | DeliveryQueue>()
-        yield* Effect.promise(() =>
-          fc.assert(
-            fc.asyncProperty(
-              textCase,
-              async ([names, queries]) => {
-                await Effect.runPromiseWith(context)(Effect.gen(function*() {
-                  const postgres = yield* Storage
-                  const memory = yield* MemoryStorage.make
-                  const workspaceId = `ws_text_${Date.now().toString(36)}_${++runs}`
-                  const documents = names.map((name, i): DocumentWrite => {
-                    const data: JsonObject = name === null ? { id: `con_${i}` } : { id: `con_${i}`, name }
-                    return {
-                      _tag: "Upsert",
-                      collection: "contact",
-                      workspaceId,
-                      id: `con_${i}`,
-                      version: 1,
-                      deletedAt: null,
-                      uniqueKey: null,
-                      searchWords: searchWordsOfDocument(data, searchFields),
-                      data
+    it.effect(
+      "case-insensitive matching, search words and code point order, page by page",
+      () =>
+        Effect.gen(function* () {
+          const context = yield* Effect.context<Storage | DeliveryQueue>()
+          yield* Effect.promise(() =>
+            fc.assert(
+              fc.asyncProperty(textCase, async ([names, queries]) => {
+                await Effect.runPromiseWith(context)(
+                  Effect.gen(function* () {
+                    const postgres = yield* Storage
+                    const memory = yield* MemoryStorage.make
+                    const workspaceId = `ws_text_${Date.now().toString(36)}_${++runs}`
+                    const documents = names.map((name, i): DocumentWrite => {
+                      const data: JsonObject = name === null ? { id: `con_${i}` } : { id: `con_${i}`, name }
+                      return {
+                        _tag: "Upsert",
+                        collection: "contact",
+                        workspaceId,
+                        id: `con_${i}`,
+                        version: 1,
+                        deletedAt: null,
+                        uniqueKey: null,
+                        searchWords: searchWordsOfDocument(data, searchFields),
+                        data
+                      }
+                    })
+                    yield* memory.commit({ streams: [], documents })
+                    yield* postgres.commit({ streams: [], documents })
+                    for (const [expr, direction, limit] of queries) {
+                      const query = { where: expr, scope: "live" as const, sort: { field: nameField, direction }, limit }
+                      const expected = yield* pagesOf(memory, workspaceId, query)
+                      const actual = yield* pagesOf(postgres, workspaceId, query)
+                      expect({ query, pages: actual }).toEqual({ query, pages: expected })
                     }
                   })
-                  yield* memory.commit({ streams: [], documents })
-                  yield* postgres.commit({ streams: [], documents })
-                  for (const [expr, direction, limit] of queries) {
-                    const query = { where: expr, scope: "live" as const, sort: { field: nameField, direction }, limit }
-                    const expected = yield* pagesOf(memory, workspaceId, query)
-                    const actual = yield* pagesOf(postgres, workspaceId, query)
-                    expect({ query, pages: actual }).toEqual({ query, pages: expected })
-                  }
-                }))
-              }
-            ),
-            { numRuns: 150 }
+                )
+              }),
+              { numRuns: 150 }
+            )
           )
-        )
-      }), 110_000)
+        }),
+      110_000
+    )
   })
 })

@@ -31,7 +31,9 @@ export const startSilencingProxy = (databaseUrl: string): Promise<SilencingProxy
     const server = createServer((client) => {
       if (partitioned) {
         held.add(client)
-        drain(client).on("error", () => client.destroy()).on("close", () => held.delete(client))
+        drain(client)
+          .on("error", () => client.destroy())
+          .on("close", () => held.delete(client))
         return
       }
       const upstream = connect(Number(target.port || 5432), target.hostname)

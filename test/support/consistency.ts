@@ -31,8 +31,15 @@ export const openSql = async (url: string): Promise<Sql> => {
 
 /** The record events a webhook with `["*"]` is sent (every one of them is announced). */
 export const ANNOUNCED_TYPES = [
-  "contact.created", "contact.updated", "contact.deleted", "contact.restored",
-  "deal.created", "deal.updated", "deal.stage_changed", "deal.deleted", "deal.restored"
+  "contact.created",
+  "contact.updated",
+  "contact.deleted",
+  "contact.restored",
+  "deal.created",
+  "deal.updated",
+  "deal.stage_changed",
+  "deal.deleted",
+  "deal.restored"
 ] as const
 
 export interface LoggedEvent {
@@ -46,10 +53,12 @@ export interface LoggedEvent {
 
 /** Every event of the log, in log order. */
 export const eventLog = async (sql: Sql): Promise<ReadonlyArray<LoggedEvent>> =>
-  (await sql.query<LoggedEvent & { sequence: string }>(
-    `SELECT sequence::text AS sequence, stream_id, stream_version, type, data, metadata ->> 'eventId' AS event_id
+  (
+    await sql.query<LoggedEvent & { sequence: string }>(
+      `SELECT sequence::text AS sequence, stream_id, stream_version, type, data, metadata ->> 'eventId' AS event_id
      FROM ds_events ORDER BY ds_events.sequence`
-  )).map((row) => ({ ...row, sequence: Number(row.sequence) }))
+    )
+  ).map((row) => ({ ...row, sequence: Number(row.sequence) }))
 
 const PROJECTED = [documentTables.contact, documentTables.deal, documentTables.timeline_entry, documentTables.pipeline] as const
 
@@ -79,10 +88,18 @@ export const rebuildComparison = async (sql: Sql, databaseUrl: string) => {
  */
 export const timelineProblems = async (sql: Sql, events: ReadonlyArray<LoggedEvent>): Promise<Array<string>> => {
   const problems: Array<string> = []
-  const deals = new Map((await sql.query<{ id: string; data: Record<string, any> }>(`SELECT id, data FROM ${documentTables.deal}`))
-    .map((row) => [row.id, row.data]))
-  const entries = new Map((await sql.query<{ id: string; data: Record<string, any> }>(`SELECT id, data FROM ${documentTables.timeline_entry}`))
-    .map((row) => [row.id, row.data]))
+  const deals = new Map(
+    (await sql.query<{ id: string; data: Record<string, any> }>(`SELECT id, data FROM ${documentTables.deal}`)).map((row) => [
+      row.id,
+      row.data
+    ])
+  )
+  const entries = new Map(
+    (await sql.query<{ id: string; data: Record<string, any> }>(`SELECT id, data FROM ${documentTables.timeline_entry}`)).map((row) => [
+      row.id,
+      row.data
+    ])
+  )
   const streams = new Map<string, Array<LoggedEvent>>()
   for (const event of events) {
     if (!event.stream_id.startsWith("deal_")) continue
@@ -119,8 +136,10 @@ export const timelineProblems = async (sql: Sql, events: ReadonlyArray<LoggedEve
         reason: event.data["reason"],
         changed_at: event.data["at"]
       }
-      if (!isDeepStrictEqual(entry, expected)) problems.push(`${dealId}: entry ${JSON.stringify(entry)} is not its event ${JSON.stringify(expected)}`)
-      if (entry["from_stage_id"] !== stage) problems.push(`${dealId}: entry ${id} starts at ${entry["from_stage_id"]}, the deal was at ${stage}`)
+      if (!isDeepStrictEqual(entry, expected))
+        problems.push(`${dealId}: entry ${JSON.stringify(entry)} is not its event ${JSON.stringify(expected)}`)
+      if (entry["from_stage_id"] !== stage)
+        problems.push(`${dealId}: entry ${id} starts at ${entry["from_stage_id"]}, the deal was at ${stage}`)
       if (entry["from_stage_id"] === entry["to_stage_id"]) problems.push(`${dealId}: entry ${id} stays in ${entry["to_stage_id"]}`)
       if (entry["changed_at"] < at) problems.push(`${dealId}: entry ${id} at ${entry["changed_at"]} is earlier than the one before (${at})`)
       stage = entry["to_stage_id"]

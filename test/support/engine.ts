@@ -18,10 +18,7 @@ import { MemoryStorage } from "@dealstream/storage-memory"
 import { Context, Effect, Layer, Scope } from "effect"
 
 /** The webhook services for suites that send no webhooks: registering one is refused, never faked. */
-export const noWebhookSending = Layer.merge(
-  WebhookConfig.layer(),
-  Layer.succeed(WebhookTransport, WebhookTransportUnavailable)
-)
+export const noWebhookSending = Layer.merge(WebhookConfig.layer(), Layer.succeed(WebhookTransport, WebhookTransportUnavailable))
 
 /**
  * For suites that register webhooks but never send: targets are accepted without a lookup, and a
@@ -50,10 +47,8 @@ export const ctxOf = (workspaceId: string): RequestContext => ({ workspaceId, re
  * Runs a test body against a new engine and storage of its own. `local`: Effect 4 memoizes layers
  * across provides, so a call inside another's body would otherwise get the outer engine.
  */
-export const withEngine = <A, E>(
-  body: (engine: EngineService, storage: typeof Storage.Service) => Effect.Effect<A, E, Engine | Storage>
-) =>
-  Effect.gen(function*() {
+export const withEngine = <A, E>(body: (engine: EngineService, storage: typeof Storage.Service) => Effect.Effect<A, E, Engine | Storage>) =>
+  Effect.gen(function* () {
     return yield* body(yield* Engine, yield* Storage)
   }).pipe(Effect.provide(memoryEngineLayer, { local: true }))
 
@@ -86,4 +81,5 @@ export const engineOver = (
       ),
       Layer.makeMemoMapUnsafe(),
       scope
-    )).pipe(Effect.map((context) => Context.get(context, Engine)))
+    )
+  ).pipe(Effect.map((context) => Context.get(context, Engine)))

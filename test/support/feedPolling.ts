@@ -32,12 +32,8 @@ export const feedPause = (n: number) => Math.min(5 * 2 ** Math.max(0, n - 1), 25
  * Runs `read` until `done` holds for what it returns, pausing as feedPause says between reads, at
  * most FEED_PORT_READS times; then fails naming what it waited for and what the last read gave.
  */
-export const readUntil = <A, E, R>(
-  read: Effect.Effect<A, E, R>,
-  done: (a: A) => boolean,
-  what: string
-): Effect.Effect<A, E | Error, R> =>
-  Effect.gen(function*() {
+export const readUntil = <A, E, R>(read: Effect.Effect<A, E, R>, done: (a: A) => boolean, what: string): Effect.Effect<A, E | Error, R> =>
+  Effect.gen(function* () {
     for (let n = 1; ; n++) {
       const a = yield* read
       if (done(a)) return a
@@ -71,7 +67,7 @@ export const collectFeed = async <Event>(
 ): Promise<{ readonly events: ReadonlyArray<Event>; readonly cursor: string }> => {
   const events: Array<Event> = []
   let cursor = after
-  for (let idle = 0; ;) {
+  for (let idle = 0; ; ) {
     const page = await read({
       limit: String(options.limit ?? 100),
       wait: String(FEED_WAIT_SECONDS),
@@ -115,13 +111,15 @@ export const recordedUntilMarker = async <Event extends MarkedEvent>(
   const marker = isMarker(await mark())
   const events: Array<Event> = []
   let cursor = after
-  for (let idle = 0; !events.some(marker);) {
+  for (let idle = 0; !events.some(marker); ) {
     const page = await read({ limit: "1000", wait: String(FEED_WAIT_SECONDS), ...(cursor === null ? {} : { after: cursor }) })
     events.push(...page.data)
     cursor = page.next_cursor
     idle = page.data.length === 0 ? idle + 1 : 0
     if (idle >= FEED_PATIENCE) {
-      throw new Error(`the marker never came: ${idle} reads waiting ${FEED_WAIT_SECONDS} s each brought nothing after ${JSON.stringify(events)}`)
+      throw new Error(
+        `the marker never came: ${idle} reads waiting ${FEED_WAIT_SECONDS} s each brought nothing after ${JSON.stringify(events)}`
+      )
     }
   }
   const at = events.findIndex(marker)

@@ -35,7 +35,8 @@ export const watchFeedReads = (storage: StorageService): FeedReadWatch => {
       feedChanges: Stream.tap(storage.feedChanges, (change) =>
         Effect.sync(() => {
           if (change._tag === "Appended") heard.add(change.workspaceId)
-        })),
+        })
+      ),
       readFeed: (options) =>
         Effect.tap(storage.readFeed(options), (page) =>
           Effect.sync(() => {
@@ -46,7 +47,8 @@ export const watchFeedReads = (storage: StorageService): FeedReadWatch => {
               watches.delete(watch)
               watch.inLine()
             }
-          }))
+          })
+        )
     },
     readerInLine: (workspaceId) => new Promise((inLine) => watches.add({ workspaceId, empty: 0, inLine })),
     heard: (workspaceId) => heard.has(workspaceId)
@@ -56,11 +58,13 @@ export const watchFeedReads = (storage: StorageService): FeedReadWatch => {
 /** A storage layer whose Storage has its feed reads watched (its DeliveryQueue as it is). */
 export const watchingFeedReads = <E>(base: Layer.Layer<Storage | DeliveryQueue, E>) => {
   let watch: FeedReadWatch | undefined
-  const layer = Layer.effectContext(Effect.gen(function*() {
-    const context = yield* Effect.context<Storage | DeliveryQueue>()
-    watch = watchFeedReads(Context.get(context, Storage))
-    return Context.add(context, Storage, watch.storage)
-  })).pipe(Layer.provide(base))
+  const layer = Layer.effectContext(
+    Effect.gen(function* () {
+      const context = yield* Effect.context<Storage | DeliveryQueue>()
+      watch = watchFeedReads(Context.get(context, Storage))
+      return Context.add(context, Storage, watch.storage)
+    })
+  ).pipe(Layer.provide(base))
   return {
     layer,
     readerInLine: (workspaceId: string) => {

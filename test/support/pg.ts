@@ -22,7 +22,7 @@ const templateName = (): string => {
 
 const databaseFrom = (template: () => string): Effect.Effect<string, never, Scope.Scope> =>
   Effect.acquireRelease(
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const name = uniqueName("ds_test")
       yield* onServer(serverUrl(), `CREATE DATABASE ${name} ${template()}`)
       return { name, url: withDatabase(serverUrl(), name) }

@@ -11,16 +11,12 @@ export const withDatabase = (url: string, database: string): string => {
 }
 
 /** A name no other run on the same server picks: engineers share one PostgreSQL 15. */
-export const uniqueName = (prefix: string): string =>
-  `${prefix}_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 10)}`
+export const uniqueName = (prefix: string): string => `${prefix}_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 10)}`
 
 /** One statement on its own connection, closed before this returns. */
 export const onServer = (url: string, statement: string): Effect.Effect<void> =>
   Effect.scoped(
-    Effect.flatMap(
-      PgClient.make({ url: Redacted.make(url), transformJson: false, maxConnections: 1 }),
-      (sql) => sql.unsafe(statement)
-    )
+    Effect.flatMap(PgClient.make({ url: Redacted.make(url), transformJson: false, maxConnections: 1 }), (sql) => sql.unsafe(statement))
   ).pipe(Effect.provide(Reactivity.layer), Effect.asVoid, Effect.orDie)
 
 // UTF8 whatever the server's default: text is compared by code point (COLLATE "C") in queries.
@@ -34,13 +30,12 @@ export const EMPTY_DATABASE = "TEMPLATE template0 ENCODING 'UTF8' LC_COLLATE 'C'
  * connections once built: PostgreSQL refuses to copy a database anyone is connected to.
  */
 export const createTemplate = (serverUrl: string): Effect.Effect<string> =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const name = uniqueName("ds_template")
     yield* onServer(serverUrl, `CREATE DATABASE ${name} ${EMPTY_DATABASE}`)
     yield* Effect.scoped(
-      Effect.flatMap(
-        PgClient.make({ url: Redacted.make(withDatabase(serverUrl, name)), transformJson: false, maxConnections: 1 }),
-        (sql) => migrate(sql)
+      Effect.flatMap(PgClient.make({ url: Redacted.make(withDatabase(serverUrl, name)), transformJson: false, maxConnections: 1 }), (sql) =>
+        migrate(sql)
       )
     ).pipe(
       Effect.provide(Reactivity.layer),

@@ -31,7 +31,7 @@ describe.each(STORAGES)("webhooks API on %s storage", (storage) => {
     const id = created.body.id as string
     expect(id).toMatch(/^wh_/)
     expect(created.headers.get("location")).toBe(`/v1/webhooks/${id}`)
-    expect(created.headers.get("etag")).toBe("\"1\"")
+    expect(created.headers.get("etag")).toBe('"1"')
     expect(created.body).toEqual({
       id,
       url: `${receiver.url}/a`,
@@ -47,7 +47,7 @@ describe.each(STORAGES)("webhooks API on %s storage", (storage) => {
 
     const read = await api.call("GET", `/v1/webhooks/${id}`)
     expect(read.status).toBe(200)
-    expect(read.headers.get("etag")).toBe("\"1\"")
+    expect(read.headers.get("etag")).toBe('"1"')
     expect(read.body).toEqual(created.body)
 
     const list = await api.call("GET", "/v1/webhooks")
@@ -55,21 +55,21 @@ describe.each(STORAGES)("webhooks API on %s storage", (storage) => {
     expect(list.body).toEqual({ data: [created.body], next_cursor: null })
     expect(list.text).not.toContain(SECRET)
 
-    const stale = await api.call("PATCH", `/v1/webhooks/${id}`, { body: { events: ["*"] }, headers: { "if-match": "\"7\"" } })
+    const stale = await api.call("PATCH", `/v1/webhooks/${id}`, { body: { events: ["*"] }, headers: { "if-match": '"7"' } })
     expect(stale.status).toBe(412)
     expect(errorOf(stale).code).toBe("precondition_failed")
 
     const patched = await api.call("PATCH", `/v1/webhooks/${id}`, {
       body: { events: ["*"], secret: null },
-      headers: { "if-match": "\"1\"" }
+      headers: { "if-match": '"1"' }
     })
     expect(patched.status).toBe(200)
-    expect(patched.headers.get("etag")).toBe("\"2\"")
+    expect(patched.headers.get("etag")).toBe('"2"')
     expect(patched.body).toMatchObject({ events: ["*"], has_secret: false, url: `${receiver.url}/a` })
 
-    const staleDelete = await api.call("DELETE", `/v1/webhooks/${id}`, { headers: { "if-match": "\"1\"" } })
+    const staleDelete = await api.call("DELETE", `/v1/webhooks/${id}`, { headers: { "if-match": '"1"' } })
     expect(staleDelete.status).toBe(412)
-    const deleted = await api.call("DELETE", `/v1/webhooks/${id}`, { headers: { "if-match": "\"2\"" } })
+    const deleted = await api.call("DELETE", `/v1/webhooks/${id}`, { headers: { "if-match": '"2"' } })
     expect(deleted.status).toBe(204)
     expect(deleted.text).toBe("")
     expect((await api.call("GET", `/v1/webhooks/${id}`)).status).toBe(404)
@@ -95,7 +95,7 @@ describe.each(STORAGES)("webhooks API on %s storage", (storage) => {
     expect(errorOf(other).code).toBe("idempotency_conflict")
   })
 
-  it("validates the body with paths: unknown event at events[i], \"*\" combined, bad url, secret, unknown keys", async () => {
+  it('validates the body with paths: unknown event at events[i], "*" combined, bad url, secret, unknown keys', async () => {
     const api = as(host, workspace())
     const invalid = async (body: unknown, path: string, message?: RegExp) => {
       const answer = await api.call("POST", "/v1/webhooks", { body })
@@ -127,7 +127,7 @@ describe.each(STORAGES)("webhooks API on %s storage", (storage) => {
     expect(errorOf(patch).details).toEqual([{ path: "status", message: expect.stringContaining("active") }])
     const badEvent = await api.call("PATCH", `/v1/webhooks/${webhook.id}`, { body: { events: ["nope"] } })
     expect(errorOf(badEvent).details).toEqual([{ path: "events[0]", message: "is not a known event" }])
-    const malformed = await api.call("POST", "/v1/webhooks", { raw: "{\"url\":", headers: { "content-type": "application/json" } })
+    const malformed = await api.call("POST", "/v1/webhooks", { raw: '{"url":', headers: { "content-type": "application/json" } })
     expect(malformed.status).toBe(400)
     expect(errorOf(malformed).code).toBe("invalid_json")
     const unknownQuery = await api.call("GET", `/v1/webhooks/${webhook.id}?verbose=1`)
@@ -137,7 +137,7 @@ describe.each(STORAGES)("webhooks API on %s storage", (storage) => {
   it("lists deliveries newest first, filters by status, pages with a cursor, and checks its parameters", async () => {
     const api = as(host, workspace())
     const receiver = await receiverForTest()
-    receiver.script((request) => request.json?.data?.contact?.email?.startsWith("bad") ? { status: 500 } : { status: 200 })
+    receiver.script((request) => (request.json?.data?.contact?.email?.startsWith("bad") ? { status: 500 } : { status: 200 }))
     const webhook = await register(api, receiver.url, { events: ["contact.created"] })
     for (const n of [1, 2, 3, 4]) await createContact(api, `good${n}@example.com`)
     await receiver.waitFor((r) => r.length === 4, "four deliveries")
@@ -173,18 +173,38 @@ describe.each(STORAGES)("webhooks API on %s storage", (storage) => {
     expect(walked).toEqual(ids)
     expect(pages).toBe(3)
 
-    for (const [query, path] of [["status=lost", "status"], ["limit=0", "limit"], ["limit=101", "limit"], ["cursor=zzz", "cursor"], ["sort=id", "sort"]]) {
+    for (const [query, path] of [
+      ["status=lost", "status"],
+      ["limit=0", "limit"],
+      ["limit=101", "limit"],
+      ["cursor=zzz", "cursor"],
+      ["sort=id", "sort"]
+    ]) {
       const answer = await api.call("GET", `/v1/webhooks/${webhook.id}/deliveries?${query}`)
       expect(answer.status, query).toBe(400)
-      expect(errorOf(answer).details.map((d) => d.path), query).toContain(path)
+      expect(
+        errorOf(answer).details.map((d) => d.path),
+        query
+      ).toContain(path)
     }
 
     const one = await api.call("GET", `/v1/webhooks/${webhook.id}/deliveries/${ids[0]}`)
     expect(one.status).toBe(200)
     expect(one.headers.get("etag")).toMatch(/^"\d+"$/)
     expect(Object.keys(one.body).sort()).toEqual([
-      "attempt_count", "attempts", "created_at", "event_id", "event_type", "id", "last_attempt_at", "last_error",
-      "last_status_code", "next_attempt_at", "replay_of", "status", "webhook_id"
+      "attempt_count",
+      "attempts",
+      "created_at",
+      "event_id",
+      "event_type",
+      "id",
+      "last_attempt_at",
+      "last_error",
+      "last_status_code",
+      "next_attempt_at",
+      "replay_of",
+      "status",
+      "webhook_id"
     ])
     expect(one.body.attempts).toHaveLength(4)
     expect((await api.call("GET", `/v1/webhooks/${webhook.id}`)).body.last_delivery_at).toBe(one.body.last_attempt_at)
@@ -202,16 +222,14 @@ describe.each(STORAGES)("webhooks API on %s storage", (storage) => {
     await deliveryWhen(owner, webhook.id, deliveryId, (d) => d.status === "succeeded", "success")
 
     const base = `/v1/webhooks/${webhook.id}`
-    for (
-      const [method, path, body] of [
-        ["GET", base, undefined],
-        ["PATCH", base, { events: ["*"] }],
-        ["DELETE", base, undefined],
-        ["GET", `${base}/deliveries`, undefined],
-        ["GET", `${base}/deliveries/${deliveryId}`, undefined],
-        ["POST", `${base}/deliveries/${deliveryId}/replay`, undefined]
-      ] as const
-    ) {
+    for (const [method, path, body] of [
+      ["GET", base, undefined],
+      ["PATCH", base, { events: ["*"] }],
+      ["DELETE", base, undefined],
+      ["GET", `${base}/deliveries`, undefined],
+      ["GET", `${base}/deliveries/${deliveryId}`, undefined],
+      ["POST", `${base}/deliveries/${deliveryId}/replay`, undefined]
+    ] as const) {
       const answer = await stranger.call(method, path, body === undefined ? {} : { body })
       expect(answer.status, `${method} ${path}`).toBe(404)
       expect(errorOf(answer).code).toBe("not_found")
@@ -234,23 +252,24 @@ describe.each(STORAGES)("webhook targets without the insecure switch on %s stora
 
   it("refuses loopback, private, link-local and names resolving to them at url; accepts a public address", async () => {
     const api = as(host, workspace())
-    for (
-      const url of [
-        "http://127.0.0.1/hook",
-        "https://127.0.0.1/hook",
-        "https://10.0.0.1/hook",
-        "https://169.254.169.254/latest/meta-data",
-        "https://[::1]/hook",
-        "https://[::ffff:7f00:1]/hook",
-        "https://localhost/hook",
-        "https://nothing.invalid/hook"
-      ]
-    ) {
+    for (const url of [
+      "http://127.0.0.1/hook",
+      "https://127.0.0.1/hook",
+      "https://10.0.0.1/hook",
+      "https://169.254.169.254/latest/meta-data",
+      "https://[::1]/hook",
+      "https://[::ffff:7f00:1]/hook",
+      "https://localhost/hook",
+      "https://nothing.invalid/hook"
+    ]) {
       const answer = await api.call("POST", "/v1/webhooks", { body: { url, events: ["*"] } })
       expect(answer.status, url).toBe(400)
       const error = errorOf(answer)
       expect(error.code).toBe("validation_error")
-      expect(error.details.map((d) => d.path), url).toEqual(["url"])
+      expect(
+        error.details.map((d) => d.path),
+        url
+      ).toEqual(["url"])
     }
     const localhost = await api.call("POST", "/v1/webhooks", { body: { url: "https://localhost/hook", events: ["*"] } })
     expect(errorOf(localhost).details[0]!.message).toBe("resolves to a private address")

@@ -37,7 +37,10 @@ const settled = async (api: Scoped, webhookId: string, receivers: ReadonlyArray<
     return all.every((d) => d.status !== "pending") ? all : undefined
   }, "every delivery to finish")
   const attempts = deliveries.reduce((sum, d) => sum + Number(d.attempt_count), 0)
-  expect(receivers.reduce((sum, r) => sum + r.received.length, 0), "requests received against attempts recorded").toBe(attempts)
+  expect(
+    receivers.reduce((sum, r) => sum + r.received.length, 0),
+    "requests received against attempts recorded"
+  ).toBe(attempts)
   return deliveries
 }
 
@@ -132,7 +135,7 @@ describe.each(STORAGES)("webhook deliveries on %s storage", { timeout: 90_000 },
       expect(verifiesWith(SECRET, received)).toBe(true)
       expect(verifiesWith("another_secret_123", received)).toBe(false)
       // One byte changed and the signature no longer holds.
-      const tampered = { ...received, rawBody: Buffer.from(received.rawBody.toString("utf8").replace("\"sequence\":", "\"sequence\": ")) }
+      const tampered = { ...received, rawBody: Buffer.from(received.rawBody.toString("utf8").replace('"sequence":', '"sequence": ')) }
       expect(verifiesWith(SECRET, tampered)).toBe(false)
     }
     // The body is the exact JSON that was signed: no re-serialisation on the way.
@@ -242,7 +245,11 @@ describe.each(STORAGES)("webhook deliveries on %s storage", { timeout: 90_000 },
     await receiver.waitFor((r) => r.length === 6, "a delivery after reactivation")
     expect(receiver.received[5]!.json.data.contact.email).toBe("after@example.com")
     const deliveries = await settled(api, webhook.id, [receiver])
-    expect(deliveries.map((d) => [d.status, d.attempt_count])).toEqual([["succeeded", 1], ["succeeded", 1], ["failed", 4]])
+    expect(deliveries.map((d) => [d.status, d.attempt_count])).toEqual([
+      ["succeeded", 1],
+      ["succeeded", 1],
+      ["failed", 4]
+    ])
   })
 
   it("honours Retry-After on 429 within [delay, 2·delay]", async () => {

@@ -22,7 +22,7 @@ describe.each(STORAGES)("webhooks and the change feed on %s storage", { timeout:
     await register(api, receiver.url)
     await ok("POST", "/v1/custom-fields", { object: "contact", key: "tier", label: "Tier", type: "text" })
     const contact = await ok("POST", "/v1/contacts", { email: "same.bytes@example.com", first_name: "Ünïcode ✓", tier: "gold" })
-    await ok("PATCH", `/v1/contacts/${contact.id}`, { title: "Head of \"quotes\"", tier: "silver" })
+    await ok("PATCH", `/v1/contacts/${contact.id}`, { title: 'Head of "quotes"', tier: "silver" })
     const pipeline = (await ok("GET", "/v1/pipelines")).data[0]
     const deal = await ok("POST", "/v1/deals", { name: "Bytes", pipeline_id: pipeline.id, contact_ids: [contact.id], value: 1234.5 })
     await ok("PUT", `/v1/deals/${deal.id}/stage`, { stage_id: pipeline.stages[1].id, reason: "went well" })

@@ -20,13 +20,15 @@ const call = async (url: string, method: string, path: string, body?: unknown) =
 
 describe("dealstream serve: webhook settings (the built CLI)", () => {
   it("reports a bad schedule, timeout or switch in one line and exits non-zero", async () => {
-    for (
-      const [args, env, expected] of [
-        [[], { DEALSTREAM_WEBHOOK_RETRY_SCHEDULE: "5s,soon" }, "dealstream: DEALSTREAM_WEBHOOK_RETRY_SCHEDULE: retry schedule entry 2: \"soon\" is not a duration such as 500ms, 15s, 5m, 2h or 1d"],
-        [["--webhook-timeout", "0s"], {}, "dealstream: --webhook-timeout: \"0s\" must be greater than zero"],
-        [[], { DEALSTREAM_ALLOW_INSECURE_WEBHOOKS: "maybe" }, "dealstream: DEALSTREAM_ALLOW_INSECURE_WEBHOOKS must be 1 or 0, got \"maybe\""]
-      ] as const
-    ) {
+    for (const [args, env, expected] of [
+      [
+        [],
+        { DEALSTREAM_WEBHOOK_RETRY_SCHEDULE: "5s,soon" },
+        'dealstream: DEALSTREAM_WEBHOOK_RETRY_SCHEDULE: retry schedule entry 2: "soon" is not a duration such as 500ms, 15s, 5m, 2h or 1d'
+      ],
+      [["--webhook-timeout", "0s"], {}, 'dealstream: --webhook-timeout: "0s" must be greater than zero'],
+      [[], { DEALSTREAM_ALLOW_INSECURE_WEBHOOKS: "maybe" }, 'dealstream: DEALSTREAM_ALLOW_INSECURE_WEBHOOKS must be 1 or 0, got "maybe"']
+    ] as const) {
       const cli = run(["serve", ...args], env)
       expect(await cli.exit).not.toBe(0)
       expect(lines(cli.stderr())).toEqual([expected])

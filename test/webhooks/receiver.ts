@@ -16,12 +16,12 @@ export interface Received {
 /** What to answer: a status with headers and body, or hold the request open until `release`. */
 export type Script =
   | {
-    readonly status: number
-    readonly headers?: Record<string, string>
-    readonly body?: string
-    /** Send the status and body, but never end the answer. */
-    readonly keepOpen?: boolean
-  }
+      readonly status: number
+      readonly headers?: Record<string, string>
+      readonly body?: string
+      /** Send the status and body, but never end the answer. */
+      readonly keepOpen?: boolean
+    }
   | "hold"
 
 export interface Receiver {
@@ -67,7 +67,14 @@ export const startReceiver = async (): Promise<Receiver> => {
       } catch {
         json = null
       }
-      const entry: Received = { method: request.method ?? "", path: request.url ?? "", headers: request.headers, rawBody, json, at: Date.now() }
+      const entry: Received = {
+        method: request.method ?? "",
+        path: request.url ?? "",
+        headers: request.headers,
+        rawBody,
+        json,
+        at: Date.now()
+      }
       received.push(entry)
       const next = answers.length > 1 ? answers.shift()! : answers[0]!
       const script = typeof next === "function" ? next(entry) : next
@@ -99,9 +106,11 @@ export const startReceiver = async (): Promise<Receiver> => {
       const deadline = Date.now() + timeoutMs
       while (!predicate(received)) {
         if (Date.now() > deadline) {
-          throw new Error(`receiver: timed out waiting for ${what}; got ${received.length} request(s): ${
-            received.map((r) => `${String(r.headers["x-service-event"])} ${String(r.headers["x-service-delivery"])}`).join(", ")
-          }`)
+          throw new Error(
+            `receiver: timed out waiting for ${what}; got ${received.length} request(s): ${received
+              .map((r) => `${String(r.headers["x-service-event"])} ${String(r.headers["x-service-delivery"])}`)
+              .join(", ")}`
+          )
         }
         await new Promise((resolve) => setTimeout(resolve, 10))
       }

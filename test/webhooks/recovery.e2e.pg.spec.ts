@@ -10,7 +10,7 @@ const jobWhen = (api: Scoped, webhookId: string, jobId: string, done: (job: Reco
   eventually(async () => {
     const answer = await api.call("GET", `/v1/webhooks/${webhookId}/recoveries/${jobId}`)
     expect(answer.status, answer.text).toBe(200)
-    return done(answer.body) ? answer.body as Record<string, any> : undefined
+    return done(answer.body) ? (answer.body as Record<string, any>) : undefined
   }, what)
 
 describe.each(STORAGES)("webhook recovery on %s storage", { timeout: 90_000 }, (storage) => {
@@ -49,7 +49,10 @@ describe.each(STORAGES)("webhook recovery on %s storage", { timeout: 90_000 }, (
     expect(new Set(ids).size).toBe(4)
     expect(recovered.map((r) => r.json.data.contact.id).sort()).toEqual([first.id, missed[0]!.id, missed[0]!.id, missed[1]!.id].sort())
     // The update's payload is the record as it stood after the update.
-    expect(recovered.find((r) => r.json.type === "contact.updated")?.json.data).toMatchObject({ contact: { title: "Late" }, changed_fields: ["title"] })
+    expect(recovered.find((r) => r.json.type === "contact.updated")?.json.data).toMatchObject({
+      contact: { title: "Late" },
+      changed_fields: ["title"]
+    })
     expect((await webhookWhen(api, webhook.id, (w) => w.recovery === null, "the webhook to be free")).status).toBe("active")
 
     // Everything since is delivered now: a second recovery schedules nothing and says why.

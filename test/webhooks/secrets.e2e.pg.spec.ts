@@ -57,11 +57,13 @@ describe.each(STORAGES)("webhook secrets on %s storage", { timeout: 90_000 }, (s
     // Receivers on either secret accept it, each in its own form.
     expect(libraryVerifies(first, during!)).toBe(true)
     expect(libraryVerifies("sk_second_0123456789", during!, "raw")).toBe(true)
-    expect(verifyWebhookSignature({
-      secret: "sk_second_0123456789",
-      headers: { ...during!.headers, "webhook-signature": String(during!.headers["x-service-signature"]) },
-      rawBody: during!.rawBody
-    })).toBe(true)
+    expect(
+      verifyWebhookSignature({
+        secret: "sk_second_0123456789",
+        headers: { ...during!.headers, "webhook-signature": String(during!.headers["x-service-signature"]) },
+        rawBody: during!.rawBody
+      })
+    ).toBe(true)
 
     // A rotation without an overlap retires both earlier secrets at once.
     expect((await api.call("PATCH", `/v1/webhooks/${webhook.id}`, { body: { secret: "sk_third_0123456789" } })).status).toBe(200)

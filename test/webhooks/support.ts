@@ -64,14 +64,14 @@ export const deliveriesOf = async (api: Scoped, webhookId: string, query = "") =
 export const deliveryWhen = (api: Scoped, webhookId: string, deliveryId: string, done: (d: Record<string, any>) => boolean, what: string) =>
   eventually(async () => {
     const answer = await api.call("GET", `/v1/webhooks/${webhookId}/deliveries/${deliveryId}`)
-    return answer.status === 200 && done(answer.body) ? answer.body as Record<string, any> : undefined
+    return answer.status === 200 && done(answer.body) ? (answer.body as Record<string, any>) : undefined
   }, what)
 
 /** Polls the webhook until `done` holds for it. */
 export const webhookWhen = (api: Scoped, webhookId: string, done: (w: Record<string, any>) => boolean, what: string) =>
   eventually(async () => {
     const answer = await api.call("GET", `/v1/webhooks/${webhookId}`)
-    return answer.status === 200 && done(answer.body) ? answer.body as Record<string, any> : undefined
+    return answer.status === 200 && done(answer.body) ? (answer.body as Record<string, any>) : undefined
   }, what)
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))

@@ -5,7 +5,18 @@ import { Webhook } from "standardwebhooks"
 import { describe, expect, it } from "vitest"
 import { errorOf, hostFor, STORAGES } from "../http/client.js"
 import type { Received } from "./receiver.js"
-import { as, deliveriesOf, EVENT_TYPES, LATER_EVENT_TYPES, receiverForTest, register, type Scoped, WEBHOOK_API_KEYS, webhookWhen, workspaces } from "./support.js"
+import {
+  as,
+  deliveriesOf,
+  EVENT_TYPES,
+  LATER_EVENT_TYPES,
+  receiverForTest,
+  register,
+  type Scoped,
+  WEBHOOK_API_KEYS,
+  webhookWhen,
+  workspaces
+} from "./support.js"
 
 // The webhook tools through real hosts (memory and PostgreSQL) to a real receiver on 127.0.0.1:
 // POST /v1/webhooks/:id/test, and GET /v1/webhook-event-types whose schemas real deliveries meet.
@@ -192,7 +203,12 @@ describe.each(STORAGES)("webhook tooling on %s storage", { timeout: 90_000 }, (s
     const receiver = await receiverForTest()
     const webhook = await register(api, receiver.url, { events: ["*"] })
     // Custom fields ride in the records beside the standard ones: the schemas must take them.
-    for (const [object, key] of [["contact", "tier"], ["deal", "region"], ["company", "zone"], ["activity", "outcome"]]) {
+    for (const [object, key] of [
+      ["contact", "tier"],
+      ["deal", "region"],
+      ["company", "zone"],
+      ["activity", "outcome"]
+    ]) {
       const defined = await api.call("POST", "/v1/custom-fields", { body: { object, key, label: key, type: "text" } })
       expect(defined.status, defined.text).toBe(201)
     }
@@ -202,20 +218,38 @@ describe.each(STORAGES)("webhook tooling on %s storage", { timeout: 90_000 }, (s
     expect((await api.call("DELETE", `/v1/contacts/${contact.id}`)).status).toBe(204)
     expect((await api.call("POST", `/v1/contacts/${contact.id}/restore`)).status).toBe(200)
     const pipeline = (await api.call("GET", "/v1/pipelines")).body.data[0]
-    const deal = (await api.call("POST", "/v1/deals", {
-      body: { name: "Schema", pipeline_id: pipeline.id, contact_ids: [contact.id], value: 1200, currency: "EUR", region: "emea" }
-    })).body
-    expect((await api.call("PATCH", `/v1/deals/${deal.id}`, { body: { name: "Schema+", expected_close_date: "2027-01-31" } })).status).toBe(200)
+    const deal = (
+      await api.call("POST", "/v1/deals", {
+        body: { name: "Schema", pipeline_id: pipeline.id, contact_ids: [contact.id], value: 1200, currency: "EUR", region: "emea" }
+      })
+    ).body
+    expect((await api.call("PATCH", `/v1/deals/${deal.id}`, { body: { name: "Schema+", expected_close_date: "2027-01-31" } })).status).toBe(
+      200
+    )
     const moved = await api.call("PUT", `/v1/deals/${deal.id}/stage`, { body: { stage_id: pipeline.stages[1].id, reason: "qualified" } })
     expect(moved.status, moved.text).toBe(200)
     expect((await api.call("DELETE", `/v1/deals/${deal.id}`)).status).toBe(204)
     expect((await api.call("POST", `/v1/deals/${deal.id}/restore`)).status).toBe(200)
-    const company = (await api.call("POST", "/v1/companies", { body: { name: "Schema Inc", domain: `schema-${storage}.example.com`, size: 3, zone: "eu" } })).body
+    const company = (
+      await api.call("POST", "/v1/companies", {
+        body: { name: "Schema Inc", domain: `schema-${storage}.example.com`, size: 3, zone: "eu" }
+      })
+    ).body
     expect((await api.call("PATCH", `/v1/contacts/${contact.id}`, { body: { company_id: company.id } })).status).toBe(200)
     expect((await api.call("PATCH", `/v1/companies/${company.id}`, { body: { industry: "saas", zone: null } })).status).toBe(200)
-    const activity = (await api.call("POST", "/v1/activities", {
-      body: { type: "task", subject: "Schema", due_at: "2027-01-01T09:00:00Z", contact_ids: [contact.id], company_ids: [company.id], deal_ids: [deal.id], outcome: "won" }
-    })).body
+    const activity = (
+      await api.call("POST", "/v1/activities", {
+        body: {
+          type: "task",
+          subject: "Schema",
+          due_at: "2027-01-01T09:00:00Z",
+          contact_ids: [contact.id],
+          company_ids: [company.id],
+          deal_ids: [deal.id],
+          outcome: "won"
+        }
+      })
+    ).body
     expect((await api.call("PATCH", `/v1/activities/${activity.id}`, { body: { done: true } })).status).toBe(200)
     for (const path of [`/v1/activities/${activity.id}`, `/v1/companies/${company.id}`]) {
       expect((await api.call("DELETE", path)).status).toBe(204)
@@ -253,6 +287,7 @@ describe.each(STORAGES)("webhook tooling on %s storage", { timeout: 90_000 }, (s
       ["activity.restored", byType.get("company.restored")],
       ["webhook.test", {}]
     ]
-    for (const [type, data] of refused) expect(problemsOf(validators, type, data), `${type} ${JSON.stringify(data).slice(0, 80)}`).not.toEqual([])
+    for (const [type, data] of refused)
+      expect(problemsOf(validators, type, data), `${type} ${JSON.stringify(data).slice(0, 80)}`).not.toEqual([])
   })
 })

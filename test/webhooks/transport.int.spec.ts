@@ -23,9 +23,11 @@ const request = (url: string, overrides: Partial<WebhookRequest> = {}): WebhookR
 // The error as a plain record: toEqual does not see into Effect's errors (iterable, with a message
 // that is not an enumerable property), so TransportErrors of any two messages compare equal.
 const post = (req: WebhookRequest) =>
-  Effect.runPromise(Effect.result(transport.post(req)).pipe(
-    Effect.map(Result.mapError((error: TransportError) => ({ _tag: error._tag, message: error.message })))
-  ))
+  Effect.runPromise(
+    Effect.result(transport.post(req)).pipe(
+      Effect.map(Result.mapError((error: TransportError) => ({ _tag: error._tag, message: error.message })))
+    )
+  )
 const transportError = (message: string) => Result.fail({ _tag: "TransportError", message })
 
 let receiver: Receiver
@@ -50,8 +52,8 @@ describe("NodeWebhookTransport.post", () => {
     const got = own.received[0]!
     expect(got.method).toBe("POST")
     expect(got.path).toBe("/hook?x=1")
-    expect(got.rawBody.toString("utf8")).toBe("{\"hello\":\"wörld\"}")
-    expect(got.headers["content-length"]).toBe(String(Buffer.byteLength("{\"hello\":\"wörld\"}")))
+    expect(got.rawBody.toString("utf8")).toBe('{"hello":"wörld"}')
+    expect(got.headers["content-length"]).toBe(String(Buffer.byteLength('{"hello":"wörld"}')))
     expect(got.headers["webhook-id"]).toBe("evt_1")
   })
 
@@ -172,13 +174,17 @@ describe("publicOnlyLookup", () => {
     const { error } = await run("nothing.invalid", true)
     expect(error?.code).toBe("ENOTFOUND")
     // Sanity: the resolver itself sees localhost, so the refusal above is the check's.
-    await new Promise<void>((resolve) => lookup("localhost", (e) => { expect(e).toBeNull(); resolve() }))
+    await new Promise<void>((resolve) =>
+      lookup("localhost", (e) => {
+        expect(e).toBeNull()
+        resolve()
+      })
+    )
   })
 })
 
 describe("NodeWebhookTransport.checkTarget", () => {
-  const check = (url: string, allowInsecure = false) =>
-    Effect.runPromise(Effect.result(transport.checkTarget(url, allowInsecure)))
+  const check = (url: string, allowInsecure = false) => Effect.runPromise(Effect.result(transport.checkTarget(url, allowInsecure)))
 
   it("refuses names and literals of non-public addresses, and names that do not resolve, at url", async () => {
     for (const url of ["https://localhost/", "https://127.0.0.1/", "https://[::1]/", "https://10.0.0.1/", "https://169.254.169.254/"]) {

@@ -163,20 +163,31 @@ const freshDatabase = async () => {
 /** Hosts A and B on one database, started together (migrations take an advisory lock). */
 const startHosts = async (databaseUrl: string, timeout: string, lease?: string) => {
   const args = [
-    "--storage", "postgres", "--database-url", databaseUrl,
-    "--api-keys", `ws_two_hosts:${KEY}`,
-    "--rate-limit", "100000", "--rate-burst", "100000",
+    "--storage",
+    "postgres",
+    "--database-url",
+    databaseUrl,
+    "--api-keys",
+    `ws_two_hosts:${KEY}`,
+    "--rate-limit",
+    "100000",
+    "--rate-burst",
+    "100000",
     "--allow-insecure-webhooks",
-    "--webhook-timeout", timeout,
-    "--webhook-retry-schedule", "300ms,600ms,1s",
+    "--webhook-timeout",
+    timeout,
+    "--webhook-retry-schedule",
+    "300ms,600ms,1s",
     ...(lease === undefined ? [] : ["--webhook-lease", lease])
   ]
-  const started = await Promise.allSettled((["A", "B"] as const).map(async (name) => {
-    const cli = await serve(args)
-    const host: Spawned = { name, url: cli.url, child: cli.child, exit: cli.exit, stderr: cli.stderr }
-    hosts.push(host)
-    return host
-  }))
+  const started = await Promise.allSettled(
+    (["A", "B"] as const).map(async (name) => {
+      const cli = await serve(args)
+      const host: Spawned = { name, url: cli.url, child: cli.child, exit: cli.exit, stderr: cli.stderr }
+      hosts.push(host)
+      return host
+    })
+  )
   const failed = started.find((s) => s.status === "rejected")
   if (failed !== undefined) throw (failed as PromiseRejectedResult).reason
   return started.map((s) => (s as PromiseFulfilledResult<Spawned>).value) as [Spawned, Spawned]
@@ -207,7 +218,11 @@ const allDeliveries = async (host: Spawned, webhookId: string, status?: string) 
   let cursor: string | null = null
   do {
     const query: string = `limit=100${status === undefined ? "" : `&status=${status}`}${cursor === null ? "" : `&cursor=${encodeURIComponent(cursor)}`}`
-    const page: { data: Array<Delivery>; next_cursor: string | null } = await call(host, "GET", `/v1/webhooks/${webhookId}/deliveries?${query}`)
+    const page: { data: Array<Delivery>; next_cursor: string | null } = await call(
+      host,
+      "GET",
+      `/v1/webhooks/${webhookId}/deliveries?${query}`
+    )
     all.push(...page.data)
     cursor = page.next_cursor
   } while (cursor !== null)
@@ -218,12 +233,14 @@ const allDeliveries = async (host: Spawned, webhookId: string, status?: string) 
 const pool = async <A>(tasks: ReadonlyArray<() => Promise<A>>, concurrency: number): Promise<Array<A>> => {
   const results: Array<A> = []
   let next = 0
-  await Promise.all(Array.from({ length: concurrency }, async () => {
-    while (next < tasks.length) {
-      const i = next++
-      results[i] = await tasks[i]!()
-    }
-  }))
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < tasks.length) {
+        const i = next++
+        results[i] = await tasks[i]!()
+      }
+    })
+  )
   return results
 }
 
@@ -263,20 +280,33 @@ describe("webhooks: two host processes on one PostgreSQL database", () => {
       8
     )
     await pool(
-      created.slice(0, 200).map(({ id, host }, i) => () => call(host === a ? b : a, "PATCH", `/v1/contacts/${id}`, { title: `t${i}` })),
+      created.slice(0, 200).map(
+        ({ id, host }, i) =>
+          () =>
+            call(host === a ? b : a, "PATCH", `/v1/contacts/${id}`, { title: `t${i}` })
+      ),
       8
     )
     const tWritten = Date.now()
 
-    await until(() => receiver.webhookIds().size >= 500, () => `500 webhook-ids, got ${receiver.webhookIds().size}`, 90_000)
+    await until(
+      () => receiver.webhookIds().size >= 500,
+      () => `500 webhook-ids, got ${receiver.webhookIds().size}`,
+      90_000
+    )
     const tReceived = Date.now()
 
     // Every delivery recorded as succeeded (listed from the other host than the one that registered it).
     let succeeded: Array<Delivery> = []
-    await until(async () => {
-      succeeded = await allDeliveries(b, webhook.id, "succeeded")
-      return succeeded.length >= 500
-    }, () => `500 succeeded deliveries, got ${succeeded.length}`, 60_000, 250)
+    await until(
+      async () => {
+        succeeded = await allDeliveries(b, webhook.id, "succeeded")
+        return succeeded.length >= 500
+      },
+      () => `500 succeeded deliveries, got ${succeeded.length}`,
+      60_000,
+      250
+    )
     const all = await allDeliveries(a, webhook.id)
 
     // Exactly one delivery per event, all succeeded at the first attempt, each received once.
@@ -324,27 +354,36 @@ describe("webhooks: two host processes on one PostgreSQL database", () => {
     const contactIds: Array<string> = []
     const createSentAt = new Map<string, number>()
     let stopWriting = false
-    const writer = pool(Array.from({ length: 3 }, (_, w) => async () => {
-      for (let i = w; !stopWriting && i < 600; i += 3) {
-        const sentAt = Date.now()
-        const id: string = (await call(b, "POST", "/v1/contacts", { email: `k${i}@example.com` })).id
-        contactIds.push(id)
-        createSentAt.set(id, sentAt)
-      }
-    }), 3)
+    const writer = pool(
+      Array.from({ length: 3 }, (_, w) => async () => {
+        for (let i = w; !stopWriting && i < 600; i += 3) {
+          const sentAt = Date.now()
+          const id: string = (await call(b, "POST", "/v1/contacts", { email: `k${i}@example.com` })).id
+          contactIds.push(id)
+          createSentAt.set(id, sentAt)
+        }
+      }),
+      3
+    )
 
     // Kill A once 50 requests have arrived and several of A's are being answered right now: the
     // middle of a batch it claimed in one statement.
     let inFlightOnA: Array<Received> = []
     const owned = new Map<Received, HostName | null>()
-    await until(async () => {
-      for (const r of receiver.received) if (!owned.has(r)) owned.set(r, await r.owner)
-      if (receiver.received.length < 50) return false
-      inFlightOnA = receiver.received.filter((r) => !r.answered && owned.get(r) === "A")
-      if (inFlightOnA.length < 2) return false
-      a.child.kill("SIGKILL")
-      return true
-    }, () => `two attempts of host A in flight after 50 receipts (got ${receiver.received.length}, by A ${[...owned.values()].filter((o) => o === "A").length}, writes ${contactIds.length})`, 60_000, 5)
+    await until(
+      async () => {
+        for (const r of receiver.received) if (!owned.has(r)) owned.set(r, await r.owner)
+        if (receiver.received.length < 50) return false
+        inFlightOnA = receiver.received.filter((r) => !r.answered && owned.get(r) === "A")
+        if (inFlightOnA.length < 2) return false
+        a.child.kill("SIGKILL")
+        return true
+      },
+      () =>
+        `two attempts of host A in flight after 50 receipts (got ${receiver.received.length}, by A ${[...owned.values()].filter((o) => o === "A").length}, writes ${contactIds.length})`,
+      60_000,
+      5
+    )
     const tKilled = Date.now()
     const receivedBeforeKill = receiver.received.length
     expect(await a.exit).toBeNull()
@@ -372,10 +411,15 @@ describe("webhooks: two host processes on one PostgreSQL database", () => {
     )
     const tRecovered = Date.now()
     let all: Array<Delivery> = []
-    await until(async () => {
-      all = await allDeliveries(b, webhook.id)
-      return all.length === expected && all.every((d) => d.status === "succeeded")
-    }, () => `${expected} deliveries all succeeded, got ${JSON.stringify([...counts(all.map((d) => d.status))])}`, 60_000, 250)
+    await until(
+      async () => {
+        all = await allDeliveries(b, webhook.id)
+        return all.length === expected && all.every((d) => d.status === "succeeded")
+      },
+      () => `${expected} deliveries all succeeded, got ${JSON.stringify([...counts(all.map((d) => d.status))])}`,
+      60_000,
+      250
+    )
 
     // None lost: every event announced, by exactly one delivery, received at least once.
     expect(all.length).toBe(expected)

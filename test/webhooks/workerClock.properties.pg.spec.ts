@@ -43,9 +43,7 @@ const LEASE = (MAX_ROUNDS / STALLS_PER_NUDGE + 1) * POLL
 type StorageLayer = Layer.Layer<Storage | DeliveryQueue, unknown>
 
 /** What the receiver does with one request. `drop`: closes the connection without an answer. */
-type Answer =
-  | { readonly status: number; readonly retryAfter?: number }
-  | "drop"
+type Answer = { readonly status: number; readonly retryAfter?: number } | "drop"
 
 const answer: fc.Arbitrary<Answer> = fc.oneof(
   { weight: 2, arbitrary: fc.constantFrom<Answer>({ status: 200 }, { status: 204 }) },
@@ -141,13 +139,14 @@ afterAll(async () => {
   await new Promise<void>((resolve) => receiver.server?.close(() => resolve()) ?? resolve())
 })
 
-const engineLayer = (storage: StorageLayer) => EngineLive.pipe(
-  Layer.provideMerge(storage),
-  Layer.provideMerge(IdsLive),
-  // The worker needs these itself, not only through the engine: merged, or its fiber dies unprovided.
-  Layer.provideMerge(WebhookConfig.layer({ allowInsecure: true, retrySchedule: SCHEDULE, timeoutMillis: 10_000 })),
-  Layer.provideMerge(NodeWebhookTransport.layer)
-)
+const engineLayer = (storage: StorageLayer) =>
+  EngineLive.pipe(
+    Layer.provideMerge(storage),
+    Layer.provideMerge(IdsLive),
+    // The worker needs these itself, not only through the engine: merged, or its fiber dies unprovided.
+    Layer.provideMerge(WebhookConfig.layer({ allowInsecure: true, retrySchedule: SCHEDULE, timeoutMillis: 10_000 })),
+    Layer.provideMerge(NodeWebhookTransport.layer)
+  )
 
 /**
  * Every draw of the worker is `draw` (what Random.fixed([draw]) of Effect 3 gave): Random.next and
@@ -185,7 +184,7 @@ interface Outcome {
 }
 
 const run = ({ deleteAfter, draw, scripts }: Scenario, storageLayer: StorageLayer, ctx: RequestContext) =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const engine = yield* Engine
     const storage = yield* Storage
     const webhook = yield* engine.webhooks.create(ctx, {
@@ -204,9 +203,11 @@ const run = ({ deleteAfter, draw, scripts }: Scenario, storageLayer: StorageLaye
     )
 
     const read = Effect.forEach(ids, (id) =>
-      Effect.map(storage.getDocument("delivery", ctx.workspaceId, id), (doc) => doc!.data as Delivery))
+      Effect.map(storage.getDocument("delivery", ctx.workspaceId, id), (doc) => doc!.data as Delivery)
+    )
     const webhookStatus = Effect.map(storage.getDocument("webhook", ctx.workspaceId, webhookId), (doc) =>
-      doc === null || doc.deletedAt !== null ? null : String(doc.data["status"]))
+      doc === null || doc.deletedAt !== null ? null : String(doc.data["status"])
+    )
     const frozen = new Map<string, number>()
     let frozenAll: number | null = null
     let deleted = false
@@ -289,7 +290,9 @@ const check = ({ deleteAfter, draw, scripts }: Scenario, outcome: Outcome) => {
     // Never beyond the schedule; every request sent was recorded, and answered from the script.
     expect(attempts.length).toBeLessThanOrEqual(SCHEDULE.length + 1)
     expect(requests).toHaveLength(attempts.length)
-    attempts.forEach((attempt, k) => expect(attempt.status_code).toBe(statusOf(script[k]!)))
+    attempts.forEach((attempt, k) => {
+      expect(attempt.status_code).toBe(statusOf(script[k]!))
+    })
     // Signed afresh: each attempt carries its own, later timestamp.
     for (let k = 1; k < requests.length; k++) expect(requests[k]!.timestamp).toBeGreaterThan(requests[k - 1]!.timestamp)
     // Each retry waited what the schedule, the jitter draw and Retry-After say; never earlier.

@@ -29,19 +29,25 @@ export const emmettSystem = async (url, { stages, pipelineId }) => {
     moveStage: async (deal) => {
       const to = nextStage(deal.stage, stages.length)
       const at = new Date().toISOString()
-      const result = await store.appendToStream(`deal-${deal.id}`, [{
-        type: "deal.stage_changed",
-        data: {
-          at,
-          reason: null,
-          entry_id: newId("tle"),
-          to_stage_id: stages[to],
-          from_stage_id: stages[deal.stage],
-          to_pipeline_id: pipelineId,
-          from_pipeline_id: pipelineId
-        },
-        metadata: metadata()
-      }], { expectedStreamVersion: deal.version })
+      const result = await store.appendToStream(
+        `deal-${deal.id}`,
+        [
+          {
+            type: "deal.stage_changed",
+            data: {
+              at,
+              reason: null,
+              entry_id: newId("tle"),
+              to_stage_id: stages[to],
+              from_stage_id: stages[deal.stage],
+              to_pipeline_id: pipelineId,
+              from_pipeline_id: pipelineId
+            },
+            metadata: metadata()
+          }
+        ],
+        { expectedStreamVersion: deal.version }
+      )
       deal.stage = to
       deal.version = result.nextExpectedStreamVersion
     },

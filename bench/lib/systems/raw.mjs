@@ -21,10 +21,10 @@ export const rawSql = {
 /** What the raw ceiling does per command, for RESULTS.md. */
 export const rawDescription = [
   "create-contact: `BEGIN`; `INSERT INTO ds_streams` (version 1); `INSERT INTO ds_events … RETURNING sequence` (contact.created); " +
-  "`INSERT INTO ds_contacts … ON CONFLICT (workspace_id, id) DO UPDATE` (document, unique email key, search words, folded values); `COMMIT`.",
+    "`INSERT INTO ds_contacts … ON CONFLICT (workspace_id, id) DO UPDATE` (document, unique email key, search words, folded values); `COMMIT`.",
   "move-stage: `BEGIN`; `UPDATE ds_streams SET version = v+1 WHERE stream_id = $1 AND version = v` (the optimistic check and row lock, " +
-  "failing the transaction when no row matches); `INSERT INTO ds_events` (deal.stage_changed); `INSERT INTO ds_deals … ON CONFLICT DO UPDATE` " +
-  "(the whole deal document, new stage and updated_at); `INSERT INTO ds_timeline_entries … ON CONFLICT DO UPDATE`; `COMMIT`."
+    "failing the transaction when no row matches); `INSERT INTO ds_events` (deal.stage_changed); `INSERT INTO ds_deals … ON CONFLICT DO UPDATE` " +
+    "(the whole deal document, new stage and updated_at); `INSERT INTO ds_timeline_entries … ON CONFLICT DO UPDATE`; `COMMIT`."
 ]
 
 const words = (text) => text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []
@@ -63,8 +63,16 @@ export const rawSystem = async (url, { poolSize, stages, pipelineId }) => {
       const at = new Date().toISOString()
       const fields = { ...templates.contact, ...contactFields(tag, n) }
       const doc = { id, ...fields, created_at: at, updated_at: at }
-      const searchWords = [...new Set([...words(fields.email), ...words(fields.first_name), ...words(fields.last_name),
-        ...words(fields.phone), ...words(fields.title), fields.email.toLowerCase()])]
+      const searchWords = [
+        ...new Set([
+          ...words(fields.email),
+          ...words(fields.first_name),
+          ...words(fields.last_name),
+          ...words(fields.phone),
+          ...words(fields.title),
+          fields.email.toLowerCase()
+        ])
+      ]
       return sql.begin((tx) =>
         writeNew(tx, id, "contact.created", { at, id, fields }, upsertContact, doc, `email:${fields.email.toLowerCase()}`, searchWords, at)
       )
@@ -83,7 +91,14 @@ export const rawSystem = async (url, { poolSize, stages, pipelineId }) => {
       const entryId = newId("tle")
       const version = deal.version + 1
       const doc = { ...deal.doc, stage_id: stages[to], updated_at: at }
-      const entry = { id: entryId, reason: null, deal_id: deal.id, changed_at: at, to_stage_id: stages[to], from_stage_id: stages[deal.stage] }
+      const entry = {
+        id: entryId,
+        reason: null,
+        deal_id: deal.id,
+        changed_at: at,
+        to_stage_id: stages[to],
+        from_stage_id: stages[deal.stage]
+      }
       const event = {
         at,
         reason: null,
@@ -96,8 +111,16 @@ export const rawSystem = async (url, { poolSize, stages, pipelineId }) => {
       await sql.begin(async (tx) => {
         const [bumped] = await Promise.all([
           tx.unsafe(rawSql.bumpStream, [deal.id, deal.version, version], prepared),
-          tx.unsafe(rawSql.insertEvent, [deal.id, version, workspaceId, "deal.stage_changed", JSON.stringify(event), metadata(newId("evt")), at], prepared),
-          tx.unsafe(upsertDeal, [workspaceId, deal.id, version, JSON.stringify(doc), null, words(doc.name), JSON.stringify(folded(doc))], prepared),
+          tx.unsafe(
+            rawSql.insertEvent,
+            [deal.id, version, workspaceId, "deal.stage_changed", JSON.stringify(event), metadata(newId("evt")), at],
+            prepared
+          ),
+          tx.unsafe(
+            upsertDeal,
+            [workspaceId, deal.id, version, JSON.stringify(doc), null, words(doc.name), JSON.stringify(folded(doc))],
+            prepared
+          ),
           tx.unsafe(upsertEntry, [workspaceId, entryId, 1, JSON.stringify(entry), null, [], JSON.stringify(folded(entry))], prepared)
         ])
         if (bumped.count !== 1) throw new Error(`version conflict on ${deal.id}`)

@@ -22,8 +22,11 @@ export const dealFields = (n) => ({ name: `Pilot for Acme ${n}`, value: 5000 + n
  */
 export const engineTemplates = ({ stages, pipelineId }) => ({
   contact: createdFieldsFor("contact", contactFields("template", 0)),
-  deal: createdFieldsFor("deal", { ...dealFields(0), pipeline_id: pipelineId },
-    pipelineInfo({ id: pipelineId, stages: stages.map((id) => ({ id, name: id })) }))
+  deal: createdFieldsFor(
+    "deal",
+    { ...dealFields(0), pipeline_id: pipelineId },
+    pipelineInfo({ id: pipelineId, stages: stages.map((id) => ({ id, name: id })) })
+  )
 })
 
 /** The stage after `stage` in a pipeline of `count` stages, so that every move is a real change. */

@@ -24,5 +24,7 @@ export const noHugeDeals: DealRule = (command) => {
  */
 export const CrmLive = EngineLive.pipe(
   Layer.provide(dealRulesLayer([noHugeDeals])),
-  Layer.provide(Layer.mergeAll(MemoryStorage.layer, IdsLive, WebhookConfig.layer(), Layer.succeed(WebhookTransport, WebhookTransportUnavailable)))
+  Layer.provide(
+    Layer.mergeAll(MemoryStorage.layer, IdsLive, WebhookConfig.layer(), Layer.succeed(WebhookTransport, WebhookTransportUnavailable))
+  )
 )

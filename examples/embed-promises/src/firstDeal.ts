@@ -14,11 +14,20 @@ export const firstDeal = async () => {
     const ada = await crm.contacts.create(ctx, { email: "ada@example.com", first_name: "Ada" })
     const sales = (await crm.pipelines.list(ctx)).data[0]!
     const stages = sales["stages"] as ReadonlyArray<JsonObject>
-    const deal = await crm.deals.create(ctx, { name: "Pilot", pipeline_id: sales["id"], value: 5000, currency: "EUR", contact_ids: [ada.data["id"]] })
+    const deal = await crm.deals.create(ctx, {
+      name: "Pilot",
+      pipeline_id: sales["id"],
+      value: 5000,
+      currency: "EUR",
+      contact_ids: [ada.data["id"]]
+    })
     await crm.deals.moveStage(ctx, deal.data["id"] as string, { stage_id: stages[1]!["id"], reason: "demo went well" }, null)
     const timeline = await crm.deals.timeline(ctx, deal.data["id"] as string, {})
     // The same email again: the engine refuses it, and the Promise rejects with the Conflict.
-    const refused = await crm.contacts.create(ctx, { email: "ADA@example.com" }).then(() => null, (error: { _tag: string }) => error._tag)
+    const refused = await crm.contacts.create(ctx, { email: "ADA@example.com" }).then(
+      () => null,
+      (error: { _tag: string }) => error._tag
+    )
     return { contact: ada.data, deal: deal.data, timeline: timeline.data, refused }
   } finally {
     await crm.dispose()

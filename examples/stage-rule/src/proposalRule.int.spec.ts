@@ -5,7 +5,8 @@ import { brokenProposalRule, proposalNeedsValueAndDate } from "./proposalRule.js
 
 // What must hold after every command, whatever the command: the invariant the rule is for.
 const proposalsHaveValueAndDate = everyDeal("a deal in Proposal has a value and a close date", ({ deal, stage }) =>
-  stage?.name === "Proposal" && (deal["value"] === null || deal["expected_close_date"] === null) ? "is in Proposal without them" : undefined)
+  stage?.name === "Proposal" && (deal["value"] === null || deal["expected_close_date"] === null) ? "is in Proposal without them" : undefined
+)
 
 // The rule is about deals: deal creates and patches come several times as often as by default (every
 // other kind still comes), so that a run puts a deal in Proposal often enough to test the rule.

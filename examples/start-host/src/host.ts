@@ -13,7 +13,7 @@ export const startCrm = async () => {
       headers: { authorization: "Bearer example-key-0123456789", ...(body === undefined ? {} : { "content-type": "application/json" }) },
       ...(body === undefined ? {} : { body: JSON.stringify(body) })
     })
-    return { status: response.status, body: await response.json() as Record<string, any> }
+    return { status: response.status, body: (await response.json()) as Record<string, any> }
   }
   return { url: server.url, call, close: server.close }
 }

@@ -18,24 +18,29 @@ export interface ClientOptions {
  */
 export interface DealstreamClient extends HttpApiClient.ForApi<typeof Api, DealstreamError> {}
 
-type Body = { readonly error?: { readonly code?: unknown; readonly message?: unknown; readonly details?: unknown; readonly request_id?: unknown } }
+type Body = {
+  readonly error?: { readonly code?: unknown; readonly message?: unknown; readonly details?: unknown; readonly request_id?: unknown }
+}
 
 /** A non-2xx answer read as the error body the host always sends. */
 const errorOf = (response: HttpClientResponse.HttpClientResponse) =>
-  Effect.flatMap(Effect.orElseSucceed(response.json, () => ({})), (json) => {
-    const error = (json as Body).error ?? {}
-    const retryAfter = Number(response.headers["retry-after"])
-    return Effect.fail(
-      new DealstreamError({
-        status: response.status,
-        code: typeof error.code === "string" ? error.code : `http_${response.status}`,
-        message: typeof error.message === "string" ? error.message : `the host answered ${response.status}`,
-        details: Array.isArray(error.details) ? error.details as ReadonlyArray<ErrorDetail> : [],
-        requestId: typeof error.request_id === "string" ? error.request_id : null,
-        retryAfter: Number.isFinite(retryAfter) ? retryAfter : null
-      })
-    )
-  })
+  Effect.flatMap(
+    Effect.orElseSucceed(response.json, () => ({})),
+    (json) => {
+      const error = (json as Body).error ?? {}
+      const retryAfter = Number(response.headers["retry-after"])
+      return Effect.fail(
+        new DealstreamError({
+          status: response.status,
+          code: typeof error.code === "string" ? error.code : `http_${response.status}`,
+          message: typeof error.message === "string" ? error.message : `the host answered ${response.status}`,
+          details: Array.isArray(error.details) ? (error.details as ReadonlyArray<ErrorDetail>) : [],
+          requestId: typeof error.request_id === "string" ? error.request_id : null,
+          retryAfter: Number.isFinite(retryAfter) ? retryAfter : null
+        })
+      )
+    }
+  )
 
 /**
  * For every operation (`group.endpoint`), the response headers its success carries beside the body
@@ -49,8 +54,9 @@ const answerHeaders: ReadonlyMap<string, ReadonlyArray<string> | null> = (() => 
     onEndpoint: ({ endpoint, group, successes }) => {
       const withHeaders = [...successes.values()].flat().find(HttpApiSchema.isWithHeaders)
       // The headers' schema is a struct: its property names are the headers' (lowercase) names.
-      const properties = (withHeaders?.headers.ast as { readonly propertySignatures?: ReadonlyArray<{ readonly name: PropertyKey }> } | undefined)
-        ?.propertySignatures ?? []
+      const properties =
+        (withHeaders?.headers.ast as { readonly propertySignatures?: ReadonlyArray<{ readonly name: PropertyKey }> } | undefined)
+          ?.propertySignatures ?? []
       headers.set(`${group.identifier}.${endpoint.identifier}`, withHeaders === undefined ? null : properties.map((p) => String(p.name)))
     }
   })
@@ -60,10 +66,15 @@ const answerHeaders: ReadonlyMap<string, ReadonlyArray<string> | null> = (() => 
 /** A success answer as the client returns it: the JSON body, with the declared headers when there are any. */
 const answerOf = (response: HttpClientResponse.HttpClientResponse, headers: ReadonlyArray<string> | null | undefined) =>
   Effect.map(response.status === 204 ? Effect.succeed(undefined) : response.json, (body) =>
-    headers === null || headers === undefined ? body : HttpApiSchema.withHeaders({
-      body,
-      headers: Object.fromEntries(headers.flatMap((name) => response.headers[name] === undefined ? [] : [[name, response.headers[name]]]))
-    }))
+    headers === null || headers === undefined
+      ? body
+      : HttpApiSchema.withHeaders({
+          body,
+          headers: Object.fromEntries(
+            headers.flatMap((name) => (response.headers[name] === undefined ? [] : [[name, response.headers[name]]]))
+          )
+        })
+  )
 
 /**
  * The typed client of the API the host serves, derived from the same HttpApi definition (Api from
@@ -81,19 +92,28 @@ export const makeClient = (options: ClientOptions): Effect.Effect<DealstreamClie
         baseUrl: options.baseUrl,
         httpClient: http.pipe(
           HttpClient.mapRequest(HttpClientRequest.bearerToken(options.apiKey)),
-          HttpClient.transformResponse(Effect.flatMap((response) => response.status >= 400 ? errorOf(response) : Effect.succeed(response)))
+          HttpClient.transformResponse(
+            Effect.flatMap((response) => (response.status >= 400 ? errorOf(response) : Effect.succeed(response)))
+          )
         )
       }),
       (client) =>
-        Object.fromEntries(Object.entries(client).map(([group, operations]) => [
-          group,
-          Object.fromEntries(Object.entries(operations as unknown as Record<string, Operation>).map(([name, operation]) => [
-            name,
-            (request: Record<string, unknown> = {}) =>
-              Effect.flatMap(operation({ ...request, responseMode: "response-only" }), (response) => answerOf(response, answerHeaders.get(`${group}.${name}`)))
-          ]))
-        ])) as unknown as DealstreamClient
-    ))
+        Object.fromEntries(
+          Object.entries(client).map(([group, operations]) => [
+            group,
+            Object.fromEntries(
+              Object.entries(operations as unknown as Record<string, Operation>).map(([name, operation]) => [
+                name,
+                (request: Record<string, unknown> = {}) =>
+                  Effect.flatMap(operation({ ...request, responseMode: "response-only" }), (response) =>
+                    answerOf(response, answerHeaders.get(`${group}.${name}`))
+                  )
+              ])
+            )
+          ])
+        ) as unknown as DealstreamClient
+    )
+  )
 
 type Operation = (request: Record<string, unknown>) => Effect.Effect<HttpClientResponse.HttpClientResponse, unknown>
 

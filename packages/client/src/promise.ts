@@ -10,7 +10,9 @@ type Groups = typeof Api extends HttpApi.HttpApi<infer _Id, infer G> ? G : never
 
 /** One operation as a Promise: the request as the Effect client takes it, the decoded answer. */
 type PromiseMethod<Endpoint extends HttpApiEndpoint.ConstraintRequest> = (
-  request: Simplify<HttpApiEndpoint.ClientRequest<Endpoint["~Params"], Endpoint["~Query"], Endpoint["~Payload"], Endpoint["~Headers"], "decoded-only">>
+  request: Simplify<
+    HttpApiEndpoint.ClientRequest<Endpoint["~Params"], Endpoint["~Query"], Endpoint["~Payload"], Endpoint["~Headers"], "decoded-only">
+  >
 ) => Promise<HttpApiClient.SuccessType<Endpoint["~Success"]>>
 
 /**
@@ -24,9 +26,10 @@ type PromiseMethod<Endpoint extends HttpApiEndpoint.ConstraintRequest> = (
  */
 export type PromiseClient = {
   readonly [Group in Extract<Groups, { readonly topLevel: false }> as HttpApiGroup.Identifier<Group>]: {
-    readonly [Endpoint in Extract<HttpApiGroup.Endpoints<Group>, HttpApiEndpoint.ConstraintRequest> as Endpoint["identifier"]]: PromiseMethod<
-      Endpoint
-    >
+    readonly [Endpoint in Extract<
+      HttpApiGroup.Endpoints<Group>,
+      HttpApiEndpoint.ConstraintRequest
+    > as Endpoint["identifier"]]: PromiseMethod<Endpoint>
   }
 }
 

@@ -165,31 +165,34 @@ export const documentWrite = (
   projected === null
     ? { _tag: "Remove", collection, workspaceId, id }
     : {
-      _tag: "Upsert",
-      collection,
-      workspaceId,
-      id,
-      version,
-      deletedAt: projected.deletedAt,
-      uniqueKey: options.uniqueKey ?? null,
-      searchWords: options.search === undefined ? [] : searchWordsOfDocument(projected.data, options.search),
-      data: projected.data
-    }
+        _tag: "Upsert",
+        collection,
+        workspaceId,
+        id,
+        version,
+        deletedAt: projected.deletedAt,
+        uniqueKey: options.uniqueKey ?? null,
+        searchWords: options.search === undefined ? [] : searchWordsOfDocument(projected.data, options.search),
+        data: projected.data
+      }
 
 /**
  * The documents of a record kept as one document under its stream id: the projection of the whole
  * stream, with the search words of the fields `search` reads in records of `searched` (the workspace's
  * custom text fields among them), and the unique key it claims.
  */
-export const recordDocument = <E>(
-  collection: Collection,
-  project: (doc: Projected | null, event: E) => Projected | null,
-  options: { readonly searched?: CustomFieldObject; readonly uniqueKey?: (projected: Projected) => string | null } = {}
-): StreamDocuments<E> =>
-({ definitions, id, workspaceId }, { before, fresh, version }) => {
-  const projected = foldProjection(project, fresh, before)
-  return [documentWrite(collection, workspaceId, id, version, projected, {
-    uniqueKey: projected === null ? null : options.uniqueKey?.(projected) ?? null,
-    ...(options.searched === undefined ? {} : { search: searchFieldsOf(catalogOf(options.searched, definitions)) })
-  })]
-}
+export const recordDocument =
+  <E>(
+    collection: Collection,
+    project: (doc: Projected | null, event: E) => Projected | null,
+    options: { readonly searched?: CustomFieldObject; readonly uniqueKey?: (projected: Projected) => string | null } = {}
+  ): StreamDocuments<E> =>
+  ({ definitions, id, workspaceId }, { before, fresh, version }) => {
+    const projected = foldProjection(project, fresh, before)
+    return [
+      documentWrite(collection, workspaceId, id, version, projected, {
+        uniqueKey: projected === null ? null : (options.uniqueKey?.(projected) ?? null),
+        ...(options.searched === undefined ? {} : { search: searchFieldsOf(catalogOf(options.searched, definitions)) })
+      })
+    ]
+  }

@@ -10,14 +10,16 @@ import { DomainEvent } from "./storage/events.js"
 const at = "2026-01-01T00:00:00.000Z"
 
 const stored = (streamId: string, events: ReadonlyArray<{ readonly type: string; readonly data: StoredEvent["data"] }>) =>
-  events.map((event, i): StoredEvent => ({
-    ...event,
-    streamId,
-    streamVersion: i + 1,
-    sequence: i + 1,
-    recordedAt: at,
-    metadata: { workspaceId: "acme", eventId: `evt_${i + 1}`, requestId: null, actor: null }
-  }))
+  events.map(
+    (event, i): StoredEvent => ({
+      ...event,
+      streamId,
+      streamVersion: i + 1,
+      sequence: i + 1,
+      recordedAt: at,
+      metadata: { workspaceId: "acme", eventId: `evt_${i + 1}`, requestId: null, actor: null }
+    })
+  )
 
 // A throwaway aggregate whose first event was once stored with `text`, and is written with `body` today.
 const NoteWritten = DomainEvent("note.written", { id: Schema.String, body: Schema.String, at: Schema.String })
@@ -49,10 +51,12 @@ describe("decodeEvents", () => {
       { type: "contact.created", data: { id: "con_1", fields: { email: "ada@example.com" }, at } },
       { type: "contact.updated", data: { changed: { title: "CEO" }, at } }
     ])
-    expect(decodeEvents(contactAggregate, events)).toEqual(Result.succeed([
-      { type: "contact.created", data: { id: "con_1", fields: { email: "ada@example.com" }, at } },
-      { type: "contact.updated", data: { changed: { title: "CEO" }, at } }
-    ]))
+    expect(decodeEvents(contactAggregate, events)).toEqual(
+      Result.succeed([
+        { type: "contact.created", data: { id: "con_1", fields: { email: "ada@example.com" }, at } },
+        { type: "contact.updated", data: { changed: { title: "CEO" }, at } }
+      ])
+    )
   })
 
   it("refuses an event its Schema does not accept, naming the stream, the version and the type", () => {
@@ -76,10 +80,12 @@ describe("decodeEvents", () => {
       { type: "note.written", data: { id: "note_1", body: "written today", at } }
     ])
     const decoded = decodeEvents(noteAggregate, events)
-    expect(decoded).toEqual(Result.succeed([
-      { type: "note.written", data: { id: "note_1", body: "written in 2025", at } },
-      { type: "note.written", data: { id: "note_1", body: "written today", at } }
-    ]))
+    expect(decoded).toEqual(
+      Result.succeed([
+        { type: "note.written", data: { id: "note_1", body: "written in 2025", at } },
+        { type: "note.written", data: { id: "note_1", body: "written today", at } }
+      ])
+    )
     // Without the upcaster, the old shape is a defect.
     expect(Result.isFailure(decodeEvents({ ...noteAggregate, upcast: undefined }, events))).toBe(true)
   })
@@ -88,8 +94,14 @@ describe("decodeEvents", () => {
 describe("isErased", () => {
   it("is true for a purged record's stream and for a stream whose events were redacted", () => {
     expect(isErased(stored("con_1", [{ type: "contact.created", data: { id: "con_1", fields: {}, at } }]))).toBe(false)
-    expect(isErased(stored("con_1", [{ type: "contact.created", data: { redacted: true } }, { type: "contact.purged", data: { at } }])))
-      .toBe(true)
+    expect(
+      isErased(
+        stored("con_1", [
+          { type: "contact.created", data: { redacted: true } },
+          { type: "contact.purged", data: { at } }
+        ])
+      )
+    ).toBe(true)
     expect(isErased(stored("dlv_1", [{ type: "delivery.scheduled", data: { redacted: true } }]))).toBe(true)
   })
 })
@@ -109,6 +121,18 @@ describe("the registered aggregates", () => {
 
   it("are named as their events are", () => {
     const names = aggregates.map((aggregate) => aggregate.name)
-    expect(names).toEqual(["contact", "deal", "activity", "company", "pipeline", "webhook", "delivery", "custom_field", "api_key", "workspace", "recovery"])
+    expect(names).toEqual([
+      "contact",
+      "deal",
+      "activity",
+      "company",
+      "pipeline",
+      "webhook",
+      "delivery",
+      "custom_field",
+      "api_key",
+      "workspace",
+      "recovery"
+    ])
   })
 })

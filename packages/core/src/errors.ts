@@ -15,9 +15,7 @@ export class ValidationError extends Schema.TaggedError<ValidationError>()("Vali
 }) {
   static of(details: ReadonlyArray<ErrorDetail>): ValidationError {
     const first = details[0]
-    const message = first === undefined
-      ? "invalid request"
-      : first.path === "" ? first.message : `${first.path} ${first.message}`
+    const message = first === undefined ? "invalid request" : first.path === "" ? first.message : `${first.path} ${first.message}`
     return new ValidationError({ message, details })
   }
   static at(path: string, message: string): ValidationError {

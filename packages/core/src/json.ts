@@ -4,5 +4,4 @@ export interface JsonObject {
   readonly [key: string]: Json
 }
 
-export const isJsonObject = (u: unknown): u is JsonObject =>
-  typeof u === "object" && u !== null && !Array.isArray(u)
+export const isJsonObject = (u: unknown): u is JsonObject => typeof u === "object" && u !== null && !Array.isArray(u)

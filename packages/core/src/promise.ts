@@ -10,10 +10,13 @@ import { WebhookConfig, type WebhookConfigService } from "./engine/contract/Webh
 import { WebhookTransport, WebhookTransportUnavailable } from "./engine/contract/WebhookTransport.js"
 
 /** An Effect-returning function turned into one returning a Promise, recursively through objects. */
-type Promised<F> = F extends (...args: infer A) => Effect.Effect<infer R, infer _E, never> ? (...args: A) => Promise<R>
-  : F extends Effect.Effect<infer R, infer _E, never> ? () => Promise<R>
-  : F extends object ? { readonly [K in keyof F]: Promised<F[K]> }
-  : never
+type Promised<F> = F extends (...args: infer A) => Effect.Effect<infer R, infer _E, never>
+  ? (...args: A) => Promise<R>
+  : F extends Effect.Effect<infer R, infer _E, never>
+    ? () => Promise<R>
+    : F extends object
+      ? { readonly [K in keyof F]: Promised<F[K]> }
+      : never
 
 /**
  * The engine for callers who do not use Effect: every operation returns a Promise, and a failure
@@ -64,8 +67,8 @@ export const createPromiseEngine = async <E>(
   const engine = await runtime.runPromise(Engine)
   // runPromise would reject with a FiberFailure wrapper; callers should get the domain error itself.
   const run: Run = (effect) =>
-    runtime.runPromise(Effect.result(effect)).then((result) =>
-      result._tag === "Success" ? result.success : Promise.reject(result.failure)
-    )
+    runtime
+      .runPromise(Effect.result(effect))
+      .then((result) => (result._tag === "Success" ? result.success : Promise.reject(result.failure)))
   return { ...(promised(engine, run) as Promised<EngineService>), dispose: () => runtime.dispose() }
 }

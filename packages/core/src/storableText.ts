@@ -1,13 +1,13 @@
 import type { JsonObject } from "./json.js"
 
 // U+0000, or a surrogate half without its partner.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: NUL is what PostgreSQL cannot store in text, so it is matched on purpose.
 const unstorable = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/
 
 /** Whether storage can keep (and compare with) this text: no U+0000 and no unpaired surrogate. */
 export const isStorableText = (text: string): boolean => !unstorable.test(text)
 
-const child = (path: string, key: string | number) =>
-  typeof key === "number" ? `${path}[${key}]` : path === "" ? key : `${path}.${key}`
+const child = (path: string, key: string | number) => (typeof key === "number" ? `${path}[${key}]` : path === "" ? key : `${path}.${key}`)
 
 /**
  * The path of the first string (value or key) that no storage can keep: PostgreSQL's jsonb refuses

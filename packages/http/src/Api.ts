@@ -44,5 +44,4 @@ export class Api extends HttpApi.make("dealstream")
   .annotate(OpenApi.Description, description)
   .annotate(OpenApi.Transform, describeDocument)
   // Like the engine, which reports every problem of a list's parameters at once.
-  .annotate(HttpApi.QueryParseOptions, { errors: "all" })
-{}
+  .annotate(HttpApi.QueryParseOptions, { errors: "all" }) {}

@@ -20,6 +20,17 @@ import { WebhooksLive } from "./webhooks/Http.js"
  * (`HttpRouter.serve`). Every failure is answered with our error body (ErrorBodies).
  */
 export const ApiLive = HttpApiBuilder.layer(Api).pipe(
-  Layer.provide([ContactsLive, CompaniesLive, ActivitiesLive, PipelinesLive, DealsLive, CustomFieldsLive, TrashLive, WebhooksLive, EventsLive, SystemLive]),
+  Layer.provide([
+    ContactsLive,
+    CompaniesLive,
+    ActivitiesLive,
+    PipelinesLive,
+    DealsLive,
+    CustomFieldsLive,
+    TrashLive,
+    WebhooksLive,
+    EventsLive,
+    SystemLive
+  ]),
   Layer.provide([AuthenticationLive, IdempotentRepliesLive, ErrorBodiesLive])
 )

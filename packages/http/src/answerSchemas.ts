@@ -21,9 +21,9 @@ import {
 
 // A filter of our own: HttpApi leaves an isPattern check out of a header's schema.
 const ETag = Schema.String.check(
-  Schema.makeFilter((etag: string) => /^"[0-9]+"$/.test(etag), { toJsonSchema: () => ({ pattern: "^\"[0-9]+\"$" }) })
+  Schema.makeFilter((etag: string) => /^"[0-9]+"$/.test(etag), { toJsonSchema: () => ({ pattern: '^"[0-9]+"$' }) })
 ).annotate({
-  description: "The record's version, `\"<version>\"`; send it in If-Match to make a write conditional."
+  description: 'The record\'s version, `"<version>"`; send it in If-Match to make a write conditional.'
 })
 
 const Location = Schema.String.annotate({ description: "The path of the new record.", format: "uri-reference" })
@@ -72,7 +72,15 @@ export const listErrors = [Invalid] as const
 /** GET of one record, or of a list under one record. */
 export const readErrors = [Invalid, Missing] as const
 /** POST of a new record. */
-export const createErrors = [Invalid, InvalidJson, Missing, Conflicting, IdempotencyConflict, PayloadTooLarge, UnsupportedMediaType] as const
+export const createErrors = [
+  Invalid,
+  InvalidJson,
+  Missing,
+  Conflicting,
+  IdempotencyConflict,
+  PayloadTooLarge,
+  UnsupportedMediaType
+] as const
 /** POST of a batch: its operations' own errors are in its results (batch.ts). */
 export const batchErrors = [Invalid, InvalidJson, Conflicting, IdempotencyConflict, PayloadTooLarge, UnsupportedMediaType] as const
 /** POST of a custom field definition: its lost answer cannot be read again (definitions have no GET). */

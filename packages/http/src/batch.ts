@@ -1,4 +1,13 @@
-import { type BatchAnswer, type JsonObject, type BatchOutcome, type Conflict, MAX_BATCH_OPERATIONS, type RequestContext, type StorageUnavailable, type ValidationError } from "@dealstream/core"
+import {
+  type BatchAnswer,
+  type JsonObject,
+  type BatchOutcome,
+  type Conflict,
+  MAX_BATCH_OPERATIONS,
+  type RequestContext,
+  type StorageUnavailable,
+  type ValidationError
+} from "@dealstream/core"
 import type { HttpServerRequest } from "effect/http"
 import { Effect, Schema } from "effect"
 import { ErrorBody } from "./errors/ErrorBody.js"
@@ -11,36 +20,46 @@ import { json } from "./replies.js"
 /** The operations of a batch, documented; the engine checks them (core's parseBatch). */
 export const batchInput = (record: string, identifier: string, upsertField: string | null) =>
   Schema.Struct({
-    operations: Schema.Array(Schema.Struct({
-      op: Schema.Literals(upsertField === null ? ["create", "update"] : ["create", "update", "upsert"]),
-      id: Schema.optionalKey(Schema.String).annotate({ description: "update: the record's id." }),
-      match: Schema.optionalKey(Schema.Record(Schema.String, Schema.String)).annotate({
-        description: upsertField === null
-          ? "Not taken: these records have no unique key to upsert on."
-          : `upsert: {"${upsertField}": "…"}, the ${upsertField} to match a live record on (whatever its case); a create when none holds it.`
-      }),
-      data: Schema.Record(Schema.String, Schema.Unknown).annotate({
-        description: `As the body of the single request: ${record}Input for a create or an upsert that creates, ${record}Patch for an update.`
+    operations: Schema.Array(
+      Schema.Struct({
+        op: Schema.Literals(upsertField === null ? ["create", "update"] : ["create", "update", "upsert"]),
+        id: Schema.optionalKey(Schema.String).annotate({ description: "update: the record's id." }),
+        match: Schema.optionalKey(Schema.Record(Schema.String, Schema.String)).annotate({
+          description:
+            upsertField === null
+              ? "Not taken: these records have no unique key to upsert on."
+              : `upsert: {"${upsertField}": "…"}, the ${upsertField} to match a live record on (whatever its case); a create when none holds it.`
+        }),
+        data: Schema.Record(Schema.String, Schema.Unknown).annotate({
+          description: `As the body of the single request: ${record}Input for a create or an upsert that creates, ${record}Patch for an update.`
+        })
       })
-    })).annotate({ description: `1 to ${MAX_BATCH_OPERATIONS} operations; more is 413.` }),
+    ).annotate({ description: `1 to ${MAX_BATCH_OPERATIONS} operations; more is 413.` }),
     atomic: Schema.optionalKey(Schema.Boolean).annotate({
       description: "true: every operation is applied in one commit, or none is (the others answer 424). Default false: each on its own."
     })
   }).annotate({ identifier })
 
 export const BatchResults = Schema.Struct({
-  results: Schema.Array(Schema.Struct({
-    index: Schema.Number,
-    status: Schema.Number.annotate({
-      description: "What the single request would have answered: 201 for a create (an upsert that created), 200 for an update, the error's " +
-        "status otherwise; 424 for an operation of an atomic batch left undone because another failed."
-    }),
-    data: Schema.optionalKey(Schema.Record(Schema.String, Schema.Unknown)).annotate({ description: "The record, as the single request answers it." }),
-    error: Schema.optionalKey(Schema.Struct({
-      ...ErrorBody.fields.error.fields,
-      code: Schema.String.annotate({ description: "A code of the error shape, or failed_dependency (424)." })
-    })).annotate({ description: "The error body's `error` the single request would have answered." })
-  }))
+  results: Schema.Array(
+    Schema.Struct({
+      index: Schema.Number,
+      status: Schema.Number.annotate({
+        description:
+          "What the single request would have answered: 201 for a create (an upsert that created), 200 for an update, the error's " +
+          "status otherwise; 424 for an operation of an atomic batch left undone because another failed."
+      }),
+      data: Schema.optionalKey(Schema.Record(Schema.String, Schema.Unknown)).annotate({
+        description: "The record, as the single request answers it."
+      }),
+      error: Schema.optionalKey(
+        Schema.Struct({
+          ...ErrorBody.fields.error.fields,
+          code: Schema.String.annotate({ description: "A code of the error shape, or failed_dependency (424)." })
+        })
+      ).annotate({ description: "The error body's `error` the single request would have answered." })
+    })
+  )
 }).annotate({ identifier: "BatchResults" })
 
 export const batchDescription = (records: string, upsert: string | null) =>
@@ -73,20 +92,24 @@ const resultOf = (outcome: BatchOutcome, index: number, requestId: string): Json
 
 /** Counted before the engine parses the rest: more operations than a batch holds is 413, as a body over its size is. */
 const tooMany = (body: unknown) =>
-  typeof body === "object" && body !== null && Array.isArray((body as Record<string, unknown>)["operations"]) &&
+  typeof body === "object" &&
+  body !== null &&
+  Array.isArray((body as Record<string, unknown>)["operations"]) &&
   ((body as Record<string, unknown>)["operations"] as Array<unknown>).length > MAX_BATCH_OPERATIONS
 
 /** POST /v1/<records>/batch: 200 with a result per operation, under one Idempotency-Key. */
-export const batchRecords = (
-  idempotent: IdempotentRepliesService,
-  run: (ctx: RequestContext, body: unknown) => Effect.Effect<BatchAnswer, ValidationError | Conflict | StorageUnavailable>
-) =>
-({ request }: { readonly request: HttpServerRequest.HttpServerRequest }) =>
-  postedJson(idempotent, request, (ctx: RequestContext, body: unknown) =>
-    Effect.gen(function*() {
-      if (tooMany(body)) {
-        return yield* new PayloadTooLarge({ message: `a batch holds at most ${MAX_BATCH_OPERATIONS} operations` })
-      }
-      const answer = yield* run(ctx, body)
-      return json({ results: answer.outcomes.map((outcome, index) => resultOf(outcome, index, ctx.requestId ?? "")) })
-    }))
+export const batchRecords =
+  (
+    idempotent: IdempotentRepliesService,
+    run: (ctx: RequestContext, body: unknown) => Effect.Effect<BatchAnswer, ValidationError | Conflict | StorageUnavailable>
+  ) =>
+  ({ request }: { readonly request: HttpServerRequest.HttpServerRequest }) =>
+    postedJson(idempotent, request, (ctx: RequestContext, body: unknown) =>
+      Effect.gen(function* () {
+        if (tooMany(body)) {
+          return yield* new PayloadTooLarge({ message: `a batch holds at most ${MAX_BATCH_OPERATIONS} operations` })
+        }
+        const answer = yield* run(ctx, body)
+        return json({ results: answer.outcomes.map((outcome, index) => resultOf(outcome, index, ctx.requestId ?? "")) })
+      })
+    )

@@ -22,8 +22,7 @@ export const Timestamp = Schema.String.annotate({
   format: "date-time"
 })
 
-export const nullable = <S extends Schema.Top>(schema: S, description: string) =>
-  Schema.NullOr(schema).annotate({ description })
+export const nullable = <S extends Schema.Top>(schema: S, description: string) => Schema.NullOr(schema).annotate({ description })
 
 /** The value type of a custom field (text, number, boolean, date `YYYY-MM-DD`, enum option) or null. */
 export const CustomValue = Schema.Union([Schema.String, Schema.Finite, Schema.Boolean, Schema.Null]).annotate({
@@ -52,4 +51,7 @@ export const pageOf = <S extends Schema.Top>(item: S, identifier: string) =>
 export const securedGroup = <const Id extends string, const Endpoints extends NonEmptyReadonlyArray<HttpApiEndpoint.Constraint>>(
   id: Id,
   ...endpoints: Endpoints
-) => HttpApiGroup.make(id).add(...endpoints).middleware(Authentication)
+) =>
+  HttpApiGroup.make(id)
+    .add(...endpoints)
+    .middleware(Authentication)

@@ -37,10 +37,12 @@ const valuesOf = (field: StandardField): FieldSchema => {
 }
 
 const annotated = (schema: FieldSchema, description: string | null, examples: ReadonlyArray<unknown>): FieldSchema =>
-  description === null && examples.length === 0 ? schema : schema.annotate({
-    ...(description === null ? {} : { description }),
-    ...(examples.length === 0 ? {} : { examples })
-  })
+  description === null && examples.length === 0
+    ? schema
+    : schema.annotate({
+        ...(description === null ? {} : { description }),
+        ...(examples.length === 0 ? {} : { examples })
+      })
 
 /** A nullable field's description is on the whole (`anyOf`), its examples on the values. */
 const fieldSchema = (field: StandardField): FieldSchema =>
@@ -55,12 +57,10 @@ const entriesOf = (
   fields.map((field) => [field.name, optional(field) ? Schema.optionalKey(fieldSchema(field)) : fieldSchema(field)])
 
 /** A new record's body: the fields a body may set, the required ones required. */
-export const createFields = (record: RecordFields): Fields =>
-  Object.fromEntries(entriesOf(writableOf(record), (field) => !field.required))
+export const createFields = (record: RecordFields): Fields => Object.fromEntries(entriesOf(writableOf(record), (field) => !field.required))
 
 /** A patch: the fields a body may set, every one optional. */
-export const patchFields = (record: RecordFields): Fields =>
-  Object.fromEntries(entriesOf(writableOf(record), () => true))
+export const patchFields = (record: RecordFields): Fields => Object.fromEntries(entriesOf(writableOf(record), () => true))
 
 /**
  * A record as it is answered: every standard field, present even when null. The computed ones

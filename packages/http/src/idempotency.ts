@@ -10,9 +10,9 @@ import { type Reply, respond } from "./replies.js"
 const canonical = (value: unknown): string => {
   if (Array.isArray(value)) return `[${value.map(canonical).join(",")}]`
   if (typeof value === "object" && value !== null) {
-    const entries = Object.keys(value).sort().map((key) =>
-      `${JSON.stringify(key)}:${canonical((value as Record<string, unknown>)[key])}`
-    )
+    const entries = Object.keys(value)
+      .sort()
+      .map((key) => `${JSON.stringify(key)}:${canonical((value as Record<string, unknown>)[key])}`)
     return `{${entries.join(",")}}`
   }
   return JSON.stringify(value) ?? "null"
@@ -42,10 +42,7 @@ export interface IdempotentRepliesService {
      * answer was never stored (the host stopped in between). Without it such a retry is a conflict.
      */
     recover?: (applied: Applied) => Effect.Effect<Reply, E2>
-  ) => Effect.Effect<
-    HttpServerResponse.HttpServerResponse,
-    E | E2 | ValidationError | IdempotencyConflict | StorageUnavailable
-  >
+  ) => Effect.Effect<HttpServerResponse.HttpServerResponse, E | E2 | ValidationError | IdempotencyConflict | StorageUnavailable>
 }
 
 export class IdempotentReplies extends Context.Service<IdempotentReplies, IdempotentRepliesService>()(
@@ -54,7 +51,7 @@ export class IdempotentReplies extends Context.Service<IdempotentReplies, Idempo
 
 export const IdempotentRepliesLive = Layer.effect(
   IdempotentReplies,
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const engine = yield* Engine
     // Two concurrent requests with one key would both miss the store and both run; within this
     // process they take turns instead. (Across hosts the window remains: the store has no lock.)
@@ -85,7 +82,7 @@ export const IdempotentRepliesLive = Layer.effect(
         const print = fingerprint(request.method, new URL(request.url, "http://localhost").pathname, body)
         return withLock(
           `${ctx.workspaceId}\u0000${key}`,
-          Effect.gen(function*() {
+          Effect.gen(function* () {
             const stored = yield* engine.idempotency.get(ctx, key)
             if (stored !== null) {
               if (stored.fingerprint !== print) {
@@ -113,13 +110,15 @@ export const IdempotentRepliesLive = Layer.effect(
             if (answer.status >= 200 && answer.status < 300) {
               const now = yield* Clock.currentTimeMillis
               // The write already happened: failing to remember it must not turn success into an error.
-              yield* engine.idempotency.put(ctx, key, {
-                fingerprint: print,
-                status: answer.status,
-                body: answer.body satisfies Json | null,
-                location: answer.location,
-                created_at: new Date(now).toISOString()
-              }).pipe(Effect.catch((error) => Effect.logWarning("idempotency key not stored", error.message)))
+              yield* engine.idempotency
+                .put(ctx, key, {
+                  fingerprint: print,
+                  status: answer.status,
+                  body: answer.body satisfies Json | null,
+                  location: answer.location,
+                  created_at: new Date(now).toISOString()
+                })
+                .pipe(Effect.catch((error) => Effect.logWarning("idempotency key not stored", error.message)))
             }
             return respond(answer)
           })

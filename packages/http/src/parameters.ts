@@ -1,4 +1,17 @@
-import { activityParamsWhere, activityTypes, CONTACT_EXPANSIONS, CustomFieldObject, DEAL_EXPANSIONS, dealParamsWhere, FEED_MAX_WAIT_SECONDS, feedLimits, type IfMatch, parseFeedParams, parseLimit, type ValidationError } from "@dealstream/core"
+import {
+  activityParamsWhere,
+  activityTypes,
+  CONTACT_EXPANSIONS,
+  CustomFieldObject,
+  DEAL_EXPANSIONS,
+  dealParamsWhere,
+  FEED_MAX_WAIT_SECONDS,
+  feedLimits,
+  type IfMatch,
+  parseFeedParams,
+  parseLimit,
+  type ValidationError
+} from "@dealstream/core"
 import { Result, Schema, SchemaTransformation } from "effect"
 
 /**
@@ -35,22 +48,22 @@ const checkedText = (description: string, check: (raw: string) => string | undef
   )
 
 /** A query parameter the client may leave out, taken as sent. */
-export const optionalText = (description: string) =>
-  Schema.optionalKey(Schema.String.annotate({ description, message: GIVEN_ONCE }))
+export const optionalText = (description: string) => Schema.optionalKey(Schema.String.annotate({ description, message: GIVEN_ONCE }))
 
 // U+0000 or a surrogate half without its partner: what the engine refuses in every list parameter
 // before it reads any (`storableParams`), so that message comes first here too. (Core keeps its
 // copy of this pattern private.)
+// biome-ignore lint/suspicious/noControlCharactersInRegex: NUL is what PostgreSQL cannot store in text, so it is matched on purpose.
 const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/
 const UNSTORABLE_MESSAGE = "contains U+0000 or an unpaired surrogate, which cannot be stored"
 
 /** A list parameter: text the engine can store, then the engine's own check of it. */
 const listValue = (description: string, check: (raw: string) => string | undefined, document: JsonFragment) =>
-  Schema.optionalKey(checkedText(description, (raw) => UNSTORABLE.test(raw) ? UNSTORABLE_MESSAGE : check(raw), document))
+  Schema.optionalKey(checkedText(description, (raw) => (UNSTORABLE.test(raw) ? UNSTORABLE_MESSAGE : check(raw)), document))
 
 /** The message the engine's parser answers for a wrong value (its one detail), or none. */
 const messageOf = (result: Result.Result<unknown, ValidationError>): string | undefined =>
-  Result.isFailure(result) ? result.failure.details[0]?.message ?? result.failure.message : undefined
+  Result.isFailure(result) ? (result.failure.details[0]?.message ?? result.failure.message) : undefined
 
 // Deal list parameters are checked one at a time, so no custom field of the workspace is involved.
 const EMPTY_CATALOG = new Map()
@@ -60,11 +73,12 @@ const dealParam = (name: string, description: string, document: JsonFragment) =>
   listValue(description, (raw) => messageOf(dealParamsWhere({ [name]: raw }, EMPTY_CATALOG)), document)
 
 export const pagingParams = {
-  limit: listValue(
-    "Page size, 1–100 (default 25). Out of range is 400, never clamped.",
-    (raw) => messageOf(parseLimit(raw)),
-    { type: "integer", minimum: 1, maximum: 100, default: 25 }
-  ),
+  limit: listValue("Page size, 1–100 (default 25). Out of range is 400, never clamped.", (raw) => messageOf(parseLimit(raw)), {
+    type: "integer",
+    minimum: 1,
+    maximum: 100,
+    default: 25
+  }),
   cursor: optionalText("The `next_cursor` of the previous page; only valid with the same sort and filter.")
 }
 
@@ -72,9 +86,9 @@ export const searchParams = {
   ...pagingParams,
   search: optionalText("Case-insensitive prefix search: every term must start a word of the record."),
   filter: optionalText(
-    "URL-encoded JSON filter: {\"field\": value} or {\"field\": {\"$op\": operand}} with $eq $ne $in $nin $gt $gte " +
+    'URL-encoded JSON filter: {"field": value} or {"field": {"$op": operand}} with $eq $ne $in $nin $gt $gte ' +
       "$lt $lte $contains $starts_with $exists, combined with $and, $or, $not. Example: " +
-      "{\"$or\":[{\"source\":\"webinar\"},{\"industry\":{\"$in\":[\"saas\"]}}]}"
+      '{"$or":[{"source":"webinar"},{"industry":{"$in":["saas"]}}]}'
   ),
   sort: optionalText("A sort field, `-field` for descending; ties are broken by id.")
 }
@@ -114,10 +128,12 @@ export const activityParams = {
 }
 
 /** One of `values`, or `message`. */
-const oneOf = (values: ReadonlyArray<string>, message: string) => (raw: string) => values.includes(raw) ? undefined : message
+const oneOf = (values: ReadonlyArray<string>, message: string) => (raw: string) => (values.includes(raw) ? undefined : message)
 
 export const deliveryParams = (statuses: ReadonlyArray<string>) => ({
-  status: listValue("pending, succeeded, failed or cancelled.", oneOf(statuses, `must be one of ${statuses.join(", ")}`), { enum: statuses }),
+  status: listValue("pending, succeeded, failed or cancelled.", oneOf(statuses, `must be one of ${statuses.join(", ")}`), {
+    enum: statuses
+  }),
   ...pagingParams
 })
 
@@ -136,11 +152,12 @@ export const feedParams = {
       "A name that matches no type of the feed is 400.",
     { type: "string", examples: ["contact.*,deal.stage_changed"] }
   ),
-  limit: feedParam(
-    "limit",
-    `Events per read, 1–${feedLimits.max} (default ${feedLimits.default}). Out of range is 400, never clamped.`,
-    { type: "integer", minimum: 1, maximum: feedLimits.max, default: feedLimits.default }
-  ),
+  limit: feedParam("limit", `Events per read, 1–${feedLimits.max} (default ${feedLimits.default}). Out of range is 400, never clamped.`, {
+    type: "integer",
+    minimum: 1,
+    maximum: feedLimits.max,
+    default: feedLimits.default
+  }),
   wait: feedParam(
     "wait",
     `Seconds (0–${FEED_MAX_WAIT_SECONDS}, default 0) to hold the request while there is nothing after the cursor: ` +
@@ -172,7 +189,7 @@ export const contactListParams = {
   ...searchParams,
   company_id: listValue(
     "Only contacts whose company_ids hold this company; a company that is not live (unknown, in the trash) lists none.",
-    (raw) => raw === "" ? "must not be empty" : undefined,
+    (raw) => (raw === "" ? "must not be empty" : undefined),
     { type: "string" }
   )
 }
@@ -183,22 +200,30 @@ export const contactListParams = {
  */
 const expandParam = (values: ReadonlyArray<string>, description: string) => {
   const names = values.join("|")
-  return Schema.optionalKey(checkedText(
-    description,
-    (raw) => {
-      if (raw.trim() === "") return undefined
-      const unknown = raw.split(",").map((part) => part.trim()).find((part) => !values.includes(part))
-      return unknown === undefined ? undefined : `has an unknown value ${JSON.stringify(unknown)}; use ${values.join(", ")}`
-    },
-    { pattern: `^\\s*$|^\\s*(?:${names})\\s*(?:,\\s*(?:${names})\\s*)*$` }
-  ))
+  return Schema.optionalKey(
+    checkedText(
+      description,
+      (raw) => {
+        if (raw.trim() === "") return undefined
+        const unknown = raw
+          .split(",")
+          .map((part) => part.trim())
+          .find((part) => !values.includes(part))
+        return unknown === undefined ? undefined : `has an unknown value ${JSON.stringify(unknown)}; use ${values.join(", ")}`
+      },
+      { pattern: `^\\s*$|^\\s*(?:${names})\\s*(?:,\\s*(?:${names})\\s*)*$` }
+    )
+  )
 }
 
-const asOf = Schema.optionalKey(Schema.String.annotate({
-  description: "A timestamp (RFC 3339 with a time zone): the record as it stood then, 404 if it did not exist or was in the " +
-    "trash then. Cannot be combined with expand.",
-  examples: ["2026-11-01T09:00:00Z"]
-}))
+const asOf = Schema.optionalKey(
+  Schema.String.annotate({
+    description:
+      "A timestamp (RFC 3339 with a time zone): the record as it stood then, 404 if it did not exist or was in the " +
+      "trash then. Cannot be combined with expand.",
+    examples: ["2026-11-01T09:00:00Z"]
+  })
+)
 
 /** GET of one deal. */
 export const dealGetParams = {
@@ -229,18 +254,22 @@ const VERSION = /^(?:W\/)?"?(\d{1,15})"?$/
  */
 const IfMatchValue = Schema.String.check(
   Schema.makeFilter((header: string) => header.trim() === "*" || VERSION.test(header.trim()), {
-    message: "must be an ETag from a previous response (\"<version>\") or *",
-    toJsonSchema: () => ({ pattern: "^(?:\\*|(?:W/)?\"?[0-9]{1,15}\"?)$" })
+    message: 'must be an ETag from a previous response ("<version>") or *',
+    toJsonSchema: () => ({ pattern: '^(?:\\*|(?:W/)?"?[0-9]{1,15}"?)$' })
   })
-).annotate({
-  description: "An ETag from a previous response (`\"<version>\"`) or `*`: the write happens only if it is still current (else 412)."
-}).pipe(Schema.decodeTo(
-  Schema.NullOr(Schema.Number),
-  SchemaTransformation.transform<IfMatch, string>({
-    decode: (header) => header.trim() === "*" ? null : Number(VERSION.exec(header.trim())![1]),
-    encode: (version) => version === null ? "*" : `"${version}"`
+)
+  .annotate({
+    description: 'An ETag from a previous response (`"<version>"`) or `*`: the write happens only if it is still current (else 412).'
   })
-))
+  .pipe(
+    Schema.decodeTo(
+      Schema.NullOr(Schema.Number),
+      SchemaTransformation.transform<IfMatch, string>({
+        decode: (header) => (header.trim() === "*" ? null : Number(VERSION.exec(header.trim())![1])),
+        encode: (version) => (version === null ? "*" : `"${version}"`)
+      })
+    )
+  )
 
 export const ifMatchHeader = { "if-match": Schema.optionalKey(IfMatchValue) }
 
@@ -251,14 +280,17 @@ export const MAX_IDEMPOTENCY_KEY_LENGTH = 255
 export const IDEMPOTENCY_KEY_MESSAGE = `must be 1 to ${MAX_IDEMPOTENCY_KEY_LENGTH} characters`
 
 export const idempotencyHeader = {
-  "idempotency-key": Schema.optionalKey(Schema.String.check(
-    Schema.makeFilter((key: string) => key.length >= 1 && key.length <= MAX_IDEMPOTENCY_KEY_LENGTH, {
-      message: IDEMPOTENCY_KEY_MESSAGE,
-      toJsonSchema: () => ({ minLength: 1, maxLength: MAX_IDEMPOTENCY_KEY_LENGTH })
+  "idempotency-key": Schema.optionalKey(
+    Schema.String.check(
+      Schema.makeFilter((key: string) => key.length >= 1 && key.length <= MAX_IDEMPOTENCY_KEY_LENGTH, {
+        message: IDEMPOTENCY_KEY_MESSAGE,
+        toJsonSchema: () => ({ minLength: 1, maxLength: MAX_IDEMPOTENCY_KEY_LENGTH })
+      })
+    ).annotate({
+      description:
+        "Up to 255 characters. The same key with the same body within 24 h replays the stored answer (Idempotent-Replayed: true); with another body it is 409."
     })
-  ).annotate({
-    description: "Up to 255 characters. The same key with the same body within 24 h replays the stored answer (Idempotent-Replayed: true); with another body it is 409."
-  }))
+  )
 }
 
 export const idParams = { id: PathText }

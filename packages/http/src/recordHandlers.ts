@@ -32,34 +32,40 @@ interface ConditionalRequest extends RecordRequest {
 }
 
 /** GET of a collection: every list parameter goes to the engine, which rejects unknown ones; 200 with the page. */
-export const listRecords = <E>(list: (ctx: RequestContext, params: ListParams) => Effect.Effect<Page, E>) => ({ request }: Request) =>
-  Effect.gen(function*() {
-    const query = yield* readQuery(request, "all")
-    return respond(page(yield* list(yield* Caller, query)))
-  })
+export const listRecords =
+  <E>(list: (ctx: RequestContext, params: ListParams) => Effect.Effect<Page, E>) =>
+  ({ request }: Request) =>
+    Effect.gen(function* () {
+      const query = yield* readQuery(request, "all")
+      return respond(page(yield* list(yield* Caller, query)))
+    })
 
 /** GET of a collection a workspace holds a handful of (pipelines, webhooks): whole, unpaginated, no parameters. */
-export const listWhole = <E>(list: (ctx: RequestContext) => Effect.Effect<Page, E>) => ({ request }: Request) =>
-  Effect.gen(function*() {
-    yield* readQuery(request, [])
-    return respond(page(yield* list(yield* Caller)))
-  })
+export const listWhole =
+  <E>(list: (ctx: RequestContext) => Effect.Effect<Page, E>) =>
+  ({ request }: Request) =>
+    Effect.gen(function* () {
+      yield* readQuery(request, [])
+      return respond(page(yield* list(yield* Caller)))
+    })
 
 /** GET of a list that belongs to one record (a deal's timeline, a record's history): the engine checks the parameters. */
-export const recordPage = <E>(list: (ctx: RequestContext, id: string, query: ListParams) => Effect.Effect<Page, E>) =>
-({ params, request }: RecordRequest) =>
-  Effect.gen(function*() {
-    const query = yield* readQuery(request, "all")
-    return respond(page(yield* list(yield* Caller, params.id, query)))
-  })
+export const recordPage =
+  <E>(list: (ctx: RequestContext, id: string, query: ListParams) => Effect.Effect<Page, E>) =>
+  ({ params, request }: RecordRequest) =>
+    Effect.gen(function* () {
+      const query = yield* readQuery(request, "all")
+      return respond(page(yield* list(yield* Caller, params.id, query)))
+    })
 
 /** GET of one record without query parameters; 200 with the record. */
-export const getRecord = <E>(get: (ctx: RequestContext, id: string) => Effect.Effect<Versioned, E>) =>
-({ params, request }: RecordRequest) =>
-  Effect.gen(function*() {
-    yield* readQuery(request, [])
-    return respond(record(yield* get(yield* Caller, params.id)))
-  })
+export const getRecord =
+  <E>(get: (ctx: RequestContext, id: string) => Effect.Effect<Versioned, E>) =>
+  ({ params, request }: RecordRequest) =>
+    Effect.gen(function* () {
+      yield* readQuery(request, [])
+      return respond(record(yield* get(yield* Caller, params.id)))
+    })
 
 /**
  * A POST with a JSON body and no query, under the Idempotency-Key rules: `reply` makes the answer
@@ -71,7 +77,7 @@ export const postedJson = <E, E2 = never>(
   reply: (ctx: RequestContext, body: unknown) => Effect.Effect<Reply, E>,
   again?: (ctx: RequestContext, applied: Applied) => Effect.Effect<Reply, E2>
 ) =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     yield* readQuery(request, [])
     const ctx = yield* Caller
     const body = yield* readJsonBody(request)
@@ -79,60 +85,60 @@ export const postedJson = <E, E2 = never>(
   })
 
 /** POST of a new record: no query parameters, a JSON body, the Idempotency-Key rules, 201 + Location. */
-export const createRecord = (
-  idempotent: IdempotentRepliesService,
-  collection: string,
-  create: (ctx: RequestContext, body: unknown) => Effect.Effect<Versioned, WriteError>,
-  /** The record as it is now: the answer to a retry whose first answer was lost. */
-  read: (ctx: RequestContext, id: string) => Effect.Effect<Versioned, ReadError>
-) =>
-({ request }: Request) =>
-  postedJson(
-    idempotent,
-    request,
-    (ctx, body) => Effect.map(unconditional(create(ctx, body)), (versioned) => created(versioned, locationOf(collection, versioned))),
-    (ctx, applied) => Effect.map(read(ctx, applied.id), (versioned) => created(versioned, locationOf(collection, versioned)))
-  )
+export const createRecord =
+  (
+    idempotent: IdempotentRepliesService,
+    collection: string,
+    create: (ctx: RequestContext, body: unknown) => Effect.Effect<Versioned, WriteError>,
+    /** The record as it is now: the answer to a retry whose first answer was lost. */
+    read: (ctx: RequestContext, id: string) => Effect.Effect<Versioned, ReadError>
+  ) =>
+  ({ request }: Request) =>
+    postedJson(
+      idempotent,
+      request,
+      (ctx, body) => Effect.map(unconditional(create(ctx, body)), (versioned) => created(versioned, locationOf(collection, versioned))),
+      (ctx, applied) => Effect.map(read(ctx, applied.id), (versioned) => created(versioned, locationOf(collection, versioned)))
+    )
 
 /** POST …/restore of a soft-deleted record, under the Idempotency-Key rules; 200 with the record. */
-export const restoreRecord = (
-  idempotent: IdempotentRepliesService,
-  restore: (ctx: RequestContext, id: string) => Effect.Effect<Versioned, WriteError>,
-  /** The record as it is now: the answer to a retry whose first answer was lost. */
-  read: (ctx: RequestContext, id: string) => Effect.Effect<Versioned, ReadError>
-) =>
-({ params, request }: RecordRequest) =>
-  Effect.gen(function*() {
-    yield* readQuery(request, [])
-    const ctx = yield* Caller
-    return yield* idempotent.run(
-      ctx,
-      request,
-      null,
-      Effect.map(unconditional(restore(ctx, params.id)), (restored) => record(restored)),
-      (applied) => Effect.map(read(ctx, applied.id), (current) => record(current))
-    )
-  })
+export const restoreRecord =
+  (
+    idempotent: IdempotentRepliesService,
+    restore: (ctx: RequestContext, id: string) => Effect.Effect<Versioned, WriteError>,
+    /** The record as it is now: the answer to a retry whose first answer was lost. */
+    read: (ctx: RequestContext, id: string) => Effect.Effect<Versioned, ReadError>
+  ) =>
+  ({ params, request }: RecordRequest) =>
+    Effect.gen(function* () {
+      yield* readQuery(request, [])
+      const ctx = yield* Caller
+      return yield* idempotent.run(
+        ctx,
+        request,
+        null,
+        Effect.map(unconditional(restore(ctx, params.id)), (restored) => record(restored)),
+        (applied) => Effect.map(read(ctx, applied.id), (current) => record(current))
+      )
+    })
 
 /** PATCH or PUT of one record: a JSON body, made conditional by If-Match; 200 with the record. */
-export const writeRecord = <E>(
-  write: (ctx: RequestContext, id: string, body: unknown, ifMatch: IfMatch) => Effect.Effect<Versioned, E>
-) =>
-({ headers, params, request }: ConditionalRequest) =>
-  Effect.gen(function*() {
-    yield* readQuery(request, [])
-    const ctx = yield* Caller
-    const body = yield* readJsonBody(request)
-    return respond(record(yield* write(ctx, params.id, body, ifMatchOf(headers))))
-  })
+export const writeRecord =
+  <E>(write: (ctx: RequestContext, id: string, body: unknown, ifMatch: IfMatch) => Effect.Effect<Versioned, E>) =>
+  ({ headers, params, request }: ConditionalRequest) =>
+    Effect.gen(function* () {
+      yield* readQuery(request, [])
+      const ctx = yield* Caller
+      const body = yield* readJsonBody(request)
+      return respond(record(yield* write(ctx, params.id, body, ifMatchOf(headers))))
+    })
 
 /** DELETE of one record, conditional on If-Match; 204. */
-export const deleteRecord = <E>(
-  remove: (ctx: RequestContext, id: string, ifMatch: IfMatch) => Effect.Effect<void, E>
-) =>
-({ headers, params, request }: ConditionalRequest) =>
-  Effect.gen(function*() {
-    yield* readQuery(request, [])
-    yield* remove(yield* Caller, params.id, ifMatchOf(headers))
-    return respond(noContent)
-  })
+export const deleteRecord =
+  <E>(remove: (ctx: RequestContext, id: string, ifMatch: IfMatch) => Effect.Effect<void, E>) =>
+  ({ headers, params, request }: ConditionalRequest) =>
+    Effect.gen(function* () {
+      yield* readQuery(request, [])
+      yield* remove(yield* Caller, params.id, ifMatchOf(headers))
+      return respond(noContent)
+    })

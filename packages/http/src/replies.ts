@@ -21,8 +21,7 @@ export const record = (versioned: Versioned, options?: { readonly status?: numbe
 })
 
 /** 201 with the address of the new record. */
-export const created = (versioned: Versioned, location: string): Reply =>
-  record(versioned, { status: 201, location })
+export const created = (versioned: Versioned, location: string): Reply => record(versioned, { status: 201, location })
 
 export const page = (page: Page): Reply => ({
   status: 200,

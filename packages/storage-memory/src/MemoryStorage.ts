@@ -30,11 +30,9 @@ interface Row extends StoredDocument {
   readonly uniqueKey: string | null
 }
 
-const uniqueSlot = (collection: Collection, workspaceId: string, key: string) =>
-  `${collection}\u0000${workspaceId}\u0000${key}`
+const uniqueSlot = (collection: Collection, workspaceId: string, key: string) => `${collection}\u0000${workspaceId}\u0000${key}`
 
-const documentSlot = (collection: Collection, workspaceId: string, id: string) =>
-  `${collection}\u0000${workspaceId}\u0000${id}`
+const documentSlot = (collection: Collection, workspaceId: string, id: string) => `${collection}\u0000${workspaceId}\u0000${id}`
 
 const tableSlot = (collection: Collection, workspaceId: string) => `${collection}\u0000${workspaceId}`
 
@@ -54,7 +52,7 @@ export interface Services {
  * kept in deletion order for the purge (trash.ts) and pending deliveries in due order for the
  * queue (pendingDeliveries.ts). Only a rebuild (replaceDocuments) reads everything.
  */
-export const makeWithQueue: Effect.Effect<Services> = Effect.gen(function*() {
+export const makeWithQueue: Effect.Effect<Services> = Effect.gen(function* () {
   const signals = yield* PubSub.unbounded<QueueSignal>()
   const settingsChanges = yield* PubSub.unbounded<SettingsChange>()
   const feedChanges = yield* PubSub.unbounded<FeedChange>()
@@ -83,15 +81,18 @@ export const makeWithQueue: Effect.Effect<Services> = Effect.gen(function*() {
     }
     const previous = table.rows.get(id)
     if (previous?.uniqueKey != null) uniques.delete(uniqueSlot(collection, workspaceId, previous.uniqueKey))
-    const row: Row | undefined = write._tag === "Remove" ? undefined : {
-      collection,
-      workspaceId,
-      id,
-      version: write.version,
-      deletedAt: write.deletedAt,
-      data: write.data,
-      uniqueKey: write.uniqueKey
-    }
+    const row: Row | undefined =
+      write._tag === "Remove"
+        ? undefined
+        : {
+            collection,
+            workspaceId,
+            id,
+            version: write.version,
+            deletedAt: write.deletedAt,
+            data: write.data,
+            uniqueKey: write.uniqueKey
+          }
     if (previous === undefined && row === undefined) return
     table.put(id, row)
     if (row?.uniqueKey != null) uniques.set(uniqueSlot(collection, workspaceId, row.uniqueKey), id)
@@ -180,7 +181,8 @@ export const makeWithQueue: Effect.Effect<Services> = Effect.gen(function*() {
         }
         for (const write of commit.documents) writeRow(write)
         const changed = new Set(
-          commit.streams.filter((append) => append.settings === true && append.events.length > 0)
+          commit.streams
+            .filter((append) => append.settings === true && append.events.length > 0)
             .map((append) => append.events[0]!.metadata.workspaceId)
         )
         for (const workspaceId of changed) settingsVersions.set(workspaceId, (settingsVersions.get(workspaceId) ?? 0) + 1)
@@ -219,7 +221,7 @@ export const makeWithQueue: Effect.Effect<Services> = Effect.gen(function*() {
         out.set(id, list)
       }
     }
-    for (const list of out.values()) list.sort((a, b) => a < b ? -1 : a > b ? 1 : 0)
+    for (const list of out.values()) list.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
     return out
   }
 
@@ -256,7 +258,11 @@ export const makeWithQueue: Effect.Effect<Services> = Effect.gen(function*() {
     queryRecords: (collection, workspaceId, query, linked) =>
       Effect.sync(() => {
         const documents = (tables.get(tableSlot(collection, workspaceId))?.query(query) ?? []).map(toDocument)
-        const links = linkedTo(workspaceId, documents.map((document) => document.id), linked)
+        const links = linkedTo(
+          workspaceId,
+          documents.map((document) => document.id),
+          linked
+        )
         return {
           rows: documents.map((document) => ({ document, linkedIds: links.get(document.id) ?? [] })),
           settingsVersion: settingsVersions.get(workspaceId) ?? 0
@@ -307,7 +313,7 @@ export const makeWithQueue: Effect.Effect<Services> = Effect.gen(function*() {
           }
         }
         return found
-          .sort((a, b) => a.workspaceId < b.workspaceId ? -1 : a.workspaceId > b.workspaceId ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0)
+          .sort((a, b) => (a.workspaceId < b.workspaceId ? -1 : a.workspaceId > b.workspaceId ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
           .slice(0, limit)
       }),
     listDeletedBefore: (collection, cutoff, limit) => Effect.sync(() => trash.deletedBefore(collection, cutoff, limit)),

@@ -21,7 +21,8 @@ const collection = fc.constantFrom(...collections)
 const write: fc.Arbitrary<DocumentWrite> = fc.oneof(
   {
     weight: 4,
-    arbitrary: fc.record({ collection, workspaceId: workspace, id, version: fc.integer({ min: 1, max: 9 }), deletedAt, data: documentData })
+    arbitrary: fc
+      .record({ collection, workspaceId: workspace, id, version: fc.integer({ min: 1, max: 9 }), deletedAt, data: documentData })
       .map((w): DocumentWrite => ({ _tag: "Upsert", ...w, uniqueKey: null, searchWords: [] }))
   },
   { weight: 1, arbitrary: fc.record({ collection, workspaceId: workspace, id }).map((w): DocumentWrite => ({ _tag: "Remove", ...w })) }
@@ -37,7 +38,8 @@ const op: fc.Arbitrary<Op> = fc.oneof(
   { weight: 6, arbitrary: fc.array(write, { minLength: 1, maxLength: 3 }).map((writes) => ({ _tag: "Commit" as const, writes })) },
   {
     weight: 1,
-    arbitrary: fc.record({ collections: fc.subarray([...collections]), writes: fc.array(write, { maxLength: 8 }) })
+    arbitrary: fc
+      .record({ collections: fc.subarray([...collections]), writes: fc.array(write, { maxLength: 8 }) })
       .map((r) => ({ _tag: "Replace" as const, ...r }))
   },
   {
@@ -46,11 +48,13 @@ const op: fc.Arbitrary<Op> = fc.oneof(
   },
   {
     weight: 1,
-    arbitrary: fc.record({
-      collection,
-      cutoff: fc.constantFrom(...deletedAts, "2026-01-15T00:00:00.000Z", "2025-01-01T00:00:00.000Z"),
-      limit: fc.constantFrom(0, 1, 2, 100)
-    }).map((r) => ({ _tag: "Trash" as const, ...r }))
+    arbitrary: fc
+      .record({
+        collection,
+        cutoff: fc.constantFrom(...deletedAts, "2026-01-15T00:00:00.000Z", "2025-01-01T00:00:00.000Z"),
+        limit: fc.constantFrom(0, 1, 2, 100)
+      })
+      .map((r) => ({ _tag: "Trash" as const, ...r }))
   }
 )
 
@@ -60,7 +64,15 @@ const slot = (doc: { readonly collection: Collection; readonly workspaceId: stri
 const apply = (model: Map<string, StoredDocument>, writes: ReadonlyArray<DocumentWrite>) => {
   for (const w of writes) {
     if (w._tag === "Remove") model.delete(slot(w))
-    else model.set(slot(w), { collection: w.collection, workspaceId: w.workspaceId, id: w.id, version: w.version, deletedAt: w.deletedAt, data: w.data })
+    else
+      model.set(slot(w), {
+        collection: w.collection,
+        workspaceId: w.workspaceId,
+        id: w.id,
+        version: w.version,
+        deletedAt: w.deletedAt,
+        data: w.data
+      })
   }
 }
 

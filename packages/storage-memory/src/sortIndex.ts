@@ -64,9 +64,10 @@ export class SortIndex<Row extends QueriedRow> {
     const { after, limit, sort, where } = query
     const rows: Array<Row> = []
     if (limit <= 0) return rows
-    const walk = sort.direction === "asc"
-      ? this.entries.ascending(after === null ? always : (entry) => ascending(entry, after) > 0)
-      : this.entries.descending(after === null ? always : (entry) => ascending(entry, after) < 0)
+    const walk =
+      sort.direction === "asc"
+        ? this.entries.ascending(after === null ? always : (entry) => ascending(entry, after) > 0)
+        : this.entries.descending(after === null ? always : (entry) => ascending(entry, after) < 0)
     for (const entry of walk) {
       const row = this.rows.get(entry.id)!
       if (!evaluate(where, row.data)) continue

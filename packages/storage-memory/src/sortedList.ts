@@ -12,7 +12,10 @@ export class SortedList<T> {
   private readonly half: number
 
   /** `chunkSize` (at least 2) is for tests that want many chunks out of few items. */
-  constructor(private readonly compare: (a: T, b: T) => number, private readonly chunkSize = CHUNK_SIZE) {
+  constructor(
+    private readonly compare: (a: T, b: T) => number,
+    private readonly chunkSize = CHUNK_SIZE
+  ) {
     this.half = Math.ceil(chunkSize / 2)
   }
 

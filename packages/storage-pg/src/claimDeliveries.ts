@@ -59,7 +59,10 @@ UPDATE ${documentTables.delivery} AS d SET lease_owner = $3, lease_until = $4,
       WHERE e.stream_id = d.data ->> 'event_stream_id' AND e.stream_version = (d.data ->> 'event_version')::int
     ), 'null'::jsonb)) END
 WHERE (d.workspace_id, d.id) IN (SELECT workspace_id, id FROM picked)
-RETURNING d.workspace_id, ${documentColumns.split(", ").map((c) => `d.${c}`).join(", ")}`
+RETURNING d.workspace_id, ${documentColumns
+  .split(", ")
+  .map((c) => `d.${c}`)
+  .join(", ")}`
 
 interface ClaimedRow extends DocumentRow {
   readonly workspace_id: string
@@ -71,19 +74,20 @@ const positionOf = (document: StoredDocument) => {
   return typeof sequence === "number" ? sequence : Number.MAX_SAFE_INTEGER
 }
 
-export const claimDeliveries = (sql: SqlClient) =>
-(options: ClaimOptions): Effect.Effect<ReadonlyArray<StoredDocument>, SqlError> =>
-  Effect.map(
-    sql.unsafe<ClaimedRow>(claimSql, [
-      options.now,
-      Math.max(0, Math.floor(options.limit)),
-      options.owner,
-      options.leaseUntil,
-      [...(options.skipWebhooks ?? [])],
-      options.perWebhook === undefined ? Math.max(0, Math.floor(options.limit)) : Math.max(0, Math.floor(options.perWebhook))
-    ]),
-    (rows) =>
-      rows
-        .map((row) => toStoredDocument("delivery", row.workspace_id, row))
-        .sort((a, b) => dueOf(a) < dueOf(b) ? -1 : dueOf(a) > dueOf(b) ? 1 : positionOf(a) - positionOf(b))
-  )
+export const claimDeliveries =
+  (sql: SqlClient) =>
+  (options: ClaimOptions): Effect.Effect<ReadonlyArray<StoredDocument>, SqlError> =>
+    Effect.map(
+      sql.unsafe<ClaimedRow>(claimSql, [
+        options.now,
+        Math.max(0, Math.floor(options.limit)),
+        options.owner,
+        options.leaseUntil,
+        [...(options.skipWebhooks ?? [])],
+        options.perWebhook === undefined ? Math.max(0, Math.floor(options.limit)) : Math.max(0, Math.floor(options.perWebhook))
+      ]),
+      (rows) =>
+        rows
+          .map((row) => toStoredDocument("delivery", row.workspace_id, row))
+          .sort((a, b) => (dueOf(a) < dueOf(b) ? -1 : dueOf(a) > dueOf(b) ? 1 : positionOf(a) - positionOf(b)))
+    )

@@ -72,16 +72,18 @@ export const paramsOf = (commit: Commit, recordedAt: string): CommitParams => {
   }))
   const settingsRead = (commit.settingsRead ?? []).map((read, i) => ({ i, w: read.workspaceId, v: read.version }))
   const touchesSettings = settingsRead.length > 0 || commit.streams.some((s) => s.settings === true && s.events.length > 0)
-  const events = commit.streams.flatMap((s) =>
-    s.events.map((event, j) => ({
-      s: s.streamId,
-      v: s.expectedVersion + j + 1,
-      w: event.metadata.workspaceId,
-      t: event.type,
-      d: event.data,
-      m: event.metadata
-    }))
-  ).map((event, i) => ({ i, ...event }))
+  const events = commit.streams
+    .flatMap((s) =>
+      s.events.map((event, j) => ({
+        s: s.streamId,
+        v: s.expectedVersion + j + 1,
+        w: event.metadata.workspaceId,
+        t: event.type,
+        d: event.data,
+        m: event.metadata
+      }))
+    )
+    .map((event, i) => ({ i, ...event }))
   const { removes, upserts } = lastWrites(commit)
   return {
     s: streams,
@@ -106,15 +108,14 @@ const conflictFromLog = (sql: SqlClient, commit: Commit) =>
       return new VersionConflict({
         streamId: stale?.streamId ?? "",
         expectedVersion: stale?.expectedVersion ?? 0,
-        actualVersion: stale === undefined ? 0 : actual.get(stale.streamId) ?? 0
+        actualVersion: stale === undefined ? 0 : (actual.get(stale.streamId) ?? 0)
       })
     }
   )
 
 /** Who holds the key the unique index refused; null when it has been released since. */
 const holderOf = (sql: SqlClient, commit: Commit, table: string) => {
-  const claims = lastWrites(commit).upserts
-    .filter((write) => documentTables[write.collection] === table && write.uniqueKey !== null)
+  const claims = lastWrites(commit).upserts.filter((write) => documentTables[write.collection] === table && write.uniqueKey !== null)
   const touched = new Set(commit.documents.map((w) => `${w.collection}\u0000${w.workspaceId}\u0000${w.id}`))
   return Effect.map(
     sql.unsafe<{ readonly workspace_id: string; readonly unique_key: string; readonly id: string }>(
@@ -125,9 +126,12 @@ const holderOf = (sql: SqlClient, commit: Commit, table: string) => {
     (rows) => {
       for (const outsider of [true, false]) {
         for (const claim of claims) {
-          const holder = rows.find((row) =>
-            row.workspace_id === claim.workspaceId && row.unique_key === claim.uniqueKey && row.id !== claim.id &&
-            touched.has(`${claim.collection}\u0000${row.workspace_id}\u0000${row.id}`) !== outsider
+          const holder = rows.find(
+            (row) =>
+              row.workspace_id === claim.workspaceId &&
+              row.unique_key === claim.uniqueKey &&
+              row.id !== claim.id &&
+              touched.has(`${claim.collection}\u0000${row.workspace_id}\u0000${row.id}`) !== outsider
           )
           if (holder !== undefined) {
             return new UniqueViolation({ collection: claim.collection, uniqueKey: holder.unique_key, existingId: holder.id })
@@ -141,50 +145,48 @@ const holderOf = (sql: SqlClient, commit: Commit, table: string) => {
 
 const MAX_ATTEMPTS = 3
 
-export const commit = (sql: SqlClient, submit: SubmitCommit) =>
-(commit: Commit, recordedAt: string): Effect.Effect<CommitResult, VersionConflict | UniqueViolation | SqlError> => {
-  const twice = claimedTwice(commit)
-  if (twice !== null) return Effect.fail(twice)
-  const params = paramsOf(commit, recordedAt)
+export const commit =
+  (sql: SqlClient, submit: SubmitCommit) =>
+  (commit: Commit, recordedAt: string): Effect.Effect<CommitResult, VersionConflict | UniqueViolation | SqlError> => {
+    const twice = claimedTwice(commit)
+    if (twice !== null) return Effect.fail(twice)
+    const params = paramsOf(commit, recordedAt)
 
-  const attempt = (n: number): Effect.Effect<CommitResult, VersionConflict | UniqueViolation | SqlError> =>
-    submit(params).pipe(
-      Effect.flatMap((outcome): Effect.Effect<CommitResult, VersionConflict | SqlError> => {
-        if ("conflict" in outcome) {
-          const [streamId, expectedVersion, actualVersion] = outcome.conflict
-          return Effect.fail(new VersionConflict({ streamId, expectedVersion, actualVersion }))
-        }
-        // Undone alone inside a batch: its SQLSTATE and constraint say why, as a thrown error's would.
-        if ("error" in outcome) return Effect.fail(serverError(outcome.error))
-        return Effect.succeed(resultOf(commit, outcome.events, recordedAt))
-      }),
-      Effect.catchTag("SqlError", (error) => {
-        const { code, constraint } = sqlStateOf(error)
-        // A deadlock or serialization failure is a lost race, like a stale version: retry the command.
-        if (code === "40P01" || code === "40001") return Effect.flatMap(conflictFromLog(sql, commit), Effect.fail)
-        if (code !== "23505") return Effect.fail(error)
-        if (constraint === "ds_streams_pkey" || constraint === "ds_events_stream_version") {
-          return Effect.flatMap(conflictFromLog(sql, commit), Effect.fail)
-        }
-        const table = constraint?.endsWith("_unique_key") === true ? constraint.slice(0, -"_unique_key".length) : null
-        if (table === null) return Effect.fail(error)
-        return Effect.flatMap(holderOf(sql, commit, table), (violation) =>
-          violation !== null
-            ? Effect.fail(violation)
-            // The holder let go of the key between the refusal and the look-up: try again.
-            : n < MAX_ATTEMPTS
-            ? attempt(n + 1)
-            : Effect.fail(error))
-      })
-    )
-  return attempt(1)
-}
+    const attempt = (n: number): Effect.Effect<CommitResult, VersionConflict | UniqueViolation | SqlError> =>
+      submit(params).pipe(
+        Effect.flatMap((outcome): Effect.Effect<CommitResult, VersionConflict | SqlError> => {
+          if ("conflict" in outcome) {
+            const [streamId, expectedVersion, actualVersion] = outcome.conflict
+            return Effect.fail(new VersionConflict({ streamId, expectedVersion, actualVersion }))
+          }
+          // Undone alone inside a batch: its SQLSTATE and constraint say why, as a thrown error's would.
+          if ("error" in outcome) return Effect.fail(serverError(outcome.error))
+          return Effect.succeed(resultOf(commit, outcome.events, recordedAt))
+        }),
+        Effect.catchTag("SqlError", (error) => {
+          const { code, constraint } = sqlStateOf(error)
+          // A deadlock or serialization failure is a lost race, like a stale version: retry the command.
+          if (code === "40P01" || code === "40001") return Effect.flatMap(conflictFromLog(sql, commit), Effect.fail)
+          if (code !== "23505") return Effect.fail(error)
+          if (constraint === "ds_streams_pkey" || constraint === "ds_events_stream_version") {
+            return Effect.flatMap(conflictFromLog(sql, commit), Effect.fail)
+          }
+          const table = constraint?.endsWith("_unique_key") === true ? constraint.slice(0, -"_unique_key".length) : null
+          if (table === null) return Effect.fail(error)
+          return Effect.flatMap(holderOf(sql, commit, table), (violation) =>
+            violation !== null
+              ? Effect.fail(violation)
+              : // The holder let go of the key between the refusal and the look-up: try again.
+                n < MAX_ATTEMPTS
+                ? attempt(n + 1)
+                : Effect.fail(error)
+          )
+        })
+      )
+    return attempt(1)
+  }
 
-const resultOf = (
-  commit: Commit,
-  appended: ReadonlyArray<readonly [number, string, number]>,
-  recordedAt: string
-): CommitResult => {
+const resultOf = (commit: Commit, appended: ReadonlyArray<readonly [number, string, number]>, recordedAt: string): CommitResult => {
   const sequences = new Map<string, number>()
   for (const [sequence, streamId, version] of appended) sequences.set(`${streamId}\u0000${version}`, sequence)
   const events: Array<StoredEvent> = []

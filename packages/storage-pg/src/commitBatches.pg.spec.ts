@@ -11,10 +11,7 @@ import * as PgStorage from "./PgStorage.js"
 
 // One lane: every commit that arrives while a batch runs waits for the next one, so the contract's
 // concurrent cases run through ds_commit_batch rather than single calls.
-storageContractSuite(
-  "postgres, one commit lane",
-  Layer.unwrap(Effect.map(testDatabase, (url) => PgStorage.layer({ url, commitLanes: 1 })))
-)
+storageContractSuite("postgres, one commit lane", Layer.unwrap(Effect.map(testDatabase, (url) => PgStorage.layer({ url, commitLanes: 1 }))))
 
 const ws = "ws_batch"
 const event = (streamId: string, n: number): NewEvent => ({
@@ -25,22 +22,24 @@ const event = (streamId: string, n: number): NewEvent => ({
 
 const createWithKey = (id: string, key: string | null): Commit => ({
   streams: [{ streamId: id, expectedVersion: 0, events: [event(id, 1)] }],
-  documents: [{
-    _tag: "Upsert",
-    collection: "contact",
-    workspaceId: ws,
-    id,
-    version: 1,
-    deletedAt: null,
-    uniqueKey: key,
-    searchWords: [],
-    data: { id }
-  }]
+  documents: [
+    {
+      _tag: "Upsert",
+      collection: "contact",
+      workspaceId: ws,
+      id,
+      version: 1,
+      deletedAt: null,
+      uniqueKey: key,
+      searchWords: [],
+      data: { id }
+    }
+  ]
 })
 
 describe("group commit", () => {
   it.effect("commits that arrive together share statements, and each fails or succeeds on its own", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const url = yield* testDatabase
       const sql = yield* PgClient.make({ url: Redacted.make(url), transformJson: false, maxConnections: 4 }).pipe(
         Effect.provide(Reactivity.layer)
@@ -66,7 +65,9 @@ describe("group commit", () => {
       })
 
       const byGroup = new Map<string, Array<(typeof results)[number]>>()
-      commits.forEach(({ group }, i) => byGroup.set(group, [...(byGroup.get(group) ?? []), results[i]!]))
+      commits.forEach(({ group }, i) => {
+        byGroup.set(group, [...(byGroup.get(group) ?? []), results[i]!])
+      })
       for (const [group, outcomes] of byGroup) {
         const won = outcomes.filter(Result.isSuccess)
         expect(won, group).toHaveLength(1)
@@ -85,5 +86,6 @@ describe("group commit", () => {
       expect(carried).toBeGreaterThanOrEqual(commits.length)
       // Grouped: far fewer statements than commits (the first goes alone, the rest gather behind it).
       expect(statements).toBeLessThan(commits.length / 2)
-    }))
+    })
+  )
 })

@@ -42,8 +42,7 @@ export interface CommitBatchOptions {
 }
 
 const single = `SELECT ds_commit($1::jsonb, $2::jsonb, $3::text[], $4::jsonb, $5::jsonb, $6::timestamptz) AS outcome`
-const withSettings =
-  `SELECT ds_commit_with_settings($1::jsonb, $2::jsonb, $3::text[], $4::jsonb, $5::jsonb, $6::timestamptz, $7::jsonb) AS outcome`
+const withSettings = `SELECT ds_commit_with_settings($1::jsonb, $2::jsonb, $3::text[], $4::jsonb, $5::jsonb, $6::timestamptz, $7::jsonb) AS outcome`
 const batch = `SELECT ds_commit_batch($1::jsonb) AS outcomes`
 
 interface Waiting {
@@ -57,11 +56,8 @@ interface Waiting {
  * while a lone commit goes out at once, as a plain `ds_commit` call, without waiting for company.
  * Every commit is still atomic and answered on its own: its outcome, or the error of its batch.
  */
-export const makeCommitBatches = (
-  sql: SqlClient,
-  options: CommitBatchOptions
-): Effect.Effect<CommitBatches, never, Scope.Scope> =>
-  Effect.gen(function*() {
+export const makeCommitBatches = (sql: SqlClient, options: CommitBatchOptions): Effect.Effect<CommitBatches, never, Scope.Scope> =>
+  Effect.gen(function* () {
     const queue = yield* Queue.unbounded<Waiting>()
     let statements = 0
     let commits = 0
@@ -78,12 +74,10 @@ export const makeCommitBatches = (
           ([row]) => [row?.outcome ?? { events: [] }]
         )
       }
-      return Effect.flatMap(
-        sql.unsafe<{ readonly outcomes: ReadonlyArray<CommitOutcome> }>(batch, [JSON.stringify(params)]),
-        ([row]) =>
-          row?.outcomes.length === params.length
-            ? Effect.succeed(row.outcomes)
-            : Effect.fail(
+      return Effect.flatMap(sql.unsafe<{ readonly outcomes: ReadonlyArray<CommitOutcome> }>(batch, [JSON.stringify(params)]), ([row]) =>
+        row?.outcomes.length === params.length
+          ? Effect.succeed(row.outcomes)
+          : Effect.fail(
               new SqlError({
                 reason: new UnknownError({
                   cause: row,
@@ -95,23 +89,33 @@ export const makeCommitBatches = (
       )
     }
 
-    const lane = Effect.gen(function*() {
+    const lane = Effect.gen(function* () {
       const waiting = yield* Queue.takeBetween(queue, 1, options.maxBatch)
       statements++
       commits += waiting.length
       const exit = yield* Effect.exit(send(waiting.map((w) => w.params)))
       yield* Effect.forEach(
         waiting,
-        (w, i) => Deferred.done(w.done, Exit.map(exit, (outcomes) => outcomes[i]!)),
+        (w, i) =>
+          Deferred.done(
+            w.done,
+            Exit.map(exit, (outcomes) => outcomes[i]!)
+          ),
         { discard: true }
       )
     }).pipe(Effect.forever)
-    yield* Effect.forkScoped(Effect.all(Array.from({ length: options.lanes }, () => lane), { concurrency: "unbounded", discard: true }))
+    yield* Effect.forkScoped(
+      Effect.all(
+        Array.from({ length: options.lanes }, () => lane),
+        { concurrency: "unbounded", discard: true }
+      )
+    )
 
     return {
       submit: (params) =>
         Effect.flatMap(Deferred.make<CommitOutcome, SqlError>(), (done) =>
-          Effect.andThen(Queue.offer(queue, { params, done }), Deferred.await(done))),
+          Effect.andThen(Queue.offer(queue, { params, done }), Deferred.await(done))
+        ),
       sent: () => ({ statements, commits })
     }
   })

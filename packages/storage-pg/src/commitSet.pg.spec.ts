@@ -27,27 +27,30 @@ const event = (ws: string, streamId: string, n: number, data: Record<string, unk
 /** A contact created with its document, or a second event on an existing one. */
 const contactCommit = (ws: string, id: string, expected: number, key: string | null, settings?: number): Commit => ({
   streams: [{ streamId: id, expectedVersion: expected, events: [event(ws, id, expected + 1)] }],
-  documents: [{
-    _tag: "Upsert",
-    collection: "contact",
-    workspaceId: ws,
-    id,
-    version: expected + 1,
-    deletedAt: null,
-    uniqueKey: key,
-    searchWords: ["ann", `w${expected}`],
-    data: { id, email: key, n: expected + 1 }
-  }, {
-    _tag: "Upsert",
-    collection: "company",
-    workspaceId: ws,
-    id: `comp_${id}`,
-    version: expected + 1,
-    deletedAt: null,
-    uniqueKey: null,
-    searchWords: [],
-    data: { id: `comp_${id}`, name: "Acme" }
-  }],
+  documents: [
+    {
+      _tag: "Upsert",
+      collection: "contact",
+      workspaceId: ws,
+      id,
+      version: expected + 1,
+      deletedAt: null,
+      uniqueKey: key,
+      searchWords: ["ann", `w${expected}`],
+      data: { id, email: key, n: expected + 1 }
+    },
+    {
+      _tag: "Upsert",
+      collection: "company",
+      workspaceId: ws,
+      id: `comp_${id}`,
+      version: expected + 1,
+      deletedAt: null,
+      uniqueKey: null,
+      searchWords: [],
+      data: { id: `comp_${id}`, name: "Acme" }
+    }
+  ],
   ...(settings === undefined ? {} : { settingsRead: [{ workspaceId: ws, version: settings }] })
 })
 
@@ -87,9 +90,11 @@ const activityCommit = (ws: string, id: string, expected: number): Commit => ({
   documents: [upsert(ws, "activity", id, expected + 1, { type: "call", subject: `Call ${expected}` }, [], expected > 0 ? AT : null)]
 })
 
-const open = Effect.gen(function*() {
+const open = Effect.gen(function* () {
   const url = yield* testDatabase
-  const sql = yield* PgClient.make({ url: Redacted.make(url), transformJson: false, maxConnections: 2 }).pipe(Effect.provide(Reactivity.layer))
+  const sql = yield* PgClient.make({ url: Redacted.make(url), transformJson: false, maxConnections: 2 }).pipe(
+    Effect.provide(Reactivity.layer)
+  )
   yield* migrate(sql)
   return sql
 })
@@ -99,33 +104,59 @@ type Sql = Effect.Success<typeof open>
 const json = (value: unknown) => JSON.stringify(value)
 
 const callSet = (sql: Sql, commits: ReadonlyArray<Commit>) =>
-  Effect.map(sql.unsafe<{ readonly outcomes: unknown }>(`SELECT ds_commit_set($1::jsonb) AS outcomes`, [json(commits.map((c) => paramsOf(c, AT)))]), ([row]) => row!.outcomes)
+  Effect.map(
+    sql.unsafe<{ readonly outcomes: unknown }>(`SELECT ds_commit_set($1::jsonb) AS outcomes`, [json(commits.map((c) => paramsOf(c, AT)))]),
+    ([row]) => row!.outcomes
+  )
 
 const callBatch = (sql: Sql, commits: ReadonlyArray<Commit>) =>
-  Effect.map(sql.unsafe<{ readonly outcomes: unknown }>(`SELECT ds_commit_batch($1::jsonb) AS outcomes`, [json(commits.map((c) => paramsOf(c, AT)))]), ([row]) => row!.outcomes as ReadonlyArray<Record<string, unknown>>)
+  Effect.map(
+    sql.unsafe<{ readonly outcomes: unknown }>(`SELECT ds_commit_batch($1::jsonb) AS outcomes`, [
+      json(commits.map((c) => paramsOf(c, AT)))
+    ]),
+    ([row]) => row!.outcomes as ReadonlyArray<Record<string, unknown>>
+  )
 
 const callOne = (sql: Sql, commit: Commit) => {
   const p = paramsOf(commit, AT)
   return p.q === undefined
-    ? sql.unsafe(`SELECT ds_commit($1::jsonb, $2::jsonb, $3::text[], $4::jsonb, $5::jsonb, $6::timestamptz)`, [json(p.s), json(p.e), [...p.r], json(p.d), json(p.u), p.at])
-    : sql.unsafe(`SELECT ds_commit_with_settings($1::jsonb, $2::jsonb, $3::text[], $4::jsonb, $5::jsonb, $6::timestamptz, $7::jsonb)`, [json(p.s), json(p.e), [...p.r], json(p.d), json(p.u), p.at, json(p.q)])
+    ? sql.unsafe(`SELECT ds_commit($1::jsonb, $2::jsonb, $3::text[], $4::jsonb, $5::jsonb, $6::timestamptz)`, [
+        json(p.s),
+        json(p.e),
+        [...p.r],
+        json(p.d),
+        json(p.u),
+        p.at
+      ])
+    : sql.unsafe(`SELECT ds_commit_with_settings($1::jsonb, $2::jsonb, $3::text[], $4::jsonb, $5::jsonb, $6::timestamptz, $7::jsonb)`, [
+        json(p.s),
+        json(p.e),
+        [...p.r],
+        json(p.d),
+        json(p.u),
+        p.at,
+        json(p.q)
+      ])
 }
 
 /** Every column a commit writes of a document (a delivery's lease too, which a write of it clears). */
-const documentRows = Object.entries(documentTables).map(([collection, table]) =>
-  `SELECT '${collection} ' || id || ' ' || version || ' ' || coalesce(deleted_at, '-') || ' ' || coalesce(unique_key, '-') || ' ' || data::text
+const documentRows = Object.entries(documentTables).map(
+  ([collection, table]) =>
+    `SELECT '${collection} ' || id || ' ' || version || ' ' || coalesce(deleted_at, '-') || ' ' || coalesce(unique_key, '-') || ' ' || data::text
      || ' ' || search_words::text || ' ' || folded::text${
-    collection === "delivery" ? ` || ' ' || coalesce(lease_owner, '-') || ' ' || coalesce(lease_until, '-')` : ""
-  } FROM ${table} WHERE workspace_id = $1`
+       collection === "delivery" ? ` || ' ' || coalesce(lease_owner, '-') || ' ' || coalesce(lease_until, '-')` : ""
+     } FROM ${table} WHERE workspace_id = $1`
 )
-const wordRows = Object.entries(searchWordTables).map(([collection, table]) => `SELECT '${collection} word ' || word || ' ' || id FROM ${table} WHERE workspace_id = $1`)
+const wordRows = Object.entries(searchWordTables).map(
+  ([collection, table]) => `SELECT '${collection} word ' || word || ' ' || id FROM ${table} WHERE workspace_id = $1`
+)
 
 /**
  * What a workspace holds (streams, events, every document table, the words tables, the settings
  * version), with its ids made relative to it, so two workspaces written alike compare equal.
  */
 const stateOf = (sql: Sql, ws: string) =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const strip = (text: string) => text.replaceAll(ws, "WS")
     const rows = yield* sql.unsafe<{ readonly what: string }>(
       [
@@ -151,18 +182,26 @@ const headOf = (sql: Sql) =>
  */
 const writersSince = (sql: Sql, head: number) =>
   Effect.map(
-    sql.unsafe<{ readonly writers: number }>(`SELECT count(DISTINCT xmin::text)::int AS writers FROM ds_events WHERE sequence > $1`, [head]),
+    sql.unsafe<{ readonly writers: number }>(`SELECT count(DISTINCT xmin::text)::int AS writers FROM ds_events WHERE sequence > $1`, [
+      head
+    ]),
     ([row]) => row!.writers
   )
 
 const sequencesOf = (outcomes: unknown) =>
-  (outcomes as ReadonlyArray<{ readonly events: ReadonlyArray<readonly [number, string, number]> }>).map((o) => o.events.map(([sequence]) => sequence))
+  (outcomes as ReadonlyArray<{ readonly events: ReadonlyArray<readonly [number, string, number]> }>).map((o) =>
+    o.events.map(([sequence]) => sequence)
+  )
 
 describe("set-wise group commit", () => {
   it.effect("stores what the commits one by one store, sequences in batch order", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const sql = yield* open
-      const batch = (ws: string) => [contactCommit(ws, `con_a_${ws}`, 0, `a@${ws}`), contactCommit(ws, `con_b_${ws}`, 0, null), contactCommit(ws, `con_c_${ws}`, 0, `c@${ws}`, 0)]
+      const batch = (ws: string) => [
+        contactCommit(ws, `con_a_${ws}`, 0, `a@${ws}`),
+        contactCommit(ws, `con_b_${ws}`, 0, null),
+        contactCommit(ws, `con_c_${ws}`, 0, `c@${ws}`, 0)
+      ]
       const outcomes = yield* callSet(sql, batch("ws_set"))
       expect(outcomes).not.toBeNull()
       const sequences = sequencesOf(outcomes).flat()
@@ -177,10 +216,11 @@ describe("set-wise group commit", () => {
       expect(yield* callSet(sql, next("ws_set"))).not.toBeNull()
       for (const commit of next("ws_one")) yield* callOne(sql, commit)
       expect(yield* stateOf(sql, "ws_set")).toEqual(yield* stateOf(sql, "ws_one"))
-    }))
+    })
+  )
 
   it.effect("returns null for what it cannot write set-wise, and raises with nothing written on a stale version", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const sql = yield* open
       // One stream twice in the batch: the commits must run one after the other.
       expect(yield* callSet(sql, [contactCommit("ws_n", "con_x", 0, null), contactCommit("ws_n", "con_x", 1, null)])).toBeNull()
@@ -190,13 +230,16 @@ describe("set-wise group commit", () => {
 
       const stale = yield* Effect.result(callSet(sql, [contactCommit("ws_n", "con_p", 0, null), contactCommit("ws_n", "con_q", 3, null)]))
       expect(stale._tag).toBe("Failure")
-      const staleSettings = yield* Effect.result(callSet(sql, [contactCommit("ws_n", "con_p", 0, null), contactCommit("ws_n", "con_q", 0, null, 4)]))
+      const staleSettings = yield* Effect.result(
+        callSet(sql, [contactCommit("ws_n", "con_p", 0, null), contactCommit("ws_n", "con_q", 0, null, 4)])
+      )
       expect(staleSettings._tag).toBe("Failure")
       expect(yield* stateOf(sql, "ws_n")).toEqual([])
-    }))
+    })
+  )
 
   it.effect("ds_commit_batch answers each commit on its own where the set-wise path cannot write the batch", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const sql = yield* open
       yield* callOne(sql, contactCommit("ws_b", "con_held", 0, "held@x.io"))
       const outcomes = yield* callBatch(sql, [
@@ -211,10 +254,11 @@ describe("set-wise group commit", () => {
       expect(outcomes[3]).toHaveProperty("events")
       const state = yield* stateOf(sql, "ws_b")
       expect(state.filter((line) => line.startsWith("stream "))).toEqual(["stream con_1 1", "stream con_4 1", "stream con_held 1"])
-    }))
+    })
+  )
 
   it.effect("stores what the commits one by one store for deals (words, timeline entries) and activities (a trashed one too)", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const sql = yield* open
       const batch = (ws: string, expected: number) => [
         dealCommit(ws, `deal_a_${ws}`, expected),
@@ -233,14 +277,19 @@ describe("set-wise group commit", () => {
       for (const kind of ["deal", "timeline_entry", "activity"]) expect(kinds).toContain(kind)
       expect(set).toContain("deal word pilot deal_a_WS")
       expect(set.filter((line) => line.startsWith("activity act_a_WS 2 2026-03-01T10:00:00.000Z "))).toHaveLength(1)
-    }))
+    })
+  )
 
   it.effect("falls back to one by one for a removal, a delivery, a settings append and a redaction, storing what one by one stores", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const sql = yield* open
       // The measure of which path ran: a batch the set-wise path takes is written by one block.
       const start = yield* headOf(sql)
-      yield* callBatch(sql, [contactCommit("ws_plain", "con_p", 0, null), dealCommit("ws_plain", "deal_p", 0, 0), activityCommit("ws_plain", "act_p", 0)])
+      yield* callBatch(sql, [
+        contactCommit("ws_plain", "con_p", 0, null),
+        dealCommit("ws_plain", "deal_p", 0, 0),
+        activityCommit("ws_plain", "act_p", 0)
+      ])
       expect(yield* writersSince(sql, start)).toBe(1)
 
       /** What the workspace holds first, the commit the set-wise path must leave alone, and a sign it was stored. */
@@ -255,7 +304,10 @@ describe("set-wise group commit", () => {
           before: (ws) => [contactCommit(ws, `con_r_${ws}`, 0, null)],
           commit: (ws) => {
             const changed = contactCommit(ws, `con_r_${ws}`, 1, `r@${ws}`)
-            return { ...changed, documents: [changed.documents[0]!, { _tag: "Remove", collection: "company", workspaceId: ws, id: `comp_con_r_${ws}` }] }
+            return {
+              ...changed,
+              documents: [changed.documents[0]!, { _tag: "Remove", collection: "company", workspaceId: ws, id: `comp_con_r_${ws}` }]
+            }
           },
           stored: (line) => line.startsWith("contact con_r_WS 2 ")
         },
@@ -272,7 +324,14 @@ describe("set-wise group commit", () => {
           name: "a settings stream appended to",
           before: () => [],
           commit: (ws) => ({
-            streams: [{ streamId: `cf_${ws}`, expectedVersion: 0, settings: true, events: [event(ws, `cf_${ws}`, 1, { key: "tier" }, "custom_field.created")] }],
+            streams: [
+              {
+                streamId: `cf_${ws}`,
+                expectedVersion: 0,
+                settings: true,
+                events: [event(ws, `cf_${ws}`, 1, { key: "tier" }, "custom_field.created")]
+              }
+            ],
             documents: [upsert(ws, "custom_field", `cf_${ws}`, 1, { object: "contact", key: "tier" })]
           }),
           stored: (line) => line === "settings 1"
@@ -281,7 +340,7 @@ describe("set-wise group commit", () => {
           name: "a stream redacted",
           before: (ws) => [contactCommit(ws, `con_r_${ws}`, 0, null)],
           commit: (ws) => ({ ...contactCommit(ws, `con_s_${ws}`, 0, null), redactStreams: [`con_r_${ws}`] }),
-          stored: (line) => line.startsWith("event con_r_WS 1 contact.created {\"redacted\": true} ")
+          stored: (line) => line.startsWith('event con_r_WS 1 contact.created {"redacted": true} ')
         }
       ]
       for (const [i, { before, commit, name, stored }] of cases.entries()) {
@@ -296,16 +355,20 @@ describe("set-wise group commit", () => {
         const head = yield* headOf(sql)
         const outcomes = yield* callBatch(sql, batch(set))
         // The rows were written by one block per commit stored: the one-by-one path ran.
-        expect(yield* writersSince(sql, head), `${name}: one block per commit`).toBe(outcomes.filter((outcome) => "events" in outcome).length)
+        expect(yield* writersSince(sql, head), `${name}: one block per commit`).toBe(
+          outcomes.filter((outcome) => "events" in outcome).length
+        )
         const answers: Array<unknown> = []
         for (const next of batch(one)) answers.push(Object.values((yield* callOne(sql, next))[0]!)[0])
         // Each answered as alone (after a settings append, the read of the commit behind it is stale).
-        const shape = (ws: string) => (outcome: unknown) => "events" in (outcome as object) ? "events" : JSON.stringify(outcome).replaceAll(ws, "WS")
+        const shape = (ws: string) => (outcome: unknown) =>
+          "events" in (outcome as object) ? "events" : JSON.stringify(outcome).replaceAll(ws, "WS")
         expect(outcomes.map(shape(set)), name).toEqual(answers.map(shape(one)))
         expect(answers.map(shape(one)).filter((answer) => answer === "events").length, name).toBeGreaterThanOrEqual(2)
         const [batched, oneByOne] = [yield* stateOf(sql, set), yield* stateOf(sql, one)]
         expect(batched, name).toEqual(oneByOne)
         expect(batched.some(stored), `${name}: stored`).toBe(true)
       }
-    }))
+    })
+  )
 })

@@ -35,7 +35,7 @@ export const compileExpr = (expr: Expr, params: Params): string => {
       const operands = expr.values.filter((v): v is Scalar => typeof v === type)
       if (type === null || operands.length === 0) return "FALSE"
       const value = valueSql(expr.field)
-      const list = add(operands.map((v) => typeof v === "number" ? String(v) : v))
+      const list = add(operands.map((v) => (typeof v === "number" ? String(v) : v)))
       return `(${value} IS NOT NULL AND ${value} = ANY(${list}::${arrayCast[type]}))`
     }
     case "Exists":
@@ -66,8 +66,10 @@ export const compileExpr = (expr: Expr, params: Params): string => {
       // written (searchWordsOfDocument), so word splitting and case folding are JavaScript's.
       // This exact test reads every row it is given; compileQuery narrows them by searchCandidates.
       const terms = add(expr.terms)
-      return `(NOT EXISTS (SELECT 1 FROM unnest(${terms}::text[]) AS term(t) ` +
+      return (
+        `(NOT EXISTS (SELECT 1 FROM unnest(${terms}::text[]) AS term(t) ` +
         `WHERE NOT EXISTS (SELECT 1 FROM unnest(search_words) AS word(w) WHERE starts_with(w, term.t))))`
+      )
     }
   }
 }
@@ -101,9 +103,11 @@ export const searchCandidates = (where: Expr, search: SearchIndex, params: Param
   // Each range is counted up to the cap, which stays cheap however common its words are.
   const from = params.add(ranges.map((r) => r.from))
   const below = params.add(ranges.map((r) => r.below))
-  return `ARRAY(SELECT c.id FROM (SELECT r.lo, r.hi FROM unnest(${from}::text[], ${below}::text[]) WITH ORDINALITY AS r(lo, hi, n) ` +
+  return (
+    `ARRAY(SELECT c.id FROM (SELECT r.lo, r.hi FROM unnest(${from}::text[], ${below}::text[]) WITH ORDINALITY AS r(lo, hi, n) ` +
     `ORDER BY (SELECT count(*) FROM (SELECT FROM ${inRange("r.lo", "r.hi")} LIMIT ${cap + 1}) AS s), r.n LIMIT 1) AS r ` +
     `CROSS JOIN LATERAL (SELECT id FROM ${inRange("r.lo", "r.hi")} LIMIT ${cap + 1}) AS c)`
+  )
 }
 
 const requiredTerms = (expr: Expr): ReadonlyArray<string> =>
@@ -117,11 +121,13 @@ const requiredTerms = (expr: Expr): ReadonlyArray<string> =>
  * every word) and a term of U+10FFFF only (no string lies above all it begins).
  */
 const wordRange = (term: string): { readonly from: string; readonly below: string } | null => {
-  const points = Array.from(term.replace(/\p{Cs}/gu, "\uFFFD")).slice(0, searchWordLength).map((c) => c.codePointAt(0)!)
+  const points = Array.from(term.replace(/\p{Cs}/gu, "\uFFFD"))
+    .slice(0, searchWordLength)
+    .map((c) => c.codePointAt(0)!)
   const from = String.fromCodePoint(...points)
-  while (points.length > 0 && points[points.length - 1] === 0x10FFFF) points.pop()
+  while (points.length > 0 && points[points.length - 1] === 0x10ffff) points.pop()
   if (points.length === 0) return null
   const last = points[points.length - 1]! + 1
-  points[points.length - 1] = last === 0xD800 ? 0xE000 : last
+  points[points.length - 1] = last === 0xd800 ? 0xe000 : last
   return { from, below: String.fromCodePoint(...points) }
 }

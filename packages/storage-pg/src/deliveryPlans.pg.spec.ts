@@ -15,14 +15,16 @@ const DELIVERIES = 100_000
 const ws = "ws_big"
 
 const Sql = PgClient.PgClient
-const sqlLayer = Layer.unwrap(Effect.map(testDatabase, (url) =>
-  Layer.effect(Sql, PgClient.make({ url: Redacted.make(url), transformJson: false }))
-    .pipe(Layer.provide(Reactivity.layer), Layer.orDie)))
+const sqlLayer = Layer.unwrap(
+  Effect.map(testDatabase, (url) =>
+    Layer.effect(Sql, PgClient.make({ url: Redacted.make(url), transformJson: false })).pipe(Layer.provide(Reactivity.layer), Layer.orDie)
+  )
+)
 
 // A delivery history as it grows: almost every delivery sent long ago, a queue of 2% pending
 // (due or scheduled retries), 20 webhooks per workspace, a few other workspaces.
 const seed = (sql: SqlClient) =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     yield* migrate(sql)
     yield* sql.unsafe(`
       INSERT INTO ds_deliveries (workspace_id, id, version, data)
@@ -50,7 +52,7 @@ interface PlanNode {
 const nodesOf = (node: PlanNode): ReadonlyArray<PlanNode> => [node, ...(node.Plans ?? []).flatMap(nodesOf)]
 
 const explain = (text: string, params: ReadonlyArray<unknown>) =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const sql = yield* Sql
     const [row] = yield* sql.unsafe<{ readonly "QUERY PLAN": ReadonlyArray<{ readonly Plan: PlanNode }> }>(
       `EXPLAIN (FORMAT JSON) ${text}`,
@@ -59,16 +61,17 @@ const explain = (text: string, params: ReadonlyArray<unknown>) =>
     const nodes = nodesOf(row!["QUERY PLAN"][0]!.Plan)
     return {
       seqScans: nodes.filter((n) => n["Node Type"] === "Seq Scan" && n["Relation Name"] === "ds_deliveries"),
-      indexes: nodes.flatMap((n) => n["Index Name"] === undefined ? [] : [n["Index Name"]])
+      indexes: nodes.flatMap((n) => (n["Index Name"] === undefined ? [] : [n["Index Name"]]))
     }
   })
 
 const ofWebhook = (status: string | null): DocumentQuery => {
   const byWebhook: Expr = { _tag: "Compare", field: { name: "webhook_id", type: "id" }, op: "eq", value: "wh_3" }
   return {
-    where: status === null
-      ? byWebhook
-      : { _tag: "And", exprs: [byWebhook, { _tag: "Compare", field: { name: "status", type: "enum" }, op: "eq", value: status }] },
+    where:
+      status === null
+        ? byWebhook
+        : { _tag: "And", exprs: [byWebhook, { _tag: "Compare", field: { name: "status", type: "enum" }, op: "eq", value: status }] },
     scope: "live",
     sort: { field: { name: "created_at", type: "timestamp" }, direction: "desc" },
     after: null,
@@ -79,7 +82,7 @@ const ofWebhook = (status: string | null): DocumentQuery => {
 describe("delivery query plans on 100k deliveries", () => {
   it.layer(sqlLayer, { timeout: 120_000 })((it) => {
     it.effect("claim, next due and release read the pending index; a webhook's list and a purged record's deliveries read their own", () =>
-      Effect.gen(function*() {
+      Effect.gen(function* () {
         yield* seed(yield* Sql)
         const list = (status: string | null) => {
           const compiled = compileQuery("delivery", ws, ofWebhook(status))
@@ -106,6 +109,7 @@ describe("delivery query plans on 100k deliveries", () => {
           expect({ name, seqScans: plan.seqScans }).toEqual({ name, seqScans: [] })
           expect({ name, indexes: plan.indexes }).toEqual({ name, indexes: expect.arrayContaining([index]) })
         }
-      }))
+      })
+    )
   })
 })

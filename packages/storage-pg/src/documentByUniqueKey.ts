@@ -6,12 +6,13 @@ import { documentColumns, type DocumentRow, toStoredDocument } from "./internal/
 import { documentTables } from "./tables.js"
 
 /** The document holding a unique key, by the table's `_unique_key` index (only live documents hold one). */
-export const documentByUniqueKey = (sql: SqlClient) =>
-(collection: Collection, workspaceId: string, uniqueKey: string): Effect.Effect<StoredDocument | null, SqlError> =>
-  Effect.map(
-    sql.unsafe<DocumentRow>(
-      `SELECT ${documentColumns} FROM ${documentTables[collection]} WHERE workspace_id = $1 AND unique_key = $2`,
-      [workspaceId, uniqueKey]
-    ),
-    ([row]) => row === undefined ? null : toStoredDocument(collection, workspaceId, row)
-  )
+export const documentByUniqueKey =
+  (sql: SqlClient) =>
+  (collection: Collection, workspaceId: string, uniqueKey: string): Effect.Effect<StoredDocument | null, SqlError> =>
+    Effect.map(
+      sql.unsafe<DocumentRow>(`SELECT ${documentColumns} FROM ${documentTables[collection]} WHERE workspace_id = $1 AND unique_key = $2`, [
+        workspaceId,
+        uniqueKey
+      ]),
+      ([row]) => (row === undefined ? null : toStoredDocument(collection, workspaceId, row))
+    )

@@ -26,7 +26,12 @@ const firstLine = (text: string) => text.split("\n")[0]?.trim() ?? ""
 /** Why a connection or statement failed, in a few words. */
 export const reasonOf = (cause: unknown): string => {
   if (typeof cause !== "object" || cause === null) return firstLine(String(cause))
-  const { code, errors, message, cause: inner } = cause as {
+  const {
+    code,
+    errors,
+    message,
+    cause: inner
+  } = cause as {
     readonly code?: unknown
     readonly errors?: unknown
     readonly message?: unknown
@@ -66,8 +71,7 @@ export const isUnavailable = (error: SqlError): boolean => {
   // The driver's own connection failures (refused, reset, closed, timed out) carry no SQLSTATE.
   if (error.reason._tag === "ConnectionError") return true
   const reason = reasonOf(error)
-  return Object.values(networkReasons).includes(reason) ||
-    /connect|terminat|timed out|closed|ended|not queryable/i.test(reason)
+  return Object.values(networkReasons).includes(reason) || /connect|terminat|timed out|closed|ended|not queryable/i.test(reason)
 }
 
 /** Storage operations fail with StorageUnavailable when the database is out of reach; anything else is a defect. */

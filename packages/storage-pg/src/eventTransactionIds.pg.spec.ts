@@ -33,7 +33,7 @@ const xactIds = (sql: SqlClient) =>
 // several events of one commit.
 describe("event transaction ids", () => {
   it.live("the events of one commit share their transaction's id, and a later commit's is greater", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const url = yield* testDatabase
       const storage = yield* PgStorage.make(url)
       const first = yield* storage.commit({
@@ -51,24 +51,26 @@ describe("event transaction ids", () => {
       expect([b, c]).toEqual([a, a])
       const later = ids.get(second.events[0]!.sequence)!
       expect(later).toBeGreaterThan(a!)
-    }).pipe(Effect.scoped))
+    }).pipe(Effect.scoped)
+  )
 
   it.live("events logged before the migration read 0, which comes before every recorded id", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const url = yield* emptyDatabase
       const sql = yield* client(url)
       yield* migrate(sql, { migrations: migrations.filter((m) => m.id < 9) })
-      yield* sql.unsafe(
-        `SELECT ds_commit($1::jsonb, $2::jsonb, '{}'::text[], '[]'::jsonb, '[]'::jsonb, now())`,
-        [
-          JSON.stringify([{ i: 0, id: "con_old", w: "ws_xact", expected: 0, added: 1 }]),
-          JSON.stringify([{ i: 0, s: "con_old", v: 1, w: "ws_xact", t: "x.n", d: {}, m: event(0).metadata }])
-        ]
-      )
+      yield* sql.unsafe(`SELECT ds_commit($1::jsonb, $2::jsonb, '{}'::text[], '[]'::jsonb, '[]'::jsonb, now())`, [
+        JSON.stringify([{ i: 0, id: "con_old", w: "ws_xact", expected: 0, added: 1 }]),
+        JSON.stringify([{ i: 0, s: "con_old", v: 1, w: "ws_xact", t: "x.n", d: {}, m: event(0).metadata }])
+      ])
       const storage = yield* PgStorage.make(url)
-      const { events } = yield* storage.commit({ streams: [{ streamId: "con_old", expectedVersion: 1, events: [event(1)] }], documents: [] })
+      const { events } = yield* storage.commit({
+        streams: [{ streamId: "con_old", expectedVersion: 1, events: [event(1)] }],
+        documents: []
+      })
       const ids = yield* xactIds(sql)
       expect(ids.get(1)).toBe(0n)
       expect(ids.get(events[0]!.sequence)).toBeGreaterThan(0n)
-    }).pipe(Effect.scoped))
+    }).pipe(Effect.scoped)
+  )
 })

@@ -44,8 +44,7 @@ export const workspaceWriters = (workspace: string): string =>
  * holds back. Kept for the test that shows a stranger's open transaction stalls it and not the
  * bound above (test/storage/feedStrangers.pg.spec.ts).
  */
-export const serverXmin = (_workspace: string): string =>
-  `bound AS MATERIALIZED (SELECT pg_snapshot_xmin(pg_current_snapshot()) AS below)`
+export const serverXmin = (_workspace: string): string => `bound AS MATERIALIZED (SELECT pg_snapshot_xmin(pg_current_snapshot()) AS below)`
 
 /** A WITH list that defines `bound(below)` for one workspace, the workspace given as a parameter. */
 export type FeedBound = (workspace: string) => string

@@ -5,12 +5,13 @@ import type { SqlError } from "effect/sql/SqlError"
 import { documentColumns, type DocumentRow, toStoredDocument } from "./internal/documentRow.js"
 import { documentTables } from "./tables.js"
 
-export const getDocument = (sql: SqlClient) =>
-(collection: Collection, workspaceId: string, id: string): Effect.Effect<StoredDocument | null, SqlError> =>
-  Effect.map(
-    sql.unsafe<DocumentRow>(
-      `SELECT ${documentColumns} FROM ${documentTables[collection]} WHERE workspace_id = $1 AND id = $2`,
-      [workspaceId, id]
-    ),
-    ([row]) => row === undefined ? null : toStoredDocument(collection, workspaceId, row)
-  )
+export const getDocument =
+  (sql: SqlClient) =>
+  (collection: Collection, workspaceId: string, id: string): Effect.Effect<StoredDocument | null, SqlError> =>
+    Effect.map(
+      sql.unsafe<DocumentRow>(`SELECT ${documentColumns} FROM ${documentTables[collection]} WHERE workspace_id = $1 AND id = $2`, [
+        workspaceId,
+        id
+      ]),
+      ([row]) => (row === undefined ? null : toStoredDocument(collection, workspaceId, row))
+    )

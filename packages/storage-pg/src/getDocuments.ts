@@ -6,14 +6,15 @@ import { documentColumns, type DocumentRow, toStoredDocument } from "./internal/
 import { documentTables } from "./tables.js"
 
 /** Several documents by id in one primary-key lookup (`= ANY` of one array parameter). */
-export const getDocuments = (sql: SqlClient) =>
-(collection: Collection, workspaceId: string, ids: ReadonlyArray<string>): Effect.Effect<ReadonlyArray<StoredDocument>, SqlError> =>
-  ids.length === 0
-    ? Effect.succeed([])
-    : Effect.map(
-      sql.unsafe<DocumentRow>(
-        `SELECT ${documentColumns} FROM ${documentTables[collection]} WHERE workspace_id = $1 AND id = ANY($2::text[])`,
-        [workspaceId, [...new Set(ids)]]
-      ),
-      (rows) => rows.map((row) => toStoredDocument(collection, workspaceId, row))
-    )
+export const getDocuments =
+  (sql: SqlClient) =>
+  (collection: Collection, workspaceId: string, ids: ReadonlyArray<string>): Effect.Effect<ReadonlyArray<StoredDocument>, SqlError> =>
+    ids.length === 0
+      ? Effect.succeed([])
+      : Effect.map(
+          sql.unsafe<DocumentRow>(
+            `SELECT ${documentColumns} FROM ${documentTables[collection]} WHERE workspace_id = $1 AND id = ANY($2::text[])`,
+            [workspaceId, [...new Set(ids)]]
+          ),
+          (rows) => rows.map((row) => toStoredDocument(collection, workspaceId, row))
+        )

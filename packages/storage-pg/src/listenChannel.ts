@@ -49,52 +49,54 @@ const realClock = Clock.Clock.defaultValue()
  * LISTEN one would wait for its UNLISTEN answer forever).
  */
 const session = <A>(options: ListenOptions, channel: Channel<A>, resumed: boolean): Stream.Stream<A, StorageUnavailable> =>
-  Stream.unwrap(Effect.gen(function*() {
-    const connection = yield* PgConnection.make({
-      url: Redacted.make(options.url),
-      connectTimeout: options.connectTimeout,
-      applicationName: channel.applicationName
-    }).pipe(Effect.mapError(unavailable))
-    // Pinned: the heartbeats run beside the listener on the same session.
-    const pinned = yield* connection.pin
-    const notifications = yield* pinned.listen(channel.name).pipe(Effect.mapError(unavailable))
-    const listener = crypto.randomUUID()
-    const heard = yield* Queue.unbounded<number>()
-    const interval = Duration.fromInputUnsafe(options.heartbeat)
+  Stream.unwrap(
+    Effect.gen(function* () {
+      const connection = yield* PgConnection.make({
+        url: Redacted.make(options.url),
+        connectTimeout: options.connectTimeout,
+        applicationName: channel.applicationName
+      }).pipe(Effect.mapError(unavailable))
+      // Pinned: the heartbeats run beside the listener on the same session.
+      const pinned = yield* connection.pin
+      const notifications = yield* pinned.listen(channel.name).pipe(Effect.mapError(unavailable))
+      const listener = crypto.randomUUID()
+      const heard = yield* Queue.unbounded<number>()
+      const interval = Duration.fromInputUnsafe(options.heartbeat)
 
-    const messages = Stream.fromQueue(notifications).pipe(
-      Stream.mapError(unavailable),
-      Stream.mapEffect((notification): Effect.Effect<A | null> => {
-        const heartbeat = decodeHeartbeat(notification.payload)
-        if (Option.isNone(heartbeat)) return Effect.succeed(channel.decode(notification.payload))
-        return heartbeat.value.listener === listener ? Effect.as(Queue.offer(heard, heartbeat.value.beat), null) : Effect.succeed(null)
-      }),
-      Stream.filter((message): message is A => message !== null)
-    )
-
-    let sent = 0
-    const roundTrip = Effect.suspend(() => {
-      const beat = ++sent
-      return pinned.query("SELECT pg_notify($1, $2)", [channel.name, encodeHeartbeat({ _tag: "Heartbeat", listener, beat })]).pipe(
-        Effect.mapError(unavailable),
-        Effect.andThen(Effect.repeat(Queue.take(heard), { until: (n) => n >= beat })),
-        Effect.timeoutOrElse({
-          duration: interval,
-          orElse: () =>
-            Effect.fail(
-              new StorageUnavailable({
-                message: `PostgreSQL is unavailable: the LISTEN connection heard nothing for ${Duration.format(interval)}`
-              })
-            )
-        })
+      const messages = Stream.fromQueue(notifications).pipe(
+        Stream.mapError(unavailable),
+        Stream.mapEffect((notification): Effect.Effect<A | null> => {
+          const heartbeat = decodeHeartbeat(notification.payload)
+          if (Option.isNone(heartbeat)) return Effect.succeed(channel.decode(notification.payload))
+          return heartbeat.value.listener === listener ? Effect.as(Queue.offer(heard, heartbeat.value.beat), null) : Effect.succeed(null)
+        }),
+        Stream.filter((message): message is A => message !== null)
       )
+
+      let sent = 0
+      const roundTrip = Effect.suspend(() => {
+        const beat = ++sent
+        return pinned.query("SELECT pg_notify($1, $2)", [channel.name, encodeHeartbeat({ _tag: "Heartbeat", listener, beat })]).pipe(
+          Effect.mapError(unavailable),
+          Effect.andThen(Effect.repeat(Queue.take(heard), { until: (n) => n >= beat })),
+          Effect.timeoutOrElse({
+            duration: interval,
+            orElse: () =>
+              Effect.fail(
+                new StorageUnavailable({
+                  message: `PostgreSQL is unavailable: the LISTEN connection heard nothing for ${Duration.format(interval)}`
+                })
+              )
+          })
+        )
+      })
+      // LISTEN is in place: what was sent while reconnecting was lost, which `resumed` stands for.
+      const watchdog = (resumed ? Stream.succeed(channel.resumed) : Stream.empty).pipe(
+        Stream.concat(Stream.drain(Stream.fromEffect(Effect.forever(Effect.andThen(Effect.sleep(interval), roundTrip)))))
+      )
+      return Stream.merge(messages, watchdog)
     })
-    // LISTEN is in place: what was sent while reconnecting was lost, which `resumed` stands for.
-    const watchdog = (resumed ? Stream.succeed(channel.resumed) : Stream.empty).pipe(
-      Stream.concat(Stream.drain(Stream.fromEffect(Effect.forever(Effect.andThen(Effect.sleep(interval), roundTrip)))))
-    )
-    return Stream.merge(messages, watchdog)
-  })).pipe(
+  ).pipe(
     // Should closing a dead connection's resources also die, the failure that closed it is still
     // the news: keep only the failure, so that the retry of `listenChannel` applies (Stream.retry
     // does not retry a cause that holds a defect).

@@ -35,26 +35,28 @@ export interface Migrated {
  * older host leaves them as they are rather than set them back.
  */
 export const migrate = (sql: SqlClient, target: Schema = schema): Effect.Effect<Migrated, SqlError> =>
-  sql.withTransaction(Effect.gen(function*() {
-    yield* sql.unsafe(`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK})`)
-    yield* sql.unsafe(
-      `CREATE TABLE IF NOT EXISTS ${tables.migrations} (
+  sql.withTransaction(
+    Effect.gen(function* () {
+      yield* sql.unsafe(`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK})`)
+      yield* sql.unsafe(
+        `CREATE TABLE IF NOT EXISTS ${tables.migrations} (
         id integer PRIMARY KEY,
         name text NOT NULL,
         applied_at timestamptz NOT NULL DEFAULT now()
       )`
-    )
-    const rows = yield* sql.unsafe<{ readonly id: number }>(`SELECT id FROM ${tables.migrations}`)
-    const applied = new Set(rows.map((row) => row.id))
-    const ran: Array<number> = []
-    for (const migration of [...target.migrations].sort((a, b) => a.id - b.id)) {
-      if (applied.has(migration.id)) continue
-      for (const statement of migration.statements) yield* sql.unsafe(statement)
-      yield* sql.unsafe(`INSERT INTO ${tables.migrations} (id, name) VALUES ($1, $2)`, [migration.id, migration.name])
-      ran.push(migration.id)
-    }
-    const known = new Set(target.migrations.map((migration) => migration.id))
-    const newer = [...applied].some((id) => !known.has(id))
-    if (newer || target.functions === undefined) return { migrations: ran, functions: [] }
-    return { migrations: ran, functions: yield* applyFunctions(sql, target.functions) }
-  }))
+      )
+      const rows = yield* sql.unsafe<{ readonly id: number }>(`SELECT id FROM ${tables.migrations}`)
+      const applied = new Set(rows.map((row) => row.id))
+      const ran: Array<number> = []
+      for (const migration of [...target.migrations].sort((a, b) => a.id - b.id)) {
+        if (applied.has(migration.id)) continue
+        for (const statement of migration.statements) yield* sql.unsafe(statement)
+        yield* sql.unsafe(`INSERT INTO ${tables.migrations} (id, name) VALUES ($1, $2)`, [migration.id, migration.name])
+        ran.push(migration.id)
+      }
+      const known = new Set(target.migrations.map((migration) => migration.id))
+      const newer = [...applied].some((id) => !known.has(id))
+      if (newer || target.functions === undefined) return { migrations: ran, functions: [] }
+      return { migrations: ran, functions: yield* applyFunctions(sql, target.functions) }
+    })
+  )

@@ -35,31 +35,33 @@ const commit = (connection: Connection): Effect.Effect<void, SqlError> =>
   Effect.flatMap(connection.executeRaw("COMMIT", []), (result) =>
     (result as PgConnection.Result).command === "ROLLBACK"
       ? Effect.fail(
-        new SqlError({
-          reason: new UnknownError({
-            cause: new Error("COMMIT rolled back an aborted transaction"),
-            message: "COMMIT rolled back an aborted transaction",
-            operation: "commit"
+          new SqlError({
+            reason: new UnknownError({
+              cause: new Error("COMMIT rolled back an aborted transaction"),
+              message: "COMMIT rolled back an aborted transaction",
+              operation: "commit"
+            })
           })
-        })
-      )
-      : Effect.void)
+        )
+      : Effect.void
+  )
 
 const clientOver = (
   pool: PgPool.PgPool,
   statementTimeout: Duration.Duration | null
 ): Effect.Effect<SqlClient.SqlClient, never, Reactivity.Reactivity> => {
-  const bound = statementTimeout === null
-    ? <A>(statement: Effect.Effect<A, SqlError>) => statement
-    : <A>(statement: Effect.Effect<A, SqlError>) =>
-      Effect.timeoutOrElse(statement, {
-        duration: statementTimeout,
-        orElse: () => Effect.fail(noAnswer(statementTimeout))
-      })
+  const bound =
+    statementTimeout === null
+      ? <A>(statement: Effect.Effect<A, SqlError>) => statement
+      : <A>(statement: Effect.Effect<A, SqlError>) =>
+          Effect.timeoutOrElse(statement, {
+            duration: statementTimeout,
+            orElse: () => Effect.fail(noAnswer(statementTimeout))
+          })
   const transformed = <A extends object>(
     rows: Effect.Effect<ReadonlyArray<A>, SqlError>,
     transform: (<B extends object>(rows: ReadonlyArray<B>) => ReadonlyArray<B>) | undefined
-  ) => transform === undefined ? rows : Effect.map(rows, transform)
+  ) => (transform === undefined ? rows : Effect.map(rows, transform))
   const connectionOf = (connection: PgConnection.PgConnection): Connection => {
     const rows = (sql: string, params: ReadonlyArray<unknown>, prepare?: boolean) =>
       bound(Effect.map(connection.query(sql, params, prepare), (result) => result.rows))
@@ -72,10 +74,13 @@ const clientOver = (
       // Each batch of rows within the deadline (nothing here streams; for completeness).
       executeStream: (sql, params, transform) => {
         const stream = connection.stream(sql, params)
-        const timed = statementTimeout === null ? stream : Stream.timeoutOrElse(stream, {
-          duration: statementTimeout,
-          orElse: () => Stream.fail(noAnswer(statementTimeout))
-        })
+        const timed =
+          statementTimeout === null
+            ? stream
+            : Stream.timeoutOrElse(stream, {
+                duration: statementTimeout,
+                orElse: () => Stream.fail(noAnswer(statementTimeout))
+              })
         return transform === undefined ? timed : Stream.mapArray(timed, (batch) => transform(batch) as typeof batch)
       }
     }
@@ -100,7 +105,7 @@ const noAnswer = (after: Duration.Duration) => {
 }
 
 export const makePool = (options: PoolOptions): Effect.Effect<Pool, SqlError, Scope.Scope | Reactivity.Reactivity> =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const pool = yield* PgPool.make(options)
     return {
       bounded: yield* clientOver(pool, Duration.fromInputUnsafe(options.statementTimeout)),

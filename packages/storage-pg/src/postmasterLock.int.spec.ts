@@ -42,7 +42,10 @@ const table = (...rows: ReadonlyArray<string>) =>
 
 describe("the processes attached to a server's segment (/proc/sysvipc/shm)", () => {
   it("are nattch of the row with the segment's id and key", () => {
-    const shm = table("   1433711          4   600   56  2195 13537      5   101   104", "   2163796         60   600   56 13717 13741      2   101   104")
+    const shm = table(
+      "   1433711          4   600   56  2195 13537      5   101   104",
+      "   2163796         60   600   56 13717 13741      2   101   104"
+    )
     expect(attachedIn(shm, { key: 2163796n, id: 60n })).toBe(2)
   })
 

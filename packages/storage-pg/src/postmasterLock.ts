@@ -53,9 +53,8 @@ export const readLockFile = (dataDir: string): LockFile | null => {
     dataDir: lines[1] ?? "",
     port: positive(lines[3]),
     socketDir: (lines[4] ?? "").trim() || null,
-    sharedMemory: segment.length === 2 && segment.every((n) => /^\d+$/.test(n))
-      ? { key: BigInt(segment[0]!), id: BigInt(segment[1]!) }
-      : null
+    sharedMemory:
+      segment.length === 2 && segment.every((n) => /^\d+$/.test(n)) ? { key: BigInt(segment[0]!), id: BigInt(segment[1]!) } : null
   }
 }
 
@@ -145,7 +144,10 @@ export const attachedTo = (segment: SharedMemory): number | null => {
 
 /** `attachedTo` on the text of /proc/sysvipc/shm: a header line, then one segment a line. */
 export const attachedIn = (table: string, segment: SharedMemory): number | null => {
-  const [header = [], ...rows] = table.trim().split("\n").map((line) => line.trim().split(/\s+/))
+  const [header = [], ...rows] = table
+    .trim()
+    .split("\n")
+    .map((line) => line.trim().split(/\s+/))
   const [key, id, attached] = [header.indexOf("key"), header.indexOf("shmid"), header.indexOf("nattch")]
   if (key < 0 || id < 0 || attached < 0) return null
   for (const row of rows) {

@@ -63,7 +63,10 @@ export const compileQuery = (collection: Collection, workspaceId: string, query:
       // come first: absent rows with an earlier id, then every present row.
       return asc
         ? [{ condition: `${absent} AND id > ${afterId}`, order: idOrder }]
-        : [{ condition: `${absent} AND id < ${afterId}`, order: idOrder }, { condition: present, order: valueOrder }]
+        : [
+            { condition: `${absent} AND id < ${afterId}`, order: idOrder },
+            { condition: present, order: valueOrder }
+          ]
     }
     const type = jsonTypeOf(query.sort.field.type)
     if (type !== typeof after.value) {
@@ -73,16 +76,22 @@ export const compileQuery = (collection: Collection, workspaceId: string, query:
       if (asc) {
         return presentBelow
           ? [{ condition: absent, order: idOrder }]
-          : [{ condition: present, order: valueOrder }, { condition: absent, order: idOrder }]
+          : [
+              { condition: present, order: valueOrder },
+              { condition: absent, order: idOrder }
+            ]
       }
       return presentBelow ? [{ condition: present, order: valueOrder }] : []
     }
     const afterValue = scalarParam((value) => params.add(value), after.value)
     return asc
-      ? [{ condition: `${present} AND (${v}, id) > (${afterValue}, ${afterId})`, order: valueOrder }, {
-        condition: absent,
-        order: idOrder
-      }]
+      ? [
+          { condition: `${present} AND (${v}, id) > (${afterValue}, ${afterId})`, order: valueOrder },
+          {
+            condition: absent,
+            order: idOrder
+          }
+        ]
       : [{ condition: `${present} AND (${v}, id) < (${afterValue}, ${afterId})`, order: valueOrder }]
   })()
 
@@ -93,8 +102,10 @@ export const compileQuery = (collection: Collection, workspaceId: string, query:
     if (first === undefined) return null
     if (second === undefined) return select(first)
     const merged = asc ? "part, sort_value ASC NULLS LAST, id ASC" : "part, sort_value DESC NULLS FIRST, id DESC"
-    return `SELECT ${documentColumns} FROM ((${select(first, `, ${v} AS sort_value, 0 AS part`)})` +
+    return (
+      `SELECT ${documentColumns} FROM ((${select(first, `, ${v} AS sort_value, 0 AS part`)})` +
       ` UNION ALL (${select(second, `, ${v} AS sort_value, 1 AS part`)})) AS page ORDER BY ${merged} LIMIT ${limit}`
+    )
   }
   // A search reads its candidates from the words table first, then one of two plans runs, the
   // other stopped by its one-time filter on the count: the planner cannot choose between them
@@ -108,21 +119,19 @@ export const compileQuery = (collection: Collection, workspaceId: string, query:
   if (plain === null) return { text: `SELECT ${documentColumns} FROM ${table} WHERE FALSE`, params: [] }
   if (candidates === null || few === null || many === null) return { text: plain, params: params.values }
   return {
-    text: `WITH candidates AS MATERIALIZED (SELECT ${candidates} AS ids) SELECT ${documentColumns} FROM ((${few}) UNION ALL (${many})) AS gated ` +
+    text:
+      `WITH candidates AS MATERIALIZED (SELECT ${candidates} AS ids) SELECT ${documentColumns} FROM ((${few}) UNION ALL (${many})) AS gated ` +
       `ORDER BY ${valueOrder} LIMIT ${limit}`,
     params: params.values
   }
 }
 
-export const queryDocuments = (sql: SqlClient) =>
-(
-  collection: Collection,
-  workspaceId: string,
-  query: DocumentQuery
-): Effect.Effect<ReadonlyArray<StoredDocument>, SqlError> =>
-  Effect.flatMap(
-    // A field name the compiler refuses is a defect of the caller, not a storage failure.
-    Effect.sync(() => compileQuery(collection, workspaceId, query)),
-    ({ params, text }) =>
-      Effect.map(sql.unsafe<DocumentRow>(text, params), (rows) => rows.map((row) => toStoredDocument(collection, workspaceId, row)))
-  )
+export const queryDocuments =
+  (sql: SqlClient) =>
+  (collection: Collection, workspaceId: string, query: DocumentQuery): Effect.Effect<ReadonlyArray<StoredDocument>, SqlError> =>
+    Effect.flatMap(
+      // A field name the compiler refuses is a defect of the caller, not a storage failure.
+      Effect.sync(() => compileQuery(collection, workspaceId, query)),
+      ({ params, text }) =>
+        Effect.map(sql.unsafe<DocumentRow>(text, params), (rows) => rows.map((row) => toStoredDocument(collection, workspaceId, row)))
+    )

@@ -14,9 +14,11 @@ const DEALS = 50_000
 const ws = "ws_big"
 
 const Sql = PgClient.PgClient
-const sqlLayer = Layer.unwrap(Effect.map(testDatabase, (url) =>
-  Layer.effect(Sql, PgClient.make({ url: Redacted.make(url), transformJson: false }))
-    .pipe(Layer.provide(Reactivity.layer), Layer.orDie)))
+const sqlLayer = Layer.unwrap(
+  Effect.map(testDatabase, (url) =>
+    Layer.effect(Sql, PgClient.make({ url: Redacted.make(url), transformJson: false })).pipe(Layer.provide(Reactivity.layer), Layer.orDie)
+  )
+)
 
 // Seeded in one statement per table; a few other workspaces make workspace_id selective as in life.
 // The migrations' secondary indexes are dropped for the load and re-created from their own
@@ -28,7 +30,7 @@ const loaded = [documentTables.contact, documentTables.deal]
 const wordTables = [searchWordTables.contact!, searchWordTables.deal!]
 
 const seed = (sql: SqlClient) =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     yield* migrate(sql)
     const indexes = yield* sql.unsafe<{ readonly indexname: string; readonly indexdef: string }>(
       `SELECT indexname, indexdef FROM pg_indexes WHERE tablename IN ('ds_contacts', 'ds_deals') AND indexname NOT LIKE '%_pkey'`
@@ -99,7 +101,7 @@ interface PlanNode {
 const nodesOf = (node: PlanNode): ReadonlyArray<PlanNode> => [node, ...(node.Plans ?? []).flatMap(nodesOf)]
 
 const explain = (collection: Collection, query: DocumentQuery) =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const sql = yield* Sql
     const compiled = compileQuery(collection, ws, query)
     const [row] = yield* sql.unsafe<{ readonly "QUERY PLAN": ReadonlyArray<{ readonly Plan: PlanNode }> }>(
@@ -110,7 +112,7 @@ const explain = (collection: Collection, query: DocumentQuery) =>
     const documentTableNames = [...Object.values(documentTables), ...Object.values(searchWordTables)]
     return {
       seqScans: nodes.filter((n) => n["Node Type"] === "Seq Scan" && documentTableNames.includes(n["Relation Name"] ?? "")),
-      indexes: nodes.flatMap((n) => n["Index Name"] === undefined ? [] : [n["Index Name"]])
+      indexes: nodes.flatMap((n) => (n["Index Name"] === undefined ? [] : [n["Index Name"]]))
     }
   })
 
@@ -134,75 +136,103 @@ const search = (...terms: ReadonlyArray<string>): Expr => ({
 
 describe("query plans on 100k contacts and 50k deals", () => {
   it.layer(sqlLayer, { timeout: 120_000 })((it) => {
-    it.effect("use the list indexes, never a sequential scan of a document table", () =>
-      Effect.gen(function*() {
-        yield* seed(yield* Sql)
-        const cases: ReadonlyArray<readonly [string, Collection, DocumentQuery, string]> = [
-          ["contacts by created_at", "contact", page({ field: createdAt, direction: "asc" }), "ds_contacts_created_at"],
-          [
-            "contacts by created_at, next page",
-            "contact",
-            page({ field: createdAt, direction: "asc" }, { _tag: "True" }, { value: "2025-02-01T00:00:00.000Z", id: "con_00044640" }),
-            "ds_contacts_created_at"
-          ],
-          [
-            "contacts by -created_at with a filter",
-            "contact",
-            page({ field: createdAt, direction: "desc" }, {
-              _tag: "And",
-              exprs: [
-                { _tag: "Compare", field: createdAt, op: "lt", value: "2025-02-01T00:00:00.000Z" },
-                { _tag: "Compare", field: field("source", "text"), op: "eq", value: "web" }
-              ]
-            }),
-            "ds_contacts_created_at"
-          ],
-          ["contacts by email", "contact", page({ field: email, direction: "asc" }), "ds_contacts_email"],
-          [
-            "contacts by email, next page",
-            "contact",
-            page({ field: email, direction: "asc" }, { _tag: "True" }, { value: "user5@example.com", id: "con_00000005" }),
-            "ds_contacts_email"
-          ],
-          // A search reads its candidates from the words table; few, they are read by primary key,
-          // many, the sort index is walked (both plans are in the statement, one runs).
-          ["contacts searched by whole email", "contact", page({ field: createdAt, direction: "asc" }, search("user4242@example.com")), "ds_contacts_words_pkey"],
-          ["contacts searched by an email prefix", "contact", page({ field: createdAt, direction: "asc" }, search("user424")), "ds_contacts_words_pkey"],
-          ["contacts searched by first and last name", "contact", page({ field: createdAt, direction: "asc" }, search("ann", "l42")), "ds_contacts_words_pkey"],
-          [
-            "contacts searched by first and last name, next page",
-            "contact",
-            page({ field: createdAt, direction: "asc" }, search("ann", "l42"), { value: "2025-02-01T00:00:00.000Z", id: "con_00044640" }),
-            "ds_contacts_words_pkey"
-          ],
-          [
-            "deals of a pipeline stage by value",
-            "deal",
-            page({ field: value, direction: "desc" }, {
-              _tag: "And",
-              exprs: [
-                { _tag: "Compare", field: field("pipeline_id", "id"), op: "eq", value: "pipe_3" },
-                { _tag: "Compare", field: field("stage_id", "id"), op: "eq", value: "stage_3_3" }
-              ]
-            }),
-            "ds_deals_pipeline_stage_value"
-          ],
-          [
-            "deals of a contact",
-            "deal",
-            page({ field: field("id", "id"), direction: "asc" }, {
-              _tag: "HasElement",
-              field: field("contact_ids", "id_array"),
-              value: "con_00000042"
-            }),
-            "ds_deals_contact_ids"
+    it.effect(
+      "use the list indexes, never a sequential scan of a document table",
+      () =>
+        Effect.gen(function* () {
+          yield* seed(yield* Sql)
+          const cases: ReadonlyArray<readonly [string, Collection, DocumentQuery, string]> = [
+            ["contacts by created_at", "contact", page({ field: createdAt, direction: "asc" }), "ds_contacts_created_at"],
+            [
+              "contacts by created_at, next page",
+              "contact",
+              page({ field: createdAt, direction: "asc" }, { _tag: "True" }, { value: "2025-02-01T00:00:00.000Z", id: "con_00044640" }),
+              "ds_contacts_created_at"
+            ],
+            [
+              "contacts by -created_at with a filter",
+              "contact",
+              page(
+                { field: createdAt, direction: "desc" },
+                {
+                  _tag: "And",
+                  exprs: [
+                    { _tag: "Compare", field: createdAt, op: "lt", value: "2025-02-01T00:00:00.000Z" },
+                    { _tag: "Compare", field: field("source", "text"), op: "eq", value: "web" }
+                  ]
+                }
+              ),
+              "ds_contacts_created_at"
+            ],
+            ["contacts by email", "contact", page({ field: email, direction: "asc" }), "ds_contacts_email"],
+            [
+              "contacts by email, next page",
+              "contact",
+              page({ field: email, direction: "asc" }, { _tag: "True" }, { value: "user5@example.com", id: "con_00000005" }),
+              "ds_contacts_email"
+            ],
+            // A search reads its candidates from the words table; few, they are read by primary key,
+            // many, the sort index is walked (both plans are in the statement, one runs).
+            [
+              "contacts searched by whole email",
+              "contact",
+              page({ field: createdAt, direction: "asc" }, search("user4242@example.com")),
+              "ds_contacts_words_pkey"
+            ],
+            [
+              "contacts searched by an email prefix",
+              "contact",
+              page({ field: createdAt, direction: "asc" }, search("user424")),
+              "ds_contacts_words_pkey"
+            ],
+            [
+              "contacts searched by first and last name",
+              "contact",
+              page({ field: createdAt, direction: "asc" }, search("ann", "l42")),
+              "ds_contacts_words_pkey"
+            ],
+            [
+              "contacts searched by first and last name, next page",
+              "contact",
+              page({ field: createdAt, direction: "asc" }, search("ann", "l42"), { value: "2025-02-01T00:00:00.000Z", id: "con_00044640" }),
+              "ds_contacts_words_pkey"
+            ],
+            [
+              "deals of a pipeline stage by value",
+              "deal",
+              page(
+                { field: value, direction: "desc" },
+                {
+                  _tag: "And",
+                  exprs: [
+                    { _tag: "Compare", field: field("pipeline_id", "id"), op: "eq", value: "pipe_3" },
+                    { _tag: "Compare", field: field("stage_id", "id"), op: "eq", value: "stage_3_3" }
+                  ]
+                }
+              ),
+              "ds_deals_pipeline_stage_value"
+            ],
+            [
+              "deals of a contact",
+              "deal",
+              page(
+                { field: field("id", "id"), direction: "asc" },
+                {
+                  _tag: "HasElement",
+                  field: field("contact_ids", "id_array"),
+                  value: "con_00000042"
+                }
+              ),
+              "ds_deals_contact_ids"
+            ]
           ]
-        ]
-        for (const [name, collection, query, index] of cases) {
-          const plan = yield* explain(collection, query)
-          expect({ name, seqScans: plan.seqScans }).toEqual({ name, seqScans: [] })
-          expect({ name, indexes: plan.indexes }).toEqual({ name, indexes: expect.arrayContaining([index]) })
-        }
-      }), 120_000)
+          for (const [name, collection, query, index] of cases) {
+            const plan = yield* explain(collection, query)
+            expect({ name, seqScans: plan.seqScans }).toEqual({ name, seqScans: [] })
+            expect({ name, indexes: plan.indexes }).toEqual({ name, indexes: expect.arrayContaining([index]) })
+          }
+        }),
+      120_000
+    )
   })
 })

@@ -7,16 +7,17 @@ import { listenChannel, type ListenOptions } from "./listenChannel.js"
 /** The one channel every host of a database listens on for the delivery queue. */
 export const CHANNEL = "dealstream_queue"
 
-const Message = Schema.fromJsonString(Schema.Union([
-  Schema.TaggedStruct("Scheduled", {}),
-  Schema.TaggedStruct("WebhookDeleted", { webhookId: Schema.String })
-]))
+const Message = Schema.fromJsonString(
+  Schema.Union([Schema.TaggedStruct("Scheduled", {}), Schema.TaggedStruct("WebhookDeleted", { webhookId: Schema.String })])
+)
 const encode = Schema.encodeSync(Message)
 const decode = Schema.decodeUnknownOption(Message)
 
 /** NOTIFY through the pool, as `pg_notify` (a bind parameter cannot stand for NOTIFY's payload). */
-export const sendSignal = (sql: SqlClient) => (signal: QueueSignal): Effect.Effect<void, SqlError> =>
-  Effect.asVoid(sql`SELECT pg_notify(${CHANNEL}, ${encode(signal)})`)
+export const sendSignal =
+  (sql: SqlClient) =>
+  (signal: QueueSignal): Effect.Effect<void, SqlError> =>
+    Effect.asVoid(sql`SELECT pg_notify(${CHANNEL}, ${encode(signal)})`)
 
 /**
  * The signals of every host while the stream is consumed (see listenChannel.ts). A payload this

@@ -51,7 +51,7 @@ const stallLateCommits = [
  */
 describe("the change feed on PostgreSQL", () => {
   it.live("holds back what a transaction still running could land behind, then gives both in commit order", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const url = yield* testDatabase
       const storage = yield* PgStorage.make(url)
       // Another host, so that its commit cannot be held up behind the stalled one.
@@ -72,11 +72,15 @@ describe("the change feed on PostgreSQL", () => {
 
       const gateShut = yield* Deferred.make<void>()
       const open = yield* Deferred.make<void>()
-      const gate = yield* Effect.forkScoped(gateKeeper.withTransaction(Effect.gen(function*() {
-        yield* gateKeeper.unsafe(`SELECT pg_advisory_xact_lock(${GATE}, 0)`)
-        yield* Deferred.succeed(gateShut, undefined)
-        yield* Deferred.await(open)
-      })))
+      const gate = yield* Effect.forkScoped(
+        gateKeeper.withTransaction(
+          Effect.gen(function* () {
+            yield* gateKeeper.unsafe(`SELECT pg_advisory_xact_lock(${GATE}, 0)`)
+            yield* Deferred.succeed(gateShut, undefined)
+            yield* Deferred.await(open)
+          })
+        )
+      )
       yield* Deferred.await(gateShut)
       const late = yield* Effect.forkScoped(
         storage.commit({ streams: [{ streamId: "con_late", expectedVersion: 0, events: [event(1)] }], documents: [] })
@@ -92,7 +96,10 @@ describe("the change feed on PostgreSQL", () => {
         "the late commit to stop after inserting its event"
       )
       const lateSequence = Number(stalled[0]!.sequence)
-      const { events } = yield* other.commit({ streams: [{ streamId: "con_early", expectedVersion: 0, events: [event(2)] }], documents: [] })
+      const { events } = yield* other.commit({
+        streams: [{ streamId: "con_early", expectedVersion: 0, events: [event(2)] }],
+        documents: []
+      })
       expect(events[0]!.sequence).toBeGreaterThan(lateSequence)
 
       // Committed, and first by sequence to any reader of the log; not yet given by the feed, which
@@ -106,5 +113,6 @@ describe("the change feed on PostgreSQL", () => {
       yield* Fiber.join(late)
       const after = yield* readUntil(read(null), (page) => page.events.length >= 3, "the three events in the feed")
       expect(numbers(after)).toEqual([0, 1, 2])
-    }).pipe(Effect.scoped))
+    }).pipe(Effect.scoped)
+  )
 })

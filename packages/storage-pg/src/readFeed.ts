@@ -1,4 +1,10 @@
-import { type ChangeFeedPage, type ChangeFeedPosition, type ChangeFeedTypes, compareChangeFeedPositions, feedThrough } from "@dealstream/core"
+import {
+  type ChangeFeedPage,
+  type ChangeFeedPosition,
+  type ChangeFeedTypes,
+  compareChangeFeedPositions,
+  feedThrough
+} from "@dealstream/core"
 import { Effect } from "effect"
 import type { SqlClient } from "effect/sql/SqlClient"
 import type { SqlError } from "effect/sql/SqlError"
@@ -18,48 +24,51 @@ const likePrefix = (prefix: string) => `${prefix.replace(/[\\%_]/g, (c) => `\\${
  * this bound waits only for this workspace's own commits. Group commit puts several commits in one
  * transaction, in sequence order.
  */
-export const readFeed = (sql: SqlClient, bound: FeedBound = workspaceWriters) =>
-(options: {
-  readonly workspaceId: string
-  readonly after: ChangeFeedPosition | null
-  readonly types: ChangeFeedTypes
-  readonly limit: number
-}): Effect.Effect<ChangeFeedPage, SqlError> => {
-  const params = new Params()
-  const workspace = params.add(options.workspaceId)
-  const visible = `workspace_id = ${workspace} AND xact_id < (SELECT below FROM bound)`
-  const conditions = [visible]
-  if (options.after !== null) {
-    conditions.push(
-      `(xact_id, sequence) > (${params.add(options.after.transaction)}::xid8, ${params.add(String(options.after.sequence))}::bigint)`
+export const readFeed =
+  (sql: SqlClient, bound: FeedBound = workspaceWriters) =>
+  (options: {
+    readonly workspaceId: string
+    readonly after: ChangeFeedPosition | null
+    readonly types: ChangeFeedTypes
+    readonly limit: number
+  }): Effect.Effect<ChangeFeedPage, SqlError> => {
+    const params = new Params()
+    const workspace = params.add(options.workspaceId)
+    const visible = `workspace_id = ${workspace} AND xact_id < (SELECT below FROM bound)`
+    const conditions = [visible]
+    if (options.after !== null) {
+      conditions.push(
+        `(xact_id, sequence) > (${params.add(options.after.transaction)}::xid8, ${params.add(String(options.after.sequence))}::bigint)`
+      )
+    }
+    if (options.types.length > 0) {
+      const exact = options.types.filter((pattern) => !pattern.endsWith(".*"))
+      const prefixes = options.types.filter((pattern) => pattern.endsWith(".*")).map((pattern) => likePrefix(pattern.slice(0, -1)))
+      conditions.push(`(type = ANY(${params.add(exact)}::text[]) OR type LIKE ANY(${params.add(prefixes)}::text[]))`)
+    }
+    const limit = Math.max(0, Math.floor(options.limit))
+    // The page, and the last event of the workspace the same snapshot sees (one more step of the
+    // index, backwards): where a page that is not full lets the next read start.
+    return Effect.map(
+      sql.unsafe<EventRow & { readonly xact: string; readonly tail: boolean }>(
+        `WITH ${bound(workspace)} ` +
+          `(SELECT xact_id::text AS xact, ${eventColumns}, false AS tail FROM ${tables.events} WHERE ${conditions.join(" AND ")} ` +
+          `ORDER BY xact_id, sequence LIMIT ${params.add(limit)}) ` +
+          `UNION ALL (SELECT xact_id::text AS xact, ${eventColumns}, true AS tail FROM ${tables.events} WHERE ${visible} ` +
+          `ORDER BY xact_id DESC, sequence DESC LIMIT 1)`,
+        params.values as Array<unknown>
+      ),
+      (rows) => {
+        const position = (row: { readonly xact: string; readonly sequence: bigint }): ChangeFeedPosition => ({
+          transaction: row.xact,
+          sequence: Number(row.sequence)
+        })
+        const events = rows
+          .filter((row) => !row.tail)
+          .map((row) => ({ ...toStoredEvent(row), position: position(row) }))
+          .sort((a, b) => compareChangeFeedPositions(a.position, b.position))
+        const tail = rows.find((row) => row.tail)
+        return { events, through: feedThrough(events, limit, options.after, tail === undefined ? null : position(tail)) }
+      }
     )
   }
-  if (options.types.length > 0) {
-    const exact = options.types.filter((pattern) => !pattern.endsWith(".*"))
-    const prefixes = options.types.filter((pattern) => pattern.endsWith(".*")).map((pattern) => likePrefix(pattern.slice(0, -1)))
-    conditions.push(`(type = ANY(${params.add(exact)}::text[]) OR type LIKE ANY(${params.add(prefixes)}::text[]))`)
-  }
-  const limit = Math.max(0, Math.floor(options.limit))
-  // The page, and the last event of the workspace the same snapshot sees (one more step of the
-  // index, backwards): where a page that is not full lets the next read start.
-  return Effect.map(
-    sql.unsafe<EventRow & { readonly xact: string; readonly tail: boolean }>(
-      `WITH ${bound(workspace)} ` +
-        `(SELECT xact_id::text AS xact, ${eventColumns}, false AS tail FROM ${tables.events} WHERE ${conditions.join(" AND ")} ` +
-        `ORDER BY xact_id, sequence LIMIT ${params.add(limit)}) ` +
-        `UNION ALL (SELECT xact_id::text AS xact, ${eventColumns}, true AS tail FROM ${tables.events} WHERE ${visible} ` +
-        `ORDER BY xact_id DESC, sequence DESC LIMIT 1)`,
-      params.values as Array<unknown>
-    ),
-    (rows) => {
-      const position = (row: { readonly xact: string; readonly sequence: bigint }): ChangeFeedPosition => ({
-        transaction: row.xact,
-        sequence: Number(row.sequence)
-      })
-      const events = rows.filter((row) => !row.tail).map((row) => ({ ...toStoredEvent(row), position: position(row) }))
-        .sort((a, b) => compareChangeFeedPositions(a.position, b.position))
-      const tail = rows.find((row) => row.tail)
-      return { events, through: feedThrough(events, limit, options.after, tail === undefined ? null : position(tail)) }
-    }
-  )
-}

@@ -12,9 +12,10 @@ const text = `SELECT ${eventColumns} FROM ${tables.events} WHERE sequence > $1 O
  * a commit still in flight may later fill a gap below a position already read: fine for rebuilds
  * (which run on a quiet log) but not for a follower that must never skip an event.
  */
-export const readLog = (sql: SqlClient) =>
-(options: { readonly after: number; readonly limit: number }): Effect.Effect<ReadonlyArray<StoredEvent>, SqlError> =>
-  Effect.map(
-    sql.unsafe<EventRow>(text, [String(Math.max(0, Math.floor(options.after))), Math.max(0, Math.floor(options.limit))]),
-    (rows) => rows.map(toStoredEvent)
-  )
+export const readLog =
+  (sql: SqlClient) =>
+  (options: { readonly after: number; readonly limit: number }): Effect.Effect<ReadonlyArray<StoredEvent>, SqlError> =>
+    Effect.map(
+      sql.unsafe<EventRow>(text, [String(Math.max(0, Math.floor(options.after))), Math.max(0, Math.floor(options.limit))]),
+      (rows) => rows.map(toStoredEvent)
+    )

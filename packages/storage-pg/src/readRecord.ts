@@ -24,62 +24,69 @@ interface Row {
 const settingsVersionSql = `coalesce((SELECT v.version FROM ${tables.settingsVersions} AS v WHERE v.workspace_id = $1), 0)`
 
 const linkedSql = (linked: LinkedDocuments | null, id: string) =>
-  linked === null ? "'{}'::text[]" :
-    `ARRAY(SELECT l.id FROM ${documentTables[linked.collection]} AS l WHERE l.workspace_id = $1 AND l.deleted_at IS NULL ` +
+  linked === null
+    ? "'{}'::text[]"
+    : `ARRAY(SELECT l.id FROM ${documentTables[linked.collection]} AS l WHERE l.workspace_id = $1 AND l.deleted_at IS NULL ` +
       `AND (l.data -> ${fieldKey(linked.field)}) @> jsonb_build_array(${id}) ORDER BY l.id)`
 
-const columnsOf = (alias: string) => documentColumns.split(", ").map((column) => `${alias}.${column}`).join(", ")
+const columnsOf = (alias: string) =>
+  documentColumns
+    .split(", ")
+    .map((column) => `${alias}.${column}`)
+    .join(", ")
 
 const documentOf = (collection: Collection, workspaceId: string, row: Row) =>
   row.id === null || row.version === null || row.data === null
     ? null
     : toStoredDocument(collection, workspaceId, { id: row.id, version: row.version, deleted_at: row.deleted_at, data: row.data })
 
-export const readRecord = (sql: SqlClient) =>
-(collection: Collection, workspaceId: string, id: string, linked: LinkedDocuments | null): Effect.Effect<RecordRead, SqlError> =>
-  Effect.map(
-    // The one-row FROM answers for an absent document too.
-    sql.unsafe<Row>(
-      `SELECT ${columnsOf("d")}, ${settingsVersionSql} AS settings_version, ${linkedSql(linked, "$2::text")} AS linked_ids ` +
-        `FROM (SELECT 1) AS one LEFT JOIN ${documentTables[collection]} AS d ON d.workspace_id = $1 AND d.id = $2`,
-      [workspaceId, id]
-    ),
-    ([row]) => ({
-      document: row === undefined ? null : documentOf(collection, workspaceId, row),
-      linkedIds: row?.linked_ids ?? [],
-      settingsVersion: row?.settings_version ?? 0
-    })
-  )
+export const readRecord =
+  (sql: SqlClient) =>
+  (collection: Collection, workspaceId: string, id: string, linked: LinkedDocuments | null): Effect.Effect<RecordRead, SqlError> =>
+    Effect.map(
+      // The one-row FROM answers for an absent document too.
+      sql.unsafe<Row>(
+        `SELECT ${columnsOf("d")}, ${settingsVersionSql} AS settings_version, ${linkedSql(linked, "$2::text")} AS linked_ids ` +
+          `FROM (SELECT 1) AS one LEFT JOIN ${documentTables[collection]} AS d ON d.workspace_id = $1 AND d.id = $2`,
+        [workspaceId, id]
+      ),
+      ([row]) => ({
+        document: row === undefined ? null : documentOf(collection, workspaceId, row),
+        linkedIds: row?.linked_ids ?? [],
+        settingsVersion: row?.settings_version ?? 0
+      })
+    )
 
 /**
  * The page as queryDocuments compiles it, joined laterally to a one-row FROM so that an empty page
  * still answers the settings version (one row of nulls). `n` numbers the rows as the page's ORDER
  * BY yields them, and the outer ORDER BY keeps that order through the join.
  */
-export const queryRecords = (sql: SqlClient) =>
-(
-  collection: Collection,
-  workspaceId: string,
-  query: DocumentQuery,
-  linked: LinkedDocuments | null
-): Effect.Effect<RecordsRead, SqlError> =>
-  Effect.flatMap(
-    // A field name the compiler refuses is a defect of the caller, not a storage failure.
-    Effect.sync(() => compileQuery(collection, workspaceId, query)),
-    ({ params, text }) =>
-      Effect.map(
-        sql.unsafe<Row>(
-          `SELECT ${columnsOf("p")}, ${settingsVersionSql} AS settings_version, ${linkedSql(linked, "p.id")} AS linked_ids ` +
-            `FROM (SELECT 1) AS one LEFT JOIN LATERAL (SELECT page.*, row_number() OVER () AS n FROM (${text}) AS page) AS p ON TRUE ORDER BY p.n`,
-          // A query that can match nothing compiles without parameters; the version still needs $1.
-          params.length === 0 ? [workspaceId] : params
-        ),
-        (rows) => ({
-          rows: rows.flatMap((row) => {
-            const document = documentOf(collection, workspaceId, row)
-            return document === null ? [] : [{ document, linkedIds: row.linked_ids }]
-          }),
-          settingsVersion: rows[0]?.settings_version ?? 0
-        })
-      )
-  )
+export const queryRecords =
+  (sql: SqlClient) =>
+  (
+    collection: Collection,
+    workspaceId: string,
+    query: DocumentQuery,
+    linked: LinkedDocuments | null
+  ): Effect.Effect<RecordsRead, SqlError> =>
+    Effect.flatMap(
+      // A field name the compiler refuses is a defect of the caller, not a storage failure.
+      Effect.sync(() => compileQuery(collection, workspaceId, query)),
+      ({ params, text }) =>
+        Effect.map(
+          sql.unsafe<Row>(
+            `SELECT ${columnsOf("p")}, ${settingsVersionSql} AS settings_version, ${linkedSql(linked, "p.id")} AS linked_ids ` +
+              `FROM (SELECT 1) AS one LEFT JOIN LATERAL (SELECT page.*, row_number() OVER () AS n FROM (${text}) AS page) AS p ON TRUE ORDER BY p.n`,
+            // A query that can match nothing compiles without parameters; the version still needs $1.
+            params.length === 0 ? [workspaceId] : params
+          ),
+          (rows) => ({
+            rows: rows.flatMap((row) => {
+              const document = documentOf(collection, workspaceId, row)
+              return document === null ? [] : [{ document, linkedIds: row.linked_ids }]
+            }),
+            settingsVersion: rows[0]?.settings_version ?? 0
+          })
+        )
+    )

@@ -10,8 +10,9 @@ import { tables } from "./tables.js"
  * order, entered at the version after `after`, so the tail of a long stream costs what it returns
  * (readStreamPlan.pg).
  */
-export const readStreamSql =
-  `SELECT ${eventColumns} FROM ${tables.events} WHERE stream_id = $1 AND stream_version > $2 ORDER BY stream_version`
+export const readStreamSql = `SELECT ${eventColumns} FROM ${tables.events} WHERE stream_id = $1 AND stream_version > $2 ORDER BY stream_version`
 
-export const readStream = (sql: SqlClient) => (streamId: string, after = 0): Effect.Effect<ReadonlyArray<StoredEvent>, SqlError> =>
-  Effect.map(sql.unsafe<EventRow>(readStreamSql, [streamId, after]), (rows) => rows.map(toStoredEvent))
+export const readStream =
+  (sql: SqlClient) =>
+  (streamId: string, after = 0): Effect.Effect<ReadonlyArray<StoredEvent>, SqlError> =>
+    Effect.map(sql.unsafe<EventRow>(readStreamSql, [streamId, after]), (rows) => rows.map(toStoredEvent))

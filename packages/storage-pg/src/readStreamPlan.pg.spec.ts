@@ -21,7 +21,7 @@ const nodesOf = (node: PlanNode): ReadonlyArray<PlanNode> => [node, ...(node.Pla
 
 describe("readStream's plan", () => {
   it.live("reads the tail of a 1,000-event stream from the index, at the version it asks for", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const url = yield* testDatabase
       const sql = yield* PgClient.make({ url: Redacted.make(url), transformJson: false, maxConnections: 1 }).pipe(
         Effect.provide(Reactivity.layer)
@@ -54,5 +54,6 @@ describe("readStream's plan", () => {
         `SELECT relpages AS pages FROM pg_class WHERE relname = 'ds_events'`
       )
       expect(pages).toBeGreaterThan(100)
-    }).pipe(Effect.scoped))
+    }).pipe(Effect.scoped)
+  )
 })

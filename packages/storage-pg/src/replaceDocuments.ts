@@ -13,32 +13,35 @@ const BATCH = 500
  * Rebuild: the named collections' tables emptied and refilled in one transaction, so readers see
  * the old documents or the new ones, never a mix (TRUNCATE holds its lock until the commit).
  */
-export const replaceDocuments = (sql: SqlClient) =>
-(collections: ReadonlyArray<Collection>, writes: ReadonlyArray<DocumentWrite>): Effect.Effect<void, SqlError> =>
-  sql.withTransaction(Effect.gen(function*() {
-    const dropped = [...new Set(collections)].map((c) => documentTables[c])
-    if (dropped.length > 0) yield* sql.unsafe(`TRUNCATE ${dropped.join(", ")}`)
-    // Applied in order, the last write of a document wins, as when they are written one by one.
-    const last = new Map<string, DocumentWrite>()
-    for (const write of writes) {
-      const slot = `${write.collection}\u0000${write.workspaceId}\u0000${write.id}`
-      last.delete(slot)
-      last.set(slot, write)
-    }
-    for (const collection of allCollections) {
-      const table = documentTables[collection]
-      const mine = [...last.values()].filter((w) => w.collection === collection)
-      const removes = mine.filter((w) => w._tag === "Remove")
-      if (removes.length > 0) {
-        yield* sql.unsafe(
-          `DELETE FROM ${table} t USING unnest($1::text[], $2::text[]) AS r(w, id) WHERE t.workspace_id = r.w AND t.id = r.id`,
-          [removes.map((r) => r.workspaceId), removes.map((r) => r.id)]
-        )
-      }
-      const upserts = mine.flatMap((w) => w._tag === "Upsert" ? [w] : [])
-      for (let start = 0; start < upserts.length; start += BATCH) {
-        const records = JSON.stringify(upserts.slice(start, start + BATCH).map(upsertRecord))
-        yield* sql.unsafe(upsertSql(table, "$1", "TRUE"), [records])
-      }
-    }
-  }))
+export const replaceDocuments =
+  (sql: SqlClient) =>
+  (collections: ReadonlyArray<Collection>, writes: ReadonlyArray<DocumentWrite>): Effect.Effect<void, SqlError> =>
+    sql.withTransaction(
+      Effect.gen(function* () {
+        const dropped = [...new Set(collections)].map((c) => documentTables[c])
+        if (dropped.length > 0) yield* sql.unsafe(`TRUNCATE ${dropped.join(", ")}`)
+        // Applied in order, the last write of a document wins, as when they are written one by one.
+        const last = new Map<string, DocumentWrite>()
+        for (const write of writes) {
+          const slot = `${write.collection}\u0000${write.workspaceId}\u0000${write.id}`
+          last.delete(slot)
+          last.set(slot, write)
+        }
+        for (const collection of allCollections) {
+          const table = documentTables[collection]
+          const mine = [...last.values()].filter((w) => w.collection === collection)
+          const removes = mine.filter((w) => w._tag === "Remove")
+          if (removes.length > 0) {
+            yield* sql.unsafe(
+              `DELETE FROM ${table} t USING unnest($1::text[], $2::text[]) AS r(w, id) WHERE t.workspace_id = r.w AND t.id = r.id`,
+              [removes.map((r) => r.workspaceId), removes.map((r) => r.id)]
+            )
+          }
+          const upserts = mine.flatMap((w) => (w._tag === "Upsert" ? [w] : []))
+          for (let start = 0; start < upserts.length; start += BATCH) {
+            const records = JSON.stringify(upserts.slice(start, start + BATCH).map(upsertRecord))
+            yield* sql.unsafe(upsertSql(table, "$1", "TRUE"), [records])
+          }
+        }
+      })
+    )

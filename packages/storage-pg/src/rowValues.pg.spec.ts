@@ -17,26 +17,34 @@ const expectedKeys = keysOf(Object.fromEntries(jsonbOrder.map((key) => [key, key
 
 describe("PgStorage reads values as the port states them", () => {
   it.live("jsonb in jsonb's key order, sequences as numbers, recorded times as ISO strings", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const storage = yield* PgStorage.make(yield* testDatabase)
       const ws = "ws_values"
-      const { events: [appended] } = yield* storage.commit({
-        streams: [{
-          streamId: "con_values",
-          expectedVersion: 0,
-          events: [{ type: "contact.created", data: written, metadata: { workspaceId: ws, eventId: "evt_values", requestId: null, actor: null } }]
-        }],
-        documents: [{
-          _tag: "Upsert",
-          collection: "contact",
-          workspaceId: ws,
-          id: "con_values",
-          version: 1,
-          deletedAt: null,
-          uniqueKey: null,
-          searchWords: [],
-          data: written
-        }]
+      const {
+        events: [appended]
+      } = yield* storage.commit({
+        streams: [
+          {
+            streamId: "con_values",
+            expectedVersion: 0,
+            events: [
+              { type: "contact.created", data: written, metadata: { workspaceId: ws, eventId: "evt_values", requestId: null, actor: null } }
+            ]
+          }
+        ],
+        documents: [
+          {
+            _tag: "Upsert",
+            collection: "contact",
+            workspaceId: ws,
+            id: "con_values",
+            version: 1,
+            deletedAt: null,
+            uniqueKey: null,
+            searchWords: [],
+            data: written
+          }
+        ]
       })
 
       const document = yield* storage.getDocument("contact", ws, "con_values")
@@ -62,5 +70,6 @@ describe("PgStorage reads values as the port states them", () => {
         expect(event?.recordedAt).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/)
       }
       expect(yield* storage.headSequence).toBe(appended?.sequence)
-    }).pipe(Effect.scoped))
+    }).pipe(Effect.scoped)
+  )
 })

@@ -77,11 +77,14 @@ const installs: ReadonlyArray<readonly [string, ReadonlyArray<Schema>]> = [
   ["upgraded from migration 17 (a database before stored functions)", [{ migrations: upTo(17) }, schema]],
   // Every state a database could have been left in by a host: a restated function in a later
   // migration would leave the one-at-a-time install with the migration's text under the file's hash.
-  ["upgraded one migration at a time", migrations.map((m) => m.id < storedFunctions.id ? { migrations: upTo(m.id) } : { migrations: upTo(m.id), functions })]
+  [
+    "upgraded one migration at a time",
+    migrations.map((m) => (m.id < storedFunctions.id ? { migrations: upTo(m.id) } : { migrations: upTo(m.id), functions }))
+  ]
 ]
 
 const install = (steps: ReadonlyArray<Schema>) =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const url = yield* emptyDatabase
     const sql = yield* client(url)
     for (const step of steps) yield* migrate(sql, step)
@@ -92,12 +95,18 @@ const run = promisify(execFile)
 
 /** A pg_dump of the server's major version, if one is installed. */
 const pgDumpFor = async (url: string): Promise<string | undefined> => {
-  const major = await Effect.runPromise(Effect.scoped(Effect.flatMap(
-    client(url),
-    (sql) => sql.unsafe<{ readonly major: number }>(`SELECT current_setting('server_version_num')::int / 10000 AS major`)
-  ))).then((rows) => rows[0]?.major)
+  const major = await Effect.runPromise(
+    Effect.scoped(
+      Effect.flatMap(client(url), (sql) =>
+        sql.unsafe<{ readonly major: number }>(`SELECT current_setting('server_version_num')::int / 10000 AS major`)
+      )
+    )
+  ).then((rows) => rows[0]?.major)
   for (const candidate of [`/usr/lib/postgresql/${major}/bin/pg_dump`, "pg_dump"]) {
-    const version = await run(candidate, ["--version"]).then(({ stdout }) => stdout, () => "")
+    const version = await run(candidate, ["--version"]).then(
+      ({ stdout }) => stdout,
+      () => ""
+    )
     if (version.includes(`(PostgreSQL) ${major}.`)) return candidate
   }
   return undefined
@@ -108,26 +117,40 @@ const pgDump = await pgDumpFor(serverUrl())
 /** The schema-only dump, without the lines that differ on every run (pg_dump's \restrict key). */
 const dumpOf = (pgDumpPath: string, url: string) =>
   Effect.promise(() =>
-    run(pgDumpPath, ["--schema-only", "--no-owner", "--dbname", url], { maxBuffer: 64 * 1024 * 1024 })
-      .then(({ stdout }) => stdout.split("\n").filter((line) => !/^\\(un)?restrict /.test(line)).join("\n"))
+    run(pgDumpPath, ["--schema-only", "--no-owner", "--dbname", url], { maxBuffer: 64 * 1024 * 1024 }).then(({ stdout }) =>
+      stdout
+        .split("\n")
+        .filter((line) => !/^\\(un)?restrict /.test(line))
+        .join("\n")
+    )
   )
 
 describe("the schema, however it was reached", () => {
-  it.live("a fresh install and every upgraded one end with the same catalog, and its functions are the files'", () =>
-    Effect.gen(function*() {
-      const [fresh, ...upgraded] = yield* Effect.forEach(installs, ([name, steps]) =>
-        Effect.map(install(steps), ({ sql }) => ({ name, sql })))
-      const expected = yield* catalogOf(fresh!.sql)
-      for (const { name, sql } of upgraded) expect(yield* catalogOf(sql), name).toEqual(expected)
-      expect(yield* ownFunctionNames(fresh!.sql)).toEqual(functions.map((f) => f.name).sort())
-    }).pipe(Effect.scoped), 120_000)
+  it.live(
+    "a fresh install and every upgraded one end with the same catalog, and its functions are the files'",
+    () =>
+      Effect.gen(function* () {
+        const [fresh, ...upgraded] = yield* Effect.forEach(installs, ([name, steps]) =>
+          Effect.map(install(steps), ({ sql }) => ({ name, sql }))
+        )
+        const expected = yield* catalogOf(fresh!.sql)
+        for (const { name, sql } of upgraded) expect(yield* catalogOf(sql), name).toEqual(expected)
+        expect(yield* ownFunctionNames(fresh!.sql)).toEqual(functions.map((f) => f.name).sort())
+      }).pipe(Effect.scoped),
+    120_000
+  )
 
-  it.live.runIf(pgDump !== undefined)(`and the same pg_dump --schema-only (${pgDump ?? "no pg_dump of the server's version here"})`, () =>
-    Effect.gen(function*() {
-      const [fresh, ...upgraded] = yield* Effect.forEach(installs, ([name, steps]) =>
-        Effect.map(install(steps), ({ url }) => ({ name, url })))
-      const expected = yield* dumpOf(pgDump!, fresh!.url)
-      expect(expected).toContain("CREATE FUNCTION public.ds_commit(")
-      for (const { name, url } of upgraded) expect(yield* dumpOf(pgDump!, url), name).toEqual(expected)
-    }).pipe(Effect.scoped), 120_000)
+  it.live.runIf(pgDump !== undefined)(
+    `and the same pg_dump --schema-only (${pgDump ?? "no pg_dump of the server's version here"})`,
+    () =>
+      Effect.gen(function* () {
+        const [fresh, ...upgraded] = yield* Effect.forEach(installs, ([name, steps]) =>
+          Effect.map(install(steps), ({ url }) => ({ name, url }))
+        )
+        const expected = yield* dumpOf(pgDump!, fresh!.url)
+        expect(expected).toContain("CREATE FUNCTION public.ds_commit(")
+        for (const { name, url } of upgraded) expect(yield* dumpOf(pgDump!, url), name).toEqual(expected)
+      }).pipe(Effect.scoped),
+    120_000
+  )
 })

@@ -1,11 +1,4 @@
-import {
-  type Collection,
-  type DocumentQuery,
-  type DocumentWrite,
-  type JsonObject,
-  searchWordsOfDocument,
-  Storage
-} from "@dealstream/core"
+import { type Collection, type DocumentQuery, type DocumentWrite, type JsonObject, searchWordsOfDocument, Storage } from "@dealstream/core"
 import * as PgClient from "@effect/sql-pg/PgClient"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Layer, Redacted } from "effect"
@@ -14,14 +7,14 @@ import { testDatabase } from "../../../test/support/pg.js"
 import * as PgStorage from "./PgStorage.js"
 
 const Sql = PgClient.PgClient
-const layer = Layer.unwrap(Effect.map(testDatabase, (url) =>
-  Layer.merge(
-    PgStorage.layer(url),
-    Layer.effect(Sql, PgClient.make({ url: Redacted.make(url), transformJson: false })).pipe(
-      Layer.provide(Reactivity.layer),
-      Layer.orDie
+const layer = Layer.unwrap(
+  Effect.map(testDatabase, (url) =>
+    Layer.merge(
+      PgStorage.layer(url),
+      Layer.effect(Sql, PgClient.make({ url: Redacted.make(url), transformJson: false })).pipe(Layer.provide(Reactivity.layer), Layer.orDie)
     )
-  ))).pipe(Layer.orDie)
+  )
+).pipe(Layer.orDie)
 
 const nameField = { name: "name", type: "text" } as const
 const searchFields = { fields: [nameField], wholeWordFields: [] }
@@ -52,7 +45,7 @@ const search = (terms: ReadonlyArray<string>, scope: DocumentQuery["scope"] = "l
 
 /** What the words tables hold for a workspace, and what the document tables' search_words say they should. */
 const wordsTables = (workspaceId: string) =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const sql = yield* Sql
     const held = yield* sql.unsafe<{ readonly row: string }>(
       `SELECT 'contact ' || word || ' ' || id AS row FROM ds_contacts_words WHERE workspace_id = $1
@@ -68,15 +61,18 @@ const wordsTables = (workspaceId: string) =>
   })
 
 const idsOf = (collection: Collection, workspaceId: string, query: DocumentQuery) =>
-  Effect.map(Effect.flatMap(Storage, (s) => s.queryDocuments(collection, workspaceId, query)), (rows) => rows.map((r) => r.id))
+  Effect.map(
+    Effect.flatMap(Storage, (s) => s.queryDocuments(collection, workspaceId, query)),
+    (rows) => rows.map((r) => r.id)
+  )
 
 describe("the search words tables", () => {
   it.layer(layer, { timeout: 60_000 })((it) => {
     it.effect("follow creates, changed words, soft delete and restore, purge and rebuild", () =>
-      Effect.gen(function*() {
+      Effect.gen(function* () {
         const storage = yield* Storage
         const ws = "ws_words"
-        const follows = Effect.gen(function*() {
+        const follows = Effect.gen(function* () {
           const { expected, held } = yield* wordsTables(ws)
           expect(held).toEqual(expected)
           return held
@@ -90,7 +86,13 @@ describe("the search words tables", () => {
             upsert("deal", ws, "deal_1", "Pilot")
           ]
         })
-        expect(yield* follows).toEqual(["contact ann con_1", "contact bob con_2", "contact lee con_1", `contact ${"q".repeat(200)} con_2`, "deal pilot deal_1"])
+        expect(yield* follows).toEqual([
+          "contact ann con_1",
+          "contact bob con_2",
+          "contact lee con_1",
+          `contact ${"q".repeat(200)} con_2`,
+          "deal pilot deal_1"
+        ])
         expect(yield* idsOf("contact", ws, search([long]))).toEqual(["con_2"])
         expect(yield* idsOf("contact", ws, search([`${"q".repeat(200)}x`]))).toEqual([])
 
@@ -119,24 +121,36 @@ describe("the search words tables", () => {
         expect(yield* idsOf("contact", ws, search(["ann"]))).toEqual([])
         expect(yield* idsOf("contact", ws, search(["ze"]))).toEqual(["con_3", "con_4"])
         expect(yield* idsOf("deal", ws, search(["pil"]))).toEqual(["deal_1"])
-      }))
+      })
+    )
 
     it.effect("find by range exactly the words a term begins, at the edges of code-point order", () =>
-      Effect.gen(function*() {
+      Effect.gen(function* () {
         const storage = yield* Storage
         const ws = "ws_edges"
         // Each name is one word: U+D7FF and U+E000 surround the surrogates (the range's successor
         // of U+D7FF skips them), U+FFFF lies below the astral plane, U+10FFFF is the last code point.
-        const names = ["a\uD7FF", "a\uE000", "a\uFFFF", "a\u{10000}", "a\u{10FFFF}", "a\u{10FFFF}b", "b", "a", "ab", "\u{10FFFF}", "\u{10FFFF}a"]
+        const names = [
+          "a\uD7FF",
+          "a\uE000",
+          "a\uFFFF",
+          "a\u{10000}",
+          "a\u{10FFFF}",
+          "a\u{10FFFF}b",
+          "b",
+          "a",
+          "ab",
+          "\u{10FFFF}",
+          "\u{10FFFF}a"
+        ]
         const documents = names.map((name, i) => upsert("contact", ws, `con_${String(i).padStart(2, "0")}`, name))
         yield* storage.commit({ streams: [], documents })
         const terms = ["a", "a\uD7FF", "a\uE000", "a\uFFFF", "a\u{10FFFF}", "\u{10FFFF}", "\u{10FFFF}a", "ab", "b", "a\u{10000}"]
         for (const term of terms) {
-          const expected = documents.flatMap((d) =>
-            d._tag === "Upsert" && d.searchWords.some((w) => w.startsWith(term)) ? [d.id] : []
-          )
+          const expected = documents.flatMap((d) => (d._tag === "Upsert" && d.searchWords.some((w) => w.startsWith(term)) ? [d.id] : []))
           expect({ term, ids: yield* idsOf("contact", ws, search([term])) }).toEqual({ term, ids: expected })
         }
-      }))
+      })
+    )
   })
 })

@@ -30,10 +30,10 @@ const catalog = (sql: SqlClient) =>
 
 const withChanged = (name: string) => ({
   ...schema,
-  functions: functions.map((f) => f.name === name ? { ...f, text: f.text.replace("BEGIN", "BEGIN\n      -- a changed text") } : f)
+  functions: functions.map((f) => (f.name === name ? { ...f, text: f.text.replace("BEGIN", "BEGIN\n      -- a changed text") } : f))
 })
 
-const migrated = Effect.gen(function*() {
+const migrated = Effect.gen(function* () {
   const sql = yield* client(yield* emptyDatabase)
   yield* migrate(sql)
   return sql
@@ -41,7 +41,7 @@ const migrated = Effect.gen(function*() {
 
 describe("stored functions", () => {
   it.live("a function whose file changed is replaced, and no other is touched", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const sql = yield* migrated
       const before = yield* catalog(sql)
       expect([...before.keys()].sort()).toEqual(functions.map((f) => f.name).sort())
@@ -61,31 +61,35 @@ describe("stored functions", () => {
       // And back to the text as it was.
       expect(yield* migrate(sql)).toEqual({ migrations: [], functions: ["ds_commit"] })
       expect((yield* catalog(sql)).get("ds_commit")!.definition).toBe(before.get("ds_commit")!.definition)
-    }).pipe(Effect.scoped))
+    }).pipe(Effect.scoped)
+  )
 
   it.live("a function dropped behind migrate's back is created again", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const sql = yield* migrated
       yield* sql.unsafe(`DROP FUNCTION ds_commit_set(jsonb)`)
       expect(yield* migrate(sql)).toEqual({ migrations: [], functions: ["ds_commit_set"] })
       expect((yield* catalog(sql)).has("ds_commit_set")).toBe(true)
-    }).pipe(Effect.scoped))
+    }).pipe(Effect.scoped)
+  )
 
   it.live("a function the files no longer have is forgotten, and applied again when it comes back", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const sql = yield* migrated
       yield* migrate(sql, { ...schema, functions: functions.filter((f) => f.name !== "ds_commit_set") })
       const recorded = yield* sql.unsafe<{ readonly name: string }>(`SELECT name FROM ds_functions ORDER BY name`)
       expect(recorded.map((row) => row.name)).not.toContain("ds_commit_set")
       expect(yield* migrate(sql)).toEqual({ migrations: [], functions: ["ds_commit_set"] })
-    }).pipe(Effect.scoped))
+    }).pipe(Effect.scoped)
+  )
 
   it.live("a host that does not know every migration of the database leaves the functions as they are", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const sql = yield* migrated
       const before = yield* catalog(sql)
       const older = { migrations: migrations.slice(0, -1), functions: withChanged("ds_commit").functions }
       expect(yield* migrate(sql, older)).toEqual({ migrations: [], functions: [] })
       expect(yield* catalog(sql)).toEqual(before)
-    }).pipe(Effect.scoped))
+    }).pipe(Effect.scoped)
+  )
 })

@@ -20,10 +20,14 @@ const DUE_TYPES: ReadonlyArray<Json> = ["task", "meeting"]
 
 /** Checked on the activity as stored after the write: a link to a record in the trash still counts. */
 const unlinked = (after: JsonObject): ReadonlyArray<ErrorDetail> =>
-  isLinked(after) ? [] : [{
-    path: "contact_ids",
-    message: "is empty, and so are deal_ids and company_ids: an activity names at least one contact, deal or company"
-  }]
+  isLinked(after)
+    ? []
+    : [
+        {
+          path: "contact_ids",
+          message: "is empty, and so are deal_ids and company_ids: an activity names at least one contact, deal or company"
+        }
+      ]
 
 /** Paths point at the offending element so the client can find it in what it sent. */
 const unknownLinks = (given: JsonObject, unknown: LinkIds): ReadonlyArray<ErrorDetail> =>
@@ -39,12 +43,15 @@ const unknownLinks = (given: JsonObject, unknown: LinkIds): ReadonlyArray<ErrorD
 const misplacedDueAt = (after: JsonObject, given: JsonObject): ReadonlyArray<ErrorDetail> => {
   if (after["due_at"] === null || after["due_at"] === undefined || DUE_TYPES.includes(after["type"] ?? null)) return []
   const sent = given["due_at"]
-  return [{
-    path: "due_at",
-    message: sent !== undefined && sent !== null
-      ? "is only for tasks and meetings"
-      : `is only for tasks and meetings: clear it (null) to make this activity a ${String(after["type"])}`
-  }]
+  return [
+    {
+      path: "due_at",
+      message:
+        sent !== undefined && sent !== null
+          ? "is only for tasks and meetings"
+          : `is only for tasks and meetings: clear it (null) to make this activity a ${String(after["type"])}`
+    }
+  ]
 }
 
 /** done_at in its place among the fields, right after due_at as the field table has it. */
@@ -64,8 +71,10 @@ const refusedFor = (details: ReadonlyArray<ErrorDetail>): Decision | null =>
 const create = (command: CreateActivity, state: ActivityState): Decision => {
   const { at, id } = command
   const fields = withDoneAt(command.fields, command.done === true ? at : null)
-  return refusedFor([...unlinked(fields), ...unknownLinks(fields, command.unknownIds), ...misplacedDueAt(fields, fields)]) ??
+  return (
+    refusedFor([...unlinked(fields), ...unknownLinks(fields, command.unknownIds), ...misplacedDueAt(fields, fields)]) ??
     activityLife.create(state, id, fields, at)
+  )
 }
 
 const update = (command: UpdateActivity, state: Live): Decision => {

@@ -54,7 +54,10 @@ const createWith = (fields: Record<string, unknown>, more: { done?: boolean; unk
   unknownIds: more.unknownIds ?? noLinkIds
 })
 
-const patch = (fields: Record<string, unknown>, more: { done?: boolean; unknownIds?: LinkIds; trashedIds?: LinkIds } = {}): ActivityCommand => ({
+const patch = (
+  fields: Record<string, unknown>,
+  more: { done?: boolean; unknownIds?: LinkIds; trashedIds?: LinkIds } = {}
+): ActivityCommand => ({
   type: "UpdateActivity",
   id,
   at: t2,
@@ -64,29 +67,46 @@ const patch = (fields: Record<string, unknown>, more: { done?: boolean; unknownI
   trashedIds: more.trashedIds ?? noLinkIds
 })
 
-const updated = (changed: Record<string, unknown>): ActivityEvent => ({ type: "activity.updated", data: { changed: changed as never, at: t2 } })
+const updated = (changed: Record<string, unknown>): ActivityEvent => ({
+  type: "activity.updated",
+  data: { changed: changed as never, at: t2 }
+})
 
 describe("activityDecider", () => {
   describe("CreateActivity", () => {
     it("records the activity with done_at in its place, open", () => {
       given([]).when(createWith({})).then([created])
-      expect(Object.keys(created.data.fields)).toEqual(
-        ["type", "subject", "body", "due_at", "done_at", "owner_id", "contact_ids", "deal_ids", "company_ids"]
-      )
+      expect(Object.keys(created.data.fields)).toEqual([
+        "type",
+        "subject",
+        "body",
+        "due_at",
+        "done_at",
+        "owner_id",
+        "contact_ids",
+        "deal_ids",
+        "company_ids"
+      ])
     })
     it("records a done activity with done_at at the time of the command", () => {
-      given([]).when(createWith({}, { done: true })).then([{
-        type: "activity.created",
-        data: { ...created.data, fields: { ...created.data.fields, done_at: t0 } }
-      }])
+      given([])
+        .when(createWith({}, { done: true }))
+        .then([
+          {
+            type: "activity.created",
+            data: { ...created.data, fields: { ...created.data.fields, done_at: t0 } }
+          }
+        ])
     })
     it("refuses an activity linked to nothing, naming the three lists", () => {
-      given([]).when(createWith({ contact_ids: [] })).thenFails("ValidationError", (e) => {
-        expect(e.details.map((d) => d.path)).toEqual(["contact_ids"])
-        expect(e.message).toContain("contact_ids")
-        expect(e.message).toContain("deal_ids")
-        expect(e.message).toContain("company_ids")
-      })
+      given([])
+        .when(createWith({ contact_ids: [] }))
+        .thenFails("ValidationError", (e) => {
+          expect(e.details.map((d) => d.path)).toEqual(["contact_ids"])
+          expect(e.message).toContain("contact_ids")
+          expect(e.message).toContain("deal_ids")
+          expect(e.message).toContain("company_ids")
+        })
     })
     it("takes a deal or a company alone as its link", () => {
       for (const link of ["deal_ids", "company_ids"]) {
@@ -95,20 +115,21 @@ describe("activityDecider", () => {
       }
     })
     it("points at every unknown linked id in the list it was sent in", () => {
-      given([]).when(createWith(
-        { deal_ids: ["deal_x"] },
-        { unknownIds: { contact_ids: ["con_b"], deal_ids: ["deal_x"], company_ids: [] } }
-      )).thenFails("ValidationError", (e) => {
-        expect(e.details).toEqual([
-          { path: "contact_ids[1]", message: "contact con_b does not exist" },
-          { path: "deal_ids[0]", message: "deal deal_x does not exist" }
-        ])
-      })
+      given([])
+        .when(createWith({ deal_ids: ["deal_x"] }, { unknownIds: { contact_ids: ["con_b"], deal_ids: ["deal_x"], company_ids: [] } }))
+        .thenFails("ValidationError", (e) => {
+          expect(e.details).toEqual([
+            { path: "contact_ids[1]", message: "contact con_b does not exist" },
+            { path: "deal_ids[0]", message: "deal deal_x does not exist" }
+          ])
+        })
     })
     it.each(["note", "call", "email"])("refuses a due_at on a %s", (type) => {
-      given([]).when(createWith({ type })).thenFails("ValidationError", (e) => {
-        expect(e.details).toEqual([{ path: "due_at", message: "is only for tasks and meetings" }])
-      })
+      given([])
+        .when(createWith({ type }))
+        .thenFails("ValidationError", (e) => {
+          expect(e.details).toEqual([{ path: "due_at", message: "is only for tasks and meetings" }])
+        })
     })
     it.each(["note", "task", "call", "meeting", "email"])("creates a %s without a due_at", (type) => {
       expect(activityDecider.decide(createWith({ type, due_at: null }), activityDecider.initialState)._tag).toBe("Success")
@@ -123,52 +144,84 @@ describe("activityDecider", () => {
 
   describe("UpdateActivity", () => {
     it("records only the fields whose value changes", () => {
-      given([created]).when(patch({ subject: "Send the proposal", body: "v2 attached" })).then([updated({ body: "v2 attached" })])
+      given([created])
+        .when(patch({ subject: "Send the proposal", body: "v2 attached" }))
+        .then([updated({ body: "v2 attached" })])
     })
     it("records nothing when nothing changes", () => {
-      given([created]).when(patch({ subject: "Send the proposal", contact_ids: ["con_a", "con_b"] })).thenNothingHappens()
+      given([created])
+        .when(patch({ subject: "Send the proposal", contact_ids: ["con_a", "con_b"] }))
+        .thenNothingHappens()
     })
     it("marks done at the command's time, keeps the first time when done again, and opens again", () => {
       const done = updated({ done_at: t2 })
-      given([created]).when(patch({}, { done: true })).then([done])
-      given([created, done]).when({ ...patch({}, { done: true }), at: "2026-01-04T00:00:00.000Z" }).thenNothingHappens()
-      given([created, done]).when(patch({}, { done: false })).then([updated({ done_at: null })])
-      given([created]).when(patch({}, { done: false })).thenNothingHappens()
+      given([created])
+        .when(patch({}, { done: true }))
+        .then([done])
+      given([created, done])
+        .when({ ...patch({}, { done: true }), at: "2026-01-04T00:00:00.000Z" })
+        .thenNothingHappens()
+      given([created, done])
+        .when(patch({}, { done: false }))
+        .then([updated({ done_at: null })])
+      given([created])
+        .when(patch({}, { done: false }))
+        .thenNothingHappens()
     })
     it("refuses a change of type that leaves a due_at on a type without one, unless it is cleared", () => {
-      given([created]).when(patch({ type: "note" })).thenFails("ValidationError", (e) => {
-        expect(e.details.map((d) => d.path)).toEqual(["due_at"])
-        expect(e.details[0]!.message).toContain("clear it")
-      })
-      given([created]).when(patch({ type: "note", due_at: null })).then([updated({ type: "note", due_at: null })])
-      given([created]).when(patch({ type: "meeting" })).then([updated({ type: "meeting" })])
+      given([created])
+        .when(patch({ type: "note" }))
+        .thenFails("ValidationError", (e) => {
+          expect(e.details.map((d) => d.path)).toEqual(["due_at"])
+          expect(e.details[0]!.message).toContain("clear it")
+        })
+      given([created])
+        .when(patch({ type: "note", due_at: null }))
+        .then([updated({ type: "note", due_at: null })])
+      given([created])
+        .when(patch({ type: "meeting" }))
+        .then([updated({ type: "meeting" })])
     })
     it("refuses a due_at given to an activity whose type has none", () => {
       const note: ActivityEvent = { ...created, data: { ...created.data, fields: { ...created.data.fields, type: "note", due_at: null } } }
-      given([note]).when(patch({ due_at: due })).thenFails("ValidationError", (e) => {
-        expect(e.details).toEqual([{ path: "due_at", message: "is only for tasks and meetings" }])
-      })
+      given([note])
+        .when(patch({ due_at: due }))
+        .thenFails("ValidationError", (e) => {
+          expect(e.details).toEqual([{ path: "due_at", message: "is only for tasks and meetings" }])
+        })
     })
     it("refuses emptying every link, and unknown ids in a patched list", () => {
-      given([created]).when(patch({ contact_ids: [] })).thenFails("ValidationError", (e) => {
-        expect(e.details.map((d) => d.path)).toEqual(["contact_ids"])
-      })
-      given([created]).when(patch({ contact_ids: [], deal_ids: ["deal_1"] })).then([updated({ contact_ids: [], deal_ids: ["deal_1"] })])
-      given([created]).when(patch({ deal_ids: ["deal_x"] }, { unknownIds: { ...noLinkIds, deal_ids: ["deal_x"] } }))
+      given([created])
+        .when(patch({ contact_ids: [] }))
+        .thenFails("ValidationError", (e) => {
+          expect(e.details.map((d) => d.path)).toEqual(["contact_ids"])
+        })
+      given([created])
+        .when(patch({ contact_ids: [], deal_ids: ["deal_1"] }))
+        .then([updated({ contact_ids: [], deal_ids: ["deal_1"] })])
+      given([created])
+        .when(patch({ deal_ids: ["deal_x"] }, { unknownIds: { ...noLinkIds, deal_ids: ["deal_x"] } }))
         .thenFails("ValidationError", (e) => expect(e.details).toEqual([{ path: "deal_ids[0]", message: "deal deal_x does not exist" }]))
     })
     it("keeps the linked records in the trash that a patched list leaves out", () => {
       const trashedIds = { ...noLinkIds, contact_ids: ["con_b"] }
       // The client was shown [con_a]: sending it back changes nothing.
-      given([created]).when(patch({ contact_ids: ["con_a"] }, { trashedIds })).thenNothingHappens()
-      given([created]).when(patch({ contact_ids: ["con_c"] }, { trashedIds })).then([updated({ contact_ids: ["con_b", "con_c"] })])
+      given([created])
+        .when(patch({ contact_ids: ["con_a"] }, { trashedIds }))
+        .thenNothingHappens()
+      given([created])
+        .when(patch({ contact_ids: ["con_c"] }, { trashedIds }))
+        .then([updated({ contact_ids: ["con_b", "con_c"] })])
       // A kept trashed link counts as a link: emptying what the client sees is allowed.
-      given([created]).when(patch({ contact_ids: [] }, { trashedIds: { ...noLinkIds, contact_ids: ["con_a", "con_b"] } }))
+      given([created])
+        .when(patch({ contact_ids: [] }, { trashedIds: { ...noLinkIds, contact_ids: ["con_a", "con_b"] } }))
         .thenNothingHappens()
     })
     it("is not found on an absent, deleted or purged activity", () => {
       const update = patch({ subject: "x" })
-      given([]).when(update).thenFails("NotFound", (e) => expect(e.resource).toBe("activity"))
+      given([])
+        .when(update)
+        .thenFails("NotFound", (e) => expect(e.resource).toBe("activity"))
       given([created, deleted]).when(update).thenFails("NotFound")
       given([created, deleted, purged]).when(update).thenFails("NotFound")
     })
@@ -180,13 +233,15 @@ describe("activityDecider", () => {
       given([created, deleted]).when({ type: "DeleteActivity", id, at: t1 }).thenFails("NotFound")
     })
     it("restores within 30 days, the last millisecond included, and not after", () => {
-      given([created, deleted]).when({ type: "RestoreActivity", id, at: "2026-02-01T00:00:00.000Z" })
+      given([created, deleted])
+        .when({ type: "RestoreActivity", id, at: "2026-02-01T00:00:00.000Z" })
         .then([{ type: "activity.restored", data: { at: "2026-02-01T00:00:00.000Z" } }])
       given([created, deleted]).when({ type: "RestoreActivity", id, at: "2026-02-01T00:00:00.001Z" }).thenFails("NotFound")
       given([created]).when({ type: "RestoreActivity", id, at: t1 }).thenFails("NotFound")
     })
     it("purges only past the recovery window", () => {
-      given([created, deleted]).when({ type: "PurgeActivity", id, at: "2026-02-01T00:00:00.001Z" })
+      given([created, deleted])
+        .when({ type: "PurgeActivity", id, at: "2026-02-01T00:00:00.001Z" })
         .then([{ type: "activity.purged", data: { at: "2026-02-01T00:00:00.001Z" } }])
       given([created, deleted]).when({ type: "PurgeActivity", id, at: "2026-02-01T00:00:00.000Z" }).thenFails("Conflict")
       given([created]).when({ type: "PurgeActivity", id, at: "2027-01-01T00:00:00.000Z" }).thenFails("Conflict")

@@ -14,8 +14,10 @@ const paths = (result: Result.Result<unknown, { details: ReadonlyArray<{ path: s
 
 describe("parseActivityCreate", () => {
   it("fills every standard field, links empty, takes done apart and keeps the given custom keys", () => {
-    expect(parseActivityCreate({ type: "task", subject: "  Call Ada ", due_at: "2026-01-02T10:00:00+02:00", done: true, outcome: "won" }, defs))
-      .toEqual(Result.succeed({
+    expect(
+      parseActivityCreate({ type: "task", subject: "  Call Ada ", due_at: "2026-01-02T10:00:00+02:00", done: true, outcome: "won" }, defs)
+    ).toEqual(
+      Result.succeed({
         fields: {
           type: "task",
           subject: "Call Ada",
@@ -28,7 +30,8 @@ describe("parseActivityCreate", () => {
           outcome: "won"
         },
         done: true
-      }))
+      })
+    )
   })
 
   it("gives done as null when the body leaves it out", () => {

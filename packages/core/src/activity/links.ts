@@ -8,7 +8,7 @@ import type { Json, JsonObject } from "../json.js"
  */
 
 export const ACTIVITY_LINKS = ["contact_ids", "deal_ids", "company_ids"] as const
-export type ActivityLink = typeof ACTIVITY_LINKS[number]
+export type ActivityLink = (typeof ACTIVITY_LINKS)[number]
 
 /** Per link list: some of its ids (the unknown ones, the trashed ones, …). */
 export type LinkIds = { readonly [L in ActivityLink]: ReadonlyArray<string> }
@@ -34,8 +34,7 @@ export const linkIdsOf = (data: JsonObject, link: ActivityLink): ReadonlyArray<s
 }
 
 /** Every id these records link to, per list (a record without a list adds none to it). */
-export const linksOf = (records: ReadonlyArray<JsonObject>): LinkIds =>
-  perLink((link) => records.flatMap((data) => linkIdsOf(data, link)))
+export const linksOf = (records: ReadonlyArray<JsonObject>): LinkIds => perLink((link) => records.flatMap((data) => linkIdsOf(data, link)))
 
 /** The ids of each list that `keep` keeps. */
 export const filterLinks = (ids: LinkIds, keep: (link: ActivityLink, id: string) => boolean): LinkIds =>
@@ -47,10 +46,12 @@ export const joinLinks = (a: LinkIds, b: LinkIds): LinkIds => perLink((link) => 
 export const showingLiveLinks = (data: JsonObject, live: LinkSets): JsonObject => {
   const hidden = (link: ActivityLink) => linkIdsOf(data, link).some((id) => !live[link].has(id))
   if (!ACTIVITY_LINKS.some(hidden)) return data
-  return Object.fromEntries(Object.entries(data).map(([key, value]): [string, Json] => {
-    const link = ACTIVITY_LINKS.find((l) => l === key)
-    return [key, link === undefined || !Array.isArray(value) ? value : value.filter((id) => typeof id === "string" && live[link].has(id))]
-  }))
+  return Object.fromEntries(
+    Object.entries(data).map(([key, value]): [string, Json] => {
+      const link = ACTIVITY_LINKS.find((l) => l === key)
+      return [key, link === undefined || !Array.isArray(value) ? value : value.filter((id) => typeof id === "string" && live[link].has(id))]
+    })
+  )
 }
 
 /**

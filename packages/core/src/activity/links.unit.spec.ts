@@ -23,9 +23,20 @@ describe("an activity's links", () => {
   })
 
   it("gathers, filters and joins the ids of each list", () => {
-    const ids = linksOf([{ contact_ids: ["con_a"], deal_ids: ["deal_a"] }, { contact_ids: ["con_b"], company_ids: "not a list" }])
+    const ids = linksOf([
+      { contact_ids: ["con_a"], deal_ids: ["deal_a"] },
+      { contact_ids: ["con_b"], company_ids: "not a list" }
+    ])
     expect(ids).toEqual({ contact_ids: ["con_a", "con_b"], deal_ids: ["deal_a"], company_ids: [] })
-    expect(filterLinks(ids, (link, id) => link === "contact_ids" && id !== "con_a")).toEqual({ contact_ids: ["con_b"], deal_ids: [], company_ids: [] })
-    expect(joinLinks(ids, linksOf([{ deal_ids: ["deal_b"] }]))).toEqual({ contact_ids: ["con_a", "con_b"], deal_ids: ["deal_a", "deal_b"], company_ids: [] })
+    expect(filterLinks(ids, (link, id) => link === "contact_ids" && id !== "con_a")).toEqual({
+      contact_ids: ["con_b"],
+      deal_ids: [],
+      company_ids: []
+    })
+    expect(joinLinks(ids, linksOf([{ deal_ids: ["deal_b"] }]))).toEqual({
+      contact_ids: ["con_a", "con_b"],
+      deal_ids: ["deal_a", "deal_b"],
+      company_ids: []
+    })
   })
 })

@@ -19,7 +19,10 @@ describe("projectActivity", () => {
   it("builds the stored document with the timestamps last, custom keys added later before them", () => {
     const doc = fold([
       created,
-      { type: "activity.updated", data: { changed: { outcome: "won", done_at: "2026-01-02T00:00:00.000Z" }, at: "2026-01-02T00:00:00.000Z" } }
+      {
+        type: "activity.updated",
+        data: { changed: { outcome: "won", done_at: "2026-01-02T00:00:00.000Z" }, at: "2026-01-02T00:00:00.000Z" }
+      }
     ])
     expect(doc?.data).toEqual({
       id: "act_1",
@@ -32,17 +35,30 @@ describe("projectActivity", () => {
       created_at: "2026-01-01T00:00:00.000Z",
       updated_at: "2026-01-02T00:00:00.000Z"
     })
-    expect(Object.keys(doc?.data ?? {})).toEqual(
-      ["id", "type", "subject", "due_at", "done_at", "contact_ids", "outcome", "created_at", "updated_at"]
-    )
+    expect(Object.keys(doc?.data ?? {})).toEqual([
+      "id",
+      "type",
+      "subject",
+      "due_at",
+      "done_at",
+      "contact_ids",
+      "outcome",
+      "created_at",
+      "updated_at"
+    ])
   })
 
   it("keeps the document through delete and restore and drops it on purge", () => {
     const live = fold([created])
     const deleted = fold([created, { type: "activity.deleted", data: { at: deletedAt } }])
     expect(deleted).toEqual({ data: live?.data, deletedAt })
-    expect(fold([created, { type: "activity.deleted", data: { at: deletedAt } }, { type: "activity.restored", data: { at: "2026-01-04T00:00:00.000Z" } }]))
-      .toEqual(live)
+    expect(
+      fold([
+        created,
+        { type: "activity.deleted", data: { at: deletedAt } },
+        { type: "activity.restored", data: { at: "2026-01-04T00:00:00.000Z" } }
+      ])
+    ).toEqual(live)
     expect(projectActivity(deleted, { type: "activity.purged", data: { at: "2026-03-01T00:00:00.000Z" } })).toBeNull()
   })
 })

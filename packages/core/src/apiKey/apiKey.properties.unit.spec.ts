@@ -12,7 +12,9 @@ import { ownerOf } from "./projection.js"
 /** Random creates (of any digest and workspace) and revokes, all on one key's stream, in time order. */
 const script = fc.tuple(fc.array(fc.oneof(createApiKey, revokeApiKey), { maxLength: 12 }), keySha256).map(([commands, first]) => {
   const id = apiKeyIdOf(first)
-  return commands.map((c, i): ApiKeyCommand => ({ ...c, id, at: new Date(Date.parse("2026-01-01T00:00:00.000Z") + i * 1000).toISOString() }))
+  return commands.map(
+    (c, i): ApiKeyCommand => ({ ...c, id, at: new Date(Date.parse("2026-01-01T00:00:00.000Z") + i * 1000).toISOString() })
+  )
 })
 
 describe("API keys over random command sequences", () => {

@@ -17,10 +17,12 @@ const decide = (command: ApiKeyCommand, state: ApiKeyState): Decision => {
       // The id is the digest's prefix: a clash is another key sharing it (or the same key twice),
       // and the caller generates a new key.
       return state.status === "absent"
-        ? Result.succeed([{
-          type: "api_key.created",
-          data: { id, workspace_id: command.workspaceId, key_sha256: command.keySha256, at }
-        }])
+        ? Result.succeed([
+            {
+              type: "api_key.created",
+              data: { id, workspace_id: command.workspaceId, key_sha256: command.keySha256, at }
+            }
+          ])
         : Result.fail(new Conflict({ message: `API key ${id} already exists`, details: [{ path: "id", message: "already exists", id }] }))
     case "RevokeApiKey":
       if (state.status === "absent") return Result.fail(new NotFound({ resource: "api_key", id }))

@@ -22,15 +22,21 @@ describe("apiKeyDecider", () => {
     given([]).when(create).then([created])
   })
   it("refuses a key id that is taken, whether the key is active or revoked", () => {
-    given([created]).when({ ...create, at: t2 }).thenFails("Conflict", (e) => expect(e.details[0]?.id).toBe(id))
-    given([created, revoked]).when({ ...create, at: t2 }).thenFails("Conflict")
+    given([created])
+      .when({ ...create, at: t2 })
+      .thenFails("Conflict", (e) => expect(e.details[0]?.id).toBe(id))
+    given([created, revoked])
+      .when({ ...create, at: t2 })
+      .thenFails("Conflict")
   })
   it("revokes an active key once; revoking again records nothing", () => {
     given([created]).when({ type: "RevokeApiKey", id, at: t1 }).then([revoked])
     given([created, revoked]).when({ type: "RevokeApiKey", id, at: t2 }).thenNothingHappens()
   })
   it("does not find a key that was never created", () => {
-    given([]).when({ type: "RevokeApiKey", id, at: t1 }).thenFails("NotFound", (e) => expect(e.id).toBe(id))
+    given([])
+      .when({ type: "RevokeApiKey", id, at: t1 })
+      .thenFails("NotFound", (e) => expect(e.id).toBe(id))
   })
 })
 

@@ -26,7 +26,5 @@ export interface ApiKeyOwner {
 /** The owner a key document grants, or null once the key is revoked. */
 export const ownerOf = (data: Projected["data"]): ApiKeyOwner | null => {
   const { id, revoked_at, workspace_id } = data
-  return typeof id === "string" && typeof workspace_id === "string" && revoked_at === null
-    ? { workspaceId: workspace_id, keyId: id }
-    : null
+  return typeof id === "string" && typeof workspace_id === "string" && revoked_at === null ? { workspaceId: workspace_id, keyId: id } : null
 }

@@ -9,13 +9,13 @@ import { companyUniqueKey, projectCompany } from "./projection.js"
 const domainTaken = (existingId: string, command: CompanyCommand): Conflict =>
   command.type === "RestoreCompany"
     ? new Conflict({
-      message: "the company's domain is now used by another live company",
-      details: [{ path: "domain", message: `is now used by ${existingId}`, id: existingId }]
-    })
+        message: "the company's domain is now used by another live company",
+        details: [{ path: "domain", message: `is now used by ${existingId}`, id: existingId }]
+      })
     : new Conflict({
-      message: "a live company with this domain already exists",
-      details: [{ path: "domain", message: `is already used by ${existingId}`, id: existingId }]
-    })
+        message: "a live company with this domain already exists",
+        details: [{ path: "domain", message: `is already used by ${existingId}`, id: existingId }]
+      })
 
 export const companyAggregate: Aggregate<CompanyCommand, CompanyEvent, CompanyState> = {
   name: "company",

@@ -22,7 +22,9 @@ describe("companyDecider", () => {
       given([]).when({ type: "CreateCompany", id, at: t0, fields }).then([created])
     })
     it("refuses an id already taken, whatever became of it", () => {
-      given([created]).when({ type: "CreateCompany", id, at: t1, fields }).thenFails("Conflict", (e) => expect(e.details[0]?.id).toBe(id))
+      given([created])
+        .when({ type: "CreateCompany", id, at: t1, fields })
+        .thenFails("Conflict", (e) => expect(e.details[0]?.id).toBe(id))
       given([created, deleted]).when({ type: "CreateCompany", id, at: t1, fields }).thenFails("Conflict")
     })
   })
@@ -35,16 +37,23 @@ describe("companyDecider", () => {
     })
     it("records the changes of a later update against the earlier one", () => {
       const grown: CompanyEvent = { type: "company.updated", data: { changed: { size: 40 }, at: t1 } }
-      given([created, grown]).when({ type: "UpdateCompany", id, at: t1, fields: { size: 40 } }).thenNothingHappens()
-      given([created, grown]).when({ type: "UpdateCompany", id, at: t1, fields: { size: 12 } })
+      given([created, grown])
+        .when({ type: "UpdateCompany", id, at: t1, fields: { size: 40 } })
+        .thenNothingHappens()
+      given([created, grown])
+        .when({ type: "UpdateCompany", id, at: t1, fields: { size: 12 } })
         .then([{ type: "company.updated", data: { changed: { size: 12 }, at: t1 } }])
     })
     it("records nothing when nothing changes, a never-set custom field cleared included", () => {
-      given([created]).when({ type: "UpdateCompany", id, at: t1, fields: { domain: "acme.com", tier: null } }).thenNothingHappens()
+      given([created])
+        .when({ type: "UpdateCompany", id, at: t1, fields: { domain: "acme.com", tier: null } })
+        .thenNothingHappens()
     })
     it("is not found on an absent, deleted or purged company", () => {
       const update = { type: "UpdateCompany", id, at: t1, fields: { name: "X" } } as const
-      given([]).when(update).thenFails("NotFound", (e) => expect([e.resource, e.id]).toEqual(["company", id]))
+      given([])
+        .when(update)
+        .thenFails("NotFound", (e) => expect([e.resource, e.id]).toEqual(["company", id]))
       given([created, deleted]).when(update).thenFails("NotFound")
       given([created, deleted, purged]).when(update).thenFails("NotFound")
     })
@@ -62,7 +71,8 @@ describe("companyDecider", () => {
 
   describe("RestoreCompany", () => {
     it("restores up to 30 days after the delete, the last millisecond included", () => {
-      given([created, deleted]).when({ type: "RestoreCompany", id, at: lastRecoverableInstant })
+      given([created, deleted])
+        .when({ type: "RestoreCompany", id, at: lastRecoverableInstant })
         .then([{ type: "company.restored", data: { at: lastRecoverableInstant } }])
     })
     it("is not found past the window, or on a live, absent or purged company", () => {
@@ -73,7 +83,8 @@ describe("companyDecider", () => {
     })
     it("lets a restored company be updated and deleted again", () => {
       const restored: CompanyEvent = { type: "company.restored", data: { at: t1 } }
-      given([created, deleted, restored]).when({ type: "UpdateCompany", id, at: t1, fields: { name: "Acme Two" } })
+      given([created, deleted, restored])
+        .when({ type: "UpdateCompany", id, at: t1, fields: { name: "Acme Two" } })
         .then([{ type: "company.updated", data: { changed: { name: "Acme Two" }, at: t1 } }])
       given([created, deleted, restored]).when({ type: "DeleteCompany", id, at: t1 }).then([deleted])
     })
@@ -81,7 +92,8 @@ describe("companyDecider", () => {
 
   describe("PurgeCompany", () => {
     it("purges a company deleted more than 30 days ago", () => {
-      given([created, deleted]).when({ type: "PurgeCompany", id, at: firstPurgeableInstant })
+      given([created, deleted])
+        .when({ type: "PurgeCompany", id, at: firstPurgeableInstant })
         .then([{ type: "company.purged", data: { at: firstPurgeableInstant } }])
     })
     it("is a conflict while the company is live or still recoverable", () => {

@@ -16,7 +16,15 @@ describe("projectCompany", () => {
   it("builds the document: id, the fields, then the timestamps, also after a custom key is added", () => {
     const doc = fold([created, { type: "company.updated", data: { changed: { tier: "gold", size: 4 }, at: "2026-03-02T00:00:00.000Z" } }])
     expect(doc).toEqual({
-      data: { id: "comp_1", name: "Acme", domain: "acme.com", size: 4, tier: "gold", created_at: t0, updated_at: "2026-03-02T00:00:00.000Z" },
+      data: {
+        id: "comp_1",
+        name: "Acme",
+        domain: "acme.com",
+        size: 4,
+        tier: "gold",
+        created_at: t0,
+        updated_at: "2026-03-02T00:00:00.000Z"
+      },
       deletedAt: null
     })
     expect(Object.keys(doc!.data)).toEqual(["id", "name", "domain", "size", "tier", "created_at", "updated_at"])

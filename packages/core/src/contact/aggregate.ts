@@ -9,13 +9,13 @@ import { contactUniqueKey, projectContact } from "./projection.js"
 const emailTaken = (existingId: string, command: ContactCommand) =>
   command.type === "RestoreContact"
     ? new Conflict({
-      message: "the contact's email is now used by another live contact",
-      details: [{ path: "email", message: `is now used by ${existingId}`, id: existingId }]
-    })
+        message: "the contact's email is now used by another live contact",
+        details: [{ path: "email", message: `is now used by ${existingId}`, id: existingId }]
+      })
     : new Conflict({
-      message: "a live contact with this email already exists",
-      details: [{ path: "email", message: `is already used by ${existingId}`, id: existingId }]
-    })
+        message: "a live contact with this email already exists",
+        details: [{ path: "email", message: `is already used by ${existingId}`, id: existingId }]
+      })
 
 export const contactAggregate: Aggregate<ContactCommand, ContactEvent, ContactState> = {
   name: "contact",

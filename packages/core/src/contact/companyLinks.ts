@@ -13,7 +13,7 @@ import { patchedLinks } from "../record/links.js"
 
 const isString = (value: Json | undefined): value is string => typeof value === "string"
 
-const stringsOf = (value: Json | undefined): ReadonlyArray<string> => Array.isArray(value) ? value.filter(isString) : []
+const stringsOf = (value: Json | undefined): ReadonlyArray<string> => (Array.isArray(value) ? value.filter(isString) : [])
 
 /**
  * The stored `company_ids`; null for a contact written before contacts stored them, whose
@@ -39,7 +39,7 @@ export const withCompanies = (body: JsonObject, fields: JsonObject): Result.Resu
   if (!givesId && !givesIds) return Result.succeed(fields)
   const ids = givesIds ? stringsOf(fields["company_ids"]) : []
   const given = fields["company_id"]
-  const companyId = givesId ? (isString(given) ? given : null) : ids[0] ?? null
+  const companyId = givesId ? (isString(given) ? given : null) : (ids[0] ?? null)
   if (!givesIds) return Result.succeed({ ...fields, company_id: companyId, company_ids: companyId === null ? [] : [companyId] })
   if (companyId === null) return Result.succeed({ ...fields, company_id: null, company_ids: [...ids] })
   if (!ids.includes(companyId)) return Result.fail(ValidationError.at("company_id", "must be one of company_ids"))

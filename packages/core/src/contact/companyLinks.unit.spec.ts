@@ -14,22 +14,32 @@ describe("a contact's links to companies", () => {
 
   it("keeps trashed companies where they stood, the primary first", () => {
     const stored = { company_id: "comp_a", company_ids: ["comp_a", "comp_b", "comp_c"] }
-    expect(patchedCompanies({ company_id: "comp_c", company_ids: ["comp_c"] }, stored, new Set(["comp_b"])))
-      .toEqual({ company_id: "comp_c", company_ids: ["comp_c", "comp_b"] })
+    expect(patchedCompanies({ company_id: "comp_c", company_ids: ["comp_c"] }, stored, new Set(["comp_b"]))).toEqual({
+      company_id: "comp_c",
+      company_ids: ["comp_c", "comp_b"]
+    })
     // A null company_id keeps a primary in the trash (the client was shown null), not a live one.
-    expect(patchedCompanies({ company_id: null, company_ids: [] }, stored, new Set(["comp_a"])))
-      .toEqual({ company_id: "comp_a", company_ids: ["comp_a"] })
-    expect(patchedCompanies({ company_id: null, company_ids: [] }, stored, new Set(["comp_b"])))
-      .toEqual({ company_id: null, company_ids: ["comp_b"] })
+    expect(patchedCompanies({ company_id: null, company_ids: [] }, stored, new Set(["comp_a"]))).toEqual({
+      company_id: "comp_a",
+      company_ids: ["comp_a"]
+    })
+    expect(patchedCompanies({ company_id: null, company_ids: [] }, stored, new Set(["comp_b"]))).toEqual({
+      company_id: null,
+      company_ids: ["comp_b"]
+    })
     // A contact of before has no stored list: nothing to keep.
-    expect(patchedCompanies({ company_id: "comp_x", company_ids: ["comp_x"] }, { company_id: "Acme Inc" }, new Set(["Acme Inc"])))
-      .toEqual({ company_id: "comp_x", company_ids: ["comp_x"] })
+    expect(patchedCompanies({ company_id: "comp_x", company_ids: ["comp_x"] }, { company_id: "Acme Inc" }, new Set(["Acme Inc"]))).toEqual({
+      company_id: "comp_x",
+      company_ids: ["comp_x"]
+    })
   })
 
   it("shows live companies in place, company_ids right after company_id", () => {
     const contact = { id: "con_1", company_id: "comp_a", source: null, company_ids: ["comp_a", "comp_b"], created_at: "t" }
     const shown = showingLiveCompanies(contact, new Set(["comp_b"]))
-    expect(JSON.stringify(shown)).toBe(JSON.stringify({ id: "con_1", company_id: null, company_ids: ["comp_b"], source: null, created_at: "t" }))
+    expect(JSON.stringify(shown)).toBe(
+      JSON.stringify({ id: "con_1", company_id: null, company_ids: ["comp_b"], source: null, created_at: "t" })
+    )
     expect(showingLiveCompanies(contact, new Set(["comp_a", "comp_b"]))).toEqual(contact)
   })
 

@@ -32,12 +32,16 @@ describe("contact properties", () => {
     expect(incrementalProblems(contactAggregate, traceCommands(contactAggregate, script))).toEqual([])
   })
 
-  prop("a purged contact has no document and takes no command but a purge's refusal", [contactScript], ([script]) => {
-    const { steps } = traceCommands(contactAggregate, script)
-    const purgedAt = steps.findIndex(({ events }) => events.some((e) => e.type === "contact.purged"))
-    if (purgedAt < 0) return
-    for (const step of steps.slice(purgedAt)) expect(step.after).toBeNull()
-    for (const step of steps.slice(purgedAt + 1)) expect(step.error?._tag).toBe("NotFound")
-  }, { fastCheck: { numRuns: 200 } })
+  prop(
+    "a purged contact has no document and takes no command but a purge's refusal",
+    [contactScript],
+    ([script]) => {
+      const { steps } = traceCommands(contactAggregate, script)
+      const purgedAt = steps.findIndex(({ events }) => events.some((e) => e.type === "contact.purged"))
+      if (purgedAt < 0) return
+      for (const step of steps.slice(purgedAt)) expect(step.after).toBeNull()
+      for (const step of steps.slice(purgedAt + 1)) expect(step.error?._tag).toBe("NotFound")
+    },
+    { fastCheck: { numRuns: 200 } }
+  )
 })
-

@@ -26,14 +26,15 @@ const decide = (command: ContactCommand, state: ContactState): Decision => {
       // The id clash comes first: a replayed create is a conflict whatever its companies are now.
       return state.status !== "absent"
         ? contactLife.create(state, id, command.fields, at)
-        : unknownCompanies(command.unknownCompanies) ?? contactLife.create(state, id, command.fields, at)
+        : (unknownCompanies(command.unknownCompanies) ?? contactLife.create(state, id, command.fields, at))
     case "UpdateContact": {
       if (state.status !== "live") return contactLife.notFound(id)
       const refused = unknownCompanies(command.unknownCompanies)
       if (refused !== null) return refused
-      const fields = command.fields["company_ids"] === undefined
-        ? command.fields
-        : { ...command.fields, ...patchedCompanies(command.fields, state.fields, new Set(command.trashedCompanyIds ?? [])) }
+      const fields =
+        command.fields["company_ids"] === undefined
+          ? command.fields
+          : { ...command.fields, ...patchedCompanies(command.fields, state.fields, new Set(command.trashedCompanyIds ?? [])) }
       return Result.succeed(contactLife.changes(state.fields, fields, at))
     }
     case "DeleteContact":

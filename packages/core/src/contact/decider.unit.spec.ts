@@ -41,21 +41,29 @@ describe("contactDecider", () => {
         .then([{ type: "contact.updated", data: { changed: { last_name: "Lovelace" }, at: t1 } }])
     })
     it("records nothing when nothing changes", () => {
-      given([created]).when({ type: "UpdateContact", id, at: t1, fields: { email: "ada@example.com" } })
+      given([created])
+        .when({ type: "UpdateContact", id, at: t1, fields: { email: "ada@example.com" } })
         .thenNothingHappens()
     })
     it("treats clearing a custom field that was never set as no change", () => {
-      given([created]).when({ type: "UpdateContact", id, at: t1, fields: { industry: null } }).thenNothingHappens()
+      given([created])
+        .when({ type: "UpdateContact", id, at: t1, fields: { industry: null } })
+        .thenNothingHappens()
     })
     it("sets a custom field", () => {
-      given([created]).when({ type: "UpdateContact", id, at: t1, fields: { industry: "saas" } })
+      given([created])
+        .when({ type: "UpdateContact", id, at: t1, fields: { industry: "saas" } })
         .then([{ type: "contact.updated", data: { changed: { industry: "saas" }, at: t1 } }])
     })
     it("refuses companies that are not live at the paths that named them, recording nothing", () => {
       const unknownCompanies = [{ id: "comp_9", path: "company_ids[1]" }]
-      given([created]).when({ type: "UpdateContact", id, at: t1, fields: { company_id: "comp_1", company_ids: ["comp_1", "comp_9"] }, unknownCompanies })
-        .thenFails("ValidationError", (e) => expect(e.details).toEqual([{ path: "company_ids[1]", message: "company comp_9 does not exist" }]))
-      given([]).when({ type: "CreateContact", id, at: t0, fields, unknownCompanies: [{ id: "comp_9", path: "company_id" }] })
+      given([created])
+        .when({ type: "UpdateContact", id, at: t1, fields: { company_id: "comp_1", company_ids: ["comp_1", "comp_9"] }, unknownCompanies })
+        .thenFails("ValidationError", (e) =>
+          expect(e.details).toEqual([{ path: "company_ids[1]", message: "company comp_9 does not exist" }])
+        )
+      given([])
+        .when({ type: "CreateContact", id, at: t0, fields, unknownCompanies: [{ id: "comp_9", path: "company_id" }] })
         .thenFails("ValidationError", (e) => expect(e.details[0]?.path).toBe("company_id"))
     })
     it("keeps the linked companies in the trash when the companies are patched, a trashed primary too when company_id is null", () => {
@@ -66,7 +74,13 @@ describe("contactDecider", () => {
       const at = "2026-01-03T00:00:00.000Z"
       // The client was shown company_id null and [comp_c] (comp_a and comp_b in the trash): sent back, nothing changes.
       given([created, linked])
-        .when({ type: "UpdateContact", id, at, fields: { company_id: null, company_ids: ["comp_c"] }, trashedCompanyIds: ["comp_a", "comp_b"] })
+        .when({
+          type: "UpdateContact",
+          id,
+          at,
+          fields: { company_id: null, company_ids: ["comp_c"] },
+          trashedCompanyIds: ["comp_a", "comp_b"]
+        })
         .thenNothingHappens()
       given([created, linked])
         .when({ type: "UpdateContact", id, at, fields: { company_id: "comp_d", company_ids: ["comp_d"] }, trashedCompanyIds: ["comp_b"] })
@@ -74,7 +88,9 @@ describe("contactDecider", () => {
     })
     it("is not found on an absent, deleted or purged contact", () => {
       const update = { type: "UpdateContact", id, at: t1, fields: { first_name: "X" } } as const
-      given([]).when(update).thenFails("NotFound", (e) => expect(e.resource).toBe("contact"))
+      given([])
+        .when(update)
+        .thenFails("NotFound", (e) => expect(e.resource).toBe("contact"))
       given([created, deleted]).when(update).thenFails("NotFound")
       given([created, deleted, purged]).when(update).thenFails("NotFound")
     })
@@ -92,7 +108,8 @@ describe("contactDecider", () => {
 
   describe("RestoreContact", () => {
     it("restores within 30 days, the last millisecond included", () => {
-      given([created, deleted]).when({ type: "RestoreContact", id, at: thirtyDaysAfterDelete })
+      given([created, deleted])
+        .when({ type: "RestoreContact", id, at: thirtyDaysAfterDelete })
         .then([{ type: "contact.restored", data: { at: thirtyDaysAfterDelete } }])
     })
     it("is not found after 30 days", () => {
@@ -107,7 +124,8 @@ describe("contactDecider", () => {
 
   describe("PurgeContact", () => {
     it("purges a contact deleted more than 30 days ago", () => {
-      given([created, deleted]).when({ type: "PurgeContact", id, at: justOverThirtyDays })
+      given([created, deleted])
+        .when({ type: "PurgeContact", id, at: justOverThirtyDays })
         .then([{ type: "contact.purged", data: { at: justOverThirtyDays } }])
     })
     it("is a conflict while the contact is recoverable or live", () => {
@@ -116,8 +134,7 @@ describe("contactDecider", () => {
     })
     it("is not found on an absent or already purged contact", () => {
       given([]).when({ type: "PurgeContact", id, at: t1 }).thenFails("NotFound")
-      given([created, deleted, purged]).when({ type: "PurgeContact", id, at: "2027-01-01T00:00:00.000Z" })
-        .thenFails("NotFound")
+      given([created, deleted, purged]).when({ type: "PurgeContact", id, at: "2027-01-01T00:00:00.000Z" }).thenFails("NotFound")
     })
   })
 })

@@ -32,7 +32,14 @@ describe("expandContact", () => {
 
   it("puts deals and companies in place of their ids, at the end, then the activities", () => {
     expect(JSON.stringify(expandContact(contact, { deals: [deal], companies: [company], activities: [activity] }))).toBe(
-      JSON.stringify({ id: "con_1", email: "ada@example.com", company_id: "comp_1", deals: [deal], companies: [company], activities: [activity] })
+      JSON.stringify({
+        id: "con_1",
+        email: "ada@example.com",
+        company_id: "comp_1",
+        deals: [deal],
+        companies: [company],
+        activities: [activity]
+      })
     )
   })
 

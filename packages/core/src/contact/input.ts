@@ -5,8 +5,10 @@ import { isJsonObject } from "../json.js"
 import { withCompanies } from "./companyLinks.js"
 
 /** The record parser, then the body's company_id and company_ids made one (companyLinks.ts). */
-const withCompaniesMadeOne = (parse: RecordParser): RecordParser => (body, definitions) =>
-  Result.flatMap(parse(body, definitions), (fields) => isJsonObject(body) ? withCompanies(body, fields) : Result.succeed(fields))
+const withCompaniesMadeOne =
+  (parse: RecordParser): RecordParser =>
+  (body, definitions) =>
+    Result.flatMap(parse(body, definitions), (fields) => (isJsonObject(body) ? withCompanies(body, fields) : Result.succeed(fields)))
 
 /** Every standard field (absent ones null, company_ids []) and the custom keys the body gave. */
 export const parseContactCreate = withCompaniesMadeOne(recordCreateParser(contactFields))

@@ -19,19 +19,21 @@ const paths = (result: Result.Result<unknown, { details: ReadonlyArray<{ path: s
 describe("parseContactCreate", () => {
   it("fills every standard field and keeps the given custom keys", () => {
     const parsed = parseContactCreate({ email: "  Ada@Example.com ", industry: "saas", vip: null }, defs)
-    expect(parsed).toEqual(Result.succeed({
-      email: "Ada@Example.com",
-      first_name: null,
-      last_name: null,
-      phone: null,
-      title: null,
-      company_id: null,
-      company_ids: [],
-      source: null,
-      owner_id: null,
-      industry: "saas",
-      vip: null
-    }))
+    expect(parsed).toEqual(
+      Result.succeed({
+        email: "Ada@Example.com",
+        first_name: null,
+        last_name: null,
+        phone: null,
+        title: null,
+        company_id: null,
+        company_ids: [],
+        source: null,
+        owner_id: null,
+        industry: "saas",
+        vip: null
+      })
+    )
   })
 
   it("requires an email", () => {
@@ -69,7 +71,17 @@ describe("parseContactCreate", () => {
       defs
     )
     expect(paths(parsed)).toEqual([
-      "first_name", "title", "id", "deal_ids", "frist_name", "region", "industry", "seats", "vip", "since", "notes"
+      "first_name",
+      "title",
+      "id",
+      "deal_ids",
+      "frist_name",
+      "region",
+      "industry",
+      "seats",
+      "vip",
+      "since",
+      "notes"
     ])
     const messages = Result.isFailure(parsed) ? parsed.failure.details.map((d) => d.message) : []
     expect(messages[2]).toBe("is read-only")
@@ -77,8 +89,7 @@ describe("parseContactCreate", () => {
   })
 
   it("never treats inherited property names as fields", () => {
-    expect(paths(parseContactCreate({ email: "a@b.co", constructor: "x", toString: "y" }, defs)))
-      .toEqual(["constructor", "toString"])
+    expect(paths(parseContactCreate({ email: "a@b.co", constructor: "x", toString: "y" }, defs))).toEqual(["constructor", "toString"])
   })
 })
 
@@ -89,14 +100,18 @@ describe("a body's companies", () => {
   it("sets company_ids from company_id alone, and company_id from company_ids alone", () => {
     expect(companiesOf(parseContactCreate({ email: "a@b.co", company_id: "comp_1" }, defs))).toEqual(["comp_1", ["comp_1"]])
     expect(companiesOf(parseContactPatch({ company_id: null }, defs))).toEqual([null, []])
-    expect(companiesOf(parseContactCreate({ email: "a@b.co", company_ids: ["comp_2", "comp_1", "comp_2"] }, defs)))
-      .toEqual(["comp_2", ["comp_2", "comp_1"]])
+    expect(companiesOf(parseContactCreate({ email: "a@b.co", company_ids: ["comp_2", "comp_1", "comp_2"] }, defs))).toEqual([
+      "comp_2",
+      ["comp_2", "comp_1"]
+    ])
     expect(companiesOf(parseContactPatch({ company_ids: [] }, defs))).toEqual([null, []])
   })
 
   it("takes both when company_id is one of company_ids, moved first, or null", () => {
-    expect(companiesOf(parseContactPatch({ company_ids: ["comp_1", "comp_2"], company_id: "comp_2" }, defs)))
-      .toEqual(["comp_2", ["comp_2", "comp_1"]])
+    expect(companiesOf(parseContactPatch({ company_ids: ["comp_1", "comp_2"], company_id: "comp_2" }, defs))).toEqual([
+      "comp_2",
+      ["comp_2", "comp_1"]
+    ])
     expect(companiesOf(parseContactPatch({ company_id: null, company_ids: ["comp_1"] }, defs))).toEqual([null, ["comp_1"]])
   })
 
@@ -114,8 +129,9 @@ describe("a body's companies", () => {
 
 describe("parseContactPatch", () => {
   it("keeps only the given keys, nulls included", () => {
-    expect(parseContactPatch({ last_name: null, seats: 12, since: "2024-02-29" }, defs))
-      .toEqual(Result.succeed({ last_name: null, seats: 12, since: "2024-02-29" }))
+    expect(parseContactPatch({ last_name: null, seats: 12, since: "2024-02-29" }, defs)).toEqual(
+      Result.succeed({ last_name: null, seats: 12, since: "2024-02-29" })
+    )
   })
   it("accepts an empty patch", () => {
     expect(parseContactPatch({}, defs)).toEqual(Result.succeed({}))

@@ -3,8 +3,7 @@ import type { Projected } from "../decider.js"
 import type { ContactEvent } from "./events.js"
 import { contactUniqueKey, projectContact } from "./projection.js"
 
-const fold = (events: ReadonlyArray<ContactEvent>): Projected | null =>
-  events.reduce<Projected | null>(projectContact, null)
+const fold = (events: ReadonlyArray<ContactEvent>): Projected | null => events.reduce<Projected | null>(projectContact, null)
 
 const created: ContactEvent = {
   type: "contact.created",
@@ -13,10 +12,7 @@ const created: ContactEvent = {
 
 describe("projectContact", () => {
   it("builds the API document with timestamps last", () => {
-    const doc = fold([
-      created,
-      { type: "contact.updated", data: { changed: { industry: "saas" }, at: "2026-01-02T00:00:00.000Z" } }
-    ])
+    const doc = fold([created, { type: "contact.updated", data: { changed: { industry: "saas" }, at: "2026-01-02T00:00:00.000Z" } }])
     expect(doc?.data).toEqual({
       id: "con_1",
       email: "Ada@Example.com",

@@ -20,7 +20,11 @@ export const contactView = (
   deals: ReadonlyArray<LinkingDeal>,
   live: ReadonlySet<string>
 ): JsonObject =>
-  contactViewWith(visible, deals.filter((deal) => contactIdsOf(deal.data).includes(contactId)).map((deal) => deal.id), live)
+  contactViewWith(
+    visible,
+    deals.filter((deal) => contactIdsOf(deal.data).includes(contactId)).map((deal) => deal.id),
+    live
+  )
 
 /** The same, given the ids of the deals naming the contact (storage found them: readRecord). */
 export const contactViewWith = (visible: JsonObject, dealIds: ReadonlyArray<string>, live: ReadonlySet<string>): JsonObject => ({

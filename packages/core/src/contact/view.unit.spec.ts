@@ -22,7 +22,12 @@ describe("contactView", () => {
   })
 
   it("hides a company that is not live, the primary one as a null company_id", () => {
-    expect(contactView("con_1", visible, [], new Set(["comp_2"]))).toEqual({ ...visible, company_id: null, company_ids: ["comp_2"], deal_ids: [] })
+    expect(contactView("con_1", visible, [], new Set(["comp_2"]))).toEqual({
+      ...visible,
+      company_id: null,
+      company_ids: ["comp_2"],
+      deal_ids: []
+    })
   })
 
   it("has empty lists without deals or companies", () => {

@@ -14,10 +14,7 @@ export interface CustomFieldState {
 const isDefined = (state: CustomFieldState, object: CustomFieldObject, key: string): boolean =>
   state.definitions.some((d) => d.object === object && d.key === key)
 
-const decide = (
-  command: CustomFieldCommand,
-  state: CustomFieldState
-): Result.Result<ReadonlyArray<CustomFieldEvent>, DomainError> => {
+const decide = (command: CustomFieldCommand, state: CustomFieldState): Result.Result<ReadonlyArray<CustomFieldEvent>, DomainError> => {
   switch (command.type) {
     case "DefineCustomField": {
       const { definition } = command

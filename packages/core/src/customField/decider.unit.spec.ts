@@ -17,14 +17,17 @@ describe("customFieldDecider", () => {
       given([]).when({ type: "DefineCustomField", at: t0, definition: industry }).then([defined])
     })
     it("refuses a key already defined for the same object", () => {
-      given([defined]).when({ type: "DefineCustomField", at: t1, definition: { ...industry, type: "text", options: null } })
+      given([defined])
+        .when({ type: "DefineCustomField", at: t1, definition: { ...industry, type: "text", options: null } })
         .thenFails("Conflict", (e) => expect(e.details.map((d) => d.path)).toEqual(["key"]))
     })
     it("allows the same key on the other object, and again after removal", () => {
       const onDeals = { ...industry, object: "deal" as const }
-      given([defined]).when({ type: "DefineCustomField", at: t1, definition: onDeals })
+      given([defined])
+        .when({ type: "DefineCustomField", at: t1, definition: onDeals })
         .then([{ type: "custom_field.defined", data: { definition: { ...onDeals, created_at: t1 } } }])
-      given([defined, removed]).when({ type: "DefineCustomField", at: t1, definition: industry })
+      given([defined, removed])
+        .when({ type: "DefineCustomField", at: t1, definition: industry })
         .then([{ type: "custom_field.defined", data: { definition: { ...industry, created_at: t1 } } }])
     })
   })
@@ -34,10 +37,10 @@ describe("customFieldDecider", () => {
       given([defined]).when({ type: "RemoveCustomField", object: "contact", key: "industry", at: t1 }).then([removed])
     })
     it("is not found for an unknown or already removed key", () => {
-      given([defined]).when({ type: "RemoveCustomField", object: "deal", key: "industry", at: t1 })
+      given([defined])
+        .when({ type: "RemoveCustomField", object: "deal", key: "industry", at: t1 })
         .thenFails("NotFound", (e) => expect([e.resource, e.id]).toEqual(["custom_field", "deal.industry"]))
-      given([defined, removed]).when({ type: "RemoveCustomField", object: "contact", key: "industry", at: t1 })
-        .thenFails("NotFound")
+      given([defined, removed]).when({ type: "RemoveCustomField", object: "contact", key: "industry", at: t1 }).thenFails("NotFound")
     })
   })
 

@@ -7,10 +7,12 @@ const paths = (result: Result.Result<unknown, { details: ReadonlyArray<{ path: s
 
 describe("parseCustomFieldCreate", () => {
   it("reads an enum with its options and other types without", () => {
-    expect(parseCustomFieldCreate({ object: "contact", key: "industry", label: " Industry ", type: "enum", options: ["saas", "fintech"] }))
-      .toEqual(Result.succeed({ object: "contact", key: "industry", label: "Industry", type: "enum", options: ["saas", "fintech"] }))
-    expect(parseCustomFieldCreate({ object: "deal", key: "seats_2", label: "Seats", type: "number", options: null }))
-      .toEqual(Result.succeed({ object: "deal", key: "seats_2", label: "Seats", type: "number", options: null }))
+    expect(
+      parseCustomFieldCreate({ object: "contact", key: "industry", label: " Industry ", type: "enum", options: ["saas", "fintech"] })
+    ).toEqual(Result.succeed({ object: "contact", key: "industry", label: "Industry", type: "enum", options: ["saas", "fintech"] }))
+    expect(parseCustomFieldCreate({ object: "deal", key: "seats_2", label: "Seats", type: "number", options: null })).toEqual(
+      Result.succeed({ object: "deal", key: "seats_2", label: "Seats", type: "number", options: null })
+    )
   })
 
   it("requires object, key, label and type", () => {
@@ -38,7 +40,11 @@ describe("parseCustomFieldCreate", () => {
   })
 
   it("reports every offending key", () => {
-    expect(paths(parseCustomFieldCreate({ object: "account", key: "k", label: "", type: "json", extra: 1 })))
-      .toEqual(["extra", "object", "label", "type"])
+    expect(paths(parseCustomFieldCreate({ object: "account", key: "k", label: "", type: "json", extra: 1 }))).toEqual([
+      "extra",
+      "object",
+      "label",
+      "type"
+    ])
   })
 })

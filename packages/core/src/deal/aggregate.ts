@@ -15,23 +15,23 @@ const timelineEntries = ({ id, workspaceId }: StreamRef, { all, fresh }: StreamC
   const writes: Array<DocumentWrite> = []
   // A purge removes the entries of every earlier move, so it is given the whole stream.
   const purged = isPurge(fresh) || (all !== undefined && isPurge(all))
-  for (const event of purged ? all ?? fresh : fresh) {
+  for (const event of purged ? (all ?? fresh) : fresh) {
     const entry = timelineEntryOf(id, event)
     if (entry === null) continue
     writes.push(
       purged
         ? { _tag: "Remove", collection: "timeline_entry", workspaceId, id: entry.id }
         : {
-          _tag: "Upsert",
-          collection: "timeline_entry",
-          workspaceId,
-          id: entry.id,
-          version: 1,
-          deletedAt: null,
-          uniqueKey: null,
-          searchWords: [],
-          data: entry
-        }
+            _tag: "Upsert",
+            collection: "timeline_entry",
+            workspaceId,
+            id: entry.id,
+            version: 1,
+            deletedAt: null,
+            uniqueKey: null,
+            searchWords: [],
+            data: entry
+          }
     )
   }
   return writes

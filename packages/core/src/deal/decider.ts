@@ -17,8 +17,7 @@ import type { DealState } from "./state.js"
 type Live = Extract<DealState, { status: "live" }>
 type Decision = Result.Result<ReadonlyArray<DealEvent>, DomainError>
 
-const withinRecoveryWindow = (deletedAt: string, at: string): boolean =>
-  Date.parse(at) - Date.parse(deletedAt) <= RECOVERY_WINDOW_MILLIS
+const withinRecoveryWindow = (deletedAt: string, at: string): boolean => Date.parse(at) - Date.parse(deletedAt) <= RECOVERY_WINDOW_MILLIS
 
 const notFound = (id: string): Decision => Result.fail(new NotFound({ resource: "deal", id }))
 
@@ -69,10 +68,12 @@ const create = (command: CreateDeal): Decision => {
   }
   details.push(...unknownContacts(fields, command.unknownContactIds), ...unknownCompany(command.unknownCompanyId))
   if (details.length > 0 || pipeline === null) return Result.fail(ValidationError.of(details))
-  return Result.succeed([{
-    type: "deal.created",
-    data: { id, fields: { ...fields, pipeline_id: pipeline.id, stage_id: stageId }, at }
-  }])
+  return Result.succeed([
+    {
+      type: "deal.created",
+      data: { id, fields: { ...fields, pipeline_id: pipeline.id, stage_id: stageId }, at }
+    }
+  ])
 }
 
 const stageChanged = (
@@ -133,15 +134,21 @@ const update = (command: UpdateDeal, state: Live): Decision => {
   if (details.length > 0 || Result.isFailure(target)) return Result.fail(ValidationError.of(details))
   const { pipeline_id: _p, stage_id: _s, ...patch } = command.fields
   const given = patchedCompanyId(patch, state.fields, command.trashedCompanyId ?? null)
-  const rest: JsonObject = given["contact_ids"] === undefined ? given : {
-    ...given,
-    contact_ids: [...patchedContactIds(contactIdsOf(given), contactIdsOf(state.fields), new Set(command.trashedContactIds ?? []))]
-  }
+  const rest: JsonObject =
+    given["contact_ids"] === undefined
+      ? given
+      : {
+          ...given,
+          contact_ids: [...patchedContactIds(contactIdsOf(given), contactIdsOf(state.fields), new Set(command.trashedContactIds ?? []))]
+        }
   const changed = changedFields(state.fields, rest)
   const events: Array<DealEvent> = []
   if (Object.keys(changed).length > 0) events.push({ type: "deal.updated", data: { changed, at: command.at } })
   // Last, so that a stage_changed webhook shows the deal with the whole patch applied.
-  if (target.success.stageId !== stringField(state.fields, "stage_id") || target.success.pipelineId !== stringField(state.fields, "pipeline_id")) {
+  if (
+    target.success.stageId !== stringField(state.fields, "stage_id") ||
+    target.success.pipelineId !== stringField(state.fields, "pipeline_id")
+  ) {
     events.push(stageChanged(state, target.success, command, null))
   }
   return Result.succeed(events)
@@ -178,11 +185,11 @@ const decide = (command: DealCommand, state: DealState): Decision => {
       return state.status === "deleted" && !withinRecoveryWindow(state.deletedAt, at)
         ? Result.succeed([{ type: "deal.purged", data: { at } }])
         : Result.fail(
-          new Conflict({
-            message: `deal ${id} is still recoverable`,
-            details: [{ path: "", message: "only deals deleted more than 30 days ago can be purged", id }]
-          })
-        )
+            new Conflict({
+              message: `deal ${id} is still recoverable`,
+              details: [{ path: "", message: "only deals deleted more than 30 days ago can be purged", id }]
+            })
+          )
   }
 }
 

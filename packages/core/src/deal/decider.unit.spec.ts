@@ -13,9 +13,18 @@ const t1 = "2026-01-02T00:00:00.000Z"
 const sales: PipelineInfo = {
   id: "pipe_a",
   // Listed out of order on purpose: the first stage is the lowest position, not the first element.
-  stages: [{ id: "a2", name: "Won", position: 1 }, { id: "a1", name: "Lead", position: 0 }]
+  stages: [
+    { id: "a2", name: "Won", position: 1 },
+    { id: "a1", name: "Lead", position: 0 }
+  ]
 }
-const partners: PipelineInfo = { id: "pipe_b", stages: [{ id: "b1", name: "Intro", position: 0 }, { id: "b2", name: "Signed", position: 1 }] }
+const partners: PipelineInfo = {
+  id: "pipe_b",
+  stages: [
+    { id: "b1", name: "Intro", position: 0 },
+    { id: "b2", name: "Signed", position: 1 }
+  ]
+}
 
 const input = {
   name: "Big deal",
@@ -29,11 +38,24 @@ const input = {
   status: "open"
 }
 const create = (patch: Partial<CreateDeal> = {}): CreateDeal => ({
-  type: "CreateDeal", id, at: t0, fields: input, pipeline: sales, unknownContactIds: [], ...patch
+  type: "CreateDeal",
+  id,
+  at: t0,
+  fields: input,
+  pipeline: sales,
+  unknownContactIds: [],
+  ...patch
 })
 const created: DealEvent = { type: "deal.created", data: { id, fields: { ...input, stage_id: "a1" }, at: t0 } }
 const update = (fields: UpdateDeal["fields"], patch: Partial<UpdateDeal> = {}): UpdateDeal => ({
-  type: "UpdateDeal", id, at: t1, fields, entryId: "tle_1", targetPipeline: sales, unknownContactIds: [], ...patch
+  type: "UpdateDeal",
+  id,
+  at: t1,
+  fields,
+  entryId: "tle_1",
+  targetPipeline: sales,
+  unknownContactIds: [],
+  ...patch
 })
 const moved = (from: [string, string], to: [string, string], reason: string | null = null): DealEvent => ({
   type: "deal.stage_changed",
@@ -49,14 +71,18 @@ describe("dealDecider", () => {
       given([]).when(create()).then([created])
     })
     it("keeps a given stage of the pipeline", () => {
-      given([]).when(create({ fields: { ...input, stage_id: "a2" } }))
+      given([])
+        .when(create({ fields: { ...input, stage_id: "a2" } }))
         .then([{ type: "deal.created", data: { id, fields: { ...input, stage_id: "a2" }, at: t0 } }])
     })
     it("refuses an unknown pipeline", () => {
-      given([]).when(create({ pipeline: null })).thenFails("ValidationError", (e) => expect(paths(e)).toEqual(["pipeline_id"]))
+      given([])
+        .when(create({ pipeline: null }))
+        .thenFails("ValidationError", (e) => expect(paths(e)).toEqual(["pipeline_id"]))
     })
     it("refuses a stage of another pipeline and unknown contacts, all at once", () => {
-      given([]).when(create({ fields: { ...input, stage_id: "b1" }, unknownContactIds: ["con_2"] }))
+      given([])
+        .when(create({ fields: { ...input, stage_id: "b1" }, unknownContactIds: ["con_2"] }))
         .thenFails("ValidationError", (e) => expect(paths(e)).toEqual(["stage_id", "contact_ids[1]"]))
     })
     it("refuses an id that is already taken", () => {
@@ -66,49 +92,70 @@ describe("dealDecider", () => {
 
   describe("UpdateDeal", () => {
     it("records changed fields only", () => {
-      given([created]).when(update({ name: "Bigger deal", value: 1000, contact_ids: ["con_1", "con_2"] }))
+      given([created])
+        .when(update({ name: "Bigger deal", value: 1000, contact_ids: ["con_1", "con_2"] }))
         .then([{ type: "deal.updated", data: { changed: { name: "Bigger deal" }, at: t1 } }])
     })
     it("moves to a different stage with one stage change after the other changes", () => {
-      given([created]).when(update({ stage_id: "a2", status: "won" }))
+      given([created])
+        .when(update({ stage_id: "a2", status: "won" }))
         .then([{ type: "deal.updated", data: { changed: { status: "won" }, at: t1 } }, moved(["pipe_a", "a1"], ["pipe_a", "a2"])])
     })
     it("records nothing for the same stage and pipeline", () => {
-      given([created]).when(update({ stage_id: "a1", pipeline_id: "pipe_a" })).thenNothingHappens()
+      given([created])
+        .when(update({ stage_id: "a1", pipeline_id: "pipe_a" }))
+        .thenNothingHappens()
     })
     it("moves to the new pipeline's first stage when only the pipeline changes", () => {
-      given([created]).when(update({ pipeline_id: "pipe_b" }, { targetPipeline: partners }))
+      given([created])
+        .when(update({ pipeline_id: "pipe_b" }, { targetPipeline: partners }))
         .then([moved(["pipe_a", "a1"], ["pipe_b", "b1"])])
     })
     it("moves to a given stage of the new pipeline", () => {
-      given([created]).when(update({ pipeline_id: "pipe_b", stage_id: "b2" }, { targetPipeline: partners }))
+      given([created])
+        .when(update({ pipeline_id: "pipe_b", stage_id: "b2" }, { targetPipeline: partners }))
         .then([moved(["pipe_a", "a1"], ["pipe_b", "b2"])])
     })
     it("refuses a stage outside the target pipeline", () => {
-      given([created]).when(update({ stage_id: "b2" })).thenFails("ValidationError", (e) => expect(paths(e)).toEqual(["stage_id"]))
-      given([created]).when(update({ pipeline_id: "pipe_b", stage_id: "a2" }, { targetPipeline: partners }))
+      given([created])
+        .when(update({ stage_id: "b2" }))
+        .thenFails("ValidationError", (e) => expect(paths(e)).toEqual(["stage_id"]))
+      given([created])
+        .when(update({ pipeline_id: "pipe_b", stage_id: "a2" }, { targetPipeline: partners }))
         .thenFails("ValidationError", (e) => expect(paths(e)).toEqual(["stage_id"]))
     })
     it("refuses an unknown pipeline", () => {
-      given([created]).when(update({ pipeline_id: "pipe_x" }, { targetPipeline: null }))
+      given([created])
+        .when(update({ pipeline_id: "pipe_x" }, { targetPipeline: null }))
         .thenFails("ValidationError", (e) => expect(paths(e)).toEqual(["pipeline_id"]))
     })
     it("refuses unknown contacts at their index", () => {
-      given([created]).when(update({ contact_ids: ["con_1", "con_9"] }, { unknownContactIds: ["con_9"] }))
+      given([created])
+        .when(update({ contact_ids: ["con_1", "con_9"] }, { unknownContactIds: ["con_9"] }))
         .thenFails("ValidationError", (e) => expect(paths(e)).toEqual(["contact_ids[1]"]))
     })
     it("keeps linked contacts that are in the trash when contact_ids is patched, where they stood", () => {
-      given([created]).when(update({ contact_ids: ["con_2", "con_3"] }, { trashedContactIds: ["con_1"] }))
+      given([created])
+        .when(update({ contact_ids: ["con_2", "con_3"] }, { trashedContactIds: ["con_1"] }))
         .then([{ type: "deal.updated", data: { changed: { contact_ids: ["con_1", "con_2", "con_3"] }, at: t1 } }])
       // The list the client was shown (con_1 hidden) patched back: nothing changes.
-      given([created]).when(update({ contact_ids: ["con_2"] }, { trashedContactIds: ["con_1"] })).then([])
-      given([created]).when(update({ contact_ids: [] }, { trashedContactIds: ["con_2"] }))
+      given([created])
+        .when(update({ contact_ids: ["con_2"] }, { trashedContactIds: ["con_1"] }))
+        .then([])
+      given([created])
+        .when(update({ contact_ids: [] }, { trashedContactIds: ["con_2"] }))
         .then([{ type: "deal.updated", data: { changed: { contact_ids: ["con_2"] }, at: t1 } }])
     })
     it("is not found on an absent, deleted or purged deal", () => {
-      given([]).when(update({ name: "x" })).thenFails("NotFound", (e) => expect(e.resource).toBe("deal"))
-      given([created, deleted]).when(update({ name: "x" })).thenFails("NotFound")
-      given([created, deleted, purged]).when(update({ name: "x" })).thenFails("NotFound")
+      given([])
+        .when(update({ name: "x" }))
+        .thenFails("NotFound", (e) => expect(e.resource).toBe("deal"))
+      given([created, deleted])
+        .when(update({ name: "x" }))
+        .thenFails("NotFound")
+      given([created, deleted, purged])
+        .when(update({ name: "x" }))
+        .thenFails("NotFound")
     })
   })
 
@@ -116,13 +163,17 @@ describe("dealDecider", () => {
     const move = (stageId: string, reason: string | null = null) =>
       ({ type: "MoveStage", id, at: t1, stageId, reason, entryId: "tle_1", pipeline: sales }) as const
     it("moves with the reason", () => {
-      given([created]).when(move("a2", "signed")).then([moved(["pipe_a", "a1"], ["pipe_a", "a2"], "signed")])
+      given([created])
+        .when(move("a2", "signed"))
+        .then([moved(["pipe_a", "a1"], ["pipe_a", "a2"], "signed")])
     })
     it("records nothing for the current stage", () => {
       given([created]).when(move("a1", "again")).thenNothingHappens()
     })
     it("refuses a foreign stage", () => {
-      given([created]).when(move("b1")).thenFails("ValidationError", (e) => expect(paths(e)).toEqual(["stage_id"]))
+      given([created])
+        .when(move("b1"))
+        .thenFails("ValidationError", (e) => expect(paths(e)).toEqual(["stage_id"]))
     })
     it("is not found on an absent or deleted deal", () => {
       given([]).when(move("a2")).thenFails("NotFound")
@@ -139,14 +190,16 @@ describe("dealDecider", () => {
       given([]).when({ type: "DeleteDeal", id, at: t1 }).thenFails("NotFound")
     })
     it("restores within 30 days of the delete, not after, not when live", () => {
-      given([created, deleted]).when({ type: "RestoreDeal", id, at: inWindow })
+      given([created, deleted])
+        .when({ type: "RestoreDeal", id, at: inWindow })
         .then([{ type: "deal.restored", data: { at: inWindow } }])
       given([created, deleted]).when({ type: "RestoreDeal", id, at: afterWindow }).thenFails("NotFound")
       given([created]).when({ type: "RestoreDeal", id, at: t1 }).thenFails("NotFound")
       given([created, deleted, purged]).when({ type: "RestoreDeal", id, at: t1 }).thenFails("NotFound")
     })
     it("purges only after the window", () => {
-      given([created, deleted]).when({ type: "PurgeDeal", id, at: afterWindow })
+      given([created, deleted])
+        .when({ type: "PurgeDeal", id, at: afterWindow })
         .then([{ type: "deal.purged", data: { at: afterWindow } }])
       given([created, deleted]).when({ type: "PurgeDeal", id, at: inWindow }).thenFails("Conflict")
       given([created]).when({ type: "PurgeDeal", id, at: afterWindow }).thenFails("Conflict")

@@ -12,8 +12,8 @@ const paths = (result: Result.Result<unknown, { details: ReadonlyArray<{ path: s
 
 describe("parseDealCreate", () => {
   it("fills every standard field, status open, contacts deduplicated", () => {
-    expect(parseDealCreate({ name: " Big ", pipeline_id: "pipe_a", contact_ids: ["c1", "c2", "c1"], region: "emea" }, defs))
-      .toEqual(Result.succeed({
+    expect(parseDealCreate({ name: " Big ", pipeline_id: "pipe_a", contact_ids: ["c1", "c2", "c1"], region: "emea" }, defs)).toEqual(
+      Result.succeed({
         name: "Big",
         pipeline_id: "pipe_a",
         stage_id: null,
@@ -25,24 +25,32 @@ describe("parseDealCreate", () => {
         company_id: null,
         status: "open",
         region: "emea"
-      }))
+      })
+    )
   })
   it("requires name and pipeline_id", () => {
     expect(paths(parseDealCreate({}, defs))).toEqual(["name", "pipeline_id"])
     expect(paths(parseDealCreate({ name: "  ", pipeline_id: "p" }, defs))).toEqual(["name"])
   })
   it("reports every offending key", () => {
-    expect(paths(parseDealCreate({
-      name: "x",
-      pipeline_id: "p",
-      value: "100",
-      currency: "usd",
-      expected_close_date: "2026-02-30",
-      status: "pending",
-      contact_ids: "c1",
-      industry: "saas",
-      updated_at: "2026-01-01T00:00:00.000Z"
-    }, defs))).toEqual(["value", "currency", "expected_close_date", "status", "contact_ids", "industry", "updated_at"])
+    expect(
+      paths(
+        parseDealCreate(
+          {
+            name: "x",
+            pipeline_id: "p",
+            value: "100",
+            currency: "usd",
+            expected_close_date: "2026-02-30",
+            status: "pending",
+            contact_ids: "c1",
+            industry: "saas",
+            updated_at: "2026-01-01T00:00:00.000Z"
+          },
+          defs
+        )
+      )
+    ).toEqual(["value", "currency", "expected_close_date", "status", "contact_ids", "industry", "updated_at"])
   })
   it("checks the currency against ISO 4217", () => {
     expect(paths(parseDealCreate({ name: "x", pipeline_id: "p", currency: "XYZ" }, defs))).toEqual(["currency"])
@@ -57,12 +65,17 @@ describe("parseDealCreate", () => {
 
 describe("parseDealPatch", () => {
   it("keeps only the given keys", () => {
-    expect(parseDealPatch({ stage_id: "s2", value: null, region: null }, defs))
-      .toEqual(Result.succeed({ stage_id: "s2", value: null, region: null }))
+    expect(parseDealPatch({ stage_id: "s2", value: null, region: null }, defs)).toEqual(
+      Result.succeed({ stage_id: "s2", value: null, region: null })
+    )
   })
   it("does not let stage_id, pipeline_id, name or status be cleared", () => {
-    expect(paths(parseDealPatch({ stage_id: null, pipeline_id: null, name: null, status: null }, defs)))
-      .toEqual(["stage_id", "pipeline_id", "name", "status"])
+    expect(paths(parseDealPatch({ stage_id: null, pipeline_id: null, name: null, status: null }, defs))).toEqual([
+      "stage_id",
+      "pipeline_id",
+      "name",
+      "status"
+    ])
   })
 })
 

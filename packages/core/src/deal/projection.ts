@@ -65,11 +65,11 @@ export const timelineEntryView = (data: JsonObject): JsonObject => {
 export const timelineEntryOf = (dealId: string, event: DealEvent): TimelineEntry | null =>
   event.type === "deal.stage_changed"
     ? {
-      id: event.data.entry_id,
-      deal_id: dealId,
-      from_stage_id: event.data.from_stage_id,
-      to_stage_id: event.data.to_stage_id,
-      reason: event.data.reason,
-      changed_at: event.data.at
-    }
+        id: event.data.entry_id,
+        deal_id: dealId,
+        from_stage_id: event.data.from_stage_id,
+        to_stage_id: event.data.to_stage_id,
+        reason: event.data.reason,
+        changed_at: event.data.at
+      }
     : null

@@ -41,19 +41,21 @@ export const withDealRules = (
   decider: Decider<DealCommand, DealEvent, DealState>,
   rules: ReadonlyArray<DealRule>
 ): Decider<DealCommand, DealEvent, DealState> =>
-  rules.length === 0 ? decider : {
-    ...decider,
-    decide: (command, state) => {
-      const decided = decider.decide(command, state)
-      if (Result.isFailure(decided) || decided.success.length === 0) return decided
-      const decision = { events: decided.success, after: decided.success.reduce(decider.evolve, state) }
-      for (const rule of rules) {
-        const refusal = rule(command, state, decision)
-        if (refusal !== undefined) return Result.fail(refusal)
+  rules.length === 0
+    ? decider
+    : {
+        ...decider,
+        decide: (command, state) => {
+          const decided = decider.decide(command, state)
+          if (Result.isFailure(decided) || decided.success.length === 0) return decided
+          const decision = { events: decided.success, after: decided.success.reduce(decider.evolve, state) }
+          for (const rule of rules) {
+            const refusal = rule(command, state, decision)
+            if (refusal !== undefined) return Result.fail(refusal)
+          }
+          return decided
+        }
       }
-      return decided
-    }
-  }
 
 /** A stage the deal enters: by its creation, or by a move (a stage move, or a patch of stage or pipeline). */
 export interface StageEntered {
@@ -66,17 +68,24 @@ export interface StageEntered {
 }
 
 const pipelineOf = (command: DealCommand): PipelineInfo | null =>
-  command.type === "CreateDeal" ? command.pipeline : command.type === "UpdateDeal" ? command.targetPipeline : command.type === "MoveStage" ? command.pipeline : null
+  command.type === "CreateDeal"
+    ? command.pipeline
+    : command.type === "UpdateDeal"
+      ? command.targetPipeline
+      : command.type === "MoveStage"
+        ? command.pipeline
+        : null
 
 /** The stage this decision puts the deal into, or null when it stays where it is. */
 export const stageEntered = (command: DealCommand, decision: DealDecision): StageEntered | null => {
   const pipeline = pipelineOf(command)
   for (const event of decision.events) {
-    const entered = event.type === "deal.created"
-      ? { stageId: event.data.fields["stage_id"], from: null }
-      : event.type === "deal.stage_changed"
-      ? { stageId: event.data.to_stage_id, from: { stageId: event.data.from_stage_id, pipelineId: event.data.from_pipeline_id } }
-      : null
+    const entered =
+      event.type === "deal.created"
+        ? { stageId: event.data.fields["stage_id"], from: null }
+        : event.type === "deal.stage_changed"
+          ? { stageId: event.data.to_stage_id, from: { stageId: event.data.from_stage_id, pipelineId: event.data.from_pipeline_id } }
+          : null
     if (entered === null || typeof entered.stageId !== "string") continue
     return { ...entered, stageId: entered.stageId, stage: pipeline?.stages.find((s) => s.id === entered.stageId), pipeline }
   }

@@ -17,9 +17,10 @@ export const pipelineStageRules: DealRule = (command, _state, decision) => {
   if (entered === null || entered.stage === undefined || entered.pipeline === null) return
   const { pipeline, stage } = entered
   const details: Array<ErrorDetail> = []
-  const from = entered.from === null || entered.from.pipelineId !== pipeline.id
-    ? undefined
-    : pipeline.stages.find((s) => s.id === entered.from!.stageId)
+  const from =
+    entered.from === null || entered.from.pipelineId !== pipeline.id
+      ? undefined
+      : pipeline.stages.find((s) => s.id === entered.from!.stageId)
   if (from?.next_stage_ids !== undefined && !from.next_stage_ids.includes(stage.id)) {
     details.push({
       path: "stage_id",
@@ -30,7 +31,11 @@ export const pipelineStageRules: DealRule = (command, _state, decision) => {
   const fields = fieldsAfter(decision)
   for (const field of stage.required_fields ?? []) {
     if (!isSet(fields[field])) {
-      details.push({ path: field, message: `is required to enter stage "${stage.name}" (stage rule required_fields of ${stage.id})`, id: stage.id })
+      details.push({
+        path: field,
+        message: `is required to enter stage "${stage.name}" (stage rule required_fields of ${stage.id})`,
+        id: stage.id
+      })
     }
   }
   return details.length === 0 ? undefined : ValidationError.of(details)

@@ -8,9 +8,7 @@ import { judgeAttempt } from "./retry.js"
 
 export type DeliveryStatus = "pending" | "succeeded" | "failed" | "cancelled"
 
-export type DeliveryState =
-  | { readonly status: "absent" }
-  | { readonly status: DeliveryStatus; readonly attemptCount: number }
+export type DeliveryState = { readonly status: "absent" } | { readonly status: DeliveryStatus; readonly attemptCount: number }
 
 type Decision = Result.Result<ReadonlyArray<DeliveryEvent>, DomainError>
 
@@ -25,22 +23,24 @@ const decide = (command: DeliveryCommand, state: DeliveryState): Decision => {
     case "ScheduleDelivery":
       // Ids are fresh from the engine; a clash means a bug or a replayed command.
       return state.status === "absent"
-        ? Result.succeed([{
-          type: "delivery.scheduled",
-          data: {
-            id,
-            webhook_id: command.webhookId,
-            event_id: command.eventId,
-            event_type: command.eventType,
-            event_stream_id: command.eventStreamId,
-            event_version: command.eventVersion,
-            event_created_at: command.eventCreatedAt,
-            payload_data: command.payloadData,
-            replay_of: command.replayOf,
-            ...(command.sequence === undefined ? {} : { sequence: command.sequence }),
-            at
-          }
-        }])
+        ? Result.succeed([
+            {
+              type: "delivery.scheduled",
+              data: {
+                id,
+                webhook_id: command.webhookId,
+                event_id: command.eventId,
+                event_type: command.eventType,
+                event_stream_id: command.eventStreamId,
+                event_version: command.eventVersion,
+                event_created_at: command.eventCreatedAt,
+                payload_data: command.payloadData,
+                replay_of: command.replayOf,
+                ...(command.sequence === undefined ? {} : { sequence: command.sequence }),
+                at
+              }
+            }
+          ])
         : conflict(id, `delivery ${id} already exists`, "already exists")
     case "RecordAttempt": {
       if (state.status === "absent") return notFound(id)
@@ -49,21 +49,23 @@ const decide = (command: DeliveryCommand, state: DeliveryState): Decision => {
         return conflict(id, `delivery ${id} is ${state.status}`, "is no longer pending")
       }
       const verdict = judgeAttempt({ ...command, attemptNumber: state.attemptCount + 1 })
-      return Result.succeed([{
-        type: "delivery.attempted",
-        data: {
-          attempt: {
-            attempted_at: at,
-            status_code: command.statusCode,
-            duration_ms: command.durationMs,
-            error: command.error
-          },
-          result: verdict.result,
-          failure: verdict.failure,
-          next_attempt_at: verdict.wait === null ? null : new Date(Date.parse(at) + verdict.wait).toISOString(),
-          at
+      return Result.succeed([
+        {
+          type: "delivery.attempted",
+          data: {
+            attempt: {
+              attempted_at: at,
+              status_code: command.statusCode,
+              duration_ms: command.durationMs,
+              error: command.error
+            },
+            result: verdict.result,
+            failure: verdict.failure,
+            next_attempt_at: verdict.wait === null ? null : new Date(Date.parse(at) + verdict.wait).toISOString(),
+            at
+          }
         }
-      }])
+      ])
     }
     case "CancelDelivery":
       if (state.status === "absent") return notFound(id)

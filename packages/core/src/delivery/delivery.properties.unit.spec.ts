@@ -52,71 +52,98 @@ const run = (delays: ReadonlyArray<number>, steps: ReadonlyArray<Step>) => {
 }
 
 const attemptsOf = (accepted: ReadonlyArray<Accepted>) =>
-  accepted.flatMap((a) => a.event.type === "delivery.attempted" ? [{ ...a, data: a.event.data }] : [])
+  accepted.flatMap((a) => (a.event.type === "delivery.attempted" ? [{ ...a, data: a.event.data }] : []))
 
 describe("delivery retries", () => {
-  prop("never make more than schedule.length + 1 attempts", [schedule, stepSequence], ([delays, steps]) => {
-    const { accepted, doc, state } = run(delays, steps)
-    const attempts = attemptsOf(accepted)
-    expect(attempts.length).toBeLessThanOrEqual(delays.length + 1)
-    expect(doc?.data["attempt_count"]).toBe(attempts.length)
-    expect(state.status === "absent" ? -1 : state.attemptCount).toBe(attempts.length)
-    const last = attempts.at(-1)
-    if (attempts.length === delays.length + 1 && last !== undefined) expect(last.data.result).not.toBe("retrying")
-  }, { fastCheck: { numRuns: 300 } })
+  prop(
+    "never make more than schedule.length + 1 attempts",
+    [schedule, stepSequence],
+    ([delays, steps]) => {
+      const { accepted, doc, state } = run(delays, steps)
+      const attempts = attemptsOf(accepted)
+      expect(attempts.length).toBeLessThanOrEqual(delays.length + 1)
+      expect(doc?.data["attempt_count"]).toBe(attempts.length)
+      expect(state.status === "absent" ? -1 : state.attemptCount).toBe(attempts.length)
+      const last = attempts.at(-1)
+      if (attempts.length === delays.length + 1 && last !== undefined) expect(last.data.result).not.toBe("retrying")
+    },
+    { fastCheck: { numRuns: 300 } }
+  )
 
-  prop("wait the scheduled delay ±20%, or a Retry-After clamped to [delay, 2·delay]", [schedule, stepSequence], ([delays, steps]) => {
-    for (const { at, attemptNumber, data, step: s } of attemptsOf(run(delays, steps).accepted)) {
-      if (data.result !== "retrying") {
-        expect(data.next_attempt_at).toBeNull()
-        continue
+  prop(
+    "wait the scheduled delay ±20%, or a Retry-After clamped to [delay, 2·delay]",
+    [schedule, stepSequence],
+    ([delays, steps]) => {
+      for (const { at, attemptNumber, data, step: s } of attemptsOf(run(delays, steps).accepted)) {
+        if (data.result !== "retrying") {
+          expect(data.next_attempt_at).toBeNull()
+          continue
+        }
+        const delay = delays[attemptNumber - 1] ?? Number.NaN
+        const gap = Date.parse(data.next_attempt_at ?? "") - at
+        const honoured = s.type === "RecordAttempt" && (s.statusCode === 429 || s.statusCode === 503) && s.retryAfterSeconds !== null
+        const [min, max] = honoured ? [delay, 2 * delay] : [0.8 * delay, 1.2 * delay]
+        expect(gap).toBeGreaterThanOrEqual(min)
+        expect(gap).toBeLessThanOrEqual(max)
+        expect(Number.isInteger(gap)).toBe(true)
       }
-      const delay = delays[attemptNumber - 1] ?? Number.NaN
-      const gap = Date.parse(data.next_attempt_at ?? "") - at
-      const honoured = s.type === "RecordAttempt" && (s.statusCode === 429 || s.statusCode === 503) && s.retryAfterSeconds !== null
-      const [min, max] = honoured ? [delay, 2 * delay] : [0.8 * delay, 1.2 * delay]
-      expect(gap).toBeGreaterThanOrEqual(min)
-      expect(gap).toBeLessThanOrEqual(max)
-      expect(Number.isInteger(gap)).toBe(true)
-    }
-  }, { fastCheck: { numRuns: 300 } })
+    },
+    { fastCheck: { numRuns: 300 } }
+  )
 
-  prop("fail on 410 and on exhaustion, and only then", [schedule, stepSequence], ([delays, steps]) => {
-    for (const { attemptNumber, data, step: s } of attemptsOf(run(delays, steps).accepted)) {
-      const code = s.type === "RecordAttempt" ? s.statusCode : null
-      const expected = code !== null && code >= 200 && code < 300
-        ? ["succeeded", null]
-        : code === 410
-        ? ["failed", "gone"]
-        : attemptNumber > delays.length
-        ? ["failed", "exhausted"]
-        : ["retrying", null]
-      expect([data.result, data.failure]).toEqual(expected)
-    }
-  }, { fastCheck: { numRuns: 300 } })
+  prop(
+    "fail on 410 and on exhaustion, and only then",
+    [schedule, stepSequence],
+    ([delays, steps]) => {
+      for (const { attemptNumber, data, step: s } of attemptsOf(run(delays, steps).accepted)) {
+        const code = s.type === "RecordAttempt" ? s.statusCode : null
+        const expected =
+          code !== null && code >= 200 && code < 300
+            ? ["succeeded", null]
+            : code === 410
+              ? ["failed", "gone"]
+              : attemptNumber > delays.length
+                ? ["failed", "exhausted"]
+                : ["retrying", null]
+        expect([data.result, data.failure]).toEqual(expected)
+      }
+    },
+    { fastCheck: { numRuns: 300 } }
+  )
 
-  prop("accept nothing once succeeded, failed or cancelled", [schedule, stepSequence], ([delays, steps]) => {
-    const { accepted, refused } = run(delays, steps)
-    const settledAt = accepted.findIndex(({ event }) =>
-      event.type === "delivery.cancelled" || (event.type === "delivery.attempted" && event.data.result !== "retrying"))
-    if (settledAt !== -1) expect(accepted.length).toBe(settledAt + 1)
-    for (const r of refused) {
-      expect(r.status).not.toBe("pending")
-      // A late attempt is a conflict the engine reads as "cancelled meanwhile"; a late cancel is no error at all.
-      expect(r.step.type).toBe("RecordAttempt")
-      expect(r.tag).toBe("Conflict")
-    }
-  }, { fastCheck: { numRuns: 300 } })
+  prop(
+    "accept nothing once succeeded, failed or cancelled",
+    [schedule, stepSequence],
+    ([delays, steps]) => {
+      const { accepted, refused } = run(delays, steps)
+      const settledAt = accepted.findIndex(
+        ({ event }) => event.type === "delivery.cancelled" || (event.type === "delivery.attempted" && event.data.result !== "retrying")
+      )
+      if (settledAt !== -1) expect(accepted.length).toBe(settledAt + 1)
+      for (const r of refused) {
+        expect(r.status).not.toBe("pending")
+        // A late attempt is a conflict the engine reads as "cancelled meanwhile"; a late cancel is no error at all.
+        expect(r.step.type).toBe("RecordAttempt")
+        expect(r.tag).toBe("Conflict")
+      }
+    },
+    { fastCheck: { numRuns: 300 } }
+  )
 
-  prop("keep a settled delivery as it was when cancelled afterwards", [schedule, stepSequence], ([delays, steps]) => {
-    const before = run(delays, steps)
-    const after = run(delays, [...steps, { type: "CancelDelivery", id: "dlv_any", at: "" }])
-    if (before.state.status === "pending") {
-      expect(after.doc?.data["status"]).toBe("cancelled")
-      expect(after.doc?.data["next_attempt_at"]).toBeNull()
-    } else {
-      expect(after.doc).toEqual(before.doc)
-      expect(after.accepted.length).toBe(before.accepted.length)
-    }
-  }, { fastCheck: { numRuns: 300 } })
+  prop(
+    "keep a settled delivery as it was when cancelled afterwards",
+    [schedule, stepSequence],
+    ([delays, steps]) => {
+      const before = run(delays, steps)
+      const after = run(delays, [...steps, { type: "CancelDelivery", id: "dlv_any", at: "" }])
+      if (before.state.status === "pending") {
+        expect(after.doc?.data["status"]).toBe("cancelled")
+        expect(after.doc?.data["next_attempt_at"]).toBeNull()
+      } else {
+        expect(after.doc).toEqual(before.doc)
+        expect(after.accepted.length).toBe(before.accepted.length)
+      }
+    },
+    { fastCheck: { numRuns: 300 } }
+  )
 })

@@ -19,9 +19,7 @@ export interface DeliveryPayloadInput {
  * The POSTed body. Key order is part of the contract: the serialised bytes are what gets signed,
  * and the same event must serialise to the same bytes on every attempt.
  */
-export const deliveryPayload = (
-  { createdAt, data, eventId, eventType, sequence, workspaceId }: DeliveryPayloadInput
-): JsonObject => ({
+export const deliveryPayload = ({ createdAt, data, eventId, eventType, sequence, workspaceId }: DeliveryPayloadInput): JsonObject => ({
   id: eventId,
   type: eventType,
   created_at: createdAt,
@@ -34,14 +32,17 @@ export const deliveryPayload = (
  * A test's payload (POST /v1/webhooks/:id/test): `webhook.test`, naming the webhook tested. Its
  * `sequence` is 0, before every event's (the log's start at 1): it has no position in the log.
  */
-export const testPayload = (
-  { createdAt, eventId, webhookId, workspaceId }: {
-    readonly eventId: string
-    readonly createdAt: string
-    readonly workspaceId: string
-    readonly webhookId: string
-  }
-): DeliveryPayloadInput => ({
+export const testPayload = ({
+  createdAt,
+  eventId,
+  webhookId,
+  workspaceId
+}: {
+  readonly eventId: string
+  readonly createdAt: string
+  readonly workspaceId: string
+  readonly webhookId: string
+}): DeliveryPayloadInput => ({
   eventId,
   eventType: WEBHOOK_TEST_EVENT,
   createdAt,
@@ -113,13 +114,19 @@ export const payloadDataInOrder = (data: JsonObject): JsonObject => {
   const at = (key: string) => {
     if (!Object.hasOwn(data, key)) return
     const value = data[key]!
-    out[key] = !isJsonObject(value) ? value
-      : key === "contact" ? inRecordOrder(value, contactFields)
-      : key === "deal" ? inRecordOrder(value, dealFields)
-      : key === "company" ? inRecordOrder(value, companyFields)
-      : key === "activity" ? inRecordOrder(value, activityFields)
-      : key === "timeline_entry" ? timelineEntryView(value)
-      : value
+    out[key] = !isJsonObject(value)
+      ? value
+      : key === "contact"
+        ? inRecordOrder(value, contactFields)
+        : key === "deal"
+          ? inRecordOrder(value, dealFields)
+          : key === "company"
+            ? inRecordOrder(value, companyFields)
+            : key === "activity"
+              ? inRecordOrder(value, activityFields)
+              : key === "timeline_entry"
+                ? timelineEntryView(value)
+                : value
   }
   // The members in payloadDataFor's order, then any other as stored (none today).
   const members = ["id", "contact", "deal", "company", "activity", "changed_fields", "timeline_entry"]

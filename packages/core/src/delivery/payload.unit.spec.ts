@@ -64,7 +64,14 @@ describe("payloadDataFor", () => {
     }
     expect(payloadDataFor(moved, deal)).toEqual({
       deal,
-      timeline_entry: { id: "tle_1", deal_id: "deal_1", from_stage_id: "stage_1", to_stage_id: "stage_2", reason: "demo done", changed_at: at }
+      timeline_entry: {
+        id: "tle_1",
+        deal_id: "deal_1",
+        from_stage_id: "stage_1",
+        to_stage_id: "stage_2",
+        reason: "demo done",
+        changed_at: at
+      }
     })
   })
 

@@ -120,8 +120,18 @@ describe("deliveryView", () => {
 
   it("shows the API fields in order, without the worker's", () => {
     expect(Object.keys(deliveryView(data, { withAttempts: false }))).toEqual([
-      "id", "webhook_id", "event_id", "event_type", "status", "attempt_count", "next_attempt_at",
-      "last_attempt_at", "last_status_code", "last_error", "replay_of", "created_at"
+      "id",
+      "webhook_id",
+      "event_id",
+      "event_type",
+      "status",
+      "attempt_count",
+      "next_attempt_at",
+      "last_attempt_at",
+      "last_status_code",
+      "last_error",
+      "replay_of",
+      "created_at"
     ])
   })
 

@@ -67,7 +67,13 @@ describe("deliveryRequest", () => {
 
   it("makes the same body on every attempt and a new signature with each timestamp", () => {
     const attempt = (seconds: number) =>
-      deliveryRequest({ delivery, workspaceId: "acme", webhook: { url: "https://example.com/hook", secret }, sequence: 42, timestamp: seconds })
+      deliveryRequest({
+        delivery,
+        workspaceId: "acme",
+        webhook: { url: "https://example.com/hook", secret },
+        sequence: 42,
+        timestamp: seconds
+      })
     const first = attempt(timestamp)
     const second = attempt(timestamp + 300)
     expect(second.body).toBe(first.body)
@@ -98,9 +104,21 @@ describe("deliveryRequest", () => {
   it("signs a whsec_ secret stored without the standard mark with its characters, as before such secrets were decoded", () => {
     const legacy = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
     const request = (standard: boolean) =>
-      deliveryRequest({ delivery, workspaceId: "acme", webhook: { url: "https://example.com/hook", secret: legacy, secret_standard: standard }, sequence: 1, timestamp })
+      deliveryRequest({
+        delivery,
+        workspaceId: "acme",
+        webhook: { url: "https://example.com/hook", secret: legacy, secret_standard: standard },
+        sequence: 1,
+        timestamp
+      })
     const verifies = (format: "raw" | "standard", standard: boolean) =>
-      verifyWebhookSignature({ secret: legacy, format, headers: request(standard).headers, rawBody: request(standard).body, now: timestamp })
+      verifyWebhookSignature({
+        secret: legacy,
+        format,
+        headers: request(standard).headers,
+        rawBody: request(standard).body,
+        now: timestamp
+      })
     expect([verifies("raw", false), verifies("standard", false)]).toEqual([true, false])
     expect([verifies("raw", true), verifies("standard", true)]).toEqual([false, true])
   })
@@ -143,7 +161,9 @@ describe("testRequest", () => {
     expect(request.headers["webhook-signature"]!.split(" ")).toHaveLength(2)
     expect(delivered.headers["webhook-signature"]!.split(" ")).toHaveLength(2)
     for (const key of ["sk_new_0123456789", secret]) {
-      expect(verifyWebhookSignature({ secret: key, format: "raw", headers: request.headers, rawBody: request.body, now: timestamp })).toBe(true)
+      expect(verifyWebhookSignature({ secret: key, format: "raw", headers: request.headers, rawBody: request.body, now: timestamp })).toBe(
+        true
+      )
     }
   })
 })

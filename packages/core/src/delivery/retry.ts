@@ -20,8 +20,7 @@ const clamp = (value: number, min: number, max: number): number => Math.min(Math
  */
 export const retryWait = ({ delay, jitter, retryAfterSeconds, statusCode }: RetryWait): number => {
   const spread = delay * (1 + JITTER * clamp(Number.isNaN(jitter) ? 0 : jitter, -1, 1))
-  const honoursRetryAfter = (statusCode === 429 || statusCode === 503) && retryAfterSeconds !== null &&
-    Number.isFinite(retryAfterSeconds)
+  const honoursRetryAfter = (statusCode === 429 || statusCode === 503) && retryAfterSeconds !== null && Number.isFinite(retryAfterSeconds)
   const [wait, min, max] = honoursRetryAfter
     ? [Math.max(spread, retryAfterSeconds * 1000), delay, 2 * delay]
     : [spread, delay * (1 - JITTER), delay * (1 + JITTER)]
@@ -45,9 +44,7 @@ export interface AttemptFacts {
 }
 
 /** What one attempt means for its delivery: done, retried later, or failed for good. */
-export const judgeAttempt = (
-  { attemptNumber, jitter, retryAfterSeconds, schedule, statusCode }: AttemptFacts
-): AttemptVerdict => {
+export const judgeAttempt = ({ attemptNumber, jitter, retryAfterSeconds, schedule, statusCode }: AttemptFacts): AttemptVerdict => {
   if (statusCode !== null && statusCode >= 200 && statusCode <= 299) {
     return { result: "succeeded", failure: null, wait: null }
   }

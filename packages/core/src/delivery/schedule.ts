@@ -35,15 +35,7 @@ export const parseRetrySchedule = (text: string): Result.Result<ReadonlyArray<nu
 }
 
 /** API.md's default: 5s, 5m, 30m, 2h, 5h, 10h, 10h — 8 attempts over about 27 hours. */
-export const DEFAULT_RETRY_SCHEDULE: ReadonlyArray<number> = [
-  5_000,
-  300_000,
-  1_800_000,
-  7_200_000,
-  18_000_000,
-  36_000_000,
-  36_000_000
-]
+export const DEFAULT_RETRY_SCHEDULE: ReadonlyArray<number> = [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000]
 
 /** API.md's default `DEALSTREAM_WEBHOOK_TIMEOUT`. */
 export const DEFAULT_DELIVERY_TIMEOUT = 15_000

@@ -28,7 +28,7 @@ export type EngineRequirements = Storage | Ids | DeliveryQueue | WebhookConfig |
  * follows the storage's settings changes while its scope lasts, and decides deal commands with the
  * DealRules in context when it is built.
  */
-export const makeEngine: Effect.Effect<EngineService, never, EngineRequirements | Scope.Scope> = Effect.gen(function*() {
+export const makeEngine: Effect.Effect<EngineService, never, EngineRequirements | Scope.Scope> = Effect.gen(function* () {
   const deps = yield* engineDeps
   const dealRules = yield* DealRules
   return Engine.of({

@@ -51,8 +51,8 @@ const projectNote = (doc: Projected | null, event: NoteEvent): Projected | null 
   event.type === "note.written"
     ? { data: { id: event.data.id, body: event.data.body, updated_at: event.data.at }, deletedAt: null }
     : doc === null
-    ? null
-    : { ...doc, data: { ...doc.data, body: event.data.body, updated_at: event.data.at } }
+      ? null
+      : { ...doc, data: { ...doc.data, body: event.data.body, updated_at: event.data.at } }
 
 // aggregate.ts: the descriptor. (A record type of its own needs a collection of its own too, which
 // is storage's: a Collection name and, on PostgreSQL, a table. This one borrows one no aggregate writes.)
@@ -87,7 +87,7 @@ const services = Layer.mergeAll(
 )
 const ctx = { workspaceId: "acme", requestId: null, actor: "test" }
 
-const notes = Effect.gen(function*() {
+const notes = Effect.gen(function* () {
   const storage = yield* Storage
   return yield* storage.queryDocuments("workspace", "acme", {
     where: { _tag: "True" },
@@ -100,7 +100,7 @@ const notes = Effect.gen(function*() {
 
 describe("a new aggregate: a folder with its descriptor, and one registration line", () => {
   it.effect("goes through the command handler, its old events upcast, and rebuild walks it", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const deps = yield* engineDeps
       const id = yield* deps.ids.make(noteAggregate.prefix)
       const write = (streamId: string, body: string, options: { readonly stream?: "new"; readonly ifMatch?: number } = {}) =>
@@ -108,7 +108,10 @@ describe("a new aggregate: a folder with its descriptor, and one registration li
           ctx,
           streamId,
           ...options,
-          command: ({ at }) => Effect.succeed(options.stream === "new" ? { type: "WriteNote", id: streamId, at, body } : { type: "EditNote", id: streamId, at, body })
+          command: ({ at }) =>
+            Effect.succeed(
+              options.stream === "new" ? { type: "WriteNote", id: streamId, at, body } : { type: "EditNote", id: streamId, at, body }
+            )
         })
 
       expect((yield* write(id, "first", { stream: "new" })).version).toBe(1)
@@ -120,26 +123,36 @@ describe("a new aggregate: a folder with its descriptor, and one registration li
 
       // A note stored before `text` became `body`: read through the upcaster.
       yield* deps.storage.commit({
-        streams: [{
-          streamId: "note_old",
-          expectedVersion: 0,
-          events: [{
-            type: "note.written",
-            data: { id: "note_old", text: "from 2025", at: "2025-06-01T00:00:00.000Z" },
-            metadata: { workspaceId: "acme", eventId: "evt_old", requestId: null, actor: null }
-          }]
-        }],
+        streams: [
+          {
+            streamId: "note_old",
+            expectedVersion: 0,
+            events: [
+              {
+                type: "note.written",
+                data: { id: "note_old", text: "from 2025", at: "2025-06-01T00:00:00.000Z" },
+                metadata: { workspaceId: "acme", eventId: "evt_old", requestId: null, actor: null }
+              }
+            ]
+          }
+        ],
         documents: []
       })
-      expect((yield* readState(deps.storage, noteAggregate, ctx, "note_old")).projected?.data).toEqual(
-        { id: "note_old", body: "from 2025", updated_at: "2025-06-01T00:00:00.000Z" }
-      )
+      expect((yield* readState(deps.storage, noteAggregate, ctx, "note_old")).projected?.data).toEqual({
+        id: "note_old",
+        body: "from 2025",
+        updated_at: "2025-06-01T00:00:00.000Z"
+      })
       yield* write("note_old", "edited")
 
       const stored = yield* notes
-      expect(stored.map((doc) => [doc.id, doc.data["body"], doc.version])).toEqual([[id, "second", 2], ["note_old", "edited", 2]])
+      expect(stored.map((doc) => [doc.id, doc.data["body"], doc.version])).toEqual([
+        [id, "second", 2],
+        ["note_old", "edited", 2]
+      ])
       // Rebuild projects the new aggregate's streams as the command path did.
       yield* rebuildDocuments(undefined, registered)
       expect(yield* notes).toEqual(stored)
-    }).pipe(Effect.scoped, Effect.provide(services)))
+    }).pipe(Effect.scoped, Effect.provide(services))
+  )
 })

@@ -38,9 +38,15 @@ export const decodeFeedCursor = (raw: string, workspaceId: string): Result.Resul
   if (!Array.isArray(payload) || payload.length !== 4) return Result.fail(malformed)
   const [mark, transaction, sequence, check] = payload as Array<unknown>
   if (
-    typeof mark !== "string" || typeof transaction !== "string" || !/^(0|[1-9][0-9]{0,19})$/.test(transaction) ||
-    typeof sequence !== "number" || !Number.isSafeInteger(sequence) || sequence < 0 || typeof check !== "string"
-  ) return Result.fail(malformed)
+    typeof mark !== "string" ||
+    typeof transaction !== "string" ||
+    !/^(0|[1-9][0-9]{0,19})$/.test(transaction) ||
+    typeof sequence !== "number" ||
+    !Number.isSafeInteger(sequence) ||
+    sequence < 0 ||
+    typeof check !== "string"
+  )
+    return Result.fail(malformed)
   // A transaction id is an xid8: an unsigned 64-bit number.
   if (BigInt(transaction) >= 2n ** 64n) return Result.fail(malformed)
   const position: ChangeFeedPosition = { transaction, sequence }

@@ -17,7 +17,13 @@ export interface FeedParams {
 
 const KNOWN = ["after", "types", "limit", "wait"]
 
-const integerIn = (raw: string | undefined, path: string, min: number, max: number, fallback: number): Result.Result<number, ValidationError> => {
+const integerIn = (
+  raw: string | undefined,
+  path: string,
+  min: number,
+  max: number,
+  fallback: number
+): Result.Result<number, ValidationError> => {
   if (raw === undefined) return Result.succeed(fallback)
   const value = /^[0-9]{1,7}$/.test(raw) ? Number(raw) : Number.NaN
   return value >= min && value <= max

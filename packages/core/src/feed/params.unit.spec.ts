@@ -12,25 +12,24 @@ describe("the feed's parameters", () => {
   })
 
   it("take exact types and prefixes, in the feed's order, each once", () => {
-    expect(parseFeedTypes("deal.stage_changed,contact.*,contact.created")).toEqual(Result.succeed([
-      "contact.created",
-      "contact.updated",
-      "contact.deleted",
-      "contact.restored",
-      "deal.stage_changed",
-      "contact.purged"
-    ]))
+    expect(parseFeedTypes("deal.stage_changed,contact.*,contact.created")).toEqual(
+      Result.succeed(["contact.created", "contact.updated", "contact.deleted", "contact.restored", "deal.stage_changed", "contact.purged"])
+    )
     expect(parseFeedTypes(" deal.purged ")).toEqual(Result.succeed(["deal.purged"]))
   })
 
   it("refuse a type or prefix that keeps nothing, naming it", () => {
     for (const raw of ["contact.merged", "webhook.test", "*", "contact", "contact.", "lead.*", "contact.*,"]) {
-      expect(refusal(parseFeedTypes(raw)), raw).toEqual([{ path: "types", message: expect.stringContaining("is not an event type of the feed") }])
+      expect(refusal(parseFeedTypes(raw)), raw).toEqual([
+        { path: "types", message: expect.stringContaining("is not an event type of the feed") }
+      ])
     }
   })
 
   it("hold limit to 1–1000 and wait to 0–30 whole seconds, never clamped", () => {
-    expect(Result.map(parseFeedParams({ limit: "1000", wait: "30" }), (p) => [p.limit, p.waitMillis])).toEqual(Result.succeed([1000, 30_000]))
+    expect(Result.map(parseFeedParams({ limit: "1000", wait: "30" }), (p) => [p.limit, p.waitMillis])).toEqual(
+      Result.succeed([1000, 30_000])
+    )
     for (const limit of ["0", "1001", "-1", "1.5", "", "1e2", " 5"]) {
       expect(refusal(parseFeedParams({ limit })), limit).toEqual([{ path: "limit", message: "must be an integer from 1 to 1000" }])
     }

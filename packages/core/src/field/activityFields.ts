@@ -3,7 +3,7 @@ import type { RecordFields } from "./table.js"
 import { fieldTable, STANDARD_TEXT_MAX } from "./table.js"
 
 export const activityTypes = ["note", "task", "call", "meeting", "email"] as const
-export type ActivityType = typeof activityTypes[number]
+export type ActivityType = (typeof activityTypes)[number]
 
 /** How many records of each kind one activity may be linked to. */
 export const ACTIVITY_LINKS_MAX = 100
@@ -16,7 +16,14 @@ export const activityFields: RecordFields = {
   object: "activity",
   standard: fieldTable([
     { name: "id", type: "id", idPrefix: "act" },
-    { name: "type", type: "enum", check: oneOf(activityTypes), required: true, options: activityTypes, description: "What kind of activity it is." },
+    {
+      name: "type",
+      type: "enum",
+      check: oneOf(activityTypes),
+      required: true,
+      options: activityTypes,
+      description: "What kind of activity it is."
+    },
     {
       name: "subject",
       type: "text",
@@ -31,7 +38,7 @@ export const activityFields: RecordFields = {
       name: "done_at",
       type: "timestamp",
       nullable: true,
-      description: "When it was marked done (PATCH `{\"done\": true}`); null while open."
+      description: 'When it was marked done (PATCH `{"done": true}`); null while open.'
     },
     { name: "owner_id", type: "id", check: text(STANDARD_TEXT_MAX), nullable: true, description: "The user who owns the activity." },
     {

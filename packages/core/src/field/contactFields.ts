@@ -46,7 +46,8 @@ export const contactFields: RecordFields = {
       check: line,
       nullable: true,
       idPrefix: "comp",
-      description: "The contact's primary company, a live company (`comp_…`); null while it is in the trash. " +
+      description:
+        "The contact's primary company, a live company (`comp_…`); null while it is in the trash. " +
         "Given alone it sets company_ids to [company_id]; given with company_ids it must be one of them."
     },
     {
@@ -55,7 +56,8 @@ export const contactFields: RecordFields = {
       check: idList("company", COMPANY_IDS_MAX, STANDARD_TEXT_MAX),
       absent: [],
       filterable: false,
-      description: "Every company of the contact, live ones only, the primary first. Given alone it sets company_id to its " +
+      description:
+        "Every company of the contact, live ones only, the primary first. Given alone it sets company_id to its " +
         "first element; a patch keeps the linked companies that are in the trash. List with `GET /v1/contacts?company_id=`."
     },
     { name: "source", type: "text", check: line, nullable: true, description: "Where the contact came from, e.g. `webinar`." },

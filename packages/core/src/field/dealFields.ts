@@ -5,7 +5,7 @@ import type { RecordFields } from "./table.js"
 import { fieldTable, STANDARD_TEXT_MAX } from "./table.js"
 
 export const dealStatuses = ["open", "won", "lost"] as const
-export type DealStatus = typeof dealStatuses[number]
+export type DealStatus = (typeof dealStatuses)[number]
 
 export const CONTACT_IDS_MAX = 100
 
@@ -24,9 +24,7 @@ const contactIds: FieldCheck = (value) => {
   const bad = value.findIndex((item) => typeof item !== "string" || item.length === 0 || item.length > STANDARD_TEXT_MAX)
   if (bad >= 0) return Result.fail(`must hold only contact ids (element ${bad} is not one)`)
   const unique = [...new Set(value as ReadonlyArray<string>)]
-  return unique.length > CONTACT_IDS_MAX
-    ? Result.fail(`must hold at most ${CONTACT_IDS_MAX} contact ids`)
-    : Result.succeed(unique)
+  return unique.length > CONTACT_IDS_MAX ? Result.fail(`must hold at most ${CONTACT_IDS_MAX} contact ids`) : Result.succeed(unique)
 }
 
 const recordId = id(STANDARD_TEXT_MAX)
@@ -86,7 +84,8 @@ export const dealFields: RecordFields = {
       check: recordId,
       nullable: true,
       idPrefix: "comp",
-      description: "The deal's company, a live company; null while it is in the trash (a PATCH of null then keeps it). " +
+      description:
+        "The deal's company, a live company; null while it is in the trash (a PATCH of null then keeps it). " +
         "List with `GET /v1/deals?company_id=`."
     },
     { name: "status", type: "enum", check: oneOf(dealStatuses), absent: "open", options: dealStatuses },

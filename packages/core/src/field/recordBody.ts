@@ -53,8 +53,8 @@ export const readRecordFields = (
     const check = Object.hasOwn(shape.standard, key)
       ? shape.standard[key]
       : definition !== undefined
-      ? customValueCheck(definition)
-      : undefined
+        ? customValueCheck(definition)
+        : undefined
     if (check === undefined) {
       details.push({ path: key, message: shape.readOnly.includes(key) ? "is read-only" : "is not a known field" })
       continue
@@ -98,25 +98,20 @@ export const recordShape = (record: RecordFields, on: "create" | "patch"): Recor
   }
 }
 
-export type RecordParser = (
-  body: unknown,
-  definitions: ReadonlyArray<CustomFieldDefinition>
-) => Result.Result<JsonObject, ValidationError>
+export type RecordParser = (body: unknown, definitions: ReadonlyArray<CustomFieldDefinition>) => Result.Result<JsonObject, ValidationError>
 
 /** Every standard field (absent ones as the table says) and the custom keys the body gave. */
 export const recordCreateParser = (record: RecordFields): RecordParser => {
   const shape = recordShape(record, "create")
   const defaults = writableOf(record).map((f) => [f.name, f.absent] as const)
   return (body, definitions) =>
-    Result.flatMap(
-      readRecordFields(body, shape, definitions),
-      ({ details, fields }) => answer(details, withAllStandardKeys(fields, defaults))
+    Result.flatMap(readRecordFields(body, shape, definitions), ({ details, fields }) =>
+      answer(details, withAllStandardKeys(fields, defaults))
     )
 }
 
 /** Only the keys the body gave: a patch changes nothing else. */
 export const recordPatchParser = (record: RecordFields): RecordParser => {
   const shape = recordShape(record, "patch")
-  return (body, definitions) =>
-    Result.flatMap(readRecordFields(body, shape, definitions), ({ details, fields }) => answer(details, fields))
+  return (body, definitions) => Result.flatMap(readRecordFields(body, shape, definitions), ({ details, fields }) => answer(details, fields))
 }

@@ -33,12 +33,14 @@ describe("record bodies read off a field table", () => {
 
   it("fills a new record's absent fields in table order, custom keys after", () => {
     const parse = recordCreateParser(ticket)
-    expect(parse({ note: "n", subject: "s" }, [])).toEqual(Result.succeed({
-      subject: "s",
-      assignee: null,
-      note: "n",
-      priority: "normal"
-    }))
+    expect(parse({ note: "n", subject: "s" }, [])).toEqual(
+      Result.succeed({
+        subject: "s",
+        assignee: null,
+        note: "n",
+        priority: "normal"
+      })
+    )
   })
 
   it("takes null on creation where leaving the field out means null, on a patch where it is nullable", () => {
@@ -46,8 +48,11 @@ describe("record bodies read off a field table", () => {
     const patch = recordPatchParser(ticket)
     expect(Result.isSuccess(create({ subject: "s", assignee: null, note: null }, []))).toBe(true)
     expect(paths(create({ subject: null, priority: null }, []))).toEqual(["subject must be a string", "priority must be a string"])
-    expect(paths(patch({ assignee: null, note: null, id: "x", replies: [] }, [])))
-      .toEqual(["assignee must be a string", "id is read-only", "replies is read-only"])
+    expect(paths(patch({ assignee: null, note: null, id: "x", replies: [] }, []))).toEqual([
+      "assignee must be a string",
+      "id is read-only",
+      "replies is read-only"
+    ])
     expect(patch({ note: null }, [])).toEqual(Result.succeed({ note: null }))
   })
 })

@@ -21,9 +21,11 @@ export const inRecordOrder = (data: JsonObject, fields: RecordFields): JsonObjec
     if (!isTimestamp(field)) put(field.name)
   }
   // Custom keys are ASCII (customField/input.ts): the default sort is code-point order for them.
-  for (const key of Object.keys(data).filter((key) => !known.has(key)).sort()) put(key)
+  for (const key of Object.keys(data)
+    .filter((key) => !known.has(key))
+    .sort())
+    put(key)
   for (const field of fields.standard) if (isTimestamp(field)) put(field.name)
   for (const key of fields.computed) put(key)
   return out
 }
-

@@ -20,11 +20,9 @@ const stored = (event: ContactEvent, n: number, actor: string | null): StoredEve
 
 describe("fieldChanges", () => {
   it("lists the compared fields whose values differ, in the catalog's order, timestamps aside", () => {
-    expect(fieldChanges(
-      { email: "a@x.io", title: null, updated_at: t0 },
-      { email: "a@x.io", title: "CTO", updated_at: t1 },
-      catalog
-    )).toEqual([{ field: "title", from: null, to: "CTO" }])
+    expect(
+      fieldChanges({ email: "a@x.io", title: null, updated_at: t0 }, { email: "a@x.io", title: "CTO", updated_at: t1 }, catalog)
+    ).toEqual([{ field: "title", from: null, to: "CTO" }])
     expect(fieldChanges(null, { email: "a@x.io", updated_at: t1 }, catalog)).toEqual([{ field: "email", from: null, to: "a@x.io" }])
     expect(fieldChanges({ email: "a@x.io" }, { email: "a@x.io" }, catalog)).toEqual([])
   })
@@ -38,7 +36,10 @@ describe("recordHistory", () => {
     // The fixture's events must be ones the projection understands, or the test proves nothing.
     expect(projected[0]?.data["email"]).toBe("a@x.io")
     const history = recordHistory(
-      [{ event: created, recorded: stored(created, 1, "key_0123456789ab") }, { event: updated, recorded: stored(updated, 2, "system:purge") }],
+      [
+        { event: created, recorded: stored(created, 1, "key_0123456789ab") },
+        { event: updated, recorded: stored(updated, 2, "system:purge") }
+      ],
       projectContact,
       (data) => data,
       catalog

@@ -21,7 +21,6 @@ export const pipelineInfoOf = (state: PipelineState): PipelineInfo | null =>
 
 type Decision = Result.Result<ReadonlyArray<PipelineEvent>, DomainError>
 
-
 /** Every given id must be a current stage or one the engine just made, and appear once. */
 const unknownOrRepeatedIds = (command: UpdatePipeline, current: ReadonlyArray<Stage>, stages: ReadonlyArray<StageInput>) => {
   const currentIds = new Set(current.map((s) => s.id))
@@ -70,7 +69,10 @@ const decide = (command: PipelineCommand, state: PipelineState): Decision => {
     case "CreatePipeline": {
       if (state.status !== "absent") {
         return Result.fail(
-          new Conflict({ message: `pipeline ${command.id} already exists`, details: [{ path: "id", message: "already exists", id: command.id }] })
+          new Conflict({
+            message: `pipeline ${command.id} already exists`,
+            details: [{ path: "id", message: "already exists", id: command.id }]
+          })
         )
       }
       const stages = stagesOf(command.stages)
@@ -89,9 +91,7 @@ const evolve = (state: PipelineState, event: PipelineEvent): PipelineState => {
     case "pipeline.created":
       return { status: "live", id: event.data.id, name: event.data.name, stages: event.data.stages }
     case "pipeline.updated":
-      return state.status === "live"
-        ? { ...state, name: event.data.name ?? state.name, stages: event.data.stages ?? state.stages }
-        : state
+      return state.status === "live" ? { ...state, name: event.data.name ?? state.name, stages: event.data.stages ?? state.stages } : state
   }
 }
 

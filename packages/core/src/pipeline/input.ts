@@ -47,9 +47,10 @@ const readRequiredFields = (value: unknown, path: string, details: Array<ErrorDe
     else if (value.indexOf(field) !== i) details.push({ path: at, message: "is listed more than once" })
     else if ((REQUIRABLE_STANDARD_FIELDS as ReadonlyArray<string>).includes(field)) return
     else if (reservedDealKeys.includes(field)) details.push({ path: at, message: "is a deal field that always has a value" })
-    else if (!CUSTOM_FIELD_KEY.test(field)) details.push({ path: at, message: `must be ${REQUIRABLE_STANDARD_FIELDS.join(", ")} or a custom field key` })
+    else if (!CUSTOM_FIELD_KEY.test(field))
+      details.push({ path: at, message: `must be ${REQUIRABLE_STANDARD_FIELDS.join(", ")} or a custom field key` })
   })
-  return details.length === before ? value as ReadonlyArray<string> : undefined
+  return details.length === before ? (value as ReadonlyArray<string>) : undefined
 }
 
 const readNextStages = (value: unknown, path: string, details: Array<ErrorDetail>): ReadonlyArray<string> | null | undefined => {
@@ -63,7 +64,7 @@ const readNextStages = (value: unknown, path: string, details: Array<ErrorDetail
     if (typeof id !== "string" || id.length === 0) details.push({ path: `${path}[${i}]`, message: "must be a stage id" })
     else if (value.indexOf(id) !== i) details.push({ path: `${path}[${i}]`, message: "is listed more than once" })
   })
-  return details.length === before ? value as ReadonlyArray<string> : undefined
+  return details.length === before ? (value as ReadonlyArray<string>) : undefined
 }
 
 const READ_ONLY = ["id", "created_at", "updated_at"]
@@ -125,7 +126,10 @@ const readStages = (
         if (next !== undefined) rules.next_stage_ids = next
       } else if (key === "next_stage_ids") {
         // Stage ids are made when the pipeline is: a new pipeline's stages can name none yet.
-        details.push({ path: `${path}.next_stage_ids`, message: "names stage ids, which a new pipeline's stages do not have yet: set it with PATCH" })
+        details.push({
+          path: `${path}.next_stage_ids`,
+          message: "names stage ids, which a new pipeline's stages do not have yet: set it with PATCH"
+        })
       } else if (key === "id" && withIds) {
         if (field === null || (typeof field === "string" && field.length > 0)) id = field
         else details.push({ path: `${path}.id`, message: "must be a stage id or null" })

@@ -37,7 +37,7 @@ export const pipelineView = (data: JsonObject): JsonObject => {
   return {
     id: data["id"] ?? null,
     name: data["name"] ?? null,
-    stages: Array.isArray(stages) ? stages.map((stage: Json): Json => isJsonObject(stage) ? stageView(stage) : stage) : [],
+    stages: Array.isArray(stages) ? stages.map((stage: Json): Json => (isJsonObject(stage) ? stageView(stage) : stage)) : [],
     created_at: data["created_at"] ?? null,
     updated_at: data["updated_at"] ?? null
   }

@@ -14,7 +14,10 @@ describe("projectPipeline", () => {
       {
         type: "pipeline.updated",
         data: {
-          stages: [{ id: "s2", name: "Won", position: 0 }, { id: "s1", name: "Lead", position: 1 }],
+          stages: [
+            { id: "s2", name: "Won", position: 0 },
+            { id: "s1", name: "Lead", position: 1 }
+          ],
           at: "2026-01-03T00:00:00.000Z"
         }
       }
@@ -23,7 +26,10 @@ describe("projectPipeline", () => {
       data: {
         id: "pipe_1",
         name: "Enterprise",
-        stages: [{ id: "s2", name: "Won", position: 0 }, { id: "s1", name: "Lead", position: 1 }],
+        stages: [
+          { id: "s2", name: "Won", position: 0 },
+          { id: "s1", name: "Lead", position: 1 }
+        ],
         created_at: "2026-01-01T00:00:00.000Z",
         updated_at: "2026-01-03T00:00:00.000Z"
       },

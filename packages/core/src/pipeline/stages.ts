@@ -11,7 +11,7 @@ export const stagesOf = (inputs: ReadonlyArray<StageInput>, current: ReadonlyArr
   inputs.map((input, position) => {
     const before = current.find((s) => s.id === input.id)
     const required = input.required_fields ?? before?.required_fields ?? []
-    const next = input.next_stage_ids === undefined ? before?.next_stage_ids ?? null : input.next_stage_ids
+    const next = input.next_stage_ids === undefined ? (before?.next_stage_ids ?? null) : input.next_stage_ids
     return {
       id: input.id,
       name: input.name,
@@ -35,8 +35,15 @@ const sameList = (a: ReadonlyArray<string> | undefined, b: ReadonlyArray<string>
   a === undefined || b === undefined ? a === b : a.length === b.length && a.every((x, i) => x === b[i])
 
 export const sameStages = (a: ReadonlyArray<Stage>, b: ReadonlyArray<Stage>): boolean =>
-  a.length === b.length && a.every((s, i) => {
+  a.length === b.length &&
+  a.every((s, i) => {
     const t = b[i]
-    return t !== undefined && s.id === t.id && s.name === t.name && s.position === t.position &&
-      sameList(s.required_fields, t.required_fields) && sameList(s.next_stage_ids, t.next_stage_ids)
+    return (
+      t !== undefined &&
+      s.id === t.id &&
+      s.name === t.name &&
+      s.position === t.position &&
+      sameList(s.required_fields, t.required_fields) &&
+      sameList(s.next_stage_ids, t.next_stage_ids)
+    )
   })

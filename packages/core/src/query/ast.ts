@@ -31,11 +31,11 @@ export type Expr =
   | { readonly _tag: "Or"; readonly exprs: ReadonlyArray<Expr> }
   | { readonly _tag: "Not"; readonly expr: Expr }
   | {
-    readonly _tag: "Compare"
-    readonly field: FieldRef
-    readonly op: "eq" | "ne" | "gt" | "gte" | "lt" | "lte"
-    readonly value: Scalar
-  }
+      readonly _tag: "Compare"
+      readonly field: FieldRef
+      readonly op: "eq" | "ne" | "gt" | "gte" | "lt" | "lte"
+      readonly value: Scalar
+    }
   | { readonly _tag: "In"; readonly field: FieldRef; readonly values: ReadonlyArray<Scalar> }
   | { readonly _tag: "Exists"; readonly field: FieldRef }
   /** Case-insensitive substring of a text value. */
@@ -49,11 +49,11 @@ export type Expr =
    * anything that is not a letter or digit; values of `wholeWordFields` also count as one whole word.
    */
   | {
-    readonly _tag: "Search"
-    readonly fields: ReadonlyArray<FieldRef>
-    readonly wholeWordFields: ReadonlyArray<FieldRef>
-    readonly terms: ReadonlyArray<string>
-  }
+      readonly _tag: "Search"
+      readonly fields: ReadonlyArray<FieldRef>
+      readonly wholeWordFields: ReadonlyArray<FieldRef>
+      readonly terms: ReadonlyArray<string>
+    }
 
 /** Order by one field, then by id in the same direction. Absent values sort after all others
  * ascending and before all others descending (PostgreSQL's default NULLS LAST / NULLS FIRST). */

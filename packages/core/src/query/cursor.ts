@@ -11,8 +11,7 @@ import { fnv1a64 } from "./fingerprint.js"
  * be one: a forged position only moves where a page of the caller's own records starts.
  */
 
-const checkOf = (fingerprint: string, position: Position): string =>
-  fnv1a64(JSON.stringify([fingerprint, position.value, position.id]))
+const checkOf = (fingerprint: string, position: Position): string => fnv1a64(JSON.stringify([fingerprint, position.value, position.id]))
 
 export const encodeCursor = (fingerprint: string, position: Position): string =>
   Base64Url.encode(JSON.stringify([fingerprint, position.value, position.id, checkOf(fingerprint, position)]))
@@ -28,8 +27,7 @@ const parsePayload = (text: string): unknown => {
 }
 
 const isSortValue = (value: unknown): value is Position["value"] =>
-  value === null || typeof value === "string" || typeof value === "boolean" ||
-  (typeof value === "number" && Number.isFinite(value))
+  value === null || typeof value === "string" || typeof value === "boolean" || (typeof value === "number" && Number.isFinite(value))
 
 /** The position a cursor carries, if it is intact and was made for the query with `fingerprint`. */
 export const decodeCursor = (raw: string, fingerprint: string): Result.Result<Position, ValidationError> => {

@@ -62,6 +62,9 @@ describe("cursors", () => {
       }
       return hash.toString(16).padStart(16, "0")
     }
-    fc.assert(fc.property(fc.string({ unit: "binary", maxLength: 64 }), (text) => fnv1a64(text) === reference(text)), { numRuns: 2_000 })
+    fc.assert(
+      fc.property(fc.string({ unit: "binary", maxLength: 64 }), (text) => fnv1a64(text) === reference(text)),
+      { numRuns: 2_000 }
+    )
   })
 })

@@ -79,13 +79,13 @@ export const dealParamsWhere = (params: ListParams, catalog: FieldCatalog): Resu
   range(
     ["value_min", "value_max"],
     ref("value", "number"),
-    (raw) => decimal.test(raw) && Number.isFinite(Number(raw)) ? Number(raw) : null,
+    (raw) => (decimal.test(raw) && Number.isFinite(Number(raw)) ? Number(raw) : null),
     "must be a number"
   )
   range(
     ["close_date_from", "close_date_to"],
     ref("expected_close_date", "date"),
-    (raw) => isCalendarDate(raw) ? raw : null,
+    (raw) => (isCalendarDate(raw) ? raw : null),
     "must be a date written YYYY-MM-DD"
   )
 

@@ -19,18 +19,20 @@ describe("dealParamsWhere", () => {
   })
 
   it("turns every parameter into its condition", () => {
-    expect(whereOf({
-      pipeline_id: "pipe_1",
-      stage_id: "stage_1",
-      owner_id: "usr_1",
-      company_id: "comp_1",
-      status: "won",
-      contact_id: "con_1",
-      value_min: "100",
-      value_max: "2500.50",
-      close_date_from: "2026-01-01",
-      close_date_to: "2026-03-31"
-    })).toEqual({
+    expect(
+      whereOf({
+        pipeline_id: "pipe_1",
+        stage_id: "stage_1",
+        owner_id: "usr_1",
+        company_id: "comp_1",
+        status: "won",
+        contact_id: "con_1",
+        value_min: "100",
+        value_max: "2500.50",
+        close_date_from: "2026-01-01",
+        close_date_to: "2026-03-31"
+      })
+    ).toEqual({
       _tag: "And",
       exprs: [
         { _tag: "Compare", field: { name: "pipeline_id", type: "id" }, op: "eq", value: "pipe_1" },
@@ -52,16 +54,18 @@ describe("dealParamsWhere", () => {
   })
 
   it("reports every bad parameter at its name", () => {
-    expect(errorsOf({
-      pipeline_id: "",
-      company_id: "",
-      status: "closed",
-      contact_id: "",
-      value_min: "ten",
-      value_max: "1,000",
-      close_date_from: "2026-02-30",
-      close_date_to: "01/03/2026"
-    })).toEqual([
+    expect(
+      errorsOf({
+        pipeline_id: "",
+        company_id: "",
+        status: "closed",
+        contact_id: "",
+        value_min: "ten",
+        value_max: "1,000",
+        close_date_from: "2026-02-30",
+        close_date_to: "01/03/2026"
+      })
+    ).toEqual([
       { path: "pipeline_id", message: "must not be empty" },
       { path: "company_id", message: "must not be empty" },
       { path: "status", message: "must be one of open, won, lost" },
@@ -74,9 +78,7 @@ describe("dealParamsWhere", () => {
   })
 
   it("rejects ranges whose upper bound lies below the lower one", () => {
-    expect(errorsOf({ value_min: "10", value_max: "9.5" })).toEqual([
-      { path: "value_max", message: "must not be less than value_min" }
-    ])
+    expect(errorsOf({ value_min: "10", value_max: "9.5" })).toEqual([{ path: "value_max", message: "must not be less than value_min" }])
     expect(errorsOf({ close_date_from: "2026-02-01", close_date_to: "2026-01-31" })).toEqual([
       { path: "close_date_to", message: "must not be less than close_date_from" }
     ])

@@ -71,14 +71,16 @@ const fields: Record<string, FieldPools> = {
 }
 
 const document: fc.Arbitrary<JsonObject> = fc.record(
-  Object.fromEntries(Object.entries(fields).map(([name, pools]) => [
-    name,
-    fc.oneof(
-      { weight: 6, arbitrary: fc.constantFrom(...pools.stored) },
-      { weight: 1, arbitrary: fc.constant(null) },
-      { weight: 1, arbitrary: fc.constant(pools.stale) }
-    )
-  ])),
+  Object.fromEntries(
+    Object.entries(fields).map(([name, pools]) => [
+      name,
+      fc.oneof(
+        { weight: 6, arbitrary: fc.constantFrom(...pools.stored) },
+        { weight: 1, arbitrary: fc.constant(null) },
+        { weight: 1, arbitrary: fc.constant(pools.stale) }
+      )
+    ])
+  ),
   { requiredKeys: [] }
 ) as fc.Arbitrary<JsonObject>
 

@@ -52,9 +52,7 @@ export const evaluate = (expr: Expr, data: JsonObject): boolean => {
       return value !== null && expr.values.some((operand) => compare(value, "eq", operand))
     }
     case "Exists":
-      return expr.field.type === "id_array"
-        ? elementsOf(data, expr.field) !== null
-        : scalarOf(data, expr.field) !== null
+      return expr.field.type === "id_array" ? elementsOf(data, expr.field) !== null : scalarOf(data, expr.field) !== null
     case "Contains": {
       const value = scalarOf(data, expr.field)
       return typeof value === "string" && value.toLowerCase().includes(expr.value.toLowerCase())

@@ -46,15 +46,12 @@ export const contactStandardFields: ReadonlyArray<FieldInfo> = standardFieldsOf(
 export const dealStandardFields: ReadonlyArray<FieldInfo> = standardFieldsOf("deal")
 
 /** The fields of a resource: its standard fields and the workspace's custom fields for it. */
-export const catalogOf = (
-  object: CustomFieldObject,
-  definitions: ReadonlyArray<CustomFieldDefinition>
-): FieldCatalog => {
+export const catalogOf = (object: CustomFieldObject, definitions: ReadonlyArray<CustomFieldDefinition>): FieldCatalog => {
   const catalog = new Map<string, FieldInfo>()
   for (const info of standardFieldsOf(object)) catalog.set(info.name, info)
   // Custom fields by key, the order records show them in (field/recordOrder.ts), whatever order
   // they were defined in.
-  for (const def of [...definitions].sort((a, b) => a.key < b.key ? -1 : a.key > b.key ? 1 : 0)) {
+  for (const def of [...definitions].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))) {
     if (def.object !== object || catalog.has(def.key)) continue
     catalog.set(
       def.key,

@@ -5,8 +5,8 @@ import { catalogOf, contactStandardFields, dealStandardFields, fieldInfo } from 
 // name, type and the capabilities the query language had for each standard field before the
 // field tables existed: f filterable, s sortable, w searchable (words), 1 whole value a word.
 const capabilities = (fields: ReadonlyArray<ReturnType<typeof fieldInfo>>) =>
-  fields.map((f) =>
-    `${f.name} ${f.type} ${f.filterable ? "f" : ""}${f.sortable ? "s" : ""}${f.searchable ? "w" : ""}${f.wholeWord ? "1" : ""}`
+  fields.map(
+    (f) => `${f.name} ${f.type} ${f.filterable ? "f" : ""}${f.sortable ? "s" : ""}${f.searchable ? "w" : ""}${f.wholeWord ? "1" : ""}`
   )
 
 describe("the query catalogs read off the field tables", () => {
@@ -55,7 +55,9 @@ describe("the query catalogs read off the field tables", () => {
       { object: "contact", key: "vip", label: "VIP", type: "boolean", options: null, created_at: at }
     ]
     const catalog = catalogOf("deal", defs)
-    expect(catalog.get("region")).toEqual(fieldInfo("region", "enum", { filterable: true, sortable: true, options: ["emea"], custom: true }))
+    expect(catalog.get("region")).toEqual(
+      fieldInfo("region", "enum", { filterable: true, sortable: true, options: ["emea"], custom: true })
+    )
     expect(catalog.get("notes")?.searchable).toBe(true)
     expect(catalog.has("vip")).toBe(false)
     expect([...catalogOf("contact", []).keys()]).toEqual(contactStandardFields.map((f) => f.name))

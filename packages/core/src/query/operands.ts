@@ -17,14 +17,10 @@ export const scalarOperand = (field: FieldInfo, raw: unknown): Result.Result<Sca
     case "boolean":
       return typeof raw === "boolean" ? Result.succeed(raw) : Result.fail("must be true or false")
     case "date":
-      return typeof raw === "string" && isCalendarDate(raw)
-        ? Result.succeed(raw)
-        : Result.fail("must be a date written YYYY-MM-DD")
+      return typeof raw === "string" && isCalendarDate(raw) ? Result.succeed(raw) : Result.fail("must be a date written YYYY-MM-DD")
     case "timestamp": {
       const canonical = typeof raw === "string" ? normaliseTimestamp(raw) : null
-      return canonical !== null
-        ? Result.succeed(canonical)
-        : Result.fail("must be an RFC 3339 timestamp such as 2026-01-01T00:00:00Z")
+      return canonical !== null ? Result.succeed(canonical) : Result.fail("must be an RFC 3339 timestamp such as 2026-01-01T00:00:00Z")
     }
     case "enum": {
       const options = field.options

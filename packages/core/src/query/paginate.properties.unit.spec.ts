@@ -23,29 +23,36 @@ const spec = (scope: "live" | "deleted"): ListSpec => ({
 })
 
 // Few distinct values, so that sort ties and absent values are common.
-const data: fc.Arbitrary<JsonObject> = fc.record({
-  name: fc.constantFrom("Ada", "ada", "Bob", "Émile", "😀", "\uFF21", null),
-  email: fc.constantFrom("ada@x.io", "bob@acme.com", null),
-  score: fc.constantFrom(-1, 0, 2.5, 7, null, "7"),
-  vip: fc.constantFrom(true, false, null),
-  tier: fc.constantFrom("gold", "silver", "bronze"),
-  day: fc.constantFrom("2026-01-01", "2026-02-28", "later"),
-  at: fc.constantFrom("2026-01-01T00:00:00.000Z", "2026-01-02T00:00:00.000Z", null)
-}, { requiredKeys: [] })
+const data: fc.Arbitrary<JsonObject> = fc.record(
+  {
+    name: fc.constantFrom("Ada", "ada", "Bob", "Émile", "😀", "\uFF21", null),
+    email: fc.constantFrom("ada@x.io", "bob@acme.com", null),
+    score: fc.constantFrom(-1, 0, 2.5, 7, null, "7"),
+    vip: fc.constantFrom(true, false, null),
+    tier: fc.constantFrom("gold", "silver", "bronze"),
+    day: fc.constantFrom("2026-01-01", "2026-02-28", "later"),
+    at: fc.constantFrom("2026-01-01T00:00:00.000Z", "2026-01-02T00:00:00.000Z", null)
+  },
+  { requiredKeys: [] }
+)
 
 const documents: fc.Arbitrary<ReadonlyArray<StoredDocument>> = fc
   .uniqueArray(fc.string({ unit: fc.constantFrom("a", "B", "0", "é", "😀"), minLength: 1, maxLength: 4 }), { maxLength: 40 })
   .chain((ids) =>
-    fc.tuple(...ids.map((id) =>
-      fc.record({ data, deleted: fc.boolean() }).map(({ data, deleted }): StoredDocument => ({
-        collection: "contact",
-        workspaceId: "ws",
-        id,
-        version: 1,
-        deletedAt: deleted ? "2026-01-05T00:00:00.000Z" : null,
-        data
-      }))
-    ))
+    fc.tuple(
+      ...ids.map((id) =>
+        fc.record({ data, deleted: fc.boolean() }).map(
+          ({ data, deleted }): StoredDocument => ({
+            collection: "contact",
+            workspaceId: "ws",
+            id,
+            version: 1,
+            deletedAt: deleted ? "2026-01-05T00:00:00.000Z" : null,
+            data
+          })
+        )
+      )
+    )
   )
 
 const filters = [
@@ -101,14 +108,19 @@ prop(
   ([paramsA, scopeA, paramsB, scopeB]) => {
     const queryA = queryOf(paramsA, scopeA)
     const queryB = queryOf(paramsB, scopeB)
-    const doc = (id: string): StoredDocument =>
-      ({ collection: "contact", workspaceId: "ws", id, version: 1, deletedAt: null, data: { name: "Ada", score: 1, at: null } })
+    const doc = (id: string): StoredDocument => ({
+      collection: "contact",
+      workspaceId: "ws",
+      id,
+      version: 1,
+      deletedAt: null,
+      data: { name: "Ada", score: 1, at: null }
+    })
     const cursor = paginate([doc("x1"), doc("x2")], { ...queryA, limit: 1 }).next_cursor
     expect(cursor).not.toBeNull()
 
     const reused = parseListQuery({ ...paramsB, cursor: cursor ?? undefined }, spec(scopeB))
-    const sameQuery = canonicalJson([queryA.where, queryA.sort, queryA.scope]) ===
-      canonicalJson([queryB.where, queryB.sort, queryB.scope])
+    const sameQuery = canonicalJson([queryA.where, queryA.sort, queryA.scope]) === canonicalJson([queryB.where, queryB.sort, queryB.scope])
     if (sameQuery) {
       expect(Result.isSuccess(reused)).toBe(true)
     } else {

@@ -94,9 +94,7 @@ const fieldOp = (walk: Walk, info: FieldInfo, op: string, operand: unknown, path
         ? not({ _tag: "Exists", field })
         : scalar(operand, path, (value) => ({ _tag: "Compare", field, op: "eq", value }))
     case "$ne":
-      return operand === null
-        ? { _tag: "Exists", field }
-        : scalar(operand, path, (value) => ({ _tag: "Compare", field, op: "ne", value }))
+      return operand === null ? { _tag: "Exists", field } : scalar(operand, path, (value) => ({ _tag: "Compare", field, op: "ne", value }))
     case "$gt":
     case "$gte":
     case "$lt":

@@ -126,9 +126,7 @@ describe("parseFilter", () => {
     it("operands of the wrong type, each at its own path", () => {
       expect(pathsOf(`{"score": "3"}`)).toEqual(["filter.score"])
       expect(pathsOf(`{"vip": "yes"}`)).toEqual(["filter.vip"])
-      expect(errorsOf(`{"tier": "platinum"}`)).toEqual([
-        { path: "filter.tier", message: "must be one of gold, silver, bronze" }
-      ])
+      expect(errorsOf(`{"tier": "platinum"}`)).toEqual([{ path: "filter.tier", message: "must be one of gold, silver, bronze" }])
       expect(pathsOf(`{"name": 3}`)).toEqual(["filter.name"])
       expect(pathsOf(`{"score": 1e400}`)).toEqual(["filter.score"])
       expect(pathsOf(`{"score": {"$gt": null}}`)).toEqual(["filter.score.$gt"])

@@ -85,7 +85,5 @@ export const parseListQuery = (params: ListParams, spec: ListSpec): Result.Resul
       after = position
     }
   }
-  return errors.length === 0
-    ? Result.succeed({ where, scope: spec.scope, sort, after, limit })
-    : Result.fail(ValidationError.of(errors))
+  return errors.length === 0 ? Result.succeed({ where, scope: spec.scope, sort, after, limit }) : Result.fail(ValidationError.of(errors))
 }

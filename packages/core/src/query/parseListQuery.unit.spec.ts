@@ -66,8 +66,9 @@ describe("parseListQuery", () => {
   })
 
   it("collects the errors of every parameter into one", () => {
-    expect(errorsOf({ limit: "0", filter: `{"nope": 1}`, search: "a ".repeat(11), sort: "owner", cursor: "x" })
-      .map((d) => d.path)).toEqual(["limit", "filter.nope", "search", "sort"])
+    expect(errorsOf({ limit: "0", filter: `{"nope": 1}`, search: "a ".repeat(11), sort: "owner", cursor: "x" }).map((d) => d.path)).toEqual(
+      ["limit", "filter.nope", "search", "sort"]
+    )
   })
 
   it("rejects cursors that are malformed or made for another query", () => {
@@ -81,7 +82,9 @@ describe("parseListQuery", () => {
     expect(errorsOf({ cursor: encodeCursor(fingerprint, { value: 5, id: "c" }) })).toEqual([
       { path: "cursor", message: "is not a valid cursor" }
     ])
-    expect(queryOf({ cursor: encodeCursor(fingerprint, { value: "2026-01-01T00:00:00.000Z", id: "c" }) }).after)
-      .toEqual({ value: "2026-01-01T00:00:00.000Z", id: "c" })
+    expect(queryOf({ cursor: encodeCursor(fingerprint, { value: "2026-01-01T00:00:00.000Z", id: "c" }) }).after).toEqual({
+      value: "2026-01-01T00:00:00.000Z",
+      id: "c"
+    })
   })
 })

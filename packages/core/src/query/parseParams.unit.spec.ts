@@ -18,9 +18,13 @@ describe("parseLimit", () => {
 
   it("rejects anything else at `limit`, never clamping", () => {
     for (const raw of ["0", "101", "1000000000000000000000", "-1", "2.5", "1e2", " 5", "", "ten", "0x10"]) {
-      expect(parseLimit(raw)).toEqual(Result.fail(expect.objectContaining({
-        details: [{ path: "limit", message: "must be an integer from 1 to 100" }]
-      })))
+      expect(parseLimit(raw)).toEqual(
+        Result.fail(
+          expect.objectContaining({
+            details: [{ path: "limit", message: "must be an integer from 1 to 100" }]
+          })
+        )
+      )
     }
   })
 })
@@ -52,12 +56,14 @@ describe("parseSearch", () => {
   })
 
   it("lowercases whitespace-separated terms over the searchable fields", () => {
-    expect(parseSearch("  Jane\t ACME@x.io ", testCatalog)).toEqual(Result.succeed({
-      _tag: "Search",
-      fields: [refOf("name"), refOf("email")],
-      wholeWordFields: [refOf("email")],
-      terms: ["jane", "acme@x.io"]
-    }))
+    expect(parseSearch("  Jane\t ACME@x.io ", testCatalog)).toEqual(
+      Result.succeed({
+        _tag: "Search",
+        fields: [refOf("name"), refOf("email")],
+        wholeWordFields: [refOf("email")],
+        terms: ["jane", "acme@x.io"]
+      })
+    )
   })
 
   it("rejects more than 200 characters or 10 terms at `search`", () => {

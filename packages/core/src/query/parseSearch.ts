@@ -15,7 +15,10 @@ export const parseSearch = (raw: string | undefined, catalog: FieldCatalog): Res
   if (raw.length > searchLimits.length) {
     return Result.fail(ValidationError.at("search", `is longer than ${searchLimits.length} characters`))
   }
-  const terms = raw.trim().split(/\s+/).map((term) => term.toLowerCase())
+  const terms = raw
+    .trim()
+    .split(/\s+/)
+    .map((term) => term.toLowerCase())
   if (terms.length > searchLimits.terms) {
     return Result.fail(ValidationError.at("search", `has more than ${searchLimits.terms} terms`))
   }

@@ -4,14 +4,13 @@ import type { SortSpec } from "./ast.js"
 import type { FieldCatalog } from "./fields.js"
 
 const sortableNames = (catalog: FieldCatalog): string =>
-  [...catalog.values()].filter((info) => info.sortable).map((info) => info.name).join(", ")
+  [...catalog.values()]
+    .filter((info) => info.sortable)
+    .map((info) => info.name)
+    .join(", ")
 
 /** `sort=field` ascending, `sort=-field` descending; absent gives `fallback`. */
-export const parseSort = (
-  raw: string | undefined,
-  catalog: FieldCatalog,
-  fallback: SortSpec
-): Result.Result<SortSpec, ValidationError> => {
+export const parseSort = (raw: string | undefined, catalog: FieldCatalog, fallback: SortSpec): Result.Result<SortSpec, ValidationError> => {
   if (raw === undefined) return Result.succeed(fallback)
   const descending = raw.startsWith("-")
   const name = descending ? raw.slice(1) : raw

@@ -8,7 +8,7 @@ export const sortValueOf = (data: JsonObject, field: FieldRef): Scalar | null =>
 
 // Values of one field share a type once `scalarOf` has vetted them; ranking the types keeps the
 // order total even for a hand-made cursor whose value has another type.
-const typeRank = (value: Scalar): number => typeof value === "boolean" ? 0 : typeof value === "number" ? 1 : 2
+const typeRank = (value: Scalar): number => (typeof value === "boolean" ? 0 : typeof value === "number" ? 1 : 2)
 
 /** Ascending order of present values: false < true, numbers numerically, strings by code point. */
 export const compareScalars = (a: Scalar, b: Scalar): number => {
@@ -23,13 +23,13 @@ export const compareScalars = (a: Scalar, b: Scalar): number => {
  * exact reverse, so absent values come first there (PostgreSQL's default NULLS LAST / NULLS FIRST
  * for `ORDER BY value ASC, id ASC` / `ORDER BY value DESC, id DESC`).
  */
-export const comparePositions = (direction: SortSpec["direction"]) => (a: Position, b: Position): number => {
-  const byValue = a.value === null
-    ? (b.value === null ? 0 : 1)
-    : b.value === null ? -1 : compareScalars(a.value, b.value)
-  const ascending = byValue !== 0 ? byValue : compareText(a.id, b.id)
-  return direction === "asc" ? ascending : -ascending
-}
+export const comparePositions =
+  (direction: SortSpec["direction"]) =>
+  (a: Position, b: Position): number => {
+    const byValue = a.value === null ? (b.value === null ? 0 : 1) : b.value === null ? -1 : compareScalars(a.value, b.value)
+    const ascending = byValue !== 0 ? byValue : compareText(a.id, b.id)
+    return direction === "asc" ? ascending : -ascending
+  }
 
 export const positionOf = (row: { readonly id: string; readonly data: JsonObject }, field: FieldRef): Position => ({
   value: sortValueOf(row.data, field),

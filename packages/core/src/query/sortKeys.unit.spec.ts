@@ -24,9 +24,16 @@ describe("compareSortKeys", () => {
   })
 
   it("orders booleans false before true and text by code point", () => {
-    const flags = [{ id: "x", data: { vip: true } }, { id: "y", data: { vip: false } }]
+    const flags = [
+      { id: "x", data: { vip: true } },
+      { id: "y", data: { vip: false } }
+    ]
     expect([...flags].sort(compareSortKeys({ field: refOf("vip"), direction: "asc" })).map((r) => r.id)).toEqual(["y", "x"])
-    const names = [{ id: "1", data: { name: "😀" } }, { id: "2", data: { name: "\uFF21" } }, { id: "3", data: { name: "Z" } }]
+    const names = [
+      { id: "1", data: { name: "😀" } },
+      { id: "2", data: { name: "\uFF21" } },
+      { id: "3", data: { name: "Z" } }
+    ]
     expect([...names].sort(compareSortKeys({ field: refOf("name"), direction: "asc" })).map((r) => r.id)).toEqual(["3", "2", "1"])
   })
 })

@@ -37,7 +37,12 @@ describe("cursors re-encoded with text no record can hold", () => {
   const fingerprint = queryFingerprint({ _tag: "True" }, { field: refOf("name"), direction: "asc" }, "live")
 
   it("are malformed, whether the text is the sort value or the id", () => {
-    for (const position of [{ value: "a\u0000", id: "con_1" }, { value: "a", id: "con_\u0000" }, { value: "\ud800", id: "con_1" }, { value: null, id: "\udfff" }]) {
+    for (const position of [
+      { value: "a\u0000", id: "con_1" },
+      { value: "a", id: "con_\u0000" },
+      { value: "\ud800", id: "con_1" },
+      { value: null, id: "\udfff" }
+    ]) {
       expect(decodeCursor(encodeCursor(fingerprint, position), fingerprint)).toEqual(
         Result.fail(expect.objectContaining({ details: [{ path: "cursor", message: "is not a valid cursor" }] }))
       )

@@ -70,16 +70,20 @@ export const recordLifecycle = <N extends string, E extends RecordEvent<N>>(name
       if (state.status === "absent" || state.status === "purged") return notFound(id)
       return state.status === "deleted" && !recoverable(state.deletedAt, at)
         ? Result.succeed([event("purged", { at })])
-        : Result.fail(new Conflict({
-          message: `${name} ${id} is still recoverable`,
-          details: [{ path: "", message: `only ${plural} deleted more than 30 days ago can be purged`, id }]
-        }))
+        : Result.fail(
+            new Conflict({
+              message: `${name} ${id} is still recoverable`,
+              details: [{ path: "", message: `only ${plural} deleted more than 30 days ago can be purged`, id }]
+            })
+          )
     },
     evolve: (state: RecordState, e: E): RecordState => {
       const data = e.data as Record<string, Json>
       if (isType(e, "created")) return { status: "live", fields: data["fields"] as JsonObject }
-      if (isType(e, "updated")) return state.status === "live" ? { status: "live", fields: { ...state.fields, ...(data["changed"] as JsonObject) } } : state
-      if (isType(e, "deleted")) return state.status === "live" ? { status: "deleted", fields: state.fields, deletedAt: data["at"] as string } : state
+      if (isType(e, "updated"))
+        return state.status === "live" ? { status: "live", fields: { ...state.fields, ...(data["changed"] as JsonObject) } } : state
+      if (isType(e, "deleted"))
+        return state.status === "live" ? { status: "deleted", fields: state.fields, deletedAt: data["at"] as string } : state
       if (isType(e, "restored")) return state.status === "deleted" ? { status: "live", fields: state.fields } : state
       return { status: "purged" }
     },

@@ -83,7 +83,10 @@ const evolve = (state: RecoveryState, event: RecoveryEvent): RecoveryState => {
     case "recovery.finished":
       return state.status === "absent"
         ? state
-        : { status: "present", job: { ...state.job, status: event.data.status, reason: event.data.reason, finishedAt: event.data.at, lastAt: event.data.at } }
+        : {
+            status: "present",
+            job: { ...state.job, status: event.data.status, reason: event.data.reason, finishedAt: event.data.at, lastAt: event.data.at }
+          }
   }
 }
 

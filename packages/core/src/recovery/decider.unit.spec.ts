@@ -23,8 +23,19 @@ describe("recoveryDecider", () => {
   })
 
   it("records chunks while running, and nothing once finished", () => {
-    const chunk = { type: "RecordRecoveryProgress", id, at: t1, runner: "host-a", until: 900, position: 500, scheduled: 480, skipped: 20 } as const
-    given([started]).when(chunk).then([progress(500, 480, 20, t1)])
+    const chunk = {
+      type: "RecordRecoveryProgress",
+      id,
+      at: t1,
+      runner: "host-a",
+      until: 900,
+      position: 500,
+      scheduled: 480,
+      skipped: 20
+    } as const
+    given([started])
+      .when(chunk)
+      .then([progress(500, 480, 20, t1)])
     const finished: RecoveryEvent = { type: "recovery.finished", data: { status: "done", reason: null, at: t2 } }
     given([started]).when({ type: "FinishRecovery", id, at: t2, status: "done", reason: null }).then([finished])
     given([started, finished]).when(chunk).thenNothingHappens()

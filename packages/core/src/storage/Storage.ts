@@ -33,14 +33,10 @@ export interface SettingsRead {
  * What a host hears of settings changed by any host: a workspace whose settings version moved on, or
  * `Resumed` after it could not listen for a while (anything may have changed meanwhile).
  */
-export type SettingsChange =
-  | { readonly _tag: "Changed"; readonly workspaceId: string }
-  | { readonly _tag: "Resumed" }
+export type SettingsChange = { readonly _tag: "Changed"; readonly workspaceId: string } | { readonly _tag: "Resumed" }
 
 /** What `feedChanges` tells. */
-export type FeedChange =
-  | { readonly _tag: "Appended"; readonly workspaceId: string }
-  | { readonly _tag: "Resumed" }
+export type FeedChange = { readonly _tag: "Appended"; readonly workspaceId: string } | { readonly _tag: "Resumed" }
 
 /**
  * One atomic unit of change: all of it is stored, or none of it is.
@@ -95,9 +91,7 @@ export interface RecordsRead {
 }
 
 export interface StorageService {
-  readonly commit: (
-    commit: Commit
-  ) => Effect.Effect<CommitResult, VersionConflict | UniqueViolation | StorageUnavailable>
+  readonly commit: (commit: Commit) => Effect.Effect<CommitResult, VersionConflict | UniqueViolation | StorageUnavailable>
   /**
    * The events of one stream in version order (empty for an unknown stream): all of them, or those
    * after version `after`, so a host that knows a stream up to a version reads only what came since.
@@ -115,37 +109,34 @@ export interface StorageService {
    */
   readonly settingsChanges: Stream.Stream<SettingsChange, StorageUnavailable>
   /** Events with `sequence > after`, in sequence order, at most `limit`. */
-  readonly readLog: (
-    options: { readonly after: number; readonly limit: number }
-  ) => Effect.Effect<ReadonlyArray<StoredEvent>, StorageUnavailable>
+  readonly readLog: (options: {
+    readonly after: number
+    readonly limit: number
+  }) => Effect.Effect<ReadonlyArray<StoredEvent>, StorageUnavailable>
   /**
    * One workspace's events with `after < sequence <= until`, of the given types (all without
    * `types`), in sequence order, at most `limit`. Like readLog, a commit still in flight may later
    * fill a gap below a position already read.
    */
-  readonly readWorkspaceLog: (
-    options: {
-      readonly workspaceId: string
-      readonly after: number
-      readonly until: number
-      readonly types?: ReadonlyArray<string>
-      readonly limit: number
-    }
-  ) => Effect.Effect<ReadonlyArray<StoredEvent>, StorageUnavailable>
+  readonly readWorkspaceLog: (options: {
+    readonly workspaceId: string
+    readonly after: number
+    readonly until: number
+    readonly types?: ReadonlyArray<string>
+    readonly limit: number
+  }) => Effect.Effect<ReadonlyArray<StoredEvent>, StorageUnavailable>
   /**
    * The change feed: one workspace's events after a position (from the start without one), in
    * commit order, of the types the patterns keep, at most `limit`. Gap-free: an event is given
    * only once no transaction still running can commit an event before it (see ChangeFeedPosition), so a
    * reader that follows the positions sees every event of the workspace exactly once.
    */
-  readonly readFeed: (
-    options: {
-      readonly workspaceId: string
-      readonly after: ChangeFeedPosition | null
-      readonly types: ChangeFeedTypes
-      readonly limit: number
-    }
-  ) => Effect.Effect<ChangeFeedPage, StorageUnavailable>
+  readonly readFeed: (options: {
+    readonly workspaceId: string
+    readonly after: ChangeFeedPosition | null
+    readonly types: ChangeFeedTypes
+    readonly limit: number
+  }) => Effect.Effect<ChangeFeedPage, StorageUnavailable>
   /**
    * The live document of a workspace holding a unique key (a contact's `email:<lowercased>`), or
    * null: what an upsert matches on.

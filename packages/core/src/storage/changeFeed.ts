@@ -37,8 +37,7 @@ export type ChangeFeedTypes = ReadonlyArray<string>
 
 /** Whether a type is kept by the patterns (the memory storage's filter; PostgreSQL's is the same in SQL). */
 export const changeFeedTypeMatches = (patterns: ChangeFeedTypes, type: string): boolean =>
-  patterns.length === 0 ||
-  patterns.some((pattern) => pattern.endsWith(".*") ? type.startsWith(pattern.slice(0, -1)) : pattern === type)
+  patterns.length === 0 || patterns.some((pattern) => (pattern.endsWith(".*") ? type.startsWith(pattern.slice(0, -1)) : pattern === type))
 
 /** Positions compare by transaction id (as numbers: ids outgrow 2^53 only in theory), then sequence. */
 export const compareChangeFeedPositions = (a: ChangeFeedPosition, b: ChangeFeedPosition): number => {

@@ -15,10 +15,7 @@ export interface Outcome<Event> {
   /** The command is accepted and records nothing (an idempotent no-op). */
   readonly thenNothingHappens: () => void
   /** The command is refused with this error tag; `check` may look closer at the error. */
-  readonly thenFails: <Tag extends DomainError["_tag"]>(
-    tag: Tag,
-    check?: (error: Extract<DomainError, { _tag: Tag }>) => void
-  ) => void
+  readonly thenFails: <Tag extends DomainError["_tag"]>(tag: Tag, check?: (error: Extract<DomainError, { _tag: Tag }>) => void) => void
 }
 
 /**
@@ -68,7 +65,8 @@ const forDecider = <Command, Event, State>(decider: Decider<Command, Event, Stat
         }
       }
       return {
-        then: (expected) => isDomainError(expected) ? thenError(expected) : thenEvents(expected),
+        // biome-ignore lint/suspicious/noThenProperty: given/when/then is the specification's language; the object is never awaited.
+        then: (expected) => (isDomainError(expected) ? thenError(expected) : thenEvents(expected)),
         thenNothingHappens: () => thenEvents([]),
         thenFails: (tag, check) => {
           if (Result.isSuccess(result) || result.failure._tag !== tag) {

@@ -12,10 +12,13 @@ import { event } from "./storageFixtures.js"
  * A second host on the same storage: its own pool and listener on the same database for
  * PostgreSQL; for storage that lives in one process, the same services again (`sameHost`).
  */
-export class OtherHost extends Context.Service<OtherHost, {
-  readonly storage: StorageService
-  readonly queue: DeliveryQueueService
-}>()("@dealstream/core/testing/OtherHost") {}
+export class OtherHost extends Context.Service<
+  OtherHost,
+  {
+    readonly storage: StorageService
+    readonly queue: DeliveryQueueService
+  }
+>()("@dealstream/core/testing/OtherHost") {}
 
 /** OtherHost for an adapter whose one instance is all there is (memory). */
 export const sameHost: Layer.Layer<OtherHost, never, Storage | DeliveryQueue> = Layer.effect(
@@ -74,8 +77,7 @@ const succeeded = (doc: Projected, when: string): Projected =>
     }
   })!
 
-const cancelled = (doc: Projected, when: string): Projected =>
-  projectDelivery(doc, { type: "delivery.cancelled", data: { at: when } })!
+const cancelled = (doc: Projected, when: string): Projected => projectDelivery(doc, { type: "delivery.cancelled", data: { at: when } })!
 
 const write = (workspaceId: string, id: string, doc: Projected, version = 1): DocumentUpsert => ({
   _tag: "Upsert",
@@ -111,7 +113,7 @@ export const deliveryQueueContractSuite = (name: string, layer: Layer.Layer<Stor
   describe(`delivery queue contract: ${name}`, () => {
     test(
       "claims only due, pending, unleased deliveries of every workspace, earliest due first, at most limit",
-      Effect.gen(function*() {
+      Effect.gen(function* () {
         const queue = yield* DeliveryQueue
         const [ws1, ws2] = [fresh("ws"), fresh("ws")]
         const wh = fresh("wh")
@@ -140,7 +142,7 @@ export const deliveryQueueContractSuite = (name: string, layer: Layer.Layer<Stor
 
     test(
       "keeps a claimed delivery from other claimers until its lease ends",
-      Effect.gen(function*() {
+      Effect.gen(function* () {
         const queue = yield* DeliveryQueue
         const other = (yield* OtherHost).queue
         const ws = fresh("ws")
@@ -156,7 +158,7 @@ export const deliveryQueueContractSuite = (name: string, layer: Layer.Layer<Stor
 
     test(
       "clears the lease when a commit upserts the delivery",
-      Effect.gen(function*() {
+      Effect.gen(function* () {
         const queue = yield* DeliveryQueue
         const ws = fresh("ws")
         const wh = fresh("wh")
@@ -177,7 +179,7 @@ export const deliveryQueueContractSuite = (name: string, layer: Layer.Layer<Stor
 
     test(
       "makes a cancelled or finished delivery unclaimable, leased or not",
-      Effect.gen(function*() {
+      Effect.gen(function* () {
         const queue = yield* DeliveryQueue
         const ws = fresh("ws")
         const wh = fresh("wh")
@@ -199,7 +201,7 @@ export const deliveryQueueContractSuite = (name: string, layer: Layer.Layer<Stor
 
     test(
       "gives back the leases of one owner on release",
-      Effect.gen(function*() {
+      Effect.gen(function* () {
         const queue = yield* DeliveryQueue
         const other = (yield* OtherHost).queue
         const ws = fresh("ws")
@@ -215,7 +217,7 @@ export const deliveryQueueContractSuite = (name: string, layer: Layer.Layer<Stor
 
     test(
       "reports when the next pending delivery becomes claimable: its due time, or its lease's end",
-      Effect.gen(function*() {
+      Effect.gen(function* () {
         const queue = yield* DeliveryQueue
         expect(yield* queue.nextDue).toBeNull()
         const ws = fresh("ws")
@@ -237,14 +239,14 @@ export const deliveryQueueContractSuite = (name: string, layer: Layer.Layer<Stor
 
     test(
       "lets concurrent claimers on two hosts take every delivery exactly once",
-      Effect.gen(function*() {
+      Effect.gen(function* () {
         const hosts = [yield* DeliveryQueue, (yield* OtherHost).queue]
         const wh = fresh("wh")
         const workspaces = [fresh("ws"), fresh("ws"), fresh("ws")]
         const all = Array.from({ length: 200 }, (_, n) => `dlv_${String(n).padStart(3, "0")}`)
         yield* put(...all.map((id, n) => write(workspaces[n % 3]!, id, scheduled(id, wh, at(n % 17)))))
         const claimer = (queue: DeliveryQueueService, owner: string) =>
-          Effect.gen(function*() {
+          Effect.gen(function* () {
             const taken: Array<string> = []
             while (true) {
               const batch = yield* queue.claim({ ...lease(owner, 100, 3600), limit: 7 })
@@ -262,23 +264,25 @@ export const deliveryQueueContractSuite = (name: string, layer: Layer.Layer<Stor
 
     test(
       "stores webhooks and lists a webhook's deliveries newest first, filtered by status",
-      Effect.gen(function*() {
+      Effect.gen(function* () {
         const storage = yield* Storage
         const ws = fresh("ws")
         const [wh, otherWh] = [fresh("wh"), fresh("wh")]
         yield* storage.commit({
           streams: [],
-          documents: [{
-            _tag: "Upsert",
-            collection: "webhook",
-            workspaceId: ws,
-            id: wh,
-            version: 1,
-            deletedAt: null,
-            uniqueKey: null,
-            searchWords: [],
-            data: { id: wh, url: "https://example.com/hook", events: ["*"], status: "active", created_at: at(0) }
-          }]
+          documents: [
+            {
+              _tag: "Upsert",
+              collection: "webhook",
+              workspaceId: ws,
+              id: wh,
+              version: 1,
+              deletedAt: null,
+              uniqueKey: null,
+              searchWords: [],
+              data: { id: wh, url: "https://example.com/hook", events: ["*"], status: "active", created_at: at(0) }
+            }
+          ]
         })
         expect((yield* storage.getDocument("webhook", ws, wh))?.data["url"]).toBe("https://example.com/hook")
         yield* put(
@@ -292,9 +296,7 @@ export const deliveryQueueContractSuite = (name: string, layer: Layer.Layer<Stor
             _tag: "And",
             exprs: [
               { _tag: "Compare", field: { name: "webhook_id", type: "id" }, op: "eq", value: wh },
-              ...(status === null
-                ? []
-                : [{ _tag: "Compare", field: { name: "status", type: "enum" }, op: "eq", value: status } as const])
+              ...(status === null ? [] : [{ _tag: "Compare", field: { name: "status", type: "enum" }, op: "eq", value: status } as const])
             ]
           },
           scope: "live",
@@ -311,13 +313,16 @@ export const deliveryQueueContractSuite = (name: string, layer: Layer.Layer<Stor
 
     test(
       "stores the event's sequence on a delivery at its first claim, and orders deliveries due together by it",
-      Effect.gen(function*() {
+      Effect.gen(function* () {
         const storage = yield* Storage
         const queue = yield* DeliveryQueue
         const ws = fresh("ws")
         const wh = fresh("wh")
         const stream = fresh("con")
-        yield* storage.commit({ streams: [{ streamId: stream, expectedVersion: 0, events: [event(ws, "x.one"), event(ws, "x.two")] }], documents: [] })
+        yield* storage.commit({
+          streams: [{ streamId: stream, expectedVersion: 0, events: [event(ws, "x.one"), event(ws, "x.two")] }],
+          documents: []
+        })
         const [, second] = yield* storage.readStream(stream)
         yield* put(
           write(ws, "dlv_unknown", scheduled("dlv_unknown", wh, at(-9), { streamId: stream, version: 2 })),
@@ -336,7 +341,7 @@ export const deliveryQueueContractSuite = (name: string, layer: Layer.Layer<Stor
 
     test(
       "claims at most perWebhook deliveries of one webhook and none of skipWebhooks, reaching the others' behind them",
-      Effect.gen(function*() {
+      Effect.gen(function* () {
         const queue = yield* DeliveryQueue
         const ws = fresh("ws")
         const [busy, quiet] = [fresh("wh"), fresh("wh")]
@@ -353,7 +358,7 @@ export const deliveryQueueContractSuite = (name: string, layer: Layer.Layer<Stor
 
     test(
       "delivers a signal to the subscribers of every host, the sender's included",
-      Effect.gen(function*() {
+      Effect.gen(function* () {
         const queue = yield* DeliveryQueue
         const other = (yield* OtherHost).queue
         const heard = (subscriber: DeliveryQueueService, wanted: (signal: QueueSignal) => boolean) =>
@@ -361,12 +366,18 @@ export const deliveryQueueContractSuite = (name: string, layer: Layer.Layer<Stor
         const webhookId = fresh("wh")
         const deleted: QueueSignal = { _tag: "WebhookDeleted", webhookId }
         const isDeleted = (s: QueueSignal) => s._tag === "WebhookDeleted" && s.webhookId === webhookId
-        const listeners = [yield* heard(other, isDeleted), yield* heard(queue, isDeleted), yield* heard(other, (s) => s._tag === "Scheduled")]
+        const listeners = [
+          yield* heard(other, isDeleted),
+          yield* heard(queue, isDeleted),
+          yield* heard(other, (s) => s._tag === "Scheduled")
+        ]
         // A subscription starts listening asynchronously (on PostgreSQL, LISTEN on a connection of
         // its own): repeat the signals until every subscriber has heard them.
-        const sender = yield* Effect.forkChild(Effect.forever(
-          Effect.all([queue.signal(deleted), queue.signal({ _tag: "Scheduled" })]).pipe(Effect.andThen(Effect.sleep("100 millis")))
-        ))
+        const sender = yield* Effect.forkChild(
+          Effect.forever(
+            Effect.all([queue.signal(deleted), queue.signal({ _tag: "Scheduled" })]).pipe(Effect.andThen(Effect.sleep("100 millis")))
+          )
+        )
         const results = yield* Fiber.joinAll(listeners).pipe(Effect.timeout("20 seconds"))
         yield* Fiber.interrupt(sender)
         expect(results).toEqual([Option.some(deleted), Option.some(deleted), Option.some({ _tag: "Scheduled" })])

@@ -19,8 +19,12 @@ describe("@dealstream/core/testing", () => {
   it("exports DeciderSpecification, the one the aggregates' specifications use", () => {
     expect(Testing.DeciderSpecification).toBe(DeciderSpecification)
     const given = Testing.DeciderSpecification.for(door)
-    given([]).when({ open: "d1" }).then([{ type: "opened", data: { id: "d1" } }])
-    given([{ type: "opened", data: { id: "d1" } }]).when({ open: "d1" }).thenFails("Conflict")
+    given([])
+      .when({ open: "d1" })
+      .then([{ type: "opened", data: { id: "d1" } }])
+    given([{ type: "opened", data: { id: "d1" } }])
+      .when({ open: "d1" })
+      .thenFails("Conflict")
   })
 
   it("exports the arbitraries, the trace and the invariants", () => {

@@ -16,5 +16,8 @@ export const prop = <const Ts extends ReadonlyArray<unknown>>(
 ) =>
   it(name, () => {
     const tuple = fc.tuple(...(arbitraries as unknown as ReadonlyArray<fc.Arbitrary<unknown>>)) as unknown as fc.Arbitrary<Ts>
-    fc.assert(fc.property(tuple, (values) => predicate(values)), options?.fastCheck)
+    fc.assert(
+      fc.property(tuple, (values) => predicate(values)),
+      options?.fastCheck
+    )
   })

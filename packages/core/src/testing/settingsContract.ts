@@ -18,7 +18,7 @@ const settingsAppend = (workspaceId: string, streamId: string, expectedVersion =
  */
 export const settingsContractCases = (it: Vitest.MethodsNonLive<Storage>) => {
   it.effect("moves a workspace's settings version on once per commit to its settings streams", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const storage = yield* Storage
       const [ws, other] = [fresh("ws"), fresh("ws")]
       const [fields, pipeline] = [fresh("fields"), fresh("pip")]
@@ -42,10 +42,11 @@ export const settingsContractCases = (it: Vitest.MethodsNonLive<Storage>) => {
       expect(yield* versions).toEqual([2, 1])
       yield* storage.commit({ streams: [settingsAppend(ws, pipeline, 1)], documents: [] })
       expect(yield* versions).toEqual([3, 1])
-    }))
+    })
+  )
 
   it.effect("refuses a commit whose settings read is stale and stores nothing of it; a current one passes", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const storage = yield* Storage
       const [ws, unknown] = [fresh("ws"), fresh("ws")]
       const fields = fresh("fields")
@@ -53,12 +54,12 @@ export const settingsContractCases = (it: Vitest.MethodsNonLive<Storage>) => {
       const deal = fresh("deal")
       const decided = (version: number) =>
         storage.commit({
-          streams: [
-            { streamId: deal, expectedVersion: 0, events: [event(ws, "x.created")] },
-            settingsAppend(ws, fields, 1)
-          ],
+          streams: [{ streamId: deal, expectedVersion: 0, events: [event(ws, "x.created")] }, settingsAppend(ws, fields, 1)],
           documents: [upsert(ws, deal, { name: "d" }, { collection: "deal" })],
-          settingsRead: [{ workspaceId: unknown, version: 0 }, { workspaceId: ws, version }]
+          settingsRead: [
+            { workspaceId: unknown, version: 0 },
+            { workspaceId: ws, version }
+          ]
         })
       const stale = yield* Effect.result(decided(0))
       expect(Result.isFailure(stale) && stale.failure._tag).toBe("VersionConflict")
@@ -80,30 +81,35 @@ export const settingsContractCases = (it: Vitest.MethodsNonLive<Storage>) => {
       expect((yield* storage.getDocument("deal", ws, deal))?.data).toEqual({ id: deal, name: "d" })
       expect(yield* storage.settingsVersion(ws)).toBe(2)
       expect(yield* storage.settingsVersion(unknown)).toBe(0)
-    }))
+    })
+  )
 
   it.effect("tells its listeners of a commit to a workspace's settings", () =>
-    TestClock.withLive(Effect.gen(function*() {
-      const storage = yield* Storage
-      const ws = fresh("ws")
-      const fields = fresh("fields")
-      const changed: SettingsChange = { _tag: "Changed", workspaceId: ws }
-      const listener = yield* Effect.forkChild(Stream.runHead(Stream.filter(
-        storage.settingsChanges,
-        (change) => change._tag === "Changed" && change.workspaceId === ws
-      )))
-      // A subscription starts listening asynchronously (on PostgreSQL, LISTEN on a connection of its
-      // own): commit settings changes until the listener has heard one.
-      let version = 0
-      const committer = yield* Effect.forkChild(Effect.forever(
-        Effect.suspend(() => storage.commit({ streams: [settingsAppend(ws, fields, version)], documents: [] })).pipe(
-          Effect.andThen(Effect.sync(() => version++)),
-          Effect.andThen(Effect.sleep("100 millis"))
+    TestClock.withLive(
+      Effect.gen(function* () {
+        const storage = yield* Storage
+        const ws = fresh("ws")
+        const fields = fresh("fields")
+        const changed: SettingsChange = { _tag: "Changed", workspaceId: ws }
+        const listener = yield* Effect.forkChild(
+          Stream.runHead(Stream.filter(storage.settingsChanges, (change) => change._tag === "Changed" && change.workspaceId === ws))
         )
-      ))
-      const heard = yield* Fiber.join(listener).pipe(Effect.timeout("20 seconds"))
-      yield* Fiber.interrupt(committer)
-      expect(heard).toEqual(Option.some(changed))
-      expect(yield* storage.settingsVersion(ws)).toBeGreaterThanOrEqual(1)
-    })))
+        // A subscription starts listening asynchronously (on PostgreSQL, LISTEN on a connection of its
+        // own): commit settings changes until the listener has heard one.
+        let version = 0
+        const committer = yield* Effect.forkChild(
+          Effect.forever(
+            Effect.suspend(() => storage.commit({ streams: [settingsAppend(ws, fields, version)], documents: [] })).pipe(
+              Effect.andThen(Effect.sync(() => version++)),
+              Effect.andThen(Effect.sleep("100 millis"))
+            )
+          )
+        )
+        const heard = yield* Fiber.join(listener).pipe(Effect.timeout("20 seconds"))
+        yield* Fiber.interrupt(committer)
+        expect(heard).toEqual(Option.some(changed))
+        expect(yield* storage.settingsVersion(ws)).toBeGreaterThanOrEqual(1)
+      })
+    )
+  )
 }

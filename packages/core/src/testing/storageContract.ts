@@ -24,7 +24,7 @@ export const storageContractSuite = (name: string, layer: Layer.Layer<Storage, u
   describe(`storage contract: ${name}`, () => {
     it.layer(layer, { timeout: 60_000 })((it) => {
       it.effect("appends events with increasing sequence, stream versions from 1 and a recorded time", () =>
-        Effect.gen(function*() {
+        Effect.gen(function* () {
           const storage = yield* Storage
           const ws = fresh("ws")
           const a = fresh("con")
@@ -46,10 +46,11 @@ export const storageContractSuite = (name: string, layer: Layer.Layer<Storage, u
           expect(stream.map((e) => e.type)).toEqual(["x.one", "x.two"])
           expect(stream[0]!.metadata.workspaceId).toBe(ws)
           expect(yield* storage.readStream(fresh("none"))).toEqual([])
-        }))
+        })
+      )
 
       it.effect("reads a stream after a version: only the later events, in order", () =>
-        Effect.gen(function*() {
+        Effect.gen(function* () {
           const storage = yield* Storage
           const ws = fresh("ws")
           const s = fresh("con")
@@ -60,30 +61,40 @@ export const storageContractSuite = (name: string, layer: Layer.Layer<Storage, u
           yield* storage.commit({ streams: [{ streamId: s, expectedVersion: 2, events: [event(ws, "x.n", { n: 3 }, 3)] }], documents: [] })
           const after = (version: number) =>
             Effect.map(storage.readStream(s, version), (events) => events.map((e) => [e.streamVersion, e.data["n"]]))
-          expect(yield* after(0)).toEqual([[1, 1], [2, 2], [3, 3]])
-          expect(yield* after(1)).toEqual([[2, 2], [3, 3]])
+          expect(yield* after(0)).toEqual([
+            [1, 1],
+            [2, 2],
+            [3, 3]
+          ])
+          expect(yield* after(1)).toEqual([
+            [2, 2],
+            [3, 3]
+          ])
           expect(yield* after(2)).toEqual([[3, 3]])
           expect(yield* after(3)).toEqual([])
           expect(yield* after(7)).toEqual([])
           expect(yield* storage.readStream(fresh("none"), 1)).toEqual([])
           // the events read after a version are the very events the whole stream holds
           expect(yield* storage.readStream(s, 1)).toEqual((yield* storage.readStream(s)).slice(1))
-        }))
+        })
+      )
 
       it.effect("refuses a stale expected version and stores nothing of that commit", () =>
-        Effect.gen(function*() {
+        Effect.gen(function* () {
           const storage = yield* Storage
           const ws = fresh("ws")
           const a = fresh("con")
           const b = fresh("con")
           yield* storage.commit({ streams: [{ streamId: a, expectedVersion: 0, events: [event(ws, "x.one")] }], documents: [] })
-          const result = yield* Effect.result(storage.commit({
-            streams: [
-              { streamId: b, expectedVersion: 0, events: [event(ws, "x.b")] },
-              { streamId: a, expectedVersion: 0, events: [event(ws, "x.again")] }
-            ],
-            documents: [upsert(ws, b, { name: "b" })]
-          }))
+          const result = yield* Effect.result(
+            storage.commit({
+              streams: [
+                { streamId: b, expectedVersion: 0, events: [event(ws, "x.b")] },
+                { streamId: a, expectedVersion: 0, events: [event(ws, "x.again")] }
+              ],
+              documents: [upsert(ws, b, { name: "b" })]
+            })
+          )
           expect(Result.isFailure(result) && result.failure._tag).toBe("VersionConflict")
           if (Result.isFailure(result) && result.failure._tag === "VersionConflict") {
             expect(result.failure.streamId).toBe(a)
@@ -92,26 +103,30 @@ export const storageContractSuite = (name: string, layer: Layer.Layer<Storage, u
           expect(yield* storage.readStream(b)).toEqual([])
           expect((yield* storage.readStream(a)).length).toBe(1)
           expect(yield* storage.getDocument("contact", ws, b)).toBeNull()
-        }))
+        })
+      )
 
       it.effect("lets exactly one of two concurrent commits at the same version win", () =>
-        Effect.gen(function*() {
+        Effect.gen(function* () {
           const storage = yield* Storage
           const ws = fresh("ws")
           const a = fresh("deal")
           yield* storage.commit({ streams: [{ streamId: a, expectedVersion: 0, events: [event(ws, "x.one")] }], documents: [] })
           const attempt = (n: number) =>
-            Effect.result(storage.commit({
-              streams: [{ streamId: a, expectedVersion: 1, events: [event(ws, "x.next", { n }, n)] }],
-              documents: []
-            }))
+            Effect.result(
+              storage.commit({
+                streams: [{ streamId: a, expectedVersion: 1, events: [event(ws, "x.next", { n }, n)] }],
+                documents: []
+              })
+            )
           const results = yield* Effect.all([attempt(1), attempt(2), attempt(3), attempt(4)], { concurrency: "unbounded" })
           expect(results.filter(Result.isSuccess).length).toBe(1)
           expect((yield* storage.readStream(a)).length).toBe(2)
-        }))
+        })
+      )
 
       it.effect("upserts, reads and removes documents, keeping version and deletedAt", () =>
-        Effect.gen(function*() {
+        Effect.gen(function* () {
           const storage = yield* Storage
           const ws = fresh("ws")
           const id = fresh("con")
@@ -131,10 +146,11 @@ export const storageContractSuite = (name: string, layer: Layer.Layer<Storage, u
           })
           yield* storage.commit({ streams: [], documents: [{ _tag: "Remove", collection: "contact", workspaceId: ws, id }] })
           expect(yield* storage.getDocument("contact", ws, id)).toBeNull()
-        }))
+        })
+      )
 
       it.effect("reads several documents by id at once, deleted ones too, absent and foreign ones left out", () =>
-        Effect.gen(function*() {
+        Effect.gen(function* () {
           const storage = yield* Storage
           const ws = fresh("ws")
           const other = fresh("ws")
@@ -148,17 +164,19 @@ export const storageContractSuite = (name: string, layer: Layer.Layer<Storage, u
             ]
           })
           const found = yield* storage.getDocuments("contact", ws, [absent, trashed, live, foreign, live])
-          expect([...found].sort((a, b) => a.id < b.id ? -1 : 1)).toEqual(
-            [yield* storage.getDocument("contact", ws, live), yield* storage.getDocument("contact", ws, trashed)]
-              .sort((a, b) => a!.id < b!.id ? -1 : 1)
+          expect([...found].sort((a, b) => (a.id < b.id ? -1 : 1))).toEqual(
+            [yield* storage.getDocument("contact", ws, live), yield* storage.getDocument("contact", ws, trashed)].sort((a, b) =>
+              a!.id < b!.id ? -1 : 1
+            )
           )
           expect(found.find((d) => d.id === trashed)?.deletedAt).toBe("2026-01-01T00:00:00.000Z")
           expect(yield* storage.getDocuments("contact", ws, [])).toEqual([])
           expect(yield* storage.getDocuments("deal", ws, [live])).toEqual([])
-        }))
+        })
+      )
 
       it.effect("keeps documents of one workspace out of another's reads", () =>
-        Effect.gen(function*() {
+        Effect.gen(function* () {
           const storage = yield* Storage
           const ws1 = fresh("ws")
           const ws2 = fresh("ws")
@@ -168,20 +186,23 @@ export const storageContractSuite = (name: string, layer: Layer.Layer<Storage, u
           expect(yield* storage.queryDocuments("contact", ws2, byName())).toEqual([])
           expect((yield* storage.queryDocuments("contact", ws1, byName())).map((d) => d.id)).toEqual([id])
           expect(yield* storage.getDocument("deal", ws1, id)).toBeNull()
-        }))
+        })
+      )
 
       it.effect("enforces unique keys per workspace and collection, freed by a null key or removal", () =>
-        Effect.gen(function*() {
+        Effect.gen(function* () {
           const storage = yield* Storage
           const ws = fresh("ws")
           const other = fresh("ws")
           const [a, b, c] = [fresh("con"), fresh("con"), fresh("con")]
           const key = "email:ada@example.com"
           yield* storage.commit({ streams: [], documents: [upsert(ws, a, { name: "a" }, { uniqueKey: key })] })
-          const taken = yield* Effect.result(storage.commit({
-            streams: [{ streamId: b, expectedVersion: 0, events: [event(ws, "x.created")] }],
-            documents: [upsert(ws, b, { name: "b" }, { uniqueKey: key })]
-          }))
+          const taken = yield* Effect.result(
+            storage.commit({
+              streams: [{ streamId: b, expectedVersion: 0, events: [event(ws, "x.created")] }],
+              documents: [upsert(ws, b, { name: "b" }, { uniqueKey: key })]
+            })
+          )
           expect(Result.isFailure(taken) && taken.failure._tag).toBe("UniqueViolation")
           if (Result.isFailure(taken) && taken.failure._tag === "UniqueViolation") expect(taken.failure.existingId).toBe(a)
           expect(yield* storage.readStream(b)).toEqual([])
@@ -213,18 +234,21 @@ export const storageContractSuite = (name: string, layer: Layer.Layer<Storage, u
           })
           expect((yield* storage.getDocument("contact", ws, a))!.version).toBe(4)
           // two documents of one commit may not claim the same key
-          const twice = yield* Effect.result(storage.commit({
-            streams: [],
-            documents: [
-              upsert(ws, fresh("con"), { name: "x" }, { uniqueKey: "email:x@example.com" }),
-              upsert(ws, fresh("con"), { name: "y" }, { uniqueKey: "email:x@example.com" })
-            ]
-          }))
+          const twice = yield* Effect.result(
+            storage.commit({
+              streams: [],
+              documents: [
+                upsert(ws, fresh("con"), { name: "x" }, { uniqueKey: "email:x@example.com" }),
+                upsert(ws, fresh("con"), { name: "y" }, { uniqueKey: "email:x@example.com" })
+              ]
+            })
+          )
           expect(Result.isFailure(twice)).toBe(true)
-        }))
+        })
+      )
 
       it.effect("reads the log after a position, in sequence order, up to a limit", () =>
-        Effect.gen(function*() {
+        Effect.gen(function* () {
           const storage = yield* Storage
           const ws = fresh("ws")
           const s = fresh("con")
@@ -238,10 +262,11 @@ export const storageContractSuite = (name: string, layer: Layer.Layer<Storage, u
           const rest = yield* storage.readLog({ after: page[1]!.sequence, limit: 100 })
           expect(rest[0]!.data).toEqual({ n: 3 })
           expect(rest.every((e, i) => i === 0 || e.sequence > rest[i - 1]!.sequence)).toBe(true)
-        }))
+        })
+      )
 
       it.effect("reads one workspace's log between two positions, of some types, in sequence order", () =>
-        Effect.gen(function*() {
+        Effect.gen(function* () {
           const storage = yield* Storage
           const [ws, other] = [fresh("ws"), fresh("ws")]
           const [a, b] = [fresh("con"), fresh("con")]
@@ -264,10 +289,11 @@ export const storageContractSuite = (name: string, layer: Layer.Layer<Storage, u
           expect(yield* read(start + 1, events[2]!.sequence, 100)).toEqual([2, 3])
           expect(yield* read(start, head, 100, ["x.odd"])).toEqual([1, 3])
           expect(yield* read(start, head, 1, ["x.even"])).toEqual([2])
-        }))
+        })
+      )
 
       it.effect("hands out one workspace's feed after a position, of the types asked, in commit order", () =>
-        Effect.gen(function*() {
+        Effect.gen(function* () {
           const storage = yield* Storage
           const [ws, other] = [fresh("ws"), fresh("ws")]
           const [a, b, c] = [fresh("con"), fresh("deal"), fresh("con")]
@@ -277,7 +303,11 @@ export const storageContractSuite = (name: string, layer: Layer.Layer<Storage, u
           })
           yield* storage.commit({
             streams: [
-              { streamId: b, expectedVersion: 0, events: [event(ws, "deal.created", { n: 2 }, 2), event(ws, "deal.stage_changed", { n: 3 }, 3)] },
+              {
+                streamId: b,
+                expectedVersion: 0,
+                events: [event(ws, "deal.created", { n: 2 }, 2), event(ws, "deal.stage_changed", { n: 3 }, 3)]
+              },
               { streamId: c, expectedVersion: 0, events: [event(other, "contact.created", { n: 9 }, 9)] }
             ],
             documents: []
@@ -317,17 +347,24 @@ export const storageContractSuite = (name: string, layer: Layer.Layer<Storage, u
           expect((yield* page(all[3]!.position, ["deal.created"])).through).toEqual(all[3]!.position)
           expect((yield* storage.readFeed({ workspaceId: fresh("ws"), after: null, types: [], limit: 10 })).through).toBeNull()
           expect(yield* read(all[3]!.position)).toEqual([])
-        }))
+        })
+      )
 
       it.effect("reads one event by its public id within its workspace", () =>
-        Effect.gen(function*() {
+        Effect.gen(function* () {
           const storage = yield* Storage
           const [ws, other] = [fresh("ws"), fresh("ws")]
           const [a, b] = [fresh("con"), fresh("con")]
           const mine = { ...event(ws, "contact.created", { n: 1 }), metadata: { ...event(ws, "x").metadata, eventId: fresh("evt") } }
-          const theirs = { ...event(other, "contact.created", { n: 2 }), metadata: { ...event(other, "x").metadata, eventId: fresh("evt") } }
+          const theirs = {
+            ...event(other, "contact.created", { n: 2 }),
+            metadata: { ...event(other, "x").metadata, eventId: fresh("evt") }
+          }
           yield* storage.commit({
-            streams: [{ streamId: a, expectedVersion: 0, events: [mine] }, { streamId: b, expectedVersion: 0, events: [theirs] }],
+            streams: [
+              { streamId: a, expectedVersion: 0, events: [mine] },
+              { streamId: b, expectedVersion: 0, events: [theirs] }
+            ],
             documents: []
           })
           const found = yield* storage.readEvent(ws, mine.metadata.eventId)
@@ -335,10 +372,11 @@ export const storageContractSuite = (name: string, layer: Layer.Layer<Storage, u
           expect(found?.metadata.eventId).toBe(mine.metadata.eventId)
           expect(yield* storage.readEvent(ws, theirs.metadata.eventId)).toBeNull()
           expect(yield* storage.readEvent(ws, fresh("evt"))).toBeNull()
-        }))
+        })
+      )
 
       it.effect("drops an event's announced payload with its data when the stream is redacted", () =>
-        Effect.gen(function*() {
+        Effect.gen(function* () {
           const storage = yield* Storage
           const ws = fresh("ws")
           const [gone, kept] = [fresh("con"), fresh("con")]
@@ -364,37 +402,47 @@ export const storageContractSuite = (name: string, layer: Layer.Layer<Storage, u
           expect(redacted!.metadata).not.toHaveProperty("payload")
           expect(redacted!.metadata.workspaceId).toBe(ws)
           expect((yield* storage.readStream(kept))[0]!.metadata.payload).toEqual({ contact: { id: kept, email: `${kept}@x.io` } })
-        }))
+        })
+      )
 
       it.effect("tells its listeners of a commit of record events to a workspace's feed, and not of other events", () =>
-        TestClock.withLive(Effect.gen(function*() {
-          const storage = yield* Storage
-          const [ws, quiet] = [fresh("ws"), fresh("ws")]
-          const heard = yield* Effect.forkChild(Stream.runHead(Stream.filter(
-            storage.feedChanges,
-            (change) => change._tag === "Appended" && (change.workspaceId === ws || change.workspaceId === quiet)
-          )))
-          // A subscription starts listening asynchronously (on PostgreSQL, LISTEN on a connection of
-          // its own): commit until it has heard one. The other workspace's events are no record's.
-          let n = 0
-          const committer = yield* Effect.forkChild(Effect.forever(
-            Effect.suspend(() =>
-              storage.commit({
-                streams: [
-                  { streamId: fresh("dlv"), expectedVersion: 0, events: [event(quiet, "delivery.scheduled", {}, n)] },
-                  { streamId: fresh("con"), expectedVersion: 0, events: [event(ws, "contact.created", {}, n)] }
-                ],
-                documents: []
-              })
-            ).pipe(Effect.andThen(Effect.sync(() => n++)), Effect.andThen(Effect.sleep("100 millis")))
-          ))
-          const told = yield* Fiber.join(heard).pipe(Effect.timeout("20 seconds"))
-          yield* Fiber.interrupt(committer)
-          expect(told).toEqual(Option.some({ _tag: "Appended", workspaceId: ws }))
-        })))
+        TestClock.withLive(
+          Effect.gen(function* () {
+            const storage = yield* Storage
+            const [ws, quiet] = [fresh("ws"), fresh("ws")]
+            const heard = yield* Effect.forkChild(
+              Stream.runHead(
+                Stream.filter(
+                  storage.feedChanges,
+                  (change) => change._tag === "Appended" && (change.workspaceId === ws || change.workspaceId === quiet)
+                )
+              )
+            )
+            // A subscription starts listening asynchronously (on PostgreSQL, LISTEN on a connection of
+            // its own): commit until it has heard one. The other workspace's events are no record's.
+            let n = 0
+            const committer = yield* Effect.forkChild(
+              Effect.forever(
+                Effect.suspend(() =>
+                  storage.commit({
+                    streams: [
+                      { streamId: fresh("dlv"), expectedVersion: 0, events: [event(quiet, "delivery.scheduled", {}, n)] },
+                      { streamId: fresh("con"), expectedVersion: 0, events: [event(ws, "contact.created", {}, n)] }
+                    ],
+                    documents: []
+                  })
+                ).pipe(Effect.andThen(Effect.sync(() => n++)), Effect.andThen(Effect.sleep("100 millis")))
+              )
+            )
+            const told = yield* Fiber.join(heard).pipe(Effect.timeout("20 seconds"))
+            yield* Fiber.interrupt(committer)
+            expect(told).toEqual(Option.some({ _tag: "Appended", workspaceId: ws }))
+          })
+        )
+      )
 
       it.effect("finds live documents holding a key across workspaces, in workspace and id order", () =>
-        Effect.gen(function*() {
+        Effect.gen(function* () {
           const storage = yield* Storage
           const key = `job_${fresh("k").replace(/[^a-z0-9]/gi, "")}`
           const [w1, w2] = [fresh("ws"), fresh("ws")].sort() as [string, string]
@@ -410,13 +458,17 @@ export const storageContractSuite = (name: string, layer: Layer.Layer<Storage, u
             ]
           })
           const found = yield* storage.documentsWith("webhook", key, 10)
-          expect(found.map((d) => [d.workspaceId, d.id])).toEqual([[w1, y], [w2, x]])
+          expect(found.map((d) => [d.workspaceId, d.id])).toEqual([
+            [w1, y],
+            [w2, x]
+          ])
           expect(found[1]!.data[key]).toEqual({ id: "r1" })
           expect((yield* storage.documentsWith("webhook", key, 1)).map((d) => d.id)).toEqual([y])
-        }))
+        })
+      )
 
       it.effect("queries with scope, filter, sort, keyset position and limit", () =>
-        Effect.gen(function*() {
+        Effect.gen(function* () {
           const storage = yield* Storage
           const ws = fresh("ws")
           const names = ["delta", "alpha", "charlie", "bravo", "echo"]
@@ -429,11 +481,7 @@ export const storageContractSuite = (name: string, layer: Layer.Layer<Storage, u
           })
           const live = yield* storage.queryDocuments("contact", ws, byName())
           expect(live.map((d) => d.data["name"])).toEqual(["alpha", "bravo", "charlie", "delta"])
-          const afterBravo = yield* storage.queryDocuments(
-            "contact",
-            ws,
-            byName({ value: "bravo", id: ids[3]! }, 1)
-          )
+          const afterBravo = yield* storage.queryDocuments("contact", ws, byName({ value: "bravo", id: ids[3]! }, 1))
           expect(afterBravo.map((d) => d.data["name"])).toEqual(["charlie"])
           const deleted = yield* storage.queryDocuments("contact", ws, { ...byName(), scope: "deleted" })
           expect(deleted.map((d) => d.data["name"])).toEqual(["echo"])
@@ -443,10 +491,11 @@ export const storageContractSuite = (name: string, layer: Layer.Layer<Storage, u
             sort: { field: { name: "n", type: "number" }, direction: "desc" }
           })
           expect(filtered.map((d) => d.data["name"])).toEqual(["bravo", "charlie"])
-        }))
+        })
+      )
 
       it.effect("lists soft-deleted documents older than a cutoff across workspaces", () =>
-        Effect.gen(function*() {
+        Effect.gen(function* () {
           const storage = yield* Storage
           const [ws1, ws2] = [fresh("ws"), fresh("ws")]
           const [old1, old2, recent] = [fresh("deal"), fresh("deal"), fresh("deal")]
@@ -462,10 +511,11 @@ export const storageContractSuite = (name: string, layer: Layer.Layer<Storage, u
           const mine = expired.filter((r) => [old1, old2, recent].includes(r.id))
           expect(mine.map((r) => r.id).sort()).toEqual([old1, old2].sort())
           expect(mine.find((r) => r.id === old2)?.workspaceId).toBe(ws2)
-        }))
+        })
+      )
 
       it.effect("redacts a stream's earlier events in the same commit as its tombstone", () =>
-        Effect.gen(function*() {
+        Effect.gen(function* () {
           const storage = yield* Storage
           const ws = fresh("ws")
           const s = fresh("con")
@@ -486,10 +536,11 @@ export const storageContractSuite = (name: string, layer: Layer.Layer<Storage, u
           const logged = yield* storage.readLog({ after: stream[0]!.sequence - 1, limit: 1 })
           expect(logged[0]!.data).toEqual({ redacted: true })
           expect(yield* storage.getDocument("contact", ws, s)).toBeNull()
-        }))
+        })
+      )
 
       it.effect("replaces the documents of the named collections only, and reports the log's head", () =>
-        Effect.gen(function*() {
+        Effect.gen(function* () {
           const storage = yield* Storage
           const ws = fresh("ws")
           const [a, b, key] = [fresh("con"), fresh("con"), fresh("idem")]
@@ -510,7 +561,8 @@ export const storageContractSuite = (name: string, layer: Layer.Layer<Storage, u
             storage.commit({ streams: [], documents: [upsert(ws, a, { name: "again" }, { uniqueKey: "email:a@x.io" })] })
           )
           expect(Result.isFailure(clash)).toBe(true)
-        }))
+        })
+      )
 
       it.effect("answers ping", () => Effect.flatMap(Storage, (storage) => storage.ping))
 

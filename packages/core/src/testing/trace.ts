@@ -72,7 +72,10 @@ export const traceCommands = <C, E extends DomainEvent, S>(
 /** A document as a stream's writes leave it, by `collection id`. */
 export type DocumentsById = ReadonlyMap<string, { readonly version: number; readonly deletedAt: string | null; readonly data: JsonObject }>
 
-const applyWrites = (into: Map<string, DocumentsById extends ReadonlyMap<string, infer D> ? D : never>, writes: ReadonlyArray<DocumentWrite>) => {
+const applyWrites = (
+  into: Map<string, DocumentsById extends ReadonlyMap<string, infer D> ? D : never>,
+  writes: ReadonlyArray<DocumentWrite>
+) => {
   for (const write of writes) {
     const key = `${write.collection} ${write.id}`
     if (write._tag === "Remove") into.delete(key)
@@ -108,6 +111,7 @@ export const documentsRebuilt = <C, E extends DomainEvent, S>(
   stream: StreamRef
 ): DocumentsById => {
   const documents = new Map()
-  if (history.length > 0) applyWrites(documents, aggregate.documents(stream, { before: null, fresh: history, version: history.length, all: history }))
+  if (history.length > 0)
+    applyWrites(documents, aggregate.documents(stream, { before: null, fresh: history, version: history.length, all: history }))
   return documents
 }

@@ -51,10 +51,4 @@ export interface DeleteWebhook {
   readonly at: string
 }
 
-export type WebhookCommand =
-  | CreateWebhook
-  | UpdateWebhook
-  | MarkWebhookFailed
-  | DeleteWebhook
-  | StartWebhookRecovery
-  | EndWebhookRecovery
+export type WebhookCommand = CreateWebhook | UpdateWebhook | MarkWebhookFailed | DeleteWebhook | StartWebhookRecovery | EndWebhookRecovery

@@ -17,19 +17,18 @@ export interface WebhookSettings {
 export type WebhookState =
   | { readonly status: "absent" }
   | {
-    readonly status: "active" | "failed"
-    readonly settings: WebhookSettings
-    /** The running recovery job's id. */
-    readonly recovering: string | null
-  }
+      readonly status: "active" | "failed"
+      readonly settings: WebhookSettings
+      /** The running recovery job's id. */
+      readonly recovering: string | null
+    }
   | { readonly status: "deleted" }
 
 type Decision = Result.Result<ReadonlyArray<WebhookEvent>, DomainError>
 
 const notFound = (id: string): Decision => Result.fail(new NotFound({ resource: "webhook", id }))
 
-const recoveryRefused = (message: string, path: string): Decision =>
-  Result.fail(new Conflict({ message, details: [{ path, message }] }))
+const recoveryRefused = (message: string, path: string): Decision => Result.fail(new Conflict({ message, details: [{ path, message }] }))
 
 // A subscription is a set: reordering the names changes nothing.
 const sameEvents = (a: ReadonlyArray<string>, b: ReadonlyArray<string>): boolean =>
@@ -46,12 +45,12 @@ const secretRotation = (current: WebhookSettings, secret: string | null, overlap
   ...secretChanges(secret),
   ...(current.secret !== null && overlap !== undefined && overlap > 0
     ? {
-      previous_secret: {
-        secret: current.secret,
-        ...(current.secretStandard ? { secret_standard: true } : {}),
-        expires_at: plusSeconds(at, overlap)
+        previous_secret: {
+          secret: current.secret,
+          ...(current.secretStandard ? { secret_standard: true } : {}),
+          expires_at: plusSeconds(at, overlap)
+        }
       }
-    }
     : {})
 })
 
@@ -72,13 +71,13 @@ const decide = (command: WebhookCommand, state: WebhookState): Decision => {
   if (command.type === "CreateWebhook") {
     // Ids are fresh from the engine; a clash means a bug or a replayed command, never a user error.
     return state.status === "absent"
-      ? Result.succeed([{
-        type: "webhook.created",
-        data: { id, url: command.url, events: command.events, ...secretChanges(command.secret), at }
-      }])
-      : Result.fail(
-        new Conflict({ message: `webhook ${id} already exists`, details: [{ path: "id", message: "already exists", id }] })
-      )
+      ? Result.succeed([
+          {
+            type: "webhook.created",
+            data: { id, url: command.url, events: command.events, ...secretChanges(command.secret), at }
+          }
+        ])
+      : Result.fail(new Conflict({ message: `webhook ${id} already exists`, details: [{ path: "id", message: "already exists", id }] }))
   }
   if (state.status === "absent" || state.status === "deleted") return notFound(id)
   switch (command.type) {
@@ -107,9 +106,7 @@ const decide = (command: WebhookCommand, state: WebhookState): Decision => {
       )
     case "MarkWebhookFailed":
       // Several deliveries may fail at once; only the first turns the webhook failed.
-      return Result.succeed(
-        state.status === "active" ? [{ type: "webhook.failed", data: { reason: command.reason, at } }] : []
-      )
+      return Result.succeed(state.status === "active" ? [{ type: "webhook.failed", data: { reason: command.reason, at } }] : [])
     case "DeleteWebhook":
       return Result.succeed([{ type: "webhook.deleted", data: { at } }])
   }

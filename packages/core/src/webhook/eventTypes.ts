@@ -19,7 +19,7 @@ export const WEBHOOK_EVENT_TYPES = [
   "activity.restored"
 ] as const
 
-export type WebhookEventType = typeof WEBHOOK_EVENT_TYPES[number]
+export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number]
 
 /** Subscribes to every event type, including those added later. */
 export const WEBHOOK_ALL_EVENTS = "*"
@@ -39,20 +39,24 @@ export const WEBHOOK_SENT_EVENT_TYPES: ReadonlyArray<WebhookSentEventType> = [..
 /** What each type announces, one sentence each; its payload's `data` is described beside it. */
 export const WEBHOOK_EVENT_DESCRIPTIONS: { readonly [Type in WebhookSentEventType]: string } = {
   "contact.created": "A contact was created; data.contact is the contact as the API shows it.",
-  "contact.updated": "A contact's fields changed; data.contact is the contact after the change and data.changed_fields names the fields that changed.",
+  "contact.updated":
+    "A contact's fields changed; data.contact is the contact after the change and data.changed_fields names the fields that changed.",
   "contact.deleted": "A contact was moved to the trash; data.id is its id.",
   "contact.restored": "A contact was restored from the trash; data.contact is the contact as the API shows it.",
   "deal.created": "A deal was created; data.deal is the deal as the API shows it.",
   "deal.updated": "A deal's fields changed; data.deal is the deal after the change and data.changed_fields names the fields that changed.",
-  "deal.stage_changed": "A deal moved to another stage; data.deal is the deal after the move and data.timeline_entry the entry it added to the deal's timeline.",
+  "deal.stage_changed":
+    "A deal moved to another stage; data.deal is the deal after the move and data.timeline_entry the entry it added to the deal's timeline.",
   "deal.deleted": "A deal was moved to the trash; data.id is its id.",
   "deal.restored": "A deal was restored from the trash; data.deal is the deal as the API shows it.",
   "company.created": "A company was created; data.company is the company as the API shows it.",
-  "company.updated": "A company's fields changed; data.company is the company after the change and data.changed_fields names the fields that changed.",
+  "company.updated":
+    "A company's fields changed; data.company is the company after the change and data.changed_fields names the fields that changed.",
   "company.deleted": "A company was moved to the trash; data.id is its id.",
   "company.restored": "A company was restored from the trash; data.company is the company as the API shows it.",
   "activity.created": "An activity was created; data.activity is the activity as the API shows it.",
-  "activity.updated": "An activity's fields changed (marking it done included); data.activity is the activity after the change and data.changed_fields names the fields that changed.",
+  "activity.updated":
+    "An activity's fields changed (marking it done included); data.activity is the activity after the change and data.changed_fields names the fields that changed.",
   "activity.deleted": "An activity was moved to the trash; data.id is its id.",
   "activity.restored": "An activity was restored from the trash; data.activity is the activity as the API shows it.",
   "webhook.test": "Sent only by POST /v1/webhooks/:id/test, never on its own; data.webhook_id is the webhook tested."

@@ -54,7 +54,11 @@ export const WebhookDeleted = DomainEvent("webhook.deleted", { at: Schema.String
 export type WebhookDeleted = typeof WebhookDeleted.Type
 
 /** A recovery job started for this webhook (see recovery/): it runs until `webhook.recovery_ended`. */
-export const WebhookRecoveryStarted = DomainEvent("webhook.recovery_started", { job_id: Schema.String, since: Schema.String, at: Schema.String })
+export const WebhookRecoveryStarted = DomainEvent("webhook.recovery_started", {
+  job_id: Schema.String,
+  since: Schema.String,
+  at: Schema.String
+})
 export type WebhookRecoveryStarted = typeof WebhookRecoveryStarted.Type
 
 export const WebhookRecoveryEnded = DomainEvent("webhook.recovery_ended", { job_id: Schema.String, at: Schema.String })

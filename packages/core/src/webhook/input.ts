@@ -48,7 +48,9 @@ type Value<C> = C extends Check<infer A> ? A : never
 /** The accepted keys: the required ones are sure to be there, or the body was refused. */
 type Accepted<C, R extends keyof C> = { [K in R]: Value<C[K]> } & { [K in Exclude<keyof C, R>]?: Value<C[K]> }
 
-const at = (path: string) => (message: string): ReadonlyArray<ErrorDetail> => [{ path, message }]
+const at =
+  (path: string) =>
+  (message: string): ReadonlyArray<ErrorDetail> => [{ path, message }]
 
 const url: Check<string> = (value, path, options) => Result.mapError(checkWebhookUrl(value, options.allowInsecure), at(path))
 
@@ -63,8 +65,7 @@ const events: Check<ReadonlyArray<string>> = (value, path) => {
     if (typeof item !== "string") details.push({ path: itemPath, message: "must be a string" })
     else if (item !== WEBHOOK_ALL_EVENTS && !isWebhookEventType(item)) {
       details.push({ path: itemPath, message: "is not a known event" })
-    }
-    else if (!names.includes(item)) names.push(item)
+    } else if (!names.includes(item)) names.push(item)
   }
   if (details.length === 0 && names.includes(WEBHOOK_ALL_EVENTS) && names.length > 1) {
     details.push({ path: `${path}[${value.indexOf(WEBHOOK_ALL_EVENTS)}]`, message: `"*" cannot be combined with event names` })
@@ -86,10 +87,12 @@ const secret: Check<string | null> = (value, path) => {
   // A whsec_ secret is signed with its decoded bytes, so one that does not decode is refused
   // rather than silently signed with its characters, which no receiver in default mode would match.
   return value.startsWith(STANDARD_SECRET_PREFIX) && standardSecretKey(value) === null
-    ? Result.fail(at(path)(
-      `a ${STANDARD_SECRET_PREFIX} secret must be followed by standard padded base64 of ` +
-        `${STANDARD_SECRET_MIN_BYTES} to ${STANDARD_SECRET_MAX_BYTES} bytes`
-    ))
+    ? Result.fail(
+        at(path)(
+          `a ${STANDARD_SECRET_PREFIX} secret must be followed by standard padded base64 of ` +
+            `${STANDARD_SECRET_MIN_BYTES} to ${STANDARD_SECRET_MAX_BYTES} bytes`
+        )
+      )
     : Result.succeed(value)
 }
 
@@ -139,20 +142,15 @@ const readBody = <C extends Record<string, Check<unknown>>, R extends keyof C & 
   return answer(details, fields as Accepted<C, R>)
 }
 
-export const parseWebhookCreate = (
-  body: unknown,
-  options: WebhookInputOptions
-): Result.Result<WebhookCreate, ValidationError> =>
-  Result.map(
-    readBody(body, { url, events, secret }, ["url", "events"], options),
-    (fields) => ({ url: fields.url, events: fields.events, secret: fields.secret ?? null })
-  )
+export const parseWebhookCreate = (body: unknown, options: WebhookInputOptions): Result.Result<WebhookCreate, ValidationError> =>
+  Result.map(readBody(body, { url, events, secret }, ["url", "events"], options), (fields) => ({
+    url: fields.url,
+    events: fields.events,
+    secret: fields.secret ?? null
+  }))
 
 /** Only the keys the body gave: a PATCH changes nothing else. */
-export const parseWebhookPatch = (
-  body: unknown,
-  options: WebhookInputOptions
-): Result.Result<WebhookPatch, ValidationError> =>
+export const parseWebhookPatch = (body: unknown, options: WebhookInputOptions): Result.Result<WebhookPatch, ValidationError> =>
   Result.flatMap(
     readBody(body, { url, events, secret, previous_secret_expires_in: overlap, recover_since: recoverySince, status }, [], options),
     (patch) =>
@@ -163,7 +161,5 @@ export const parseWebhookPatch = (
   )
 
 /** `POST /v1/webhooks/:id/recover`: `{since}`, nothing else. */
-export const parseRecoverBody = (
-  body: unknown,
-  options: WebhookInputOptions
-): Result.Result<{ readonly since: string }, ValidationError> => readBody(body, { since: recoverySince }, ["since"], options)
+export const parseRecoverBody = (body: unknown, options: WebhookInputOptions): Result.Result<{ readonly since: string }, ValidationError> =>
+  readBody(body, { since: recoverySince }, ["since"], options)

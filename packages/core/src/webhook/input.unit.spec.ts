@@ -33,8 +33,9 @@ describe("parseWebhookCreate", () => {
   })
 
   it("drops duplicate events, keeping the first order", () => {
-    expect(Result.map(create({ events: ["deal.updated", "deal.created", "deal.updated"] }), (w) => w.events))
-      .toEqual(Result.succeed(["deal.updated", "deal.created"]))
+    expect(Result.map(create({ events: ["deal.updated", "deal.created", "deal.updated"] }), (w) => w.events)).toEqual(
+      Result.succeed(["deal.updated", "deal.created"])
+    )
     expect(Result.map(create({ events: ["*", "*"] }), (w) => w.events)).toEqual(Result.succeed(["*"]))
   })
 
@@ -52,7 +53,10 @@ describe("parseWebhookCreate", () => {
   })
 
   it("requires url and events", () => {
-    expect(details(parseWebhookCreate({}, secure))).toEqual([["url", "is required"], ["events", "is required"]])
+    expect(details(parseWebhookCreate({}, secure))).toEqual([
+      ["url", "is required"],
+      ["events", "is required"]
+    ])
   })
 
   it("refuses a body that is not an object with path ''", () => {
@@ -159,24 +163,34 @@ describe("parseWebhookPatch", () => {
   })
 
   it("checks each given field as on creation and reports all of them", () => {
-    expect(paths(parseWebhookPatch({ url: "http://x.example", events: [], secret: "short", id: "wh_2", nope: 1 }, secure)))
-      .toEqual(["url", "events", "secret", "id", "nope"])
+    expect(paths(parseWebhookPatch({ url: "http://x.example", events: [], secret: "short", id: "wh_2", nope: 1 }, secure))).toEqual([
+      "url",
+      "events",
+      "secret",
+      "id",
+      "nope"
+    ])
   })
 
   it("takes an overlap of 0 to 604800 whole seconds, only beside a new secret", () => {
-    expect(parseWebhookPatch({ secret: "next-secret-1", previous_secret_expires_in: 604800 }, secure))
-      .toEqual(Result.succeed({ secret: "next-secret-1", previous_secret_expires_in: 604800 }))
+    expect(parseWebhookPatch({ secret: "next-secret-1", previous_secret_expires_in: 604800 }, secure)).toEqual(
+      Result.succeed({ secret: "next-secret-1", previous_secret_expires_in: 604800 })
+    )
     for (const bad of [-1, 604801, 1.5, "60", null]) {
-      expect(paths(parseWebhookPatch({ secret: "next-secret-1", previous_secret_expires_in: bad }, secure))).toEqual(["previous_secret_expires_in"])
+      expect(paths(parseWebhookPatch({ secret: "next-secret-1", previous_secret_expires_in: bad }, secure))).toEqual([
+        "previous_secret_expires_in"
+      ])
     }
-    expect(details(parseWebhookPatch({ previous_secret_expires_in: 60 }, secure)))
-      .toEqual([["previous_secret_expires_in", "needs a new secret in the same request"]])
+    expect(details(parseWebhookPatch({ previous_secret_expires_in: 60 }, secure))).toEqual([
+      ["previous_secret_expires_in", "needs a new secret in the same request"]
+    ])
     expect(paths(parseWebhookPatch({ secret: null, previous_secret_expires_in: 60 }, secure))).toEqual(["previous_secret_expires_in"])
   })
 
   it("takes recover_since as a timestamp, kept in canonical UTC form", () => {
-    expect(parseWebhookPatch({ status: "active", recover_since: "2026-01-01T01:00:00+01:00" }, secure))
-      .toEqual(Result.succeed({ status: "active", recover_since: "2026-01-01T00:00:00.000Z" }))
+    expect(parseWebhookPatch({ status: "active", recover_since: "2026-01-01T01:00:00+01:00" }, secure)).toEqual(
+      Result.succeed({ status: "active", recover_since: "2026-01-01T00:00:00.000Z" })
+    )
     for (const bad of ["yesterday", "2026-01-01", 1767225600, null]) {
       expect(paths(parseWebhookPatch({ recover_since: bad }, secure))).toEqual(["recover_since"])
     }

@@ -2,15 +2,7 @@
  * What kind of network an IP literal points into. Webhook targets must be public: anything else
  * would let a workspace make the service call into its own network (SSRF).
  */
-export type IpClass =
-  | "public"
-  | "loopback"
-  | "private"
-  | "link_local"
-  | "unspecified"
-  | "multicast"
-  | "reserved"
-  | "invalid"
+export type IpClass = "public" | "loopback" | "private" | "link_local" | "unspecified" | "multicast" | "reserved" | "invalid"
 
 // Strict dotted decimal: a leading zero is refused because some resolvers read `010` as octal.
 const OCTET = /^(?:0|[1-9]\d{0,2})$/
@@ -49,11 +41,9 @@ const IPV4_BLOCKS: ReadonlyArray<readonly [base: number, bits: number, kind: IpC
   [v4(203, 0, 113, 0), 24, "reserved"]
 ]
 
-const inBlock = (address: number, base: number, bits: number): boolean =>
-  bits === 0 || address >>> (32 - bits) === base >>> (32 - bits)
+const inBlock = (address: number, base: number, bits: number): boolean => bits === 0 || address >>> (32 - bits) === base >>> (32 - bits)
 
-const classifyIpv4 = (address: number): IpClass =>
-  IPV4_BLOCKS.find(([base, bits]) => inBlock(address, base, bits))?.[2] ?? "public"
+const classifyIpv4 = (address: number): IpClass => IPV4_BLOCKS.find(([base, bits]) => inBlock(address, base, bits))?.[2] ?? "public"
 
 const HEXTET = /^[0-9A-Fa-f]{1,4}$/
 

@@ -93,6 +93,5 @@ export const webhookView = (data: JsonObject, lastDeliveryAt?: string | null): J
 /** Whether a new event of this type gets a delivery: a failed webhook receives none until reactivated. */
 export const subscribesTo = (webhookData: JsonObject, eventType: string): boolean => {
   const events = webhookData["events"]
-  return webhookData["status"] === "active" &&
-    Array.isArray(events) && (events.includes(WEBHOOK_ALL_EVENTS) || events.includes(eventType))
+  return webhookData["status"] === "active" && Array.isArray(events) && (events.includes(WEBHOOK_ALL_EVENTS) || events.includes(eventType))
 }

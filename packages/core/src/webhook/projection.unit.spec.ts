@@ -31,10 +31,7 @@ describe("projectWebhook", () => {
   })
 
   it("applies changes and follows the secret in has_secret", () => {
-    const doc = fold([
-      created,
-      { type: "webhook.updated", data: { changed: { secret: null, events: ["*"] }, at: t1 } }
-    ])
+    const doc = fold([created, { type: "webhook.updated", data: { changed: { secret: null, events: ["*"] }, at: t1 } }])
     expect(doc?.data).toMatchObject({ events: ["*"], secret: null, has_secret: false, updated_at: t1, created_at: t0 })
     const url = fold([created, { type: "webhook.updated", data: { changed: { url: "https://b.example.com" }, at: t1 } }])
     expect(url?.data).toMatchObject({ url: "https://b.example.com", has_secret: true })
@@ -70,7 +67,15 @@ describe("webhookView", () => {
 
   it("puts last_delivery_at in its place when given", () => {
     expect(Object.keys(webhookView(data, null))).toEqual([
-      "id", "url", "events", "status", "last_delivery_at", "has_secret", "recovery", "created_at", "updated_at"
+      "id",
+      "url",
+      "events",
+      "status",
+      "last_delivery_at",
+      "has_secret",
+      "recovery",
+      "created_at",
+      "updated_at"
     ])
     expect(webhookView(data, t2)["last_delivery_at"]).toBe(t2)
   })

@@ -8,7 +8,7 @@ import { signWebhookPayload, verifyWebhookSignature } from "./signature.js"
 const webhookId = "evt_1"
 // The library checks freshness against the machine's clock.
 const now = Math.floor(Date.now() / 1000)
-const body = "{\"ok\":true}"
+const body = '{"ok":true}'
 const headersFor = (signature: string) => ({ "webhook-id": webhookId, "webhook-timestamp": String(now), "webhook-signature": signature })
 const standardSecret = (bytes: Uint8Array) => `whsec_${Buffer.from(bytes).toString("base64")}`
 
@@ -30,14 +30,18 @@ describe("standardSecretKey", () => {
 })
 
 describe("signing with a whsec_ secret", () => {
-  prop("verifies with a Standard Webhooks library in its default mode, and with ours", [fc.uint8Array({ minLength: 24, maxLength: 64 })], ([bytes]) => {
-    const secret = standardSecret(bytes)
-    const signature = signWebhookPayload({ secret, format: "standard", webhookId, timestamp: now, body })
-    expect(new Webhook(secret).verify(body, headersFor(signature))).toEqual({ ok: true })
-    expect(verifyWebhookSignature({ secret, headers: headersFor(signature), rawBody: body, now })).toBe(true)
-    // Read as raw characters it is another key: a receiver must know which form it holds.
-    expect(verifyWebhookSignature({ secret, format: "raw", headers: headersFor(signature), rawBody: body, now })).toBe(false)
-  })
+  prop(
+    "verifies with a Standard Webhooks library in its default mode, and with ours",
+    [fc.uint8Array({ minLength: 24, maxLength: 64 })],
+    ([bytes]) => {
+      const secret = standardSecret(bytes)
+      const signature = signWebhookPayload({ secret, format: "standard", webhookId, timestamp: now, body })
+      expect(new Webhook(secret).verify(body, headersFor(signature))).toEqual({ ok: true })
+      expect(verifyWebhookSignature({ secret, headers: headersFor(signature), rawBody: body, now })).toBe(true)
+      // Read as raw characters it is another key: a receiver must know which form it holds.
+      expect(verifyWebhookSignature({ secret, format: "raw", headers: headersFor(signature), rawBody: body, now })).toBe(false)
+    }
+  )
 
   it("raw, the way secrets stored before the form was read sign, matches the library's raw mode only", () => {
     const secret = standardSecret(new Uint8Array(32).fill(1))

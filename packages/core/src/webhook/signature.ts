@@ -19,7 +19,7 @@ export interface WebhookSignatureInput {
 const SCHEME = "v1"
 
 // Text is signed as UTF-8, a lone surrogate as U+FFFD (TextEncoder's encoding, as Buffer's).
-const bytesOf = (body: string | Uint8Array): Uint8Array => typeof body === "string" ? utf8ToBytes(body) : body
+const bytesOf = (body: string | Uint8Array): Uint8Array => (typeof body === "string" ? utf8ToBytes(body) : body)
 
 // HMAC-SHA256 from @noble/hashes: pure TypeScript, audited, no Node API, so core stays portable.
 // The timestamp as text: a receiver signs the header's characters, not the number they denote.
@@ -72,9 +72,14 @@ const TIMESTAMP = /^\d{1,15}$/
  * rotating). This is the one place in core that reads the clock, when `now` is not given: a
  * receiver checks freshness against its own time.
  */
-export const verifyWebhookSignature = (
-  { format, headers, now, rawBody, secret, toleranceSeconds = 300 }: VerifyWebhookSignatureOptions
-): boolean => {
+export const verifyWebhookSignature = ({
+  format,
+  headers,
+  now,
+  rawBody,
+  secret,
+  toleranceSeconds = 300
+}: VerifyWebhookSignatureOptions): boolean => {
   const webhookId = header(headers, "webhook-id")
   const timestampText = header(headers, "webhook-timestamp")
   const signatures = header(headers, "webhook-signature")

@@ -27,20 +27,22 @@ describe("signWebhookPayload", () => {
   })
 
   prop("signs text as its UTF-8 bytes, lone surrogates as U+FFFD, as node:crypto does", [fc.string({ unit: "binary" })], ([text]) => {
-    const expected = createHmac("sha256", secret).update(Buffer.from(`${webhookId}.1700000000.${text}`, "utf8")).digest("base64")
+    const expected = createHmac("sha256", secret)
+      .update(Buffer.from(`${webhookId}.1700000000.${text}`, "utf8"))
+      .digest("base64")
     expect(signWebhookPayload({ secret, webhookId, timestamp: 1700000000, body: text })).toBe(`v1,${expected}`)
   })
 
   it("signs raw bytes exactly as the same text", () => {
     const bytes = Buffer.from(body, "utf8")
-    expect(signWebhookPayload({ secret, webhookId, timestamp: now, body: new Uint8Array(bytes) }))
-      .toBe(signWebhookPayload({ secret, webhookId, timestamp: now, body }))
+    expect(signWebhookPayload({ secret, webhookId, timestamp: now, body: new Uint8Array(bytes) })).toBe(
+      signWebhookPayload({ secret, webhookId, timestamp: now, body })
+    )
   })
 
   prop("is accepted by the standardwebhooks package", [secretArb, bodyArb], ([key, payload]) => {
     const signature = signWebhookPayload({ secret: key, webhookId, timestamp: now, body: payload })
-    expect(() => new Webhook(key, { format: "raw" }).verify(payload, headersFor(signature), { jsonParse: false }))
-      .not.toThrow()
+    expect(() => new Webhook(key, { format: "raw" }).verify(payload, headersFor(signature), { jsonParse: false })).not.toThrow()
   })
 
   prop("is accepted by verifyWebhookSignature", [secretArb, bodyArb], ([key, payload]) => {
@@ -64,10 +66,14 @@ describe("verifyWebhookSignature", () => {
     expect(verify({ rawBody: new Uint8Array(Buffer.from(body, "utf8")) })).toBe(true)
   })
 
-  prop("refuses any change to the body", [fc.integer({ min: 0, max: body.length - 1 }), fc.integer({ min: 0x20, max: 0x7e }).map((code) => String.fromCharCode(code))], ([i, c]) => {
-    const tampered = body.slice(0, i) + c + body.slice(i + 1)
-    expect(verify({ rawBody: tampered })).toBe(tampered === body)
-  })
+  prop(
+    "refuses any change to the body",
+    [fc.integer({ min: 0, max: body.length - 1 }), fc.integer({ min: 0x20, max: 0x7e }).map((code) => String.fromCharCode(code))],
+    ([i, c]) => {
+      const tampered = body.slice(0, i) + c + body.slice(i + 1)
+      expect(verify({ rawBody: tampered })).toBe(tampered === body)
+    }
+  )
 
   it("refuses another secret, another id or another timestamp", () => {
     expect(verify({ secret: `${secret}x` })).toBe(false)
@@ -106,9 +112,11 @@ describe("verifyWebhookSignature", () => {
   })
 
   it("reads header names case-insensitively, from a record, an array value or a Headers", () => {
-    expect(verify({
-      headers: { "Webhook-Id": webhookId, "WEBHOOK-TIMESTAMP": String(now), "Webhook-Signature": signature }
-    })).toBe(true)
+    expect(
+      verify({
+        headers: { "Webhook-Id": webhookId, "WEBHOOK-TIMESTAMP": String(now), "Webhook-Signature": signature }
+      })
+    ).toBe(true)
     expect(verify({ headers: { ...headersFor(signature), "webhook-signature": ["v1,AAAA", signature] } })).toBe(true)
     const fetchHeaders = new Headers({ "Webhook-Id": webhookId, "Webhook-Timestamp": String(now) })
     fetchHeaders.append("Webhook-Signature", "v1,AAAA")

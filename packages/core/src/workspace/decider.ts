@@ -3,9 +3,7 @@ import type { Decider } from "../decider.js"
 import type { WorkspaceCommand } from "./commands.js"
 import type { WorkspaceEvent } from "./events.js"
 
-export type WorkspaceState =
-  | { readonly status: "new" }
-  | { readonly status: "initialized"; readonly defaultPipelineId: string }
+export type WorkspaceState = { readonly status: "new" } | { readonly status: "initialized"; readonly defaultPipelineId: string }
 
 /** A workspace is initialised once; initialising it again changes nothing. */
 export const workspaceDecider: Decider<WorkspaceCommand, WorkspaceEvent, WorkspaceState> = {

@@ -1,5 +1,16 @@
 import { HttpApiEndpoint, OpenApi } from "effect/http-api"
-import { actionErrors, created, createErrors, deleteErrors, listErrors, NoContent, readErrors, restored, single, writeErrors } from "../answerSchemas.js"
+import {
+  actionErrors,
+  created,
+  createErrors,
+  deleteErrors,
+  listErrors,
+  NoContent,
+  readErrors,
+  restored,
+  single,
+  writeErrors
+} from "../answerSchemas.js"
 import { pageOf, securedGroup } from "../documented.js"
 import { historyDescription, HistoryEntry } from "../history/schemas.js"
 import { activityParams, idempotencyHeader, idParams, ifMatchHeader, pagingParams } from "../parameters.js"

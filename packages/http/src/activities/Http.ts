@@ -10,15 +10,21 @@ import { record, respond } from "../replies.js"
 const COLLECTION = "/v1/activities"
 
 export const ActivitiesLive = HttpApiBuilder.group(Api, "activities", (handlers) =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const engine = yield* Engine
     const idempotent = yield* IdempotentReplies
     return handlers
       .handle("list", listRecords(engine.activities.list))
-      .handle("get", ({ params }) => Effect.map(Effect.flatMap(Caller, (ctx) => engine.activities.get(ctx, params.id)), (found) => respond(record(found))))
+      .handle("get", ({ params }) =>
+        Effect.map(
+          Effect.flatMap(Caller, (ctx) => engine.activities.get(ctx, params.id)),
+          (found) => respond(record(found))
+        )
+      )
       .handleRaw("create", createRecord(idempotent, COLLECTION, engine.activities.create, engine.activities.get))
       .handleRaw("update", writeRecord(engine.activities.update))
       .handle("delete", deleteRecord(engine.activities.delete))
       .handle("restore", restoreRecord(idempotent, engine.activities.restore, engine.activities.get))
       .handle("history", recordPage(engine.activities.history))
-  }))
+  })
+)

@@ -63,19 +63,26 @@ export const layer = (
   keys: ReadonlyArray<ApiKey>,
   cache: StoredKeyCache.StoredKeyCacheOptions = StoredKeyCache.defaults
 ): Layer.Layer<ApiKeys, never, Engine> =>
-  Layer.effect(ApiKeys, Effect.map(Engine, (engine) => make(keys, engine.apiKeys.authenticate, StoredKeyCache.make(cache))))
+  Layer.effect(
+    ApiKeys,
+    Effect.map(Engine, (engine) => make(keys, engine.apiKeys.authenticate, StoredKeyCache.make(cache)))
+  )
 
 /** `DEALSTREAM_API_KEYS="ws_a:key_a,ws_b:key_b"`; throws a one-line message for the CLI on a bad value. */
 export const parse = (text: string): ReadonlyArray<ApiKey> => {
-  const keys = text.split(",").map((part) => part.trim()).filter((part) => part !== "").map((part, index) => {
-    const colon = part.indexOf(":")
-    const workspaceId = colon < 0 ? "" : part.slice(0, colon).trim()
-    const key = colon < 0 ? "" : part.slice(colon + 1).trim()
-    if (!isWorkspaceId(workspaceId) || key === "") {
-      throw new Error(`API key entry ${index + 1} must look like workspace_id:key (workspace ids: letters, digits, _ and -)`)
-    }
-    return { workspaceId, key }
-  })
+  const keys = text
+    .split(",")
+    .map((part) => part.trim())
+    .filter((part) => part !== "")
+    .map((part, index) => {
+      const colon = part.indexOf(":")
+      const workspaceId = colon < 0 ? "" : part.slice(0, colon).trim()
+      const key = colon < 0 ? "" : part.slice(colon + 1).trim()
+      if (!isWorkspaceId(workspaceId) || key === "") {
+        throw new Error(`API key entry ${index + 1} must look like workspace_id:key (workspace ids: letters, digits, _ and -)`)
+      }
+      return { workspaceId, key }
+    })
   if (keys.length === 0) throw new Error("no API keys given (expected workspace_id:key,…)")
   if (new Set(keys.map(({ key }) => key)).size !== keys.length) throw new Error("the same API key is listed twice")
   return keys

@@ -8,29 +8,35 @@ const hex = (key: string) => createHash("sha256").update(key, "utf8").digest("he
 
 describe("ApiKeys", () => {
   it.effect("answers a configured key without asking storage, and a stored one by its digest only", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const asked: Array<string> = []
       const keys = ApiKeys.make([{ workspaceId: "ws_env", key: "env-key" }], (digest) =>
         Effect.sync(() => {
           asked.push(digest)
           return digest === hex("stored-key") ? { workspaceId: "acme", keyId: apiKeyIdOf(digest) } : null
-        }))
+        })
+      )
       expect(yield* keys.authenticate("env-key")).toEqual(Option.some({ workspaceId: "ws_env", keyId: apiKeyIdOf(hex("env-key")) }))
       expect(asked).toEqual([])
       expect(yield* keys.authenticate("stored-key")).toEqual(Option.some({ workspaceId: "acme", keyId: apiKeyIdOf(hex("stored-key")) }))
       expect(yield* keys.authenticate("nope")).toEqual(Option.none())
       expect(asked).toEqual([hex("stored-key"), hex("nope")])
-    }))
+    })
+  )
 
   it.effect("fails with StorageUnavailable when stored keys cannot be read, but configured keys still work", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const keys = ApiKeys.make([{ workspaceId: "ws_env", key: "env-key" }], () =>
-        Effect.fail(new StorageUnavailable({ message: "connect ECONNREFUSED" })))
+        Effect.fail(new StorageUnavailable({ message: "connect ECONNREFUSED" }))
+      )
       expect(Option.isSome(yield* keys.authenticate("env-key"))).toBe(true)
       expect((yield* Effect.flip(keys.authenticate("other"))).message).toBe("connect ECONNREFUSED")
-    }))
+    })
+  )
 
   it("refuses a configured key for a workspace outside the API's syntax, such as the reserved one", () => {
-    expect(() => ApiKeys.make([{ workspaceId: SYSTEM_WORKSPACE, key: "k" }], () => Effect.succeed(null))).toThrow(/invalid workspace id "\$system"/)
+    expect(() => ApiKeys.make([{ workspaceId: SYSTEM_WORKSPACE, key: "k" }], () => Effect.succeed(null))).toThrow(
+      /invalid workspace id "\$system"/
+    )
   })
 })

@@ -11,17 +11,14 @@ import { ApiKeys } from "./ApiKeys.js"
 /** The authenticated caller of a /v1 endpoint, in the engine's own terms. */
 export class Caller extends Context.Service<Caller, RequestContext>()("@dealstream/http/Caller") {}
 
-export class Authentication extends HttpApiMiddleware.Service<Authentication, { provides: Caller }>()(
-  "@dealstream/http/Authentication",
-  {
-    // A stored key is looked up in the database: when it cannot be reached the answer is 503, not
-    // 401 (the key may well be valid) and not 500.
-    error: [Unauthorized, RateLimited, Unavailable],
-    // `bearer` rather than HttpApiSecurity.bearer's `Bearer`: the scheme the OpenAPI document has
-    // always named (schemes are case-insensitive; the header is read in authenticate below).
-    security: { bearer: HttpApiSecurity.http({ scheme: "bearer" }) }
-  }
-) {}
+export class Authentication extends HttpApiMiddleware.Service<Authentication, { provides: Caller }>()("@dealstream/http/Authentication", {
+  // A stored key is looked up in the database: when it cannot be reached the answer is 503, not
+  // 401 (the key may well be valid) and not 500.
+  error: [Unauthorized, RateLimited, Unavailable],
+  // `bearer` rather than HttpApiSecurity.bearer's `Bearer`: the scheme the OpenAPI document has
+  // always named (schemes are case-insensitive; the header is read in authenticate below).
+  security: { bearer: HttpApiSecurity.http({ scheme: "bearer" }) }
+}) {}
 
 const BEARER = /^Bearer[ \t]+(\S+)[ \t]*$/i
 
@@ -52,13 +49,13 @@ const refused = (decision: RateDecision) =>
  */
 export const AuthenticationLive = Layer.effect(
   Authentication,
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const keys = yield* ApiKeys
     const limiter = yield* RateLimiter
     const addresses = AddressLimiter.make(yield* AddressLimiter.AddressRateLimit, limiter.options)
     return Authentication.of({
       bearer: (httpEffect) =>
-        Effect.gen(function*() {
+        Effect.gen(function* () {
           const request = yield* HttpServerRequest.HttpServerRequest
           const byAddress = yield* addresses.take(request)
           if (!byAddress.allowed) return yield* refused(byAddress)

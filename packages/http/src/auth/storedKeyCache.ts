@@ -31,7 +31,7 @@ export const make = <A>(options: StoredKeyCacheOptions = defaults): StoredKeyCac
   const answers = new Map<string, { readonly value: A; readonly since: number }>()
   return {
     lookup: (digest, lookup) =>
-      Effect.gen(function*() {
+      Effect.gen(function* () {
         const now = yield* Clock.currentTimeMillis
         const cached = answers.get(digest)
         if (cached !== undefined && now - cached.since < options.ttlMillis) return cached.value

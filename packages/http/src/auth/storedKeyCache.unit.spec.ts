@@ -15,7 +15,7 @@ const counting = () => {
 
 describe("StoredKeyCache", () => {
   it.effect("keeps a found key for less than the ttl, then asks again", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const cache = StoredKeyCache.make<string>({ ttlMillis: 5_000, capacity: 10 })
       const db = counting()
       expect(yield* cache.lookup("a", db.answer("acme"))).toBe("acme")
@@ -27,10 +27,11 @@ describe("StoredKeyCache", () => {
       expect(yield* cache.lookup("a", db.answer(null))).toBeNull()
       expect(db.calls()).toBe(2)
       expect(cache.size()).toBe(0)
-    }))
+    })
+  )
 
   it.effect("counts an answer's age from before the lookup, so a slow database does not stretch the window", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const cache = StoredKeyCache.make<string>({ ttlMillis: 5_000, capacity: 10 })
       // The database takes 2 s to answer; the key may have been revoked just after it read the row.
       yield* cache.lookup("a", Effect.andThen(TestClock.adjust("2 seconds"), Effect.succeed("acme")))
@@ -38,10 +39,11 @@ describe("StoredKeyCache", () => {
       const db = counting()
       expect(yield* cache.lookup("a", db.answer(null))).toBeNull()
       expect(db.calls()).toBe(1)
-    }))
+    })
+  )
 
   it.effect("never keeps an unknown key or a failed lookup", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const cache = StoredKeyCache.make<string>({ ttlMillis: 5_000, capacity: 10 })
       const db = counting()
       for (let i = 0; i < 3; i++) expect(yield* cache.lookup("garbage", db.answer(null))).toBeNull()
@@ -51,10 +53,11 @@ describe("StoredKeyCache", () => {
       expect(cache.size()).toBe(0)
       expect(yield* cache.lookup("a", db.answer("acme"))).toBe("acme")
       expect(db.calls()).toBe(4)
-    }))
+    })
+  )
 
   it.effect("holds at most `capacity` answers, pushing out the oldest first", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const cache = StoredKeyCache.make<string>({ ttlMillis: 5_000, capacity: 3 })
       const db = counting()
       for (const key of ["a", "b", "c", "d"]) {
@@ -70,12 +73,14 @@ describe("StoredKeyCache", () => {
       expect(db.calls()).toBe(5)
       expect(yield* cache.lookup("b", db.answer("b again"))).toBe("b again")
       expect(cache.size()).toBe(3)
-    }))
+    })
+  )
 
   it.effect("stays bounded under many distinct valid keys", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const cache = StoredKeyCache.make<number>({ ttlMillis: 5_000, capacity: 100 })
       for (let i = 0; i < 1_000; i++) yield* cache.lookup(`k${i}`, Effect.succeed(i))
       expect(cache.size()).toBe(100)
-    }))
+    })
+  )
 })

@@ -6,7 +6,10 @@ import { embeddedClusterDir, type StorageChoice } from "../host/storage.js"
 
 /** A tail that could not go on, worded for one line; `code` 2 for a bad option, 1 otherwise. */
 export class TailFailed extends Error {
-  constructor(message: string, readonly code: 1 | 2) {
+  constructor(
+    message: string,
+    readonly code: 1 | 2
+  ) {
     super(message)
   }
 }
@@ -43,7 +46,10 @@ const followed = (choice: StorageChoice): StorageChoice => {
   const cluster = embeddedClusterDir(choice.embedded)
   const running = EmbeddedPostgres.runningUrl(cluster)
   if (running === null) {
-    throw new TailFailed(`events tail follows a running host's embedded database, and none runs on ${cluster}: start dealstream serve first`, 1)
+    throw new TailFailed(
+      `events tail follows a running host's embedded database, and none runs on ${cluster}: start dealstream serve first`,
+      1
+    )
   }
   return { postgres: running }
 }
@@ -74,7 +80,7 @@ const show = (page: FeedPage, options: TailOptions) =>
   })
 
 const follow = (options: TailOptions) =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const engine = yield* Engine
     const ctx: RequestContext = { workspaceId: options.workspaceId, requestId: null, actor: null }
     let after = options.fromCursor

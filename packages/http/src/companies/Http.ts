@@ -12,20 +12,28 @@ import { record, respond } from "../replies.js"
 const COLLECTION = "/v1/companies"
 
 export const CompaniesLive = HttpApiBuilder.group(Api, "companies", (handlers) =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const engine = yield* Engine
     const idempotent = yield* IdempotentReplies
     return handlers
       .handle("list", listRecords(engine.companies.list))
       .handle("get", ({ params, request }) =>
-        Effect.gen(function*() {
+        Effect.gen(function* () {
           const query = yield* readQuery(request, ["expand"])
           return respond(record(yield* engine.companies.get(yield* Caller, params.id, query["expand"] ?? null)))
-        }))
+        })
+      )
       .handleRaw("batch", batchRecords(idempotent, engine.companies.batch))
-      .handleRaw("create", createRecord(idempotent, COLLECTION, engine.companies.create, (ctx, id) => engine.companies.get(ctx, id, null)))
+      .handleRaw(
+        "create",
+        createRecord(idempotent, COLLECTION, engine.companies.create, (ctx, id) => engine.companies.get(ctx, id, null))
+      )
       .handleRaw("update", writeRecord(engine.companies.update))
       .handle("delete", deleteRecord(engine.companies.delete))
-      .handle("restore", restoreRecord(idempotent, engine.companies.restore, (ctx, id) => engine.companies.get(ctx, id, null)))
+      .handle(
+        "restore",
+        restoreRecord(idempotent, engine.companies.restore, (ctx, id) => engine.companies.get(ctx, id, null))
+      )
       .handle("history", recordPage(engine.companies.history))
-  }))
+  })
+)

@@ -1,6 +1,19 @@
 import { HttpApiEndpoint, OpenApi } from "effect/http-api"
 import { batchDescription, batchInput, BatchResults } from "../batch.js"
-import { actionErrors, batchErrors, replayable200, created, createErrors, deleteErrors, listErrors, NoContent, readErrors, restored, single, writeErrors } from "../answerSchemas.js"
+import {
+  actionErrors,
+  batchErrors,
+  replayable200,
+  created,
+  createErrors,
+  deleteErrors,
+  listErrors,
+  NoContent,
+  readErrors,
+  restored,
+  single,
+  writeErrors
+} from "../answerSchemas.js"
 import { pageOf, securedGroup } from "../documented.js"
 import { historyDescription, HistoryEntry } from "../history/schemas.js"
 import { contactListParams, contactParams, idempotencyHeader, idParams, ifMatchHeader, pagingParams } from "../parameters.js"

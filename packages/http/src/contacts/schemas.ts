@@ -7,7 +7,8 @@ import { answerFields, createFields, patchFields } from "../fieldSchemas.js"
 
 export const ContactInput = Schema.StructWithRest(Schema.Struct(createFields(contactFields)), customFields).annotate({
   identifier: "ContactInput",
-  description: "A new contact. Custom field values are top-level keys; any other unknown key is 400. company_id and " +
+  description:
+    "A new contact. Custom field values are top-level keys; any other unknown key is 400. company_id and " +
     "company_ids may be given alone or together (company_id then one of company_ids); every company must be live."
 })
 
@@ -22,22 +23,33 @@ export const ContactPatch = Schema.StructWithRest(Schema.Struct(patchFields(cont
  * its place after company_id).
  */
 const computed = {
-  company_ids: Schema.optionalKey(Schema.Array(Schema.String).annotate({
-    description: "Every company of the contact, live ones only, the primary first (replaced by `companies` with expand=companies)."
-  })),
-  deal_ids: Schema.optionalKey(Schema.Array(Schema.String).annotate({
-    description: "Live deals whose contact_ids include this contact (replaced by `deals` with expand=deals)."
-  })),
-  deals: Schema.optionalKey(Schema.Array(Schema.Record(Schema.String, Schema.Unknown)).annotate({
-    description: "Full deal objects, with expand=deals."
-  })),
-  companies: Schema.optionalKey(Schema.Array(Company).annotate({
-    description: "Full company objects in place of company_ids (live ones, the primary first), with expand=companies."
-  })),
-  activities: Schema.optionalKey(Schema.Array(Activity).annotate({
-    description: "With expand=activities: its live activities, newest first, at most 100."
-  }))
+  company_ids: Schema.optionalKey(
+    Schema.Array(Schema.String).annotate({
+      description: "Every company of the contact, live ones only, the primary first (replaced by `companies` with expand=companies)."
+    })
+  ),
+  deal_ids: Schema.optionalKey(
+    Schema.Array(Schema.String).annotate({
+      description: "Live deals whose contact_ids include this contact (replaced by `deals` with expand=deals)."
+    })
+  ),
+  deals: Schema.optionalKey(
+    Schema.Array(Schema.Record(Schema.String, Schema.Unknown)).annotate({
+      description: "Full deal objects, with expand=deals."
+    })
+  ),
+  companies: Schema.optionalKey(
+    Schema.Array(Company).annotate({
+      description: "Full company objects in place of company_ids (live ones, the primary first), with expand=companies."
+    })
+  ),
+  activities: Schema.optionalKey(
+    Schema.Array(Activity).annotate({
+      description: "With expand=activities: its live activities, newest first, at most 100."
+    })
+  )
 }
 
-export const Contact = Schema.StructWithRest(Schema.Struct(answerFields(contactFields, computed)), customFields)
-  .annotate({ identifier: "Contact" })
+export const Contact = Schema.StructWithRest(Schema.Struct(answerFields(contactFields, computed)), customFields).annotate({
+  identifier: "Contact"
+})

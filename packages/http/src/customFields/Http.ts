@@ -9,15 +9,16 @@ import { readQuery } from "../request/queryParams.js"
 import { created, noContent, page, respond } from "../replies.js"
 
 export const CustomFieldsLive = HttpApiBuilder.group(Api, "customFields", (handlers) =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const engine = yield* Engine
     const idempotent = yield* IdempotentReplies
     return handlers
       .handle("list", ({ request }) =>
-        Effect.gen(function*() {
+        Effect.gen(function* () {
           const query = yield* readQuery(request, ["object"])
           return respond(page(yield* engine.customFields.list(yield* Caller, query["object"] ?? null)))
-        }))
+        })
+      )
       .handleRaw("create", ({ request }) =>
         postedJson(idempotent, request, (ctx, body) =>
           // A definition is never conditional, and its stream always exists (no 412, no 404).
@@ -25,12 +26,15 @@ export const CustomFieldsLive = HttpApiBuilder.group(Api, "customFields", (handl
             // Definitions have no GET of their own; their address is the one DELETE takes.
             created(
               definition,
-              `/v1/custom-fields/${encodeURIComponent(String(definition.data["object"]))}/${
-                encodeURIComponent(String(definition.data["key"]))
-              }`
-            ))))
+              `/v1/custom-fields/${encodeURIComponent(String(definition.data["object"]))}/${encodeURIComponent(
+                String(definition.data["key"])
+              )}`
+            )
+          )
+        )
+      )
       .handle("delete", ({ params, request }) =>
-        Effect.gen(function*() {
+        Effect.gen(function* () {
           yield* readQuery(request, [])
           // The engine deletes definitions unconditionally; ignoring a precondition would be a lie.
           if (request.headers["if-match"] !== undefined) {
@@ -38,5 +42,7 @@ export const CustomFieldsLive = HttpApiBuilder.group(Api, "customFields", (handl
           }
           yield* unconditional(engine.customFields.delete(yield* Caller, params.object, params.key))
           return respond(noContent)
-        }))
-  }))
+        })
+      )
+  })
+)

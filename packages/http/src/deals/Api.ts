@@ -1,7 +1,20 @@
 import { historyDescription, HistoryEntry } from "../history/schemas.js"
 import { HttpApiEndpoint, OpenApi } from "effect/http-api"
 import { batchDescription, batchInput, BatchResults } from "../batch.js"
-import { actionErrors, batchErrors, replayable200, created, createErrors, deleteErrors, listErrors, NoContent, readErrors, restored, single, writeErrors } from "../answerSchemas.js"
+import {
+  actionErrors,
+  batchErrors,
+  replayable200,
+  created,
+  createErrors,
+  deleteErrors,
+  listErrors,
+  NoContent,
+  readErrors,
+  restored,
+  single,
+  writeErrors
+} from "../answerSchemas.js"
 import { pageOf, securedGroup } from "../documented.js"
 import { dealGetParams, dealParams, idempotencyHeader, idParams, ifMatchHeader, pagingParams } from "../parameters.js"
 import { Deal, DealInput, DealPatch, StageMove, StageMoveResult, TimelineEntry } from "./schemas.js"
@@ -13,7 +26,12 @@ export class DealsApi extends securedGroup(
     success: pageOf(Deal, "DealPage"),
     error: listErrors
   }).annotate(OpenApi.Description, "Sort fields: value, created_at, updated_at, expected_close_date, name and custom fields."),
-  HttpApiEndpoint.get("get", "/v1/deals/:id", { params: idParams, query: dealGetParams, success: single(Deal), error: readErrors }).annotate(
+  HttpApiEndpoint.get("get", "/v1/deals/:id", {
+    params: idParams,
+    query: dealGetParams,
+    success: single(Deal),
+    error: readErrors
+  }).annotate(
     OpenApi.Description,
     "company_id is null while the deal's company is in the trash, and comes back on its restore. expand=companies adds " +
       "`companies`: a list of none or one company (not an object in place of company_id), so that contacts and deals " +

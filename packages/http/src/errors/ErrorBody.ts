@@ -21,14 +21,16 @@ export const ErrorBody = Schema.Struct({
     request_id: Schema.String.annotate({ description: "The X-Request-Id of the request." })
   })
 }).annotate({
-  examples: [{
-    error: {
-      code: "validation_error",
-      message: "email is required",
-      details: [{ path: "email", message: "is required" }],
-      request_id: "req_01jd7x4c2m8k9q3r5t6v7w8y9z"
+  examples: [
+    {
+      error: {
+        code: "validation_error",
+        message: "email is required",
+        details: [{ path: "email", message: "is required" }],
+        request_id: "req_01jd7x4c2m8k9q3r5t6v7w8y9z"
+      }
     }
-  }]
+  ]
 })
 export type ErrorBody = typeof ErrorBody.Type
 

@@ -13,34 +13,59 @@ import { ERRORS, type ErrorTag } from "./errorTable.js"
 /** The annotations of an edge error: its status, and its code with what it means. */
 const row = (tag: ErrorTag) => ({ httpApiStatus: ERRORS[tag].status, description: `${ERRORS[tag].code}: ${ERRORS[tag].description}` })
 
-export class InvalidJson extends Schema.TaggedError<InvalidJson>()("InvalidJson", {
-  message: Schema.String
-}, row("InvalidJson")) {}
+export class InvalidJson extends Schema.TaggedError<InvalidJson>()(
+  "InvalidJson",
+  {
+    message: Schema.String
+  },
+  row("InvalidJson")
+) {}
 
-export class Unauthorized extends Schema.TaggedError<Unauthorized>()("Unauthorized", {
-  message: Schema.String
-}, row("Unauthorized")) {}
+export class Unauthorized extends Schema.TaggedError<Unauthorized>()(
+  "Unauthorized",
+  {
+    message: Schema.String
+  },
+  row("Unauthorized")
+) {}
 
-export class IdempotencyConflict extends Schema.TaggedError<IdempotencyConflict>()("IdempotencyConflict", {
-  message: Schema.String
-}, row("IdempotencyConflict")) {}
+export class IdempotencyConflict extends Schema.TaggedError<IdempotencyConflict>()(
+  "IdempotencyConflict",
+  {
+    message: Schema.String
+  },
+  row("IdempotencyConflict")
+) {}
 
-export class PayloadTooLarge extends Schema.TaggedError<PayloadTooLarge>()("PayloadTooLarge", {
-  message: Schema.String
-}, row("PayloadTooLarge")) {}
+export class PayloadTooLarge extends Schema.TaggedError<PayloadTooLarge>()(
+  "PayloadTooLarge",
+  {
+    message: Schema.String
+  },
+  row("PayloadTooLarge")
+) {}
 
-export class UnsupportedMediaType extends Schema.TaggedError<UnsupportedMediaType>()("UnsupportedMediaType", {
-  message: Schema.String
-}, row("UnsupportedMediaType")) {}
+export class UnsupportedMediaType extends Schema.TaggedError<UnsupportedMediaType>()(
+  "UnsupportedMediaType",
+  {
+    message: Schema.String
+  },
+  row("UnsupportedMediaType")
+) {}
 
-export class RateLimited extends Schema.TaggedError<RateLimited>()("RateLimited", {
-  message: Schema.String,
-  retryAfterSeconds: Schema.Finite
-}, row("RateLimited")) {}
+export class RateLimited extends Schema.TaggedError<RateLimited>()(
+  "RateLimited",
+  {
+    message: Schema.String,
+    retryAfterSeconds: Schema.Finite
+  },
+  row("RateLimited")
+) {}
 
 /** An engine error with its row's status (a TaggedError's identifier is its tag). */
-const declared = <S extends Schema.Top & { readonly identifier: string; readonly Type: { readonly _tag: ErrorTag } }>(error: S): S["Rebuild"] =>
-  error.pipe(HttpApiSchema.status(ERRORS[error.identifier as S["Type"]["_tag"]].status))
+const declared = <S extends Schema.Top & { readonly identifier: string; readonly Type: { readonly _tag: ErrorTag } }>(
+  error: S
+): S["Rebuild"] => error.pipe(HttpApiSchema.status(ERRORS[error.identifier as S["Type"]["_tag"]].status))
 
 // The engine's errors with the status the edge answers them with. One schema each, shared by
 // every endpoint and by authentication (which reads stored keys: 503), so that OpenAPI lists each

@@ -17,4 +17,5 @@ export const answerFailure = (cause: Cause.Cause<unknown>): Effect.Effect<HttpSe
         info.internal = mapped.internal
         return Effect.succeed(mapped.response)
       }
-    }))
+    })
+  )

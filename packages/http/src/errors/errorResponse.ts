@@ -30,16 +30,16 @@ interface Mapped {
  * What an answer says besides its row's status and code: the message, the details, and a value
  * for each header the row names (undefined leaves it out).
  */
-type Said<Tag extends ErrorTag> =
-  & { readonly message: string; readonly details?: ReadonlyArray<Detail> }
-  & ([HeaderOf<Tag>] extends [never] ? {} : { readonly headers: { readonly [Name in HeaderOf<Tag>]: string | undefined } })
+type Said<Tag extends ErrorTag> = { readonly message: string; readonly details?: ReadonlyArray<Detail> } & ([HeaderOf<Tag>] extends [never]
+  ? {}
+  : { readonly headers: { readonly [Name in HeaderOf<Tag>]: string | undefined } })
 
 /** The answer of the table's row `tag`. */
 const answer = <Tag extends ErrorTag>(tag: Tag, said: Said<Tag>): Mapped => {
   const { code, status } = ERRORS[tag]
   const named: Readonly<Record<string, string | undefined>> = "headers" in said ? said.headers : {}
   const headers = Object.fromEntries(
-    Object.entries(named).flatMap(([name, value]) => value === undefined ? [] : [[name.toLowerCase(), value]])
+    Object.entries(named).flatMap(([name, value]) => (value === undefined ? [] : [[name.toLowerCase(), value]]))
   )
   return { status, code, message: said.message, details: said.details ?? [], headers }
 }
@@ -51,7 +51,7 @@ const text = (u: object, key: string, fallback: string): string => {
 }
 const detailsOf = (u: object): ReadonlyArray<Detail> => {
   const value = field(u, "details")
-  return Array.isArray(value) ? value as ReadonlyArray<Detail> : []
+  return Array.isArray(value) ? (value as ReadonlyArray<Detail>) : []
 }
 
 type PathSegment = PropertyKey | { readonly key: PropertyKey }
@@ -166,9 +166,7 @@ export interface ErrorResponse {
 /** `None` when the request was interrupted (client gone): there is nobody to answer. */
 export const errorResponse = (cause: Cause.Cause<unknown>, requestId: string): Option.Option<ErrorResponse> => {
   if (Cause.hasInterruptsOnly(cause)) return Option.none()
-  const failure = Option.orElse(Cause.findErrorOption(cause), () => Option.fromNullishOr(
-    cause.reasons.find(Cause.isDieReason)?.defect
-  ))
+  const failure = Option.orElse(Cause.findErrorOption(cause), () => Option.fromNullishOr(cause.reasons.find(Cause.isDieReason)?.defect))
   const mapped = Option.flatMapNullishOr(
     Option.filter(failure, (u): u is object => typeof u === "object" && u !== null),
     byTag
@@ -185,7 +183,7 @@ export const errorResponse = (cause: Cause.Cause<unknown>, requestId: string): O
 const errorOf = ({ code, details, message }: Mapped, requestId: string): JsonObject => ({
   code,
   message,
-  details: details.map(({ id, message, path }): JsonObject => id === undefined ? { path, message } : { path, message, id }),
+  details: details.map(({ id, message, path }): JsonObject => (id === undefined ? { path, message } : { path, message, id })),
   request_id: requestId
 })
 

@@ -10,7 +10,12 @@ const bodyOf = (cause: Cause.Cause<unknown>) => {
   const mapped = Option.getOrThrow(errorResponse(cause, "req_1"))
   const body = mapped.response.body
   if (body._tag !== "Uint8Array") throw new Error(`unexpected body ${body._tag}`)
-  return { status: mapped.response.status, headers: mapped.response.headers, json: JSON.parse(new TextDecoder().decode(body.body)), internal: mapped.internal }
+  return {
+    status: mapped.response.status,
+    headers: mapped.response.headers,
+    json: JSON.parse(new TextDecoder().decode(body.body)),
+    internal: mapped.internal
+  }
 }
 
 describe("errorResponse", () => {
@@ -30,7 +35,10 @@ describe("errorResponse", () => {
   it("keeps domain details and paths", () => {
     const { json, status } = bodyOf(Cause.fail(ValidationError.at("filter.$or[1].value.$gt", "must be a number")))
     expect(status).toBe(400)
-    expect(json.error).toMatchObject({ code: "validation_error", details: [{ path: "filter.$or[1].value.$gt", message: "must be a number" }] })
+    expect(json.error).toMatchObject({
+      code: "validation_error",
+      details: [{ path: "filter.$or[1].value.$gt", message: "must be a number" }]
+    })
     expect(bodyOf(Cause.fail(new NotFound({ resource: "contact", id: "con_1" }))).json.error.message).toBe("contact con_1 not found")
   })
 

@@ -115,7 +115,9 @@ type ErrorCode = (typeof ERRORS)[ErrorTag]["code"]
 /** The headers that come with the error of this tag. */
 export type HeaderOf<Tag extends ErrorTag> = (typeof ERRORS)[Tag]["headers"][number]
 
-export const rows: ReadonlyArray<readonly [ErrorTag, ErrorRow<ErrorCode>]> = Object.entries(ERRORS) as Array<[ErrorTag, ErrorRow<ErrorCode>]>
+export const rows: ReadonlyArray<readonly [ErrorTag, ErrorRow<ErrorCode>]> = Object.entries(ERRORS) as Array<
+  [ErrorTag, ErrorRow<ErrorCode>]
+>
 
 /** Every code, once each, in the table's order. */
 export const errorCodes: ReadonlyArray<ErrorCode> = [...new Set(rows.map(([, row]) => row.code))]

@@ -45,7 +45,10 @@ const failures: ReadonlyArray<readonly [ErrorTag, Cause.Cause<unknown>]> = [
   ["RateLimited", Cause.fail(new RateLimited({ message: "slow down", retryAfterSeconds: 2 }))],
   ["InternalError", Cause.die(new Error("boom"))],
   ["StorageUnavailable", Cause.fail(new StorageUnavailable({ message: "connection refused" }))],
-  ["RouteNotFound", Cause.fail(new HttpServerError.HttpServerError({ reason: new HttpServerError.RouteNotFound({ request: {} as never }) }))]
+  [
+    "RouteNotFound",
+    Cause.fail(new HttpServerError.HttpServerError({ reason: new HttpServerError.RouteNotFound({ request: {} as never }) }))
+  ]
 ]
 
 describe("the error table", () => {
@@ -58,7 +61,7 @@ describe("the error table", () => {
   })
 
   it("gives the headers' values only the error knows", () => {
-    expect(answerTo(failures.find(([tag]) => tag === "PreconditionFailed")![1]).headers["etag"]).toBe("\"3\"")
+    expect(answerTo(failures.find(([tag]) => tag === "PreconditionFailed")![1]).headers["etag"]).toBe('"3"')
     expect(answerTo(failures.find(([tag]) => tag === "RateLimited")![1]).headers["retry-after"]).toBe("2")
     expect(answerTo(failures.find(([tag]) => tag === "StorageUnavailable")![1]).headers["retry-after"]).toBe("1")
     expect(answerTo(failures.find(([tag]) => tag === "Unauthorized")![1]).headers["www-authenticate"]).toBe("Bearer")
@@ -82,14 +85,23 @@ describe("the error table", () => {
     for (const [tag, schema] of declared) {
       const api = HttpApi.make("api").add(HttpApiGroup.make("group").add(HttpApiEndpoint.get("endpoint", "/", { error: schema })))
       const statuses = Object.keys(OpenApi.fromApi(api).paths["/"]!.get!.responses)
-      expect(statuses.filter((status) => !status.startsWith("2")), tag).toEqual([String(ERRORS[tag].status)])
+      expect(
+        statuses.filter((status) => !status.startsWith("2")),
+        tag
+      ).toEqual([String(ERRORS[tag].status)])
     }
   })
 
   /** What answerClientError writes on a socket for Node's parser error `code`. */
   const refusedOnSocket = (code: string) => {
     let written = ""
-    const socket = { writable: true, end: (text: string) => void (written = text), destroy: () => undefined } as unknown as Duplex
+    const socket = {
+      writable: true,
+      end: (text: string) => {
+        written = text
+      },
+      destroy: () => undefined
+    } as unknown as Duplex
     answerClientError(() => "req_1")(Object.assign(new Error("parse error"), { code }), socket)
     const [head = "", body = ""] = written.split("\r\n\r\n")
     return { head: head.split("\r\n"), code: JSON.parse(body).error.code }

@@ -8,13 +8,15 @@ export const FeedEvent = Schema.Struct({
   created_at: Timestamp,
   workspace_id: exampleId("ws"),
   sequence: Schema.Number.annotate({
-    description: "The event's place in the log. Numbers grow with commit order but may arrive out of order in the feed " +
+    description:
+      "The event's place in the log. Numbers grow with commit order but may arrive out of order in the feed " +
       "(a transaction holding a lower one can commit later): follow the cursor, not the number."
   }),
   data: Schema.Record(Schema.String, Schema.Unknown).annotate({
-    description: "As in the webhook payload of the type (GET /v1/webhook-event-types has each type's JSON Schema): the record " +
+    description:
+      "As in the webhook payload of the type (GET /v1/webhook-event-types has each type's JSON Schema): the record " +
       "as the API showed it when the event was committed. `{id}` for a delete and for a purge's tombstone " +
-      "(contact.purged, deal.purged); `{\"redacted\": true}` for the earlier events of a purged record."
+      '(contact.purged, deal.purged); `{"redacted": true}` for the earlier events of a purged record.'
   })
 }).annotate({ identifier: "FeedEvent" })
 

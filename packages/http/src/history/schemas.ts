@@ -18,7 +18,8 @@ export const HistoryEntry = Schema.Struct({
   }),
   request_id: Schema.NullOr(Schema.String).annotate({ description: "The X-Request-Id of that request." }),
   changes: Schema.Array(FieldChange).annotate({
-    description: "One row per field the event changed: a create lists every field it set (from null); a stage move stage_id; " +
+    description:
+      "One row per field the event changed: a create lists every field it set (from null); a stage move stage_id; " +
       "a delete or restore none. Timestamps (created_at, updated_at) are left out: `at` says when."
   })
 }).annotate({ identifier: "HistoryEntry" })

@@ -7,7 +7,7 @@ import { trustedProxies } from "../rateLimit/clientAddress.js"
 import type { StorageChoice } from "./storage.js"
 
 export const STORAGE_KINDS = ["embedded", "postgres", "memory"] as const
-export type StorageKind = typeof STORAGE_KINDS[number]
+export type StorageKind = (typeof STORAGE_KINDS)[number]
 
 /** Everything `dealstream serve` can be told, resolved and checked. */
 export interface HostConfig {
@@ -94,7 +94,7 @@ const parsed = <A>(name: string, result: Result.Result<A, string>): A => {
 /** Flags win over environment variables; both are strings as typed by the operator. */
 export const resolveHostConfig = (flags: Partial<Record<Setting, string>>, env: Settings): ServeConfig => {
   const get = (setting: Setting) => flags[setting] ?? env[VARIABLES[setting]]
-  const label = (setting: Setting) => flags[setting] !== undefined ? `--${setting}` : VARIABLES[setting]
+  const label = (setting: Setting) => (flags[setting] !== undefined ? `--${setting}` : VARIABLES[setting])
 
   const dataDir = resolve(get("data-dir") ?? "./.dealstream")
   const databaseTimeout = get("database-timeout")
@@ -129,36 +129,46 @@ export const resolveHostConfig = (flags: Partial<Record<Setting, string>>, env: 
   const workerConcurrency = get("webhook-concurrency")
   const requests = (setting: Setting, text: string) =>
     number(label(setting), text, (n) => Number.isInteger(n) && n >= 1 && n <= 1000, "a whole number of requests from 1 to 1000")
-  const timeoutMillis = timeout === undefined
-    ? WebhookConfig.defaults.timeoutMillis
-    : parsed(label("webhook-timeout"), parseDuration(timeout))
+  const timeoutMillis =
+    timeout === undefined ? WebhookConfig.defaults.timeoutMillis : parsed(label("webhook-timeout"), parseDuration(timeout))
   return {
-    port: port === undefined ? 3000 : number(label("port"), port, (n) => Number.isInteger(n) && n >= 0 && n <= 65535, "a port number (0-65535)"),
+    port:
+      port === undefined
+        ? 3000
+        : number(label("port"), port, (n) => Number.isInteger(n) && n >= 0 && n <= 65535, "a port number (0-65535)"),
     host: get("host"),
     storage,
     dataDir,
     apiKeys,
     rateLimit: rate === undefined ? 100 : number(label("rate-limit"), rate, (n) => n > 0, "a positive number of requests per second"),
-    rateBurst: burst === undefined ? 200 : number(label("rate-burst"), burst, (n) => Number.isInteger(n) && n >= 1, "a positive whole number of requests"),
+    rateBurst:
+      burst === undefined
+        ? 200
+        : number(label("rate-burst"), burst, (n) => Number.isInteger(n) && n >= 1, "a positive whole number of requests"),
     addressRateLimit: {
-      ...(ipRate === undefined ? {} : { rate: number(label("ip-rate-limit"), ipRate, (n) => n > 0, "a positive number of requests per second") }),
-      ...(ipBurst === undefined ? {} : { burst: number(label("ip-rate-burst"), ipBurst, (n) => Number.isInteger(n) && n >= 1, "a positive whole number of requests") }),
+      ...(ipRate === undefined
+        ? {}
+        : { rate: number(label("ip-rate-limit"), ipRate, (n) => n > 0, "a positive number of requests per second") }),
+      ...(ipBurst === undefined
+        ? {}
+        : { burst: number(label("ip-rate-burst"), ipBurst, (n) => Number.isInteger(n) && n >= 1, "a positive whole number of requests") }),
       trustProxy: proxies === undefined ? [] : trustProxyList(label("trust-proxy"), proxies)
     },
     log: true,
     webhooks: {
       allowInsecure: insecure === undefined ? false : switchValue(label("allow-insecure-webhooks"), insecure),
-      retrySchedule: schedule === undefined
-        ? WebhookConfig.defaults.retrySchedule
-        : parsed(label("webhook-retry-schedule"), parseRetrySchedule(schedule)),
+      retrySchedule:
+        schedule === undefined
+          ? WebhookConfig.defaults.retrySchedule
+          : parsed(label("webhook-retry-schedule"), parseRetrySchedule(schedule)),
       timeoutMillis,
       leaseMillis: lease === undefined ? WebhookConfig.defaults.leaseMillis : leaseAfter(label("webhook-lease"), lease, timeoutMillis),
-      endpointConcurrency: endpointConcurrency === undefined
-        ? WebhookConfig.defaults.endpointConcurrency
-        : requests("webhook-endpoint-concurrency", endpointConcurrency),
-      workerConcurrency: workerConcurrency === undefined
-        ? WebhookConfig.defaults.workerConcurrency
-        : requests("webhook-concurrency", workerConcurrency)
+      endpointConcurrency:
+        endpointConcurrency === undefined
+          ? WebhookConfig.defaults.endpointConcurrency
+          : requests("webhook-endpoint-concurrency", endpointConcurrency),
+      workerConcurrency:
+        workerConcurrency === undefined ? WebhookConfig.defaults.workerConcurrency : requests("webhook-concurrency", workerConcurrency)
     }
   }
 }
@@ -169,7 +179,8 @@ export const resolveHostConfig = (flags: Partial<Record<Setting, string>>, env: 
  */
 const leaseAfter = (name: string, text: string, timeoutMillis: number): number => {
   const millis = parsed(name, parseDuration(text))
-  if (millis <= timeoutMillis) throw new ConfigProblem(`${name} must be longer than the webhook timeout (${timeoutMillis} ms), got ${JSON.stringify(text)}`)
+  if (millis <= timeoutMillis)
+    throw new ConfigProblem(`${name} must be longer than the webhook timeout (${timeoutMillis} ms), got ${JSON.stringify(text)}`)
   return millis
 }
 
@@ -202,7 +213,9 @@ const resolveStorage = (
       return { embedded: dataDir, ...timeout }
     case "postgres": {
       if (url === undefined || url.trim() === "") {
-        throw new ConfigProblem(`storage postgres needs DATABASE_URL (or --database-url), e.g. postgres://user:password@localhost:5432/dealstream`)
+        throw new ConfigProblem(
+          `storage postgres needs DATABASE_URL (or --database-url), e.g. postgres://user:password@localhost:5432/dealstream`
+        )
       }
       // Never echo the URL: it usually carries a password.
       if (!/^postgres(ql)?:\/\/./.test(url) || !URL.canParse(url)) {
@@ -211,7 +224,9 @@ const resolveStorage = (
       return { postgres: url, ...timeout }
     }
     default:
-      throw new ConfigProblem(`${kindLabel} must be ${STORAGE_KINDS.join(", ").replace(/, (?=[^,]*$)/, " or ")}, got ${JSON.stringify(kind)}`)
+      throw new ConfigProblem(
+        `${kindLabel} must be ${STORAGE_KINDS.join(", ").replace(/, (?=[^,]*$)/, " or ")}, got ${JSON.stringify(kind)}`
+      )
   }
 }
 

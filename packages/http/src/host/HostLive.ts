@@ -65,40 +65,46 @@ const addressLimitOf = (options: ServeOptions, inContext: AddressRateLimitSettin
 export const HostLive = (
   options: ServeOptions
 ): Layer.Layer<HttpServer.HttpServer, HttpServerError.ServeError, Engine | EngineRequirements> =>
-  Layer.unwrap(Effect.gen(function*() {
-    const ids = yield* Ids
-    const addressLimit = addressLimitOf(options, yield* AddressRateLimit)
-    const server = createServer()
-    // Idle keep-alive connections are closed by the client, not the host: a client that sends on a
-    // connection the host has just closed gets a reset (proxies and load balancers keep theirs for
-    // 60 s, and Node's 5 s default made a busy test process do so). Clients learn it from the
-    // Keep-Alive header and close their side first.
-    server.keepAliveTimeout = 65_000
-    answerParserErrors(server, () => Effect.runSync(ids.make("req")))
-    const api = ApiLive.pipe(Layer.provide([
-      ApiKeys.layer(options.apiKeys),
-      RateLimiter.layer({ rate: options.rateLimit, burst: options.rateBurst }),
-      Layer.succeed(AddressRateLimit, addressLimit)
-    ]))
-    // Our own request log line (hostMiddleware) replaces HttpRouter's, and the start banner is the
-    // CLI's: stdout carries only the JSON lines of jsonLogger.
-    const served = HttpRouter.serve(Layer.merge(api, hostMiddleware(options.log)), { disableLogger: true, disableListenLog: true })
-    // Built after the server and released before it: see drainConnections. Reads long-polling the
-    // change feed answer first, so their connections need not wait out the drain's grace.
-    const drain = Layer.effectDiscard(Effect.gen(function*() {
-      const engine = yield* Engine
-      yield* Effect.addFinalizer(() => Effect.andThen(engine.events.stopWaiting, drainConnections(server)))
-    }))
-    const purge = Layer.effectDiscard(purgeSchedule)
-    // Built before the server and released after the drain: no request is cut off by it.
-    const worker = DeliveryWorkerLive({ owner: options.workerOwner ?? workerOwner() })
-    return Layer.mergeAll(drain, purge).pipe(
-      Layer.provide(served),
-      Layer.provideMerge(NodeHttpServer.layer(() => server, { port: options.port, host: options.host })),
-      Layer.provide(worker),
-      Layer.provide(JsonLogger.layer(options.log))
-    )
-  }))
+  Layer.unwrap(
+    Effect.gen(function* () {
+      const ids = yield* Ids
+      const addressLimit = addressLimitOf(options, yield* AddressRateLimit)
+      const server = createServer()
+      // Idle keep-alive connections are closed by the client, not the host: a client that sends on a
+      // connection the host has just closed gets a reset (proxies and load balancers keep theirs for
+      // 60 s, and Node's 5 s default made a busy test process do so). Clients learn it from the
+      // Keep-Alive header and close their side first.
+      server.keepAliveTimeout = 65_000
+      answerParserErrors(server, () => Effect.runSync(ids.make("req")))
+      const api = ApiLive.pipe(
+        Layer.provide([
+          ApiKeys.layer(options.apiKeys),
+          RateLimiter.layer({ rate: options.rateLimit, burst: options.rateBurst }),
+          Layer.succeed(AddressRateLimit, addressLimit)
+        ])
+      )
+      // Our own request log line (hostMiddleware) replaces HttpRouter's, and the start banner is the
+      // CLI's: stdout carries only the JSON lines of jsonLogger.
+      const served = HttpRouter.serve(Layer.merge(api, hostMiddleware(options.log)), { disableLogger: true, disableListenLog: true })
+      // Built after the server and released before it: see drainConnections. Reads long-polling the
+      // change feed answer first, so their connections need not wait out the drain's grace.
+      const drain = Layer.effectDiscard(
+        Effect.gen(function* () {
+          const engine = yield* Engine
+          yield* Effect.addFinalizer(() => Effect.andThen(engine.events.stopWaiting, drainConnections(server)))
+        })
+      )
+      const purge = Layer.effectDiscard(purgeSchedule)
+      // Built before the server and released after the drain: no request is cut off by it.
+      const worker = DeliveryWorkerLive({ owner: options.workerOwner ?? workerOwner() })
+      return Layer.mergeAll(drain, purge).pipe(
+        Layer.provide(served),
+        Layer.provideMerge(NodeHttpServer.layer(() => server, { port: options.port, host: options.host })),
+        Layer.provide(worker),
+        Layer.provide(JsonLogger.layer(options.log))
+      )
+    })
+  )
 
 /**
  * A layer whose parts are its own: Effect 4 memoizes layers across provides, so two engines made
@@ -110,26 +116,19 @@ const ofItsOwn = <A, E>(layer: Layer.Layer<A, E>): Layer.Layer<A, E> =>
   Layer.fromBuildMemo((_, scope) => Layer.buildWithMemoMap(layer, Layer.makeMemoMapUnsafe(), scope))
 
 /** The webhook settings and the Node transport that sends deliveries over real sockets. */
-const webhookServices = (config: Partial<WebhookConfigService>) =>
-  Layer.merge(WebhookConfig.layer(config), NodeWebhookTransport.layer)
+const webhookServices = (config: Partial<WebhookConfigService>) => Layer.merge(WebhookConfig.layer(config), NodeWebhookTransport.layer)
 
 /** The engine over in-process memory: nothing survives a restart. Each call is an engine of its own. */
-export const MemoryEngineLive = (
-  webhooks: Partial<WebhookConfigService> = {}
-): Layer.Layer<Engine | EngineRequirements> =>
-  ofItsOwn(EngineLive.pipe(
-    Layer.provideMerge(IdsLive),
-    Layer.provideMerge(MemoryStorage.layer),
-    Layer.provideMerge(webhookServices(webhooks))
-  ))
+export const MemoryEngineLive = (webhooks: Partial<WebhookConfigService> = {}): Layer.Layer<Engine | EngineRequirements> =>
+  ofItsOwn(
+    EngineLive.pipe(Layer.provideMerge(IdsLive), Layer.provideMerge(MemoryStorage.layer), Layer.provideMerge(webhookServices(webhooks)))
+  )
 
 /** The bundled engine over the chosen storage, which says what it is for the start banner; an engine of its own on each call. */
 export const engineOn = (
   choice: StorageChoice,
   webhooks: Partial<WebhookConfigService> = {}
 ): Layer.Layer<Engine | EngineRequirements | StorageInUse, StorageSetupError> =>
-  ofItsOwn(EngineLive.pipe(
-    Layer.provideMerge(IdsLive),
-    Layer.provideMerge(storageLayer(choice)),
-    Layer.provideMerge(webhookServices(webhooks))
-  ))
+  ofItsOwn(
+    EngineLive.pipe(Layer.provideMerge(IdsLive), Layer.provideMerge(storageLayer(choice)), Layer.provideMerge(webhookServices(webhooks)))
+  )

@@ -18,19 +18,23 @@ class First extends Context.Service<First, EngineService>()("test/First") {}
 class Second extends Context.Service<Second, EngineService>()("test/Second") {}
 
 describe("the bundled engine layers", () => {
-  for (const [name, make] of [["MemoryEngineLive", () => MemoryEngineLive()], ["engineOn(memory)", () => engineOn("memory")]] as const) {
+  for (const [name, make] of [
+    ["MemoryEngineLive", () => MemoryEngineLive()],
+    ["engineOn(memory)", () => engineOn("memory")]
+  ] as const) {
     it.effect(`${name}: each call is an engine of its own, even provided one inside the other`, () =>
-      Effect.gen(function*() {
+      Effect.gen(function* () {
         const inner = contactEmails.pipe(Effect.provide(make()))
-        const seen = yield* Effect.gen(function*() {
+        const seen = yield* Effect.gen(function* () {
           yield* createContact("outer@example.com")
           return { inner: yield* inner, outer: yield* contactEmails }
         }).pipe(Effect.provide(make()))
         expect(seen).toEqual({ inner: [], outer: ["outer@example.com"] })
-      }))
+      })
+    )
 
     it.effect(`${name}: one value used twice in a composition is one engine`, () =>
-      Effect.gen(function*() {
+      Effect.gen(function* () {
         const engine = make()
         const both = Layer.merge(
           Layer.effect(First, Effect.service(Engine)).pipe(Layer.provide(engine)),
@@ -38,6 +42,7 @@ describe("the bundled engine layers", () => {
         )
         const [first, second] = yield* Effect.all([Effect.service(First), Effect.service(Second)]).pipe(Effect.provide(both))
         expect(first).toBe(second)
-      }))
+      })
+    )
   }
 })

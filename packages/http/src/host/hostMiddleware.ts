@@ -29,44 +29,47 @@ const pathOf = (target: string): string => {
  */
 export const hostMiddleware = (log: boolean) =>
   HttpRouter.middleware(
-    Ids.useSync((ids) => (app: Effect.Effect<HttpServerResponse.HttpServerResponse, Types.unhandled>) =>
-      Effect.gen(function*() {
-        const request = yield* HttpServerRequest.HttpServerRequest
-        const started = performance.now()
-        const header = request.headers["x-request-id"]
-        const info: RequestInfoShape = {
-          id: acceptableRequestId(header) ? header : yield* ids.make("req"),
-          workspaceId: null,
-          internal: null,
-          rateLimit: null,
-          hosted: true
-        }
-        const logged = (status: number) => {
-          if (!log) return
-          stdoutLines().write(requestLine(new Date(), {
-            request_id: info.id,
-            method: request.method,
-            // The path only: query strings carry search terms and filters, which may be personal data.
-            path: pathOf(request.url),
-            status,
-            duration_ms: Math.round((performance.now() - started) * 10) / 10,
-            workspace_id: info.workspaceId,
-            ...(info.internal === null ? {} : { error: info.internal })
-          }))
-        }
+    Ids.useSync(
+      (ids) => (app: Effect.Effect<HttpServerResponse.HttpServerResponse, Types.unhandled>) =>
+        Effect.gen(function* () {
+          const request = yield* HttpServerRequest.HttpServerRequest
+          const started = performance.now()
+          const header = request.headers["x-request-id"]
+          const info: RequestInfoShape = {
+            id: acceptableRequestId(header) ? header : yield* ids.make("req"),
+            workspaceId: null,
+            internal: null,
+            rateLimit: null,
+            hosted: true
+          }
+          const logged = (status: number) => {
+            if (!log) return
+            stdoutLines().write(
+              requestLine(new Date(), {
+                request_id: info.id,
+                method: request.method,
+                // The path only: query strings carry search terms and filters, which may be personal data.
+                path: pathOf(request.url),
+                status,
+                duration_ms: Math.round((performance.now() - started) * 10) / 10,
+                workspace_id: info.workspaceId,
+                ...(info.internal === null ? {} : { error: info.internal })
+              })
+            )
+          }
 
-        const response = yield* app.pipe(
-          Effect.catchCause(answerFailure),
-          // Interrupted: the client went away and nobody reads an answer.
-          Effect.onInterrupt(() => Effect.sync(() => logged(499))),
-          Effect.provideService(RequestInfo, info)
-        )
-        logged(response.status)
-        return HttpServerResponse.setHeaders(response, {
-          "x-request-id": info.id,
-          ...(info.rateLimit === null ? {} : rateLimitHeaders(info.rateLimit))
-        })
-      }) as Effect.Effect<HttpServerResponse.HttpServerResponse, Types.unhandled, HttpServerRequest.HttpServerRequest>
+          const response = yield* app.pipe(
+            Effect.catchCause(answerFailure),
+            // Interrupted: the client went away and nobody reads an answer.
+            Effect.onInterrupt(() => Effect.sync(() => logged(499))),
+            Effect.provideService(RequestInfo, info)
+          )
+          logged(response.status)
+          return HttpServerResponse.setHeaders(response, {
+            "x-request-id": info.id,
+            ...(info.rateLimit === null ? {} : rateLimitHeaders(info.rateLimit))
+          })
+        }) as Effect.Effect<HttpServerResponse.HttpServerResponse, Types.unhandled, HttpServerRequest.HttpServerRequest>
     ),
     { global: true }
   )

@@ -15,7 +15,7 @@ export const logLine = (
   cause: string | null
 ): string => {
   const entry: Record<string, unknown> = { time: date.toISOString(), level }
-  if (messages.length > 0) entry["message"] = messages.map((part) => typeof part === "string" ? part : JSON.stringify(part)).join(" ")
+  if (messages.length > 0) entry["message"] = messages.map((part) => (typeof part === "string" ? part : JSON.stringify(part))).join(" ")
   const fields = new Map(Object.entries(annotations))
   for (const key of FIELD_ORDER) {
     if (fields.has(key)) entry[key] = fields.get(key)
@@ -46,13 +46,15 @@ export const requestLine = (date: Date, fields: RequestFields): string =>
  */
 export const jsonLogger = Logger.make(({ cause, date, fiber, logLevel, message }) => {
   const messages = (Array.isArray(message) ? message : [message]).filter((part) => part !== undefined)
-  stdoutLines().write(logLine(
-    date,
-    logLevel.toLowerCase(),
-    messages,
-    fiber.getRef(References.CurrentLogAnnotations),
-    cause.reasons.length > 0 ? Cause.pretty(cause) : null
-  ))
+  stdoutLines().write(
+    logLine(
+      date,
+      logLevel.toLowerCase(),
+      messages,
+      fiber.getRef(References.CurrentLogAnnotations),
+      cause.reasons.length > 0 ? Cause.pretty(cause) : null
+    )
+  )
 })
 
 /** The host's loggers: jsonLogger alone, or none at all. */

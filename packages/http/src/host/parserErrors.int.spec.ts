@@ -33,7 +33,9 @@ const send = (bytes: Buffer | string) =>
       const raw = Buffer.concat(chunks).toString("latin1")
       const [head = "", body = ""] = raw.split("\r\n\r\n")
       const [statusLine = "", ...lines] = head.split("\r\n")
-      const headers = Object.fromEntries(lines.map((line) => [line.slice(0, line.indexOf(":")).toLowerCase(), line.slice(line.indexOf(":") + 1).trim()]))
+      const headers = Object.fromEntries(
+        lines.map((line) => [line.slice(0, line.indexOf(":")).toLowerCase(), line.slice(line.indexOf(":") + 1).trim()])
+      )
       const json = (headers["content-type"] ?? "").startsWith("application/json")
       resolve({ status: Number(statusLine.split(" ")[1]), headers, body: json ? JSON.parse(body) : body })
     })
@@ -42,7 +44,9 @@ const send = (bytes: Buffer | string) =>
 const expectErrorBody = (answer: Awaited<ReturnType<typeof send>>, status: number, code: string) => {
   expect(answer.status).toBe(status)
   expect(answer.headers["content-type"]).toBe("application/json")
-  expect(answer.body).toEqual({ error: { code, message: expect.any(String), details: expect.any(Array), request_id: answer.headers["x-request-id"] } })
+  expect(answer.body).toEqual({
+    error: { code, message: expect.any(String), details: expect.any(Array), request_id: answer.headers["x-request-id"] }
+  })
   expect(answer.headers["x-request-id"]).toMatch(/^req_\d+$/)
 }
 
@@ -60,9 +64,18 @@ describe("requests Node's parser refuses", () => {
   })
 
   it("an Expect other than 100-continue: 417 with the request's id, never reaching the app", async () => {
-    const answer = await send("GET /v1/contacts HTTP/1.1\r\nHost: x\r\nExpect: teapot\r\nX-Request-Id: trace-1\r\nConnection: close\r\n\r\n")
+    const answer = await send(
+      "GET /v1/contacts HTTP/1.1\r\nHost: x\r\nExpect: teapot\r\nX-Request-Id: trace-1\r\nConnection: close\r\n\r\n"
+    )
     expect(answer.status).toBe(417)
-    expect(answer.body).toEqual({ error: { code: "validation_error", message: "Expect supports only 100-continue", details: [{ path: "Expect", message: "supports only 100-continue" }], request_id: "trace-1" } })
+    expect(answer.body).toEqual({
+      error: {
+        code: "validation_error",
+        message: "Expect supports only 100-continue",
+        details: [{ path: "Expect", message: "supports only 100-continue" }],
+        request_id: "trace-1"
+      }
+    })
     expect(reached).toEqual([])
   })
 

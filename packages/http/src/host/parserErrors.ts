@@ -40,7 +40,9 @@ const refusalFor = (code: string | undefined): Refusal => {
 }
 
 const bodyOf = (refusal: Refusal, requestId: string): string =>
-  JSON.stringify({ error: { code: refusal.code, message: refusal.message, details: refusal.details, request_id: requestId } } satisfies ErrorBody)
+  JSON.stringify({
+    error: { code: refusal.code, message: refusal.message, details: refusal.details, request_id: requestId }
+  } satisfies ErrorBody)
 
 /** Answers what Node's parser refused, on the socket, then closes it: the parser cannot go on. */
 export const answerClientError = (newRequestId: () => string) => (error: Error & { code?: string }, socket: Duplex) => {
@@ -66,8 +68,10 @@ export const answerClientError = (newRequestId: () => string) => (error: Error &
 /** `Expect` other than 100-continue: 417 (RFC 9110 §10.1.1) with our body instead of Node's empty one. */
 export const answerUnmetExpectation = (newRequestId: () => string) => (request: IncomingMessage, response: ServerResponse) => {
   const header = request.headers["x-request-id"]
-  const requestId = acceptableRequestId(typeof header === "string" ? header : undefined) ? header as string : newRequestId()
-  const refused = refusal("ExpectationFailed", "Expect supports only 100-continue", [{ path: "Expect", message: "supports only 100-continue" }])
+  const requestId = acceptableRequestId(typeof header === "string" ? header : undefined) ? (header as string) : newRequestId()
+  const refused = refusal("ExpectationFailed", "Expect supports only 100-continue", [
+    { path: "Expect", message: "supports only 100-continue" }
+  ])
   const body = bodyOf(refused, requestId)
   response.shouldKeepAlive = false
   response.writeHead(refused.status, {

@@ -52,7 +52,7 @@ const observed = (engine: EngineService, runs: Queue.Queue<Run>, failFirst = fal
 
 /** A contact deleted at `deletedAt` (engine time), left in the trash. */
 const deletedContact = (engine: EngineService, email: string, deletedAt: number) =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     yield* TestClock.setTime(deletedAt)
     const id = (yield* engine.contacts.create(ws, { email })).data["id"] as string
     yield* engine.contacts.delete(ws, id, null)
@@ -64,7 +64,7 @@ const trash = (engine: EngineService) =>
 
 describe("purge schedule", () => {
   it.effect("purges what is 30 days + ε old at start and then every hour, and never in between", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const engine = yield* Engine
       // Deleted 30 days and 1 ms before the start: purged by the run at start.
       const atStart = yield* deletedContact(engine, "start@x.io", START - DAYS_30 - 1)
@@ -95,10 +95,11 @@ describe("purge schedule", () => {
       expect(yield* Queue.take(runs)).toEqual({ at: START + 2 * HOUR, purged: 1 })
       expect(yield* trash(engine)).toEqual([])
       expect(yield* Queue.size(runs)).toBe(0)
-    }).pipe(Effect.scoped, Effect.provide(engineLayer)))
+    }).pipe(Effect.scoped, Effect.provide(engineLayer))
+  )
 
   it.effect("a failed run stops nothing: the next hour purges", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const engine = yield* Engine
       const expired = yield* deletedContact(engine, "expired@x.io", START - DAYS_30 - 1)
 
@@ -111,5 +112,6 @@ describe("purge schedule", () => {
       yield* TestClock.adjust(HOUR)
       expect(yield* Queue.take(runs)).toEqual({ at: START + HOUR, purged: 1 })
       expect(yield* trash(engine)).toEqual([])
-    }).pipe(Effect.scoped, Effect.provide(engineLayer)))
+    }).pipe(Effect.scoped, Effect.provide(engineLayer))
+  )
 })

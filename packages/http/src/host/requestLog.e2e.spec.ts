@@ -1,12 +1,4 @@
-import {
-  DeliveryQueue,
-  EngineLive,
-  IdsLive,
-  Storage,
-  WebhookConfig,
-  WebhookTransport,
-  WebhookTransportUnavailable
-} from "@dealstream/core"
+import { DeliveryQueue, EngineLive, IdsLive, Storage, WebhookConfig, WebhookTransport, WebhookTransportUnavailable } from "@dealstream/core"
 import { MemoryStorage } from "@dealstream/storage-memory"
 import { HttpServer } from "effect/http"
 import { connect } from "node:net"
@@ -23,12 +15,14 @@ const KEY = "key_request_log_0123456789"
 const SECRET = "password=hunter2"
 
 /** Memory storage whose document reads die, as a bug in storage would. */
-const dyingReads = Layer.effectContext(Effect.gen(function*() {
-  const storage = yield* Storage
-  const die = () => Effect.die(new Error(`${SECRET} at /srv/app/storage.js:42`))
-  const dying = { ...storage, getDocument: die, readRecord: die }
-  return Context.make(Storage, dying).pipe(Context.add(DeliveryQueue, yield* DeliveryQueue))
-})).pipe(Layer.provide(MemoryStorage.layer))
+const dyingReads = Layer.effectContext(
+  Effect.gen(function* () {
+    const storage = yield* Storage
+    const die = () => Effect.die(new Error(`${SECRET} at /srv/app/storage.js:42`))
+    const dying = { ...storage, getDocument: die, readRecord: die }
+    return Context.make(Storage, dying).pipe(Context.add(DeliveryQueue, yield* DeliveryQueue))
+  })
+).pipe(Layer.provide(MemoryStorage.layer))
 
 const engine = EngineLive.pipe(
   Layer.provideMerge(IdsLive),
@@ -47,7 +41,14 @@ beforeAll(async () => {
     written.push(String(chunk))
     return true
   })
-  const host = HostLive({ port: 0, host: "127.0.0.1", apiKeys: [{ workspaceId: "ws_a", key: KEY }], rateLimit: 100, rateBurst: 100, log: true })
+  const host = HostLive({
+    port: 0,
+    host: "127.0.0.1",
+    apiKeys: [{ workspaceId: "ws_a", key: KEY }],
+    rateLimit: 100,
+    rateBurst: 100,
+    log: true
+  })
   const context = await Effect.runPromise(Layer.buildWithScope(host.pipe(Layer.provide(engine)), scope))
   const address = Context.get(context, HttpServer.HttpServer).address
   if (address._tag === "UnixPathAddress") throw new Error("expected a TCP address")
@@ -62,7 +63,9 @@ afterAll(async () => {
 /** The JSON log line of a request, once the host has written it. */
 const logLineOf = (requestId: string) =>
   vi.waitFor(() => {
-    const line = written.flatMap((chunk) => chunk.split("\n")).filter((text) => text.startsWith("{"))
+    const line = written
+      .flatMap((chunk) => chunk.split("\n"))
+      .filter((text) => text.startsWith("{"))
       .map((text) => JSON.parse(text) as Record<string, unknown>)
       .find((entry) => entry["request_id"] === requestId)
     if (line === undefined) throw new Error(`no log line for ${requestId} yet`)
@@ -96,8 +99,8 @@ describe("the request log and error body of what fails inside an endpoint", () =
     expect(await response.json()).toEqual({
       error: {
         code: "validation_error",
-        message: "If-Match must be an ETag from a previous response (\"<version>\") or *",
-        details: [{ path: "If-Match", message: "must be an ETag from a previous response (\"<version>\") or *" }],
+        message: 'If-Match must be an ETag from a previous response ("<version>") or *',
+        details: [{ path: "If-Match", message: 'must be an ETag from a previous response ("<version>") or *' }],
         request_id: "declared-1"
       }
     })

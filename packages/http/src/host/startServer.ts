@@ -107,9 +107,7 @@ export const startServer = async (options: StartOptions = {}): Promise<RunningSe
 
   // Storage first: whether a dev key is made depends on the keys it holds.
   const engine = await build(Layer.build(engineOn(options.storage ?? "memory", options.webhooks)))
-  const stored = configured === null
-    ? await build(Effect.flatMap(Engine, (e) => e.apiKeys.list(null)).pipe(Effect.provide(engine)))
-    : null
+  const stored = configured === null ? await build(Effect.flatMap(Engine, (e) => e.apiKeys.list(null)).pipe(Effect.provide(engine))) : null
   // The dev key is for a host nobody has given keys to: none configured and none ever stored. Once
   // an operator has stored a key (even one revoked since), the host never makes one up.
   let dev: ReturnType<typeof loadOrCreateDevApiKey> | null = null
@@ -121,27 +119,34 @@ export const startServer = async (options: StartOptions = {}): Promise<RunningSe
       throw error
     }
   }
-  const built = await build(Layer.build(HostLive({
-    port,
-    host: options.host,
-    apiKeys: configured ?? (dev === null ? [] : [dev.apiKey]),
-    rateLimit: options.rateLimit ?? 100,
-    rateBurst: options.rateBurst ?? 200,
-    ...(options.ipRateLimit === undefined ? {} : { ipRateLimit: options.ipRateLimit }),
-    ...(options.ipRateBurst === undefined ? {} : { ipRateBurst: options.ipRateBurst }),
-    trustProxy,
-    log: options.log ?? true
-  }).pipe(Layer.provide(Layer.succeedContext(engine)))))
+  const built = await build(
+    Layer.build(
+      HostLive({
+        port,
+        host: options.host,
+        apiKeys: configured ?? (dev === null ? [] : [dev.apiKey]),
+        rateLimit: options.rateLimit ?? 100,
+        rateBurst: options.rateBurst ?? 200,
+        ...(options.ipRateLimit === undefined ? {} : { ipRateLimit: options.ipRateLimit }),
+        ...(options.ipRateBurst === undefined ? {} : { ipRateBurst: options.ipRateBurst }),
+        trustProxy,
+        log: options.log ?? true
+      }).pipe(Layer.provide(Layer.succeedContext(engine)))
+    )
+  )
 
   const url = urlOf(Context.get(built, HttpServer.HttpServer).address)
   let closing: Promise<void> | undefined
   return {
     url,
     devApiKey: dev === null ? null : { key: dev.apiKey, file: dev.file, created: dev.created },
-    storedApiKeys: stored === null ? null : {
-      active: stored.data.filter((key) => key["revoked_at"] === null).length,
-      revoked: stored.data.filter((key) => key["revoked_at"] !== null).length
-    },
+    storedApiKeys:
+      stored === null
+        ? null
+        : {
+            active: stored.data.filter((key) => key["revoked_at"] === null).length,
+            revoked: stored.data.filter((key) => key["revoked_at"] !== null).length
+          },
     storage: Context.get(engine, StorageInUse).description,
     close: () => (closing ??= Effect.runPromise(Scope.close(scope, Exit.void)))
   }

@@ -23,9 +23,12 @@ const pgOptions = (url: string, choice: { readonly databaseTimeoutMillis?: numbe
 })
 
 /** The storage a host actually runs on, worded for its start banner (never with a password). */
-export class StorageInUse extends Context.Service<StorageInUse, {
-  readonly description: string
-}>()("@dealstream/http/StorageInUse") {}
+export class StorageInUse extends Context.Service<
+  StorageInUse,
+  {
+    readonly description: string
+  }
+>()("@dealstream/http/StorageInUse") {}
 
 /** The storage could not be set up; the message is one line for an operator. */
 export type StorageSetupError = DatabaseError | EmbeddedPostgresError
@@ -50,10 +53,7 @@ const prepareDataDir = (dataDir: string) =>
     catch: (error) => new EmbeddedPostgresError({ message: `cannot prepare data directory ${dataDir}: ${(error as Error).message}` })
   })
 
-const memory = Layer.merge(
-  MemoryStorage.layer,
-  Layer.succeed(StorageInUse, { description: "memory (nothing survives a restart)" })
-)
+const memory = Layer.merge(MemoryStorage.layer, Layer.succeed(StorageInUse, { description: "memory (nothing survives a restart)" }))
 
 const postgres = (choice: { readonly postgres: string; readonly databaseTimeoutMillis?: number }) =>
   Layer.merge(
@@ -66,18 +66,20 @@ const postgres = (choice: { readonly postgres: string; readonly databaseTimeoutM
  * stops after storage has closed its pool, which is after the host has drained its requests.
  */
 const embedded = (choice: { readonly embedded: string; readonly databaseTimeoutMillis?: number }) =>
-  Layer.unwrap(Effect.gen(function*() {
-    const dataDir = choice.embedded
-    yield* prepareDataDir(dataDir)
-    const cluster = embeddedClusterDir(dataDir)
-    const server = yield* Scope.make()
-    yield* Effect.addFinalizer(() => stopServer(server, cluster))
-    const running = yield* Scope.provide(EmbeddedPostgres.start({ dataDir: cluster }), server)
-    return Layer.merge(
-      PgStorage.layer(pgOptions(running.url, choice)),
-      Layer.succeed(StorageInUse, { description: `embedded PostgreSQL ${databaseTarget(running.url)}, data in ${cluster}` })
-    )
-  }))
+  Layer.unwrap(
+    Effect.gen(function* () {
+      const dataDir = choice.embedded
+      yield* prepareDataDir(dataDir)
+      const cluster = embeddedClusterDir(dataDir)
+      const server = yield* Scope.make()
+      yield* Effect.addFinalizer(() => stopServer(server, cluster))
+      const running = yield* Scope.provide(EmbeddedPostgres.start({ dataDir: cluster }), server)
+      return Layer.merge(
+        PgStorage.layer(pgOptions(running.url, choice)),
+        Layer.succeed(StorageInUse, { description: `embedded PostgreSQL ${databaseTarget(running.url)}, data in ${cluster}` })
+      )
+    })
+  )
 
 /**
  * Stopping the server waits for its process to exit, which never comes when it has exited
@@ -86,12 +88,15 @@ const embedded = (choice: { readonly embedded: string; readonly databaseTimeoutM
  * nothing left to wait for.
  */
 const stopServer = (server: Scope.Closeable, cluster: string) =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const pidFile = join(cluster, "postmaster.pid")
-    const gone = Effect.repeat(Effect.sync(() => !existsSync(pidFile)), {
-      until: (stopped) => stopped,
-      schedule: Schedule.spaced("100 millis")
-    })
+    const gone = Effect.repeat(
+      Effect.sync(() => !existsSync(pidFile)),
+      {
+        until: (stopped) => stopped,
+        schedule: Schedule.spaced("100 millis")
+      }
+    )
     // Finalizers run uninterruptibly, and so does closing the server's scope: it runs on a fiber of
     // its own, which the race stops waiting for (leaving it to finish in the background) rather
     // than interrupting it. The wait for the pid file must be droppable too: when the server never

@@ -9,7 +9,7 @@ export const customFieldsBesideProperties = (schema: unknown): unknown => {
   if (typeof schema !== "object" || schema === null) return schema
   const node = Object.fromEntries(Object.entries(schema).map(([key, inner]) => [key, customFieldsBesideProperties(inner)]))
   const { allOf, ...rest } = node
-  const only = Array.isArray(allOf) && allOf.length === 1 ? allOf[0] as Record<string, unknown> : undefined
+  const only = Array.isArray(allOf) && allOf.length === 1 ? (allOf[0] as Record<string, unknown>) : undefined
   if (rest["properties"] === undefined || rest["additionalProperties"] !== undefined || only === undefined) return node
   const { additionalProperties, type, ...others } = only
   if (type !== "object" || additionalProperties === undefined || Object.keys(others).length > 0) return node

@@ -14,9 +14,12 @@ import { describeParameter } from "./parameters.js"
 const renameRefs = (value: unknown, rename: (ref: string) => string): unknown => {
   if (Array.isArray(value)) return value.map((item) => renameRefs(item, rename))
   if (typeof value !== "object" || value === null) return value
-  return Object.fromEntries(Object.entries(value).map(([key, inner]) =>
-    [key, key === "$ref" && typeof inner === "string" ? rename(inner) : renameRefs(inner, rename)]
-  ))
+  return Object.fromEntries(
+    Object.entries(value).map(([key, inner]) => [
+      key,
+      key === "$ref" && typeof inner === "string" ? rename(inner) : renameRefs(inner, rename)
+    ])
+  )
 }
 
 interface Header {
@@ -39,10 +42,12 @@ interface Operation {
 
 /** An endpoint's own headers under their written names, described where tools look; then the host's. */
 const withHeaders = (response: Response, status: string, secured: boolean): Response => {
-  const declared = Object.fromEntries(Object.entries(response.headers ?? {}).map(([name, header]) => {
-    const description = header.description ?? (header.schema?.["description"] as string | undefined)
-    return [spelled(name), description === undefined ? header : { description, ...header }]
-  }))
+  const declared = Object.fromEntries(
+    Object.entries(response.headers ?? {}).map(([name, header]) => {
+      const description = header.description ?? (header.schema?.["description"] as string | undefined)
+      return [spelled(name), description === undefined ? header : { description, ...header }]
+    })
+  )
   return { ...response, headers: { ...hostHeaders(status, secured), ...declared } }
 }
 
@@ -52,10 +57,12 @@ const describeOperation = (operation: Operation): Operation => {
   return {
     ...operation,
     parameters: (operation.parameters ?? []).map(describeParameter),
-    responses: Object.fromEntries(Object.entries(responses).map(([status, response]) => {
-      const description = DESCRIPTIONS[status] ?? response.description
-      return [status, withHeaders({ ...response, description }, status, secured)]
-    }))
+    responses: Object.fromEntries(
+      Object.entries(responses).map(([status, response]) => {
+        const description = DESCRIPTIONS[status] ?? response.description
+        return [status, withHeaders({ ...response, description }, status, secured)]
+      })
+    )
   }
 }
 
@@ -65,8 +72,11 @@ export const describeDocument = (spec: Record<string, any>): Record<string, any>
   )
   const { renamed, schemas } = errorSchemas(records)
   const paths = renameRefs(spec["paths"], (ref) => renamed.get(ref) ?? ref) as Record<string, Record<string, Operation>>
-  const described = Object.fromEntries(Object.entries(paths).map(([path, item]) =>
-    [path, Object.fromEntries(Object.entries(item).map(([method, operation]) => [method, describeOperation(operation)]))]
-  ))
+  const described = Object.fromEntries(
+    Object.entries(paths).map(([path, item]) => [
+      path,
+      Object.fromEntries(Object.entries(item).map(([method, operation]) => [method, describeOperation(operation)]))
+    ])
+  )
   return { ...spec, paths: described, components: { ...spec["components"], schemas } }
 }

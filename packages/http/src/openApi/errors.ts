@@ -19,7 +19,7 @@ export const INTERNAL_ERROR = "InternalError" satisfies ErrorTag
 
 /** The rows of each status, in the table's order. */
 const byStatus = shown.reduce((statuses, [, row]) => {
-  statuses.set(row.status, [...statuses.get(row.status) ?? [], row])
+  statuses.set(row.status, [...(statuses.get(row.status) ?? []), row])
   return statuses
 }, new Map<number, ReadonlyArray<ErrorRow>>())
 
@@ -58,7 +58,9 @@ const withCode = (code: ErrorCode): Record<string, unknown> => {
  * `<Name>Encoded` references to them. HttpApi documents the errors that operations declare, each
  * under its tag, which names its row.
  */
-export const errorSchemas = (schemas: Record<string, unknown>): { readonly schemas: Record<string, unknown>; readonly renamed: ReadonlyMap<string, string> } => {
+export const errorSchemas = (
+  schemas: Record<string, unknown>
+): { readonly schemas: Record<string, unknown>; readonly renamed: ReadonlyMap<string, string> } => {
   const out: Record<string, unknown> = { ...schemas, [INTERNAL_ERROR]: withCode(ERRORS[INTERNAL_ERROR].code) }
   const renamed = new Map<string, string>()
   for (const [name, { code }] of shown) {

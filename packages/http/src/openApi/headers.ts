@@ -25,7 +25,11 @@ const count = { type: "integer", minimum: 0 }
 
 /** The limit nearer to refusing this client: its address's (checked first) or its key's. */
 const rateLimit = (required: boolean): Record<string, Header> => ({
-  "RateLimit-Limit": header("Requests allowed in a burst by the limit nearer to refusing (the client address's or the API key's).", count, required),
+  "RateLimit-Limit": header(
+    "Requests allowed in a burst by the limit nearer to refusing (the client address's or the API key's).",
+    count,
+    required
+  ),
   "RateLimit-Remaining": header("Requests left before that limit refuses.", count, required),
   "RateLimit-Reset": header("Seconds until that limit is full again.", count, required)
 })
@@ -43,21 +47,23 @@ const rateLimitOn = (at: ReadonlyArray<ErrorRow>): Record<string, Header> =>
 const ERROR_HEADERS: { readonly [Name in ErrorHeader]: Header | null } = {
   "Retry-After": header("Seconds to wait before retrying.", { type: "integer", minimum: 1 }),
   "WWW-Authenticate": header("The scheme to authenticate with.", { const: "Bearer" }),
-  ETag: header("The record's current version, `\"<version>\"`.", { type: "string", pattern: "^\"[0-9]+\"$" }),
+  ETag: header('The record\'s current version, `"<version>"`.', { type: "string", pattern: '^"[0-9]+"$' }),
   // Hop-by-hop: it says what becomes of the connection, not what the answer is.
   Connection: null
 }
 
 /** The headers that come with the rows' errors, each required where all of them carry it. */
 const errorHeadersOn = (at: ReadonlyArray<ErrorRow>): Record<string, Header> =>
-  Object.fromEntries(Object.entries(ERROR_HEADERS).flatMap(([name, described]) => {
-    const carrying = at.filter((row) => row.headers.includes(name as ErrorHeader)).length
-    return described === null || carrying === 0 ? [] : [[name, { ...described, required: carrying === at.length }]]
-  }))
+  Object.fromEntries(
+    Object.entries(ERROR_HEADERS).flatMap(([name, described]) => {
+      const carrying = at.filter((row) => row.headers.includes(name as ErrorHeader)).length
+      return described === null || carrying === 0 ? [] : [[name, { ...described, required: carrying === at.length }]]
+    })
+  )
 
 /** What a response of this status adds to the headers it declares. */
 export const hostHeaders = (status: string, secured: boolean): Record<string, Header> => {
-  const at = rows.flatMap(([, row]) => String(row.status) === status ? [row] : [])
+  const at = rows.flatMap(([, row]) => (String(row.status) === status ? [row] : []))
   return {
     "X-Request-Id": requestId,
     ...(secured ? rateLimitOn(at) : {}),

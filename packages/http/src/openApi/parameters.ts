@@ -17,14 +17,14 @@ interface Parameter {
   schema?: Record<string, unknown>
 }
 
-const valueOf = (schema: Record<string, unknown>): Record<string, unknown> => {
+const valueSchemaOf = (schema: Record<string, unknown>): Record<string, unknown> => {
   const { allOf, ...text } = schema as { allOf?: Array<Record<string, unknown>> } & Record<string, unknown>
   if (allOf === undefined) return schema
   return allOf.reduce<Record<string, unknown>>((value, fragment) => ({ ...value, ...fragment }), text)
 }
 
 export const describeParameter = (parameter: Parameter): Parameter => {
-  const schema = parameter.schema === undefined ? undefined : valueOf(parameter.schema)
+  const schema = parameter.schema === undefined ? undefined : valueSchemaOf(parameter.schema)
   const description = parameter.description ?? (schema?.["description"] as string | undefined)
   return {
     ...parameter,

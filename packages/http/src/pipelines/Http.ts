@@ -8,7 +8,7 @@ import { IdempotentReplies } from "../idempotency.js"
 const COLLECTION = "/v1/pipelines"
 
 export const PipelinesLive = HttpApiBuilder.group(Api, "pipelines", (handlers) =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const engine = yield* Engine
     const idempotent = yield* IdempotentReplies
     return handlers
@@ -16,4 +16,5 @@ export const PipelinesLive = HttpApiBuilder.group(Api, "pipelines", (handlers) =
       .handle("get", getRecord(engine.pipelines.get))
       .handleRaw("create", createRecord(idempotent, COLLECTION, engine.pipelines.create, engine.pipelines.get))
       .handleRaw("update", writeRecord(engine.pipelines.update))
-  }))
+  })
+)

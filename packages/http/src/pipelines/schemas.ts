@@ -2,14 +2,16 @@ import { Schema } from "effect"
 import { exampleId, Timestamp } from "../documented.js"
 
 const requiredFields = Schema.Array(Schema.String).annotate({
-  description: "Stage rule: deal fields that must hold a value (not null, empty or []) for a deal to enter the stage, " +
+  description:
+    "Stage rule: deal fields that must hold a value (not null, empty or []) for a deal to enter the stage, " +
     "by creation or by a move: value, currency, expected_close_date, owner_id, contact_ids or custom field keys. " +
     "A deal without them is refused with 400 validation_error, one detail per missing field, naming the rule.",
   examples: [["value", "expected_close_date"]]
 })
 
 const nextStageIds = Schema.Array(Schema.String).annotate({
-  description: "Stage rule: the stages of this pipeline a deal in this stage may move to. Absent, any stage may follow; " +
+  description:
+    "Stage rule: the stages of this pipeline a deal in this stage may move to. Absent, any stage may follow; " +
     "[] makes the stage final. A move elsewhere within the pipeline is refused with 400 validation_error at stage_id, " +
     "naming the rule. Moves to another pipeline are checked against the new stage's required_fields only."
 })
@@ -32,7 +34,8 @@ export const Pipeline = Schema.Struct({
 
 export const PipelineInput = Schema.Struct({
   name: Schema.String,
-  stages: Schema.Array(Schema.Struct({ name: Schema.String, required_fields: Schema.optionalKey(requiredFields) })).check(Schema.isMinLength(1))
+  stages: Schema.Array(Schema.Struct({ name: Schema.String, required_fields: Schema.optionalKey(requiredFields) }))
+    .check(Schema.isMinLength(1))
     .annotate({
       description: "At least one stage, in order. next_stage_ids names stage ids, so it is set with PATCH once the stages have them."
     })
@@ -41,13 +44,16 @@ export const PipelineInput = Schema.Struct({
 export const PipelinePatch = Schema.Struct({
   name: Schema.optionalKey(Schema.String),
   stages: Schema.optionalKey(
-    Schema.Array(Schema.Struct({
-      id: Schema.optionalKey(Schema.String),
-      name: Schema.String,
-      required_fields: Schema.optionalKey(requiredFields),
-      next_stage_ids: Schema.optionalKey(Schema.NullOr(nextStageIds))
-    })).annotate({
-      description: "The complete new stage list in order: existing stages by id (renamed or reordered), new ones without id. " +
+    Schema.Array(
+      Schema.Struct({
+        id: Schema.optionalKey(Schema.String),
+        name: Schema.String,
+        required_fields: Schema.optionalKey(requiredFields),
+        next_stage_ids: Schema.optionalKey(Schema.NullOr(nextStageIds))
+      })
+    ).annotate({
+      description:
+        "The complete new stage list in order: existing stages by id (renamed or reordered), new ones without id. " +
         "Leaving out a stage that holds live deals is 409. A stage's rules left out stay as they are; [] or null clear them. " +
         "next_stage_ids may name only stages of the new list."
     })

@@ -84,5 +84,4 @@ export const make = (options: RateLimitOptions): RateLimiterService => {
   }
 }
 
-export const layer = (options: RateLimitOptions): Layer.Layer<RateLimiter> =>
-  Layer.sync(RateLimiter, () => make(options))
+export const layer = (options: RateLimitOptions): Layer.Layer<RateLimiter> => Layer.sync(RateLimiter, () => make(options))

@@ -5,20 +5,26 @@ import * as RateLimiter from "./RateLimiter.js"
 
 describe("RateLimiter", () => {
   it.effect("refuses past the burst and refills at the rate", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const limiter = RateLimiter.make({ rate: 2, burst: 3 })
       const taken = []
       for (let i = 0; i < 4; i++) taken.push(yield* limiter.take("a"))
-      expect(taken.map((d) => [d.allowed, d.remaining])).toEqual([[true, 2], [true, 1], [true, 0], [false, 0]])
+      expect(taken.map((d) => [d.allowed, d.remaining])).toEqual([
+        [true, 2],
+        [true, 1],
+        [true, 0],
+        [false, 0]
+      ])
       expect(taken[3]!.retryAfterSeconds).toBe(1)
       expect(taken[3]!.resetSeconds).toBe(2)
       yield* TestClock.adjust("500 millis")
       expect((yield* limiter.take("a")).allowed).toBe(true)
       expect((yield* limiter.take("a")).allowed).toBe(false)
-    }))
+    })
+  )
 
   it.effect("drops a bucket once it has had time to fill up, and only then", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const limiter = RateLimiter.make({ rate: 1, burst: 10 })
       yield* limiter.take("a")
       yield* limiter.take("a")
@@ -32,10 +38,11 @@ describe("RateLimiter", () => {
       expect(limiter.size()).toBe(1)
       // A dropped bucket starts full, which is what it had.
       expect((yield* limiter.take("a")).remaining).toBe(9)
-    }))
+    })
+  )
 
   it.effect("holds at most `capacity` buckets under a spray of names, the least recently used going first", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const limiter = RateLimiter.make({ rate: 0.001, burst: 2, capacity: 100 })
       for (let i = 0; i < 1000; i++) yield* limiter.take(`spray-${i}`)
       expect(limiter.size()).toBe(100)
@@ -44,14 +51,16 @@ describe("RateLimiter", () => {
       // The oldest went; it starts again with a full bucket.
       expect((yield* limiter.take("spray-0")).remaining).toBe(1)
       expect(limiter.size()).toBe(100)
-    }))
+    })
+  )
 
   it.effect("a clock that steps back does not take tokens away", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const limiter = RateLimiter.make({ rate: 1, burst: 2 })
       yield* TestClock.setTime(10_000)
       yield* limiter.take("a")
       yield* TestClock.setTime(5_000)
       expect((yield* limiter.take("a")).allowed).toBe(true)
-    }))
+    })
+  )
 })

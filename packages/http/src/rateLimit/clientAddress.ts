@@ -48,11 +48,7 @@ const normalize = (address: string): string => {
  * the header before its first trusted proxy is never reached. An entry that is not a bare address
  * (a port attached, a name) stops the walk: the last trusted proxy then stands for the client.
  */
-export const clientAddress = (
-  peer: string | undefined,
-  forwardedFor: string | undefined,
-  trusted: TrustedProxies
-): string | undefined => {
+export const clientAddress = (peer: string | undefined, forwardedFor: string | undefined, trusted: TrustedProxies): string | undefined => {
   if (peer === undefined) return undefined
   let client = normalize(peer)
   if (forwardedFor === undefined || !trusted.includes(client)) return client
@@ -88,5 +84,8 @@ const groupsOf = (address: string): Array<number> => {
 export const addressBucket = (address: string | undefined): string => {
   if (address === undefined) return "local"
   if (!isIPv6(address)) return address
-  return `${groupsOf(address).slice(0, 4).map((g) => g.toString(16)).join(":")}::/64`
+  return `${groupsOf(address)
+    .slice(0, 4)
+    .map((g) => g.toString(16))
+    .join(":")}::/64`
 }

@@ -13,7 +13,14 @@ const scope = Effect.runSync(Scope.make())
 let port = 0
 
 beforeAll(async () => {
-  const host = HostLive({ port: 0, host: "127.0.0.1", apiKeys: [{ workspaceId: "ws_a", key: KEY }], rateLimit: 100, rateBurst: 100, log: false })
+  const host = HostLive({
+    port: 0,
+    host: "127.0.0.1",
+    apiKeys: [{ workspaceId: "ws_a", key: KEY }],
+    rateLimit: 100,
+    rateBurst: 100,
+    log: false
+  })
   const context = await Effect.runPromise(Layer.buildWithScope(host.pipe(Layer.provide(MemoryEngineLive())), scope))
   const address = Context.get(context, HttpServer.HttpServer).address
   if (address._tag === "UnixPathAddress") throw new Error("expected a TCP address")
@@ -34,8 +41,7 @@ const open = () => {
   return {
     socket,
     received: () => received,
-    arrived: (text: string) =>
-      new Promise<void>((done) => received.includes(text) ? done() : waiters.push({ text, done })),
+    arrived: (text: string) => new Promise<void>((done) => (received.includes(text) ? done() : waiters.push({ text, done }))),
     closed: new Promise<void>((done) => socket.on("close", () => done()))
   }
 }
@@ -52,7 +58,10 @@ describe("Expect: 100-continue", () => {
     await connection.arrived("HTTP/1.1 100 Continue\r\n\r\n")
     connection.socket.write(body)
     await connection.closed
-    const statuses = connection.received().split("\r\n").filter((line) => line.startsWith("HTTP/1.1 "))
+    const statuses = connection
+      .received()
+      .split("\r\n")
+      .filter((line) => line.startsWith("HTTP/1.1 "))
     expect(statuses).toEqual(["HTTP/1.1 100 Continue", "HTTP/1.1 201 Created"])
   }, 10_000)
 
@@ -60,7 +69,10 @@ describe("Expect: 100-continue", () => {
     const connection = open()
     connection.socket.write(head("x".repeat(10), "").replace(/content-length: \d+/, "content-length: 2000000"))
     await connection.closed
-    const statuses = connection.received().split("\r\n").filter((line) => line.startsWith("HTTP/1.1 "))
+    const statuses = connection
+      .received()
+      .split("\r\n")
+      .filter((line) => line.startsWith("HTTP/1.1 "))
     expect(statuses).toEqual(["HTTP/1.1 413 Payload Too Large"])
   }, 10_000)
 })

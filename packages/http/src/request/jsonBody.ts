@@ -47,7 +47,7 @@ const hasBody = (request: HttpServerRequest.HttpServerRequest): boolean => {
 export const readJsonBody = (
   request: HttpServerRequest.HttpServerRequest
 ): Effect.Effect<unknown, InvalidJson | PayloadTooLarge | UnsupportedMediaType | ValidationError> =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     if (!hasBody(request)) return null
     const contentType = request.headers["content-type"]
     if (contentType === undefined || !isJsonMediaType(contentType)) {

@@ -14,9 +14,9 @@ describe("nestsDeeperThan", () => {
 
   it("accepts the limit and refuses one level more, in objects and arrays alike", () => {
     expect(nestsDeeperThan(nested(MAX_BODY_DEPTH, "[", "]"), MAX_BODY_DEPTH)).toBe(false)
-    expect(nestsDeeperThan(nested(MAX_BODY_DEPTH, "{\"a\":", "}"), MAX_BODY_DEPTH)).toBe(false)
+    expect(nestsDeeperThan(nested(MAX_BODY_DEPTH, '{"a":', "}"), MAX_BODY_DEPTH)).toBe(false)
     expect(nestsDeeperThan(nested(MAX_BODY_DEPTH + 1, "[", "]"), MAX_BODY_DEPTH)).toBe(true)
-    expect(nestsDeeperThan(nested(MAX_BODY_DEPTH + 1, "{\"a\":", "}"), MAX_BODY_DEPTH)).toBe(true)
+    expect(nestsDeeperThan(nested(MAX_BODY_DEPTH + 1, '{"a":', "}"), MAX_BODY_DEPTH)).toBe(true)
   })
 
   // The request that found it: a 10 000-level body overflowed the stack of the recursive walks after

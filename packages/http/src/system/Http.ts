@@ -6,14 +6,15 @@ import { Api } from "../Api.js"
 import { DocsLive } from "../docs/DocsLive.js"
 
 const SystemHandlers = HttpApiBuilder.group(Api, "system", (handlers) =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const engine = yield* Engine
     const document = HttpServerResponse.jsonUnsafe(OpenApi.fromApi(Api))
     return handlers
       .handle("health", () => Effect.succeed({ status: "ok" as const }))
       .handle("ready", () => Effect.as(engine.ping, { status: "ready" as const }))
       .handle("openapi", () => Effect.succeed(document))
-  }))
+  })
+)
 
 /**
  * The probes, the OpenAPI document and the reference page (DocsLive mounts its route on the same

@@ -5,7 +5,8 @@ import { Api } from "../Api.js"
 import { listRecords } from "../recordHandlers.js"
 
 export const TrashLive = HttpApiBuilder.group(Api, "trash", (handlers) =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const engine = yield* Engine
     return handlers.handle("list", listRecords(engine.trash.list))
-  }))
+  })
+)

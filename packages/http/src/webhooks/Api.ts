@@ -1,5 +1,16 @@
 import { HttpApiEndpoint, OpenApi } from "effect/http-api"
-import { accepted, actionErrors, created, createErrors, deleteErrors, listErrors, NoContent, readErrors, single, writeErrors } from "../answerSchemas.js"
+import {
+  accepted,
+  actionErrors,
+  created,
+  createErrors,
+  deleteErrors,
+  listErrors,
+  NoContent,
+  readErrors,
+  single,
+  writeErrors
+} from "../answerSchemas.js"
 import { pageOf, securedGroup } from "../documented.js"
 import { deliveryParams, idempotencyHeader, idParams, ifMatchHeader, PathText } from "../parameters.js"
 import {
@@ -43,8 +54,10 @@ repeated test sends again. No body.`
 
 export class WebhooksApi extends securedGroup(
   "webhooks",
-  HttpApiEndpoint.get("list", "/v1/webhooks", { success: pageOf(Webhook, "WebhookPage"), error: listErrors })
-    .annotate(OpenApi.Description, "Every webhook of the workspace, oldest first, in one page (next_cursor is null)."),
+  HttpApiEndpoint.get("list", "/v1/webhooks", { success: pageOf(Webhook, "WebhookPage"), error: listErrors }).annotate(
+    OpenApi.Description,
+    "Every webhook of the workspace, oldest first, in one page (next_cursor is null)."
+  ),
   HttpApiEndpoint.get("get", "/v1/webhooks/:id", { params: idParams, success: single(Webhook), error: readErrors }),
   HttpApiEndpoint.post("create", "/v1/webhooks", {
     payload: WebhookInput,

@@ -15,7 +15,7 @@ const deliveriesOf = (webhookId: string) => `${COLLECTION}/${encodeURIComponent(
 const recoveriesOf = (webhookId: string) => `${COLLECTION}/${encodeURIComponent(webhookId)}/recoveries`
 
 export const WebhooksLive = HttpApiBuilder.group(Api, "webhooks", (handlers) =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const engine = yield* Engine
     const idempotent = yield* IdempotentReplies
     return handlers
@@ -25,48 +25,55 @@ export const WebhooksLive = HttpApiBuilder.group(Api, "webhooks", (handlers) =>
       .handleRaw("update", writeRecord(engine.webhooks.update))
       .handle("delete", deleteRecord(engine.webhooks.delete))
       .handle("deliveries", ({ params, request }) =>
-        Effect.gen(function*() {
+        Effect.gen(function* () {
           const query = yield* readQuery(request, "all")
           return respond(page(yield* engine.webhooks.deliveries(yield* Caller, params.id, query)))
-        }))
+        })
+      )
       .handle("delivery", ({ params, request }) =>
-        Effect.gen(function*() {
+        Effect.gen(function* () {
           yield* readQuery(request, [])
           return respond(record(yield* engine.webhooks.delivery(yield* Caller, params.id, params.delivery_id)))
-        }))
+        })
+      )
       .handle("replay", ({ params, request }) =>
-        Effect.gen(function*() {
+        Effect.gen(function* () {
           yield* readQuery(request, [])
           const ctx = yield* Caller
           return yield* idempotent.run(
             ctx,
             request,
             null,
-            Effect.map(
-              unconditional(engine.webhooks.replay(ctx, params.id, params.delivery_id)),
-              (delivery) => record(delivery, { status: 202, location: locationOf(deliveriesOf(params.id), delivery) })
+            Effect.map(unconditional(engine.webhooks.replay(ctx, params.id, params.delivery_id)), (delivery) =>
+              record(delivery, { status: 202, location: locationOf(deliveriesOf(params.id), delivery) })
             )
           )
-        }))
+        })
+      )
       .handleRaw("recover", ({ params, request }) =>
         postedJson(idempotent, request, (ctx, body) =>
-          Effect.map(
-            unconditional(engine.webhooks.recover(ctx, params.id, body)),
-            (job) => record(job, { status: 202, location: locationOf(recoveriesOf(params.id), job) })
-          )))
+          Effect.map(unconditional(engine.webhooks.recover(ctx, params.id, body)), (job) =>
+            record(job, { status: 202, location: locationOf(recoveriesOf(params.id), job) })
+          )
+        )
+      )
       .handle("recovery", ({ params, request }) =>
-        Effect.gen(function*() {
+        Effect.gen(function* () {
           yield* readQuery(request, [])
           return respond(record(yield* engine.webhooks.recovery(yield* Caller, params.id, params.job_id)))
-        }))
+        })
+      )
       .handle("test", ({ params, request }) =>
-        Effect.gen(function*() {
+        Effect.gen(function* () {
           yield* readQuery(request, [])
           return respond(json(yield* engine.webhooks.test(yield* Caller, params.id)))
-        }))
+        })
+      )
       .handle("eventTypes", ({ request }) =>
-        Effect.gen(function*() {
+        Effect.gen(function* () {
           yield* readQuery(request, [])
           return respond(page({ data: webhookEventTypes, next_cursor: null }))
-        }))
-  }))
+        })
+      )
+  })
+)

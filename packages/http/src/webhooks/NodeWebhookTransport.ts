@@ -124,30 +124,35 @@ const send = (agents: Agents, url: URL, request: WebhookRequest) =>
 
 const refusedTarget = (message: string) => Effect.fail(new TransportError({ message }))
 
-const makePost = (guarded: Agents, open: Agents) => (request: WebhookRequest): Effect.Effect<WebhookResponse, TransportError> =>
-  Effect.suspend(() => {
-    if (!URL.canParse(request.url)) return refusedTarget("the webhook URL is not a valid URL")
-    const url = new URL(request.url)
-    if (url.protocol !== "https:" && url.protocol !== "http:") return refusedTarget("the webhook URL is not http or https")
-    if (!request.allowInsecure) {
-      if (url.protocol !== "https:") return refusedTarget("refused: only https targets are allowed")
-      // Node connects to an IP literal without calling `lookup`, so it is judged here.
-      const literal = ipLiteral(url.hostname)
-      if (literal !== null && !isPublicAddress(literal)) return refusedTarget("refused: the target is not a public address")
-    }
-    return send(request.allowInsecure ? open : guarded, url, request).pipe(
-      Effect.zipWith(Clock.currentTimeMillis, (raw, now): WebhookResponse => ({
-        status: raw.status,
-        retryAfterSeconds: parseRetryAfter(raw.retryAfter, now)
-      }))
-    )
-  })
+const makePost =
+  (guarded: Agents, open: Agents) =>
+  (request: WebhookRequest): Effect.Effect<WebhookResponse, TransportError> =>
+    Effect.suspend(() => {
+      if (!URL.canParse(request.url)) return refusedTarget("the webhook URL is not a valid URL")
+      const url = new URL(request.url)
+      if (url.protocol !== "https:" && url.protocol !== "http:") return refusedTarget("the webhook URL is not http or https")
+      if (!request.allowInsecure) {
+        if (url.protocol !== "https:") return refusedTarget("refused: only https targets are allowed")
+        // Node connects to an IP literal without calling `lookup`, so it is judged here.
+        const literal = ipLiteral(url.hostname)
+        if (literal !== null && !isPublicAddress(literal)) return refusedTarget("refused: the target is not a public address")
+      }
+      return send(request.allowInsecure ? open : guarded, url, request).pipe(
+        Effect.zipWith(
+          Clock.currentTimeMillis,
+          (raw, now): WebhookResponse => ({
+            status: raw.status,
+            retryAfterSeconds: parseRetryAfter(raw.retryAfter, now)
+          })
+        )
+      )
+    })
 
 const PRIVATE = "resolves to a private address"
 
 /** Registration-time check: the host must resolve, and only to public addresses. */
 const checkTarget = (target: string, allowInsecure: boolean): Effect.Effect<void, ValidationError> =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     if (allowInsecure) return
     if (!URL.canParse(target)) return yield* ValidationError.at("url", "must be an absolute URL")
     const hostname = new URL(target).hostname
@@ -165,7 +170,7 @@ const checkTarget = (target: string, allowInsecure: boolean): Effect.Effect<void
   })
 
 /** The transport, with its connection pools closed when the scope closes. */
-export const make: Effect.Effect<WebhookTransportService, never, Scope.Scope> = Effect.gen(function*() {
+export const make: Effect.Effect<WebhookTransportService, never, Scope.Scope> = Effect.gen(function* () {
   const guarded = makeAgents(true)
   const open = makeAgents(false)
   yield* Effect.addFinalizer(() =>

@@ -47,7 +47,7 @@ const PAYLOAD_DATA: { readonly [Type in WebhookSentEventType]: Schema.Top } = {
 const jsonSchemaOf = (schema: Schema.Top): JsonObject => {
   const document = Schema.toJsonSchemaDocument(schema, { onExcessProperty: "error", referencePolicy: () => undefined })
   // JSON Schema is JSON: the cast only forgets the narrower type.
-  return { $schema: "https://json-schema.org/draft/2020-12/schema", ...customFieldsBesideProperties(document.schema) as JsonObject }
+  return { $schema: "https://json-schema.org/draft/2020-12/schema", ...(customFieldsBesideProperties(document.schema) as JsonObject) }
 }
 
 /** The list, made once: it changes only with the code. */

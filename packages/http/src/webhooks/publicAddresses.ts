@@ -11,8 +11,7 @@ export const ipLiteral = (hostname: string): string | null => {
   return isIP(inner) === 0 ? null : inner
 }
 
-const refused = (hostname: string) =>
-  Object.assign(new Error(`${hostname} resolves to a non-public address`), { code: NON_PUBLIC_TARGET })
+const refused = (hostname: string) => Object.assign(new Error(`${hostname} resolves to a non-public address`), { code: NON_PUBLIC_TARGET })
 
 /**
  * A `lookup` for sockets that may only reach public addresses. It runs when the connection is made,

@@ -8,20 +8,22 @@ const EventName = Schema.String.annotate({
 })
 
 const events = Schema.Array(EventName).annotate({
-  description: "A non-empty list of event names, or [\"*\"]. An unknown name is 400 at events[i]."
+  description: 'A non-empty list of event names, or ["*"]. An unknown name is 400 at events[i].'
 })
 
 const url = Schema.String.annotate({
-  description: "An https URL whose host resolves only to public addresses (checked at registration and again on " +
+  description:
+    "An https URL whose host resolves only to public addresses (checked at registration and again on " +
     "every connection). Plain http and private targets only on a host started with DEALSTREAM_ALLOW_INSECURE_WEBHOOKS=1."
 })
 
 const secret = Schema.String.annotate({
-  description: "Signing secret, 8 to 512 visible ASCII characters. Write-only: never returned, only has_secret. " +
+  description:
+    "Signing secret, 8 to 512 visible ASCII characters. Write-only: never returned, only has_secret. " +
     "With a secret, every request carries webhook-signature and X-Service-Signature (Standard Webhooks v1). " +
     "A secret of the form whsec_<base64> (Standard Webhooks) signs with its decoded bytes, which must be 24 to 64, " +
     "so new Webhook(secret) in a Standard Webhooks library's default mode verifies; any other secret signs with its " +
-    "characters as bytes (format: \"raw\" in those libraries).",
+    'characters as bytes (format: "raw" in those libraries).',
   examples: ["whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"]
 })
 
@@ -37,20 +39,26 @@ export const WebhookPatch = Schema.Struct({
   secret: Schema.optionalKey(Schema.NullOr(secret).annotate({ description: "null removes the secret: requests go unsigned." })),
   previous_secret_expires_in: Schema.optionalKey(
     Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 604800 })).annotate({
-      description: "Rotation: with a new secret, the one it replaces stays valid for this many seconds (at most 7 days). " +
+      description:
+        "Rotation: with a new secret, the one it replaces stays valid for this many seconds (at most 7 days). " +
         "Meanwhile webhook-signature carries both signatures, space-separated, the new one first " +
         "(v1,<new> v1,<old>), and X-Service-Signature the new one. Each attempt decides by its own timestamp. " +
         "Only the latest replaced secret is kept: a second rotation during an overlap ends the first one's."
     })
   ),
-  recover_since: Schema.optionalKey(Timestamp.annotate({
-    description: "Starts a recovery of the events recorded since then (see POST /v1/webhooks/{id}/recover), in the same " +
-      "commit as the other changes; with status \"active\" it reactivates a failed webhook and recovers what it missed " +
-      "in one step. The running job's id is in the webhook's recovery."
-  })),
-  status: Schema.optionalKey(Schema.Literal("active").annotate({
-    description: "Reactivates a failed webhook; it receives new events again (past ones can be replayed)."
-  }))
+  recover_since: Schema.optionalKey(
+    Timestamp.annotate({
+      description:
+        "Starts a recovery of the events recorded since then (see POST /v1/webhooks/{id}/recover), in the same " +
+        'commit as the other changes; with status "active" it reactivates a failed webhook and recovers what it missed ' +
+        "in one step. The running job's id is in the webhook's recovery."
+    })
+  ),
+  status: Schema.optionalKey(
+    Schema.Literal("active").annotate({
+      description: "Reactivates a failed webhook; it receives new events again (past ones can be replayed)."
+    })
+  )
 }).annotate({
   identifier: "WebhookPatch",
   description: "Only the keys present change. A delivery in progress is not interrupted; the next attempt uses the new settings."
@@ -116,9 +124,11 @@ export const Delivery = Schema.Struct({
   last_error: nullable(Schema.String, "The last attempt's error, when it got no answer."),
   replay_of: nullable(Schema.String, "The delivery this one replays."),
   created_at: Timestamp,
-  attempts: Schema.optionalKey(Schema.Array(DeliveryAttempt).annotate({
-    description: "Every attempt, oldest first (on the single-delivery GET only)."
-  }))
+  attempts: Schema.optionalKey(
+    Schema.Array(DeliveryAttempt).annotate({
+      description: "Every attempt, oldest first (on the single-delivery GET only)."
+    })
+  )
 }).annotate({ identifier: "Delivery" })
 
 export const WebhookTestAttempt = Schema.Struct({

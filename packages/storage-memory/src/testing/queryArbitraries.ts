@@ -20,15 +20,17 @@ const pools: Record<string, ReadonlyArray<Json>> = {
 }
 
 /** A document's data: each field absent, null, or from its pool. */
-export const documentData: fc.Arbitrary<JsonObject> = fc.tuple(
-  ...Object.entries(pools).map(([name, values]) =>
-    fc.option(fc.constantFrom<Json>(...values, null), { nil: undefined }).map((value) => [name, value] as const)
+export const documentData: fc.Arbitrary<JsonObject> = fc
+  .tuple(
+    ...Object.entries(pools).map(([name, values]) =>
+      fc.option(fc.constantFrom<Json>(...values, null), { nil: undefined }).map((value) => [name, value] as const)
+    )
   )
-).map((fields) => {
-  const data: Record<string, Json> = {}
-  for (const [name, value] of fields) if (value !== undefined) data[name] = value
-  return data
-})
+  .map((fields) => {
+    const data: Record<string, Json> = {}
+    for (const [name, value] of fields) if (value !== undefined) data[name] = value
+    return data
+  })
 
 /** Ids that sort in code point order apart from UTF-16 order, and "a" < "aa" < "b". */
 export const ids = ["a", "aa", "b", "B", "c", "d", "é", "\uFF21", "😀", "e", "f", "g", "h", "i", "j", "k"] as const
@@ -60,22 +62,26 @@ const fieldRef = fc.constantFrom(...sortFields)
 
 const leaf: fc.Arbitrary<Expr> = fc.oneof(
   fc.constant<Expr>({ _tag: "True" }),
-  fc.record({
-    field: fieldRef,
-    op: fc.constantFrom("eq", "ne", "gt", "gte", "lt", "lte" as const),
-    value: scalar
-  }).map((e): Expr => ({ _tag: "Compare", ...e })),
+  fc
+    .record({
+      field: fieldRef,
+      op: fc.constantFrom("eq", "ne", "gt", "gte", "lt", "lte" as const),
+      value: scalar
+    })
+    .map((e): Expr => ({ _tag: "Compare", ...e })),
   fc.record({ field: fieldRef, values: fc.array(scalar, { maxLength: 3 }) }).map((e): Expr => ({ _tag: "In", ...e })),
   fieldRef.map((field): Expr => ({ _tag: "Exists", field })),
   fc.record({ field: fieldRef, value: fc.constantFrom("a", "AD", "ë", "") }).map((e): Expr => ({ _tag: "Contains", ...e })),
   fc.record({ field: fieldRef, value: fc.constantFrom("a", "Ad", "z") }).map((e): Expr => ({ _tag: "StartsWith", ...e })),
   fc.constantFrom("a", "b").map((value): Expr => ({ _tag: "HasElement", field: { name: "tags", type: "id_array" }, value })),
-  fc.array(fc.constantFrom("ada", "a", "lov", "gold", "zo"), { minLength: 1, maxLength: 2 }).map((terms): Expr => ({
-    _tag: "Search",
-    fields: [{ name: "name", type: "text" }],
-    wholeWordFields: [{ name: "cf_tier", type: "enum" }],
-    terms
-  }))
+  fc.array(fc.constantFrom("ada", "a", "lov", "gold", "zo"), { minLength: 1, maxLength: 2 }).map(
+    (terms): Expr => ({
+      _tag: "Search",
+      fields: [{ name: "name", type: "text" }],
+      wholeWordFields: [{ name: "cf_tier", type: "enum" }],
+      terms
+    })
+  )
 )
 
 export const where: fc.Arbitrary<Expr> = fc.oneof(
@@ -91,7 +97,10 @@ export const where: fc.Arbitrary<Expr> = fc.oneof(
  */
 export interface QueryCase {
   readonly query: Omit<DocumentQuery, "after">
-  readonly after: { readonly _tag: "None" } | { readonly _tag: "Row"; readonly pick: number } | { readonly _tag: "Made"; readonly position: Position }
+  readonly after:
+    | { readonly _tag: "None" }
+    | { readonly _tag: "Row"; readonly pick: number }
+    | { readonly _tag: "Made"; readonly position: Position }
 }
 
 export const queryCase: fc.Arbitrary<QueryCase> = fc.record({
@@ -105,10 +114,12 @@ export const queryCase: fc.Arbitrary<QueryCase> = fc.record({
   after: fc.oneof(
     fc.constant({ _tag: "None" as const }),
     fc.nat().map((pick) => ({ _tag: "Row" as const, pick })),
-    fc.record({
-      value: fc.oneof(scalar, fc.constantFrom(null, Number.NaN, Number.POSITIVE_INFINITY, -0)),
-      id: fc.oneof(id, fc.constantFrom("", "ab", "\uFFFF"))
-    }).map((position) => ({ _tag: "Made" as const, position }))
+    fc
+      .record({
+        value: fc.oneof(scalar, fc.constantFrom(null, Number.NaN, Number.POSITIVE_INFINITY, -0)),
+        id: fc.oneof(id, fc.constantFrom("", "ab", "\uFFFF"))
+      })
+      .map((position) => ({ _tag: "Made" as const, position }))
   )
 })
 

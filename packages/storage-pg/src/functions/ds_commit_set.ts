@@ -98,7 +98,10 @@ export const ds_commit_set: StoredFunction = {
       )
       SELECT jsonb_agg(jsonb_build_object('events', coalesce(a.events, '[]'::jsonb)) ORDER BY it.n) INTO outcomes
         FROM ${itemsOf} LEFT JOIN appended AS a ON a.n = it.n;
-      ${documentTableList.filter(([collection]) => !oneByOne.includes(collection)).map(upsertInto).join("")}
+      ${documentTableList
+        .filter(([collection]) => !oneByOne.includes(collection))
+        .map(upsertInto)
+        .join("")}
       RETURN outcomes;
     END
     $set$`

@@ -47,5 +47,6 @@ const functionsOf = (words: string): ReadonlyArray<StoredFunction> => [
   triggerFunction(`${words}_truncated`, `TRUNCATE ${words}`)
 ]
 
-export const searchWords: ReadonlyArray<StoredFunction> = Object.values(searchWordTables)
-  .flatMap((words) => words === undefined ? [] : functionsOf(words))
+export const searchWords: ReadonlyArray<StoredFunction> = Object.values(searchWordTables).flatMap((words) =>
+  words === undefined ? [] : functionsOf(words)
+)

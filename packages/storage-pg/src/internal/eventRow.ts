@@ -4,7 +4,8 @@ import type { EventMetadata, JsonObject, StoredEvent } from "@dealstream/core"
  * The columns of ds_events as the adapter reads them; recorded_at in toISOString() form, made by
  * the server, so the port's string does not depend on how the driver decodes timestamptz.
  */
-export const eventColumns = `sequence, stream_id, stream_version, type, data, metadata, ` +
+export const eventColumns =
+  `sequence, stream_id, stream_version, type, data, metadata, ` +
   `to_char(recorded_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS recorded_at`
 
 export interface EventRow {

@@ -27,20 +27,21 @@ export const serverError = (fields: { readonly code: string; readonly constraint
   })
   const props = { cause, message: fields.message, operation: "query" }
   const { code } = fields
-  const reason = code === "23505"
-    ? new SqlError.UniqueViolation({ ...props, constraint: fields.constraint ?? "unknown" })
-    : code === "40P01"
-    ? new SqlError.DeadlockError(props)
-    : code === "40001"
-    ? new SqlError.SerializationError(props)
-    : code === "55P03"
-    ? new SqlError.LockTimeoutError(props)
-    : code === "57014"
-    ? new SqlError.StatementTimeoutError(props)
-    : code.startsWith("08")
-    ? new SqlError.ConnectionError(props)
-    : code.startsWith("23")
-    ? new SqlError.ConstraintError(props)
-    : new SqlError.UnknownError(props)
+  const reason =
+    code === "23505"
+      ? new SqlError.UniqueViolation({ ...props, constraint: fields.constraint ?? "unknown" })
+      : code === "40P01"
+        ? new SqlError.DeadlockError(props)
+        : code === "40001"
+          ? new SqlError.SerializationError(props)
+          : code === "55P03"
+            ? new SqlError.LockTimeoutError(props)
+            : code === "57014"
+              ? new SqlError.StatementTimeoutError(props)
+              : code.startsWith("08")
+                ? new SqlError.ConnectionError(props)
+                : code.startsWith("23")
+                  ? new SqlError.ConstraintError(props)
+                  : new SqlError.UnknownError(props)
   return new SqlError.SqlError({ reason })
 }

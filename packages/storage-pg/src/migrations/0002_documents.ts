@@ -49,8 +49,15 @@ export const migration: Migration = {
   statements: [
     // GIN over a btree-comparable column (workspace_id) next to the jsonb array.
     `CREATE EXTENSION IF NOT EXISTS btree_gin`,
-    ...["ds_contacts", "ds_deals", "ds_timeline_entries", "ds_pipelines", "ds_custom_fields", "ds_idempotency_keys", "ds_workspaces"]
-      .flatMap(table),
+    ...[
+      "ds_contacts",
+      "ds_deals",
+      "ds_timeline_entries",
+      "ds_pipelines",
+      "ds_custom_fields",
+      "ds_idempotency_keys",
+      "ds_workspaces"
+    ].flatMap(table),
     live("ds_contacts", "created_at", [timestamp("created_at")]),
     live("ds_contacts", "updated_at", [timestamp("updated_at")]),
     live("ds_contacts", "email", [text("email")]),

@@ -39,9 +39,12 @@ export const migration: Migration = {
   name: "webhooks and deliveries",
   statements: [
     ...table("ds_webhooks"),
-    ...table("ds_deliveries", `
+    ...table(
+      "ds_deliveries",
+      `
     lease_owner text COLLATE "C",
-    lease_until text COLLATE "C",`),
+    lease_until text COLLATE "C",`
+    ),
     live("ds_webhooks", "created_at", [timestamp("created_at")]),
     // GET /v1/webhooks/:id/deliveries: one webhook's deliveries newest first (a backward scan),
     // a status filter checked on the way, which stops after a page of matches.

@@ -27,7 +27,10 @@ import type { Migration } from "./Migration.js"
 
 const WORD_LENGTH = 200
 
-const searched: ReadonlyArray<readonly [string, string]> = [["ds_contacts", "ds_contacts_words"], ["ds_deals", "ds_deals_words"]]
+const searched: ReadonlyArray<readonly [string, string]> = [
+  ["ds_contacts", "ds_contacts_words"],
+  ["ds_deals", "ds_deals_words"]
+]
 
 const cut = (word: string) => `left(${word}, ${WORD_LENGTH})`
 

@@ -7,7 +7,5 @@ import type { Migration } from "./Migration.js"
 export const migration: Migration = {
   id: 12,
   name: "events by workspace",
-  statements: [
-    `CREATE INDEX ds_events_workspace_sequence ON ds_events (workspace_id, sequence)`
-  ]
+  statements: [`CREATE INDEX ds_events_workspace_sequence ON ds_events (workspace_id, sequence)`]
 }

@@ -8,7 +8,5 @@ import type { Migration } from "./Migration.js"
 export const migration: Migration = {
   id: 13,
   name: "events feed",
-  statements: [
-    `CREATE INDEX ds_events_workspace_feed ON ds_events (workspace_id, xact_id, sequence)`
-  ]
+  statements: [`CREATE INDEX ds_events_workspace_feed ON ds_events (workspace_id, xact_id, sequence)`]
 }

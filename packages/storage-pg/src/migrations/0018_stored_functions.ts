@@ -14,8 +14,5 @@ import type { Migration } from "./Migration.js"
 export const migration: Migration = {
   id: 18,
   name: "stored functions",
-  statements: [
-    `DROP FUNCTION ds_commit_batch_unmarked(jsonb)`,
-    `DROP FUNCTION ds_feed_lock(text[])`
-  ]
+  statements: [`DROP FUNCTION ds_commit_batch_unmarked(jsonb)`, `DROP FUNCTION ds_feed_lock(text[])`]
 }

@@ -32,7 +32,7 @@ export const nowIso: Effect.Effect<string> = Effect.map(Clock.currentTimeMillis,
  * PostgreSQL); the delivery worker, which reads no settings, does not.
  */
 export const makeEngineDeps = (options: { readonly listen: boolean }) =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const storage = yield* Storage
     const settings = makeSettingsCache()
     if (options.listen) yield* followSettingsChanges(storage, settings)
@@ -49,14 +49,14 @@ export const makeEngineDeps = (options: { readonly listen: boolean }) =>
 export const engineDeps = makeEngineDeps({ listen: true })
 
 /** Decided events made ready to append: each gets its public `evt_` id and who asked for it. */
-export const withMetadata = (
-  deps: EngineDeps,
-  ctx: RequestContext,
-  events: ReadonlyArray<DomainEvent>
-): Effect.Effect<Array<NewEvent>> =>
+export const withMetadata = (deps: EngineDeps, ctx: RequestContext, events: ReadonlyArray<DomainEvent>): Effect.Effect<Array<NewEvent>> =>
   Effect.forEach(events, (event) =>
-    Effect.map(deps.ids.make("evt"), (eventId): NewEvent => ({
-      type: event.type,
-      data: event.data,
-      metadata: { workspaceId: ctx.workspaceId, eventId, requestId: ctx.requestId, actor: ctx.actor }
-    })))
+    Effect.map(
+      deps.ids.make("evt"),
+      (eventId): NewEvent => ({
+        type: event.type,
+        data: event.data,
+        metadata: { workspaceId: ctx.workspaceId, eventId, requestId: ctx.requestId, actor: ctx.actor }
+      })
+    )
+  )

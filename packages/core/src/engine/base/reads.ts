@@ -21,7 +21,7 @@ export const queryAll = (
   where: Expr,
   sort: SortSpec = { field: { name: "id", type: "id" }, direction: "asc" }
 ) =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const out: Array<StoredDocument> = []
     let after: DocumentQuery["after"] = null
     for (;;) {
@@ -52,13 +52,10 @@ export const liveNaming = (deps: Reader, collection: Collection, workspaceId: st
 
 /** Which of these ids name records of `collection` in the workspace that are live, and which are in its trash: one read. */
 export const recordStates = (deps: Reader, collection: Collection, workspaceId: string, ids: ReadonlyArray<string>) =>
-  Effect.map(
-    ids.length === 0 ? Effect.succeed([]) : deps.storage.getDocuments(collection, workspaceId, [...new Set(ids)]),
-    (docs) => ({
-      live: new Set(docs.filter((doc) => doc.deletedAt === null).map((doc) => doc.id)),
-      trashed: new Set(docs.filter((doc) => doc.deletedAt !== null).map((doc) => doc.id))
-    })
-  )
+  Effect.map(ids.length === 0 ? Effect.succeed([]) : deps.storage.getDocuments(collection, workspaceId, [...new Set(ids)]), (docs) => ({
+    live: new Set(docs.filter((doc) => doc.deletedAt === null).map((doc) => doc.id)),
+    trashed: new Set(docs.filter((doc) => doc.deletedAt !== null).map((doc) => doc.id))
+  }))
 
 /** Whether any document matches, among the live ones or those in the trash. */
 export const existsWhere = (

@@ -92,20 +92,20 @@ export const settingsOf = (
   })
 
   const catalogs = Effect.flatMap(current, (e) =>
-    e.catalogs !== undefined ? Effect.succeed(e.catalogs) : Effect.map(
-      readState(storage, customFieldAggregate, ctx, customFieldStreamId(workspaceId)),
-      ({ state }) => {
-        const defs = state.definitions
-        e.catalogs = {
-          defs,
-          contact: catalogOf("contact", defs),
-          deal: catalogOf("deal", defs),
-          company: catalogOf("company", defs),
-          activity: catalogOf("activity", defs)
-        }
-        return e.catalogs
-      }
-    ))
+    e.catalogs !== undefined
+      ? Effect.succeed(e.catalogs)
+      : Effect.map(readState(storage, customFieldAggregate, ctx, customFieldStreamId(workspaceId)), ({ state }) => {
+          const defs = state.definitions
+          e.catalogs = {
+            defs,
+            contact: catalogOf("contact", defs),
+            deal: catalogOf("deal", defs),
+            company: catalogOf("company", defs),
+            activity: catalogOf("activity", defs)
+          }
+          return e.catalogs
+        })
+  )
 
   const pipeline = (id: string) =>
     Effect.flatMap(current, (e) => {
@@ -120,19 +120,19 @@ export const settingsOf = (
     })
 
   const activeWebhooks = Effect.flatMap(current, (e) =>
-    e.webhooks !== undefined ? Effect.succeed(e.webhooks) : Effect.map(
-      queryAll({ storage }, "webhook", workspaceId, activeStatus),
-      (webhooks) => {
-        e.webhooks = webhooks
-        return webhooks
-      }
-    ))
+    e.webhooks !== undefined
+      ? Effect.succeed(e.webhooks)
+      : Effect.map(queryAll({ storage }, "webhook", workspaceId, activeStatus), (webhooks) => {
+          e.webhooks = webhooks
+          return webhooks
+        })
+  )
 
   return {
     catalogs,
     pipeline,
     activeWebhooks,
-    read: () => entry === undefined ? null : { workspaceId, version: entry.version },
+    read: () => (entry === undefined ? null : { workspaceId, version: entry.version }),
     verified: () => verified
   }
 }
@@ -143,25 +143,25 @@ export const settingsOf = (
  * listening starts again a second later.
  */
 export const followSettingsChanges = (storage: StorageService, cache: SettingsCache) =>
-  Effect.forkScoped(Effect.forever(
-    storage.settingsChanges.pipe(
-      Stream.runForEach((change) =>
-        Effect.sync(() => change._tag === "Changed" ? cache.delete(change.workspaceId) : cache.clear())
-      ),
-      Effect.catchCause((cause) => Cause.hasInterruptsOnly(cause) ? Effect.failCause(cause) : Effect.void),
-      Effect.andThen(Effect.sync(() => cache.clear())),
-      Effect.andThen(Effect.sleep(Duration.seconds(1)))
+  Effect.forkScoped(
+    Effect.forever(
+      storage.settingsChanges.pipe(
+        Stream.runForEach((change) => Effect.sync(() => (change._tag === "Changed" ? cache.delete(change.workspaceId) : cache.clear()))),
+        Effect.catchCause((cause) => (Cause.hasInterruptsOnly(cause) ? Effect.failCause(cause) : Effect.void)),
+        Effect.andThen(Effect.sync(() => cache.clear())),
+        Effect.andThen(Effect.sleep(Duration.seconds(1)))
+      )
     )
-  ))
+  )
 
 /** A request body parsed against the workspace's custom field catalog, with the catalogs it was parsed by. */
-export const parsedWith = (parse: RecordParser, input: unknown) =>
-(settings: Settings): Effect.Effect<{ readonly known: Catalogs; readonly fields: JsonObject }, ValidationError | StorageUnavailable> =>
-  Effect.flatMap(settings.catalogs, (known) => {
-    const fields = parse(input, known.defs)
-    return Result.isFailure(fields) ? Effect.fail(fields.failure) : Effect.succeed({ known, fields: fields.success })
-  })
-
+export const parsedWith =
+  (parse: RecordParser, input: unknown) =>
+  (settings: Settings): Effect.Effect<{ readonly known: Catalogs; readonly fields: JsonObject }, ValidationError | StorageUnavailable> =>
+    Effect.flatMap(settings.catalogs, (known) => {
+      const fields = parse(input, known.defs)
+      return Result.isFailure(fields) ? Effect.fail(fields.failure) : Effect.succeed({ known, fields: fields.success })
+    })
 
 /** The catalogs alone, for a command that parses nothing by them but answers with the record. */
 export const catalogsOf = (settings: Settings) => settings.catalogs

@@ -56,25 +56,24 @@ export const readState = <C, E extends DomainEvent, S>(
   streamId: string,
   known?: StreamState<S>
 ): Effect.Effect<StreamState<S>, StorageUnavailable> =>
-  !isStreamOf(aggregate, streamId) ? Effect.succeed(startOf(aggregate, -1)) : Effect.flatMap(
-    storage.readStream(streamId, known?.version ?? 0),
-    (stored) => {
-      const first = stored[0]
-      if (first === undefined) return Effect.succeed(known ?? emptyState(aggregate))
-      if (known === undefined && first.metadata.workspaceId !== ctx.workspaceId) return Effect.succeed(emptyState(aggregate))
-      // A purge's tombstone is among the events of its commit, so the events since `known` show it.
-      if (isErased(stored)) return Effect.succeed(startOf(aggregate, -1))
-      const decoded = decodeEvents(aggregate, stored)
-      if (Result.isFailure(decoded)) return Effect.die(decoded.failure)
-      const lastAt = stored[stored.length - 1]!.data["at"]
-      return Effect.succeed({
-        version: (known?.version ?? 0) + stored.length,
-        state: decoded.success.reduce(aggregate.decider.evolve, known?.state ?? aggregate.decider.initialState),
-        projected: aggregate.project === null ? null : foldProjection(aggregate.project, decoded.success, known?.projected ?? null),
-        lastAt: typeof lastAt === "string" ? lastAt : known?.lastAt
+  !isStreamOf(aggregate, streamId)
+    ? Effect.succeed(startOf(aggregate, -1))
+    : Effect.flatMap(storage.readStream(streamId, known?.version ?? 0), (stored) => {
+        const first = stored[0]
+        if (first === undefined) return Effect.succeed(known ?? emptyState(aggregate))
+        if (known === undefined && first.metadata.workspaceId !== ctx.workspaceId) return Effect.succeed(emptyState(aggregate))
+        // A purge's tombstone is among the events of its commit, so the events since `known` show it.
+        if (isErased(stored)) return Effect.succeed(startOf(aggregate, -1))
+        const decoded = decodeEvents(aggregate, stored)
+        if (Result.isFailure(decoded)) return Effect.die(decoded.failure)
+        const lastAt = stored[stored.length - 1]!.data["at"]
+        return Effect.succeed({
+          version: (known?.version ?? 0) + stored.length,
+          state: decoded.success.reduce(aggregate.decider.evolve, known?.state ?? aggregate.decider.initialState),
+          projected: aggregate.project === null ? null : foldProjection(aggregate.project, decoded.success, known?.projected ?? null),
+          lastAt: typeof lastAt === "string" ? lastAt : known?.lastAt
+        })
       })
-    }
-  )
 
 /** Whether a host may keep this aggregate's states between commands (see Aggregate.redactedInPlace). */
 const keepable = (aggregate: Aggregate<any, any, any>) => aggregate.redactedInPlace !== true

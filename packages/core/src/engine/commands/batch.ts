@@ -28,25 +28,37 @@ export interface BatchWrites {
     /** The field `match` names (contacts: `email`). */
     readonly field: string
     /** The write an upsert is: an update of the live record holding the key, or a create. */
-    readonly write: (ctx: RequestContext, match: string, data: JsonObject) => Effect.Effect<{ readonly write: Write<Versioned>; readonly created: boolean }, WriteError>
+    readonly write: (
+      ctx: RequestContext,
+      match: string,
+      data: JsonObject
+    ) => Effect.Effect<{ readonly write: Write<Versioned>; readonly created: boolean }, WriteError>
   }
 }
 
 const at = (index: number, path: string, message: string) => ({ path: `operations[${index}]${path}`, message })
 
 /** The body `{operations: [...], atomic?}`, every problem of it at once; nothing runs unless all of it is well formed. */
-export const parseBatch = (body: unknown, writes: BatchWrites): Result.Result<{ readonly atomic: boolean; readonly operations: ReadonlyArray<BatchOperation> }, ValidationError> => {
+export const parseBatch = (
+  body: unknown,
+  writes: BatchWrites
+): Result.Result<{ readonly atomic: boolean; readonly operations: ReadonlyArray<BatchOperation> }, ValidationError> => {
   if (!isJsonObject(body)) return Result.fail(ValidationError.at("", "must be an object with operations"))
   const problems: Array<{ readonly path: string; readonly message: string }> = []
-  for (const key of Object.keys(body)) if (key !== "operations" && key !== "atomic") problems.push({ path: key, message: "is not a known field" })
+  for (const key of Object.keys(body))
+    if (key !== "operations" && key !== "atomic") problems.push({ path: key, message: "is not a known field" })
   const atomic = body["atomic"] ?? false
   if (typeof atomic !== "boolean") problems.push({ path: "atomic", message: "must be true or false" })
   const raw = body["operations"]
-  if (!Array.isArray(raw)) return Result.fail(ValidationError.of([...problems, { path: "operations", message: "must be an array of 1 to 100 operations" }]))
+  if (!Array.isArray(raw))
+    return Result.fail(ValidationError.of([...problems, { path: "operations", message: "must be an array of 1 to 100 operations" }]))
   if (raw.length === 0 || raw.length > MAX_BATCH_OPERATIONS) problems.push({ path: "operations", message: "must hold 1 to 100 operations" })
   const operations: Array<BatchOperation> = []
   raw.forEach((item, i) => {
-    if (!isJsonObject(item)) return problems.push(at(i, "", "must be an object with op and data"))
+    if (!isJsonObject(item)) {
+      problems.push(at(i, "", "must be an object with op and data"))
+      return
+    }
     const known = ["op", "data", "id", "match"]
     for (const key of Object.keys(item)) if (!known.includes(key)) problems.push(at(i, `.${key}`, "is not a known field"))
     const data = item["data"]
@@ -64,12 +76,19 @@ export const parseBatch = (body: unknown, writes: BatchWrites): Result.Result<{ 
       if (isJsonObject(data) && typeof id === "string") operations.push({ op, id, data })
     } else if (op === "upsert") {
       const field = writes.upsert?.field
-      if (field === undefined) return problems.push(at(i, ".op", "must be create or update: this record type has no unique key to upsert on"))
+      if (field === undefined) {
+        problems.push(at(i, ".op", "must be create or update: this record type has no unique key to upsert on"))
+        return
+      }
       if (id !== undefined) problems.push(at(i, ".id", "is not taken by upsert (it matches on match)"))
       const value = isJsonObject(match) ? match[field] : undefined
       if (!isJsonObject(match) || Object.keys(match).some((key) => key !== field) || typeof value !== "string" || value.length === 0) {
         problems.push(at(i, ".match", `must be {"${field}": "…"}`))
-      } else if (isJsonObject(data) && data[field] !== undefined && (typeof data[field] !== "string" || data[field].toLowerCase() !== value.toLowerCase())) {
+      } else if (
+        isJsonObject(data) &&
+        data[field] !== undefined &&
+        (typeof data[field] !== "string" || data[field].toLowerCase() !== value.toLowerCase())
+      ) {
         problems.push(at(i, `.data.${field}`, `must be absent or the match's ${field}`))
       } else if (isJsonObject(data)) operations.push({ op, match: value, data })
     } else {
@@ -83,7 +102,8 @@ export const parseBatch = (body: unknown, writes: BatchWrites): Result.Result<{ 
 const underOperation = (index: number, error: WriteError): WriteError => {
   const under = (path: string) => `operations[${index}].data${path === "" ? "" : `.${path}`}`
   if (error._tag === "ValidationError") return ValidationError.of(error.details.map((detail) => ({ ...detail, path: under(detail.path) })))
-  if (error._tag === "Conflict") return new Conflict({ message: error.message, details: error.details.map((detail) => ({ ...detail, path: under(detail.path) })) })
+  if (error._tag === "Conflict")
+    return new Conflict({ message: error.message, details: error.details.map((detail) => ({ ...detail, path: under(detail.path) })) })
   return error
 }
 
@@ -95,7 +115,7 @@ const recordOf = (operation: BatchOperation, index: number) =>
   operation.op === "update" ? `id:${operation.id}` : operation.op === "upsert" ? `key:${operation.match.toLowerCase()}` : `new:${index}`
 
 const writeOf = (ctx: RequestContext, writes: BatchWrites, operation: BatchOperation) =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     if (operation.op === "create") return { write: yield* writes.create(ctx, operation.data), created: true }
     if (operation.op === "update") return { write: writes.update(ctx, operation.id, operation.data), created: false }
     return yield* writes.upsert!.write(ctx, operation.match, operation.data)
@@ -107,25 +127,38 @@ const writeOf = (ctx: RequestContext, writes: BatchWrites, operation: BatchOpera
  * updates the record that won.
  */
 const eachAlone = (ctx: RequestContext, writes: BatchWrites, operations: ReadonlyArray<BatchOperation>) =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const outcomes: Array<BatchOutcome> = new Array(operations.length)
     const groups = new Map<string, Array<number>>()
-    operations.forEach((operation, i) => groups.set(recordOf(operation, i), [...(groups.get(recordOf(operation, i)) ?? []), i]))
+    operations.forEach((operation, i) => {
+      groups.set(recordOf(operation, i), [...(groups.get(recordOf(operation, i)) ?? []), i])
+    })
     const one = (i: number) =>
-      Effect.gen(function*() {
+      Effect.gen(function* () {
         const operation = operations[i]!
         const attempt = Effect.flatMap(writeOf(ctx, writes, operation), ({ created, write }) =>
-          Effect.map(write.run, (record): BatchOutcome => ({ _tag: "Applied", created, record })))
-        const raced = operation.op === "upsert"
-          ? Effect.catchIf(attempt, (error) => error._tag === "Conflict", () => attempt)
-          : attempt
+          Effect.map(write.run, (record): BatchOutcome => ({ _tag: "Applied", created, record }))
+        )
+        const raced =
+          operation.op === "upsert"
+            ? Effect.catchIf(
+                attempt,
+                (error) => error._tag === "Conflict",
+                () => attempt
+              )
+            : attempt
         outcomes[i] = yield* raced.pipe(
           Effect.catch((error) =>
-            error._tag === "StorageUnavailable" ? Effect.fail(error) : Effect.succeed<BatchOutcome>({ _tag: "Failed", error: underOperation(i, error) })
+            error._tag === "StorageUnavailable"
+              ? Effect.fail(error)
+              : Effect.succeed<BatchOutcome>({ _tag: "Failed", error: underOperation(i, error) })
           )
         )
       })
-    yield* Effect.forEach(groups.values(), (indexes) => Effect.forEach(indexes, one, { discard: true }), { concurrency: "unbounded", discard: true })
+    yield* Effect.forEach(groups.values(), (indexes) => Effect.forEach(indexes, one, { discard: true }), {
+      concurrency: "unbounded",
+      discard: true
+    })
     return outcomes
   })
 
@@ -141,7 +174,10 @@ const mergeCommits = (commits: ReadonlyArray<Commit>): Commit => {
 }
 
 const failedAt = (count: number, index: number, error: WriteError): ReadonlyArray<BatchOutcome> =>
-  Array.from({ length: count }, (_, i): BatchOutcome => i === index ? { _tag: "Failed", error } : { _tag: "NotApplied", failedIndex: index })
+  Array.from(
+    { length: count },
+    (_, i): BatchOutcome => (i === index ? { _tag: "Failed", error } : { _tag: "NotApplied", failedIndex: index })
+  )
 
 /**
  * Every operation in one commit, or none: each is decided on its record as stored now, and the
@@ -149,9 +185,9 @@ const failedAt = (count: number, index: number, error: WriteError): ReadonlyArra
  * whole: its operations would be decided on the same version.
  */
 const allOrNothing = (deps: EngineDeps, ctx: RequestContext, writes: BatchWrites, operations: ReadonlyArray<BatchOperation>) =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const claim = yield* Effect.serviceOption(IdempotencyClaim)
-    for (let attempt = 1;; attempt++) {
+    for (let attempt = 1; ; attempt++) {
       const settings = settingsOf(deps.storage, deps.settings, ctx, true)
       const planned: Array<{ readonly created: boolean; readonly write: PlannedWrite<Versioned> }> = []
       const streams = new Map<string, number>()
@@ -164,12 +200,17 @@ const allOrNothing = (deps: EngineDeps, ctx: RequestContext, writes: BatchWrites
         }
         const earlier = streams.get(made.success.write.streamId)
         if (earlier !== undefined) {
-          return yield* ValidationError.at(`operations[${i}]`, `writes the record operation ${earlier} writes: an atomic batch writes each record once`)
+          return yield* ValidationError.at(
+            `operations[${i}]`,
+            `writes the record operation ${earlier} writes: an atomic batch writes each record once`
+          )
         }
         streams.set(made.success.write.streamId, i)
         // One claim of the key for the whole batch, below; none per operation.
         const plan = yield* Effect.result(
-          made.success.write.plan(settings).pipe(Effect.updateContext((context: Context.Context<never>) => Context.omit(IdempotencyClaim)(context)))
+          made.success.write
+            .plan(settings)
+            .pipe(Effect.updateContext((context: Context.Context<never>) => Context.omit(IdempotencyClaim)(context)))
         )
         if (Result.isFailure(plan)) {
           const error = plan.failure
@@ -178,10 +219,11 @@ const allOrNothing = (deps: EngineDeps, ctx: RequestContext, writes: BatchWrites
         }
         planned.push({ created: made.success.created, write: plan.success })
       }
-      const commits = planned.flatMap(({ write }) => write.commit === null ? [] : [write.commit])
-      const claimed = Option.isSome(claim) && commits.length > 0
-        ? [claimWrite(ctx.workspaceId, claim.value, { resource: "batch", id: "" }, yield* nowIso)]
-        : []
+      const commits = planned.flatMap(({ write }) => (write.commit === null ? [] : [write.commit]))
+      const claimed =
+        Option.isSome(claim) && commits.length > 0
+          ? [claimWrite(ctx.workspaceId, claim.value, { resource: "batch", id: "" }, yield* nowIso)]
+          : []
       if (commits.length > 0) {
         const merged = mergeCommits(commits)
         const stored = yield* Effect.result(deps.storage.commit({ ...merged, documents: [...merged.documents, ...claimed] }))
@@ -193,10 +235,16 @@ const allOrNothing = (deps: EngineDeps, ctx: RequestContext, writes: BatchWrites
             return yield* new Conflict({ message: "the batch's records are being changed concurrently; retry the request", details: [] })
           }
           if (error._tag === "UniqueViolation") {
-            const index = planned.findIndex(({ write }) =>
-              write.commit?.documents.some((doc) => doc._tag === "Upsert" && doc.collection === error.collection && doc.uniqueKey === error.uniqueKey) === true
+            const index = planned.findIndex(
+              ({ write }) =>
+                write.commit?.documents.some(
+                  (doc) => doc._tag === "Upsert" && doc.collection === error.collection && doc.uniqueKey === error.uniqueKey
+                ) === true
             )
-            const refusal: DomainError = index < 0 ? new Conflict({ message: `a unique key is already taken by ${error.existingId}`, details: [] }) : planned[index]!.write.uniqueKeyTaken(error)
+            const refusal: DomainError =
+              index < 0
+                ? new Conflict({ message: `a unique key is already taken by ${error.existingId}`, details: [] })
+                : planned[index]!.write.uniqueKeyTaken(error)
             return failedAt(operations.length, Math.max(0, index), underOperation(Math.max(0, index), refusal))
           }
           return yield* error
@@ -205,10 +253,14 @@ const allOrNothing = (deps: EngineDeps, ctx: RequestContext, writes: BatchWrites
       yield* Effect.forEach(planned, ({ write }) => write.stored, { discard: true })
       // Stored: an answer that cannot be made now (the storage gone) still reports the operation's error.
       return yield* Effect.forEach(planned, ({ created, write }, i) =>
-        Effect.map(Effect.result(write.answer), (answer): BatchOutcome =>
-          Result.isSuccess(answer)
-            ? { _tag: "Applied", created, record: answer.success }
-            : { _tag: "Failed", error: underOperation(i, answer.failure) }))
+        Effect.map(
+          Effect.result(write.answer),
+          (answer): BatchOutcome =>
+            Result.isSuccess(answer)
+              ? { _tag: "Applied", created, record: answer.success }
+              : { _tag: "Failed", error: underOperation(i, answer.failure) }
+        )
+      )
     }
   })
 
@@ -222,7 +274,7 @@ export const runBatch = (
   body: unknown,
   writes: BatchWrites
 ): Effect.Effect<BatchAnswer, ValidationError | Conflict | StorageUnavailable> =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const parsed = parseBatch(yield* storableBody(body), writes)
     if (Result.isFailure(parsed)) return yield* parsed.failure
     const { atomic, operations } = parsed.success

@@ -11,7 +11,7 @@ import { readState } from "../base/streamStates.js"
  * delivery is no longer pending.
  */
 export const deliveryCancellation = (deps: EngineDeps, ctx: RequestContext, deliveryId: string, at: string) =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const stream = yield* readState(deps.storage, deliveryAggregate, ctx, deliveryId)
     const cancelled = yield* Effect.result(
       decide(deps, deliveryAggregate, { stream, ctx, streamId: deliveryId }, { type: "CancelDelivery", id: deliveryId, at })

@@ -45,7 +45,10 @@ export interface Handled<E, S> {
   readonly payloads: ReadonlyArray<JsonObject | null>
 }
 
-const handledOf = <E, S>({ fresh, projected, state, version }: Decided<E, S>, payloads: ReadonlyArray<JsonObject | null> = []): Handled<E, S> => ({
+const handledOf = <E, S>(
+  { fresh, projected, state, version }: Decided<E, S>,
+  payloads: ReadonlyArray<JsonObject | null> = []
+): Handled<E, S> => ({
   state,
   projected,
   fresh,
@@ -80,7 +83,7 @@ export const decide = <C, E extends DomainEvent, S>(
   on: DecisionPoint<S>,
   command: NoInfer<C>
 ): Effect.Effect<Decided<E, S>, DomainError | StorageUnavailable> =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const { projected: before, state: current, version: from } = on.stream
     const decided = aggregate.decider.decide(command, current)
     if (Result.isFailure(decided)) return yield* decided.failure
@@ -88,9 +91,10 @@ export const decide = <C, E extends DomainEvent, S>(
     const events = yield* withMetadata(deps, on.ctx, fresh)
     const version = from + fresh.length
     const stream = { workspaceId: on.ctx.workspaceId, id: on.streamId, definitions: on.definitions ?? [] }
-    const all = fresh.length > 0 && aggregate.documentsNeedHistory?.(fresh) === true
-      ? [...(yield* historyOf(deps, aggregate, on.streamId, from)), ...fresh]
-      : undefined
+    const all =
+      fresh.length > 0 && aggregate.documentsNeedHistory?.(fresh) === true
+        ? [...(yield* historyOf(deps, aggregate, on.streamId, from)), ...fresh]
+        : undefined
     return {
       append: {
         streamId: on.streamId,
@@ -173,13 +177,15 @@ export interface HandleOptions<C, E, S, P> {
 
 /** The command's events with the data they are announced with, kept in their metadata. */
 const withPayloads = (append: StreamAppend, payloads: ReadonlyArray<JsonObject | null>): StreamAppend =>
-  payloads.length === 0 ? append : {
-    ...append,
-    events: append.events.map((event, i) => {
-      const payload = payloads[i]
-      return payload === null || payload === undefined ? event : { ...event, metadata: { ...event.metadata, payload } }
-    })
-  }
+  payloads.length === 0
+    ? append
+    : {
+        ...append,
+        events: append.events.map((event, i) => {
+          const payload = payloads[i]
+          return payload === null || payload === undefined ? event : { ...event, metadata: { ...event.metadata, payload } }
+        })
+      }
 
 /**
  * One attempt decided, not yet stored: its outcome, the commit that stores it (null when the command
@@ -208,14 +214,14 @@ export const planAttempt = <C, E extends DomainEvent, S, P>(
   /** Told whether the stream's state was kept rather than read just now. */
   onState: (kept: boolean) => void = () => {}
 ): Effect.Effect<PlannedAttempt<E, S, P>, WriteError> =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const { ctx, streamId } = options
-    const prepared = options.prepare === undefined ? undefined as P : yield* options.prepare(settings)
+    const prepared = options.prepare === undefined ? (undefined as P) : yield* options.prepare(settings)
     const loaded = mode.assumeEmpty
       ? { stream: emptyState(aggregate), verified: true }
       : options.known !== undefined && !mode.verify
-      ? { stream: options.known, verified: false }
-      : yield* loadState(deps.storage, deps.states, aggregate, ctx, streamId, !mode.verify)
+        ? { stream: options.known, verified: false }
+        : yield* loadState(deps.storage, deps.states, aggregate, ctx, streamId, !mode.verify)
     onState(!loaded.verified)
     const stream = loaded.stream
     if (stream.version < 0 || (stream.version === 0 && (options.stream ?? "existing") === "existing")) {
@@ -235,24 +241,26 @@ export const planAttempt = <C, E extends DomainEvent, S, P>(
     const decided = yield* decide(deps, aggregate, { ctx, streamId, stream, definitions }, command)
     const uniqueKeyTaken = (violation: UniqueViolation): DomainError =>
       aggregate.uniqueKeyTaken?.(violation.existingId, command) ??
-        new Conflict({ message: `${aggregate.name} conflicts with ${violation.existingId}`, details: [] })
-    if (decided.fresh.length === 0) return { outcome: { ...handledOf(decided), prepared }, commit: null, uniqueKeyTaken, stored: Effect.void }
+      new Conflict({ message: `${aggregate.name} conflicts with ${violation.existingId}`, details: [] })
+    if (decided.fresh.length === 0)
+      return { outcome: { ...handledOf(decided), prepared }, commit: null, uniqueKeyTaken, stored: Effect.void }
 
-    const addition: Addition = options.also === undefined ? { streams: [], documents: [] } : yield* options.also({
-      streamId,
-      at,
-      before: stream.projected,
-      fresh: decided.fresh.map((event, i) => ({
-        event,
-        metadata: decided.append.events[i]!.metadata,
-        version: stream.version + i + 1
-      })),
-      settings
-    })
+    const addition: Addition =
+      options.also === undefined
+        ? { streams: [], documents: [] }
+        : yield* options.also({
+            streamId,
+            at,
+            before: stream.projected,
+            fresh: decided.fresh.map((event, i) => ({
+              event,
+              metadata: decided.append.events[i]!.metadata,
+              version: stream.version + i + 1
+            })),
+            settings
+          })
     const claim = yield* Effect.serviceOption(IdempotencyClaim)
-    const claimed = Option.isSome(claim)
-      ? [claimWrite(ctx.workspaceId, claim.value, { resource: aggregate.name, id: streamId }, at)]
-      : []
+    const claimed = Option.isSome(claim) ? [claimWrite(ctx.workspaceId, claim.value, { resource: aggregate.name, id: streamId }, at)] : []
     const settingsRead = settings.read()
     const payloads = addition.payloads ?? []
     return {
@@ -275,7 +283,7 @@ export const planAttempt = <C, E extends DomainEvent, S, P>(
         ),
         Effect.forEach(
           addition.signals ?? [],
-          (signal) => signal._tag === "Scheduled" ? signalScheduled(deps.queue) : deps.queue.signal(signal).pipe(Effect.ignore),
+          (signal) => (signal._tag === "Scheduled" ? signalScheduled(deps.queue) : deps.queue.signal(signal).pipe(Effect.ignore)),
           { discard: true }
         )
       )
@@ -291,14 +299,14 @@ const attemptOnce = <C, E extends DomainEvent, S, P>(
 ) => {
   const settings = settingsOf(deps.storage, deps.settings, options.ctx, mode.verify)
   let keptState = false
-  const run = Effect.gen(function*() {
+  const run = Effect.gen(function* () {
     const planned = yield* planAttempt(deps, aggregate, options, mode, settings, (kept) => {
       keptState = kept
     })
     if (planned.commit === null) return planned.outcome
-    yield* deps.storage.commit(planned.commit).pipe(
-      Effect.catchTag("UniqueViolation", (violation) => Effect.fail(planned.uniqueKeyTaken(violation)))
-    )
+    yield* deps.storage
+      .commit(planned.commit)
+      .pipe(Effect.catchTag("UniqueViolation", (violation) => Effect.fail(planned.uniqueKeyTaken(violation))))
     yield* planned.stored
     return planned.outcome
   })
@@ -326,9 +334,9 @@ export const handleCommand = <C, E extends DomainEvent, S, P>(
   aggregate: Aggregate<C, E, S>,
   options: HandleOptions<C, E, S, P>
 ): Effect.Effect<Handled<E, S> & { readonly prepared: P }, WriteError> =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     let mode = { assumeEmpty: options.stream === "new", verify: false }
-    for (let attempt = 1;; attempt++) {
+    for (let attempt = 1; ; attempt++) {
       const once = attemptOnce(deps, aggregate, options, mode)
       const outcome = yield* Effect.result(once.run)
       const again = { assumeEmpty: false, verify: true }
@@ -387,8 +395,10 @@ export const write = <C, E extends DomainEvent, S, P, A>(
   streamId: options.streamId,
   run: Effect.flatMap(handleCommand(deps, aggregate, options), answer),
   plan: (settings) =>
-    Effect.map(
-      planAttempt(deps, aggregate, options, { assumeEmpty: options.stream === "new", verify: true }, settings),
-      (planned) => ({ commit: planned.commit, uniqueKeyTaken: planned.uniqueKeyTaken, stored: planned.stored, answer: answer(planned.outcome) })
-    )
+    Effect.map(planAttempt(deps, aggregate, options, { assumeEmpty: options.stream === "new", verify: true }, settings), (planned) => ({
+      commit: planned.commit,
+      uniqueKeyTaken: planned.uniqueKeyTaken,
+      stored: planned.stored,
+      answer: answer(planned.outcome)
+    }))
 })

@@ -18,7 +18,10 @@ const coalescers = new WeakMap<DeliveryQueueService, Coalescer>()
 export const signalScheduled = (queue: DeliveryQueueService): Effect.Effect<void> =>
   Effect.suspend(() => {
     let state = coalescers.get(queue)
-    if (state === undefined) coalescers.set(queue, state = { sending: false, again: false })
+    if (state === undefined) {
+      state = { sending: false, again: false }
+      coalescers.set(queue, state)
+    }
     const coalescer = state
     if (coalescer.sending) {
       coalescer.again = true
@@ -29,7 +32,15 @@ export const signalScheduled = (queue: DeliveryQueueService): Effect.Effect<void
       coalescer.again = false
       return queue.signal({ _tag: "Scheduled" }).pipe(
         Effect.ignore,
-        Effect.andThen(Effect.suspend(() => coalescer.again ? sendUntilCovered : Effect.sync(() => void (coalescer.sending = false))))
+        Effect.andThen(
+          Effect.suspend(() =>
+            coalescer.again
+              ? sendUntilCovered
+              : Effect.sync(() => {
+                  coalescer.sending = false
+                })
+          )
+        )
       )
     })
     return Effect.asVoid(Effect.forkDetach(sendUntilCovered))

@@ -13,7 +13,7 @@ const slowQueue = () => {
     nextDue: Effect.succeed(null),
     signals: Stream.empty,
     signal: (signal) =>
-      Effect.gen(function*() {
+      Effect.gen(function* () {
         const gate = yield* Deferred.make<void>()
         gates.push(gate)
         yield* Deferred.await(gate)
@@ -28,26 +28,28 @@ const settle = Effect.promise(() => new Promise<void>((resolve) => setTimeout(re
 describe("signalScheduled", () => {
   it("never makes the writer wait, keeps one signal in flight, and covers what came meanwhile with one more", async () => {
     const { gates, queue, sent } = slowQueue()
-    await Effect.runPromise(Effect.gen(function*() {
-      // Returns at once although the signal is held.
-      yield* signalScheduled(queue)
-      yield* settle
-      expect(gates).toHaveLength(1)
-      for (let i = 0; i < 5; i++) yield* signalScheduled(queue)
-      yield* settle
-      expect(gates).toHaveLength(1)
-      yield* Deferred.succeed(gates[0]!, undefined)
-      yield* settle
-      // The five that came while the first was on its way: one more, no more.
-      expect(gates).toHaveLength(2)
-      yield* Deferred.succeed(gates[1]!, undefined)
-      yield* settle
-      expect(sent).toEqual([{ _tag: "Scheduled" }, { _tag: "Scheduled" }])
-      // Idle again: the next write signals again.
-      yield* signalScheduled(queue)
-      yield* settle
-      expect(gates).toHaveLength(3)
-      yield* Deferred.succeed(gates[2]!, undefined)
-    }))
+    await Effect.runPromise(
+      Effect.gen(function* () {
+        // Returns at once although the signal is held.
+        yield* signalScheduled(queue)
+        yield* settle
+        expect(gates).toHaveLength(1)
+        for (let i = 0; i < 5; i++) yield* signalScheduled(queue)
+        yield* settle
+        expect(gates).toHaveLength(1)
+        yield* Deferred.succeed(gates[0]!, undefined)
+        yield* settle
+        // The five that came while the first was on its way: one more, no more.
+        expect(gates).toHaveLength(2)
+        yield* Deferred.succeed(gates[1]!, undefined)
+        yield* settle
+        expect(sent).toEqual([{ _tag: "Scheduled" }, { _tag: "Scheduled" }])
+        // Idle again: the next write signals again.
+        yield* signalScheduled(queue)
+        yield* settle
+        expect(gates).toHaveLength(3)
+        yield* Deferred.succeed(gates[2]!, undefined)
+      })
+    )
   })
 })

@@ -215,9 +215,11 @@ export interface EngineService {
    */
   readonly apiKeys: {
     /** Conflict when a key with the same id exists (the same key, or one sharing its digest's prefix): make another. */
-    readonly create: (
-      input: { readonly workspaceId: string; readonly keySha256: string; readonly actor: string | null }
-    ) => Effect.Effect<Versioned, WriteError>
+    readonly create: (input: {
+      readonly workspaceId: string
+      readonly keySha256: string
+      readonly actor: string | null
+    }) => Effect.Effect<Versioned, WriteError>
     /** NotFound for an unknown key id; revoking a revoked key changes nothing. */
     readonly revoke: (input: { readonly keyId: string; readonly actor: string | null }) => Effect.Effect<Versioned, WriteError>
     /** Every key (of one workspace, or of all when null), revoked ones included, oldest first; not paginated. */

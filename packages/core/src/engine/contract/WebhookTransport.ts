@@ -42,6 +42,5 @@ export class WebhookTransport extends Context.Service<WebhookTransport, WebhookT
  */
 export const WebhookTransportUnavailable: WebhookTransportService = {
   post: () => Effect.fail(new TransportError({ message: "this engine has no webhook transport" })),
-  checkTarget: () =>
-    Effect.fail(ValidationError.at("url", "cannot be used: this engine was built without a webhook transport"))
+  checkTarget: () => Effect.fail(ValidationError.at("url", "cannot be used: this engine was built without a webhook transport"))
 }

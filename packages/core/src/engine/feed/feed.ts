@@ -30,16 +30,17 @@ export const makeFeed = (deps: EngineDeps, scope: Scope.Scope) => {
 
   /** The events as the feed shows them: the data stored with each, or made again for an event older than that. */
   const shown = (ctx: RequestContext, events: ReadonlyArray<StoredEvent>) =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const told = events.map(storedAnnouncement)
       const untold = events.filter((_, i) => told[i] === null)
-      const made = untold.length === 0 ? new Map<string, JsonObject>() : yield* announcedPayloads(deps, ctx, untold, yield* catalogs(deps, ctx))
+      const made =
+        untold.length === 0 ? new Map<string, JsonObject>() : yield* announcedPayloads(deps, ctx, untold, yield* catalogs(deps, ctx))
       // An older event whose record cannot be folded any more shows what is left of it: its id.
       return events.map((event, i) => feedEvent(event, told[i] ?? made.get(event.metadata.eventId) ?? { id: event.streamId }))
     })
 
   const list = (ctx: RequestContext, raw: ListParams): Effect.Effect<FeedPage, ValidationError | StorageUnavailable> =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const params = parseFeedParams(yield* storableParams(raw))
       if (Result.isFailure(params)) return yield* params.failure
       const { limit, types, waitMillis } = params.success
@@ -82,7 +83,7 @@ export const makeFeed = (deps: EngineDeps, scope: Scope.Scope) => {
     })
 
   const get = (ctx: RequestContext, eventId: string): Effect.Effect<JsonObject, NotFound | ValidationError | StorageUnavailable> =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const event = yield* deps.storage.readEvent(ctx.workspaceId, (yield* storableParams({ id: eventId })).id)
       if (event === null || !isFeedEventType(event.type)) return yield* new NotFound({ resource: "event", id: eventId })
       return (yield* shown(ctx, [event]))[0]!

@@ -41,7 +41,7 @@ export const makeFeedWaiters = (storage: StorageService, scope: Scope.Scope): Fe
   const follow = Effect.forever(
     storage.feedChanges.pipe(
       Stream.runForEach((change) => wake(change._tag === "Appended" ? change.workspaceId : null)),
-      Effect.catchCause((cause) => Cause.hasInterruptsOnly(cause) ? Effect.failCause(cause) : Effect.void),
+      Effect.catchCause((cause) => (Cause.hasInterruptsOnly(cause) ? Effect.failCause(cause) : Effect.void)),
       Effect.andThen(wake(null)),
       Effect.andThen(Effect.sleep(Duration.seconds(1)))
     )
@@ -60,7 +60,7 @@ export const makeFeedWaiters = (storage: StorageService, scope: Scope.Scope): Fe
     }),
     stopped: () => stopped,
     ticket: (workspaceId) =>
-      Effect.gen(function*() {
+      Effect.gen(function* () {
         yield* listen
         const deferred = yield* Deferred.make<void>()
         if (stopped) yield* Deferred.succeed(deferred, undefined)

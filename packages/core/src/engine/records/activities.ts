@@ -54,7 +54,7 @@ export const makeActivities = (deps: EngineDeps): EngineService["activities"] =>
   }
 
   const get = (ctx: RequestContext, id: string) =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const doc = yield* deps.storage.getDocument("activity", ctx.workspaceId, id)
       if (doc === null || doc.deletedAt !== null) return yield* new NotFound({ resource: "activity", id })
       const { activity } = yield* catalogs(deps, ctx)
@@ -64,14 +64,16 @@ export const makeActivities = (deps: EngineDeps): EngineService["activities"] =>
   /** Whether every record the list parameters name is live: one in the trash is on no activity as shown. */
   const namedRecordsLive = (ctx: RequestContext, params: ListParams): Effect.Effect<boolean, StorageUnavailable> | undefined => {
     const named = perLink((link) =>
-      Object.entries(activityLinkParams).flatMap(([name, listed]) => listed === link && params[name] !== undefined ? [params[name]] : [])
+      Object.entries(activityLinkParams).flatMap(([name, listed]) => (listed === link && params[name] !== undefined ? [params[name]] : []))
     )
     if (ACTIVITY_LINKS.every((link) => named[link].length === 0)) return undefined
-    return Effect.map(linkStates(deps, ctx, named), ({ live }) => ACTIVITY_LINKS.every((link) => named[link].every((id) => live[link].has(id))))
+    return Effect.map(linkStates(deps, ctx, named), ({ live }) =>
+      ACTIVITY_LINKS.every((link) => named[link].every((id) => live[link].has(id)))
+    )
   }
 
   const list = (ctx: RequestContext, params: ListParams) =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const { activity } = yield* catalogs(deps, ctx)
       const where = activityParamsWhere(yield* storableParams(params), activity)
       if (Result.isFailure(where)) return yield* where.failure
@@ -94,7 +96,7 @@ export const makeActivities = (deps: EngineDeps): EngineService["activities"] =>
     })
 
   const create = (ctx: RequestContext, body: unknown) =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const input = yield* storableBody(body)
       const id = yield* deps.ids.make(activityAggregate.prefix)
       const result = yield* handleCommand(deps, activityAggregate, {
@@ -115,14 +117,14 @@ export const makeActivities = (deps: EngineDeps): EngineService["activities"] =>
     })
 
   const update = (ctx: RequestContext, id: string, body: unknown, ifMatch: IfMatch) =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const input = yield* storableBody(body)
       const result = yield* handleCommand(deps, activityAggregate, {
         ...commandOn(ctx, id),
         ifMatch,
         prepare: parsedWith(parseActivityPatch, input),
         command: ({ at, prepared: { done, fields }, projected: current }) =>
-          Effect.gen(function*() {
+          Effect.gen(function* () {
             // A patched list: the given ids must be live; the linked ones in the trash are kept.
             const named = linksOf([fields])
             const linked = filterLinks(linksOf([current?.data ?? {}]), (link) => fields[link] !== undefined)
@@ -142,14 +144,16 @@ export const makeActivities = (deps: EngineDeps): EngineService["activities"] =>
     })
 
   const remove = (ctx: RequestContext, id: string, ifMatch: IfMatch) =>
-    Effect.asVoid(handleCommand(deps, activityAggregate, {
-      ...commandOn(ctx, id),
-      ifMatch,
-      command: ({ at }) => Effect.succeed({ type: "DeleteActivity" as const, id, at })
-    }))
+    Effect.asVoid(
+      handleCommand(deps, activityAggregate, {
+        ...commandOn(ctx, id),
+        ifMatch,
+        command: ({ at }) => Effect.succeed({ type: "DeleteActivity" as const, id, at })
+      })
+    )
 
   const restore = (ctx: RequestContext, id: string) =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const result = yield* handleCommand(deps, activityAggregate, {
         ...commandOn(ctx, id),
         command: ({ at }) => Effect.succeed({ type: "RestoreActivity" as const, id, at })

@@ -49,8 +49,8 @@ const companyWhere = (companyId: string | undefined): Result.Result<Expr, Valida
   companyId === undefined
     ? Result.succeed({ _tag: "True" })
     : companyId === ""
-    ? Result.fail(ValidationError.at("company_id", "must not be empty"))
-    : Result.succeed({ _tag: "HasElement", field: companyIdsField, value: companyId })
+      ? Result.fail(ValidationError.at("company_id", "must not be empty"))
+      : Result.succeed({ _tag: "HasElement", field: companyIdsField, value: companyId })
 
 export const makeContacts = (deps: EngineDeps) => {
   /** What every contact command shares: its stream, the workspace's catalogs, the outbox. */
@@ -63,17 +63,25 @@ export const makeContacts = (deps: EngineDeps) => {
     also: outbox(deps, ctx, contactAggregate, (data, known, event) =>
       event.type === "contact.created"
         ? Effect.succeed(contactView(id, visibleFields(data, known.contact), [], new Set(linkedCompanyIds(data))))
-        : oneContactView(deps, ctx, id, data, known.contact))
+        : oneContactView(deps, ctx, id, data, known.contact)
+    )
   })
 
   /** The companies a body names that are not live companies of the workspace, at the paths it names them. */
   const unknownCompanies = (ctx: RequestContext, body: unknown) => {
     const named = namedCompanies(body)
-    return Effect.map(companyStates(deps, ctx, named.map((company) => company.id)), ({ live }) => named.filter((company) => !live.has(company.id)))
+    return Effect.map(
+      companyStates(
+        deps,
+        ctx,
+        named.map((company) => company.id)
+      ),
+      ({ live }) => named.filter((company) => !live.has(company.id))
+    )
   }
 
   const get = (ctx: RequestContext, id: string, expandRaw: string | null) =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const expand = parseExpand(expandRaw)
       if (Result.isFailure(expand)) return yield* expand.failure
       // The document, the ids of the deals naming it and the settings version: one round trip; then
@@ -81,13 +89,22 @@ export const makeContacts = (deps: EngineDeps) => {
       const read = yield* deps.storage.readRecord("contact", ctx.workspaceId, id, dealsLinkingContacts)
       const doc = read.document
       if (doc === null || doc.deletedAt !== null) return yield* new NotFound({ resource: "contact", id })
-      const [known, companies] = yield* Effect.all([
-        settingsOf(deps.storage, deps.settings, ctx, { version: read.settingsVersion }).catalogs,
-        liveCompaniesOf(deps, ctx, [doc.data])
-      ], { concurrency: 2 })
+      const [known, companies] = yield* Effect.all(
+        [settingsOf(deps.storage, deps.settings, ctx, { version: read.settingsVersion }).catalogs, liveCompaniesOf(deps, ctx, [doc.data])],
+        { concurrency: 2 }
+      )
       const view = contactViewWith(visibleFields(doc.data, known.contact), read.linkedIds, idsOf(companies))
       const data = expandContact(view, {
-        ...(expand.success.has("deals") ? { deals: yield* dealViews(deps, ctx, (yield* dealsNaming(deps, ctx, [id])).map((d) => d.data), known.deal) } : {}),
+        ...(expand.success.has("deals")
+          ? {
+              deals: yield* dealViews(
+                deps,
+                ctx,
+                (yield* dealsNaming(deps, ctx, [id])).map((d) => d.data),
+                known.deal
+              )
+            }
+          : {}),
         ...(expand.success.has("companies") ? { companies: yield* shownCompanies(ctx, view, companies, known) } : {}),
         ...(expand.success.has("activities") ? { activities: yield* linkedActivities(deps, ctx, "contact_ids", id) } : {})
       })
@@ -114,8 +131,12 @@ export const makeContacts = (deps: EngineDeps) => {
    * that version moved on from the kept one, or when the kept catalog refused the parameters (a
    * custom field defined through another host may be one the filter names).
    */
-  const listAt = (ctx: RequestContext, params: ListParams, verify: boolean | { readonly version: number }): Effect.Effect<Page, ValidationError | StorageUnavailable> =>
-    Effect.gen(function*() {
+  const listAt = (
+    ctx: RequestContext,
+    params: ListParams,
+    verify: boolean | { readonly version: number }
+  ): Effect.Effect<Page, ValidationError | StorageUnavailable> =>
+    Effect.gen(function* () {
       const settings = settingsOf(deps.storage, deps.settings, ctx, verify)
       const { contact } = yield* settings.catalogs
       const kept = !settings.verified()
@@ -123,33 +144,46 @@ export const makeContacts = (deps: EngineDeps) => {
       const where = companyWhere(companyId)
       if (Result.isFailure(where)) return yield* where.failure
       let read: RecordsRead | undefined
-      const attempt = listPage(deps, ctx, "contact", params, {
-        catalog: contact,
-        scope: "live",
-        baseWhere: where.success,
-        defaultSort: { field: { name: "created_at", type: "timestamp" }, direction: "asc" },
-        allow: { filter: true, search: true, sort: true },
-        extraParams: contactListParams
-      }, companyId === undefined ? undefined : Effect.map(companyStates(deps, ctx, [companyId]), ({ live }) => live.has(companyId)), (query) =>
-        Effect.map(deps.storage.queryRecords("contact", ctx.workspaceId, query, dealsLinkingContacts), (records) => {
-          read = records
-          return records.rows.map((row) => row.document)
-        }))
-      const page = yield* (kept ? Effect.catchTag(attempt, "ValidationError", () => Effect.succeed(null)) : attempt)
+      const attempt = listPage(
+        deps,
+        ctx,
+        "contact",
+        params,
+        {
+          catalog: contact,
+          scope: "live",
+          baseWhere: where.success,
+          defaultSort: { field: { name: "created_at", type: "timestamp" }, direction: "asc" },
+          allow: { filter: true, search: true, sort: true },
+          extraParams: contactListParams
+        },
+        companyId === undefined ? undefined : Effect.map(companyStates(deps, ctx, [companyId]), ({ live }) => live.has(companyId)),
+        (query) =>
+          Effect.map(deps.storage.queryRecords("contact", ctx.workspaceId, query, dealsLinkingContacts), (records) => {
+            read = records
+            return records.rows.map((row) => row.document)
+          })
+      )
+      const page = yield* kept ? Effect.catchTag(attempt, "ValidationError", () => Effect.succeed(null)) : attempt
       if (page === null) return yield* listAt(ctx, params, true)
       if (kept && read !== undefined && read.settingsVersion !== settings.read()?.version) {
         return yield* listAt(ctx, params, { version: read.settingsVersion })
       }
       const dealIds = new Map(read?.rows.map((row) => [row.document.id, row.linkedIds]))
-      const companies = idsOf(yield* liveCompaniesOf(deps, ctx, page.rows.map((doc) => doc.data)))
+      const companies = idsOf(
+        yield* liveCompaniesOf(
+          deps,
+          ctx,
+          page.rows.map((doc) => doc.data)
+        )
+      )
       return {
         data: page.rows.map((doc) => contactViewWith(visibleFields(doc.data, contact), dealIds.get(doc.id) ?? [], companies)),
         next_cursor: page.next_cursor
       }
     })
 
-  const list = (ctx: RequestContext, params: ListParams) =>
-    Effect.flatMap(storableParams(params), (checked) => listAt(ctx, checked, false))
+  const list = (ctx: RequestContext, params: ListParams) => Effect.flatMap(storableParams(params), (checked) => listAt(ctx, checked, false))
 
   /**
    * The contact as the write that just committed left it (its own events), with the deals that
@@ -157,57 +191,75 @@ export const makeContacts = (deps: EngineDeps) => {
    * the view the outbox made for the write's announcement before the commit, so the answer costs
    * no round trip of its own; a write that committed nothing is shown now.
    */
-  const written = <P>(ctx: RequestContext, id: string, catalogOf: (prepared: P) => Catalogs) =>
-  (handled: Handled<ContactEvent, unknown> & { readonly prepared: P }) =>
-    Effect.gen(function*() {
-      const announced = announcedRecord(handled.payloads, "contact")
-      if (announced !== null) return { data: announced, version: handled.version }
-      const projected = handled.projected
-      if (projected === null) return yield* new NotFound({ resource: "contact", id })
-      return { data: yield* oneContactView(deps, ctx, id, projected.data, catalogOf(handled.prepared).contact), version: handled.version }
-    })
+  const written =
+    <P>(ctx: RequestContext, id: string, catalogOf: (prepared: P) => Catalogs) =>
+    (handled: Handled<ContactEvent, unknown> & { readonly prepared: P }) =>
+      Effect.gen(function* () {
+        const announced = announcedRecord(handled.payloads, "contact")
+        if (announced !== null) return { data: announced, version: handled.version }
+        const projected = handled.projected
+        if (projected === null) return yield* new NotFound({ resource: "contact", id })
+        return { data: yield* oneContactView(deps, ctx, id, projected.data, catalogOf(handled.prepared).contact), version: handled.version }
+      })
 
   /** A new contact from a body already checked as storable text. */
   const createWrite = (ctx: RequestContext, input: unknown) =>
-    Effect.map(deps.ids.make(contactAggregate.prefix), (id): Write<Versioned> =>
-      write(deps, contactAggregate, {
-        ...commandOn(ctx, id),
-        stream: "new",
-        prepare: parsedWith(parseContactCreate, input),
-        command: ({ at, prepared }) =>
-          Effect.map(unknownCompanies(ctx, input), (unknown) => ({ type: "CreateContact" as const, id, at, fields: prepared.fields, unknownCompanies: unknown }))
-      }, written(ctx, id, (prepared) => prepared.known)))
+    Effect.map(
+      deps.ids.make(contactAggregate.prefix),
+      (id): Write<Versioned> =>
+        write(
+          deps,
+          contactAggregate,
+          {
+            ...commandOn(ctx, id),
+            stream: "new",
+            prepare: parsedWith(parseContactCreate, input),
+            command: ({ at, prepared }) =>
+              Effect.map(unknownCompanies(ctx, input), (unknown) => ({
+                type: "CreateContact" as const,
+                id,
+                at,
+                fields: prepared.fields,
+                unknownCompanies: unknown
+              }))
+          },
+          written(ctx, id, (prepared) => prepared.known)
+        )
+    )
 
   const updateWrite = (ctx: RequestContext, id: string, input: unknown, ifMatch: IfMatch): Write<Versioned> =>
-    write(deps, contactAggregate, {
-      ...commandOn(ctx, id),
-      ifMatch,
-      prepare: parsedWith(parseContactPatch, input),
-      command: ({ at, prepared: { fields }, projected: current }) =>
-        Effect.gen(function*() {
-          // A patch of the companies: the named ones must be live; linked ones in the trash are kept.
-          const named = namedCompanies(input)
-          const linked = fields["company_ids"] === undefined ? [] : linkedCompanyIds(current?.data ?? {})
-          const companiesNow = yield* companyStates(deps, ctx, [...named.map((company) => company.id), ...linked])
-          return {
-            type: "UpdateContact" as const,
-            id,
-            at,
-            fields,
-            unknownCompanies: named.filter((company) => !companiesNow.live.has(company.id)),
-            trashedCompanyIds: linked.filter((companyId) => companiesNow.trashed.has(companyId))
-          }
-        })
-    }, written(ctx, id, (prepared) => prepared.known))
+    write(
+      deps,
+      contactAggregate,
+      {
+        ...commandOn(ctx, id),
+        ifMatch,
+        prepare: parsedWith(parseContactPatch, input),
+        command: ({ at, prepared: { fields }, projected: current }) =>
+          Effect.gen(function* () {
+            // A patch of the companies: the named ones must be live; linked ones in the trash are kept.
+            const named = namedCompanies(input)
+            const linked = fields["company_ids"] === undefined ? [] : linkedCompanyIds(current?.data ?? {})
+            const companiesNow = yield* companyStates(deps, ctx, [...named.map((company) => company.id), ...linked])
+            return {
+              type: "UpdateContact" as const,
+              id,
+              at,
+              fields,
+              unknownCompanies: named.filter((company) => !companiesNow.live.has(company.id)),
+              trashedCompanyIds: linked.filter((companyId) => companiesNow.trashed.has(companyId))
+            }
+          })
+      },
+      written(ctx, id, (prepared) => prepared.known)
+    )
 
   /** An upsert by email: an update of the live contact holding it, or a create with it. */
   const upsertWrite = (ctx: RequestContext, email: string, data: JsonObject) =>
-    Effect.flatMap(
-      deps.storage.documentByUniqueKey("contact", ctx.workspaceId, emailKey(email)),
-      (holder) =>
-        holder === null
-          ? Effect.map(createWrite(ctx, { email, ...data }), (planned) => ({ write: planned, created: true }))
-          : Effect.succeed({ write: updateWrite(ctx, holder.id, data, null), created: false })
+    Effect.flatMap(deps.storage.documentByUniqueKey("contact", ctx.workspaceId, emailKey(email)), (holder) =>
+      holder === null
+        ? Effect.map(createWrite(ctx, { email, ...data }), (planned) => ({ write: planned, created: true }))
+        : Effect.succeed({ write: updateWrite(ctx, holder.id, data, null), created: false })
     )
 
   const batch = (ctx: RequestContext, body: unknown) =>
@@ -224,7 +276,7 @@ export const makeContacts = (deps: EngineDeps) => {
     Effect.flatMap(storableBody(body), (input) => updateWrite(ctx, id, input, ifMatch).run)
 
   const remove = (ctx: RequestContext, id: string, ifMatch: IfMatch) =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       yield* handleCommand(deps, contactAggregate, {
         ...commandOn(ctx, id),
         ifMatch,
@@ -233,16 +285,21 @@ export const makeContacts = (deps: EngineDeps) => {
     })
 
   const restore = (ctx: RequestContext, id: string) =>
-    write(deps, contactAggregate, {
-      ...commandOn(ctx, id),
-      command: ({ at }) => Effect.succeed({ type: "RestoreContact" as const, id, at })
-    }, written(ctx, id, (prepared) => prepared)).run
+    write(
+      deps,
+      contactAggregate,
+      {
+        ...commandOn(ctx, id),
+        command: ({ at }) => Effect.succeed({ type: "RestoreContact" as const, id, at })
+      },
+      written(ctx, id, (prepared) => prepared)
+    ).run
 
   const history = (ctx: RequestContext, id: string, params: ListParams) =>
     Effect.flatMap(catalogs(deps, ctx), ({ contact }) => historyPage(deps, ctx, contactAggregate, id, params, contact))
 
   const getAsOf = (ctx: RequestContext, id: string, asOf: string) =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const instant = yield* parseAsOf(asOf)
       return yield* contactAsOf(deps, ctx, id, instant, (yield* catalogs(deps, ctx)).contact)
     })

@@ -24,7 +24,7 @@ const isObject = (value: string): value is CustomFieldObject => OBJECTS.includes
 
 export const makeCustomFields = (deps: EngineDeps) => {
   const list = (ctx: RequestContext, object: string | null) =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       if (object !== null && !isObject(object)) {
         return yield* ValidationError.at("object", `must be one of ${OBJECTS.join(", ")}`)
       }
@@ -32,7 +32,7 @@ export const makeCustomFields = (deps: EngineDeps) => {
       return { data: defs.filter((d) => object === null || d.object === object).map(toJson), next_cursor: null }
     })
   const create = (ctx: RequestContext, body: unknown) =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const parsed = parseCustomFieldCreate(yield* storableBody(body))
       if (Result.isFailure(parsed)) return yield* parsed.failure
       const result = yield* handleCommand(deps, customFieldAggregate, {
@@ -41,14 +41,13 @@ export const makeCustomFields = (deps: EngineDeps) => {
         stream: "any",
         command: ({ at }) => Effect.succeed({ type: "DefineCustomField" as const, at, definition: parsed.success })
       })
-      const defined = result.state.definitions
-        .find((d) => d.object === parsed.success.object && d.key === parsed.success.key)
+      const defined = result.state.definitions.find((d) => d.object === parsed.success.object && d.key === parsed.success.key)
       if (defined === undefined) return yield* Effect.die(new Error("a defined custom field is missing from its stream"))
       return { data: toJson(defined), version: result.version }
     })
 
   const remove = (ctx: RequestContext, object: string, key: string) =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       if (!isObject(object)) return yield* new NotFound({ resource: "custom_field", id: `${object}.${key}` })
       yield* handleCommand(deps, customFieldAggregate, {
         ctx,

@@ -54,7 +54,7 @@ export const makeDeals = (deps: EngineDeps, rules: ReadonlyArray<DealRule> = [])
   const unknownCompany = (ctx: RequestContext, companyId: Json | undefined) =>
     typeof companyId !== "string"
       ? Effect.succeed(null)
-      : Effect.map(companyStates(deps, ctx, [companyId]), ({ live }) => live.has(companyId) ? null : companyId)
+      : Effect.map(companyStates(deps, ctx, [companyId]), ({ live }) => (live.has(companyId) ? null : companyId))
 
   /** What every deal command shares: its stream, the workspace's catalogs, the outbox. */
   const commandOn = (ctx: RequestContext, id: string) => ({
@@ -66,7 +66,7 @@ export const makeDeals = (deps: EngineDeps, rules: ReadonlyArray<DealRule> = [])
 
   /** A live deal as the API shows it, with the catalog in hand (after a write, say). */
   const readDeal = (ctx: RequestContext, id: string, deal: FieldCatalog) =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const doc = yield* deps.storage.getDocument("deal", ctx.workspaceId, id)
       if (doc === null || doc.deletedAt !== null) return yield* new NotFound({ resource: "deal", id })
       return { data: yield* dealView(deps, ctx, doc.data, deal), version: doc.version }
@@ -80,13 +80,13 @@ export const makeDeals = (deps: EngineDeps, rules: ReadonlyArray<DealRule> = [])
     const announced = announcedRecord(result.payloads, "deal")
     return announced !== null
       ? Effect.succeed({ data: announced, version: result.version })
-      // Nothing committed (a patch that changed nothing): shown now.
-      : Effect.map(dealView(deps, ctx, result.projected?.data ?? {}, deal), (data) => ({ data, version: result.version }))
+      : // Nothing committed (a patch that changed nothing): shown now.
+        Effect.map(dealView(deps, ctx, result.projected?.data ?? {}, deal), (data) => ({ data, version: result.version }))
   }
 
   /** expand: the raw `expand` parameter (`companies,activities`) or null. */
   const get = (ctx: RequestContext, id: string, expandRaw: string | null = null) =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const expand = parseDealExpand(expandRaw)
       if (Result.isFailure(expand)) return yield* expand.failure
       const known = yield* catalogs(deps, ctx)
@@ -94,9 +94,10 @@ export const makeDeals = (deps: EngineDeps, rules: ReadonlyArray<DealRule> = [])
       if (expand.success.size === 0) return deal
       // The company as shown: company_id is null unless it is live, and then it is read again.
       const companyId = companyIdOf(deal.data)
-      const companies = expand.success.has("companies") && companyId !== null
-        ? (yield* deps.storage.getDocuments("company", ctx.workspaceId, [companyId])).filter((doc) => doc.deletedAt === null)
-        : []
+      const companies =
+        expand.success.has("companies") && companyId !== null
+          ? (yield* deps.storage.getDocuments("company", ctx.workspaceId, [companyId])).filter((doc) => doc.deletedAt === null)
+          : []
       const data = expandDeal(deal.data, {
         ...(expand.success.has("companies") ? { companies: yield* companyViews(deps, ctx, companies, known.company) } : {}),
         ...(expand.success.has("activities") ? { activities: yield* linkedActivities(deps, ctx, "deal_ids", id) } : {})
@@ -105,7 +106,7 @@ export const makeDeals = (deps: EngineDeps, rules: ReadonlyArray<DealRule> = [])
     })
 
   const list = (ctx: RequestContext, params: ListParams) =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const { deal } = yield* catalogs(deps, ctx)
       const where = dealParamsWhere(yield* storableParams(params), deal)
       if (Result.isFailure(where)) return yield* where.failure
@@ -131,63 +132,84 @@ export const makeDeals = (deps: EngineDeps, rules: ReadonlyArray<DealRule> = [])
         },
         admitted.length === 0 ? undefined : Effect.map(Effect.all(admitted, { concurrency: 2 }), (live) => live.every(Boolean))
       )
-      return { data: yield* dealViews(deps, ctx, page.rows.map((row) => row.data), deal), next_cursor: page.next_cursor }
+      return {
+        data: yield* dealViews(
+          deps,
+          ctx,
+          page.rows.map((row) => row.data),
+          deal
+        ),
+        next_cursor: page.next_cursor
+      }
     })
 
   /** A new deal from a body already checked as storable text. */
   const createWrite = (ctx: RequestContext, input: unknown) =>
-    Effect.map(deps.ids.make(dealAggregate.prefix), (id): Write<Versioned> =>
-      write(deps, dealAggregate, {
+    Effect.map(
+      deps.ids.make(dealAggregate.prefix),
+      (id): Write<Versioned> =>
+        write(
+          deps,
+          dealAggregate,
+          {
+            ...commandOn(ctx, id),
+            stream: "new",
+            prepare: parsedWith(parseDealCreate, input),
+            command: ({ at, prepared: { fields }, settings }) =>
+              Effect.gen(function* () {
+                const pipelineId = fields["pipeline_id"]
+                return {
+                  type: "CreateDeal" as const,
+                  id,
+                  at,
+                  fields,
+                  pipeline: typeof pipelineId === "string" ? yield* settings.pipeline(pipelineId) : null,
+                  unknownContactIds: yield* unknownContacts(ctx, stringsOf(fields["contact_ids"])),
+                  unknownCompanyId: yield* unknownCompany(ctx, fields["company_id"])
+                }
+              })
+          },
+          (result) => written(ctx, result, result.prepared.known.deal)
+        )
+    )
+
+  const updateWrite = (ctx: RequestContext, id: string, input: unknown, ifMatch: IfMatch): Write<Versioned> =>
+    write(
+      deps,
+      dealAggregate,
+      {
         ...commandOn(ctx, id),
-        stream: "new",
-        prepare: parsedWith(parseDealCreate, input),
-        command: ({ at, prepared: { fields }, settings }) =>
-          Effect.gen(function*() {
-            const pipelineId = fields["pipeline_id"]
+        ifMatch,
+        prepare: parsedWith(parseDealPatch, input),
+        command: ({ at, prepared: { fields }, projected: current, settings }) =>
+          Effect.gen(function* () {
+            // Made per attempt, so a retried move gets an id after the move it lost to.
+            const entryId = yield* deps.ids.make("tle")
+            // A patch of contact_ids: the given ids must be live; linked ones in the trash are kept.
+            const named = stringsOf(fields["contact_ids"])
+            const linked = fields["contact_ids"] === undefined ? [] : contactIdsOf(current?.data ?? {})
+            const contactsNow = yield* contactStates(deps, ctx, [...named, ...linked])
+            // A patch of company_id: a given one must be live; null keeps one in the trash.
+            const linkedCompany = fields["company_id"] === null ? companyIdOf(current?.data ?? {}) : null
+            const companyNow = linkedCompany === null ? null : yield* companyStates(deps, ctx, [linkedCompany])
+            const given = fields["pipeline_id"]
+            const pipelineId = typeof given === "string" ? given : current?.data["pipeline_id"]
             return {
-              type: "CreateDeal" as const,
+              type: "UpdateDeal" as const,
               id,
               at,
               fields,
-              pipeline: typeof pipelineId === "string" ? yield* settings.pipeline(pipelineId) : null,
-              unknownContactIds: yield* unknownContacts(ctx, stringsOf(fields["contact_ids"])),
-              unknownCompanyId: yield* unknownCompany(ctx, fields["company_id"])
+              entryId,
+              targetPipeline: typeof pipelineId === "string" ? yield* settings.pipeline(pipelineId) : null,
+              unknownContactIds: named.filter((contactId) => !contactsNow.live.has(contactId)),
+              trashedContactIds: linked.filter((contactId) => contactsNow.trashed.has(contactId)),
+              unknownCompanyId: yield* unknownCompany(ctx, fields["company_id"]),
+              trashedCompanyId: linkedCompany !== null && companyNow?.trashed.has(linkedCompany) === true ? linkedCompany : null
             }
           })
-      }, (result) => written(ctx, result, result.prepared.known.deal)))
-
-  const updateWrite = (ctx: RequestContext, id: string, input: unknown, ifMatch: IfMatch): Write<Versioned> =>
-    write(deps, dealAggregate, {
-      ...commandOn(ctx, id),
-      ifMatch,
-      prepare: parsedWith(parseDealPatch, input),
-      command: ({ at, prepared: { fields }, projected: current, settings }) =>
-        Effect.gen(function*() {
-          // Made per attempt, so a retried move gets an id after the move it lost to.
-          const entryId = yield* deps.ids.make("tle")
-          // A patch of contact_ids: the given ids must be live; linked ones in the trash are kept.
-          const named = stringsOf(fields["contact_ids"])
-          const linked = fields["contact_ids"] === undefined ? [] : contactIdsOf(current?.data ?? {})
-          const contactsNow = yield* contactStates(deps, ctx, [...named, ...linked])
-          // A patch of company_id: a given one must be live; null keeps one in the trash.
-          const linkedCompany = fields["company_id"] === null ? companyIdOf(current?.data ?? {}) : null
-          const companyNow = linkedCompany === null ? null : yield* companyStates(deps, ctx, [linkedCompany])
-          const given = fields["pipeline_id"]
-          const pipelineId = typeof given === "string" ? given : current?.data["pipeline_id"]
-          return {
-            type: "UpdateDeal" as const,
-            id,
-            at,
-            fields,
-            entryId,
-            targetPipeline: typeof pipelineId === "string" ? yield* settings.pipeline(pipelineId) : null,
-            unknownContactIds: named.filter((contactId) => !contactsNow.live.has(contactId)),
-            trashedContactIds: linked.filter((contactId) => contactsNow.trashed.has(contactId)),
-            unknownCompanyId: yield* unknownCompany(ctx, fields["company_id"]),
-            trashedCompanyId: linkedCompany !== null && companyNow?.trashed.has(linkedCompany) === true ? linkedCompany : null
-          }
-        })
-    }, (result) => written(ctx, result, result.prepared.known.deal))
+      },
+      (result) => written(ctx, result, result.prepared.known.deal)
+    )
 
   const create = (ctx: RequestContext, body: unknown) =>
     Effect.flatMap(storableBody(body), (input) => Effect.flatMap(createWrite(ctx, input), (planned) => planned.run))
@@ -200,14 +222,14 @@ export const makeDeals = (deps: EngineDeps, rules: ReadonlyArray<DealRule> = [])
     runBatch(deps, ctx, body, { create: createWrite, update: (ctx, id, data) => updateWrite(ctx, id, data, null) })
 
   const moveStage = (ctx: RequestContext, id: string, body: unknown, ifMatch: IfMatch) =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const move = parseStageMove(yield* storableBody(body))
       if (Result.isFailure(move)) return yield* move.failure
       const result = yield* handleCommand(deps, dealAggregate, {
         ...commandOn(ctx, id),
         ifMatch,
         command: ({ at, projected, settings }) =>
-          Effect.gen(function*() {
+          Effect.gen(function* () {
             // Made per attempt, so a retried move gets an id after the move it lost to.
             const entryId = yield* deps.ids.make("tle")
             const pipelineId = projected?.data["pipeline_id"]
@@ -231,7 +253,7 @@ export const makeDeals = (deps: EngineDeps, rules: ReadonlyArray<DealRule> = [])
     })
 
   const remove = (ctx: RequestContext, id: string, ifMatch: IfMatch) =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       yield* handleCommand(deps, dealAggregate, {
         ...commandOn(ctx, id),
         ifMatch,
@@ -240,7 +262,7 @@ export const makeDeals = (deps: EngineDeps, rules: ReadonlyArray<DealRule> = [])
     })
 
   const restore = (ctx: RequestContext, id: string) =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const result = yield* handleCommand(deps, dealAggregate, {
         ...commandOn(ctx, id),
         command: ({ at }) => Effect.succeed({ type: "RestoreDeal" as const, id, at })
@@ -249,7 +271,7 @@ export const makeDeals = (deps: EngineDeps, rules: ReadonlyArray<DealRule> = [])
     })
 
   const timeline = (ctx: RequestContext, id: string, params: ListParams) =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       yield* get(ctx, id)
       const page = yield* listPage(deps, ctx, "timeline_entry", params, {
         catalog: timelineCatalog,
@@ -266,7 +288,7 @@ export const makeDeals = (deps: EngineDeps, rules: ReadonlyArray<DealRule> = [])
     Effect.flatMap(catalogs(deps, ctx), ({ deal }) => historyPage(deps, ctx, dealAggregate, id, params, deal))
 
   const getAsOf = (ctx: RequestContext, id: string, asOf: string) =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const instant = yield* parseAsOf(asOf)
       return yield* dealAsOf(deps, ctx, id, instant, (yield* catalogs(deps, ctx)).deal)
     })

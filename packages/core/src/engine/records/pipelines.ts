@@ -19,21 +19,21 @@ const stageField = { name: "stage_id", type: "id" } as const
 
 export const makePipelines = (deps: EngineDeps, workspaces: Workspaces) => {
   const get = (ctx: RequestContext, id: string) =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const doc = yield* deps.storage.getDocument("pipeline", ctx.workspaceId, id)
       if (doc === null) return yield* new NotFound({ resource: "pipeline", id })
       return { data: pipelineView(doc.data), version: doc.version }
     })
 
   const list = (ctx: RequestContext) =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       yield* workspaces.ensure(ctx)
       const docs = yield* queryAll(deps, "pipeline", ctx.workspaceId, { _tag: "True" })
       return { data: docs.map((d) => pipelineView(d.data)), next_cursor: null }
     })
 
   const create = (ctx: RequestContext, body: unknown) =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const parsed = parsePipelineCreate(yield* storableBody(body))
       if (Result.isFailure(parsed)) return yield* parsed.failure
       // Accepted: the workspace gets its default pipeline first, so "Sales" stays the first one.
@@ -51,28 +51,27 @@ export const makePipelines = (deps: EngineDeps, workspaces: Workspaces) => {
     })
 
   const update = (ctx: RequestContext, id: string, body: unknown, ifMatch: IfMatch) =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const parsed = parsePipelinePatch(yield* storableBody(body))
       if (Result.isFailure(parsed)) return yield* parsed.failure
       const knownNewStageIds = new Set<string>()
-      const stages: ReadonlyArray<StageInput> | undefined = parsed.success.stages === undefined
-        ? undefined
-        : yield* Effect.forEach(
-        parsed.success.stages,
-        ({ id, ...stage }) =>
-          id !== null
-            ? Effect.succeed({ ...stage, id })
-            : Effect.map(deps.ids.make("stage"), (newId) => {
-              knownNewStageIds.add(newId)
-              return { ...stage, id: newId }
-            })
-      )
+      const stages: ReadonlyArray<StageInput> | undefined =
+        parsed.success.stages === undefined
+          ? undefined
+          : yield* Effect.forEach(parsed.success.stages, ({ id, ...stage }) =>
+              id !== null
+                ? Effect.succeed({ ...stage, id })
+                : Effect.map(deps.ids.make("stage"), (newId) => {
+                    knownNewStageIds.add(newId)
+                    return { ...stage, id: newId }
+                  })
+            )
       yield* handleCommand(deps, pipelineAggregate, {
         ctx,
         streamId: id,
         ifMatch,
         command: ({ state, at }) =>
-          Effect.gen(function*() {
+          Effect.gen(function* () {
             // A stage may only go when no deal sits in it, counting deals in the trash: a restored deal
             // must come back to a stage that still exists.
             const stagesHoldingDeals = new Set<string>()
@@ -82,7 +81,8 @@ export const makePipelines = (deps: EngineDeps, workspaces: Workspaces) => {
               for (const stage of current.stages) {
                 if (kept.has(stage.id)) continue
                 const inStage = { _tag: "Compare", field: stageField, op: "eq", value: stage.id } as const
-                const held = (yield* existsWhere(deps, "deal", ctx.workspaceId, inStage)) ||
+                const held =
+                  (yield* existsWhere(deps, "deal", ctx.workspaceId, inStage)) ||
                   (yield* existsWhere(deps, "deal", ctx.workspaceId, inStage, "deleted"))
                 if (held) stagesHoldingDeals.add(stage.id)
               }

@@ -20,10 +20,18 @@ type Rows = ReadonlyArray<{ readonly id: string; readonly data: JsonObject }>
 const trashViews = {
   contact: (deps: EngineDeps, ctx: RequestContext, rows: Rows, known: Catalogs) => contactViews(deps, ctx, rows, known.contact),
   deal: (deps: EngineDeps, ctx: RequestContext, rows: Rows, known: Catalogs) =>
-    dealViews(deps, ctx, rows.map((row) => row.data), known.deal),
+    dealViews(
+      deps,
+      ctx,
+      rows.map((row) => row.data),
+      known.deal
+    ),
   company: (deps: EngineDeps, ctx: RequestContext, rows: Rows, known: Catalogs) => companyViews(deps, ctx, rows, known.company),
   activity: (deps: EngineDeps, ctx: RequestContext, rows: Rows, known: Catalogs) => activityViews(deps, ctx, rows, known.activity)
-} satisfies Record<string, (deps: EngineDeps, ctx: RequestContext, rows: Rows, known: Catalogs) => Effect.Effect<ReadonlyArray<JsonObject>, StorageUnavailable>>
+} satisfies Record<
+  string,
+  (deps: EngineDeps, ctx: RequestContext, rows: Rows, known: Catalogs) => Effect.Effect<ReadonlyArray<JsonObject>, StorageUnavailable>
+>
 
 type TrashType = keyof typeof trashViews
 
@@ -36,7 +44,7 @@ const typeNames = TRASH_TYPES.join(", ")
 /** Soft-deleted records of one type, oldest record first, each with the time it will be purged. */
 export const makeTrash = (deps: EngineDeps) => ({
   list: (ctx: RequestContext, params: ListParams) =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const type = params["type"]
       if (!isTrashType(type)) {
         return yield* ValidationError.at("type", type === undefined ? `is required (${typeNames})` : `must be one of ${typeNames}`)
@@ -52,13 +60,15 @@ export const makeTrash = (deps: EngineDeps) => ({
       })
       const records = yield* trashViews[type](deps, ctx, page.rows, known)
       return {
-        data: page.rows.map((row, i): JsonObject => ({
-          type,
-          id: row.id,
-          deleted_at: row.deletedAt,
-          purge_at: row.deletedAt === null ? null : purgeAt(row.deletedAt),
-          record: records[i]!
-        })),
+        data: page.rows.map(
+          (row, i): JsonObject => ({
+            type,
+            id: row.id,
+            deleted_at: row.deletedAt,
+            purge_at: row.deletedAt === null ? null : purgeAt(row.deletedAt),
+            record: records[i]!
+          })
+        ),
         next_cursor: page.next_cursor
       }
     })

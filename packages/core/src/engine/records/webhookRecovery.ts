@@ -12,14 +12,15 @@ import { storableBody } from "../base/storable.js"
 export const makeWebhookRecoveries = (deps: EngineDeps) => {
   const webhookOf = (ctx: RequestContext, webhookId: string) =>
     Effect.flatMap(deps.storage.getDocument("webhook", ctx.workspaceId, webhookId), (doc) =>
-      doc === null ? Effect.fail(new NotFound({ resource: "webhook", id: webhookId })) : Effect.succeed(doc))
+      doc === null ? Effect.fail(new NotFound({ resource: "webhook", id: webhookId })) : Effect.succeed(doc)
+    )
 
   /**
    * The job's stream, added to the commit that records `webhook.recovery_started` (by a recover
    * request or a PATCH with recover_since): the job exists exactly when the webhook names it.
    */
   const recoveryStartedIn = (ctx: RequestContext, jobId: string, webhookId: string) => (context: AlsoContext<WebhookEvent>) =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const started = context.fresh.find(({ event }) => event.type === "webhook.recovery_started")?.event
       if (started?.type !== "webhook.recovery_started") return { streams: [], documents: [] } satisfies Addition
       const decided = yield* decide(deps, recoveryAggregate, newStream(recoveryAggregate, ctx, jobId), {
@@ -33,7 +34,7 @@ export const makeWebhookRecoveries = (deps: EngineDeps) => {
     })
 
   const get = (ctx: RequestContext, webhookId: string, jobId: string) =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       yield* webhookOf(ctx, webhookId)
       const { job, version } = yield* jobOf(deps.storage, ctx, jobId)
       if (job === null || job.webhookId !== webhookId) return yield* new NotFound({ resource: "recovery", id: jobId })
@@ -41,7 +42,7 @@ export const makeWebhookRecoveries = (deps: EngineDeps) => {
     })
 
   const start = (ctx: RequestContext, webhookId: string, body: unknown) =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const parsed = parseRecoverBody(yield* storableBody(body), { allowInsecure: deps.webhooks.config.allowInsecure })
       if (Result.isFailure(parsed)) return yield* parsed.failure
       const jobId = yield* deps.ids.make(recoveryAggregate.prefix)

@@ -49,27 +49,27 @@ export const makeWebhooks = (deps: EngineDeps) => {
       }
     )
 
-  const view = (ctx: RequestContext, doc: StoredDocument) =>
-    Effect.map(lastDeliveryAt(ctx, doc.id), (at) => webhookView(doc.data, at))
+  const view = (ctx: RequestContext, doc: StoredDocument) => Effect.map(lastDeliveryAt(ctx, doc.id), (at) => webhookView(doc.data, at))
 
   const webhookDocument = (ctx: RequestContext, id: string) =>
     Effect.flatMap(deps.storage.getDocument("webhook", ctx.workspaceId, id), (doc) =>
-      doc === null ? Effect.fail(new NotFound({ resource: "webhook", id })) : Effect.succeed(doc))
+      doc === null ? Effect.fail(new NotFound({ resource: "webhook", id })) : Effect.succeed(doc)
+    )
 
   const get = (ctx: RequestContext, id: string) =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const doc = yield* webhookDocument(ctx, id)
       return { data: yield* view(ctx, doc), version: doc.version }
     })
 
   const list = (ctx: RequestContext) =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const docs = yield* queryAll(deps, "webhook", ctx.workspaceId, { _tag: "True" })
       return { data: yield* Effect.forEach(docs, (doc) => view(ctx, doc)), next_cursor: null }
     })
 
   const create = (ctx: RequestContext, body: unknown) =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const parsed = parseWebhookCreate(yield* storableBody(body), { allowInsecure: config.allowInsecure })
       if (Result.isFailure(parsed)) return yield* parsed.failure
       yield* transport.checkTarget(parsed.success.url, config.allowInsecure)
@@ -84,7 +84,7 @@ export const makeWebhooks = (deps: EngineDeps) => {
     })
 
   const update = (ctx: RequestContext, id: string, body: unknown, ifMatch: IfMatch) =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const parsed = parseWebhookPatch(yield* storableBody(body), { allowInsecure: config.allowInsecure })
       if (Result.isFailure(parsed)) return yield* parsed.failure
       if (parsed.success.url !== undefined) yield* transport.checkTarget(parsed.success.url, config.allowInsecure)
@@ -94,14 +94,20 @@ export const makeWebhooks = (deps: EngineDeps) => {
         streamId: id,
         ifMatch,
         command: ({ at }) =>
-          Effect.succeed({ type: "UpdateWebhook" as const, id, at, fields: parsed.success, ...(recoveryId === undefined ? {} : { recoveryId }) }),
+          Effect.succeed({
+            type: "UpdateWebhook" as const,
+            id,
+            at,
+            fields: parsed.success,
+            ...(recoveryId === undefined ? {} : { recoveryId })
+          }),
         ...(recoveryId === undefined ? {} : { also: recoveries.recoveryStartedIn(ctx, recoveryId, id) })
       })
       return yield* get(ctx, id)
     })
 
   const remove = (ctx: RequestContext, id: string, ifMatch: IfMatch) =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       yield* handleCommand(deps, webhookAggregate, {
         ctx,
         streamId: id,
@@ -110,7 +116,7 @@ export const makeWebhooks = (deps: EngineDeps) => {
         // Queued deliveries are cancelled in the same commit: once the delete is acknowledged, no
         // worker can record another attempt for them (its commit would meet a newer version).
         also: ({ at }) =>
-          Effect.gen(function*() {
+          Effect.gen(function* () {
             const pending = yield* queryAll(deps, "delivery", ctx.workspaceId, {
               _tag: "And",
               exprs: [eq(webhookIdField, id), eq(statusField, "pending")]
@@ -128,10 +134,11 @@ export const makeWebhooks = (deps: EngineDeps) => {
     Effect.flatMap(deps.storage.getDocument("delivery", ctx.workspaceId, deliveryId), (doc) =>
       doc === null || doc.data["webhook_id"] !== webhookId
         ? Effect.fail(new NotFound({ resource: "delivery", id: deliveryId }))
-        : Effect.succeed(doc))
+        : Effect.succeed(doc)
+    )
 
   const deliveries = (ctx: RequestContext, webhookId: string, params: ListParams) =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const checked = yield* storableParams(params)
       yield* webhookDocument(ctx, webhookId)
       const status = checked["status"]
@@ -141,9 +148,10 @@ export const makeWebhooks = (deps: EngineDeps) => {
       const page = yield* listPage(deps, ctx, "delivery", checked, {
         catalog: deliveryCatalog,
         scope: "live",
-        baseWhere: status === undefined
-          ? eq(webhookIdField, webhookId)
-          : { _tag: "And", exprs: [eq(webhookIdField, webhookId), eq(statusField, status)] },
+        baseWhere:
+          status === undefined
+            ? eq(webhookIdField, webhookId)
+            : { _tag: "And", exprs: [eq(webhookIdField, webhookId), eq(statusField, status)] },
         defaultSort: { field: ref("created_at", "timestamp"), direction: "desc" },
         allow: { filter: false, search: false, sort: false },
         extraParams: ["status"]
@@ -152,17 +160,18 @@ export const makeWebhooks = (deps: EngineDeps) => {
     })
 
   const delivery = (ctx: RequestContext, webhookId: string, deliveryId: string) =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       yield* webhookDocument(ctx, webhookId)
       const doc = yield* deliveryDocument(ctx, webhookId, deliveryId)
       return { data: deliveryView(doc.data, { withAttempts: true }), version: doc.version }
     })
 
   const replay = (ctx: RequestContext, webhookId: string, deliveryId: string) =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       yield* webhookDocument(ctx, webhookId)
-      const original = yield* Schema.decodeUnknownEffect(DeliveryDocument)((yield* deliveryDocument(ctx, webhookId, deliveryId)).data)
-        .pipe(Effect.orDie)
+      const original = yield* Schema.decodeUnknownEffect(DeliveryDocument)((yield* deliveryDocument(ctx, webhookId, deliveryId)).data).pipe(
+        Effect.orDie
+      )
       const id = yield* deps.ids.make(deliveryAggregate.prefix)
       yield* handleCommand(deps, deliveryAggregate, {
         ctx,
@@ -195,10 +204,12 @@ export const makeWebhooks = (deps: EngineDeps) => {
    * test through.
    */
   const test = (ctx: RequestContext, id: string) =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const webhook = yield* decodedWebhook(yield* webhookDocument(ctx, id))
       const eventId = yield* deps.ids.make("evt")
-      const { answer, durationMs } = yield* timedPost(deps, (started) => testRequest({ webhook, workspaceId: ctx.workspaceId, eventId, at: started }))
+      const { answer, durationMs } = yield* timedPost(deps, (started) =>
+        testRequest({ webhook, workspaceId: ctx.workspaceId, eventId, at: started })
+      )
       return {
         status_code: Result.isSuccess(answer) ? answer.success.status : null,
         duration_ms: durationMs,
@@ -206,5 +217,17 @@ export const makeWebhooks = (deps: EngineDeps) => {
       } satisfies WebhookTestAttempt
     })
 
-  return { list, get, create, update, delete: remove, deliveries, delivery, replay, test, recover: recoveries.start, recovery: recoveries.get }
+  return {
+    list,
+    get,
+    create,
+    update,
+    delete: remove,
+    deliveries,
+    delivery,
+    replay,
+    test,
+    recover: recoveries.start,
+    recovery: recoveries.get
+  }
 }

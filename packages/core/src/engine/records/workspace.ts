@@ -19,7 +19,7 @@ export const makeWorkspaces = (deps: EngineDeps) => {
   const initialised = new Set<string>()
 
   const initialise = (ctx: RequestContext) =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const streamId = workspaceStreamId(ctx.workspaceId)
       const workspace = yield* readState(deps.storage, workspaceAggregate, ctx, streamId)
       if (workspace.version !== 0) return
@@ -28,14 +28,19 @@ export const makeWorkspaces = (deps: EngineDeps) => {
       const stageIds: Array<string> = []
       for (let i = 0; i < 6; i++) stageIds.push(yield* deps.ids.make("stage"))
       // New streams: nothing can refuse these commands.
-      const pipeline = yield* decide(deps, pipelineAggregate, newStream(pipelineAggregate, ctx, pipelineId), defaultPipelineCommand(pipelineId, stageIds, at))
-        .pipe(Effect.orDie)
+      const pipeline = yield* decide(
+        deps,
+        pipelineAggregate,
+        newStream(pipelineAggregate, ctx, pipelineId),
+        defaultPipelineCommand(pipelineId, stageIds, at)
+      ).pipe(Effect.orDie)
       const initialized = yield* decide(deps, workspaceAggregate, newStream(workspaceAggregate, ctx, streamId), {
         type: "InitializeWorkspace",
         defaultPipelineId: pipelineId,
         at
       }).pipe(Effect.orDie)
-      yield* deps.storage.commit({ streams: [initialized.append, pipeline.append], documents: pipeline.documents })
+      yield* deps.storage
+        .commit({ streams: [initialized.append, pipeline.append], documents: pipeline.documents })
         .pipe(Effect.catchTags({ VersionConflict: () => Effect.void, UniqueViolation: () => Effect.void }))
     })
 

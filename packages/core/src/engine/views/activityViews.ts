@@ -1,5 +1,13 @@
 import { Effect } from "effect"
-import { type ActivityLink, linkedCollection, type LinkIds, linksOf, type LinkSets, perLink, showingLiveLinks } from "../../activity/index.js"
+import {
+  type ActivityLink,
+  linkedCollection,
+  type LinkIds,
+  linksOf,
+  type LinkSets,
+  perLink,
+  showingLiveLinks
+} from "../../activity/index.js"
 import type { StorageUnavailable } from "../../errors.js"
 import type { JsonObject } from "../../json.js"
 import type { FieldCatalog } from "../../query/fields.js"
@@ -13,7 +21,10 @@ export type { ActivityLink }
 /** Which linked records are live and which are in the trash, per list: one read per collection named. */
 export const linkStates = (deps: EngineDeps, ctx: RequestContext, ids: LinkIds) =>
   Effect.map(
-    Effect.all(perLink((link) => recordStates(deps, linkedCollection[link], ctx.workspaceId, ids[link])), { concurrency: "unbounded" }),
+    Effect.all(
+      perLink((link) => recordStates(deps, linkedCollection[link], ctx.workspaceId, ids[link])),
+      { concurrency: "unbounded" }
+    ),
     (states): { readonly live: LinkSets; readonly trashed: LinkSets } => ({
       live: perLink((link) => states[link].live),
       trashed: perLink((link) => states[link].trashed)
@@ -31,9 +42,8 @@ export const activityViews = (
   activities: ReadonlyArray<{ readonly id: string; readonly data: JsonObject }>,
   catalog: FieldCatalog
 ): Effect.Effect<ReadonlyArray<JsonObject>, StorageUnavailable> =>
-  Effect.map(
-    linkStates(deps, ctx, linksOf(activities.map((activity) => activity.data))),
-    ({ live }) => activities.map(({ data }) => visibleFields(showingLiveLinks(data, live), catalog))
+  Effect.map(linkStates(deps, ctx, linksOf(activities.map((activity) => activity.data))), ({ live }) =>
+    activities.map(({ data }) => visibleFields(showingLiveLinks(data, live), catalog))
   )
 
 export const activityView = (deps: EngineDeps, ctx: RequestContext, id: string, data: JsonObject, catalog: FieldCatalog) =>
@@ -53,7 +63,7 @@ export const linkedActivities = (
   link: ActivityLink,
   id: string
 ): Effect.Effect<ReadonlyArray<JsonObject>, StorageUnavailable> =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const { activity } = yield* catalogs(deps, ctx)
     const rows = yield* deps.storage.queryDocuments("activity", ctx.workspaceId, {
       where: { _tag: "HasElement", field: { name: link, type: "id_array" }, value: id },

@@ -32,14 +32,22 @@ const recordAt = <C, E extends DomainEvent, S>(
   instant: string
 ): Effect.Effect<{ readonly record: Projected | null; readonly version: number }, StorageUnavailable> =>
   Effect.map(recordedEvents(deps, aggregate, ctx, id), (stream) =>
-    aggregate.project === null ? { record: null, version: 0 } : recordAsOf(stream, aggregate.project, instant))
+    aggregate.project === null ? { record: null, version: 0 } : recordAsOf(stream, aggregate.project, instant)
+  )
 
 /** The record at an instant, or 404 when it did not exist then or was in the trash. */
-const liveAt = <C, E extends DomainEvent, S>(deps: EngineDeps, ctx: RequestContext, aggregate: Aggregate<C, E, S>, id: string, instant: string) =>
+const liveAt = <C, E extends DomainEvent, S>(
+  deps: EngineDeps,
+  ctx: RequestContext,
+  aggregate: Aggregate<C, E, S>,
+  id: string,
+  instant: string
+) =>
   Effect.flatMap(recordAt(deps, ctx, aggregate, id, instant), ({ record, version }) =>
     record === null || record.deletedAt !== null
       ? Effect.fail(new NotFound({ resource: aggregate.name, id }))
-      : Effect.succeed({ data: record.data, version }))
+      : Effect.succeed({ data: record.data, version })
+  )
 
 /** Which of these records (of one type) were live at the instant: each folded from its own stream. */
 const liveThen = <C, E extends DomainEvent, S>(
@@ -62,13 +70,13 @@ const PAGE = 1000
  * Purged deals are left out: their data is erased, their link with it.
  */
 const dealIdsAt = (deps: EngineDeps, ctx: RequestContext, contactId: string, instant: string) =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const project = dealAggregate.project
     if (project === null) return []
     const until = yield* deps.storage.headSequence
     const deals = new Map<string, Projected | null>()
     const purged = new Set<string>()
-    for (let after = 0;;) {
+    for (let after = 0; ; ) {
       const page = yield* deps.storage.readWorkspaceLog({ workspaceId: ctx.workspaceId, after, until, limit: PAGE })
       for (const stored of page) {
         const id = stored.streamId
@@ -97,15 +105,18 @@ const dealIdsAt = (deps: EngineDeps, ctx: RequestContext, contactId: string, ins
  * those live then, and the deals that named it then.
  */
 export const contactAsOf = (deps: EngineDeps, ctx: RequestContext, id: string, instant: string, catalog: FieldCatalog) =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const { data, version } = yield* liveAt(deps, ctx, contactAggregate, id, instant)
     const companies = yield* liveThen(deps, ctx, companyAggregate, linkedCompanyIds(data), instant)
-    return { data: contactViewWith(visibleFields(data, catalog), yield* dealIdsAt(deps, ctx, id, instant), companies), version } satisfies Versioned
+    return {
+      data: contactViewWith(visibleFields(data, catalog), yield* dealIdsAt(deps, ctx, id, instant), companies),
+      version
+    } satisfies Versioned
   })
 
 /** A deal as its GET would have shown it at an instant: its fields then, contact_ids and company_id limited to records live then. */
 export const dealAsOf = (deps: EngineDeps, ctx: RequestContext, id: string, instant: string, catalog: FieldCatalog) =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const { data, version } = yield* liveAt(deps, ctx, dealAggregate, id, instant)
     const contacts = yield* liveThen(deps, ctx, contactAggregate, contactIdsOf(data), instant)
     const companyId = companyIdOf(data)

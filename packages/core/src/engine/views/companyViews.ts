@@ -34,7 +34,7 @@ export const companyViews = (
   companies: ReadonlyArray<{ readonly id: string; readonly data: JsonObject }>,
   catalog: FieldCatalog
 ): Effect.Effect<ReadonlyArray<JsonObject>, StorageUnavailable> =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const ids = companies.map((company) => company.id)
     const [contacts, deals] = yield* Effect.all([contactsNaming(deps, ctx, ids), dealsOfCompanies(deps, ctx, ids)], { concurrency: 2 })
     return companies.map((company) => companyView(company.id, visibleFields(company.data, catalog), contacts, deals))

@@ -44,10 +44,21 @@ export const contactViews = (
   catalog: FieldCatalog
 ) =>
   Effect.map(
-    Effect.all([
-      dealsNaming(deps, ctx, contacts.map((contact) => contact.id)),
-      liveCompaniesOf(deps, ctx, contacts.map((contact) => contact.data))
-    ], { concurrency: 2 }),
+    Effect.all(
+      [
+        dealsNaming(
+          deps,
+          ctx,
+          contacts.map((contact) => contact.id)
+        ),
+        liveCompaniesOf(
+          deps,
+          ctx,
+          contacts.map((contact) => contact.data)
+        )
+      ],
+      { concurrency: 2 }
+    ),
     ([deals, companies]) => {
       const live = idsOf(companies)
       return contacts.map((contact) => contactView(contact.id, visibleFields(contact.data, catalog), deals, live))

@@ -22,10 +22,17 @@ export const dealViews = (
   catalog: FieldCatalog
 ): Effect.Effect<ReadonlyArray<JsonObject>, StorageUnavailable> =>
   Effect.map(
-    Effect.all([
-      contactStates(deps, ctx, deals.flatMap(contactIdsOf)),
-      companyStates(deps, ctx, deals.flatMap((deal) => companyIdOf(deal) ?? []))
-    ], { concurrency: 2 }),
+    Effect.all(
+      [
+        contactStates(deps, ctx, deals.flatMap(contactIdsOf)),
+        companyStates(
+          deps,
+          ctx,
+          deals.flatMap((deal) => companyIdOf(deal) ?? [])
+        )
+      ],
+      { concurrency: 2 }
+    ),
     ([contacts, companies]) =>
       deals.map((data) => visibleFields(showingLiveCompany(showingLiveContacts(data, contacts.live), companies.live), catalog))
   )

@@ -27,7 +27,7 @@ export const historyPage = <C, E extends DomainEvent, S>(
   params: ListParams,
   catalog: FieldCatalog
 ): Effect.Effect<Page, NotFound | ValidationError | StorageUnavailable> =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const checked = yield* storableParams(params)
     const unknown = Object.keys(checked).filter((key) => !PARAMS.includes(key))
     if (unknown.length > 0) return yield* ValidationError.of(unknown.map((path) => ({ path, message: "is not a known parameter" })))

@@ -24,7 +24,7 @@ export const listPage = (
   read: (query: DocumentQuery) => Effect.Effect<ReadonlyArray<StoredDocument>, StorageUnavailable> = (query) =>
     deps.storage.queryDocuments(collection, ctx.workspaceId, query)
 ) =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const parsed = parseListQuery(yield* storableParams(params), spec)
     if (Result.isFailure(parsed)) return yield* parsed.failure
     const query = parsed.success

@@ -15,10 +15,12 @@ export const recordedEvents = <C, E extends DomainEvent, S>(
   ctx: RequestContext,
   streamId: string
 ): Effect.Effect<ReadonlyArray<{ readonly event: E; readonly recorded: StoredEvent }>, StorageUnavailable> =>
-  !isStreamOf(aggregate, streamId) ? Effect.succeed([]) : Effect.flatMap(deps.storage.readStream(streamId), (stored) => {
-    if (stored[0]?.metadata.workspaceId !== ctx.workspaceId || isErased(stored)) return Effect.succeed([])
-    const decoded = decodeEvents(aggregate, stored)
-    return Result.isFailure(decoded)
-      ? Effect.die(decoded.failure)
-      : Effect.succeed(decoded.success.map((event, i) => ({ event, recorded: stored[i]! })))
-  })
+  !isStreamOf(aggregate, streamId)
+    ? Effect.succeed([])
+    : Effect.flatMap(deps.storage.readStream(streamId), (stored) => {
+        if (stored[0]?.metadata.workspaceId !== ctx.workspaceId || isErased(stored)) return Effect.succeed([])
+        const decoded = decodeEvents(aggregate, stored)
+        return Result.isFailure(decoded)
+          ? Effect.die(decoded.failure)
+          : Effect.succeed(decoded.success.map((event, i) => ({ event, recorded: stored[i]! })))
+      })

@@ -27,11 +27,13 @@ export interface DeliveryWorkerOptions {
  * after it are tried again for a while, instead of leaving the delivery leased (timeout + 30 s)
  * and sent a second time once the lease runs out. Within the lease's 30 s margin.
  */
-const whileUnavailable = (budget: Duration.Input) => <A, E extends { readonly _tag: string }, R>(effect: Effect.Effect<A, E, R>) =>
-  Effect.retry(effect, {
-    while: (error) => error._tag === "StorageUnavailable",
-    schedule: Schedule.spaced(Duration.millis(250)).pipe(Schedule.upTo({ duration: budget }))
-  })
+const whileUnavailable =
+  (budget: Duration.Input) =>
+  <A, E extends { readonly _tag: string }, R>(effect: Effect.Effect<A, E, R>) =>
+    Effect.retry(effect, {
+      while: (error) => error._tag === "StorageUnavailable",
+      schedule: Schedule.spaced(Duration.millis(250)).pipe(Schedule.upTo({ duration: budget }))
+    })
 
 /** A command of the claimed delivery, as the worker's. */
 const onDelivery = (
@@ -66,10 +68,13 @@ const claimedState = (doc: StoredDocument, delivery: DeliveryDocument): StreamSt
  * delivery; read from the log only for a delivery that reached a worker some other way.
  */
 const sequenceOf = (deps: EngineDeps, delivery: DeliveryDocument) =>
-  typeof delivery.sequence === "number" ? Effect.succeed(delivery.sequence) :
-    // Only the event itself is read, however long the record's history.
-    Effect.map(deps.storage.readStream(delivery.event_stream_id, delivery.event_version - 1), (events) =>
-      events.find((event) => event.streamVersion === delivery.event_version)?.sequence ?? 0)
+  typeof delivery.sequence === "number"
+    ? Effect.succeed(delivery.sequence)
+    : // Only the event itself is read, however long the record's history.
+      Effect.map(
+        deps.storage.readStream(delivery.event_stream_id, delivery.event_version - 1),
+        (events) => events.find((event) => event.streamVersion === delivery.event_version)?.sequence ?? 0
+      )
 
 const cancel = (deps: EngineDeps, doc: StoredDocument, delivery: DeliveryDocument) =>
   onDelivery(deps, doc, (at) => ({ type: "CancelDelivery", id: doc.id, at }), null, claimedState(doc, delivery)).pipe(Effect.ignore)
@@ -95,35 +100,47 @@ export const attemptDelivery = (
   webhookRead?: WebhookDocument | null,
   slot: <A, E>(request: Effect.Effect<A, E>) => Effect.Effect<A, E> = identity
 ) =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const { config } = deps.webhooks
-    const webhook = webhookRead !== undefined ? webhookRead : yield* Effect.flatMap(
-      deps.storage.getDocument("webhook", doc.workspaceId, delivery.webhook_id).pipe(whileUnavailable("5 seconds")),
-      (found) => found === null ? Effect.succeed(null) : webhookDocument(found)
-    )
+    const webhook =
+      webhookRead !== undefined
+        ? webhookRead
+        : yield* Effect.flatMap(
+            deps.storage.getDocument("webhook", doc.workspaceId, delivery.webhook_id).pipe(whileUnavailable("5 seconds")),
+            (found) => (found === null ? Effect.succeed(null) : webhookDocument(found))
+          )
     // A failed webhook receives nothing new until reactivated; replays are sent whatever its status.
     if (webhook === null || (webhook.status !== "active" && delivery.replay_of === null)) {
       return yield* cancel(deps, doc, delivery)
     }
     const sequence = yield* sequenceOf(deps, delivery).pipe(whileUnavailable("5 seconds"))
     // Timed and signed once the endpoint has a free slot: waiting for one is not part of the attempt.
-    const { answer, durationMs } = yield* slot(timedPost(deps, (started) =>
-      deliveryRequest({ delivery, workspaceId: doc.workspaceId, webhook, sequence, timestamp: Math.floor(started / 1000) })))
+    const { answer, durationMs } = yield* slot(
+      timedPost(deps, (started) =>
+        deliveryRequest({ delivery, workspaceId: doc.workspaceId, webhook, sequence, timestamp: Math.floor(started / 1000) })
+      )
+    )
     const jitter = yield* Random.nextBetween(-1, 1)
     // Recorded only on the version that was claimed: a record tried again after its commit went
     // through (the answer lost with the connection) changes nothing, nor does one that comes after
     // another worker's record of the same delivery.
-    const recorded = yield* onDelivery(deps, doc, (at) => ({
-      type: "RecordAttempt",
-      id: doc.id,
-      at,
-      statusCode: Result.isSuccess(answer) ? answer.success.status : null,
-      durationMs,
-      error: Result.isFailure(answer) ? answer.failure.message : null,
-      retryAfterSeconds: Result.isSuccess(answer) ? answer.success.retryAfterSeconds : null,
-      jitter,
-      schedule: config.retrySchedule
-    }), doc.version, claimedState(doc, delivery)).pipe(whileUnavailable("20 seconds"), Effect.option)
+    const recorded = yield* onDelivery(
+      deps,
+      doc,
+      (at) => ({
+        type: "RecordAttempt",
+        id: doc.id,
+        at,
+        statusCode: Result.isSuccess(answer) ? answer.success.status : null,
+        durationMs,
+        error: Result.isFailure(answer) ? answer.failure.message : null,
+        retryAfterSeconds: Result.isSuccess(answer) ? answer.success.retryAfterSeconds : null,
+        jitter,
+        schedule: config.retrySchedule
+      }),
+      doc.version,
+      claimedState(doc, delivery)
+    ).pipe(whileUnavailable("20 seconds"), Effect.option)
     if (recorded._tag === "None") return
     const outcome = recorded.value.fresh.find((event) => event.type === "delivery.attempted")
     const failure = outcome?.data.failure
@@ -137,7 +154,7 @@ export const attemptDelivery = (
  * delivery. Absent (deleted) webhooks are left out.
  */
 const webhooksOf = (deps: EngineDeps, wanted: ReadonlyArray<{ readonly workspaceId: string; readonly id: string }>) =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const byWorkspace = new Map<string, Set<string>>()
     for (const { id, workspaceId } of wanted) {
       const ids = byWorkspace.get(workspaceId) ?? new Set()
@@ -165,7 +182,7 @@ interface InFlight {
  * interrupts that webhook's attempts, which aborts their requests.
  */
 export const runDeliveryWorker = (options: DeliveryWorkerOptions) =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const deps = yield* makeEngineDeps({ listen: false })
     const { config } = deps.webhooks
     const concurrency = options.concurrency ?? config.workerConcurrency
@@ -183,28 +200,22 @@ export const runDeliveryWorker = (options: DeliveryWorkerOptions) =>
       )
 
     yield* deps.queue.signals.pipe(
-      Stream.runForEach((signal) =>
-        signal._tag === "Scheduled"
-          ? Queue.offer(wake, undefined)
-          : abortAttemptsOf(signal.webhookId)
-      ),
+      Stream.runForEach((signal) => (signal._tag === "Scheduled" ? Queue.offer(wake, undefined) : abortAttemptsOf(signal.webhookId))),
       Effect.retry(Schedule.spaced("1 second")),
       Effect.forkScoped
     )
     // Signals can be lost (a LISTEN connection being re-established): once per poll interval the
     // webhooks of attempts in flight are looked up, and attempts for a deleted one are aborted.
-    const abortOrphans = Effect.gen(function*() {
-      const webhooks = new Map([...inFlight.values()].flatMap((entry) => entry.webhookId === null ? [] : [[entry.webhookId, entry.workspaceId]]))
+    const abortOrphans = Effect.gen(function* () {
+      const webhooks = new Map(
+        [...inFlight.values()].flatMap((entry) => (entry.webhookId === null ? [] : [[entry.webhookId, entry.workspaceId]]))
+      )
       for (const [webhookId, workspaceId] of webhooks) {
         const webhook = yield* deps.storage.getDocument("webhook", workspaceId, webhookId)
         if (webhook === null || webhook.deletedAt !== null) yield* abortAttemptsOf(webhookId)
       }
     })
-    yield* abortOrphans.pipe(
-      Effect.ignore,
-      Effect.repeat(Schedule.spaced(pollMillis)),
-      Effect.forkScoped
-    )
+    yield* abortOrphans.pipe(Effect.ignore, Effect.repeat(Schedule.spaced(pollMillis)), Effect.forkScoped)
     yield* Effect.addFinalizer(() => deps.queue.release(options.owner).pipe(Effect.ignore))
 
     // Deliveries of each webhook this worker holds until their request has ended (waiting for a
@@ -218,7 +229,10 @@ export const runDeliveryWorker = (options: DeliveryWorkerOptions) =>
     const hold = (webhookId: string) => {
       held.set(webhookId, (held.get(webhookId) ?? 0) + 1)
       let slot = slots.get(webhookId)
-      if (slot === undefined) slots.set(webhookId, slot = Semaphore.makeUnsafe(endpointConcurrency))
+      if (slot === undefined) {
+        slot = Semaphore.makeUnsafe(endpointConcurrency)
+        slots.set(webhookId, slot)
+      }
       return slot
     }
     /** Whether the webhook just stopped being passed over: a claim may now take more of it. */
@@ -238,7 +252,7 @@ export const runDeliveryWorker = (options: DeliveryWorkerOptions) =>
      * each attempt in a fiber of its own. Their records are commits of their own, which the
      * storage groups with the others arriving together (PostgreSQL's commit batches).
      */
-    const claimAndStart = Effect.gen(function*() {
+    const claimAndStart = Effect.gen(function* () {
       const free = concurrency - inFlight.size
       if (free <= 0) return "full" as const
       const now = yield* Clock.currentTimeMillis
@@ -252,9 +266,12 @@ export const runDeliveryWorker = (options: DeliveryWorkerOptions) =>
       })
       if (claimed.length === 0) return { claimed: 0, free }
       const decoded = claimed.map((doc) => ({ doc, delivery: Schema.decodeUnknownResult(DeliveryDocument)(doc.data) }))
-      const webhooks = yield* webhooksOf(deps, decoded.flatMap(({ delivery, doc }) =>
-        Result.isSuccess(delivery) ? [{ workspaceId: doc.workspaceId, id: delivery.success.webhook_id }] : []
-      )).pipe(whileUnavailable("5 seconds"))
+      const webhooks = yield* webhooksOf(
+        deps,
+        decoded.flatMap(({ delivery, doc }) =>
+          Result.isSuccess(delivery) ? [{ workspaceId: doc.workspaceId, id: delivery.success.webhook_id }] : []
+        )
+      ).pipe(whileUnavailable("5 seconds"))
       for (const { delivery, doc } of decoded) {
         const webhookId = Result.isSuccess(delivery) ? delivery.success.webhook_id : null
         const entry: InFlight = { webhookId, workspaceId: doc.workspaceId, interrupt: null }
@@ -270,16 +287,24 @@ export const runDeliveryWorker = (options: DeliveryWorkerOptions) =>
         const inSlot = <A, E>(request: Effect.Effect<A, E>) => slot!.withPermits(1)(request).pipe(Effect.ensuring(endRequest))
         // A document the engine wrote that does not decode is a defect: logged below, left to its lease.
         const attempt = Result.isSuccess(delivery)
-          ? attemptDelivery(deps, doc, delivery.success, webhooks.get(`${doc.workspaceId}\u0000${delivery.success.webhook_id}`) ?? null, inSlot)
+          ? attemptDelivery(
+              deps,
+              doc,
+              delivery.success,
+              webhooks.get(`${doc.workspaceId}\u0000${delivery.success.webhook_id}`) ?? null,
+              inSlot
+            )
           : Effect.die(delivery.failure)
         const fiber = yield* attempt.pipe(
           Effect.catchCause((cause) => Effect.logWarning("delivery attempt failed", cause)),
-          Effect.ensuring(Effect.suspend(() => {
-            // A loop waiting for a free slot is woken; one that is not has claimed all it could.
-            const wasFull = inFlight.size >= concurrency
-            inFlight.delete(doc.id)
-            return endRequest.pipe(Effect.andThen(wasFull ? Queue.offer(wake, undefined) : Effect.void))
-          })),
+          Effect.ensuring(
+            Effect.suspend(() => {
+              // A loop waiting for a free slot is woken; one that is not has claimed all it could.
+              const wasFull = inFlight.size >= concurrency
+              inFlight.delete(doc.id)
+              return endRequest.pipe(Effect.andThen(wasFull ? Queue.offer(wake, undefined) : Effect.void))
+            })
+          ),
           Effect.forkScoped
         )
         entry.interrupt = Effect.sync(() => fiber.interruptUnsafe())
@@ -287,7 +312,7 @@ export const runDeliveryWorker = (options: DeliveryWorkerOptions) =>
       return { claimed: claimed.length, free }
     })
 
-    const pause = Effect.gen(function*() {
+    const pause = Effect.gen(function* () {
       const now = yield* Clock.currentTimeMillis
       const due = yield* deps.queue.nextDue.pipe(Effect.orElseSucceed(() => null))
       const untilDue = due === null ? pollMillis : Math.max(0, Date.parse(due) - now)
@@ -295,7 +320,7 @@ export const runDeliveryWorker = (options: DeliveryWorkerOptions) =>
     })
 
     return yield* Effect.forever(
-      Effect.gen(function*() {
+      Effect.gen(function* () {
         const started = yield* claimAndStart.pipe(Effect.orElseSucceed(() => ({ claimed: 0, free: 1 })))
         // Every slot taken: the next claim waits for an attempt to end, not for the queue.
         if (started === "full") return yield* Queue.take(wake)
@@ -315,8 +340,10 @@ export const runDeliveryWorker = (options: DeliveryWorkerOptions) =>
  * otherwise the loop could claim again between the release and its interruption and sit on a lease.
  */
 export const DeliveryWorkerLive = (options: DeliveryWorkerOptions) =>
-  Layer.effectDiscard(Effect.gen(function*() {
-    yield* Effect.forkScoped(Effect.scoped(runDeliveryWorker(options)))
-    // Recoveries schedule deliveries: every host that sends them also moves recovery jobs on.
-    yield* Effect.forkScoped(runWebhookRecoveries({ owner: options.owner, pollMillis: options.pollMillis ?? 1_000 }))
-  }))
+  Layer.effectDiscard(
+    Effect.gen(function* () {
+      yield* Effect.forkScoped(Effect.scoped(runDeliveryWorker(options)))
+      // Recoveries schedule deliveries: every host that sends them also moves recovery jobs on.
+      yield* Effect.forkScoped(runWebhookRecoveries({ owner: options.owner, pollMillis: options.pollMillis ?? 1_000 }))
+    })
+  )

@@ -14,7 +14,7 @@ const BATCH = 100
  * meanwhile, say) is skipped, and a batch that purges nothing ends the run.
  */
 export const makePurge = (deps: EngineDeps, aggregates: ReadonlyArray<AnyAggregate>) =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const now = yield* Clock.currentTimeMillis
     // One millisecond past the window: restore is allowed up to exactly 30 days, purge only after.
     const cutoff = new Date(now - RECOVERY_WINDOW_MILLIS - 1).toISOString()
@@ -36,7 +36,10 @@ export const makePurge = (deps: EngineDeps, aggregates: ReadonlyArray<AnyAggrega
           }).pipe(
             Effect.as(true),
             // Only an unreachable storage stops the run; a record that refuses purging is skipped.
-            Effect.catchIf((error) => error._tag !== "StorageUnavailable", () => Effect.succeed(false))
+            Effect.catchIf(
+              (error) => error._tag !== "StorageUnavailable",
+              () => Effect.succeed(false)
+            )
           )
           if (ok) done++
         }

@@ -35,7 +35,7 @@ export const rebuildDocuments = (
   onProgress: (progress: RebuildProgress) => void = () => {},
   aggregates: ReadonlyArray<AnyAggregate> = registered
 ) =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const storage = yield* Storage
     const totalEvents = yield* storage.headSequence
     const streams = new Map<string, Array<StoredEvent>>()
@@ -62,7 +62,7 @@ export const rebuildDocuments = (
     // Documents depend on the workspace's custom field definitions (which fields are searched).
     const definitions = new Map<string, ReadonlyArray<CustomFieldDefinition>>()
     const definitionsOf = (workspaceId: string) =>
-      Effect.gen(function*() {
+      Effect.gen(function* () {
         const known = definitions.get(workspaceId)
         if (known !== undefined) return known
         const history = yield* decoded(customFieldAggregate, streams.get(customFieldStreamId(workspaceId)) ?? [])
@@ -81,6 +81,9 @@ export const rebuildDocuments = (
       const stream = { workspaceId, id: streamId, definitions: yield* definitionsOf(workspaceId) }
       writes.push(...aggregate.documents(stream, { before: null, fresh: all, version: stored.length, all }))
     }
-    yield* storage.replaceDocuments(rebuilt.flatMap((aggregate) => aggregate.collections), writes)
+    yield* storage.replaceDocuments(
+      rebuilt.flatMap((aggregate) => aggregate.collections),
+      writes
+    )
     return { events, streams: streams.size, documents: writes.length } satisfies RebuildResult
   })

@@ -4,12 +4,7 @@ import { NotFound } from "../../errors.js"
 import { announcedAt } from "../../feed/feedEvent.js"
 import type { JsonObject } from "../../json.js"
 import type { Expr } from "../../query/ast.js"
-import {
-  type RecoveryCommand,
-  type RecoveryEvent,
-  type RecoveryJob,
-  recoveryAggregate
-} from "../../recovery/index.js"
+import { type RecoveryCommand, type RecoveryEvent, type RecoveryJob, recoveryAggregate } from "../../recovery/index.js"
 import type { StoredDocument } from "../../storage/documents.js"
 import { isRedacted, type StoredEvent } from "../../storage/events.js"
 import type { StorageService } from "../../storage/Storage.js"
@@ -45,7 +40,9 @@ const coveredEvents = (deps: EngineDeps, ctx: RequestContext, webhookId: string,
       exprs: [eq("webhook_id", webhookId), { _tag: "In", field: ref("event_stream_id"), values: streamIds }]
     }),
     (deliveries) =>
-      new Set(deliveries.filter((d) => d.data["status"] === "succeeded" || d.data["status"] === "pending").map((d) => String(d.data["event_id"])))
+      new Set(
+        deliveries.filter((d) => d.data["status"] === "succeeded" || d.data["status"] === "pending").map((d) => String(d.data["event_id"]))
+      )
   )
 
 interface Chunk {
@@ -67,9 +64,12 @@ const nextChunk = (
   catalogs: Catalogs,
   size: number
 ) =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     if (webhook.status !== "active") {
-      return { command: { type: "FinishRecovery", id: job.id, at, status: "failed", reason: "the webhook turned failed" }, scheduled: [] } satisfies Chunk
+      return {
+        command: { type: "FinishRecovery", id: job.id, at, status: "failed", reason: "the webhook turned failed" },
+        scheduled: []
+      } satisfies Chunk
     }
     // Fixed by the first chunk, after the job's commit: later events are the outbox's. A write
     // decided while the webhook was failed cannot commit after a reactivation (its settings read
@@ -105,9 +105,8 @@ const nextChunk = (
   })
 
 /** The deliveries of a chunk, in the chunk's commit, in sequence order. */
-const deliveriesOf = (deps: EngineDeps, ctx: RequestContext, webhookId: string, chunk: Chunk) =>
-(context: AlsoContext<RecoveryEvent>) =>
-  Effect.gen(function*() {
+const deliveriesOf = (deps: EngineDeps, ctx: RequestContext, webhookId: string, chunk: Chunk) => (context: AlsoContext<RecoveryEvent>) =>
+  Effect.gen(function* () {
     const parts = yield* Effect.forEach(chunk.scheduled, ({ event, payload }) =>
       Effect.flatMap(deps.ids.make(deliveryAggregate.prefix), (id) =>
         scheduleDelivery(deps, ctx, {
@@ -123,7 +122,9 @@ const deliveriesOf = (deps: EngineDeps, ctx: RequestContext, webhookId: string, 
           payloadData: payload,
           replayOf: null,
           sequence: event.sequence
-        })))
+        })
+      )
+    )
     return {
       streams: parts.map((p) => p.stream),
       documents: parts.map((p) => p.document),
@@ -136,14 +137,19 @@ const deliveriesOf = (deps: EngineDeps, ctx: RequestContext, webhookId: string, 
  * can start another.
  */
 const webhookFreed = (deps: EngineDeps, ctx: RequestContext, webhookId: string, jobId: string, at: string) =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const { stream } = yield* loadState(deps.storage, deps.states, webhookAggregate, ctx, webhookId, false)
-    const decided = yield* decide(deps, webhookAggregate, { ctx, streamId: webhookId, stream }, {
-      type: "EndWebhookRecovery",
-      id: webhookId,
-      at,
-      recoveryId: jobId
-    }).pipe(Effect.orDie)
+    const decided = yield* decide(
+      deps,
+      webhookAggregate,
+      { ctx, streamId: webhookId, stream },
+      {
+        type: "EndWebhookRecovery",
+        id: webhookId,
+        at,
+        recoveryId: jobId
+      }
+    ).pipe(Effect.orDie)
     return { streams: [decided.append], documents: decided.documents } satisfies Addition
   })
 
@@ -167,7 +173,7 @@ export interface RecoveryRunnerOptions {
  * its job has ended. True when it did something, so the runner goes on at once.
  */
 const step = (deps: EngineDeps, options: RecoveryRunnerOptions, doc: StoredDocument) =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const webhook = yield* webhookDocument(doc)
     const running = webhook.recovery
     if (running === undefined) return false
@@ -189,7 +195,7 @@ const step = (deps: EngineDeps, options: RecoveryRunnerOptions, doc: StoredDocum
       ctx,
       streamId: job.id,
       command: ({ at, settings, state }) =>
-        Effect.gen(function*() {
+        Effect.gen(function* () {
           if (state.status === "absent") return yield* new NotFound({ resource: "recovery", id: job.id })
           chunk = yield* nextChunk(deps, ctx, state.job, webhook, owner, at, yield* settings.catalogs, options.chunk ?? RECOVERY_CHUNK)
           return chunk.command
@@ -198,8 +204,8 @@ const step = (deps: EngineDeps, options: RecoveryRunnerOptions, doc: StoredDocum
         chunk === undefined
           ? Effect.succeed({ streams: [], documents: [] })
           : chunk.command.type === "FinishRecovery"
-          ? webhookFreed(deps, ctx, webhook.id, job.id, context.at)
-          : deliveriesOf(deps, ctx, webhook.id, chunk)(context)
+            ? webhookFreed(deps, ctx, webhook.id, job.id, context.at)
+            : deliveriesOf(deps, ctx, webhook.id, chunk)(context)
     })
     return true
   })
@@ -209,15 +215,16 @@ const step = (deps: EngineDeps, options: RecoveryRunnerOptions, doc: StoredDocum
  * (their documents name the job) and moves each job on a chunk at a time until none moves.
  */
 export const runWebhookRecoveries = (options: RecoveryRunnerOptions) =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const deps = yield* makeEngineDeps({ listen: false })
-    const round = Effect.gen(function*() {
+    const round = Effect.gen(function* () {
       const webhooks = yield* deps.storage.documentsWith("webhook", "recovery", 100)
       const moved = yield* Effect.forEach(webhooks, (doc) =>
         step(deps, options, doc).pipe(
           // One job's trouble (a storage outage, a conflict it keeps losing) must not stop the others.
           Effect.catchCause((cause) => Effect.as(Effect.logWarning("webhook recovery step failed", cause), false))
-        ))
+        )
+      )
       return moved.some((m) => m)
     }).pipe(Effect.catchCause((cause) => Effect.as(Effect.logWarning("webhook recoveries unreadable", cause), false)))
     for (;;) {

@@ -22,13 +22,15 @@ export const webhookDocument = (doc: StoredDocument) => Effect.orDie(Schema.deco
  * the configured timeout and target rules, and says what came back and how long it took.
  */
 export const timedPost = (deps: EngineDeps, requestAt: (startedMillis: number) => DeliveryRequest) =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const { config, transport } = deps.webhooks
     const started = yield* Clock.currentTimeMillis
-    const answer = yield* Effect.result(transport.post({
-      ...requestAt(started),
-      timeoutMillis: config.timeoutMillis,
-      allowInsecure: config.allowInsecure
-    }))
+    const answer = yield* Effect.result(
+      transport.post({
+        ...requestAt(started),
+        timeoutMillis: config.timeoutMillis,
+        allowInsecure: config.allowInsecure
+      })
+    )
     return { answer, durationMs: (yield* Clock.currentTimeMillis) - started }
   })

@@ -12,14 +12,20 @@ export const keySha256: fc.Arbitrary<string> = fc.stringMatching(/^[0-9a-f]{64}$
 export const workspaceId: fc.Arbitrary<string> = fc.constantFrom("acme", "globex", "ws_1")
 
 /** A key's creation, its id made from its digest as the engine makes it. */
-export const createApiKey: fc.Arbitrary<CreateApiKey> = fc.record({ keySha256, workspaceId, at: instant })
+export const createApiKey: fc.Arbitrary<CreateApiKey> = fc
+  .record({ keySha256, workspaceId, at: instant })
   .map((c) => ({ type: "CreateApiKey", id: apiKeyIdOf(c.keySha256), ...c }))
-export const revokeApiKey: fc.Arbitrary<RevokeApiKey> = fc.record({ keySha256, at: instant })
+export const revokeApiKey: fc.Arbitrary<RevokeApiKey> = fc
+  .record({ keySha256, at: instant })
   .map(({ at, keySha256 }) => ({ type: "RevokeApiKey", id: apiKeyIdOf(keySha256), at }))
 
 /** One key's stream: its creation, then creates (refused) and revokes (the second changes nothing). */
 export const apiKeyScript: fc.Arbitrary<ReadonlyArray<ApiKeyCommand>> = createApiKey.chain((create) =>
-  streamScript<ApiKeyCommand>(fc.constant(create), fc.oneof(createApiKey, revokeApiKey).map((c) => ({ ...c, id: create.id })), 6)
+  streamScript<ApiKeyCommand>(
+    fc.constant(create),
+    fc.oneof(createApiKey, revokeApiKey).map((c) => ({ ...c, id: create.id })),
+    6
+  )
 )
 
 export const apiKeyHistory: fc.Arbitrary<ReadonlyArray<ApiKeyEvent>> = apiKeyScript.map((s) => traceCommands(apiKeyAggregate, s).history)

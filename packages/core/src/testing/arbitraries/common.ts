@@ -53,8 +53,11 @@ export const streamScript = <C extends { readonly at: string }>(
 ): fc.Arbitrary<ReadonlyArray<C>> =>
   fc.tuple(first, fc.array(fc.tuple(gap, next), { maxLength })).map(([head, tail]) => {
     let now = START
-    return [{ ...head, at: isoAt(now) }, ...tail.map(([pause, command]) => {
-      now += pause
-      return { ...command, at: isoAt(now) }
-    })]
+    return [
+      { ...head, at: isoAt(now) },
+      ...tail.map(([pause, command]) => {
+        now += pause
+        return { ...command, at: isoAt(now) }
+      })
+    ]
   })

@@ -11,17 +11,21 @@ const object = fc.constantFrom("contact" as const, "deal" as const)
 const key = fc.constantFrom("region", "nick", "score", "tier", "renewal_on")
 
 /** A definition as `parseCustomFieldCreate` leaves it: options exactly for enums. */
-export const customFieldInput: fc.Arbitrary<CustomFieldInput> = fc.record({
-  object,
-  key,
-  label: word,
-  type: fc.constantFrom("text" as const, "number" as const, "boolean" as const, "date" as const, "enum" as const),
-  options: fc.uniqueArray(fc.constantFrom("gold", "silver", "bronze"), { minLength: 1, maxLength: 3 })
-}).map((d) => ({ ...d, options: d.type === "enum" ? d.options : null }))
+export const customFieldInput: fc.Arbitrary<CustomFieldInput> = fc
+  .record({
+    object,
+    key,
+    label: word,
+    type: fc.constantFrom("text" as const, "number" as const, "boolean" as const, "date" as const, "enum" as const),
+    options: fc.uniqueArray(fc.constantFrom("gold", "silver", "bronze"), { minLength: 1, maxLength: 3 })
+  })
+  .map((d) => ({ ...d, options: d.type === "enum" ? d.options : null }))
 
-export const defineCustomField: fc.Arbitrary<DefineCustomField> = fc.record({ at: instant, definition: customFieldInput })
+export const defineCustomField: fc.Arbitrary<DefineCustomField> = fc
+  .record({ at: instant, definition: customFieldInput })
   .map((c) => ({ type: "DefineCustomField", ...c }))
-export const removeCustomField: fc.Arbitrary<RemoveCustomField> = fc.record({ object, key, at: instant })
+export const removeCustomField: fc.Arbitrary<RemoveCustomField> = fc
+  .record({ object, key, at: instant })
   .map((c) => ({ type: "RemoveCustomField", ...c }))
 
 /** A workspace's definitions stream: fields defined, removed and defined again (a clash is refused). */
@@ -31,8 +35,8 @@ export const customFieldScript: fc.Arbitrary<ReadonlyArray<CustomFieldCommand>> 
   15
 )
 
-export const customFieldHistory: fc.Arbitrary<ReadonlyArray<CustomFieldEvent>> = customFieldScript.map((s) =>
-  traceCommands(customFieldAggregate, s).history
+export const customFieldHistory: fc.Arbitrary<ReadonlyArray<CustomFieldEvent>> = customFieldScript.map(
+  (s) => traceCommands(customFieldAggregate, s).history
 )
 
 export const customFieldDefined: fc.Arbitrary<CustomFieldDefined> = defineCustomField.map(({ at, definition }) => ({

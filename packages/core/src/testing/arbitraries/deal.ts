@@ -26,10 +26,12 @@ const standardValues = {
 
 /** A deal's fields as `parseDealCreate` leaves them, in `pipeline` (stage null: the decider picks the first). */
 export const dealFields = (pipeline: PipelineInfo): fc.Arbitrary<JsonObject> =>
-  fc.record({
-    ...standardValues,
-    stage_id: fc.option(fc.constantFrom(...pipeline.stages.map((s) => s.id)), { nil: null, freq: 2 })
-  }).map(({ stage_id, ...rest }) => ({ ...rest, pipeline_id: pipeline.id, stage_id }))
+  fc
+    .record({
+      ...standardValues,
+      stage_id: fc.option(fc.constantFrom(...pipeline.stages.map((s) => s.id)), { nil: null, freq: 2 })
+    })
+    .map(({ stage_id, ...rest }) => ({ ...rest, pipeline_id: pipeline.id, stage_id }))
 
 /** A patch as `parseDealPatch` leaves it: some standard keys, no stage or pipeline. */
 export const dealPatch: fc.Arbitrary<JsonObject> = fc.record(standardValues, { requiredKeys: [] })
@@ -47,37 +49,40 @@ export const createDeal: fc.Arbitrary<CreateDeal> = pipelineInfo.chain((pipeline
 
 /** A patch of a deal in `pipeline`; now and then it moves the deal to one of its stages. */
 export const updateDeal: fc.Arbitrary<UpdateDeal> = pipelineInfo.chain((pipeline) =>
-  fc.record({
-    id: idOf("deal"),
-    at: instant,
-    patch: dealPatch,
-    stage: fc.option(fc.nat(9), { nil: null }),
-    entryId: idOf("tle")
-  }).map(({ patch, stage, ...c }) => ({
-    type: "UpdateDeal",
-    ...c,
-    fields: stage === null ? patch : { ...patch, stage_id: stageOf(pipeline, stage) },
-    targetPipeline: pipeline,
-    unknownContactIds: []
-  }))
+  fc
+    .record({
+      id: idOf("deal"),
+      at: instant,
+      patch: dealPatch,
+      stage: fc.option(fc.nat(9), { nil: null }),
+      entryId: idOf("tle")
+    })
+    .map(({ patch, stage, ...c }) => ({
+      type: "UpdateDeal",
+      ...c,
+      fields: stage === null ? patch : { ...patch, stage_id: stageOf(pipeline, stage) },
+      targetPipeline: pipeline,
+      unknownContactIds: []
+    }))
 )
 
 /** A move within the deal's own pipeline (mostly), as the engine builds it; sometimes to a stage of none. */
 export const moveStage: fc.Arbitrary<MoveStage> = pipelineInfo.chain((pipeline) =>
-  fc.record({
-    id: idOf("deal"),
-    at: instant,
-    stageId: fc.oneof(
-      { arbitrary: fc.constantFrom(...pipeline.stages.map((s) => s.id)), weight: 9 },
-      { arbitrary: idOf("stage"), weight: 1 }
-    ),
-    reason: orNull(word),
-    entryId: idOf("tle")
-  }).map((c) => ({ type: "MoveStage", ...c, pipeline }))
+  fc
+    .record({
+      id: idOf("deal"),
+      at: instant,
+      stageId: fc.oneof(
+        { arbitrary: fc.constantFrom(...pipeline.stages.map((s) => s.id)), weight: 9 },
+        { arbitrary: idOf("stage"), weight: 1 }
+      ),
+      reason: orNull(word),
+      entryId: idOf("tle")
+    })
+    .map((c) => ({ type: "MoveStage", ...c, pipeline }))
 )
 
-const idAt = <T extends string>(type: T) =>
-  fc.record({ id: idOf("deal"), at: instant }).map((c) => ({ type, ...c }))
+const idAt = <T extends string>(type: T) => fc.record({ id: idOf("deal"), at: instant }).map((c) => ({ type, ...c }))
 
 export const deleteDeal: fc.Arbitrary<DeleteDeal> = idAt("DeleteDeal")
 export const restoreDeal: fc.Arbitrary<RestoreDeal> = idAt("RestoreDeal")
@@ -130,7 +135,9 @@ const dealStep = (pipelines: ReadonlyArray<PipelineInfo>): fc.Arbitrary<DealStep
 }
 
 /** One deal's life in random pipelines: most steps are accepted, some refused (a foreign stage, a late restore). */
-export const dealScenario = (options: { readonly pipelines?: fc.Arbitrary<ReadonlyArray<PipelineInfo>>; readonly maxSteps?: number } = {}) =>
+export const dealScenario = (
+  options: { readonly pipelines?: fc.Arbitrary<ReadonlyArray<PipelineInfo>>; readonly maxSteps?: number } = {}
+) =>
   (options.pipelines ?? pipelineInfos).chain((pipelines) =>
     fc.record({
       pipelines: fc.constant(pipelines),
@@ -143,7 +150,7 @@ export const dealScenario = (options: { readonly pipelines?: fc.Arbitrary<Readon
 
 export const DEAL_ID = "deal_1"
 
-const stringOf = (value: Json | undefined) => typeof value === "string" ? value : undefined
+const stringOf = (value: Json | undefined) => (typeof value === "string" ? value : undefined)
 
 /**
  * The scenario's commands as the engine would build them: times from the gaps, an entry id per
@@ -166,42 +173,45 @@ export const dealCommandsOf = (scenario: DealScenario): ReadonlyArray<DealComman
     pipeline: createdIn,
     unknownContactIds: []
   }
-  return [create, ...scenario.steps.map((step, i) => {
-    now += step.gap
-    const at = isoAt(now)
-    const entryId = `tle_${i}`
-    return ({ document }: StreamNow<DealState>): DealCommand => {
-      const current = pipelineById(document?.data["pipeline_id"]) ?? createdIn
-      switch (step.kind) {
-        case "patch":
-          return {
-            type: "UpdateDeal",
-            id: DEAL_ID,
-            at,
-            fields: step.fields,
-            entryId,
-            targetPipeline: pipelineById(step.fields["pipeline_id"] ?? document?.data["pipeline_id"]),
-            unknownContactIds: []
-          }
-        case "move":
-          return {
-            type: "MoveStage",
-            id: DEAL_ID,
-            at,
-            stageId: step.own ? stageOf(current, step.stage) : allStages[step.stage % allStages.length]!,
-            reason: step.reason,
-            entryId,
-            pipeline: current
-          }
-        case "delete":
-          return { type: "DeleteDeal", id: DEAL_ID, at }
-        case "restore":
-          return { type: "RestoreDeal", id: DEAL_ID, at }
-        case "purge":
-          return { type: "PurgeDeal", id: DEAL_ID, at }
+  return [
+    create,
+    ...scenario.steps.map((step, i) => {
+      now += step.gap
+      const at = isoAt(now)
+      const entryId = `tle_${i}`
+      return ({ document }: StreamNow<DealState>): DealCommand => {
+        const current = pipelineById(document?.data["pipeline_id"]) ?? createdIn
+        switch (step.kind) {
+          case "patch":
+            return {
+              type: "UpdateDeal",
+              id: DEAL_ID,
+              at,
+              fields: step.fields,
+              entryId,
+              targetPipeline: pipelineById(step.fields["pipeline_id"] ?? document?.data["pipeline_id"]),
+              unknownContactIds: []
+            }
+          case "move":
+            return {
+              type: "MoveStage",
+              id: DEAL_ID,
+              at,
+              stageId: step.own ? stageOf(current, step.stage) : allStages[step.stage % allStages.length]!,
+              reason: step.reason,
+              entryId,
+              pipeline: current
+            }
+          case "delete":
+            return { type: "DeleteDeal", id: DEAL_ID, at }
+          case "restore":
+            return { type: "RestoreDeal", id: DEAL_ID, at }
+          case "purge":
+            return { type: "PurgeDeal", id: DEAL_ID, at }
+        }
       }
-    }
-  })]
+    })
+  ]
 }
 
 /** Runs a scenario through the deal decider and projection (`decider` to trace one with rules of its own). */
@@ -221,27 +231,34 @@ export const dealCreated: fc.Arbitrary<DealCreated> = fc.tuple(pipelineInfo, idO
   }))
 )
 
-export const dealUpdated: fc.Arbitrary<DealUpdated> = fc.tuple(dealPatch.filter((p) => Object.keys(p).length > 0), instant)
+export const dealUpdated: fc.Arbitrary<DealUpdated> = fc
+  .tuple(
+    dealPatch.filter((p) => Object.keys(p).length > 0),
+    instant
+  )
   .map(([changed, at]) => ({ type: "deal.updated", data: { changed, at } }))
 
 /** A real move: between two different stages of one pipeline, or into another pipeline. */
-export const dealStageChanged: fc.Arbitrary<DealStageChanged> = fc.tuple(pipelineInfo, pipelineInfo, fc.boolean())
+export const dealStageChanged: fc.Arbitrary<DealStageChanged> = fc
+  .tuple(pipelineInfo, pipelineInfo, fc.boolean())
   .chain(([from, other, across]) => {
     const to = across || from.stages.length < 2 ? other : from
-    return fc.record({
-      fromStage: fc.constantFrom(...from.stages.map((s) => s.id)),
-      toStage: fc.constantFrom(...to.stages.map((s) => s.id)),
-      entry_id: idOf("tle"),
-      reason: orNull(word),
-      at: instant
-    }).filter((m) => m.fromStage !== m.toStage).map(({ fromStage, toStage, ...rest }) => ({
-      type: "deal.stage_changed",
-      data: { ...rest, from_pipeline_id: from.id, to_pipeline_id: to.id, from_stage_id: fromStage, to_stage_id: toStage }
-    }))
+    return fc
+      .record({
+        fromStage: fc.constantFrom(...from.stages.map((s) => s.id)),
+        toStage: fc.constantFrom(...to.stages.map((s) => s.id)),
+        entry_id: idOf("tle"),
+        reason: orNull(word),
+        at: instant
+      })
+      .filter((m) => m.fromStage !== m.toStage)
+      .map(({ fromStage, toStage, ...rest }) => ({
+        type: "deal.stage_changed",
+        data: { ...rest, from_pipeline_id: from.id, to_pipeline_id: to.id, from_stage_id: fromStage, to_stage_id: toStage }
+      }))
   })
 
-const atOnly = <T extends "deal.deleted" | "deal.restored" | "deal.purged">(type: T) =>
-  instant.map((at) => ({ type, data: { at } }))
+const atOnly = <T extends "deal.deleted" | "deal.restored" | "deal.purged">(type: T) => instant.map((at) => ({ type, data: { at } }))
 
 export const dealDocument: fc.Arbitrary<Projected> = dealScenario({ maxSteps: 15 })
   .map((s) => traceDeal(s))
@@ -268,9 +285,14 @@ export const dealArbitraries = {
     "deal.restored": atOnly("deal.restored"),
     "deal.purged": atOnly("deal.purged")
   },
-  event: fc.oneof(dealCreated, dealUpdated, dealStageChanged, atOnly("deal.deleted"), atOnly("deal.restored"), atOnly("deal.purged")) as fc.Arbitrary<
-    DealEvent
-  >,
+  event: fc.oneof(
+    dealCreated,
+    dealUpdated,
+    dealStageChanged,
+    atOnly("deal.deleted"),
+    atOnly("deal.restored"),
+    atOnly("deal.purged")
+  ) as fc.Arbitrary<DealEvent>,
   document: dealDocument,
   fields: dealFields,
   patch: dealPatch

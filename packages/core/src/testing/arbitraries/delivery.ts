@@ -11,48 +11,53 @@ import { dealDocument } from "./deal.js"
 
 const deliveryId = idOf("dlv")
 
-export const scheduleDelivery: fc.Arbitrary<ScheduleDelivery> = fc.record({
-  id: deliveryId,
-  at: instant,
-  webhookId: idOf("wh"),
-  eventId: idOf("evt"),
-  eventType: fc.constantFrom(...WEBHOOK_EVENT_TYPES),
-  eventStreamId: idOf("deal"),
-  eventVersion: fc.integer({ min: 1, max: 50 }),
-  eventCreatedAt: instant,
-  payloadData: dealDocument.map((doc) => ({ deal: doc.data })),
-  replayOf: fc.option(deliveryId, { nil: null, freq: 4 })
-}).map((c) => ({ type: "ScheduleDelivery", ...c }))
+export const scheduleDelivery: fc.Arbitrary<ScheduleDelivery> = fc
+  .record({
+    id: deliveryId,
+    at: instant,
+    webhookId: idOf("wh"),
+    eventId: idOf("evt"),
+    eventType: fc.constantFrom(...WEBHOOK_EVENT_TYPES),
+    eventStreamId: idOf("deal"),
+    eventVersion: fc.integer({ min: 1, max: 50 }),
+    eventCreatedAt: instant,
+    payloadData: dealDocument.map((doc) => ({ deal: doc.data })),
+    replayOf: fc.option(deliveryId, { nil: null, freq: 4 })
+  })
+  .map((c) => ({ type: "ScheduleDelivery", ...c }))
 
 /**
  * An answer as the worker records it: successes, 410, 429/503 with a Retry-After, other failures
  * and no answer at all, with the engine's jitter and a retry schedule.
  */
-export const recordAttempt: fc.Arbitrary<RecordAttempt> = fc.record({
-  id: deliveryId,
-  at: instant,
-  answer: fc.oneof(
-    { arbitrary: fc.record({ statusCode: fc.integer({ min: 200, max: 299 }), retryAfterSeconds: fc.constant(null) }), weight: 1 },
-    { arbitrary: fc.record({ statusCode: fc.constant(410), retryAfterSeconds: fc.constant(null) }), weight: 1 },
-    {
-      arbitrary: fc.record({
-        statusCode: fc.constantFrom<number | null>(429, 503, 500, 502, 404, 301, null),
-        retryAfterSeconds: fc.option(fc.integer({ min: 0, max: 100_000 }), { nil: null })
-      }),
-      weight: 6
-    }
-  ),
-  durationMs: fc.integer({ min: 0, max: 15_000 }),
-  jitter: fc.double({ min: -1, max: 1, noNaN: true }),
-  schedule: fc.oneof(fc.constant(DEFAULT_RETRY_SCHEDULE), fc.array(fc.integer({ min: 1, max: 10_000_000 }), { maxLength: 8 }))
-}).map(({ answer, ...c }) => ({
-  type: "RecordAttempt",
-  ...c,
-  ...answer,
-  error: answer.statusCode === null ? "connection refused" : null
-}))
+export const recordAttempt: fc.Arbitrary<RecordAttempt> = fc
+  .record({
+    id: deliveryId,
+    at: instant,
+    answer: fc.oneof(
+      { arbitrary: fc.record({ statusCode: fc.integer({ min: 200, max: 299 }), retryAfterSeconds: fc.constant(null) }), weight: 1 },
+      { arbitrary: fc.record({ statusCode: fc.constant(410), retryAfterSeconds: fc.constant(null) }), weight: 1 },
+      {
+        arbitrary: fc.record({
+          statusCode: fc.constantFrom<number | null>(429, 503, 500, 502, 404, 301, null),
+          retryAfterSeconds: fc.option(fc.integer({ min: 0, max: 100_000 }), { nil: null })
+        }),
+        weight: 6
+      }
+    ),
+    durationMs: fc.integer({ min: 0, max: 15_000 }),
+    jitter: fc.double({ min: -1, max: 1, noNaN: true }),
+    schedule: fc.oneof(fc.constant(DEFAULT_RETRY_SCHEDULE), fc.array(fc.integer({ min: 1, max: 10_000_000 }), { maxLength: 8 }))
+  })
+  .map(({ answer, ...c }) => ({
+    type: "RecordAttempt",
+    ...c,
+    ...answer,
+    error: answer.statusCode === null ? "connection refused" : null
+  }))
 
-export const cancelDelivery: fc.Arbitrary<CancelDelivery> = fc.record({ id: deliveryId, at: instant })
+export const cancelDelivery: fc.Arbitrary<CancelDelivery> = fc
+  .record({ id: deliveryId, at: instant })
   .map((c) => ({ type: "CancelDelivery", ...c }))
 
 /** One delivery: scheduled, then attempts (mostly) and perhaps a cancellation, until it settles. */
@@ -64,7 +69,9 @@ export const deliveryScript: fc.Arbitrary<ReadonlyArray<DeliveryCommand>> = sche
   )
 )
 
-export const deliveryHistory: fc.Arbitrary<ReadonlyArray<DeliveryEvent>> = deliveryScript.map((s) => traceCommands(deliveryAggregate, s).history)
+export const deliveryHistory: fc.Arbitrary<ReadonlyArray<DeliveryEvent>> = deliveryScript.map(
+  (s) => traceCommands(deliveryAggregate, s).history
+)
 
 export const deliveryScheduled: fc.Arbitrary<DeliveryScheduled> = scheduleDelivery.map((c) => ({
   type: "delivery.scheduled",

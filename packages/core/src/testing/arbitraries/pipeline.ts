@@ -26,17 +26,21 @@ const stageRules = (ids: ReadonlyArray<string>) =>
   fc.oneof(
     { arbitrary: fc.constant({}), weight: 4 },
     {
-      arbitrary: fc.record({
-        required_fields: fc.subarray([...REQUIRABLE_FIELDS], { minLength: 1, maxLength: 2 }),
-        next_stage_ids: fc.subarray([...ids])
-      }, { requiredKeys: [] }),
+      arbitrary: fc.record(
+        {
+          required_fields: fc.subarray([...REQUIRABLE_FIELDS], { minLength: 1, maxLength: 2 }),
+          next_stage_ids: fc.subarray([...ids])
+        },
+        { requiredKeys: [] }
+      ),
       weight: 1
     }
   )
 
 /** Stages as a command gives them (unique ids from the pool, in order), with rules now and then. */
 const stageInputs = (pool: ReadonlyArray<string>, minLength = 1): fc.Arbitrary<ReadonlyArray<StageInput>> =>
-  fc.uniqueArray(fc.constantFrom(...pool), { minLength, maxLength: 6 })
+  fc
+    .uniqueArray(fc.constantFrom(...pool), { minLength, maxLength: 6 })
     .chain((ids) => fc.tuple(...ids.map((id) => fc.tuple(stageName, stageRules(ids)).map(([name, rules]) => ({ id, name, ...rules })))))
 
 const positioned = (stages: ReadonlyArray<StageInput>): ReadonlyArray<Stage> => stagesOf(stages)
@@ -63,23 +67,23 @@ const createPipelineOf = (id: string): fc.Arbitrary<CreatePipeline> =>
  */
 const updatePipelineOf = (id: string): fc.Arbitrary<UpdatePipeline> => {
   const pool = stagePool(id)
-  return fc.record(
-    {
+  return fc
+    .record({
       at: instant,
       name: fc.option(word, { nil: undefined }),
       stages: fc.option(stageInputs(pool, 0), { nil: undefined, freq: 2 }),
       knownNew: fc.oneof({ arbitrary: fc.constant(true), weight: 5 }, { arbitrary: fc.constant(false), weight: 1 }),
       holding: fc.subarray(pool, { maxLength: 2 })
-    }
-  ).map(({ at, holding, knownNew, name, stages }) => ({
-    type: "UpdatePipeline",
-    id,
-    at,
-    ...(name === undefined ? {} : { name }),
-    ...(stages === undefined ? {} : { stages }),
-    knownNewStageIds: new Set(knownNew ? pool : []),
-    stagesHoldingDeals: new Set(holding)
-  }))
+    })
+    .map(({ at, holding, knownNew, name, stages }) => ({
+      type: "UpdatePipeline",
+      id,
+      at,
+      ...(name === undefined ? {} : { name }),
+      ...(stages === undefined ? {} : { stages }),
+      knownNewStageIds: new Set(knownNew ? pool : []),
+      stagesHoldingDeals: new Set(holding)
+    }))
 }
 
 export const createPipeline: fc.Arbitrary<CreatePipeline> = idOf("pipe").chain(createPipelineOf)
@@ -91,8 +95,8 @@ export const pipelineScript: fc.Arbitrary<ReadonlyArray<PipelineCommand>> = idOf
 )
 
 /** Valid histories of one pipeline: what the decider records for a random script. */
-export const pipelineHistory: fc.Arbitrary<ReadonlyArray<PipelineEvent>> = pipelineScript.map((script) =>
-  traceCommands(pipelineAggregate, script).history
+export const pipelineHistory: fc.Arbitrary<ReadonlyArray<PipelineEvent>> = pipelineScript.map(
+  (script) => traceCommands(pipelineAggregate, script).history
 )
 
 export const pipelineCreated: fc.Arbitrary<PipelineCreated> = createPipeline.map((c) => ({
@@ -100,15 +104,15 @@ export const pipelineCreated: fc.Arbitrary<PipelineCreated> = createPipeline.map
   data: { id: c.id, name: c.name, stages: positioned(c.stages), at: c.at }
 }))
 
-export const pipelineUpdated: fc.Arbitrary<PipelineUpdated> = fc.record(
-  { name: word, stages: idOf("pipe").chain((id) => stageInputs(stagePool(id)).map(positioned)), at: instant },
-  { requiredKeys: ["at"] }
-).map((data) => ({ type: "pipeline.updated", data }))
+export const pipelineUpdated: fc.Arbitrary<PipelineUpdated> = fc
+  .record(
+    { name: word, stages: idOf("pipe").chain((id) => stageInputs(stagePool(id)).map(positioned)), at: instant },
+    { requiredKeys: ["at"] }
+  )
+  .map((data) => ({ type: "pipeline.updated", data }))
 
 /** The pipeline document as the API returns it: the projection of a valid history. */
-export const pipelineDocument: fc.Arbitrary<Projected> = pipelineScript.map((script) =>
-  traceCommands(pipelineAggregate, script).document!
-)
+export const pipelineDocument: fc.Arbitrary<Projected> = pipelineScript.map((script) => traceCommands(pipelineAggregate, script).document!)
 
 export const pipelineArbitraries = {
   commands: { CreatePipeline: createPipeline, UpdatePipeline: updatePipeline },

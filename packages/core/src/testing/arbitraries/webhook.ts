@@ -17,47 +17,55 @@ const eventTypes = fc.oneof(
 const secret = fc.option(fc.constantFrom("whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw", "another-secret-42"), { nil: null })
 const webhookId = idOf("wh")
 
-export const createWebhook: fc.Arbitrary<CreateWebhook> = fc.record({ id: webhookId, at: instant, url, events: eventTypes, secret })
+export const createWebhook: fc.Arbitrary<CreateWebhook> = fc
+  .record({ id: webhookId, at: instant, url, events: eventTypes, secret })
   .map((c) => ({ type: "CreateWebhook", ...c }))
 
 export const webhookPatch: fc.Arbitrary<WebhookPatch> = fc.record(
   { url, events: eventTypes, secret, status: fc.constant("active" as const) },
   { requiredKeys: [] }
 )
-export const updateWebhook: fc.Arbitrary<UpdateWebhook> = fc.record({ id: webhookId, at: instant, fields: webhookPatch })
+export const updateWebhook: fc.Arbitrary<UpdateWebhook> = fc
+  .record({ id: webhookId, at: instant, fields: webhookPatch })
   .map((c) => ({ type: "UpdateWebhook", ...c }))
-export const markWebhookFailed: fc.Arbitrary<MarkWebhookFailed> = fc.record({
-  id: webhookId,
-  at: instant,
-  reason: fc.constantFrom("gone" as const, "exhausted" as const)
-}).map((c) => ({ type: "MarkWebhookFailed", ...c }))
-export const deleteWebhook: fc.Arbitrary<DeleteWebhook> = fc.record({ id: webhookId, at: instant })
+export const markWebhookFailed: fc.Arbitrary<MarkWebhookFailed> = fc
+  .record({
+    id: webhookId,
+    at: instant,
+    reason: fc.constantFrom("gone" as const, "exhausted" as const)
+  })
+  .map((c) => ({ type: "MarkWebhookFailed", ...c }))
+export const deleteWebhook: fc.Arbitrary<DeleteWebhook> = fc
+  .record({ id: webhookId, at: instant })
   .map((c) => ({ type: "DeleteWebhook", ...c }))
 
 /** One webhook's life: patches, failures (from the worker) and reactivations, perhaps its deletion. */
 export const webhookScript: fc.Arbitrary<ReadonlyArray<WebhookCommand>> = webhookId.chain((id) =>
   streamScript<WebhookCommand>(
     createWebhook.map((c) => ({ ...c, id })),
-    fc.oneof(
-      { arbitrary: updateWebhook, weight: 4 },
-      { arbitrary: markWebhookFailed, weight: 2 },
-      { arbitrary: deleteWebhook, weight: 1 }
-    ).map((c) => ({ ...c, id })),
+    fc
+      .oneof({ arbitrary: updateWebhook, weight: 4 }, { arbitrary: markWebhookFailed, weight: 2 }, { arbitrary: deleteWebhook, weight: 1 })
+      .map((c) => ({ ...c, id })),
     12
   )
 )
 
-export const webhookHistory: fc.Arbitrary<ReadonlyArray<WebhookEvent>> = webhookScript.map((s) => traceCommands(webhookAggregate, s).history)
+export const webhookHistory: fc.Arbitrary<ReadonlyArray<WebhookEvent>> = webhookScript.map(
+  (s) => traceCommands(webhookAggregate, s).history
+)
 
 export const webhookCreated: fc.Arbitrary<WebhookCreated> = createWebhook.map(({ type: _, ...data }) => ({ type: "webhook.created", data }))
-export const webhookUpdated: fc.Arbitrary<WebhookUpdated> = fc.tuple(
-  fc.record({ url, events: eventTypes, secret }, { requiredKeys: [] }).filter((c) => Object.keys(c).length > 0),
-  instant
-).map(([changed, at]) => ({ type: "webhook.updated", data: { changed, at } }))
+export const webhookUpdated: fc.Arbitrary<WebhookUpdated> = fc
+  .tuple(
+    fc.record({ url, events: eventTypes, secret }, { requiredKeys: [] }).filter((c) => Object.keys(c).length > 0),
+    instant
+  )
+  .map(([changed, at]) => ({ type: "webhook.updated", data: { changed, at } }))
 const atOnly = <T extends "webhook.reactivated" | "webhook.deleted">(type: T) => instant.map((at) => ({ type, data: { at } }))
 const webhookFailed = markWebhookFailed.map(({ at, reason }) => ({ type: "webhook.failed" as const, data: { reason, at } }))
 
-export const webhookDocument: fc.Arbitrary<Projected> = webhookScript.map((s) => traceCommands(webhookAggregate, s).document)
+export const webhookDocument: fc.Arbitrary<Projected> = webhookScript
+  .map((s) => traceCommands(webhookAggregate, s).document)
   .filter((d): d is Projected => d !== null)
 
 export const webhookArbitraries = {
@@ -77,8 +85,12 @@ export const webhookArbitraries = {
     "webhook.failed": webhookFailed,
     "webhook.deleted": atOnly("webhook.deleted")
   },
-  event: fc.oneof(webhookCreated, webhookUpdated, atOnly("webhook.reactivated"), webhookFailed, atOnly("webhook.deleted")) as fc.Arbitrary<
-    WebhookEvent
-  >,
+  event: fc.oneof(
+    webhookCreated,
+    webhookUpdated,
+    atOnly("webhook.reactivated"),
+    webhookFailed,
+    atOnly("webhook.deleted")
+  ) as fc.Arbitrary<WebhookEvent>,
   document: webhookDocument
 }

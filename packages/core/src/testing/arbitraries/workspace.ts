@@ -5,14 +5,15 @@ import { workspaceAggregate } from "../../workspace/aggregate.js"
 import { traceCommands } from "../trace.js"
 import { idOf, instant, streamScript } from "./common.js"
 
-export const initializeWorkspace: fc.Arbitrary<InitializeWorkspace> = fc.record({ defaultPipelineId: idOf("pipe"), at: instant })
+export const initializeWorkspace: fc.Arbitrary<InitializeWorkspace> = fc
+  .record({ defaultPipelineId: idOf("pipe"), at: instant })
   .map((c) => ({ type: "InitializeWorkspace", ...c }))
 
 /** A workspace's stream: initialised once; a second initialisation (a racing host's) records nothing. */
 export const workspaceScript: fc.Arbitrary<ReadonlyArray<WorkspaceCommand>> = streamScript(initializeWorkspace, initializeWorkspace, 2)
 
-export const workspaceHistory: fc.Arbitrary<ReadonlyArray<WorkspaceEvent>> = workspaceScript.map((s) =>
-  traceCommands(workspaceAggregate, s).history
+export const workspaceHistory: fc.Arbitrary<ReadonlyArray<WorkspaceEvent>> = workspaceScript.map(
+  (s) => traceCommands(workspaceAggregate, s).history
 )
 
 export const workspaceInitialized: fc.Arbitrary<WorkspaceInitialized> = initializeWorkspace.map((c) => ({

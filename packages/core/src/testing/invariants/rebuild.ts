@@ -19,6 +19,8 @@ export const incrementalProblems = <C, E extends DomainEvent, S>(
   return [...keys].flatMap((key) =>
     sameData(stored.get(key), rebuilt.get(key))
       ? []
-      : [`${key}: the commands wrote ${JSON.stringify(stored.get(key) ?? null)}, a rebuild writes ${JSON.stringify(rebuilt.get(key) ?? null)}`]
+      : [
+          `${key}: the commands wrote ${JSON.stringify(stored.get(key) ?? null)}, a rebuild writes ${JSON.stringify(rebuilt.get(key) ?? null)}`
+        ]
   )
 }

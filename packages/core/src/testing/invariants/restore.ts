@@ -19,7 +19,9 @@ export const restoreProblems = (steps: ReadonlyArray<Restorable>): Array<string>
     if (step.events.some((event) => event.type.endsWith(".deleted"))) beforeDelete = step.before
     if (step.events.some((event) => event.type.endsWith(".restored"))) {
       if (!sameData(step.after, beforeDelete)) {
-        problems.push(`command ${i} restored ${JSON.stringify(step.after)}, not the document before the delete ${JSON.stringify(beforeDelete)}`)
+        problems.push(
+          `command ${i} restored ${JSON.stringify(step.after)}, not the document before the delete ${JSON.stringify(beforeDelete)}`
+        )
       }
     }
   })

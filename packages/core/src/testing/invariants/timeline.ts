@@ -60,16 +60,22 @@ export const timelineProblems = ({ deal, dealId, entries, events }: DealTimeline
     }
     if (entry === undefined) {
       problems.push(`${dealId}: no timeline entry for the move ${id}`)
-    } else if (Object.keys(entry).length !== ENTRY_KEYS.length || ENTRY_KEYS.some((key) => !sameData(entry[key] ?? null, expected[key] ?? null))) {
+    } else if (
+      Object.keys(entry).length !== ENTRY_KEYS.length ||
+      ENTRY_KEYS.some((key) => !sameData(entry[key] ?? null, expected[key] ?? null))
+    ) {
       problems.push(`${dealId}: entry ${JSON.stringify(entry)} is not its event ${JSON.stringify(expected)}`)
     }
-    if (expected["from_stage_id"] !== stage) problems.push(`${dealId}: move ${id} starts at ${expected["from_stage_id"]}, the deal was at ${stage}`)
+    if (expected["from_stage_id"] !== stage)
+      problems.push(`${dealId}: move ${id} starts at ${expected["from_stage_id"]}, the deal was at ${stage}`)
     if (expected["from_stage_id"] === expected["to_stage_id"]) problems.push(`${dealId}: move ${id} stays in ${expected["to_stage_id"]}`)
-    if ((expected["changed_at"] as string) < at) problems.push(`${dealId}: move ${id} at ${expected["changed_at"]} is earlier than the one before (${at})`)
+    if ((expected["changed_at"] as string) < at)
+      problems.push(`${dealId}: move ${id} at ${expected["changed_at"]} is earlier than the one before (${at})`)
     stage = expected["to_stage_id"]
     at = expected["changed_at"] as string
   }
   for (const id of byId.keys()) if (!seen.has(id)) problems.push(`${dealId}: timeline entry ${id} has no stage_changed event`)
-  if (deal !== null && deal["stage_id"] !== stage) problems.push(`${dealId}: the deal is in ${deal["stage_id"]}, its timeline ends in ${stage}`)
+  if (deal !== null && deal["stage_id"] !== stage)
+    problems.push(`${dealId}: the deal is in ${deal["stage_id"]}, its timeline ends in ${stage}`)
   return problems
 }

@@ -11,51 +11,57 @@ export type WorkspaceCommand =
   | { readonly kind: "deleteField"; readonly ws: number; readonly field: number }
   /** `companies`: made companies (by index) for company_ids, the first its company_id; absent or null sends none. */
   | { readonly kind: "createContact"; readonly ws: number; readonly body: Body; readonly companies?: ReadonlyArray<number> | null }
-  | { readonly kind: "updateContact"; readonly ws: number; readonly target: number; readonly body: Body; readonly companies?: ReadonlyArray<number> | null }
+  | {
+      readonly kind: "updateContact"
+      readonly ws: number
+      readonly target: number
+      readonly body: Body
+      readonly companies?: ReadonlyArray<number> | null
+    }
   | { readonly kind: "deleteContact"; readonly ws: number; readonly target: number }
   | { readonly kind: "restoreContact"; readonly ws: number; readonly target: number }
   /** POST /v1/contacts/batch: creates, updates of made contacts (by index) and upserts by email. */
   | {
-    readonly kind: "contactBatch"
-    readonly ws: number
-    readonly atomic: boolean
-    readonly operations: ReadonlyArray<
-      | { readonly op: "create"; readonly body: Body }
-      | { readonly op: "update"; readonly target: number; readonly body: Body }
-      | { readonly op: "upsert"; readonly email: string; readonly body: Body }
-    >
-  }
+      readonly kind: "contactBatch"
+      readonly ws: number
+      readonly atomic: boolean
+      readonly operations: ReadonlyArray<
+        | { readonly op: "create"; readonly body: Body }
+        | { readonly op: "update"; readonly target: number; readonly body: Body }
+        | { readonly op: "upsert"; readonly email: string; readonly body: Body }
+      >
+    }
   | {
-    readonly kind: "createDeal"
-    readonly ws: number
-    readonly body: Body
-    /** A pipeline of the workspace, and a stage of that pipeline (its first when null). */
-    readonly pipeline: number
-    readonly stage: number | null
-    readonly contacts: ReadonlyArray<number>
-    /** A made company (by index) for company_id; absent or null sends none. */
-    readonly company?: number | null
-  }
+      readonly kind: "createDeal"
+      readonly ws: number
+      readonly body: Body
+      /** A pipeline of the workspace, and a stage of that pipeline (its first when null). */
+      readonly pipeline: number
+      readonly stage: number | null
+      readonly contacts: ReadonlyArray<number>
+      /** A made company (by index) for company_id; absent or null sends none. */
+      readonly company?: number | null
+    }
   | {
-    readonly kind: "updateDeal"
-    readonly ws: number
-    readonly target: number
-    readonly body: Body
-    /** Any stage of the workspace (one of another pipeline is refused). */
-    readonly stage: number | null
-    readonly pipeline: number | null
-    readonly contacts: ReadonlyArray<number> | null
-    readonly company?: number | null
-  }
+      readonly kind: "updateDeal"
+      readonly ws: number
+      readonly target: number
+      readonly body: Body
+      /** Any stage of the workspace (one of another pipeline is refused). */
+      readonly stage: number | null
+      readonly pipeline: number | null
+      readonly contacts: ReadonlyArray<number> | null
+      readonly company?: number | null
+    }
   | {
-    readonly kind: "moveStage"
-    readonly ws: number
-    readonly target: number
-    /** A stage of the deal's own pipeline when `own`, else of all the workspace's stages. */
-    readonly stage: number
-    readonly own: boolean
-    readonly reason: string | null
-  }
+      readonly kind: "moveStage"
+      readonly ws: number
+      readonly target: number
+      /** A stage of the deal's own pipeline when `own`, else of all the workspace's stages. */
+      readonly stage: number
+      readonly own: boolean
+      readonly reason: string | null
+    }
   | { readonly kind: "deleteDeal"; readonly ws: number; readonly target: number }
   | { readonly kind: "restoreDeal"; readonly ws: number; readonly target: number }
   | { readonly kind: "createCompany"; readonly ws: number; readonly body: Body }
@@ -64,32 +70,32 @@ export type WorkspaceCommand =
   | { readonly kind: "restoreCompany"; readonly ws: number; readonly target: number }
   /** POST /v1/companies/batch: creates, updates of made companies (by index) and upserts by domain. */
   | {
-    readonly kind: "companyBatch"
-    readonly ws: number
-    readonly atomic: boolean
-    readonly operations: ReadonlyArray<
-      | { readonly op: "create"; readonly body: Body }
-      | { readonly op: "update"; readonly target: number; readonly body: Body }
-      | { readonly op: "upsert"; readonly domain: string; readonly body: Body }
-    >
-  }
+      readonly kind: "companyBatch"
+      readonly ws: number
+      readonly atomic: boolean
+      readonly operations: ReadonlyArray<
+        | { readonly op: "create"; readonly body: Body }
+        | { readonly op: "update"; readonly target: number; readonly body: Body }
+        | { readonly op: "upsert"; readonly domain: string; readonly body: Body }
+      >
+    }
   /** Links name made records by index; with none at all the engine refuses the activity. */
   | {
-    readonly kind: "createActivity"
-    readonly ws: number
-    readonly body: Body
-    readonly contacts: ReadonlyArray<number>
-    readonly deals: ReadonlyArray<number>
-    readonly companies: ReadonlyArray<number>
-  }
+      readonly kind: "createActivity"
+      readonly ws: number
+      readonly body: Body
+      readonly contacts: ReadonlyArray<number>
+      readonly deals: ReadonlyArray<number>
+      readonly companies: ReadonlyArray<number>
+    }
   | {
-    readonly kind: "updateActivity"
-    readonly ws: number
-    readonly target: number
-    readonly body: Body
-    readonly contacts: ReadonlyArray<number> | null
-    readonly companies: ReadonlyArray<number> | null
-  }
+      readonly kind: "updateActivity"
+      readonly ws: number
+      readonly target: number
+      readonly body: Body
+      readonly contacts: ReadonlyArray<number> | null
+      readonly companies: ReadonlyArray<number> | null
+    }
   | { readonly kind: "deleteActivity"; readonly ws: number; readonly target: number }
   | { readonly kind: "restoreActivity"; readonly ws: number; readonly target: number }
   | { readonly kind: "createPipeline"; readonly ws: number; readonly name: string; readonly stages: number }
@@ -117,15 +123,18 @@ const maybe = <A>(arb: fc.Arbitrary<A>) => fc.option(arb, { nil: null, freq: 4 }
 const text = fc.constantFrom(...WORDS)
 // Any JSON type for custom values: each fits one of the types a field may have at the time.
 const customValue = fc.oneof(text, fc.constantFrom(0, 7, 2.5), fc.boolean(), fc.constant(null))
-const email = fc.tuple(fc.constantFrom("ann", "Ann", "bob", "zoe", "kim", "lee"), fc.nat(5), fc.constantFrom("x.io", "X.io"))
+const email = fc
+  .tuple(fc.constantFrom("ann", "Ann", "bob", "zoe", "kim", "lee"), fc.nat(5), fc.constantFrom("x.io", "X.io"))
   .map(([name, n, domain]) => `${name}${n}@${domain}`)
 
 /** Standard fields, and now and then a custom one (refused while that field is not defined). */
 const withCustom = (standard: fc.Arbitrary<Body>, keys: ReadonlyArray<string>): fc.Arbitrary<Body> =>
-  fc.tuple(standard, fc.oneof(
-    { arbitrary: fc.constant(null), weight: 3 },
-    { arbitrary: fc.tuple(fc.constantFrom(...keys), customValue), weight: 1 }
-  )).map(([body, custom]) => custom === null ? body : { ...body, [custom[0]]: custom[1] })
+  fc
+    .tuple(
+      standard,
+      fc.oneof({ arbitrary: fc.constant(null), weight: 3 }, { arbitrary: fc.tuple(fc.constantFrom(...keys), customValue), weight: 1 })
+    )
+    .map(([body, custom]) => (custom === null ? body : { ...body, [custom[0]]: custom[1] }))
 
 const contactBody = withCustom(
   fc.record({ email, first_name: maybe(text), last_name: maybe(text), title: maybe(text) }, { requiredKeys: [] }),
@@ -207,16 +216,18 @@ const DEFAULT_WEIGHTS: Record<WorkspaceCommand["kind"], number> = {
 /** One command of a model run (see WorkspaceCommand). */
 export const workspaceCommand = (options: WorkspaceCommandOptions = {}): fc.Arbitrary<WorkspaceCommand> => {
   const count = Math.max(1, options.workspaces ?? 1)
-  const ws = count === 1
-    ? fc.constant(0)
-    : fc.oneof({ arbitrary: fc.constant(0), weight: 3 }, { arbitrary: fc.integer({ min: 1, max: count - 1 }), weight: 1 })
+  const ws =
+    count === 1
+      ? fc.constant(0)
+      : fc.oneof({ arbitrary: fc.constant(0), weight: 3 }, { arbitrary: fc.integer({ min: 1, max: count - 1 }), weight: 1 })
   const target = fc.nat(12)
   const stage = fc.nat(12)
   const field = fc.nat(MODEL_FIELDS.length - 1)
   const kinds: { readonly [K in WorkspaceCommand["kind"]]: fc.Arbitrary<Extract<WorkspaceCommand, { kind: K }>> } = {
     defineField: fc.record({ kind: fc.constant("defineField"), ws, field, type: fc.constantFrom<FieldType>("text", "number", "boolean") }),
     deleteField: fc.record({ kind: fc.constant("deleteField"), ws, field }),
-    createContact: fc.record({ kind: fc.constant("createContact"), ws, body: contactBody, email, companies: maybe(links) })
+    createContact: fc
+      .record({ kind: fc.constant("createContact"), ws, body: contactBody, email, companies: maybe(links) })
       .map(({ email, ...c }) => ({ ...c, body: { email, ...c.body } })),
     updateContact: fc.record({ kind: fc.constant("updateContact"), ws, target, body: contactBody, companies: maybe(links) }),
     deleteContact: fc.record({ kind: fc.constant("deleteContact"), ws, target }),
@@ -253,7 +264,8 @@ export const workspaceCommand = (options: WorkspaceCommandOptions = {}): fc.Arbi
       contacts: maybe(fc.array(target, { maxLength: 3 })),
       company: maybe(target)
     }),
-    createCompany: fc.record({ kind: fc.constant("createCompany"), ws, body: companyBody, name: text })
+    createCompany: fc
+      .record({ kind: fc.constant("createCompany"), ws, body: companyBody, name: text })
       .map(({ name, ...c }) => ({ ...c, body: { name, ...c.body } })),
     updateCompany: fc.record({ kind: fc.constant("updateCompany"), ws, target, body: companyBody }),
     deleteCompany: fc.record({ kind: fc.constant("deleteCompany"), ws, target }),
@@ -271,16 +283,18 @@ export const workspaceCommand = (options: WorkspaceCommandOptions = {}): fc.Arbi
         { minLength: 1, maxLength: 5 }
       )
     }),
-    createActivity: fc.record({
-      kind: fc.constant("createActivity"),
-      ws,
-      body: activityBody,
-      type: fc.constantFrom("note", "task"),
-      subject: text,
-      contacts: links,
-      deals: links,
-      companies: links
-    }).map(({ subject, type, ...c }) => ({ ...c, body: { type, subject, ...c.body } })),
+    createActivity: fc
+      .record({
+        kind: fc.constant("createActivity"),
+        ws,
+        body: activityBody,
+        type: fc.constantFrom("note", "task"),
+        subject: text,
+        contacts: links,
+        deals: links,
+        companies: links
+      })
+      .map(({ subject, type, ...c }) => ({ ...c, body: { type, subject, ...c.body } })),
     updateActivity: fc.record({
       kind: fc.constant("updateActivity"),
       ws,
@@ -317,7 +331,10 @@ export const workspaceCommand = (options: WorkspaceCommandOptions = {}): fc.Arbi
   return fc.oneof(
     ...Object.entries(kinds)
       .filter(([kind]) => weights[kind as WorkspaceCommand["kind"]] > 0)
-      .map(([kind, arbitrary]) => ({ arbitrary: arbitrary as fc.Arbitrary<WorkspaceCommand>, weight: weights[kind as WorkspaceCommand["kind"]] }))
+      .map(([kind, arbitrary]) => ({
+        arbitrary: arbitrary as fc.Arbitrary<WorkspaceCommand>,
+        weight: weights[kind as WorkspaceCommand["kind"]]
+      }))
   )
 }
 
@@ -340,15 +357,33 @@ export const EVERY_KIND: ReadonlyArray<WorkspaceCommand> = [
   { kind: "createCompany", ws: 0, body: { name: "Acme", domain: "acme.io", size: 12 } },
   { kind: "createCompany", ws: 0, body: { name: "Globex", domain: "globex.io" } },
   { kind: "updateContact", ws: 0, target: 1, body: {}, companies: [0, 1] },
-  { kind: "createDeal", ws: 0, body: { name: "Pilot", value: 100, currency: "EUR", region: "Zoë" }, pipeline: 0, stage: null, contacts: [0, 1], company: 0 },
-  { kind: "createActivity", ws: 0, body: { type: "task", subject: "Call", due_at: "2026-02-01T09:00:00Z" }, contacts: [1], deals: [0], companies: [0] },
+  {
+    kind: "createDeal",
+    ws: 0,
+    body: { name: "Pilot", value: 100, currency: "EUR", region: "Zoë" },
+    pipeline: 0,
+    stage: null,
+    contacts: [0, 1],
+    company: 0
+  },
+  {
+    kind: "createActivity",
+    ws: 0,
+    body: { type: "task", subject: "Call", due_at: "2026-02-01T09:00:00Z" },
+    contacts: [1],
+    deals: [0],
+    companies: [0]
+  },
   { kind: "updateActivity", ws: 0, target: 0, body: { done: true }, contacts: null, companies: null },
   { kind: "updateCompany", ws: 0, target: 1, body: { industry: "Ann" } },
   {
     kind: "companyBatch",
     ws: 0,
     atomic: true,
-    operations: [{ op: "upsert", domain: "ACME.io", body: { size: 500 } }, { op: "create", body: { name: "Initech", domain: "initech.io" } }]
+    operations: [
+      { op: "upsert", domain: "ACME.io", body: { size: 500 } },
+      { op: "create", body: { name: "Initech", domain: "initech.io" } }
+    ]
   },
   { kind: "deleteCompany", ws: 0, target: 0 },
   { kind: "restoreCompany", ws: 0, target: 0 },

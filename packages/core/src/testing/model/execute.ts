@@ -13,10 +13,18 @@ export const REFUSALS: ReadonlyArray<string> = ["NotFound", "ValidationError", "
  * Runs a call that may be refused: records its outcome, counts it when accepted; any other failure
  * (storage unavailable, a defect) fails the run.
  */
-export const attempt = <Step, A, E extends { readonly _tag: string }>(world: World<Step>, step: Step, kind: string, call: Effect.Effect<A, E>) =>
+export const attempt = <Step, A, E extends { readonly _tag: string }>(
+  world: World<Step>,
+  step: Step,
+  kind: string,
+  call: Effect.Effect<A, E>
+) =>
   call.pipe(
     Effect.map((ok): A | null => ok),
-    Effect.catchIf((error) => REFUSALS.includes(error._tag), () => Effect.succeed(null)),
+    Effect.catchIf(
+      (error) => REFUSALS.includes(error._tag),
+      () => Effect.succeed(null)
+    ),
     Effect.tap((ok) =>
       Effect.sync(() => {
         world.outcomes.push({ step, outcome: ok === null ? "refused" : "accepted" })
@@ -25,9 +33,9 @@ export const attempt = <Step, A, E extends { readonly _tag: string }>(world: Wor
     )
   )
 
-const pick = (ids: ReadonlyArray<string>, n: number, none: string) => ids.length === 0 ? none : ids[n % ids.length]!
+const pick = (ids: ReadonlyArray<string>, n: number, none: string) => (ids.length === 0 ? none : ids[n % ids.length]!)
 /** Contacts to associate: none while the workspace has none (an unknown id is refused, and said so elsewhere). */
-const pickAll = (ids: ReadonlyArray<string>, ns: ReadonlyArray<number>) => ids.length === 0 ? [] : ns.map((n) => ids[n % ids.length]!)
+const pickAll = (ids: ReadonlyArray<string>, ns: ReadonlyArray<number>) => (ids.length === 0 ? [] : ns.map((n) => ids[n % ids.length]!))
 
 /** Mostly the latest deletion, sometimes any record (a live one is refused). */
 const toRestore = (deleted: ReadonlyArray<string>, all: ReadonlyArray<string>, target: number, none: string) =>
@@ -41,8 +49,13 @@ const companiesOf = (made: Made, companies: ReadonlyArray<number> | null | undef
 }
 
 /** A batch's answer recorded as one step: accepted when any operation applied. Created ids are kept. */
-const recordBatch = (world: World<WorkspaceCommand>, command: WorkspaceCommand & { readonly atomic: boolean }, answer: BatchAnswer | null, made: Array<string>) =>
-  Effect.gen(function*() {
+const recordBatch = (
+  world: World<WorkspaceCommand>,
+  command: WorkspaceCommand & { readonly atomic: boolean },
+  answer: BatchAnswer | null,
+  made: Array<string>
+) =>
+  Effect.gen(function* () {
     const applied = answer?.outcomes.filter((outcome) => outcome._tag === "Applied") ?? []
     if (command.atomic && answer !== null && applied.length > 0 && applied.length < answer.outcomes.length) {
       return yield* Effect.die(new Error(`an atomic batch applied ${applied.length} of ${answer.outcomes.length} operations`))
@@ -56,7 +69,10 @@ const recordBatch = (world: World<WorkspaceCommand>, command: WorkspaceCommand &
 const batchAnswer = <E extends { readonly _tag: string }>(call: Effect.Effect<BatchAnswer, E>) =>
   call.pipe(
     Effect.map((ok): BatchAnswer | null => ok),
-    Effect.catchIf((error) => REFUSALS.includes(error._tag), () => Effect.succeed(null))
+    Effect.catchIf(
+      (error) => REFUSALS.includes(error._tag),
+      () => Effect.succeed(null)
+    )
   )
 
 interface PipelineSeen {
@@ -66,12 +82,15 @@ interface PipelineSeen {
 }
 
 const pipelinesOf = (world: World, ctx: RequestContext) =>
-  Effect.map(world.engine.pipelines.list(ctx), (page): ReadonlyArray<PipelineSeen> =>
-    page.data.map((p) => ({
-      id: p["id"] as string,
-      name: p["name"] as string,
-      stages: (p["stages"] as ReadonlyArray<JsonObject>).map((s) => ({ id: s["id"] as string, name: s["name"] as string }))
-    })))
+  Effect.map(
+    world.engine.pipelines.list(ctx),
+    (page): ReadonlyArray<PipelineSeen> =>
+      page.data.map((p) => ({
+        id: p["id"] as string,
+        name: p["name"] as string,
+        stages: (p["stages"] as ReadonlyArray<JsonObject>).map((s) => ({ id: s["id"] as string, name: s["name"] as string }))
+      }))
+  )
 
 /**
  * Runs one WorkspaceCommand through the engine, naming records by index among those the run made
@@ -79,7 +98,7 @@ const pipelinesOf = (world: World, ctx: RequestContext) =>
  * move it, and every command is followed by a millisecond, so no two share an instant.
  */
 export const executeCommand = (world: World<WorkspaceCommand>, command: WorkspaceCommand) =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const { engine } = world
     const i = "ws" in command ? command.ws % world.workspaces.length : 0
     const ctx = world.workspaces[i]!
@@ -117,7 +136,14 @@ export const executeCommand = (world: World<WorkspaceCommand>, command: Workspac
         break
       }
       case "updateContact":
-        yield* run(engine.contacts.update(ctx, pick(made.contacts, command.target, "con_none"), { ...command.body, ...companiesOf(made, command.companies) }, null))
+        yield* run(
+          engine.contacts.update(
+            ctx,
+            pick(made.contacts, command.target, "con_none"),
+            { ...command.body, ...companiesOf(made, command.companies) },
+            null
+          )
+        )
         break
       case "deleteContact": {
         const id = pick(made.contacts, command.target, "con_none")
@@ -134,10 +160,15 @@ export const executeCommand = (world: World<WorkspaceCommand>, command: Workspac
           operation.op === "create"
             ? { op: "create", data: operation.body }
             : operation.op === "update"
-            ? { op: "update", id: pick(made.contacts, operation.target, "con_none"), data: operation.body }
-            : { op: "upsert", match: { email: operation.email }, data: operation.body }
+              ? { op: "update", id: pick(made.contacts, operation.target, "con_none"), data: operation.body }
+              : { op: "upsert", match: { email: operation.email }, data: operation.body }
         )
-        yield* recordBatch(world, command, yield* batchAnswer(engine.contacts.batch(ctx, { atomic: command.atomic, operations })), made.contacts)
+        yield* recordBatch(
+          world,
+          command,
+          yield* batchAnswer(engine.contacts.batch(ctx, { atomic: command.atomic, operations })),
+          made.contacts
+        )
         break
       }
       case "createCompany": {
@@ -163,10 +194,15 @@ export const executeCommand = (world: World<WorkspaceCommand>, command: Workspac
           operation.op === "create"
             ? { op: "create", data: operation.body }
             : operation.op === "update"
-            ? { op: "update", id: pick(made.companies, operation.target, "comp_none"), data: operation.body }
-            : { op: "upsert", match: { domain: operation.domain }, data: operation.body }
+              ? { op: "update", id: pick(made.companies, operation.target, "comp_none"), data: operation.body }
+              : { op: "upsert", match: { domain: operation.domain }, data: operation.body }
         )
-        yield* recordBatch(world, command, yield* batchAnswer(engine.companies.batch(ctx, { atomic: command.atomic, operations })), made.companies)
+        yield* recordBatch(
+          world,
+          command,
+          yield* batchAnswer(engine.companies.batch(ctx, { atomic: command.atomic, operations })),
+          made.companies
+        )
         break
       }
       case "createActivity": {
@@ -196,7 +232,8 @@ export const executeCommand = (world: World<WorkspaceCommand>, command: Workspac
       }
       case "restoreActivity": {
         const id = toRestore(made.deletedActivities, made.activities, command.target, "act_none")
-        if ((yield* run(engine.activities.restore(ctx, id))) !== null) made.deletedActivities = made.deletedActivities.filter((d) => d !== id)
+        if ((yield* run(engine.activities.restore(ctx, id))) !== null)
+          made.deletedActivities = made.deletedActivities.filter((d) => d !== id)
         break
       }
       case "createDeal": {
@@ -208,7 +245,9 @@ export const executeCommand = (world: World<WorkspaceCommand>, command: Workspac
           ...command.body,
           pipeline_id: pipeline?.id ?? "pipe_none",
           contact_ids: pickAll(made.contacts, command.contacts),
-          ...(command.company === null || command.company === undefined ? {} : { company_id: pick(made.companies, command.company, "comp_none") }),
+          ...(command.company === null || command.company === undefined
+            ? {}
+            : { company_id: pick(made.companies, command.company, "comp_none") }),
           ...(command.stage === null || stages.length === 0 ? {} : { stage_id: stages[command.stage % stages.length]!.id })
         }
         const created = yield* run(engine.deals.create(ctx, body))
@@ -221,8 +260,12 @@ export const executeCommand = (world: World<WorkspaceCommand>, command: Workspac
         const body = {
           ...command.body,
           ...(command.contacts === null ? {} : { contact_ids: pickAll(made.contacts, command.contacts) }),
-          ...(command.company === null || command.company === undefined ? {} : { company_id: pick(made.companies, command.company, "comp_none") }),
-          ...(command.pipeline === null || pipelines.length === 0 ? {} : { pipeline_id: pipelines[command.pipeline % pipelines.length]!.id }),
+          ...(command.company === null || command.company === undefined
+            ? {}
+            : { company_id: pick(made.companies, command.company, "comp_none") }),
+          ...(command.pipeline === null || pipelines.length === 0
+            ? {}
+            : { pipeline_id: pipelines[command.pipeline % pipelines.length]!.id }),
           ...(command.stage === null || stages.length === 0 ? {} : { stage_id: stages[command.stage % stages.length]!.id })
         }
         yield* run(engine.deals.update(ctx, pick(made.deals, command.target, "deal_none"), body, null))
@@ -232,7 +275,9 @@ export const executeCommand = (world: World<WorkspaceCommand>, command: Workspac
         const id = pick(made.deals, command.target, "deal_none")
         const pipelines = yield* pipelinesOf(world, ctx)
         const current = command.own
-          ? yield* Effect.map(Effect.option(engine.deals.get(ctx, id)), (deal) => deal._tag === "Some" ? deal.value.data["pipeline_id"] : undefined)
+          ? yield* Effect.map(Effect.option(engine.deals.get(ctx, id)), (deal) =>
+              deal._tag === "Some" ? deal.value.data["pipeline_id"] : undefined
+            )
           : undefined
         const own = pipelines.find((p) => p.id === current)
         const stages = own?.stages ?? pipelines.flatMap((p) => p.stages)
@@ -260,13 +305,14 @@ export const executeCommand = (world: World<WorkspaceCommand>, command: Workspac
         const pipeline = pipelines[command.target % pipelines.length]
         if (pipeline === undefined) break
         const stages = pipeline.stages.map((s) => ({ id: s.id, name: s.name }))
-        const body = command.change === "rename"
-          ? { name: `${pipeline.name}!` }
-          : command.change === "append"
-          ? { stages: [...stages, { name: "Later" }] }
-          : command.change === "reverse"
-          ? { stages: stages.reverse() }
-          : { stages: stages.slice(0, -1) }
+        const body =
+          command.change === "rename"
+            ? { name: `${pipeline.name}!` }
+            : command.change === "append"
+              ? { stages: [...stages, { name: "Later" }] }
+              : command.change === "reverse"
+                ? { stages: stages.reverse() }
+                : { stages: stages.slice(0, -1) }
         yield* run(engine.pipelines.update(ctx, pipeline.id, body, null))
         break
       }

@@ -35,7 +35,7 @@ const keyOf = (doc: Pick<StoredDocument, "collection" | "workspaceId" | "id">) =
 
 const streamsOf = (events: ReadonlyArray<StoredEvent>) => {
   const streams = new Map<string, Array<StoredEvent>>()
-  for (const event of events) streams.set(event.streamId, [...streams.get(event.streamId) ?? [], event])
+  for (const event of events) streams.set(event.streamId, [...(streams.get(event.streamId) ?? []), event])
   return streams
 }
 
@@ -57,46 +57,63 @@ const compareDocuments = (stored: ReadonlyArray<StoredDocument>, expected: Reado
  * not compared: the storage port does not return them.
  */
 export const storedEqualsProjection: Invariant = invariant("stored documents equal the log's projection", (world) =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const expected: Array<StoredDocument> = []
     for (const [streamId, stored] of streamsOf(yield* world.events)) {
       const aggregate = aggregateOf(aggregates, streamId)
-      if (aggregate === undefined || isErased(stored) || !aggregate.collections.some((c) => [...MODEL_COLLECTIONS, "api_key"].includes(c))) continue
+      if (aggregate === undefined || isErased(stored) || !aggregate.collections.some((c) => [...MODEL_COLLECTIONS, "api_key"].includes(c)))
+        continue
       const decoded = decodeEvents(aggregate, stored)
       if (Result.isFailure(decoded)) return [decoded.failure.message]
       const workspaceId = stored[0]!.metadata.workspaceId
       // Definitions only decide search words, which are not compared.
-      const writes = aggregate.documents({ workspaceId, id: streamId, definitions: [] }, {
-        before: null,
-        fresh: decoded.success,
-        version: stored.length,
-        all: decoded.success
-      })
+      const writes = aggregate.documents(
+        { workspaceId, id: streamId, definitions: [] },
+        {
+          before: null,
+          fresh: decoded.success,
+          version: stored.length,
+          all: decoded.success
+        }
+      )
       for (const write of writes) {
         if (write._tag === "Upsert") {
-          expected.push({ collection: write.collection, workspaceId, id: write.id, version: write.version, deletedAt: write.deletedAt, data: write.data })
+          expected.push({
+            collection: write.collection,
+            workspaceId,
+            id: write.id,
+            version: write.version,
+            deletedAt: write.deletedAt,
+            data: write.data
+          })
         }
       }
     }
     return compareDocuments(yield* world.documents, expected, "the log projects to")
-  }))
+  })
+)
 
 /**
  * The same, with the rebuild `dealstream rebuild` runs: `rebuildDocuments` replaces the projected
  * documents from the log (of every workspace on the storage), and the run's must be unchanged, in
  * the same order. Costly: by default once, after the last step.
  */
-export const storedEqualsRebuild: Invariant = invariant("stored documents equal a rebuild's", (world) =>
-  Effect.gen(function*() {
-    const projected = (docs: ReadonlyArray<StoredDocument>) => docs.filter((doc) => doc.collection !== "api_key")
-    const before = projected(yield* world.documentsNow)
-    yield* rebuildDocuments().pipe(Effect.provideService(Storage, world.storage))
-    const after = projected(yield* world.documentsNow)
-    const problems = compareDocuments(before, after, "a rebuild writes")
-    // And in the same order (id order within each collection and scope), which the above ignores.
-    if (problems.length === 0 && !sameData(before.map(keyOf), after.map(keyOf))) problems.push("a rebuild lists the documents in another order")
-    return problems
-  }), "end")
+export const storedEqualsRebuild: Invariant = invariant(
+  "stored documents equal a rebuild's",
+  (world) =>
+    Effect.gen(function* () {
+      const projected = (docs: ReadonlyArray<StoredDocument>) => docs.filter((doc) => doc.collection !== "api_key")
+      const before = projected(yield* world.documentsNow)
+      yield* rebuildDocuments().pipe(Effect.provideService(Storage, world.storage))
+      const after = projected(yield* world.documentsNow)
+      const problems = compareDocuments(before, after, "a rebuild writes")
+      // And in the same order (id order within each collection and scope), which the above ignores.
+      if (problems.length === 0 && !sameData(before.map(keyOf), after.map(keyOf)))
+        problems.push("a rebuild lists the documents in another order")
+      return problems
+    }),
+  "end"
+)
 
 /**
  * The timeline chains and matches the current stage: for every deal of the run, one entry per
@@ -104,24 +121,28 @@ export const storedEqualsRebuild: Invariant = invariant("stored documents equal 
  * in place or going back in time, and ending in the stage the deal's document is in (timelineProblems).
  */
 export const timelineChains: Invariant = invariant("timelines chain and end in the deal's stage", (world) =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const documents = yield* world.documents
     const problems: Array<string> = []
     const dealStreams = [...streamsOf(yield* world.events)].filter(([id]) => id.startsWith("deal_"))
     const known = new Set(dealStreams.map(([id]) => id))
     for (const entry of documents.filter((doc) => doc.collection === "timeline_entry")) {
-      if (!known.has(entry.data["deal_id"] as string)) problems.push(`timeline entry ${entry.id} names ${entry.data["deal_id"]}, which has no events`)
+      if (!known.has(entry.data["deal_id"] as string))
+        problems.push(`timeline entry ${entry.id} names ${entry.data["deal_id"]}, which has no events`)
     }
     for (const [dealId, events] of dealStreams) {
-      problems.push(...timelineProblems({
-        dealId,
-        events,
-        deal: documents.find((doc) => doc.collection === "deal" && doc.id === dealId)?.data ?? null,
-        entries: documents.filter((doc) => doc.collection === "timeline_entry" && doc.data["deal_id"] === dealId).map((doc) => doc.data)
-      }))
+      problems.push(
+        ...timelineProblems({
+          dealId,
+          events,
+          deal: documents.find((doc) => doc.collection === "deal" && doc.id === dealId)?.data ?? null,
+          entries: documents.filter((doc) => doc.collection === "timeline_entry" && doc.data["deal_id"] === dealId).map((doc) => doc.data)
+        })
+      )
     }
     return problems
-  }))
+  })
+)
 
 /**
  * Delete then restore is identity: a record (contact, deal, company, activity) restored from the trash holds exactly the
@@ -159,12 +180,19 @@ export const deleteThenRestoreIsIdentity: Invariant = {
 const idsOf = (value: unknown): ReadonlyArray<string> => (Array.isArray(value) ? value : []) as ReadonlyArray<string>
 
 /** Every page of a list, following its cursor. */
-const everyPage = <E>(list: (params: Record<string, string>) => Effect.Effect<{ readonly data: ReadonlyArray<JsonObject>; readonly next_cursor: string | null }, E>) =>
-  Effect.gen(function*() {
+const everyPage = <E>(
+  list: (
+    params: Record<string, string>
+  ) => Effect.Effect<{ readonly data: ReadonlyArray<JsonObject>; readonly next_cursor: string | null }, E>
+) =>
+  Effect.gen(function* () {
     const out: Array<JsonObject> = []
     let cursor: string | null = null
     do {
-      const page: { readonly data: ReadonlyArray<JsonObject>; readonly next_cursor: string | null } = yield* list({ limit: "100", ...(cursor === null ? {} : { cursor }) })
+      const page: { readonly data: ReadonlyArray<JsonObject>; readonly next_cursor: string | null } = yield* list({
+        limit: "100",
+        ...(cursor === null ? {} : { cursor })
+      })
       out.push(...page.data)
       cursor = page.next_cursor
     } while (cursor !== null)
@@ -188,12 +216,14 @@ const sameSet = (a: ReadonlyArray<string>, b: Iterable<string>) => {
  * the engine, as the API shows them.
  */
 export const associationsHideDeleted: Invariant = invariant("associations never show a deleted record", (world) =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const documents = yield* world.documents
     const problems: Array<string> = []
     for (const ctx of world.workspaces) {
       const live = (collection: string) =>
-        new Set(documents.filter((d) => d.collection === collection && d.workspaceId === ctx.workspaceId && d.deletedAt === null).map((d) => d.id))
+        new Set(
+          documents.filter((d) => d.collection === collection && d.workspaceId === ctx.workspaceId && d.deletedAt === null).map((d) => d.id)
+        )
       const contacts = live("contact")
       const deals = live("deal")
       const companies = live("company")
@@ -204,7 +234,8 @@ export const associationsHideDeleted: Invariant = invariant("associations never 
       const showsLiveCompany = (where: string, deal: JsonObject) => {
         const held = stored("deal", deal["id"])["company_id"] ?? null
         const want = typeof held === "string" && companies.has(held) ? held : null
-        if ((deal["company_id"] ?? null) !== want) problems.push(`${where}: deal ${deal["id"]} shows company_id ${deal["company_id"]}, not ${want}`)
+        if ((deal["company_id"] ?? null) !== want)
+          problems.push(`${where}: deal ${deal["id"]} shows company_id ${deal["company_id"]}, not ${want}`)
       }
       const showsLiveContacts = (where: string, deal: JsonObject) => {
         const hidden = idsOf(deal["contact_ids"]).filter((id) => !contacts.has(id))
@@ -220,7 +251,10 @@ export const associationsHideDeleted: Invariant = invariant("associations never 
       for (const item of trash) showsLiveContacts("the trash", item["record"] as JsonObject)
       for (const id of contacts) {
         const contact = yield* Effect.orDie(world.engine.contacts.get(ctx, id, "deals"))
-        const named = [...idsOf(contact.data["deal_ids"]), ...(contact.data["deals"] as ReadonlyArray<JsonObject>).map((d) => d["id"] as string)]
+        const named = [
+          ...idsOf(contact.data["deal_ids"]),
+          ...(contact.data["deals"] as ReadonlyArray<JsonObject>).map((d) => d["id"] as string)
+        ]
         const gone = named.filter((dealId) => !deals.has(dealId))
         if (gone.length > 0) problems.push(`contact ${id} names deals that are not live: ${[...new Set(gone)].join(", ")}`)
         for (const deal of contact.data["deals"] as ReadonlyArray<JsonObject>) showsLiveContacts(`contact ${id}'s deals`, deal)
@@ -228,17 +262,22 @@ export const associationsHideDeleted: Invariant = invariant("associations never 
         if (Object.hasOwn(held, "company_ids")) {
           const want = liveOf(held["company_ids"], companies)
           if (!sameSet(idsOf(contact.data["company_ids"]), want)) {
-            problems.push(`contact ${id} shows companies ${JSON.stringify(contact.data["company_ids"])}, not the live ones it holds ${JSON.stringify(want)}`)
+            problems.push(
+              `contact ${id} shows companies ${JSON.stringify(contact.data["company_ids"])}, not the live ones it holds ${JSON.stringify(want)}`
+            )
           }
           const primary = held["company_id"]
           const wantPrimary = typeof primary === "string" && companies.has(primary) ? primary : null
-          if ((contact.data["company_id"] ?? null) !== wantPrimary) problems.push(`contact ${id} shows company_id ${contact.data["company_id"]}, not ${wantPrimary}`)
+          if ((contact.data["company_id"] ?? null) !== wantPrimary)
+            problems.push(`contact ${id} shows company_id ${contact.data["company_id"]}, not ${wantPrimary}`)
         }
         const expanded = yield* Effect.orDie(world.engine.contacts.get(ctx, id, "activities"))
         const shownActivities = (expanded.data["activities"] as ReadonlyArray<JsonObject>).map((a) => a["id"] as string)
         const linking = [...activities].filter((a) => idsOf(stored("activity", a)["contact_ids"]).includes(id))
         if (!sameSet(shownActivities, linking)) {
-          problems.push(`contact ${id}'s activities are ${JSON.stringify(shownActivities)}, not the live ones linking it ${JSON.stringify(linking)}`)
+          problems.push(
+            `contact ${id}'s activities are ${JSON.stringify(shownActivities)}, not the live ones linking it ${JSON.stringify(linking)}`
+          )
         }
       }
       for (const id of companies) {
@@ -246,32 +285,46 @@ export const associationsHideDeleted: Invariant = invariant("associations never 
         const naming = [...contacts].filter((c) => idsOf(stored("contact", c)["company_ids"]).includes(id))
         const dealing = [...deals].filter((d) => stored("deal", d)["company_id"] === id)
         if (!sameSet(idsOf(company.data["contact_ids"]), naming)) {
-          problems.push(`company ${id} shows contacts ${JSON.stringify(company.data["contact_ids"])}, not the live ones naming it ${JSON.stringify(naming)}`)
+          problems.push(
+            `company ${id} shows contacts ${JSON.stringify(company.data["contact_ids"])}, not the live ones naming it ${JSON.stringify(naming)}`
+          )
         }
         if (!sameSet(idsOf(company.data["deal_ids"]), dealing)) {
-          problems.push(`company ${id} shows deals ${JSON.stringify(company.data["deal_ids"])}, not the live ones naming it ${JSON.stringify(dealing)}`)
+          problems.push(
+            `company ${id} shows deals ${JSON.stringify(company.data["deal_ids"])}, not the live ones naming it ${JSON.stringify(dealing)}`
+          )
         }
       }
       const listedActivities = yield* Effect.orDie(everyPage((params) => world.engine.activities.list(ctx, params)))
       for (const activity of listedActivities) {
         const held = stored("activity", activity["id"])
-        for (const [link, among] of [["contact_ids", contacts], ["deal_ids", deals], ["company_ids", companies]] as const) {
+        for (const [link, among] of [
+          ["contact_ids", contacts],
+          ["deal_ids", deals],
+          ["company_ids", companies]
+        ] as const) {
           const want = liveOf(held[link], among)
           if (!sameSet(idsOf(activity[link]), want)) {
-            problems.push(`activity ${activity["id"]} shows ${link} ${JSON.stringify(activity[link])}, not the live ones it holds ${JSON.stringify(want)}`)
+            problems.push(
+              `activity ${activity["id"]} shows ${link} ${JSON.stringify(activity[link])}, not the live ones it holds ${JSON.stringify(want)}`
+            )
           }
         }
       }
     }
     return problems
-  }))
+  })
+)
 
 /** A refused command changes nothing: no event is recorded by a step the engine refused. */
 export const refusalsChangeNothing: Invariant = invariant("a refused command records nothing", (world) =>
   Effect.map(world.events, (events) => {
     const last = world.outcomes.at(-1)
-    return last?.outcome === "refused" && events.length > world.eventsBefore ? [`the refused ${JSON.stringify(last.step)} recorded events`] : []
-  }))
+    return last?.outcome === "refused" && events.length > world.eventsBefore
+      ? [`the refused ${JSON.stringify(last.step)} recorded events`]
+      : []
+  })
+)
 
 /** Every invariant dealstream keeps, checked after every step. */
 export const standardInvariants: ReadonlyArray<Invariant> = [
@@ -302,10 +355,13 @@ export const everyDeal = (name: string, check: (deal: DealInStage) => string | u
   invariant(name, (world) =>
     Effect.map(world.documents, (documents) => {
       const pipelines = documents.filter((d) => d.collection === "pipeline")
-      return documents.filter((d) => d.collection === "deal" && d.deletedAt === null).flatMap((doc) => {
-        const pipeline = pipelines.find((p) => p.id === doc.data["pipeline_id"])?.data
-        const stages = (pipeline?.["stages"] ?? []) as ReadonlyArray<{ readonly id: string; readonly name: string }>
-        const problem = check({ deal: doc.data, stage: stages.find((s) => s.id === doc.data["stage_id"]), pipeline })
-        return typeof problem === "string" ? [`deal ${doc.id}: ${problem}`] : []
-      })
-    }))
+      return documents
+        .filter((d) => d.collection === "deal" && d.deletedAt === null)
+        .flatMap((doc) => {
+          const pipeline = pipelines.find((p) => p.id === doc.data["pipeline_id"])?.data
+          const stages = (pipeline?.["stages"] ?? []) as ReadonlyArray<{ readonly id: string; readonly name: string }>
+          const problem = check({ deal: doc.data, stage: stages.find((s) => s.id === doc.data["stage_id"]), pipeline })
+          return typeof problem === "string" ? [`deal ${doc.id}: ${problem}`] : []
+        })
+    })
+  )

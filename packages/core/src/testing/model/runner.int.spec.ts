@@ -10,10 +10,12 @@ import { everyDeal, standardInvariants } from "./invariants.js"
 import { checkModel } from "./runner.js"
 
 /** EngineLive with some of its operations replaced: a planted bug the invariants must find. */
-const plant = (patch: (engine: EngineService, storage: StorageService) => Partial<{ [K in keyof EngineService]: Partial<EngineService[K]> }>) =>
+const plant = (
+  patch: (engine: EngineService, storage: StorageService) => Partial<{ [K in keyof EngineService]: Partial<EngineService[K]> }>
+) =>
   Layer.effect(
     Engine,
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const engine = yield* makeEngine
       const changed = patch(engine, yield* Storage)
       return Object.fromEntries(
@@ -28,14 +30,28 @@ const plant = (patch: (engine: EngineService, storage: StorageService) => Partia
  */
 const plantInCommit = (change: (commit: Commit) => Commit) =>
   Layer.effect(Engine, makeEngine).pipe(
-    Layer.provide(Layer.effect(Storage, Effect.map(Storage, (storage): StorageService => ({ ...storage, commit: (commit) => storage.commit(change(commit)) }))))
+    Layer.provide(
+      Layer.effect(
+        Storage,
+        Effect.map(Storage, (storage): StorageService => ({ ...storage, commit: (commit) => storage.commit(change(commit)) }))
+      )
+    )
   )
 
-const upsert = (storage: StorageService, collection: "deal" | "timeline_entry", workspaceId: string, id: string, data: JsonObject, version: number) =>
-  storage.commit({
-    streams: [],
-    documents: [{ _tag: "Upsert", collection, workspaceId, id, version, deletedAt: null, uniqueKey: null, searchWords: [], data }]
-  }).pipe(Effect.orDie)
+const upsert = (
+  storage: StorageService,
+  collection: "deal" | "timeline_entry",
+  workspaceId: string,
+  id: string,
+  data: JsonObject,
+  version: number
+) =>
+  storage
+    .commit({
+      streams: [],
+      documents: [{ _tag: "Upsert", collection, workspaceId, id, version, deletedAt: null, uniqueKey: null, searchWords: [], data }]
+    })
+    .pipe(Effect.orDie)
 
 describe("checkModel", () => {
   it("runs random command sequences on memory storage and keeps every standard invariant", async () => {
@@ -53,9 +69,32 @@ describe("checkModel", () => {
     expect(result.numRuns).toBe(25)
     // The runs did something: every kind of command was accepted in some run.
     expect(Object.keys(accepted).sort()).toEqual([
-      "companyBatch", "contactBatch", "createActivity", "createCompany", "createContact", "createDeal", "createKey", "createPipeline", "defineField",
-      "deleteActivity", "deleteCompany", "deleteContact", "deleteDeal", "deleteField", "moveStage", "purged", "restoreActivity", "restoreCompany",
-      "restoreContact", "restoreDeal", "revokeKey", "updateActivity", "updateCompany", "updateContact", "updateDeal", "updatePipeline"
+      "companyBatch",
+      "contactBatch",
+      "createActivity",
+      "createCompany",
+      "createContact",
+      "createDeal",
+      "createKey",
+      "createPipeline",
+      "defineField",
+      "deleteActivity",
+      "deleteCompany",
+      "deleteContact",
+      "deleteDeal",
+      "deleteField",
+      "moveStage",
+      "purged",
+      "restoreActivity",
+      "restoreCompany",
+      "restoreContact",
+      "restoreDeal",
+      "revokeKey",
+      "updateActivity",
+      "updateCompany",
+      "updateContact",
+      "updateDeal",
+      "updatePipeline"
     ])
   }, 60_000)
 
@@ -66,7 +105,8 @@ describe("checkModel", () => {
       invariant: "delete then restore is identity",
       engine: plant((engine) => ({
         deals: {
-          restore: (ctx, id) => Effect.andThen(engine.deals.restore(ctx, id), engine.deals.update(ctx, id, { name: "Touched on restore" }, null))
+          restore: (ctx, id) =>
+            Effect.andThen(engine.deals.restore(ctx, id), engine.deals.update(ctx, id, { name: "Touched on restore" }, null))
         }
       }))
     },
@@ -76,7 +116,15 @@ describe("checkModel", () => {
         deals: {
           create: (ctx, body) =>
             Effect.tap(engine.deals.create(ctx, body), (deal) =>
-              upsert(storage, "deal", ctx.workspaceId, deal.data["id"] as string, { ...deal.data, name: "Not what the event says" }, deal.version))
+              upsert(
+                storage,
+                "deal",
+                ctx.workspaceId,
+                deal.data["id"] as string,
+                { ...deal.data, name: "Not what the event says" },
+                deal.version
+              )
+            )
         }
       }))
     },
@@ -89,7 +137,14 @@ describe("checkModel", () => {
               const entry = moved.data["timeline_entry"] as JsonObject | null
               return entry === null
                 ? Effect.void
-                : upsert(storage, "timeline_entry", ctx.workspaceId, entry["id"] as string, { ...entry, from_stage_id: entry["to_stage_id"]! }, 1)
+                : upsert(
+                    storage,
+                    "timeline_entry",
+                    ctx.workspaceId,
+                    entry["id"] as string,
+                    { ...entry, from_stage_id: entry["to_stage_id"]! },
+                    1
+                  )
             })
         }
       }))
@@ -122,7 +177,10 @@ describe("checkModel", () => {
       invariant: "a refused command records nothing",
       engine: plant((engine) => ({
         contacts: {
-          restore: (ctx, id) => Effect.tapError(engine.contacts.restore(ctx, id), () => Effect.ignore(engine.contacts.create(ctx, { email: `${id}@planted.io` })))
+          restore: (ctx, id) =>
+            Effect.tapError(engine.contacts.restore(ctx, id), () =>
+              Effect.ignore(engine.contacts.create(ctx, { email: `${id}@planted.io` }))
+            )
         }
       }))
     }
@@ -135,7 +193,14 @@ describe("checkModel", () => {
       const only = standardInvariants.filter((i) => i.name === invariant)
       expect(only).toHaveLength(1)
       // A fixed seed: where the shrinker settles varies from run to run, and the bound must hold every time.
-      const result = await checkModel({ storage: MemoryStorage.layer, engine, invariants: only, numRuns: 200, seed: 7, commands: workspaceCommands({ maxLength: 30 }) })
+      const result = await checkModel({
+        storage: MemoryStorage.layer,
+        engine,
+        invariants: only,
+        numRuns: 200,
+        seed: 7,
+        commands: workspaceCommands({ maxLength: 30 })
+      })
       expect(result.failed).toBe(true)
       if (!result.failed) return
       expect(result.violation.invariant, result.report).toBe(invariant)
@@ -148,13 +213,12 @@ describe("checkModel", () => {
       storage: MemoryStorage.layer,
       numRuns: 100,
       seed: 7,
-      invariants: [everyDeal("no deal is in Won", ({ stage }) => stage?.name === "Won" ? "is in Won" : undefined)]
+      invariants: [everyDeal("no deal is in Won", ({ stage }) => (stage?.name === "Won" ? "is in Won" : undefined))]
     })
     expect(result.failed).toBe(true)
     if (!result.failed) return
     expect(result.violation.problems[0]).toMatch(/^deal deal_\w+: is in Won$/)
     expect(result.counterexample.length, result.report).toBeLessThanOrEqual(3)
-    expect(result.report).toContain("1. {\"kind\":")
+    expect(result.report).toContain('1. {"kind":')
   }, 60_000)
-
 })

@@ -58,25 +58,30 @@ export class ModelViolation extends Error {
     readonly invariant: string,
     readonly problems: ReadonlyArray<string>
   ) {
-    super(`after command ${stepIndex + 1}, "${invariant}" does not hold:\n${problems.slice(0, 5).map((p) => `  - ${p}`).join("\n")}`)
+    super(
+      `after command ${stepIndex + 1}, "${invariant}" does not hold:\n${problems
+        .slice(0, 5)
+        .map((p) => `  - ${p}`)
+        .join("\n")}`
+    )
   }
 }
 
 export type ModelResult<Step> =
   | { readonly failed: false; readonly numRuns: number }
   | {
-    readonly failed: true
-    readonly numRuns: number
-    /** The shrunk sequence that breaks the invariant. */
-    readonly counterexample: ReadonlyArray<Step>
-    readonly numShrinks: number
-    /** The broken invariant (or "command failed") with what it found wrong. */
-    readonly violation: ModelViolation
-    readonly seed: number
-    readonly path: string
-    /** A report to print: the sequence, one command a line, and what went wrong after which. */
-    readonly report: string
-  }
+      readonly failed: true
+      readonly numRuns: number
+      /** The shrunk sequence that breaks the invariant. */
+      readonly counterexample: ReadonlyArray<Step>
+      readonly numShrinks: number
+      /** The broken invariant (or "command failed") with what it found wrong. */
+      readonly violation: ModelViolation
+      readonly seed: number
+      readonly path: string
+      /** A report to print: the sequence, one command a line, and what went wrong after which. */
+      readonly report: string
+    }
 
 const noWebhookSending = Layer.merge(WebhookConfig.layer(), Layer.succeed(WebhookTransport, WebhookTransportUnavailable))
 
@@ -95,12 +100,8 @@ const runNames = (workspaces: number) => {
 const buildOwn = <A, E, R>(layer: Layer.Layer<A, E, R>) =>
   Effect.flatMap(Scope.Scope, (scope) => Layer.buildWithMemoMap(layer, Layer.makeMemoMapUnsafe(), scope))
 
-const oneRun = <Step>(
-  options: ModelOptions<Step>,
-  storage: Context.Context<Storage | DeliveryQueue> | null,
-  steps: ReadonlyArray<Step>
-) =>
-  Effect.gen(function*() {
+const oneRun = <Step>(options: ModelOptions<Step>, storage: Context.Context<Storage | DeliveryQueue> | null, steps: ReadonlyArray<Step>) =>
+  Effect.gen(function* () {
     const services = storage ?? (yield* buildOwn(options.storage))
     const engineLayer = (options.engine ?? EngineLive).pipe(
       Layer.provide(dealRulesLayer(options.dealRules ?? [])),
@@ -123,7 +124,8 @@ const oneRun = <Step>(
     for (const [n, step] of steps.entries()) {
       world.eventsBefore = (yield* world.events).length
       const ran = yield* Effect.exit(execute(world, step))
-      if (Exit.isFailure(ran)) return yield* Effect.fail(new ModelViolation(n, "the command fails otherwise than by a refusal", [String(ran.cause)]))
+      if (Exit.isFailure(ran))
+        return yield* Effect.fail(new ModelViolation(n, "the command fails otherwise than by a refusal", [String(ran.cause)]))
       advance()
       for (const inv of invariants) {
         const due = inv.when === "end" ? n === last : options.checkAfter !== "last step" || n === last
@@ -156,10 +158,12 @@ const reportOf = <Step>(steps: ReadonlyArray<Step>, violation: ModelViolation, n
 export const checkModel = async <Step = WorkspaceCommand>(options: ModelOptions<Step>): Promise<ModelResult<Step>> => {
   const scope = Effect.runSync(Scope.make())
   try {
-    const shared = options.storagePerRun === false
-      ? await Effect.runPromise(Scope.provide(buildOwn(options.storage), scope)) as Context.Context<Storage | DeliveryQueue>
-      : null
-    const commands = options.commands ?? (workspaceCommands({ workspaces: options.workspaces ?? 1 }) as unknown as fc.Arbitrary<ReadonlyArray<Step>>)
+    const shared =
+      options.storagePerRun === false
+        ? ((await Effect.runPromise(Scope.provide(buildOwn(options.storage), scope))) as Context.Context<Storage | DeliveryQueue>)
+        : null
+    const commands =
+      options.commands ?? (workspaceCommands({ workspaces: options.workspaces ?? 1 }) as unknown as fc.Arbitrary<ReadonlyArray<Step>>)
     /** One run: the violation it ends in, or null when every invariant held. */
     const violationOf = async (steps: ReadonlyArray<Step>): Promise<ModelViolation | null> => {
       const exit = await Effect.runPromiseExit(oneRun(options, shared, steps))
@@ -182,10 +186,13 @@ export const checkModel = async <Step = WorkspaceCommand>(options: ModelOptions<
       ...(options.examples === undefined ? {} : { examples: options.examples.map((e) => [e] as [ReadonlyArray<Step>]) })
     })
     if (!details.failed) return { failed: false, numRuns: details.numRuns }
-    const first = details.errorInstance instanceof ModelViolation
-      ? details.errorInstance
-      : new ModelViolation(-1, "the property threw", [String(details.errorInstance)])
-    const minimal = await minimize(details.counterexample?.[0] ?? [], first, violationOf, (example) => check({ numRuns: 1, examples: [[example]] }))
+    const first =
+      details.errorInstance instanceof ModelViolation
+        ? details.errorInstance
+        : new ModelViolation(-1, "the property threw", [String(details.errorInstance)])
+    const minimal = await minimize(details.counterexample?.[0] ?? [], first, violationOf, (example) =>
+      check({ numRuns: 1, examples: [[example]] })
+    )
     return {
       failed: true,
       numRuns: details.numRuns,
@@ -194,7 +201,13 @@ export const checkModel = async <Step = WorkspaceCommand>(options: ModelOptions<
       violation: minimal.violation,
       seed: details.seed,
       path: details.counterexamplePath ?? "",
-      report: reportOf(minimal.steps, minimal.violation, details.numShrinks + minimal.shrinks, details.seed, details.counterexamplePath ?? "")
+      report: reportOf(
+        minimal.steps,
+        minimal.violation,
+        details.numShrinks + minimal.shrinks,
+        details.seed,
+        details.counterexamplePath ?? ""
+      )
     }
   } finally {
     await Effect.runPromise(Scope.close(scope, Exit.void))
@@ -231,7 +244,13 @@ const minimize = async <Step>(
     }
     const again = await shrinkFrom(best.steps)
     const shrunk = again.counterexample?.[0]
-    if (again.failed && shrunk !== undefined && again.errorInstance instanceof ModelViolation && same(again.errorInstance) && shrunk.length <= best.steps.length) {
+    if (
+      again.failed &&
+      shrunk !== undefined &&
+      again.errorInstance instanceof ModelViolation &&
+      same(again.errorInstance) &&
+      shrunk.length <= best.steps.length
+    ) {
       shrinks += again.numShrinks
       best = { steps: shrunk, violation: again.errorInstance }
     }

@@ -64,7 +64,10 @@ const all = { where: { _tag: "True" }, sort: { field: { name: "id", type: "id" }
 /** Every document of a collection in a workspace, live then deleted, by id. */
 export const documentsOf = (storage: StorageService, collection: Collection, workspaceId: string) =>
   Effect.map(
-    Effect.all([storage.queryDocuments(collection, workspaceId, { ...all, scope: "live" }), storage.queryDocuments(collection, workspaceId, { ...all, scope: "deleted" })]),
+    Effect.all([
+      storage.queryDocuments(collection, workspaceId, { ...all, scope: "live" }),
+      storage.queryDocuments(collection, workspaceId, { ...all, scope: "deleted" })
+    ]),
     ([live, deleted]) => [...live, ...deleted]
   )
 
@@ -86,7 +89,7 @@ export const makeWorld = <Step>(
   let after = fromSequence
   let documents: ReadonlyArray<StoredDocument> | null = null
 
-  const readEvents = Effect.gen(function*() {
+  const readEvents = Effect.gen(function* () {
     for (;;) {
       const batch = yield* storage.readLog({ after, limit: 1_000 })
       for (const event of batch) {
@@ -97,7 +100,7 @@ export const makeWorld = <Step>(
     }
   })
 
-  const documentsNow = Effect.gen(function*() {
+  const documentsNow = Effect.gen(function* () {
     const out: Array<StoredDocument> = []
     for (const workspaceId of ids) {
       for (const collection of MODEL_COLLECTIONS) out.push(...(yield* documentsOf(storage, collection, workspaceId)))
@@ -107,10 +110,13 @@ export const makeWorld = <Step>(
     return out as ReadonlyArray<StoredDocument>
   })
   const readDocuments = Effect.suspend(() =>
-    documents !== null ? Effect.succeed(documents) : Effect.tap(documentsNow, (read) =>
-      Effect.sync(() => {
-        documents = read
-      }))
+    documents !== null
+      ? Effect.succeed(documents)
+      : Effect.tap(documentsNow, (read) =>
+          Effect.sync(() => {
+            documents = read
+          })
+        )
   )
 
   const world: World<Step> = {

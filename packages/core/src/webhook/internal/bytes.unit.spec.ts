@@ -9,8 +9,7 @@ describe("base64Encode", () => {
   })
 
   it("pads to a multiple of four", () => {
-    expect([0, 1, 2, 3].map((n) => base64Encode(Uint8Array.from({ length: n }, () => 0xff))))
-      .toEqual(["", "/w==", "//8=", "////"])
+    expect([0, 1, 2, 3].map((n) => base64Encode(Uint8Array.from({ length: n }, () => 0xff)))).toEqual(["", "/w==", "//8=", "////"])
   })
 })
 
