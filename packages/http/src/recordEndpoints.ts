@@ -1,0 +1,118 @@
+import { HttpApiEndpoint, OpenApi } from "effect/http-api"
+import type { Schema } from "effect"
+import {
+  actionErrors,
+  batchErrors,
+  created,
+  createErrors,
+  deleteErrors,
+  listErrors,
+  NoContent,
+  readErrors,
+  replayable200,
+  restored,
+  single,
+  writeErrors
+} from "./answerSchemas.js"
+import { batchDescription, batchInput, BatchResults } from "./batch.js"
+import { pageOf } from "./documented.js"
+import { historyDescription, HistoryEntry } from "./history/schemas.js"
+import { idempotencyHeader, idParams, ifMatchHeader, pagingParams } from "./parameters.js"
+
+// The endpoints every record resource declares alike; recordHandlers.ts handles them.
+
+/** A record resource, as its endpoints are declared from it. */
+export interface RecordResource<
+  Collection extends `/v1/${string}`,
+  Record extends Schema.Top,
+  Input extends Schema.Top,
+  Patch extends Schema.Top,
+  ListQuery extends Schema.Struct.Fields,
+  GetQuery extends Schema.Struct.Fields
+> {
+  /** The record type's schema name: `Contact` names ContactPage, ContactBatch and the history's `contact`. */
+  readonly name: string
+  /** `/v1/contacts`: the collection's path, below which each record is `/:id`. */
+  readonly collection: Collection
+  /** The record as the API answers it, and the bodies of a create and of a PATCH (documented only, see documented.ts). */
+  readonly record: Record
+  readonly input: Input
+  readonly patch: Patch
+  readonly list: { readonly query: ListQuery; readonly description: string }
+  readonly get: { readonly query?: GetQuery; readonly description?: string }
+}
+
+/**
+ * A record resource's standard endpoints, one each: its group lists those it has, in the order the
+ * OpenAPI document shows them, with any endpoints of its own in between.
+ */
+export const recordEndpoints = <
+  const Collection extends `/v1/${string}`,
+  Record extends Schema.Top,
+  Input extends Schema.Top,
+  Patch extends Schema.Top,
+  ListQuery extends Schema.Struct.Fields,
+  GetQuery extends Schema.Struct.Fields = never
+>(
+  resource: RecordResource<Collection, Record, Input, Patch, ListQuery, GetQuery>
+) => {
+  const { collection, record } = resource
+  const one = `${collection}/:id` as const
+  const get = HttpApiEndpoint.get("get", one, {
+    params: idParams,
+    query: resource.get.query,
+    success: single(record),
+    error: readErrors
+  })
+  return {
+    list: HttpApiEndpoint.get("list", collection, {
+      query: resource.list.query,
+      success: pageOf(record, `${resource.name}Page`),
+      error: listErrors
+    }).annotate(OpenApi.Description, resource.list.description),
+    get: resource.get.description === undefined ? get : get.annotate(OpenApi.Description, resource.get.description),
+    create: HttpApiEndpoint.post("create", collection, {
+      payload: resource.input,
+      headers: idempotencyHeader,
+      success: created(record),
+      error: createErrors
+    }),
+    update: HttpApiEndpoint.patch("update", one, {
+      params: idParams,
+      payload: resource.patch,
+      headers: ifMatchHeader,
+      success: single(record),
+      error: writeErrors
+    }),
+    delete: HttpApiEndpoint.delete("delete", one, {
+      params: idParams,
+      headers: ifMatchHeader,
+      success: NoContent,
+      error: deleteErrors
+    }),
+    restore: HttpApiEndpoint.post("restore", `${one}/restore`, {
+      params: idParams,
+      headers: idempotencyHeader,
+      success: restored(record),
+      error: actionErrors
+    }),
+    history: HttpApiEndpoint.get("history", `${one}/history`, {
+      params: idParams,
+      query: pagingParams,
+      success: pageOf(HistoryEntry, "HistoryPage"),
+      error: readErrors
+    }).annotate(OpenApi.Description, historyDescription(resource.name.toLowerCase()))
+  }
+}
+
+/** POST …/batch: creates and updates, and upserts on `upsertOn` where the record type has a unique key. */
+export const batchEndpoint = <const Collection extends `/v1/${string}`>(
+  resource: { readonly name: string; readonly collection: Collection },
+  upsertOn: string | null
+) =>
+  HttpApiEndpoint.post("batch", `${resource.collection}/batch`, {
+    payload: batchInput(resource.name, `${resource.name}Batch`, upsertOn),
+    headers: idempotencyHeader,
+    success: replayable200(BatchResults),
+    error: batchErrors
+  }).annotate(OpenApi.Description, batchDescription(resource.collection.slice("/v1/".length), upsertOn))
