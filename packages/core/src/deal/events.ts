@@ -1,13 +1,18 @@
 import { Schema } from "effect"
+import { recordEvents } from "../record/events.js"
 import { DomainEvent } from "../storage/events.js"
 
-/** `fields` holds every standard field but `id` (stage already chosen) and the given custom keys. */
-export const DealCreated = DomainEvent("deal.created", { id: Schema.String, fields: Schema.JsonObject, at: Schema.String })
+/**
+ * The deal's life (record/events.ts; `fields` on creation has the stage already chosen, an update's
+ * `changed` fields other than `pipeline_id`/`stage_id`), and its stage moves.
+ */
+const life = recordEvents("deal", Schema.JsonObject)
+export const { Created: DealCreated, Updated: DealUpdated, Deleted: DealDeleted, Restored: DealRestored, Purged: DealPurged } = life
 export type DealCreated = typeof DealCreated.Type
-
-/** Fields other than `pipeline_id`/`stage_id` whose value actually changed. */
-export const DealUpdated = DomainEvent("deal.updated", { changed: Schema.JsonObject, at: Schema.String })
 export type DealUpdated = typeof DealUpdated.Type
+export type DealDeleted = typeof DealDeleted.Type
+export type DealRestored = typeof DealRestored.Type
+export type DealPurged = typeof DealPurged.Type
 
 /** A real move; it is also the deal's timeline entry `entry_id`. */
 export const DealStageChanged = DomainEvent("deal.stage_changed", {
@@ -20,16 +25,6 @@ export const DealStageChanged = DomainEvent("deal.stage_changed", {
   at: Schema.String
 })
 export type DealStageChanged = typeof DealStageChanged.Type
-
-export const DealDeleted = DomainEvent("deal.deleted", { at: Schema.String })
-export type DealDeleted = typeof DealDeleted.Type
-
-export const DealRestored = DomainEvent("deal.restored", { at: Schema.String })
-export type DealRestored = typeof DealRestored.Type
-
-/** The tombstone left once the recovery window is over. */
-export const DealPurged = DomainEvent("deal.purged", { at: Schema.String })
-export type DealPurged = typeof DealPurged.Type
 
 export const DealEvent = Schema.Union([DealCreated, DealUpdated, DealStageChanged, DealDeleted, DealRestored, DealPurged])
 export type DealEvent = typeof DealEvent.Type

@@ -1,0 +1,20 @@
+import { Schema } from "effect"
+import { DomainEvent } from "../storage/events.js"
+
+/**
+ * The events of a soft-deletable record type's life (lifecycle.ts) as the log stores them, for the
+ * type whose events are named `name.…` (`contact`): `fields` is the Schema of a record's fields, all
+ * of them on creation (every standard field but `id`, and the custom keys given), those whose value
+ * actually changed on an update. `Event` is their union, in this order; a record type with events of
+ * its own (a deal's stage move) makes its union from the parts. Stored events decode with these, so
+ * their names, fields and field order are the log's format: change none of them.
+ */
+export const recordEvents = <const N extends string, const F extends Schema.Top>(name: N, fields: F) => {
+  const Created = DomainEvent(`${name}.created`, { id: Schema.String, fields, at: Schema.String })
+  const Updated = DomainEvent(`${name}.updated`, { changed: fields, at: Schema.String })
+  const Deleted = DomainEvent(`${name}.deleted`, { at: Schema.String })
+  const Restored = DomainEvent(`${name}.restored`, { at: Schema.String })
+  /** The tombstone left once the recovery window is over: the record's data leave the log. */
+  const Purged = DomainEvent(`${name}.purged`, { at: Schema.String })
+  return { Created, Updated, Deleted, Restored, Purged, Event: Schema.Union([Created, Updated, Deleted, Restored, Purged]) }
+}
