@@ -72,78 +72,74 @@ export interface BatchAnswer {
   readonly outcomes: ReadonlyArray<BatchOutcome>
 }
 
+/**
+ * What every record type served over the API answers: its list page, one record, a create, a patch,
+ * the trash's delete and restore, its history. `GetArgs` is what its `get` takes after the id (an
+ * `expand` parameter, or nothing).
+ */
+export interface RecordService<GetArgs extends ReadonlyArray<unknown> = []> {
+  /** params: limit, cursor, and the record type's own filters and sorts (its entry in EngineService says which). */
+  readonly list: (ctx: RequestContext, params: ListParams) => Effect.Effect<Page, ValidationError | StorageUnavailable>
+  readonly get: (ctx: RequestContext, id: string, ...rest: GetArgs) => Effect.Effect<Versioned, ReadError>
+  readonly create: (ctx: RequestContext, body: unknown) => Effect.Effect<Versioned, WriteError>
+  readonly update: (ctx: RequestContext, id: string, body: unknown, ifMatch: IfMatch) => Effect.Effect<Versioned, WriteError>
+  readonly delete: (ctx: RequestContext, id: string, ifMatch: IfMatch) => Effect.Effect<void, WriteError>
+  readonly restore: (ctx: RequestContext, id: string) => Effect.Effect<Versioned, WriteError>
+  /**
+   * params: limit, cursor. Oldest first, per event: {event_id, type, at, actor: {api_key_id} | null,
+   * request_id, changes: [{field, from, to}]}; a soft-deleted record has one, a purged one none (404).
+   */
+  readonly history: (ctx: RequestContext, id: string, params: ListParams) => Effect.Effect<Page, ReadError>
+}
+
+/** The record as its GET would have answered at an instant, for the record types that keep that. */
+export interface RecordAsOf {
+  /**
+   * `as_of`, a timestamp: its fields then, and its links as they were then. NotFound when it did not
+   * exist then, was in the trash, or has been purged since; the version is its version then.
+   */
+  readonly getAsOf: (ctx: RequestContext, id: string, asOf: string) => Effect.Effect<Versioned, ReadError>
+}
+
+/** `POST /v1/<records>/batch`, for the record types that have one (see commands/batch.ts). */
+export interface RecordBatch {
+  readonly batch: (ctx: RequestContext, body: unknown) => Effect.Effect<BatchAnswer, ValidationError | Conflict | StorageUnavailable>
+}
+
 export interface EngineService {
-  readonly contacts: {
-    /** params: limit, cursor, search, filter, sort */
-    readonly list: (ctx: RequestContext, params: ListParams) => Effect.Effect<Page, ValidationError | StorageUnavailable>
-    /** expand: the raw `expand` parameter (`deals,activities`) or null. */
-    readonly get: (ctx: RequestContext, id: string, expand: string | null) => Effect.Effect<Versioned, ReadError>
-    /**
-     * The contact as its GET would have answered at an instant (`as_of`, a timestamp): its fields
-     * then, and the deals that named it then (a walk of the workspace's log). NotFound when it did
-     * not exist then, was in the trash, or has been purged since; the version is its version then.
-     */
-    readonly getAsOf: (ctx: RequestContext, id: string, asOf: string) => Effect.Effect<Versioned, ReadError>
-    readonly create: (ctx: RequestContext, body: unknown) => Effect.Effect<Versioned, WriteError>
-    readonly update: (ctx: RequestContext, id: string, body: unknown, ifMatch: IfMatch) => Effect.Effect<Versioned, WriteError>
-    readonly delete: (ctx: RequestContext, id: string, ifMatch: IfMatch) => Effect.Effect<void, WriteError>
-    readonly restore: (ctx: RequestContext, id: string) => Effect.Effect<Versioned, WriteError>
-    /**
-     * params: limit, cursor. Oldest first, per event: {event_id, type, at, actor: {api_key_id} | null,
-     * request_id, changes: [{field, from, to}]}; a soft-deleted contact has one, a purged one none (404).
-     */
-    readonly history: (ctx: RequestContext, id: string, params: ListParams) => Effect.Effect<Page, ReadError>
-    /** POST /v1/contacts/batch: creates, updates and upserts by email (see commands/batch.ts). */
-    readonly batch: (ctx: RequestContext, body: unknown) => Effect.Effect<BatchAnswer, ValidationError | Conflict | StorageUnavailable>
-  }
-  readonly deals: {
-    /** params: limit, cursor, search, filter, sort, pipeline_id, stage_id, owner_id, status,
-     * contact_id, value_min, value_max, close_date_from, close_date_to */
-    readonly list: (ctx: RequestContext, params: ListParams) => Effect.Effect<Page, ValidationError | StorageUnavailable>
-    /** expand: the raw `expand` parameter (`companies,activities`); none when absent or null. */
-    readonly get: (ctx: RequestContext, id: string, expand?: string | null) => Effect.Effect<Versioned, ReadError>
-    /** As contacts.getAsOf: the deal's fields then, contact_ids limited to the contacts live then. */
-    readonly getAsOf: (ctx: RequestContext, id: string, asOf: string) => Effect.Effect<Versioned, ReadError>
-    readonly create: (ctx: RequestContext, body: unknown) => Effect.Effect<Versioned, WriteError>
-    readonly update: (ctx: RequestContext, id: string, body: unknown, ifMatch: IfMatch) => Effect.Effect<Versioned, WriteError>
-    /** body: {stage_id, reason?}; data is `{deal, timeline_entry}` (entry null when nothing moved). */
-    readonly moveStage: (ctx: RequestContext, id: string, body: unknown, ifMatch: IfMatch) => Effect.Effect<Versioned, WriteError>
-    readonly delete: (ctx: RequestContext, id: string, ifMatch: IfMatch) => Effect.Effect<void, WriteError>
-    readonly restore: (ctx: RequestContext, id: string) => Effect.Effect<Versioned, WriteError>
-    /** As contacts.history; a stage move changes stage_id. */
-    readonly history: (ctx: RequestContext, id: string, params: ListParams) => Effect.Effect<Page, ReadError>
-    /** params: limit, cursor. Oldest first. */
-    readonly timeline: (ctx: RequestContext, id: string, params: ListParams) => Effect.Effect<Page, ReadError>
-    /** POST /v1/deals/batch: creates and updates (see commands/batch.ts). */
-    readonly batch: (ctx: RequestContext, body: unknown) => Effect.Effect<BatchAnswer, ValidationError | Conflict | StorageUnavailable>
-  }
-  readonly companies: {
-    /** params: limit, cursor, search (name, domain), filter, sort (name, domain, created_at, updated_at, custom) */
-    readonly list: (ctx: RequestContext, params: ListParams) => Effect.Effect<Page, ValidationError | StorageUnavailable>
-    /** expand: the raw `expand` parameter (`contacts,deals,activities`) or null. */
-    readonly get: (ctx: RequestContext, id: string, expand: string | null) => Effect.Effect<Versioned, ReadError>
-    readonly create: (ctx: RequestContext, body: unknown) => Effect.Effect<Versioned, WriteError>
-    readonly update: (ctx: RequestContext, id: string, body: unknown, ifMatch: IfMatch) => Effect.Effect<Versioned, WriteError>
-    readonly delete: (ctx: RequestContext, id: string, ifMatch: IfMatch) => Effect.Effect<void, WriteError>
-    readonly restore: (ctx: RequestContext, id: string) => Effect.Effect<Versioned, WriteError>
-    /** As contacts.history. */
-    readonly history: (ctx: RequestContext, id: string, params: ListParams) => Effect.Effect<Page, ReadError>
-    /** POST /v1/companies/batch: creates, updates and upserts by domain (see commands/batch.ts). */
-    readonly batch: (ctx: RequestContext, body: unknown) => Effect.Effect<BatchAnswer, ValidationError | Conflict | StorageUnavailable>
-  }
-  readonly activities: {
-    /** params: limit, cursor, filter, sort (due_at, created_at, updated_at), type, contact_id, deal_id, company_id, owner_id, done */
-    readonly list: (ctx: RequestContext, params: ListParams) => Effect.Effect<Page, ValidationError | StorageUnavailable>
-    readonly get: (ctx: RequestContext, id: string) => Effect.Effect<Versioned, ReadError>
-    /** body: the activity's fields, and `done` (true sets done_at). */
-    readonly create: (ctx: RequestContext, body: unknown) => Effect.Effect<Versioned, WriteError>
-    /** body: any writable field, and `done` (true sets done_at, false clears it). */
-    readonly update: (ctx: RequestContext, id: string, body: unknown, ifMatch: IfMatch) => Effect.Effect<Versioned, WriteError>
-    readonly delete: (ctx: RequestContext, id: string, ifMatch: IfMatch) => Effect.Effect<void, WriteError>
-    readonly restore: (ctx: RequestContext, id: string) => Effect.Effect<Versioned, WriteError>
-    /** As contacts.history. */
-    readonly history: (ctx: RequestContext, id: string, params: ListParams) => Effect.Effect<Page, ReadError>
-  }
+  /**
+   * list params: limit, cursor, search, filter, sort. get's `expand`: the raw `expand` parameter
+   * (`deals,activities`) or null. getAsOf: the contact's fields then, and the deals that named it then
+   * (a walk of the workspace's log). batch: creates, updates and upserts by email.
+   */
+  readonly contacts: RecordService<[expand: string | null]> & RecordAsOf & RecordBatch
+  /**
+   * list params: limit, cursor, search, filter, sort, pipeline_id, stage_id, owner_id, status,
+   * contact_id, value_min, value_max, close_date_from, close_date_to. get's `expand`: the raw `expand`
+   * parameter (`companies,activities`); none when absent or null. getAsOf: as contacts.getAsOf, the
+   * deal's fields then, contact_ids limited to the contacts live then. history: a stage move changes
+   * stage_id. batch: creates and updates.
+   */
+  readonly deals: RecordService<[expand?: string | null]> &
+    RecordAsOf &
+    RecordBatch & {
+      /** body: {stage_id, reason?}; data is `{deal, timeline_entry}` (entry null when nothing moved). */
+      readonly moveStage: (ctx: RequestContext, id: string, body: unknown, ifMatch: IfMatch) => Effect.Effect<Versioned, WriteError>
+      /** params: limit, cursor. Oldest first. */
+      readonly timeline: (ctx: RequestContext, id: string, params: ListParams) => Effect.Effect<Page, ReadError>
+    }
+  /**
+   * list params: limit, cursor, search (name, domain), filter, sort (name, domain, created_at,
+   * updated_at, custom). get's `expand`: the raw `expand` parameter (`contacts,deals,activities`) or
+   * null. batch: creates, updates and upserts by domain.
+   */
+  readonly companies: RecordService<[expand: string | null]> & RecordBatch
+  /**
+   * list params: limit, cursor, filter, sort (due_at, created_at, updated_at), type, contact_id,
+   * deal_id, company_id, owner_id, done. create's body: the activity's fields, and `done` (true sets
+   * done_at); update's: any writable field, and `done` (true sets done_at, false clears it).
+   */
+  readonly activities: RecordService
   readonly pipelines: {
     readonly list: (ctx: RequestContext) => Effect.Effect<Page, StorageUnavailable>
     readonly get: (ctx: RequestContext, id: string) => Effect.Effect<Versioned, ReadError>
