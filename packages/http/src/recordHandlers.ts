@@ -1,4 +1,14 @@
-import type { IfMatch, ListParams, Page, ReadError, RequestContext, Versioned, WriteError } from "@dealstream/core"
+import {
+  type IfMatch,
+  type ListParams,
+  type Page,
+  type ReadError,
+  type RequestContext,
+  type StorageUnavailable,
+  ValidationError,
+  type Versioned,
+  type WriteError
+} from "@dealstream/core"
 import type { HttpServerRequest } from "effect/http"
 import { Effect } from "effect"
 import { Caller } from "./auth/Authentication.js"
@@ -8,7 +18,8 @@ import { readJsonBody } from "./request/jsonBody.js"
 import { readQuery } from "./request/queryParams.js"
 import { created, locationOf, noContent, page, record, type Reply, respond } from "./replies.js"
 
-// The handlers every record resource shares; each group names only its engine call.
+// The handlers every record resource shares; each group names only its engine call, or, for the
+// standard endpoints of recordEndpoints.ts, its engine service (standardHandlers at the end).
 
 /**
  * The engine's writes share one error type; a write made without If-Match never fails with
@@ -65,6 +76,24 @@ export const getRecord =
     Effect.gen(function* () {
       yield* readQuery(request, [])
       return respond(record(yield* get(yield* Caller, params.id)))
+    })
+
+/**
+ * GET of one record that keeps its past: with `expand` (or neither) the record now, with `as_of` the
+ * record as it was then; both at once is 400 at as_of.
+ */
+export const getRecordNowOrThen =
+  (
+    get: (ctx: RequestContext, id: string, expand: string | null) => Effect.Effect<Versioned, ReadError>,
+    getAsOf: (ctx: RequestContext, id: string, asOf: string) => Effect.Effect<Versioned, ReadError>
+  ) =>
+  ({ params, request }: RecordRequest) =>
+    Effect.gen(function* () {
+      const query = yield* readQuery(request, ["expand", "as_of"])
+      const ctx = yield* Caller
+      if (query["as_of"] === undefined) return respond(record(yield* get(ctx, params.id, query["expand"] ?? null)))
+      if (query["expand"] !== undefined) return yield* ValidationError.at("as_of", "cannot be combined with expand")
+      return respond(record(yield* getAsOf(ctx, params.id, query["as_of"])))
     })
 
 /**
@@ -142,3 +171,33 @@ export const deleteRecord =
       yield* remove(yield* Caller, params.id, ifMatchOf(headers))
       return respond(noContent)
     })
+
+/** A record type's engine calls behind the standard endpoints (recordEndpoints.ts). */
+export interface StandardRecordCalls {
+  readonly list: (ctx: RequestContext, params: ListParams) => Effect.Effect<Page, ValidationError | StorageUnavailable>
+  readonly create: (ctx: RequestContext, body: unknown) => Effect.Effect<Versioned, WriteError>
+  readonly update: (ctx: RequestContext, id: string, body: unknown, ifMatch: IfMatch) => Effect.Effect<Versioned, WriteError>
+  readonly delete: (ctx: RequestContext, id: string, ifMatch: IfMatch) => Effect.Effect<void, WriteError>
+  readonly restore: (ctx: RequestContext, id: string) => Effect.Effect<Versioned, WriteError>
+  readonly history: (ctx: RequestContext, id: string, params: ListParams) => Effect.Effect<Page, ReadError>
+}
+
+/**
+ * The handlers of a record resource's list, create, update, delete, restore and history, over its
+ * engine calls; `read` is the record as it is now (a GET without parameters), the answer to a
+ * create's or a restore's retry whose first answer was lost. Create and update read their body
+ * themselves: `handleRaw`.
+ */
+export const standardHandlers = (
+  idempotent: IdempotentRepliesService,
+  collection: string,
+  calls: StandardRecordCalls,
+  read: (ctx: RequestContext, id: string) => Effect.Effect<Versioned, ReadError>
+) => ({
+  list: listRecords(calls.list),
+  create: createRecord(idempotent, collection, calls.create, read),
+  update: writeRecord(calls.update),
+  delete: deleteRecord(calls.delete),
+  restore: restoreRecord(idempotent, calls.restore, read),
+  history: recordPage(calls.history)
+})

@@ -4,7 +4,7 @@ import { Effect } from "effect"
 import { Api } from "../Api.js"
 import { Caller } from "../auth/Authentication.js"
 import { IdempotentReplies } from "../idempotency.js"
-import { createRecord, deleteRecord, listRecords, recordPage, restoreRecord, writeRecord } from "../recordHandlers.js"
+import { standardHandlers } from "../recordHandlers.js"
 import { record, respond } from "../replies.js"
 
 const COLLECTION = "/v1/activities"
@@ -13,18 +13,19 @@ export const ActivitiesLive = HttpApiBuilder.group(Api, "activities", (handlers)
   Effect.gen(function* () {
     const engine = yield* Engine
     const idempotent = yield* IdempotentReplies
+    const records = standardHandlers(idempotent, COLLECTION, engine.activities, engine.activities.get)
     return handlers
-      .handle("list", listRecords(engine.activities.list))
+      .handle("list", records.list)
       .handle("get", ({ params }) =>
         Effect.map(
           Effect.flatMap(Caller, (ctx) => engine.activities.get(ctx, params.id)),
           (found) => respond(record(found))
         )
       )
-      .handleRaw("create", createRecord(idempotent, COLLECTION, engine.activities.create, engine.activities.get))
-      .handleRaw("update", writeRecord(engine.activities.update))
-      .handle("delete", deleteRecord(engine.activities.delete))
-      .handle("restore", restoreRecord(idempotent, engine.activities.restore, engine.activities.get))
-      .handle("history", recordPage(engine.activities.history))
+      .handleRaw("create", records.create)
+      .handleRaw("update", records.update)
+      .handle("delete", records.delete)
+      .handle("restore", records.restore)
+      .handle("history", records.history)
   })
 )

@@ -5,7 +5,7 @@ import { Api } from "../Api.js"
 import { Caller } from "../auth/Authentication.js"
 import { batchRecords } from "../batch.js"
 import { IdempotentReplies } from "../idempotency.js"
-import { createRecord, deleteRecord, listRecords, recordPage, restoreRecord, writeRecord } from "../recordHandlers.js"
+import { standardHandlers } from "../recordHandlers.js"
 import { readQuery } from "../request/queryParams.js"
 import { record, respond } from "../replies.js"
 
@@ -15,8 +15,9 @@ export const CompaniesLive = HttpApiBuilder.group(Api, "companies", (handlers) =
   Effect.gen(function* () {
     const engine = yield* Engine
     const idempotent = yield* IdempotentReplies
+    const records = standardHandlers(idempotent, COLLECTION, engine.companies, (ctx, id) => engine.companies.get(ctx, id, null))
     return handlers
-      .handle("list", listRecords(engine.companies.list))
+      .handle("list", records.list)
       .handle("get", ({ params, request }) =>
         Effect.gen(function* () {
           const query = yield* readQuery(request, ["expand"])
@@ -24,16 +25,10 @@ export const CompaniesLive = HttpApiBuilder.group(Api, "companies", (handlers) =
         })
       )
       .handleRaw("batch", batchRecords(idempotent, engine.companies.batch))
-      .handleRaw(
-        "create",
-        createRecord(idempotent, COLLECTION, engine.companies.create, (ctx, id) => engine.companies.get(ctx, id, null))
-      )
-      .handleRaw("update", writeRecord(engine.companies.update))
-      .handle("delete", deleteRecord(engine.companies.delete))
-      .handle(
-        "restore",
-        restoreRecord(idempotent, engine.companies.restore, (ctx, id) => engine.companies.get(ctx, id, null))
-      )
-      .handle("history", recordPage(engine.companies.history))
+      .handleRaw("create", records.create)
+      .handleRaw("update", records.update)
+      .handle("delete", records.delete)
+      .handle("restore", records.restore)
+      .handle("history", records.history)
   })
 )
