@@ -36,6 +36,19 @@ export const CustomValue = Schema.Union([Schema.String, Schema.Finite, Schema.Bo
  */
 export const customFields = [Schema.Record(Schema.String, CustomValue)] as const
 
+/** A record's body or answer: its standard fields, and custom field values as further top-level keys. */
+export const withCustomFields = <const F extends Schema.Struct.Fields>(
+  fields: F,
+  annotations: { readonly identifier: string; readonly description?: string }
+) => Schema.StructWithRest(Schema.Struct(fields), customFields).annotate(annotations)
+
+/** A list key an answer holds only at times: the ids of linked records, or the records expand puts in their place. */
+export const optionalList = <S extends Schema.Top>(item: S, description: string) =>
+  Schema.optionalKey(Schema.Array(item).annotate({ description }))
+
+/** A record of another type in an expanded list, where that type's schema is not named. */
+export const AnyRecord = Schema.Record(Schema.String, Schema.Unknown)
+
 export const pageOf = <S extends Schema.Top>(item: S, identifier: string) =>
   Schema.Struct({
     data: Schema.Array(item),

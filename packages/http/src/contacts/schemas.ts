@@ -2,17 +2,17 @@ import { contactFields } from "@dealstream/core"
 import { Schema } from "effect"
 import { Activity } from "../activities/schemas.js"
 import { Company } from "../companies/schemas.js"
-import { customFields } from "../documented.js"
+import { AnyRecord, optionalList, withCustomFields } from "../documented.js"
 import { answerFields, createFields, patchFields } from "../fieldSchemas.js"
 
-export const ContactInput = Schema.StructWithRest(Schema.Struct(createFields(contactFields)), customFields).annotate({
+export const ContactInput = withCustomFields(createFields(contactFields), {
   identifier: "ContactInput",
   description:
     "A new contact. Custom field values are top-level keys; any other unknown key is 400. company_id and " +
     "company_ids may be given alone or together (company_id then one of company_ids); every company must be live."
 })
 
-export const ContactPatch = Schema.StructWithRest(Schema.Struct(patchFields(contactFields)), customFields).annotate({
+export const ContactPatch = withCustomFields(patchFields(contactFields), {
   identifier: "ContactPatch",
   description: "Only the keys present change; null clears an optional field."
 })
@@ -23,33 +23,14 @@ export const ContactPatch = Schema.StructWithRest(Schema.Struct(patchFields(cont
  * its place after company_id).
  */
 const computed = {
-  company_ids: Schema.optionalKey(
-    Schema.Array(Schema.String).annotate({
-      description: "Every company of the contact, live ones only, the primary first (replaced by `companies` with expand=companies)."
-    })
+  company_ids: optionalList(
+    Schema.String,
+    "Every company of the contact, live ones only, the primary first (replaced by `companies` with expand=companies)."
   ),
-  deal_ids: Schema.optionalKey(
-    Schema.Array(Schema.String).annotate({
-      description: "Live deals whose contact_ids include this contact (replaced by `deals` with expand=deals)."
-    })
-  ),
-  deals: Schema.optionalKey(
-    Schema.Array(Schema.Record(Schema.String, Schema.Unknown)).annotate({
-      description: "Full deal objects, with expand=deals."
-    })
-  ),
-  companies: Schema.optionalKey(
-    Schema.Array(Company).annotate({
-      description: "Full company objects in place of company_ids (live ones, the primary first), with expand=companies."
-    })
-  ),
-  activities: Schema.optionalKey(
-    Schema.Array(Activity).annotate({
-      description: "With expand=activities: its live activities, newest first, at most 100."
-    })
-  )
+  deal_ids: optionalList(Schema.String, "Live deals whose contact_ids include this contact (replaced by `deals` with expand=deals)."),
+  deals: optionalList(AnyRecord, "Full deal objects, with expand=deals."),
+  companies: optionalList(Company, "Full company objects in place of company_ids (live ones, the primary first), with expand=companies."),
+  activities: optionalList(Activity, "With expand=activities: its live activities, newest first, at most 100.")
 }
 
-export const Contact = Schema.StructWithRest(Schema.Struct(answerFields(contactFields, computed)), customFields).annotate({
-  identifier: "Contact"
-})
+export const Contact = withCustomFields(answerFields(contactFields, computed), { identifier: "Contact" })

@@ -2,31 +2,26 @@ import { dealFields } from "@dealstream/core"
 import { Schema } from "effect"
 import { Activity } from "../activities/schemas.js"
 import { Company } from "../companies/schemas.js"
-import { customFields, exampleId, Timestamp } from "../documented.js"
+import { exampleId, optionalList, Timestamp, withCustomFields } from "../documented.js"
 import { answerFields, createFields, patchFields } from "../fieldSchemas.js"
 
-export const DealInput = Schema.StructWithRest(Schema.Struct(createFields(dealFields)), customFields).annotate({ identifier: "DealInput" })
+export const DealInput = withCustomFields(createFields(dealFields), { identifier: "DealInput" })
 
-export const DealPatch = Schema.StructWithRest(Schema.Struct(patchFields(dealFields)), customFields).annotate({
+export const DealPatch = withCustomFields(patchFields(dealFields), {
   identifier: "DealPatch",
   description: "Only the keys present change."
 })
 
 /** The deal's computed keys (core's dealFields.computed), as the engine answers them. */
 const computed = {
-  companies: Schema.optionalKey(
-    Schema.Array(Company).annotate({
-      description: "With expand=companies: the deal's company as a full object, in a list of none (no company, or one not live) or one."
-    })
+  companies: optionalList(
+    Company,
+    "With expand=companies: the deal's company as a full object, in a list of none (no company, or one not live) or one."
   ),
-  activities: Schema.optionalKey(
-    Schema.Array(Activity).annotate({
-      description: "With expand=activities: its live activities, newest first, at most 100."
-    })
-  )
+  activities: optionalList(Activity, "With expand=activities: its live activities, newest first, at most 100.")
 }
 
-export const Deal = Schema.StructWithRest(Schema.Struct(answerFields(dealFields, computed)), customFields).annotate({ identifier: "Deal" })
+export const Deal = withCustomFields(answerFields(dealFields, computed), { identifier: "Deal" })
 
 export const TimelineEntry = Schema.Struct({
   id: exampleId("tle"),
