@@ -6,6 +6,7 @@ import * as Reactivity from "effect/reactivity/Reactivity"
 import type { SqlClient } from "effect/sql/SqlClient"
 import { paramsOf } from "../../packages/storage-pg/src/commit.js"
 import { serverXmin } from "../../packages/storage-pg/src/feedBound.js"
+import { commitFunctionText } from "../../packages/storage-pg/src/functions/ds_commit.js"
 import * as PgStorage from "../../packages/storage-pg/src/PgStorage.js"
 import { readFeed } from "../../packages/storage-pg/src/readFeed.js"
 import { testDatabase } from "../support/pg.js"
@@ -86,16 +87,24 @@ describe("the change feed and transactions that are not its workspace's", () => 
   )
 
   /**
+   * The planted commit: ds_commit's text without the feed mark (rendered from its file, so every
+   * statement but the mark is the one every commit runs), created under a name of its own in the
+   * test's database only. The schema has no unmarked commit.
+   */
+  const plantedCommit = "test_commit_unmarked"
+
+  /**
    * A commit of WS_A stored by `commitFunction` inside a transaction that does not end (what a host
    * sees of a commit whose COMMIT has not come back yet), commits of WS_A and WS_B after it; what
    * the feeds show while it is open, and after it ends, from the start and from a reader's cursor.
    */
-  const stalledCommit = (commitFunction: "ds_commit" | "ds_commit_unmarked") =>
+  const stalledCommit = (commitFunction: "ds_commit" | typeof plantedCommit) =>
     Effect.gen(function* () {
       const url = yield* testDatabase
       const storage = yield* PgStorage.make(url)
       yield* storage.commit(commitOf(WS_A, "con_before", 0))
       const stalledSql = yield* client(url)
+      if (commitFunction === plantedCommit) yield* stalledSql.unsafe(commitFunctionText(plantedCommit, "unmarked"))
       const p = paramsOf(commitOf(WS_A, "con_stalled", 1), new Date().toISOString())
       const stalled = yield* holdOpen(
         stalledSql,
@@ -133,9 +142,9 @@ describe("the change feed and transactions that are not its workspace's", () => 
 
   it.live("planted: a commit without the feed lock is not waited for, and its event lands behind a reader's cursor", () =>
     Effect.gen(function* () {
-      // ds_commit_unmarked is ds_commit as it was before migration 0017: the mark is what the
-      // bound relies on, and this is the gap the test above would see without it.
-      const seen = yield* stalledCommit("ds_commit_unmarked")
+      // The planted commit is ds_commit without its mark, as commits were before migration 0017:
+      // the mark is what the bound relies on, and this is the gap the test above would see without it.
+      const seen = yield* stalledCommit(plantedCommit)
       expect(seen.whileOpen).toEqual({ a: [0, 2], b: [3] })
       expect(seen.fromCursor).toEqual([])
       expect(seen.fromStart).toEqual([0, 1, 2])

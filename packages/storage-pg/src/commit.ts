@@ -16,9 +16,8 @@ import { serverError, sqlStateOf } from "./internal/sqlState.js"
 import { documentTables, tables } from "./tables.js"
 
 /**
- * A commit is one call of `ds_commit` (functions/ds_commit.ts, its checks and writes in
- * functions/ds_commit_unmarked.ts), alone or in a batch with other commits (commitBatches.ts,
- * functions/ds_commit_batch.ts): a single statement, so atomic without BEGIN/COMMIT round trips,
+ * A commit is one call of `ds_commit` (functions/ds_commit.ts), alone or in a batch with other
+ * commits (commitBatches.ts, functions/ds_commit_batch.ts): a single statement, so atomic without BEGIN/COMMIT round trips,
  * whose inner statements PostgreSQL plans once per connection. A commit that reads settings or
  * moves them on calls `ds_commit_with_settings` (functions/ds_commit_with_settings.ts) instead,
  * which checks the settings versions read the same way before calling ds_commit. ds_commit marks

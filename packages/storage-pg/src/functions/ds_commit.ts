@@ -1,19 +1,109 @@
+import { documentRowColumns, replaceOnConflict } from "../internal/documentRow.js"
+import { documentTableList } from "./documentTableList.js"
 import { markFeeds } from "./feedMark.js"
 import type { StoredFunction } from "./StoredFunction.js"
 
 /**
- * A commit (commit.ts sends one alone; ds_commit_with_settings and ds_commit_batch call it): the
- * feed mark of every workspace it appends to, before anything is written, then ds_commit_unmarked's
- * checks and writes, whose arguments and result these are. Hosts of every version call this name
- * with these arguments, so every commit is marked whichever host sent it.
+ * A commit (commit.ts sends one alone; ds_commit_with_settings and ds_commit_batch call it). Hosts
+ * of every version call this name with these arguments, so every commit is marked whichever host
+ * sent it.
+ *
+ * First the feed mark of every workspace it appends to (functions/feedMark.ts), before anything is
+ * written: feedBound.ts waits only for running transactions that carry their workspace's mark.
+ * Then its checks and writes. Called as one statement, it is atomic without BEGIN and COMMIT round
+ * trips. PL/pgSQL keeps each inner statement's plan for the session, so a commit costs its
+ * execution, not the parse and planning of one large statement. Every inner statement touches one
+ * row by its key, so those cached plans stay index lookups whatever the table sizes were when they
+ * were made (a set-based join over jsonb_to_recordset, planned generically for 100 rows, turned
+ * into sequential scans of ds_streams as it grew).
+ *
+ * Arguments (built by commit.ts):
+ * - streams: [{i, id, w, expected, added}] and events: [{i, s, v, w, t, d, m}], in commit order;
+ * - redact: stream ids whose earlier events lose their data;
+ * - removes: [{c, w, id}] and upserts: [{c, i, …upsertRecord}], c the collection, one write per
+ *   document (commit.ts keeps the last), upserts in commit order.
+ * Returns {conflict: [streamId, expected, actual]} for the first stale stream, in commit order,
+ * having written nothing; else {events: [[sequence, streamId, streamVersion]…]}. A unique key held
+ * by another document raises 23505 on the table's `_unique_key` index; two commits creating one
+ * stream, 23505 on ds_streams_pkey. Either error undoes the whole call.
  */
-export const ds_commit: StoredFunction = {
-  name: "ds_commit",
-  text: `CREATE OR REPLACE FUNCTION ds_commit(streams jsonb, events jsonb, redact text[], removes jsonb, upserts jsonb, recorded timestamptz)
+
+const removeFrom = ([collection, table]: readonly [string, string]) =>
+  `WHEN '${collection}' THEN DELETE FROM ${table} WHERE workspace_id = doc.w AND id = doc.id;`
+
+const upsertInto = ([collection, table]: readonly [string, string]) => `WHEN '${collection}' THEN
+          INSERT INTO ${table} AS t (${documentRowColumns})
+          VALUES (doc.w, doc.id, doc.v, doc.del, doc.d, doc.u, coalesce(doc.s, '{}'), doc.f)
+          ${replaceOnConflict(table)};`
+
+/**
+ * The commit function's text under `name`. "unmarked" leaves the feed mark out, and exists only so
+ * that test/storage/feedStrangers.pg.spec.ts can plant, in its own database, a commit that runs
+ * this very body without the mark and show the gap the mark closes; the schema has only ds_commit,
+ * marked.
+ */
+export const commitFunctionText = (name: string, feedMark: "marked" | "unmarked"): string =>
+  `CREATE OR REPLACE FUNCTION ${name}(
+      streams jsonb, events jsonb, redact text[], removes jsonb, upserts jsonb, recorded timestamptz
+    )
     RETURNS jsonb LANGUAGE plpgsql AS $commit$
+    DECLARE
+      stream record;
+      doc record;
+      current_version integer;
+      redacted_stream text;
+      appended jsonb;
     BEGIN
-      ${markFeeds("e.w", "jsonb_to_recordset(events) AS e(w text)")}
-      RETURN ds_commit_unmarked(streams, events, redact, removes, upserts, recorded);
+      ${feedMark === "marked" ? markFeeds("e.w", "jsonb_to_recordset(events) AS e(w text)") : "-- No feed mark: a test's planted commit."}
+      -- Lock the version rows in id order, so two commits over the same streams cannot deadlock;
+      -- in READ COMMITTED each statement here then reads what committed before it.
+      FOR stream IN SELECT a.id FROM jsonb_to_recordset(streams) AS a(id text) ORDER BY a.id LOOP
+        PERFORM 1 FROM ds_streams WHERE stream_id = stream.id FOR UPDATE;
+      END LOOP;
+      FOR stream IN SELECT * FROM jsonb_to_recordset(streams) AS a(i int, id text, expected int) ORDER BY a.i LOOP
+        current_version := coalesce((SELECT version FROM ds_streams WHERE stream_id = stream.id), 0);
+        IF current_version <> stream.expected THEN
+          RETURN jsonb_build_object('conflict', jsonb_build_array(stream.id, stream.expected, current_version));
+        END IF;
+      END LOOP;
+      -- Before the append: a stream's earlier events are redacted, never its new tombstone.
+      FOREACH redacted_stream IN ARRAY redact LOOP
+        UPDATE ds_events SET data = '{"redacted": true}'::jsonb WHERE stream_id = redacted_stream;
+      END LOOP;
+      FOR stream IN SELECT * FROM jsonb_to_recordset(streams) AS a(id text, w text, expected int, added int) LOOP
+        CONTINUE WHEN stream.added = 0;
+        IF stream.expected = 0 THEN
+          INSERT INTO ds_streams (stream_id, workspace_id, version) VALUES (stream.id, stream.w, stream.added);
+        ELSE
+          UPDATE ds_streams SET version = stream.expected + stream.added WHERE stream_id = stream.id;
+        END IF;
+      END LOOP;
+      WITH inserted AS (
+        INSERT INTO ds_events (stream_id, stream_version, workspace_id, type, data, metadata, recorded_at)
+          SELECT e.s, e.v, e.w, e.t, e.d, e.m, recorded
+          FROM jsonb_to_recordset(events) AS e(i int, s text, v int, w text, t text, d jsonb, m jsonb)
+          ORDER BY e.i
+          RETURNING sequence, stream_id, stream_version
+      )
+      SELECT jsonb_agg(jsonb_build_array(sequence, stream_id, stream_version)) INTO appended FROM inserted;
+      -- Removals first, so a key one frees is free for an upsert of the same commit; upserts in
+      -- commit order, so a document may take a key another gave up earlier in the commit.
+      FOR doc IN SELECT * FROM jsonb_to_recordset(removes) AS r(c text, w text, id text) LOOP
+        CASE doc.c
+          ${documentTableList.map(removeFrom).join("\n          ")}
+        END CASE;
+      END LOOP;
+      FOR doc IN SELECT * FROM jsonb_to_recordset(upserts) AS u(c text, i int, w text, id text, v int, del text, d jsonb, u text, s text[], f jsonb)
+        ORDER BY u.i LOOP
+        CASE doc.c
+          ${documentTableList.map(upsertInto).join("\n          ")}
+        END CASE;
+      END LOOP;
+      RETURN jsonb_build_object('events', coalesce(appended, '[]'::jsonb));
     END
     $commit$`
+
+export const ds_commit: StoredFunction = {
+  name: "ds_commit",
+  text: commitFunctionText("ds_commit", "marked")
 }

@@ -16,6 +16,7 @@ import { migration as companiesAndActivities } from "./0015_companies_and_activi
 import { migration as commitSet } from "./0016_commit_set.js"
 import { migration as feedLocks } from "./0017_feed_locks.js"
 import { migration as storedFunctions } from "./0018_stored_functions.js"
+import { migration as commitFolded } from "./0019_commit_folded.js"
 import type { Migration } from "./Migration.js"
 
 export type { Migration } from "./Migration.js"
@@ -39,5 +40,6 @@ export const migrations: ReadonlyArray<Migration> = [
   companiesAndActivities,
   commitSet,
   feedLocks,
-  storedFunctions
+  storedFunctions,
+  commitFolded
 ]
