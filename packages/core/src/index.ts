@@ -1,4 +1,5 @@
 export * from "./json.js"
+export * from "./recordTypes.js"
 export * from "./errors.js"
 export * from "./decider.js"
 export * from "./storage/events.js"

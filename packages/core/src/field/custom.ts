@@ -1,9 +1,10 @@
 import { Schema } from "effect"
+import { recordTypes } from "../recordTypes.js"
 import type { FieldCheck } from "./checks.js"
 import { boolean, date, finiteNumber, nullable, oneOf, text } from "./checks.js"
 
-/** The record types a workspace may give custom fields. */
-export const CustomFieldObject = Schema.Literals(["contact", "deal", "company", "activity"])
+/** The record types a workspace may give custom fields: every one (recordTypes.ts). */
+export const CustomFieldObject = Schema.Literals(recordTypes)
 export type CustomFieldObject = typeof CustomFieldObject.Type
 
 export const CustomFieldType = Schema.Literals(["text", "number", "boolean", "date", "enum"])

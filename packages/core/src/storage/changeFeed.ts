@@ -1,3 +1,4 @@
+import { recordTypes } from "../recordTypes.js"
 import type { StoredEvent } from "./events.js"
 
 /**
@@ -51,7 +52,7 @@ export const compareChangeFeedPositions = (a: ChangeFeedPosition, b: ChangeFeedP
  * API's feed hands out. Commits of other events (deliveries' attempts, recovery jobs) wake no reader.
  * PostgreSQL's trigger (migrations 0014, 0015) holds the same list.
  */
-export const FEED_TYPE_PREFIXES: ReadonlyArray<string> = ["contact.", "deal.", "company.", "activity."]
+export const FEED_TYPE_PREFIXES: ReadonlyArray<string> = recordTypes.map((type) => `${type}.`)
 
 export const isFeedNotified = (type: string): boolean => FEED_TYPE_PREFIXES.some((prefix) => type.startsWith(prefix))
 

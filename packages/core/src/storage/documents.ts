@@ -1,11 +1,9 @@
 import type { JsonObject } from "../json.js"
+import type { RecordType } from "../recordTypes.js"
 
-/** Document collections: the read models the API serves. */
+/** Document collections: the read models the API serves, each record type's (recordTypes.ts) first. */
 export type Collection =
-  | "contact"
-  | "deal"
-  | "company"
-  | "activity"
+  | RecordType
   | "timeline_entry"
   | "pipeline"
   | "custom_field"

@@ -6,6 +6,7 @@ import type { RecordParser } from "../../field/recordBody.js"
 import type { JsonObject } from "../../json.js"
 import { pipelineAggregate, type PipelineInfo, pipelineInfoOf } from "../../pipeline/index.js"
 import { catalogOf, type FieldCatalog } from "../../query/fields.js"
+import { type RecordType, recordTypes } from "../../recordTypes.js"
 import type { StoredDocument } from "../../storage/documents.js"
 import type { SettingsRead, StorageService } from "../../storage/Storage.js"
 import { BoundedCache } from "./boundedCache.js"
@@ -14,13 +15,7 @@ import { queryAll } from "./reads.js"
 import { readState } from "./streamStates.js"
 
 /** A workspace's custom field definitions and the field catalogs of each record type built from them. */
-export interface Catalogs {
-  readonly defs: ReadonlyArray<CustomFieldDefinition>
-  readonly contact: FieldCatalog
-  readonly deal: FieldCatalog
-  readonly company: FieldCatalog
-  readonly activity: FieldCatalog
-}
+export type Catalogs = { readonly defs: ReadonlyArray<CustomFieldDefinition> } & { readonly [T in RecordType]: FieldCatalog }
 
 /**
  * What a host holds of one workspace's settings, all as of one settings version: parts are read the
@@ -96,14 +91,12 @@ export const settingsOf = (
       ? Effect.succeed(e.catalogs)
       : Effect.map(readState(storage, customFieldAggregate, ctx, customFieldStreamId(workspaceId)), ({ state }) => {
           const defs = state.definitions
-          e.catalogs = {
-            defs,
-            contact: catalogOf("contact", defs),
-            deal: catalogOf("deal", defs),
-            company: catalogOf("company", defs),
-            activity: catalogOf("activity", defs)
+          const byType = Object.fromEntries(recordTypes.map((type) => [type, catalogOf(type, defs)])) as {
+            readonly [T in RecordType]: FieldCatalog
           }
-          return e.catalogs
+          const known: Catalogs = { defs, ...byType }
+          e.catalogs = known
+          return known
         })
   )
 

@@ -3,6 +3,7 @@ import type { Aggregate } from "../../aggregate.js"
 import { deliveryAggregate, payloadDataFor, payloadShowsRecord, type ScheduleDelivery } from "../../delivery/index.js"
 import type { StorageUnavailable } from "../../errors.js"
 import { isJsonObject, type JsonObject } from "../../json.js"
+import type { RecordType } from "../../recordTypes.js"
 import type { DocumentWrite } from "../../storage/documents.js"
 import type { DomainEvent } from "../../storage/events.js"
 import type { StreamAppend } from "../../storage/Storage.js"
@@ -91,10 +92,7 @@ export const outbox =
  * is what the write answers: the view was made before the commit for the payload, so the answer
  * costs no read of its own. null when no event of the command showed it.
  */
-export const announcedRecord = (
-  payloads: ReadonlyArray<JsonObject | null>,
-  key: "contact" | "deal" | "company" | "activity"
-): JsonObject | null => {
+export const announcedRecord = (payloads: ReadonlyArray<JsonObject | null>, key: RecordType): JsonObject | null => {
   const shown = payloads.at(-1)?.[key]
   return shown !== undefined && isJsonObject(shown) ? shown : null
 }

@@ -6,13 +6,14 @@ import type { StorageUnavailable } from "../../errors.js"
 import type { JsonObject } from "../../json.js"
 import type { StoredDocument } from "../../storage/documents.js"
 import type { StoredEvent } from "../../storage/events.js"
+import { recordTypes } from "../../recordTypes.js"
 import { Storage } from "../../storage/Storage.js"
 import { timelineProblems } from "../invariants/timeline.js"
 import { sameData } from "../sameData.js"
 import { MODEL_COLLECTIONS, type World } from "./world.js"
 
-/** The record types with a trash. */
-const RECORDS: ReadonlyArray<string> = ["contact", "deal", "company", "activity"]
+/** The record types with a trash: every one. */
+const RECORDS: ReadonlyArray<string> = recordTypes
 
 /** A check of one run: what is wrong with the world after a step (nothing when all is well). */
 export type Check = (world: World<any>) => Effect.Effect<ReadonlyArray<string>, StorageUnavailable>

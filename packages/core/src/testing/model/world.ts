@@ -2,6 +2,7 @@ import { Effect } from "effect"
 import { apiKeyIdOf, SYSTEM_WORKSPACE } from "../../apiKey/input.js"
 import type { EngineService, RequestContext } from "../../engine/contract/Engine.js"
 import type { StorageUnavailable } from "../../errors.js"
+import { recordTypes } from "../../recordTypes.js"
 import type { Collection, StoredDocument } from "../../storage/documents.js"
 import type { StoredEvent } from "../../storage/events.js"
 import type { StorageService } from "../../storage/Storage.js"
@@ -57,7 +58,7 @@ export interface World<Step = unknown> {
 }
 
 /** The collections a model run compares: every projected one, and the API keys. */
-export const MODEL_COLLECTIONS: ReadonlyArray<Collection> = ["contact", "deal", "company", "activity", "timeline_entry", "pipeline"]
+export const MODEL_COLLECTIONS: ReadonlyArray<Collection> = [...recordTypes, "timeline_entry", "pipeline"]
 
 const all = { where: { _tag: "True" }, sort: { field: { name: "id", type: "id" }, direction: "asc" }, after: null, limit: 10_000 } as const
 
