@@ -9,17 +9,31 @@ export const recordTypes = ["contact", "deal", "company", "activity"] as const
 
 export type RecordType = (typeof recordTypes)[number]
 
-/** What a record type announces besides its life's events (created, updated, deleted, restored). */
-export const recordTypeFacts: {
-  readonly [T in RecordType]: {
-    /** Its own webhook event types' suffixes, announced after `updated` (`deal.stage_changed`). */
-    readonly ownEvents: ReadonlyArray<string>
-  }
-} = {
+/** The events of every record type's life that webhooks are told of, in the API's order. */
+export const lifeEvents = ["created", "updated", "deleted", "restored"] as const
+
+/**
+ * What a record type announces besides its life's events: its own webhook event types' suffixes
+ * (`deal.stage_changed`), listed after its `updated`. Every record type has the soft-delete life
+ * (record/lifecycle.ts), so every one is in the trash.
+ */
+export const recordTypeFacts = {
   contact: { ownEvents: [] },
   deal: { ownEvents: ["stage_changed"] },
   company: { ownEvents: [] },
   activity: { ownEvents: [] }
-}
+} as const satisfies { readonly [T in RecordType]: { readonly ownEvents: ReadonlyArray<string> } }
+
+/** A record type's webhook event types: its life's and its own. */
+export type RecordEventType<T extends RecordType = RecordType> = T extends RecordType
+  ? `${T}.${(typeof lifeEvents)[number] | (typeof recordTypeFacts)[T]["ownEvents"][number]}`
+  : never
+
+/** Every record type's webhook event types, in the API's order: created, updated, its own, deleted, restored. */
+export const recordEventTypes: ReadonlyArray<RecordEventType> = recordTypes.flatMap((type) =>
+  ["created", "updated", ...(recordTypeFacts[type].ownEvents as ReadonlyArray<string>), "deleted", "restored"].map(
+    (event) => `${type}.${event}` as RecordEventType
+  )
+)
 
 export const isRecordType = (u: unknown): u is RecordType => typeof u === "string" && (recordTypes as ReadonlyArray<string>).includes(u)

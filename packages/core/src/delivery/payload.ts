@@ -1,8 +1,9 @@
 import type { DealStageChanged } from "../deal/events.js"
 import { timelineEntryOf, timelineEntryView } from "../deal/projection.js"
-import { activityFields, companyFields, contactFields, dealFields, inRecordOrder } from "../field/index.js"
+import { inRecordOrder, recordFields } from "../field/index.js"
 import type { JsonObject } from "../json.js"
 import { isJsonObject } from "../json.js"
+import { isRecordType, recordTypes } from "../recordTypes.js"
 import type { DomainEvent } from "../storage/events.js"
 import { WEBHOOK_TEST_EVENT } from "../webhook/eventTypes.js"
 
@@ -63,36 +64,23 @@ const changedFields = (event: DomainEvent): ReadonlyArray<string> => {
  * null for events no webhook can subscribe to (purges).
  */
 export const payloadDataFor = (event: DomainEvent, record: JsonObject): JsonObject | null => {
-  switch (event.type) {
-    case "contact.created":
-    case "contact.restored":
-      return { contact: record }
-    case "deal.created":
-    case "deal.restored":
-      return { deal: record }
-    case "company.created":
-    case "company.restored":
-      return { company: record }
-    case "activity.created":
-    case "activity.restored":
-      return { activity: record }
-    case "contact.updated":
-      return { contact: record, changed_fields: changedFields(event) }
-    case "company.updated":
-      return { company: record, changed_fields: changedFields(event) }
-    case "activity.updated":
-      return { activity: record, changed_fields: changedFields(event) }
-    case "deal.updated":
-      return { deal: record, changed_fields: changedFields(event) }
-    case "deal.stage_changed": {
+  // A record type's events are `<type>.<event>` (recordTypes.ts); a record shows under its type's name.
+  const dot = event.type.indexOf(".")
+  const type = event.type.slice(0, dot)
+  if (dot < 0 || !isRecordType(type)) return null
+  switch (event.type.slice(dot + 1)) {
+    case "created":
+    case "restored":
+      return { [type]: record }
+    case "updated":
+      return { [type]: record, changed_fields: changedFields(event) }
+    case "stage_changed": {
+      if (type !== "deal") return null
       const id = record["id"]
       const entry = isStageChange(event) && typeof id === "string" ? timelineEntryOf(id, event) : null
       return { deal: record, timeline_entry: entry }
     }
-    case "contact.deleted":
-    case "deal.deleted":
-    case "company.deleted":
-    case "activity.deleted":
+    case "deleted":
       // The record has left every view; the receiver learns only which one.
       return { id: record["id"] ?? null }
     default:
@@ -116,20 +104,14 @@ export const payloadDataInOrder = (data: JsonObject): JsonObject => {
     const value = data[key]!
     out[key] = !isJsonObject(value)
       ? value
-      : key === "contact"
-        ? inRecordOrder(value, contactFields)
-        : key === "deal"
-          ? inRecordOrder(value, dealFields)
-          : key === "company"
-            ? inRecordOrder(value, companyFields)
-            : key === "activity"
-              ? inRecordOrder(value, activityFields)
-              : key === "timeline_entry"
-                ? timelineEntryView(value)
-                : value
+      : isRecordType(key)
+        ? inRecordOrder(value, recordFields[key])
+        : key === "timeline_entry"
+          ? timelineEntryView(value)
+          : value
   }
   // The members in payloadDataFor's order, then any other as stored (none today).
-  const members = ["id", "contact", "deal", "company", "activity", "changed_fields", "timeline_entry"]
+  const members: ReadonlyArray<string> = ["id", ...recordTypes, "changed_fields", "timeline_entry"]
   for (const key of members) at(key)
   for (const key of Object.keys(data)) if (!members.includes(key)) at(key)
   return out

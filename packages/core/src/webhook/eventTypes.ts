@@ -1,25 +1,9 @@
-/** The business events a webhook can subscribe to, in the API's order. */
-export const WEBHOOK_EVENT_TYPES = [
-  "contact.created",
-  "contact.updated",
-  "contact.deleted",
-  "contact.restored",
-  "deal.created",
-  "deal.updated",
-  "deal.stage_changed",
-  "deal.deleted",
-  "deal.restored",
-  "company.created",
-  "company.updated",
-  "company.deleted",
-  "company.restored",
-  "activity.created",
-  "activity.updated",
-  "activity.deleted",
-  "activity.restored"
-] as const
+import { type RecordEventType, recordEventTypes } from "../recordTypes.js"
 
-export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number]
+/** The business events a webhook can subscribe to, in the API's order: the record types' (recordTypes.ts). */
+export const WEBHOOK_EVENT_TYPES: ReadonlyArray<RecordEventType> = recordEventTypes
+
+export type WebhookEventType = RecordEventType
 
 /** Subscribes to every event type, including those added later. */
 export const WEBHOOK_ALL_EVENTS = "*"

@@ -1,3 +1,4 @@
+import { recordTypes } from "@dealstream/core"
 import { HttpApiEndpoint } from "effect/http-api"
 import { Schema } from "effect"
 import { listErrors } from "../answerSchemas.js"
@@ -5,7 +6,7 @@ import { pageOf, securedGroup, Timestamp } from "../documented.js"
 import { trashParams } from "../parameters.js"
 
 export const TrashItem = Schema.Struct({
-  type: Schema.Literals(["contact", "deal", "company", "activity"]),
+  type: Schema.Literals(recordTypes),
   id: Schema.String,
   deleted_at: Timestamp,
   purge_at: Timestamp.annotate({ description: "30 days after deleted_at; restore works until then." }),

@@ -1,4 +1,11 @@
-import { type JsonObject, WEBHOOK_EVENT_DESCRIPTIONS, WEBHOOK_SENT_EVENT_TYPES, type WebhookSentEventType } from "@dealstream/core"
+import {
+  type JsonObject,
+  type lifeEvents,
+  type RecordType,
+  WEBHOOK_EVENT_DESCRIPTIONS,
+  WEBHOOK_SENT_EVENT_TYPES,
+  type WebhookSentEventType
+} from "@dealstream/core"
 import { Schema } from "effect"
 import { Activity } from "../activities/schemas.js"
 import { Company } from "../companies/schemas.js"
@@ -18,26 +25,24 @@ const changedFields = Schema.Array(Schema.String).annotate({
 
 const removed = Schema.Struct({ id: Schema.String.annotate({ description: "The id of the record moved to the trash." }) })
 
-/** The payload's `data` of each type, as core's payloadDataFor (and testPayload) makes it. */
-const PAYLOAD_DATA: { readonly [Type in WebhookSentEventType]: Schema.Top } = {
-  "contact.created": Schema.Struct({ contact: Contact }),
-  "contact.updated": Schema.Struct({ contact: Contact, changed_fields: changedFields }),
-  "contact.deleted": removed,
-  "contact.restored": Schema.Struct({ contact: Contact }),
-  "deal.created": Schema.Struct({ deal: Deal }),
-  "deal.updated": Schema.Struct({ deal: Deal, changed_fields: changedFields }),
+/** Each record type's record as the API documents it: a payload shows it under the type's name. */
+const RECORD_SCHEMAS: { readonly [T in RecordType]: Schema.Top } = { contact: Contact, deal: Deal, company: Company, activity: Activity }
+
+/** The payload's `data` of the types that are not a record type's life (created, updated, deleted, restored). */
+const OWN_PAYLOAD_DATA: { readonly [Type in Exclude<WebhookSentEventType, `${RecordType}.${(typeof lifeEvents)[number]}`>]: Schema.Top } = {
   "deal.stage_changed": Schema.Struct({ deal: Deal, timeline_entry: TimelineEntry }),
-  "deal.deleted": removed,
-  "deal.restored": Schema.Struct({ deal: Deal }),
-  "company.created": Schema.Struct({ company: Company }),
-  "company.updated": Schema.Struct({ company: Company, changed_fields: changedFields }),
-  "company.deleted": removed,
-  "company.restored": Schema.Struct({ company: Company }),
-  "activity.created": Schema.Struct({ activity: Activity }),
-  "activity.updated": Schema.Struct({ activity: Activity, changed_fields: changedFields }),
-  "activity.deleted": removed,
-  "activity.restored": Schema.Struct({ activity: Activity }),
   "webhook.test": Schema.Struct({ webhook_id: Schema.String.annotate({ description: "The webhook tested." }) })
+}
+
+/** The payload's `data` of each type, as core's payloadDataFor (and testPayload) makes it. */
+const payloadData = (type: WebhookSentEventType): Schema.Top => {
+  if (Object.hasOwn(OWN_PAYLOAD_DATA, type)) return OWN_PAYLOAD_DATA[type as keyof typeof OWN_PAYLOAD_DATA]
+  const [record, event] = type.split(".") as [RecordType, string]
+  return event === "deleted"
+    ? removed
+    : event === "updated"
+      ? Schema.Struct({ [record]: RECORD_SCHEMAS[record], changed_fields: changedFields })
+      : Schema.Struct({ [record]: RECORD_SCHEMAS[record] })
 }
 
 /**
@@ -54,5 +59,5 @@ const jsonSchemaOf = (schema: Schema.Top): JsonObject => {
 export const webhookEventTypes: ReadonlyArray<JsonObject> = WEBHOOK_SENT_EVENT_TYPES.map((type) => ({
   type,
   description: WEBHOOK_EVENT_DESCRIPTIONS[type],
-  schema: jsonSchemaOf(PAYLOAD_DATA[type])
+  schema: jsonSchemaOf(payloadData(type))
 }))

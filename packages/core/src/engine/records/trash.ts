@@ -11,13 +11,21 @@ import type { EngineDeps } from "../base/deps.js"
 import type { ListParams, RequestContext } from "../contract/Engine.js"
 import { listPage } from "../views/listPage.js"
 import { type Catalogs, catalogs } from "../base/settings.js"
+import { isRecordType, type RecordType, recordTypes } from "../../recordTypes.js"
 
 const purgeAt = (deletedAt: string) => new Date(Date.parse(deletedAt) + RECOVERY_WINDOW_MILLIS).toISOString()
 
 type Rows = ReadonlyArray<{ readonly id: string; readonly data: JsonObject }>
 
-/** How each record type with a trash shows its records there: as its GET would. */
-const trashViews = {
+type TrashView = (
+  deps: EngineDeps,
+  ctx: RequestContext,
+  rows: Rows,
+  known: Catalogs
+) => Effect.Effect<ReadonlyArray<JsonObject>, StorageUnavailable>
+
+/** How each record type (all have a trash: recordTypes.ts) shows its records there: as its GET would. */
+const trashViews: { readonly [T in RecordType]: TrashView } = {
   contact: (deps: EngineDeps, ctx: RequestContext, rows: Rows, known: Catalogs) => contactViews(deps, ctx, rows, known.contact),
   deal: (deps: EngineDeps, ctx: RequestContext, rows: Rows, known: Catalogs) =>
     dealViews(
@@ -28,16 +36,11 @@ const trashViews = {
     ),
   company: (deps: EngineDeps, ctx: RequestContext, rows: Rows, known: Catalogs) => companyViews(deps, ctx, rows, known.company),
   activity: (deps: EngineDeps, ctx: RequestContext, rows: Rows, known: Catalogs) => activityViews(deps, ctx, rows, known.activity)
-} satisfies Record<
-  string,
-  (deps: EngineDeps, ctx: RequestContext, rows: Rows, known: Catalogs) => Effect.Effect<ReadonlyArray<JsonObject>, StorageUnavailable>
->
+}
 
-type TrashType = keyof typeof trashViews
+export const TRASH_TYPES: ReadonlyArray<RecordType> = recordTypes
 
-export const TRASH_TYPES = Object.keys(trashViews) as ReadonlyArray<TrashType>
-
-const isTrashType = (type: string | undefined): type is TrashType => type !== undefined && Object.hasOwn(trashViews, type)
+const isTrashType = (type: string | undefined): type is RecordType => isRecordType(type)
 
 const typeNames = TRASH_TYPES.join(", ")
 
