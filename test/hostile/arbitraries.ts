@@ -1,3 +1,4 @@
+import type { RecordType } from "@dealstream/core"
 import fc from "fast-check"
 import type { RawRequest } from "./rawHttp.js"
 
@@ -120,7 +121,7 @@ export const jsonValue: fc.Arbitrary<unknown> = fc.letrec<{ value: unknown }>((t
 // ---------------------------------------------------------------------------------------------
 // Fixtures and ids
 
-export type IdType = "contact" | "deal" | "company" | "activity" | "pipeline" | "stage" | "webhook" | "delivery" | "event"
+export type IdType = RecordType | "pipeline" | "stage" | "webhook" | "delivery" | "event"
 export const ID_TYPES: ReadonlyArray<IdType> = [
   "contact",
   "deal",
@@ -149,7 +150,7 @@ export interface Fixtures {
   readonly own: Readonly<Record<IdType, ReadonlyArray<string>>>
   readonly other: Readonly<Record<IdType, ReadonlyArray<string>>>
   /** The caller's custom fields. */
-  readonly customFields: ReadonlyArray<{ readonly object: "contact" | "deal" | "company" | "activity"; readonly key: string }>
+  readonly customFields: ReadonlyArray<{ readonly object: RecordType; readonly key: string }>
   /** Real `next_cursor`s, by the list path they came from. */
   readonly cursors: ReadonlyArray<string>
   /** An http URL the host may deliver to (its receiver answers 200). */

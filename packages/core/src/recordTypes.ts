@@ -30,10 +30,10 @@ export type RecordEventType<T extends RecordType = RecordType> = T extends Recor
   : never
 
 /** Every record type's webhook event types, in the API's order: created, updated, its own, deleted, restored. */
-export const recordEventTypes: ReadonlyArray<RecordEventType> = recordTypes.flatMap((type) =>
-  ["created", "updated", ...(recordTypeFacts[type].ownEvents as ReadonlyArray<string>), "deleted", "restored"].map(
-    (event) => `${type}.${event}` as RecordEventType
-  )
-)
+export const recordEventTypes: ReadonlyArray<RecordEventType> = recordTypes.flatMap((type) => {
+  const [created, updated, deleted, restored] = lifeEvents
+  const own: ReadonlyArray<string> = recordTypeFacts[type].ownEvents
+  return [created, updated, ...own, deleted, restored].map((event) => `${type}.${event}` as RecordEventType)
+})
 
 export const isRecordType = (u: unknown): u is RecordType => typeof u === "string" && (recordTypes as ReadonlyArray<string>).includes(u)
