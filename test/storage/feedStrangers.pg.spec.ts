@@ -5,6 +5,7 @@ import { Deferred, Effect, Exit, Fiber, Redacted } from "effect"
 import * as Reactivity from "effect/reactivity/Reactivity"
 import type { SqlClient } from "effect/sql/SqlClient"
 import { paramsOf } from "../../packages/storage-pg/src/commit.js"
+import { commitCall } from "../../packages/storage-pg/src/commitBatches.js"
 import { serverXmin } from "../../packages/storage-pg/src/feedBound.js"
 import { commitFunctionText } from "../../packages/storage-pg/src/functions/ds_commit.js"
 import * as PgStorage from "../../packages/storage-pg/src/PgStorage.js"
@@ -106,17 +107,7 @@ describe("the change feed and transactions that are not its workspace's", () => 
       const stalledSql = yield* client(url)
       if (commitFunction === plantedCommit) yield* stalledSql.unsafe(commitFunctionText(plantedCommit, "unmarked"))
       const p = paramsOf(commitOf(WS_A, "con_stalled", 1), new Date().toISOString())
-      const stalled = yield* holdOpen(
-        stalledSql,
-        stalledSql.unsafe(`SELECT ${commitFunction}($1::jsonb, $2::jsonb, $3::text[], $4::jsonb, $5::jsonb, $6::timestamptz)`, [
-          JSON.stringify(p.s),
-          JSON.stringify(p.e),
-          [...p.r],
-          JSON.stringify(p.d),
-          JSON.stringify(p.u),
-          p.at
-        ])
-      )
+      const stalled = yield* holdOpen(stalledSql, stalledSql.unsafe(...commitCall(p, commitFunction)))
       yield* storage.commit(commitOf(WS_A, "con_after", 2))
       yield* storage.commit(commitOf(WS_B, "con_other", 3))
       const whileOpen = { a: yield* storage.readFeed(page(WS_A)), b: yield* storage.readFeed(page(WS_B)) }
@@ -200,17 +191,7 @@ describe("the change feed and transactions that are not its workspace's", () => 
       const stalledCommit = yield* Effect.forkScoped(
         Effect.exit(
           stalledSql.withTransaction(
-            Effect.andThen(
-              stalledSql.unsafe(`SET LOCAL statement_timeout = '5s'`),
-              stalledSql.unsafe(`SELECT ds_commit($1::jsonb, $2::jsonb, $3::text[], $4::jsonb, $5::jsonb, $6::timestamptz)`, [
-                JSON.stringify(p.s),
-                JSON.stringify(p.e),
-                [...p.r],
-                JSON.stringify(p.d),
-                JSON.stringify(p.u),
-                p.at
-              ])
-            )
+            Effect.andThen(stalledSql.unsafe(`SET LOCAL statement_timeout = '5s'`), stalledSql.unsafe(...commitCall(p)))
           )
         )
       )

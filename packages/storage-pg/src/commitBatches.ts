@@ -41,8 +41,21 @@ export interface CommitBatchOptions {
   readonly maxBatch: number
 }
 
-const single = `SELECT ds_commit($1::jsonb, $2::jsonb, $3::text[], $4::jsonb, $5::jsonb, $6::timestamptz) AS outcome`
-const withSettings = `SELECT ds_commit_with_settings($1::jsonb, $2::jsonb, $3::text[], $4::jsonb, $5::jsonb, $6::timestamptz, $7::jsonb) AS outcome`
+const callText = (fn: string, settings: boolean) =>
+  `SELECT ${fn}($1::jsonb, $2::jsonb, $3::text[], $4::jsonb, $5::jsonb, $6::timestamptz${settings ? ", $7::jsonb" : ""}) AS outcome`
+const single = callText("ds_commit", false)
+const withSettings = callText("ds_commit_with_settings", true)
+
+/**
+ * The statement that stores one commit alone, and its arguments: ds_commit, or
+ * ds_commit_with_settings for a commit that touches settings. `fn` names another function of
+ * ds_commit's arguments (tests plant one).
+ */
+export const commitCall = (p: CommitParams, fn?: string): readonly [string, Array<unknown>] => {
+  const args: Array<unknown> = [JSON.stringify(p.s), JSON.stringify(p.e), [...p.r], JSON.stringify(p.d), JSON.stringify(p.u), p.at]
+  if (p.q !== undefined) return [fn === undefined ? withSettings : callText(fn, true), [...args, JSON.stringify(p.q)]]
+  return [fn === undefined ? single : callText(fn, false), args]
+}
 const batch = `SELECT ds_commit_batch($1::jsonb) AS outcomes`
 
 interface Waiting {
@@ -65,14 +78,8 @@ export const makeCommitBatches = (sql: SqlClient, options: CommitBatchOptions): 
 
     const send = (params: ReadonlyArray<CommitParams>): Effect.Effect<ReadonlyArray<CommitOutcome>, SqlError> => {
       if (params.length === 1) {
-        const p = params[0]!
-        const args = [JSON.stringify(p.s), JSON.stringify(p.e), [...p.r], JSON.stringify(p.d), JSON.stringify(p.u), p.at]
-        return Effect.map(
-          p.q === undefined
-            ? sql.unsafe<{ readonly outcome: CommitOutcome }>(single, args)
-            : sql.unsafe<{ readonly outcome: CommitOutcome }>(withSettings, [...args, JSON.stringify(p.q)]),
-          ([row]) => [row?.outcome ?? { events: [] }]
-        )
+        const [text, args] = commitCall(params[0]!)
+        return Effect.map(sql.unsafe<{ readonly outcome: CommitOutcome }>(text, args), ([row]) => [row?.outcome ?? { events: [] }])
       }
       return Effect.flatMap(sql.unsafe<{ readonly outcomes: ReadonlyArray<CommitOutcome> }>(batch, [JSON.stringify(params)]), ([row]) =>
         row?.outcomes.length === params.length

@@ -5,6 +5,7 @@ import { Effect, Redacted } from "effect"
 import * as Reactivity from "effect/reactivity/Reactivity"
 import { testDatabase } from "../../../test/support/pg.js"
 import { paramsOf } from "./commit.js"
+import { commitCall } from "./commitBatches.js"
 import { migrate } from "./migrate.js"
 import { documentTables, searchWordTables } from "./tables.js"
 
@@ -117,27 +118,7 @@ const callBatch = (sql: Sql, commits: ReadonlyArray<Commit>) =>
     ([row]) => row!.outcomes as ReadonlyArray<Record<string, unknown>>
   )
 
-const callOne = (sql: Sql, commit: Commit) => {
-  const p = paramsOf(commit, AT)
-  return p.q === undefined
-    ? sql.unsafe(`SELECT ds_commit($1::jsonb, $2::jsonb, $3::text[], $4::jsonb, $5::jsonb, $6::timestamptz)`, [
-        json(p.s),
-        json(p.e),
-        [...p.r],
-        json(p.d),
-        json(p.u),
-        p.at
-      ])
-    : sql.unsafe(`SELECT ds_commit_with_settings($1::jsonb, $2::jsonb, $3::text[], $4::jsonb, $5::jsonb, $6::timestamptz, $7::jsonb)`, [
-        json(p.s),
-        json(p.e),
-        [...p.r],
-        json(p.d),
-        json(p.u),
-        p.at,
-        json(p.q)
-      ])
-}
+const callOne = (sql: Sql, commit: Commit) => sql.unsafe(...commitCall(paramsOf(commit, AT)))
 
 /** Every column a commit writes of a document (a delivery's lease too, which a write of it clears). */
 const documentRows = Object.entries(documentTables).map(
