@@ -23,11 +23,14 @@ for round in $(seq "$rounds"); do
   done
 done
 # Reads of a 100-event page, the server otherwise idle, then beside 4 clients committing.
+reads="$(mktemp -d)"
+trap 'rm -rf "$reads"' EXIT
+../../scripts/with-node node readScripts.mjs "$reads"
 psql "$db" -qc "VACUUM ANALYZE ds_events"
 for load in idle busy; do
   if [ "$load" = busy ]; then "$pg" -n -M prepared -c 4 -j 1 -T $((rounds * 12 + 5)) -f commit-marked.sql "$db" >/dev/null 2>&1 & fi
   for round in $(seq "$rounds"); do
-    for s in read-server-xmin read-workspace-bound; do echo "read $load round=$round $s $(tps $s.sql 4 5) tps"; done
+    for s in read-server-xmin read-workspace-bound; do echo "read $load round=$round $s $(tps "$reads/$s.sql" 4 5) tps"; done
   done
   wait
 done
