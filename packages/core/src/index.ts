@@ -1,5 +1,6 @@
 export * from "./json.js"
 export * from "./recordTypes.js"
+export * from "./record/plugin.js"
 export * from "./errors.js"
 export * from "./decider.js"
 export * from "./storage/events.js"

@@ -28,7 +28,7 @@ export const replaceDocuments =
           last.set(slot, write)
         }
         for (const collection of allCollections) {
-          const table = documentTables[collection]
+          const table = documentTables[collection] as string
           const mine = [...last.values()].filter((w) => w.collection === collection)
           const removes = mine.filter((w) => w._tag === "Remove")
           if (removes.length > 0) {

@@ -36,6 +36,7 @@ export const makeEngine: Effect.Effect<EngineService, never, EngineRequirements 
     deals: makeDeals(deps, dealRules),
     companies: makeCompanies(deps),
     activities: makeActivities(deps),
+    records: new Map(),
     pipelines: makePipelines(deps, makeWorkspaces(deps)),
     customFields: makeCustomFields(deps),
     trash: makeTrash(deps),

@@ -1,8 +1,8 @@
 import type { JsonObject } from "../json.js"
 import type { RecordType } from "../recordTypes.js"
 
-/** Document collections: the read models the API serves, each record type's (recordTypes.ts) first. */
-export type Collection =
+/** The engine's own document collections: each built-in record type's (recordTypes.ts) first. */
+export type BuiltInCollection =
   | RecordType
   | "timeline_entry"
   | "pipeline"
@@ -14,6 +14,12 @@ export type Collection =
   | "delivery"
   /** Only in the reserved workspace SYSTEM_WORKSPACE, one per key, under the key's SHA-256 (hex). */
   | "api_key"
+
+/** A plug-in record type's collection: its name (record/plugin.ts), known only at run time. */
+export type PluginCollection = string & { readonly PluginCollection: unique symbol }
+
+/** Document collections: the read models the API serves, the engine's own and the plug-ins'. */
+export type Collection = BuiltInCollection | PluginCollection
 
 export interface StoredDocument {
   readonly collection: Collection

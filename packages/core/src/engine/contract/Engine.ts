@@ -140,6 +140,12 @@ export interface EngineService {
    * done_at); update's: any writable field, and `done` (true sets done_at, false clears it).
    */
   readonly activities: RecordService
+  /**
+   * The plug-in record types' services (record/plugin.ts), by name: list params limit, cursor,
+   * filter, sort and search over its searchable fields; batch creates and updates, and upserts on
+   * its unique field when it has one.
+   */
+  readonly records: ReadonlyMap<string, RecordService & RecordBatch>
   readonly pipelines: {
     readonly list: (ctx: RequestContext) => Effect.Effect<Page, StorageUnavailable>
     readonly get: (ctx: RequestContext, id: string) => Effect.Effect<Versioned, ReadError>
