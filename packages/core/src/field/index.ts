@@ -1,4 +1,4 @@
-export type { FieldCheck } from "./checks.js"
+export { type FieldCheck, text, trimmedText } from "./checks.js"
 export { ACTIVITY_BODY_MAX, ACTIVITY_LINKS_MAX, activityFields, type ActivityType, activityTypes } from "./activityFields.js"
 export { companyFields } from "./companyFields.js"
 export { contactFields } from "./contactFields.js"
@@ -10,6 +10,7 @@ export {
   type FieldType,
   type RecordFields,
   reservedKeysOf,
+  STANDARD_TEXT_MAX,
   type StandardField,
   type WritableField,
   writableOf

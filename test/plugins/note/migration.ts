@@ -1,0 +1,3 @@
+import type { PluginMigration } from "@dealstream/core"
+
+export const noteMigrations: ReadonlyArray<PluginMigration> = []
