@@ -3,7 +3,7 @@ import type { CustomFieldDefinition, CustomFieldObject } from "./field/custom.js
 import type { Decider, Projected } from "./decider.js"
 import type { DomainError } from "./errors.js"
 import { type SearchFields, searchFieldsOf, searchWordsOfDocument } from "./query/documentSearchWords.js"
-import { catalogOf } from "./query/fields.js"
+import { catalogOf, type FieldCatalog } from "./query/fields.js"
 import type { Collection, DocumentWrite } from "./storage/documents.js"
 import { type DomainEvent, isRedacted, type StoredEvent } from "./storage/events.js"
 
@@ -185,14 +185,22 @@ export const recordDocument =
   <E>(
     collection: Collection,
     project: (doc: Projected | null, event: E) => Projected | null,
-    options: { readonly searched?: CustomFieldObject; readonly uniqueKey?: (projected: Projected) => string | null } = {}
+    options: {
+      /** A built-in record type's object, whose catalog the definitions extend; or a plug-in's own catalog. */
+      readonly searched?: CustomFieldObject | FieldCatalog
+      readonly uniqueKey?: (projected: Projected) => string | null
+    } = {}
   ): StreamDocuments<E> =>
   ({ definitions, id, workspaceId }, { before, fresh, version }) => {
     const projected = foldProjection(project, fresh, before)
     return [
       documentWrite(collection, workspaceId, id, version, projected, {
         uniqueKey: projected === null ? null : (options.uniqueKey?.(projected) ?? null),
-        ...(options.searched === undefined ? {} : { search: searchFieldsOf(catalogOf(options.searched, definitions)) })
+        ...(options.searched === undefined
+          ? {}
+          : {
+              search: searchFieldsOf(typeof options.searched === "string" ? catalogOf(options.searched, definitions) : options.searched)
+            })
       })
     ]
   }

@@ -1,9 +1,9 @@
+import { builtInRecordTypes, type RecordTypeSet } from "../record/recordTypeSet.js"
 import type { DealStageChanged } from "../deal/events.js"
 import { timelineEntryOf, timelineEntryView } from "../deal/projection.js"
-import { inRecordOrder, recordFields } from "../field/index.js"
+import { inRecordOrder } from "../field/index.js"
 import type { JsonObject } from "../json.js"
 import { isJsonObject } from "../json.js"
-import { isRecordType, recordTypes } from "../recordTypes.js"
 import type { DomainEvent } from "../storage/events.js"
 import { WEBHOOK_TEST_EVENT } from "../webhook/eventTypes.js"
 
@@ -63,11 +63,11 @@ const changedFields = (event: DomainEvent): ReadonlyArray<string> => {
  * The payload's `data` for a record's event, given the record's API document after it.
  * null for events no webhook can subscribe to (purges).
  */
-export const payloadDataFor = (event: DomainEvent, record: JsonObject): JsonObject | null => {
+export const payloadDataFor = (event: DomainEvent, record: JsonObject, known: RecordTypeSet = builtInRecordTypes): JsonObject | null => {
   // A record type's events are `<type>.<event>` (recordTypes.ts); a record shows under its type's name.
   const dot = event.type.indexOf(".")
   const type = event.type.slice(0, dot)
-  if (dot < 0 || !isRecordType(type)) return null
+  if (dot < 0 || !known.has(type)) return null
   switch (event.type.slice(dot + 1)) {
     case "created":
     case "restored":
@@ -97,21 +97,22 @@ export const payloadShowsRecord = (type: string): boolean => !type.endsWith(".de
  * as every answer does. A function of the stored data alone, so every attempt and replay sends the
  * same bytes.
  */
-export const payloadDataInOrder = (data: JsonObject): JsonObject => {
+export const payloadDataInOrder = (data: JsonObject, known: RecordTypeSet = builtInRecordTypes): JsonObject => {
   const out: Record<string, JsonObject[string]> = {}
   const at = (key: string) => {
     if (!Object.hasOwn(data, key)) return
     const value = data[key]!
+    const fields = known.fields(key)
     out[key] = !isJsonObject(value)
       ? value
-      : isRecordType(key)
-        ? inRecordOrder(value, recordFields[key])
+      : fields !== undefined
+        ? inRecordOrder(value, fields)
         : key === "timeline_entry"
           ? timelineEntryView(value)
           : value
   }
   // The members in payloadDataFor's order, then any other as stored (none today).
-  const members: ReadonlyArray<string> = ["id", ...recordTypes, "changed_fields", "timeline_entry"]
+  const members: ReadonlyArray<string> = ["id", ...known.names, "changed_fields", "timeline_entry"]
   for (const key of members) at(key)
   for (const key of Object.keys(data)) if (!members.includes(key)) at(key)
   return out

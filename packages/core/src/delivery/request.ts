@@ -1,3 +1,4 @@
+import { builtInRecordTypes, type RecordTypeSet } from "../record/recordTypeSet.js"
 import { signingSecretsAt, type WebhookSecrets } from "../webhook/secrets.js"
 import { signWebhookPayload } from "../webhook/signature.js"
 import { deliveryPayload, type DeliveryPayloadInput, payloadDataInOrder, testPayload } from "./payload.js"
@@ -67,7 +68,10 @@ export interface DeliveryRequestInput {
 }
 
 /** One attempt of a delivery: its event's payload, the same bytes on every attempt and replay. */
-export const deliveryRequest = ({ delivery, sequence, timestamp, webhook, workspaceId }: DeliveryRequestInput): DeliveryRequest =>
+export const deliveryRequest = (
+  { delivery, sequence, timestamp, webhook, workspaceId }: DeliveryRequestInput,
+  known: RecordTypeSet = builtInRecordTypes
+): DeliveryRequest =>
   webhookRequest({
     payload: {
       eventId: delivery.event_id,
@@ -75,7 +79,7 @@ export const deliveryRequest = ({ delivery, sequence, timestamp, webhook, worksp
       createdAt: delivery.event_created_at,
       workspaceId,
       sequence,
-      data: payloadDataInOrder(delivery.payload_data)
+      data: payloadDataInOrder(delivery.payload_data, known)
     },
     deliveryId: delivery.id,
     webhook,

@@ -14,6 +14,9 @@ import { DealRules, Engine, type EngineService } from "./contract/Engine.js"
 import { makeIdempotency } from "./commands/idempotency.js"
 import type { Ids } from "./contract/Ids.js"
 import { makePipelines } from "./records/pipelines.js"
+import { pluginKind } from "./records/pluginRecords.js"
+import { makeRecordService } from "./records/recordService.js"
+import { pluginAggregate } from "../record/pluginAggregate.js"
 import { makePurge } from "./workers/purge.js"
 import { makeTrash } from "./records/trash.js"
 import type { WebhookConfig } from "./contract/WebhookConfig.js"
@@ -31,20 +34,22 @@ export type EngineRequirements = Storage | Ids | DeliveryQueue | WebhookConfig |
 export const makeEngine: Effect.Effect<EngineService, never, EngineRequirements | Scope.Scope> = Effect.gen(function* () {
   const deps = yield* engineDeps
   const dealRules = yield* DealRules
+  const plugins = deps.recordTypes.plugins.map((plugin) => ({ plugin, aggregate: pluginAggregate(plugin) }))
+  const kinds = new Map(plugins.map(({ aggregate, plugin }) => [plugin.name, pluginKind(plugin, aggregate)]))
   return Engine.of({
     contacts: makeContacts(deps),
     deals: makeDeals(deps, dealRules),
     companies: makeCompanies(deps),
     activities: makeActivities(deps),
-    records: new Map(),
+    records: new Map([...kinds].map(([name, kind]) => [name, makeRecordService(deps, kind)])),
     pipelines: makePipelines(deps, makeWorkspaces(deps)),
     customFields: makeCustomFields(deps),
-    trash: makeTrash(deps),
+    trash: makeTrash(deps, kinds),
     webhooks: makeWebhooks(deps),
     events: makeFeed(deps, yield* Effect.scope),
     idempotency: makeIdempotency(deps),
     apiKeys: makeApiKeys(deps),
-    purgeExpired: makePurge(deps, aggregates),
+    purgeExpired: makePurge(deps, [...aggregates, ...plugins.map(({ aggregate }) => aggregate)]),
     ping: deps.storage.ping
   })
 })

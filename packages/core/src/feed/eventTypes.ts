@@ -1,20 +1,14 @@
 import { Result } from "effect"
 import { ValidationError } from "../errors.js"
-import { WEBHOOK_EVENT_TYPES } from "../webhook/eventTypes.js"
+import { builtInRecordTypes, type RecordTypeSet } from "../record/recordTypeSet.js"
 
 /**
  * What the change feed hands out: every event a webhook can subscribe to, and the tombstones a
  * purge leaves (`data` is `{id}`; the record's earlier events show `{"redacted": true}` from then on).
  */
-export const FEED_EVENT_TYPES: ReadonlyArray<string> = [
-  ...WEBHOOK_EVENT_TYPES,
-  "contact.purged",
-  "deal.purged",
-  "company.purged",
-  "activity.purged"
-]
+export const FEED_EVENT_TYPES: ReadonlyArray<string> = builtInRecordTypes.feedTypes
 
-export const isFeedEventType = (type: string): boolean => FEED_EVENT_TYPES.includes(type)
+export const isFeedEventType = (type: string, known: RecordTypeSet = builtInRecordTypes): boolean => known.feedTypes.includes(type)
 
 const unknownPattern = (pattern: string) =>
   ValidationError.at("types", `${JSON.stringify(pattern)} is not an event type of the feed, nor a prefix.* of one`)
@@ -24,7 +18,11 @@ const unknownPattern = (pattern: string) =>
  * (`contact.*`); absent or empty names every feed type. A name or pattern that keeps no feed type
  * is refused, as a typo would otherwise read as a quiet feed.
  */
-export const parseFeedTypes = (raw: string | null): Result.Result<ReadonlyArray<string>, ValidationError> => {
+export const parseFeedTypes = (
+  raw: string | null,
+  known: RecordTypeSet = builtInRecordTypes
+): Result.Result<ReadonlyArray<string>, ValidationError> => {
+  const FEED_EVENT_TYPES = known.feedTypes
   if (raw === null || raw.trim() === "") return Result.succeed(FEED_EVENT_TYPES)
   const kept = new Set<string>()
   for (const pattern of raw.split(",").map((part) => part.trim())) {

@@ -1,5 +1,6 @@
 import { deliveryPayload, payloadDataInOrder, payloadShowsRecord } from "../delivery/payload.js"
 import { isJsonObject, type JsonObject } from "../json.js"
+import { builtInRecordTypes, type RecordTypeSet } from "../record/recordTypeSet.js"
 import { isRedacted, type StoredEvent } from "../storage/events.js"
 
 /**
@@ -18,9 +19,9 @@ export const announcedAt = (event: StoredEvent): string => {
  * purged since. null for an event recorded before payloads were stored with events, whose data
  * has to be made again from its record (see engine/views/announcedPayloads.ts).
  */
-export const storedAnnouncement = (event: StoredEvent): JsonObject | null => {
+export const storedAnnouncement = (event: StoredEvent, known: RecordTypeSet = builtInRecordTypes): JsonObject | null => {
   const stored = event.metadata.payload
-  if (stored !== undefined && isJsonObject(stored)) return payloadDataInOrder(stored)
+  if (stored !== undefined && isJsonObject(stored)) return payloadDataInOrder(stored, known)
   if (!payloadShowsRecord(event.type)) return { id: event.streamId }
   if (isRedacted(event.data)) return { redacted: true }
   return null

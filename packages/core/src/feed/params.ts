@@ -1,3 +1,4 @@
+import { builtInRecordTypes, type RecordTypeSet } from "../record/recordTypeSet.js"
 import { Result } from "effect"
 import { ValidationError } from "../errors.js"
 import type { ListParams } from "../query/parseListQuery.js"
@@ -32,10 +33,13 @@ const integerIn = (
 }
 
 /** GET /v1/events' query: `after`, `types`, `limit` (1–1000, 100 by default), `wait` (0–30 s, 0 by default). */
-export const parseFeedParams = (params: ListParams): Result.Result<FeedParams, ValidationError> => {
+export const parseFeedParams = (
+  params: ListParams,
+  known: RecordTypeSet = builtInRecordTypes
+): Result.Result<FeedParams, ValidationError> => {
   const unknown = Object.keys(params).filter((key) => !KNOWN.includes(key))
   if (unknown.length > 0) return Result.fail(ValidationError.of(unknown.map((path) => ({ path, message: "is not a known parameter" }))))
-  const types = parseFeedTypes(params["types"] ?? null)
+  const types = parseFeedTypes(params["types"] ?? null, known)
   if (Result.isFailure(types)) return Result.fail(types.failure)
   const limit = integerIn(params["limit"], "limit", 1, feedLimits.max, feedLimits.default)
   if (Result.isFailure(limit)) return Result.fail(limit.failure)

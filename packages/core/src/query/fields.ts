@@ -45,6 +45,10 @@ export const standardFieldsOf = (object: CustomFieldObject): ReadonlyArray<Field
 export const contactStandardFields: ReadonlyArray<FieldInfo> = standardFieldsOf("contact")
 export const dealStandardFields: ReadonlyArray<FieldInfo> = standardFieldsOf("deal")
 
+/** A plug-in record type's fields (record/plugin.ts): its standard fields alone, as no custom field is defined on it. */
+export const standardCatalog = (fields: ReadonlyArray<StandardField>): FieldCatalog =>
+  new Map(fields.map((field) => [field.name, infoOf(field)]))
+
 /** The fields of a resource: its standard fields and the workspace's custom fields for it. */
 export const catalogOf = (object: CustomFieldObject, definitions: ReadonlyArray<CustomFieldDefinition>): FieldCatalog => {
   const catalog = new Map<string, FieldInfo>()

@@ -1,3 +1,4 @@
+import { builtInRecordTypes, type RecordTypeSet } from "../record/recordTypeSet.js"
 import { type RecordEventType, recordEventTypes } from "../recordTypes.js"
 
 /** The business events a webhook can subscribe to, in the API's order: the record types' (recordTypes.ts). */
@@ -46,5 +47,6 @@ export const WEBHOOK_EVENT_DESCRIPTIONS: { readonly [Type in WebhookSentEventTyp
   "webhook.test": "Sent only by POST /v1/webhooks/:id/test, never on its own; data.webhook_id is the webhook tested."
 }
 
-export const isWebhookEventType = (u: unknown): u is WebhookEventType =>
-  typeof u === "string" && (WEBHOOK_EVENT_TYPES as ReadonlyArray<string>).includes(u)
+/** A plug-in's events (record/recordTypeSet.ts) are known by the set given, the built-ins' by their type. */
+export const isWebhookEventType = (u: unknown, known: RecordTypeSet = builtInRecordTypes): u is string =>
+  typeof u === "string" && known.eventTypes.includes(u)

@@ -1,3 +1,4 @@
+import type { RecordTypeSet } from "../record/recordTypeSet.js"
 import { Result } from "effect"
 import { answer, notAnObject } from "../field/recordBody.js"
 import { type ErrorDetail, ValidationError } from "../errors.js"
@@ -35,6 +36,8 @@ export interface WebhookPatch {
 export interface WebhookInputOptions {
   /** Development only: accept http:// and non-public IP literals. */
   readonly allowInsecure: boolean
+  /** The record types whose events a webhook may name: the built-ins' unless given. */
+  readonly recordTypes?: RecordTypeSet
 }
 
 export const WEBHOOK_SECRET_MIN = 8
@@ -55,7 +58,7 @@ const at =
 const url: Check<string> = (value, path, options) => Result.mapError(checkWebhookUrl(value, options.allowInsecure), at(path))
 
 /** Duplicates are dropped, first occurrence kept; `"*"` must stand alone. */
-const events: Check<ReadonlyArray<string>> = (value, path) => {
+const events: Check<ReadonlyArray<string>> = (value, path, options) => {
   if (!Array.isArray(value)) return Result.fail(at(path)("must be an array of event names"))
   if (value.length === 0) return Result.fail(at(path)("must not be empty"))
   const details: Array<ErrorDetail> = []
@@ -63,7 +66,7 @@ const events: Check<ReadonlyArray<string>> = (value, path) => {
   for (const [i, item] of value.entries()) {
     const itemPath = `${path}[${i}]`
     if (typeof item !== "string") details.push({ path: itemPath, message: "must be a string" })
-    else if (item !== WEBHOOK_ALL_EVENTS && !isWebhookEventType(item)) {
+    else if (item !== WEBHOOK_ALL_EVENTS && !isWebhookEventType(item, options.recordTypes)) {
       details.push({ path: itemPath, message: "is not a known event" })
     } else if (!names.includes(item)) names.push(item)
   }

@@ -1,6 +1,8 @@
 import { Clock, Effect } from "effect"
 import type { DomainEvent, NewEvent } from "../../storage/events.js"
 import type { RequestContext } from "../contract/Engine.js"
+import { RecordTypes } from "../../record/plugin.js"
+import { type RecordTypeSet, recordTypeSet } from "../../record/recordTypeSet.js"
 import { DeliveryQueue, type DeliveryQueueService } from "../../storage/DeliveryQueue.js"
 import { Storage, type StorageService } from "../../storage/Storage.js"
 import { Ids, type IdsService } from "../contract/Ids.js"
@@ -22,6 +24,8 @@ export interface EngineDeps {
   readonly states: StreamStates
   /** The workspaces' settings this engine read (see settings.ts). */
   readonly settings: SettingsCache
+  /** The record types it serves: the built-ins and the plug-ins in the RecordTypes context. */
+  readonly recordTypes: RecordTypeSet
 }
 
 export const nowIso: Effect.Effect<string> = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms).toISOString())
@@ -42,7 +46,8 @@ export const makeEngineDeps = (options: { readonly listen: boolean }) =>
       queue: yield* DeliveryQueue,
       webhooks: { config: yield* WebhookConfig, transport: yield* WebhookTransport },
       states: makeStreamStates(),
-      settings
+      settings,
+      recordTypes: recordTypeSet(yield* RecordTypes)
     } satisfies EngineDeps
   })
 

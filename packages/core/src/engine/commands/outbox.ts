@@ -3,7 +3,6 @@ import type { Aggregate } from "../../aggregate.js"
 import { deliveryAggregate, payloadDataFor, payloadShowsRecord, type ScheduleDelivery } from "../../delivery/index.js"
 import type { StorageUnavailable } from "../../errors.js"
 import { isJsonObject, type JsonObject } from "../../json.js"
-import type { RecordType } from "../../recordTypes.js"
 import type { DocumentWrite } from "../../storage/documents.js"
 import type { DomainEvent } from "../../storage/events.js"
 import type { StreamAppend } from "../../storage/Storage.js"
@@ -39,7 +38,7 @@ export const outbox =
   (context: AlsoContext<E>) =>
     Effect.gen(function* () {
       const project = aggregate.project
-      if (project === null || !context.fresh.some(({ event }) => isWebhookEventType(event.type))) {
+      if (project === null || !context.fresh.some(({ event }) => isWebhookEventType(event.type, deps.recordTypes))) {
         return { streams: [], documents: [] } satisfies Addition
       }
       const webhooks = yield* context.settings.activeWebhooks
@@ -49,7 +48,7 @@ export const outbox =
       let record = context.before
       for (const { event, metadata, version } of context.fresh) {
         record = project(record, event)
-        if (!isWebhookEventType(event.type)) {
+        if (!isWebhookEventType(event.type, deps.recordTypes)) {
           payloads.push(null)
           continue
         }
@@ -57,7 +56,7 @@ export const outbox =
           payloadShowsRecord(event.type) && record !== null
             ? yield* view(record.data, yield* context.settings.catalogs, event)
             : { id: context.streamId }
-        const payloadData = payloadDataFor(event, shown)
+        const payloadData = payloadDataFor(event, shown, deps.recordTypes)
         payloads.push(payloadData)
         if (payloadData === null) continue
         for (const webhook of webhooks.filter((webhook) => subscribesTo(webhook.data, event.type))) {
@@ -92,7 +91,7 @@ export const outbox =
  * is what the write answers: the view was made before the commit for the payload, so the answer
  * costs no read of its own. null when no event of the command showed it.
  */
-export const announcedRecord = (payloads: ReadonlyArray<JsonObject | null>, key: RecordType): JsonObject | null => {
+export const announcedRecord = (payloads: ReadonlyArray<JsonObject | null>, key: string): JsonObject | null => {
   const shown = payloads.at(-1)?.[key]
   return shown !== undefined && isJsonObject(shown) ? shown : null
 }

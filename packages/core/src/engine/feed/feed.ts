@@ -31,7 +31,7 @@ export const makeFeed = (deps: EngineDeps, scope: Scope.Scope) => {
   /** The events as the feed shows them: the data stored with each, or made again for an event older than that. */
   const shown = (ctx: RequestContext, events: ReadonlyArray<StoredEvent>) =>
     Effect.gen(function* () {
-      const told = events.map(storedAnnouncement)
+      const told = events.map((event) => storedAnnouncement(event, deps.recordTypes))
       const untold = events.filter((_, i) => told[i] === null)
       const made =
         untold.length === 0 ? new Map<string, JsonObject>() : yield* announcedPayloads(deps, ctx, untold, yield* catalogs(deps, ctx))
@@ -41,7 +41,7 @@ export const makeFeed = (deps: EngineDeps, scope: Scope.Scope) => {
 
   const list = (ctx: RequestContext, raw: ListParams): Effect.Effect<FeedPage, ValidationError | StorageUnavailable> =>
     Effect.gen(function* () {
-      const params = parseFeedParams(yield* storableParams(raw))
+      const params = parseFeedParams(yield* storableParams(raw), deps.recordTypes)
       if (Result.isFailure(params)) return yield* params.failure
       const { limit, types, waitMillis } = params.success
       let after = START
@@ -85,7 +85,7 @@ export const makeFeed = (deps: EngineDeps, scope: Scope.Scope) => {
   const get = (ctx: RequestContext, eventId: string): Effect.Effect<JsonObject, NotFound | ValidationError | StorageUnavailable> =>
     Effect.gen(function* () {
       const event = yield* deps.storage.readEvent(ctx.workspaceId, (yield* storableParams({ id: eventId })).id)
-      if (event === null || !isFeedEventType(event.type)) return yield* new NotFound({ resource: "event", id: eventId })
+      if (event === null || !isFeedEventType(event.type, deps.recordTypes)) return yield* new NotFound({ resource: "event", id: eventId })
       return (yield* shown(ctx, [event]))[0]!
     })
 

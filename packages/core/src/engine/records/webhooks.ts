@@ -70,7 +70,7 @@ export const makeWebhooks = (deps: EngineDeps) => {
 
   const create = (ctx: RequestContext, body: unknown) =>
     Effect.gen(function* () {
-      const parsed = parseWebhookCreate(yield* storableBody(body), { allowInsecure: config.allowInsecure })
+      const parsed = parseWebhookCreate(yield* storableBody(body), { allowInsecure: config.allowInsecure, recordTypes: deps.recordTypes })
       if (Result.isFailure(parsed)) return yield* parsed.failure
       yield* transport.checkTarget(parsed.success.url, config.allowInsecure)
       const id = yield* deps.ids.make(webhookAggregate.prefix)
@@ -85,7 +85,7 @@ export const makeWebhooks = (deps: EngineDeps) => {
 
   const update = (ctx: RequestContext, id: string, body: unknown, ifMatch: IfMatch) =>
     Effect.gen(function* () {
-      const parsed = parseWebhookPatch(yield* storableBody(body), { allowInsecure: config.allowInsecure })
+      const parsed = parseWebhookPatch(yield* storableBody(body), { allowInsecure: config.allowInsecure, recordTypes: deps.recordTypes })
       if (Result.isFailure(parsed)) return yield* parsed.failure
       if (parsed.success.url !== undefined) yield* transport.checkTarget(parsed.success.url, config.allowInsecure)
       const recoveryId = parsed.success.recover_since === undefined ? undefined : yield* deps.ids.make(recoveryAggregate.prefix)

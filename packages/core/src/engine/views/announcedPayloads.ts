@@ -45,7 +45,7 @@ export const announcedPayloads = (deps: EngineDeps, ctx: RequestContext, events:
     const payloads = new Map<string, JsonObject>()
     const byStream = new Map<string, Array<StoredEvent>>()
     for (const event of events) {
-      const stored = storedAnnouncement(event)
+      const stored = storedAnnouncement(event, deps.recordTypes)
       if (stored !== null) payloads.set(event.metadata.eventId, stored)
       else byStream.set(event.streamId, [...(byStream.get(event.streamId) ?? []), event])
     }
@@ -67,7 +67,7 @@ export const announcedPayloads = (deps: EngineDeps, ctx: RequestContext, events:
           )
           const add = (event: StoredEvent, decoded: DomainEvent, record: JsonObject) =>
             Effect.map(view(deps, ctx, event.streamId, record, catalogs), (shown) => {
-              const data = payloadDataFor(decoded, shown)
+              const data = payloadDataFor(decoded, shown, deps.recordTypes)
               if (data !== null) payloads.set(event.metadata.eventId, data)
             })
           yield* Effect.forEach(

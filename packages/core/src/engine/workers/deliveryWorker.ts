@@ -117,7 +117,10 @@ export const attemptDelivery = (
     // Timed and signed once the endpoint has a free slot: waiting for one is not part of the attempt.
     const { answer, durationMs } = yield* slot(
       timedPost(deps, (started) =>
-        deliveryRequest({ delivery, workspaceId: doc.workspaceId, webhook, sequence, timestamp: Math.floor(started / 1000) })
+        deliveryRequest(
+          { delivery, workspaceId: doc.workspaceId, webhook, sequence, timestamp: Math.floor(started / 1000) },
+          deps.recordTypes
+        )
       )
     )
     const jitter = yield* Random.nextBetween(-1, 1)

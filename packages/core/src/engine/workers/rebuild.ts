@@ -5,6 +5,8 @@ import type { DocumentWrite } from "../../storage/documents.js"
 import type { StoredEvent } from "../../storage/events.js"
 import { Storage } from "../../storage/Storage.js"
 import { aggregates as registered } from "../contract/aggregates.js"
+import { RecordTypes } from "../../record/plugin.js"
+import { pluginAggregate } from "../../record/pluginAggregate.js"
 
 const BATCH = 5_000
 
@@ -31,11 +33,9 @@ const decoded = (aggregate: AnyAggregate, stored: ReadonlyArray<StoredEvent>) =>
  * `rebuilt`, each stream projected by the aggregate its id names. Purged streams produce nothing:
  * their data is redacted and their documents are gone by design.
  */
-export const rebuildDocuments = (
-  onProgress: (progress: RebuildProgress) => void = () => {},
-  aggregates: ReadonlyArray<AnyAggregate> = registered
-) =>
+export const rebuildDocuments = (onProgress: (progress: RebuildProgress) => void = () => {}, given?: ReadonlyArray<AnyAggregate>) =>
   Effect.gen(function* () {
+    const aggregates = given ?? [...registered, ...(yield* RecordTypes).map(pluginAggregate)]
     const storage = yield* Storage
     const totalEvents = yield* storage.headSequence
     const streams = new Map<string, Array<StoredEvent>>()

@@ -8,7 +8,7 @@ import { type RecoveryCommand, type RecoveryEvent, type RecoveryJob, recoveryAgg
 import type { StoredDocument } from "../../storage/documents.js"
 import { isRedacted, type StoredEvent } from "../../storage/events.js"
 import type { StorageService } from "../../storage/Storage.js"
-import { WEBHOOK_ALL_EVENTS, WEBHOOK_EVENT_TYPES, webhookAggregate, WebhookDocument } from "../../webhook/index.js"
+import { WEBHOOK_ALL_EVENTS, webhookAggregate, WebhookDocument } from "../../webhook/index.js"
 import { announcedPayloads } from "../views/announcedPayloads.js"
 import { type EngineDeps, makeEngineDeps } from "../base/deps.js"
 import type { RequestContext } from "../contract/Engine.js"
@@ -75,7 +75,7 @@ const nextChunk = (
     // decided while the webhook was failed cannot commit after a reactivation (its settings read
     // no longer holds), so every event below this head that the outbox skipped is visible here.
     const until = job.until ?? (yield* deps.storage.headSequence)
-    const types = webhook.events.includes(WEBHOOK_ALL_EVENTS) ? [...WEBHOOK_EVENT_TYPES] : [...webhook.events]
+    const types = webhook.events.includes(WEBHOOK_ALL_EVENTS) ? [...deps.recordTypes.eventTypes] : [...webhook.events]
     const events = yield* deps.storage.readWorkspaceLog({ workspaceId: ctx.workspaceId, after: job.position, until, types, limit: size })
     if (events.length === 0) {
       return { command: { type: "FinishRecovery", id: job.id, at, status: "done", reason: null }, scheduled: [] } satisfies Chunk
