@@ -1,4 +1,4 @@
-import { DeliveryQueue, type DeliveryQueueService, Storage, type StorageService } from "@dealstream/core"
+import { DeliveryQueue, type DeliveryQueueService, RecordTypes, Storage, type StorageService } from "@dealstream/core"
 import { Clock, Context, Duration, Effect, Layer, Redacted, type Scope } from "effect"
 import * as Reactivity from "effect/reactivity/Reactivity"
 import type { SqlClient } from "effect/sql/SqlClient"
@@ -6,13 +6,14 @@ import type { SqlError } from "effect/sql/SqlError"
 import { claimDeliveries } from "./claimDeliveries.js"
 import { commit } from "./commit.js"
 import { makeCommitBatches, type SubmitCommit } from "./commitBatches.js"
+import { type DocumentTableMap, documentTableMap } from "./documentTableMap.js"
 import { DatabaseError, orUnavailable, reasonOf, targetOf } from "./errors.js"
 import { getDocument } from "./getDocument.js"
 import { queryRecords, readRecord } from "./readRecord.js"
 import { getDocuments } from "./getDocuments.js"
 import { listDeletedBefore } from "./listDeletedBefore.js"
 import type { ListenOptions } from "./listenChannel.js"
-import { migrate } from "./migrate.js"
+import { migrate, schemaOf } from "./migrate.js"
 import { nextDue } from "./nextDue.js"
 import { makePool } from "./pool.js"
 import { listenSignals, sendSignal } from "./queueSignals.js"
@@ -65,15 +66,16 @@ export interface Options {
 }
 
 /**
- * The storage port over a connected, migrated database. `settingsChanges` opens a connection of its
- * own per subscription (see listenChannel.ts), from `listen`.
+ * The storage port over a connected, migrated database, serving the collections of `tableMap`.
+ * `settingsChanges` opens a connection of its own per subscription (see listenChannel.ts), from
+ * `listen`.
  */
-export const fromClient = (sql: SqlClient, submit: SubmitCommit, listen: ListenOptions): StorageService => ({
+export const fromClient = (sql: SqlClient, submit: SubmitCommit, listen: ListenOptions, tableMap: DocumentTableMap): StorageService => ({
   // recordedAt comes from Effect's Clock, as in the memory adapter, so tests on TestClock see the
   // same times on either storage.
   commit: (input) =>
     Clock.currentTimeMillis.pipe(
-      Effect.flatMap((now) => commit(sql, submit)(input, new Date(now).toISOString())),
+      Effect.flatMap((now) => commit(sql, submit, tableMap)(input, new Date(now).toISOString())),
       orUnavailable
     ),
   readStream: (streamId, after) => orUnavailable(readStream(sql)(streamId, after)),
@@ -84,15 +86,17 @@ export const fromClient = (sql: SqlClient, submit: SubmitCommit, listen: ListenO
   readFeed: (options) => orUnavailable(readFeed(sql)(options)),
   readEvent: (workspaceId, eventId) => orUnavailable(readEvent(sql)(workspaceId, eventId)),
   feedChanges: listenFeedChanges(listen),
-  getDocument: (collection, workspaceId, id) => orUnavailable(getDocument(sql)(collection, workspaceId, id)),
-  documentByUniqueKey: (collection, workspaceId, uniqueKey) => orUnavailable(documentByUniqueKey(sql)(collection, workspaceId, uniqueKey)),
-  readRecord: (collection, workspaceId, id, linked) => orUnavailable(readRecord(sql)(collection, workspaceId, id, linked)),
-  queryRecords: (collection, workspaceId, query, linked) => orUnavailable(queryRecords(sql)(collection, workspaceId, query, linked)),
-  getDocuments: (collection, workspaceId, ids) => orUnavailable(getDocuments(sql)(collection, workspaceId, ids)),
-  queryDocuments: (collection, workspaceId, query) => orUnavailable(queryDocuments(sql)(collection, workspaceId, query)),
-  documentsWith: (collection, key, limit) => orUnavailable(documentsWith(sql)(collection, key, limit)),
-  listDeletedBefore: (collection, cutoff, limit) => orUnavailable(listDeletedBefore(sql)(collection, cutoff, limit)),
-  replaceDocuments: (collections, writes) => orUnavailable(replaceDocuments(sql)(collections, writes)),
+  getDocument: (collection, workspaceId, id) => orUnavailable(getDocument(sql, tableMap)(collection, workspaceId, id)),
+  documentByUniqueKey: (collection, workspaceId, uniqueKey) =>
+    orUnavailable(documentByUniqueKey(sql, tableMap)(collection, workspaceId, uniqueKey)),
+  readRecord: (collection, workspaceId, id, linked) => orUnavailable(readRecord(sql, tableMap)(collection, workspaceId, id, linked)),
+  queryRecords: (collection, workspaceId, query, linked) =>
+    orUnavailable(queryRecords(sql, tableMap)(collection, workspaceId, query, linked)),
+  getDocuments: (collection, workspaceId, ids) => orUnavailable(getDocuments(sql, tableMap)(collection, workspaceId, ids)),
+  queryDocuments: (collection, workspaceId, query) => orUnavailable(queryDocuments(sql, tableMap)(collection, workspaceId, query)),
+  documentsWith: (collection, key, limit) => orUnavailable(documentsWith(sql, tableMap)(collection, key, limit)),
+  listDeletedBefore: (collection, cutoff, limit) => orUnavailable(listDeletedBefore(sql, tableMap)(collection, cutoff, limit)),
+  replaceDocuments: (collections, writes) => orUnavailable(replaceDocuments(sql, tableMap)(collections, writes)),
   headSequence: orUnavailable(headSequence(sql)),
   ping: orUnavailable(Effect.asVoid(sql.unsafe("SELECT 1")))
 })
@@ -121,6 +125,11 @@ export interface Services {
  * JSON.parse of its text (keys in jsonb's order, as node-postgres gave them), int8 as bigint,
  * timestamptz as Date; the row readers (internal/eventRow.ts, headSequence.ts) turn these into the
  * port's numbers and ISO strings.
+ *
+ * It serves the record type plug-ins of core's RecordTypes (none unless given) beside the built-in
+ * collections: it applies their migrations, and its stored functions write their tables. Every
+ * host sharing the database must be given the same plug-ins (functions/documentTableList.ts). A
+ * plug-in it cannot serve (documentTableMap.ts) is a defect.
  */
 export const makeWithQueue = (options: Options | string): Effect.Effect<Services, DatabaseError, Scope.Scope> => {
   const { commitLanes, connectTimeout, listenHeartbeat, maxConnections, statementTimeout, url } =
@@ -136,6 +145,8 @@ export const makeWithQueue = (options: Options | string): Effect.Effect<Services
     realClock
   )(
     Effect.gen(function* () {
+      const plugins = yield* RecordTypes
+      const tableMap = yield* Effect.sync(() => documentTableMap(plugins))
       const { bounded: sql, unbounded } = yield* makePool({
         url: Redacted.make(url),
         maxConnections: maxConnections ?? 10,
@@ -152,7 +163,7 @@ export const makeWithQueue = (options: Options | string): Effect.Effect<Services
       // The pool opens connections when they are first needed: one now, so that an unreachable
       // database or a refused login is said as such, not as a failed migration.
       yield* sql.unsafe("SELECT 1").pipe(Effect.mapError(cannotConnect))
-      yield* migrate(unbounded).pipe(
+      yield* migrate(unbounded, schemaOf(tableMap)).pipe(
         Effect.mapError((error) => new DatabaseError({ message: `cannot migrate PostgreSQL at ${target}: ${reasonOf(error)}` }))
       )
       const batches = yield* makeCommitBatches(sql, { lanes: commitLanes ?? 2, maxBatch: 64 })
@@ -161,7 +172,7 @@ export const makeWithQueue = (options: Options | string): Effect.Effect<Services
         connectTimeout: connectTimeout ?? Duration.seconds(5),
         heartbeat: listenHeartbeat ?? Duration.seconds(5)
       }
-      return { storage: fromClient(sql, batches.submit, listen), queue: queueFromClient(sql, listen) }
+      return { storage: fromClient(sql, batches.submit, listen, tableMap), queue: queueFromClient(sql, listen) }
     })
   )
 }

@@ -13,7 +13,8 @@ import type { SqlError } from "effect/sql/SqlError"
 import type { CommitParams, SubmitCommit } from "./commitBatches.js"
 import { upsertRecord } from "./internal/documentRow.js"
 import { serverError, sqlStateOf } from "./internal/sqlState.js"
-import { documentTables, tables } from "./tables.js"
+import type { DocumentTableMap } from "./documentTableMap.js"
+import { tables } from "./tables.js"
 
 /**
  * A commit is one call of `ds_commit` (functions/ds_commit.ts), alone or in a batch with other
@@ -113,8 +114,8 @@ const conflictFromLog = (sql: SqlClient, commit: Commit) =>
   )
 
 /** Who holds the key the unique index refused; null when it has been released since. */
-const holderOf = (sql: SqlClient, commit: Commit, table: string) => {
-  const claims = lastWrites(commit).upserts.filter((write) => documentTables[write.collection] === table && write.uniqueKey !== null)
+const holderOf = (sql: SqlClient, tableMap: DocumentTableMap, commit: Commit, table: string) => {
+  const claims = lastWrites(commit).upserts.filter((write) => tableMap.table(write.collection) === table && write.uniqueKey !== null)
   const touched = new Set(commit.documents.map((w) => `${w.collection}\u0000${w.workspaceId}\u0000${w.id}`))
   return Effect.map(
     sql.unsafe<{ readonly workspace_id: string; readonly unique_key: string; readonly id: string }>(
@@ -145,45 +146,49 @@ const holderOf = (sql: SqlClient, commit: Commit, table: string) => {
 const MAX_ATTEMPTS = 3
 
 export const commit =
-  (sql: SqlClient, submit: SubmitCommit) =>
-  (commit: Commit, recordedAt: string): Effect.Effect<CommitResult, VersionConflict | UniqueViolation | SqlError> => {
-    const twice = claimedTwice(commit)
-    if (twice !== null) return Effect.fail(twice)
-    const params = paramsOf(commit, recordedAt)
+  (sql: SqlClient, submit: SubmitCommit, tableMap: DocumentTableMap) =>
+  (commit: Commit, recordedAt: string): Effect.Effect<CommitResult, VersionConflict | UniqueViolation | SqlError> =>
+    Effect.suspend(() => {
+      // A document of a collection without a table is the caller's defect, found before anything is
+      // sent (ds_commit would refuse it as an error like any other, a CASE without its branch).
+      for (const write of commit.documents) tableMap.table(write.collection)
+      const twice = claimedTwice(commit)
+      if (twice !== null) return Effect.fail(twice)
+      const params = paramsOf(commit, recordedAt)
 
-    const attempt = (n: number): Effect.Effect<CommitResult, VersionConflict | UniqueViolation | SqlError> =>
-      submit(params).pipe(
-        Effect.flatMap((outcome): Effect.Effect<CommitResult, VersionConflict | SqlError> => {
-          if ("conflict" in outcome) {
-            const [streamId, expectedVersion, actualVersion] = outcome.conflict
-            return Effect.fail(new VersionConflict({ streamId, expectedVersion, actualVersion }))
-          }
-          // Undone alone inside a batch: its SQLSTATE and constraint say why, as a thrown error's would.
-          if ("error" in outcome) return Effect.fail(serverError(outcome.error))
-          return Effect.succeed(resultOf(commit, outcome.events, recordedAt))
-        }),
-        Effect.catchTag("SqlError", (error) => {
-          const { code, constraint } = sqlStateOf(error)
-          // A deadlock or serialization failure is a lost race, like a stale version: retry the command.
-          if (code === "40P01" || code === "40001") return Effect.flatMap(conflictFromLog(sql, commit), Effect.fail)
-          if (code !== "23505") return Effect.fail(error)
-          if (constraint === "ds_streams_pkey" || constraint === "ds_events_stream_version") {
-            return Effect.flatMap(conflictFromLog(sql, commit), Effect.fail)
-          }
-          const table = constraint?.endsWith("_unique_key") === true ? constraint.slice(0, -"_unique_key".length) : null
-          if (table === null) return Effect.fail(error)
-          return Effect.flatMap(holderOf(sql, commit, table), (violation) =>
-            violation !== null
-              ? Effect.fail(violation)
-              : // The holder let go of the key between the refusal and the look-up: try again.
-                n < MAX_ATTEMPTS
-                ? attempt(n + 1)
-                : Effect.fail(error)
-          )
-        })
-      )
-    return attempt(1)
-  }
+      const attempt = (n: number): Effect.Effect<CommitResult, VersionConflict | UniqueViolation | SqlError> =>
+        submit(params).pipe(
+          Effect.flatMap((outcome): Effect.Effect<CommitResult, VersionConflict | SqlError> => {
+            if ("conflict" in outcome) {
+              const [streamId, expectedVersion, actualVersion] = outcome.conflict
+              return Effect.fail(new VersionConflict({ streamId, expectedVersion, actualVersion }))
+            }
+            // Undone alone inside a batch: its SQLSTATE and constraint say why, as a thrown error's would.
+            if ("error" in outcome) return Effect.fail(serverError(outcome.error))
+            return Effect.succeed(resultOf(commit, outcome.events, recordedAt))
+          }),
+          Effect.catchTag("SqlError", (error) => {
+            const { code, constraint } = sqlStateOf(error)
+            // A deadlock or serialization failure is a lost race, like a stale version: retry the command.
+            if (code === "40P01" || code === "40001") return Effect.flatMap(conflictFromLog(sql, commit), Effect.fail)
+            if (code !== "23505") return Effect.fail(error)
+            if (constraint === "ds_streams_pkey" || constraint === "ds_events_stream_version") {
+              return Effect.flatMap(conflictFromLog(sql, commit), Effect.fail)
+            }
+            const table = constraint?.endsWith("_unique_key") === true ? constraint.slice(0, -"_unique_key".length) : null
+            if (table === null) return Effect.fail(error)
+            return Effect.flatMap(holderOf(sql, tableMap, commit, table), (violation) =>
+              violation !== null
+                ? Effect.fail(violation)
+                : // The holder let go of the key between the refusal and the look-up: try again.
+                  n < MAX_ATTEMPTS
+                  ? attempt(n + 1)
+                  : Effect.fail(error)
+            )
+          })
+        )
+      return attempt(1)
+    })
 
 const resultOf = (commit: Commit, appended: ReadonlyArray<readonly [number, string, number]>, recordedAt: string): CommitResult => {
   const sequences = new Map<string, number>()

@@ -6,6 +6,7 @@ import { Effect, Layer, Redacted, Result } from "effect"
 import * as Reactivity from "effect/reactivity/Reactivity"
 import { testDatabase } from "../../../test/support/pg.js"
 import { makeCommitBatches } from "./commitBatches.js"
+import { builtInTables } from "./documentTableMap.js"
 import { migrate } from "./migrate.js"
 import * as PgStorage from "./PgStorage.js"
 
@@ -46,7 +47,7 @@ describe("group commit", () => {
       )
       yield* migrate(sql)
       const batches = yield* makeCommitBatches(sql, { lanes: 1, maxBatch: 64 })
-      const storage = PgStorage.fromClient(sql, batches.submit, { url, connectTimeout: "5 seconds", heartbeat: "5 seconds" })
+      const storage = PgStorage.fromClient(sql, batches.submit, { url, connectTimeout: "5 seconds", heartbeat: "5 seconds" }, builtInTables)
 
       // 30 plain creations, 10 streams created twice (one of each pair wins), 10 creations over
       // 5 unique keys (one of each pair wins), all at once.

@@ -8,6 +8,7 @@ import { testDatabase } from "../../../test/support/pg.js"
 import { claimSql } from "./claimDeliveries.js"
 import { migrate } from "./migrate.js"
 import { nextDueSql } from "./nextDue.js"
+import { builtInTables } from "./documentTableMap.js"
 import { compileQuery } from "./queryDocuments.js"
 import { releaseSql } from "./releaseLeases.js"
 
@@ -85,10 +86,10 @@ describe("delivery query plans on 100k deliveries", () => {
       Effect.gen(function* () {
         yield* seed(yield* Sql)
         const list = (status: string | null) => {
-          const compiled = compileQuery("delivery", ws, ofWebhook(status))
+          const compiled = compileQuery(builtInTables, "delivery", ws, ofWebhook(status))
           return [compiled.text, compiled.params] as const
         }
-        const ofEventStream = compileQuery("delivery", ws, {
+        const ofEventStream = compileQuery(builtInTables, "delivery", ws, {
           where: { _tag: "Compare", field: { name: "event_stream_id", type: "id" }, op: "eq", value: "con_4242" },
           scope: "live",
           sort: { field: { name: "id", type: "id" }, direction: "asc" },

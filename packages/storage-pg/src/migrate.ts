@@ -1,38 +1,59 @@
+import type { RecordTypePlugin } from "@dealstream/core"
 import { Effect } from "effect"
 import type { SqlClient } from "effect/sql/SqlClient"
 import type { SqlError } from "effect/sql/SqlError"
 import { applyFunctions } from "./applyFunctions.js"
-import { functions, type StoredFunction } from "./functions/index.js"
+import { applyPluginMigrations, type PluginMigrationApplied } from "./applyPluginMigrations.js"
+import { builtInTables, type DocumentTableMap } from "./documentTableMap.js"
+import { functionsOf, type StoredFunction } from "./functions/index.js"
 import { type Migration, migrations } from "./migrations/index.js"
 import { tables } from "./tables.js"
 
 // Any constant shared by every dealstream host; it names the lock, nothing else.
 const MIGRATION_LOCK = 7_302_145_617
 
-/** A schema: versioned migrations (tables, indexes, data), then the stored functions' current texts. */
+/**
+ * A schema: versioned migrations (tables, indexes, data), then the plug-ins' migrations, then the
+ * stored functions' current texts.
+ */
 export interface Schema {
   readonly migrations: ReadonlyArray<Migration>
   /** Absent: the stored functions are left as they are (tests build earlier states of a database). */
   readonly functions?: ReadonlyArray<StoredFunction>
+  /** The record type plug-ins whose migrations apply (applyPluginMigrations.ts); absent: none. */
+  readonly plugins?: ReadonlyArray<RecordTypePlugin>
 }
 
-/** This host's schema. */
-export const schema: Schema = { migrations, functions }
+/** The schema of a host serving `tableMap`'s collections: the engine's, and its plug-ins' tables. */
+export const schemaOf = (tableMap: DocumentTableMap): Schema => ({
+  migrations,
+  functions: functionsOf(tableMap),
+  plugins: tableMap.plugins
+})
+
+/** This host's schema without plug-ins. */
+export const schema: Schema = schemaOf(builtInTables)
 
 /** What one migrate applied: ids of migrations, names of stored functions. */
 export interface Migrated {
   readonly migrations: ReadonlyArray<number>
   readonly functions: ReadonlyArray<string>
+  /** The plug-ins' migrations, in the order applied; present only when the schema has plug-ins. */
+  readonly pluginMigrations?: ReadonlyArray<PluginMigrationApplied>
 }
 
 /**
  * Brings the schema up to date: one transaction holding a transaction-scoped advisory lock, so
  * hosts starting together run the migrations once, one after the other; the others wait, then find
  * nothing to do. Unlike PgMigrator, every missing id runs, not only ids above the latest applied.
- * Then the stored functions whose text changed (applyFunctions.ts), after every migration, so that
- * a migration has made what they name; unless the database holds a migration this host does not
- * know: a newer host migrated it, and its functions may name what only its migrations made, so an
- * older host leaves them as they are rather than set them back.
+ * Then the plug-ins' migrations not yet applied (applyPluginMigrations.ts). Then the stored
+ * functions whose text changed (applyFunctions.ts), after every migration, so that a migration has
+ * made what they name; unless the database holds an engine migration this host does not know: a
+ * newer host migrated it, and its functions may name what only its migrations made, so an older
+ * host leaves them as they are rather than set them back. That rule is the engine's alone: the
+ * plug-ins' migrations apply whatever the engine's version, and every host sharing the database
+ * runs the same plug-ins (functions/documentTableList.ts), a newer host's functions writing their
+ * tables too.
  */
 export const migrate = (sql: SqlClient, target: Schema = schema): Effect.Effect<Migrated, SqlError> =>
   sql.withTransaction(
@@ -54,9 +75,11 @@ export const migrate = (sql: SqlClient, target: Schema = schema): Effect.Effect<
         yield* sql.unsafe(`INSERT INTO ${tables.migrations} (id, name) VALUES ($1, $2)`, [migration.id, migration.name])
         ran.push(migration.id)
       }
+      const plugins = target.plugins ?? []
+      const pluginMigrations = plugins.length === 0 ? {} : { pluginMigrations: yield* applyPluginMigrations(sql, plugins) }
       const known = new Set(target.migrations.map((migration) => migration.id))
       const newer = [...applied].some((id) => !known.has(id))
-      if (newer || target.functions === undefined) return { migrations: ran, functions: [] }
-      return { migrations: ran, functions: yield* applyFunctions(sql, target.functions) }
+      if (newer || target.functions === undefined) return { migrations: ran, functions: [], ...pluginMigrations }
+      return { migrations: ran, functions: yield* applyFunctions(sql, target.functions), ...pluginMigrations }
     })
   )

@@ -6,7 +6,7 @@ import { compileExpr, searchCandidates } from "./compileExpr.js"
 import { jsonTypeOf, scalarParam, valueSql } from "./fieldSql.js"
 import { type DocumentRow, documentColumns, toStoredDocument } from "./internal/documentRow.js"
 import { Params } from "./internal/params.js"
-import { documentTables, searchWordTables } from "./tables.js"
+import type { DocumentTableMap } from "./documentTableMap.js"
 
 export interface CompiledQuery {
   readonly text: string
@@ -39,10 +39,18 @@ const rank = { boolean: 0, number: 1, string: 2 } as const
  * ones. When the rest of the page can hold both, each part is its own ordered scan with the limit,
  * and a UNION ALL of at most twice the limit puts them in order. A single `… OR value IS NULL`
  * would instead make the scan filter every row before the cursor, page after page.
+ *
+ * A collection without a words table (every plug-in's) is searched by the exact test alone: its
+ * Search nodes read each row's `search_words` (compileExpr.ts), in the page's scan.
  */
-export const compileQuery = (collection: Collection, workspaceId: string, query: DocumentQuery): CompiledQuery => {
+export const compileQuery = (
+  tableMap: DocumentTableMap,
+  collection: Collection,
+  workspaceId: string,
+  query: DocumentQuery
+): CompiledQuery => {
   const params = new Params()
-  const table = documentTables[collection]
+  const table = tableMap.table(collection)
   const scope = query.scope === "live" ? "deleted_at IS NULL" : "deleted_at IS NOT NULL"
   const workspace = params.add(workspaceId)
   const base = `workspace_id = ${workspace} AND ${scope} AND ${compileExpr(query.where, params)}`
@@ -110,7 +118,7 @@ export const compileQuery = (collection: Collection, workspaceId: string, query:
   // A search reads its candidates from the words table first, then one of two plans runs, the
   // other stopped by its one-time filter on the count: the planner cannot choose between them
   // itself, since a prepared statement's generic plan knows nothing of how common the terms are.
-  const words = searchWordTables[collection]
+  const words = tableMap.words(collection)
   const candidates = words === undefined ? null : searchCandidates(query.where, { words, workspace }, params, SEARCH_CANDIDATES)
   const ids = "(SELECT ids FROM candidates)"
   const few = page(` AND cardinality(${ids}) <= ${SEARCH_CANDIDATES} AND id = ANY(${ids}::text[])`)
@@ -127,11 +135,12 @@ export const compileQuery = (collection: Collection, workspaceId: string, query:
 }
 
 export const queryDocuments =
-  (sql: SqlClient) =>
+  (sql: SqlClient, tableMap: DocumentTableMap) =>
   (collection: Collection, workspaceId: string, query: DocumentQuery): Effect.Effect<ReadonlyArray<StoredDocument>, SqlError> =>
     Effect.flatMap(
-      // A field name the compiler refuses is a defect of the caller, not a storage failure.
-      Effect.sync(() => compileQuery(collection, workspaceId, query)),
+      // A field name the compiler refuses, or a collection it has no table for, is a defect of the
+      // caller, not a storage failure.
+      Effect.sync(() => compileQuery(tableMap, collection, workspaceId, query)),
       ({ params, text }) =>
         Effect.map(sql.unsafe<DocumentRow>(text, params), (rows) => rows.map((row) => toStoredDocument(collection, workspaceId, row)))
     )

@@ -6,6 +6,7 @@ import * as Reactivity from "effect/reactivity/Reactivity"
 import type { SqlClient } from "effect/sql/SqlClient"
 import { testDatabase } from "../../../test/support/pg.js"
 import { migrate } from "./migrate.js"
+import { builtInTables } from "./documentTableMap.js"
 import { compileQuery } from "./queryDocuments.js"
 import { documentTables, searchWordLength, searchWordTables } from "./tables.js"
 
@@ -103,7 +104,7 @@ const nodesOf = (node: PlanNode): ReadonlyArray<PlanNode> => [node, ...(node.Pla
 const explain = (collection: Collection, query: DocumentQuery) =>
   Effect.gen(function* () {
     const sql = yield* Sql
-    const compiled = compileQuery(collection, ws, query)
+    const compiled = compileQuery(builtInTables, collection, ws, query)
     const [row] = yield* sql.unsafe<{ readonly "QUERY PLAN": ReadonlyArray<{ readonly Plan: PlanNode }> }>(
       `EXPLAIN (FORMAT JSON) ${compiled.text}`,
       compiled.params

@@ -5,7 +5,8 @@ import type { SqlError } from "effect/sql/SqlError"
 import { fieldKey } from "./fieldSql.js"
 import { documentColumns, type DocumentRow, toStoredDocument } from "./internal/documentRow.js"
 import { compileQuery } from "./queryDocuments.js"
-import { documentTables, tables } from "./tables.js"
+import type { DocumentTableMap } from "./documentTableMap.js"
+import { tables } from "./tables.js"
 
 interface Row {
   readonly id: string | null
@@ -23,10 +24,10 @@ interface Row {
 
 const settingsVersionSql = `coalesce((SELECT v.version FROM ${tables.settingsVersions} AS v WHERE v.workspace_id = $1), 0)`
 
-const linkedSql = (linked: LinkedDocuments | null, id: string) =>
+const linkedSql = (tableMap: DocumentTableMap, linked: LinkedDocuments | null, id: string) =>
   linked === null
     ? "'{}'::text[]"
-    : `ARRAY(SELECT l.id FROM ${documentTables[linked.collection]} AS l WHERE l.workspace_id = $1 AND l.deleted_at IS NULL ` +
+    : `ARRAY(SELECT l.id FROM ${tableMap.table(linked.collection)} AS l WHERE l.workspace_id = $1 AND l.deleted_at IS NULL ` +
       `AND (l.data -> ${fieldKey(linked.field)}) @> jsonb_build_array(${id}) ORDER BY l.id)`
 
 const columnsOf = (alias: string) =>
@@ -41,20 +42,22 @@ const documentOf = (collection: Collection, workspaceId: string, row: Row) =>
     : toStoredDocument(collection, workspaceId, { id: row.id, version: row.version, deleted_at: row.deleted_at, data: row.data })
 
 export const readRecord =
-  (sql: SqlClient) =>
+  (sql: SqlClient, tableMap: DocumentTableMap) =>
   (collection: Collection, workspaceId: string, id: string, linked: LinkedDocuments | null): Effect.Effect<RecordRead, SqlError> =>
-    Effect.map(
-      // The one-row FROM answers for an absent document too.
-      sql.unsafe<Row>(
-        `SELECT ${columnsOf("d")}, ${settingsVersionSql} AS settings_version, ${linkedSql(linked, "$2::text")} AS linked_ids ` +
-          `FROM (SELECT 1) AS one LEFT JOIN ${documentTables[collection]} AS d ON d.workspace_id = $1 AND d.id = $2`,
-        [workspaceId, id]
-      ),
-      ([row]) => ({
-        document: row === undefined ? null : documentOf(collection, workspaceId, row),
-        linkedIds: row?.linked_ids ?? [],
-        settingsVersion: row?.settings_version ?? 0
-      })
+    Effect.suspend(() =>
+      Effect.map(
+        // The one-row FROM answers for an absent document too.
+        sql.unsafe<Row>(
+          `SELECT ${columnsOf("d")}, ${settingsVersionSql} AS settings_version, ${linkedSql(tableMap, linked, "$2::text")} AS linked_ids ` +
+            `FROM (SELECT 1) AS one LEFT JOIN ${tableMap.table(collection)} AS d ON d.workspace_id = $1 AND d.id = $2`,
+          [workspaceId, id]
+        ),
+        ([row]) => ({
+          document: row === undefined ? null : documentOf(collection, workspaceId, row),
+          linkedIds: row?.linked_ids ?? [],
+          settingsVersion: row?.settings_version ?? 0
+        })
+      )
     )
 
 /**
@@ -63,7 +66,7 @@ export const readRecord =
  * BY yields them, and the outer ORDER BY keeps that order through the join.
  */
 export const queryRecords =
-  (sql: SqlClient) =>
+  (sql: SqlClient, tableMap: DocumentTableMap) =>
   (
     collection: Collection,
     workspaceId: string,
@@ -71,12 +74,13 @@ export const queryRecords =
     linked: LinkedDocuments | null
   ): Effect.Effect<RecordsRead, SqlError> =>
     Effect.flatMap(
-      // A field name the compiler refuses is a defect of the caller, not a storage failure.
-      Effect.sync(() => compileQuery(collection, workspaceId, query)),
-      ({ params, text }) =>
+      // A field name the compiler refuses, or a collection it has no table for, is a defect of the
+      // caller, not a storage failure.
+      Effect.sync(() => ({ ...compileQuery(tableMap, collection, workspaceId, query), links: linkedSql(tableMap, linked, "p.id") })),
+      ({ links, params, text }) =>
         Effect.map(
           sql.unsafe<Row>(
-            `SELECT ${columnsOf("p")}, ${settingsVersionSql} AS settings_version, ${linkedSql(linked, "p.id")} AS linked_ids ` +
+            `SELECT ${columnsOf("p")}, ${settingsVersionSql} AS settings_version, ${links} AS linked_ids ` +
               `FROM (SELECT 1) AS one LEFT JOIN LATERAL (SELECT page.*, row_number() OVER () AS n FROM (${text}) AS page) AS p ON TRUE ORDER BY p.n`,
             // A query that can match nothing compiles without parameters; the version still needs $1.
             params.length === 0 ? [workspaceId] : params

@@ -3,7 +3,7 @@ import { Effect } from "effect"
 import type { SqlClient } from "effect/sql/SqlClient"
 import type { SqlError } from "effect/sql/SqlError"
 import { upsertRecord, upsertSql } from "./internal/documentRow.js"
-import { collections as allCollections, documentTables } from "./tables.js"
+import type { DocumentTableMap } from "./documentTableMap.js"
 
 // Rows per INSERT: a rebuild takes a few statements per thousand documents, and one statement's
 // JSON stays around a megabyte at most.
@@ -14,12 +14,11 @@ const BATCH = 500
  * the old documents or the new ones, never a mix (TRUNCATE holds its lock until the commit).
  */
 export const replaceDocuments =
-  (sql: SqlClient) =>
+  (sql: SqlClient, tableMap: DocumentTableMap) =>
   (collections: ReadonlyArray<Collection>, writes: ReadonlyArray<DocumentWrite>): Effect.Effect<void, SqlError> =>
     sql.withTransaction(
       Effect.gen(function* () {
-        const dropped = [...new Set(collections)].map((c) => documentTables[c])
-        if (dropped.length > 0) yield* sql.unsafe(`TRUNCATE ${dropped.join(", ")}`)
+        const dropped = [...new Set(collections)].map((c) => tableMap.table(c))
         // Applied in order, the last write of a document wins, as when they are written one by one.
         const last = new Map<string, DocumentWrite>()
         for (const write of writes) {
@@ -27,8 +26,11 @@ export const replaceDocuments =
           last.delete(slot)
           last.set(slot, write)
         }
-        for (const collection of allCollections) {
-          const table = documentTables[collection] as string
+        // Every table looked up before the first statement: a write to a collection without one is
+        // a defect that leaves the tables as they were.
+        const written = [...new Set([...last.values()].map((w) => w.collection))].map((c) => [c, tableMap.table(c)] as const)
+        if (dropped.length > 0) yield* sql.unsafe(`TRUNCATE ${dropped.join(", ")}`)
+        for (const [collection, table] of written) {
           const mine = [...last.values()].filter((w) => w.collection === collection)
           const removes = mine.filter((w) => w._tag === "Remove")
           if (removes.length > 0) {

@@ -1,4 +1,4 @@
-import type { Collection } from "@dealstream/core"
+import type { BuiltInCollection } from "@dealstream/core"
 
 /** Every table name of the schema, in one place. */
 export const tables = {
@@ -6,11 +6,15 @@ export const tables = {
   functions: "ds_functions",
   events: "ds_events",
   streams: "ds_streams",
-  settingsVersions: "ds_settings_versions"
+  settingsVersions: "ds_settings_versions",
+  pluginMigrations: "ds_plugin_migrations"
 } as const
 
-/** One document table per collection: each has its own indexes and its own planner statistics. */
-export const documentTables: { readonly [C in Collection]: string } = {
+/**
+ * One document table per collection: each has its own indexes and its own planner statistics.
+ * The built-in collections' here; a plug-in names its own (documentTableMap.ts joins them).
+ */
+export const documentTables: { readonly [C in BuiltInCollection]: string } = {
   contact: "ds_contacts",
   deal: "ds_deals",
   timeline_entry: "ds_timeline_entries",
@@ -25,13 +29,12 @@ export const documentTables: { readonly [C in Collection]: string } = {
   activity: "ds_activities"
 }
 
-export const collections = Object.keys(documentTables) as ReadonlyArray<Collection>
-
 /**
  * The words tables of the searched collections (migration 0011): one row per (workspace, word, id),
- * kept in step with the document table's `search_words` by triggers, words cut to this length.
+ * kept in step with the document table's `search_words` by triggers, words cut to this length. A
+ * plug-in has none: its searches read `search_words` alone (compileExpr.ts's Search).
  */
-export const searchWordTables: { readonly [C in Collection]?: string } = {
+export const searchWordTables: { readonly [C in BuiltInCollection]?: string } = {
   contact: "ds_contacts_words",
   deal: "ds_deals_words",
   company: "ds_companies_words"

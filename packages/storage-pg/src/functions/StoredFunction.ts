@@ -8,6 +8,11 @@
  * signature (argument types or names, return type) is a DROP of the old one, and a function taken
  * out of this folder is a DROP too. A migration whose trigger needs a new function creates it as a
  * stub that its file then replaces (the files apply only after every migration).
+ *
+ * Some texts follow the record type plug-ins the host was given (core's RecordTypes): the commit
+ * functions write their tables, the feed trigger tells of their events. The database keeps one text
+ * per function, so every host sharing a database must run the same plug-ins (documentTableList.ts
+ * says what goes wrong otherwise).
  */
 export interface StoredFunction {
   /** Its name, and the key of its row in ds_functions: one function per name, no overloads. */

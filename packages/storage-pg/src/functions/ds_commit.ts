@@ -1,5 +1,6 @@
+import { builtInTables } from "../documentTableMap.js"
 import { documentRowColumns, replaceOnConflict } from "../internal/documentRow.js"
-import { documentTableList } from "./documentTableList.js"
+import type { DocumentTableList } from "./documentTableList.js"
 import { markFeeds } from "./feedMark.js"
 import type { StoredFunction } from "./StoredFunction.js"
 
@@ -37,12 +38,12 @@ const upsertInto = ([collection, table]: readonly [string, string]) => `WHEN '${
           ${replaceOnConflict(table)};`
 
 /**
- * The commit function's text under `name`. "unmarked" leaves the feed mark out, and exists only so
- * that test/storage/feedStrangers.pg.spec.ts can plant, in its own database, a commit that runs
- * this very body without the mark and show the gap the mark closes; the schema has only ds_commit,
- * marked.
+ * The commit function's text under `name`, writing the tables of `tables`. "unmarked" leaves the
+ * feed mark out, and exists only so that test/storage/feedStrangers.pg.spec.ts can plant, in its
+ * own database, a commit that runs this very body without the mark and show the gap the mark
+ * closes; the schema has only ds_commit, marked.
  */
-export const commitFunctionText = (name: string, feedMark: "marked" | "unmarked"): string =>
+export const commitFunctionText = (name: string, feedMark: "marked" | "unmarked", tables: DocumentTableList = builtInTables.list): string =>
   `CREATE OR REPLACE FUNCTION ${name}(
       streams jsonb, events jsonb, redact text[], removes jsonb, upserts jsonb, recorded timestamptz
     )
@@ -90,20 +91,20 @@ export const commitFunctionText = (name: string, feedMark: "marked" | "unmarked"
       -- commit order, so a document may take a key another gave up earlier in the commit.
       FOR doc IN SELECT * FROM jsonb_to_recordset(removes) AS r(c text, w text, id text) LOOP
         CASE doc.c
-          ${documentTableList.map(removeFrom).join("\n          ")}
+          ${tables.map(removeFrom).join("\n          ")}
         END CASE;
       END LOOP;
       FOR doc IN SELECT * FROM jsonb_to_recordset(upserts) AS u(c text, i int, w text, id text, v int, del text, d jsonb, u text, s text[], f jsonb)
         ORDER BY u.i LOOP
         CASE doc.c
-          ${documentTableList.map(upsertInto).join("\n          ")}
+          ${tables.map(upsertInto).join("\n          ")}
         END CASE;
       END LOOP;
       RETURN jsonb_build_object('events', coalesce(appended, '[]'::jsonb));
     END
     $commit$`
 
-export const ds_commit: StoredFunction = {
+export const ds_commit = (tables: DocumentTableList): StoredFunction => ({
   name: "ds_commit",
-  text: commitFunctionText("ds_commit", "marked")
-}
+  text: commitFunctionText("ds_commit", "marked", tables)
+})

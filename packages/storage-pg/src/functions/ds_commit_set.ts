@@ -1,6 +1,6 @@
 import type { Collection } from "@dealstream/core"
 import { documentRowColumns, replaceOnConflict } from "../internal/documentRow.js"
-import { documentTableList } from "./documentTableList.js"
+import type { DocumentTableList } from "./documentTableList.js"
 import type { StoredFunction } from "./StoredFunction.js"
 
 /**
@@ -43,7 +43,7 @@ const upsertInto = ([collection, table]: readonly [string, string]) => `
           ${replaceOnConflict(table)};
       END IF;`
 
-export const ds_commit_set: StoredFunction = {
+export const ds_commit_set = (tables: DocumentTableList): StoredFunction => ({
   name: "ds_commit_set",
   text: `CREATE OR REPLACE FUNCTION ds_commit_set(items jsonb)
     RETURNS jsonb LANGUAGE plpgsql AS $set$
@@ -98,11 +98,11 @@ export const ds_commit_set: StoredFunction = {
       )
       SELECT jsonb_agg(jsonb_build_object('events', coalesce(a.events, '[]'::jsonb)) ORDER BY it.n) INTO outcomes
         FROM ${itemsOf} LEFT JOIN appended AS a ON a.n = it.n;
-      ${documentTableList
+      ${tables
         .filter(([collection]) => !oneByOne.includes(collection))
         .map(upsertInto)
         .join("")}
       RETURN outcomes;
     END
     $set$`
-}
+})

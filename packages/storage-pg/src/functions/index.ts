@@ -1,3 +1,4 @@
+import { builtInTables, type DocumentTableMap } from "../documentTableMap.js"
 import { ds_commit } from "./ds_commit.js"
 import { ds_commit_batch } from "./ds_commit_batch.js"
 import { ds_commit_set } from "./ds_commit_set.js"
@@ -9,13 +10,20 @@ import type { StoredFunction } from "./StoredFunction.js"
 
 export type { StoredFunction } from "./StoredFunction.js"
 
-/** Every stored function of the schema, as it runs today (see StoredFunction.ts). */
-export const functions: ReadonlyArray<StoredFunction> = [
-  ds_commit,
+/**
+ * Every stored function of the schema of a storage serving `tableMap`'s collections, as it runs
+ * today (see StoredFunction.ts): the commit functions write its tables, the feed trigger tells of
+ * its plug-ins' events.
+ */
+export const functionsOf = (tableMap: DocumentTableMap): ReadonlyArray<StoredFunction> => [
+  ds_commit(tableMap.list),
   ds_commit_with_settings,
-  ds_commit_set,
+  ds_commit_set(tableMap.list),
   ds_commit_batch,
   ds_events_drop_redacted_payload,
-  ds_events_notify_feed,
+  ds_events_notify_feed(tableMap.plugins),
   ...searchWords
 ]
+
+/** The stored functions of a storage without plug-ins. */
+export const functions: ReadonlyArray<StoredFunction> = functionsOf(builtInTables)

@@ -17,6 +17,7 @@ import { migration as commitSet } from "./0016_commit_set.js"
 import { migration as feedLocks } from "./0017_feed_locks.js"
 import { migration as storedFunctions } from "./0018_stored_functions.js"
 import { migration as commitFolded } from "./0019_commit_folded.js"
+import { migration as pluginMigrations } from "./0020_plugin_migrations.js"
 import type { Migration } from "./Migration.js"
 
 export type { Migration } from "./Migration.js"
@@ -41,5 +42,6 @@ export const migrations: ReadonlyArray<Migration> = [
   commitSet,
   feedLocks,
   storedFunctions,
-  commitFolded
+  commitFolded,
+  pluginMigrations
 ]
