@@ -1,4 +1,4 @@
-import { expect, it } from "@effect/vitest"
+import { expect } from "@effect/vitest"
 import { prop } from "../testing/property.js"
 import * as fc from "fast-check"
 import { compareText } from "./compareText.js"

@@ -2,7 +2,7 @@ import { Context, type Effect, Layer, Schema } from "effect"
 import type { DealRule } from "../../deal/rules.js"
 import type { ApiKeyOwner } from "../../apiKey/projection.js"
 import type { Conflict, NotFound, PreconditionFailed, StorageUnavailable, ValidationError } from "../../errors.js"
-import type { Json, JsonObject } from "../../json.js"
+import type { JsonObject } from "../../json.js"
 import type { ListParams } from "../../query/parseListQuery.js"
 
 /** Who is asking: every command and query runs inside exactly one workspace. */

@@ -1,5 +1,4 @@
 import { Effect, Result } from "effect"
-import { foldProjection } from "../../aggregate.js"
 import {
   apiKeyAggregate,
   type ApiKeyEvent,
@@ -9,7 +8,6 @@ import {
   isKeySha256,
   ownerOf,
   parseApiKeyCreate,
-  projectApiKey,
   SYSTEM_WORKSPACE
 } from "../../apiKey/index.js"
 import { NotFound } from "../../errors.js"

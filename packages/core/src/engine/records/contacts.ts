@@ -1,7 +1,6 @@
 import { Effect, Result } from "effect"
 import {
   contactAggregate,
-  type ContactEvent,
   contactView,
   contactViewWith,
   emailKey,
@@ -18,20 +17,17 @@ import type { Expr } from "../../query/ast.js"
 import type { RecordsRead } from "../../storage/Storage.js"
 import { linkedActivities } from "../views/activityViews.js"
 import { companyStates, companyViews } from "../views/companyViews.js"
-import { dealsNaming, idsOf, liveCompaniesOf, oneContactView } from "../views/contactViews.js"
+import { contactViews, dealsNaming, idsOf, liveCompaniesOf } from "../views/contactViews.js"
 import type { Catalogs } from "../base/settings.js"
 import { dealViews } from "../views/dealViews.js"
 import type { EngineDeps } from "../base/deps.js"
-import type { IfMatch, ListParams, Page, RequestContext, Versioned } from "../contract/Engine.js"
-import { runBatch } from "../commands/batch.js"
-import { type Handled, handleCommand, type Write, write } from "../commands/handleCommand.js"
+import type { ListParams, Page, RequestContext } from "../contract/Engine.js"
 import { contactAsOf, parseAsOf } from "../views/asOf.js"
-import { historyPage } from "../views/history.js"
-import { catalogs, catalogsOf, parsedWith, settingsOf } from "../base/settings.js"
+import { catalogs, settingsOf } from "../base/settings.js"
 import { listPage } from "../views/listPage.js"
-import { announcedRecord, outbox } from "../commands/outbox.js"
 import { visibleFields } from "../base/reads.js"
-import { storableBody, storableParams } from "../base/storable.js"
+import { storableParams } from "../base/storable.js"
+import { makeRecordService } from "./recordService.js"
 
 /** The deals whose contact_ids name a contact: its derived deal_ids. */
 const dealsLinkingContacts = { collection: "deal", field: "contact_ids" } as const
@@ -53,20 +49,6 @@ const companyWhere = (companyId: string | undefined): Result.Result<Expr, Valida
       : Result.succeed({ _tag: "HasElement", field: companyIdsField, value: companyId })
 
 export const makeContacts = (deps: EngineDeps) => {
-  /** What every contact command shares: its stream, the workspace's catalogs, the outbox. */
-  const commandOn = (ctx: RequestContext, id: string) => ({
-    ctx,
-    streamId: id,
-    prepare: catalogsOf,
-    // No deal can name a contact before it exists (deals check their contact ids), and the companies
-    // it names were found live by this very command: a new one's view needs no read.
-    also: outbox(deps, ctx, contactAggregate, (data, known, event) =>
-      event.type === "contact.created"
-        ? Effect.succeed(contactView(id, visibleFields(data, known.contact), [], new Set(linkedCompanyIds(data))))
-        : oneContactView(deps, ctx, id, data, known.contact)
-    )
-  })
-
   /** The companies a body names that are not live companies of the workspace, at the paths it names them. */
   const unknownCompanies = (ctx: RequestContext, body: unknown) => {
     const named = namedCompanies(body)
@@ -79,6 +61,45 @@ export const makeContacts = (deps: EngineDeps) => {
       ({ live }) => named.filter((company) => !live.has(company.id))
     )
   }
+
+  const service = makeRecordService(deps, {
+    aggregate: contactAggregate,
+    collection: "contact",
+    catalog: (known) => known.contact,
+    parse: { create: parseContactCreate, patch: parseContactPatch },
+    commands: {
+      create: ({ at, ctx, id }, fields, input) =>
+        Effect.map(unknownCompanies(ctx, input), (unknown) => ({
+          type: "CreateContact" as const,
+          id,
+          at,
+          fields,
+          unknownCompanies: unknown
+        })),
+      update: ({ at, ctx, current, id }, fields, input) =>
+        Effect.gen(function* () {
+          // A patch of the companies: the named ones must be live; linked ones in the trash are kept.
+          const named = namedCompanies(input)
+          const linked = fields["company_ids"] === undefined ? [] : linkedCompanyIds(current?.data ?? {})
+          const companiesNow = yield* companyStates(deps, ctx, [...named.map((company) => company.id), ...linked])
+          return {
+            type: "UpdateContact" as const,
+            id,
+            at,
+            fields,
+            unknownCompanies: named.filter((company) => !companiesNow.live.has(company.id)),
+            trashedCompanyIds: linked.filter((companyId) => companiesNow.trashed.has(companyId))
+          }
+        }),
+      delete: (id, at) => ({ type: "DeleteContact" as const, id, at }),
+      restore: (id, at) => ({ type: "RestoreContact" as const, id, at })
+    },
+    views: (ctx, rows, catalog) => contactViews(deps, ctx, rows, catalog),
+    // No deal can name a contact before it exists (deals check their contact ids), and the companies
+    // it names were found live by this very command: a new one's view needs no read.
+    createdView: (id, data, catalog) => contactView(id, visibleFields(data, catalog), [], new Set(linkedCompanyIds(data))),
+    unique: { field: "email", key: emailKey }
+  })
 
   const get = (ctx: RequestContext, id: string, expandRaw: string | null) =>
     Effect.gen(function* () {
@@ -185,124 +206,11 @@ export const makeContacts = (deps: EngineDeps) => {
 
   const list = (ctx: RequestContext, params: ListParams) => Effect.flatMap(storableParams(params), (checked) => listAt(ctx, checked, false))
 
-  /**
-   * The contact as the write that just committed left it (its own events), with the deals that
-   * name it: not a read of the document, which a concurrent write may already have changed. It is
-   * the view the outbox made for the write's announcement before the commit, so the answer costs
-   * no round trip of its own; a write that committed nothing is shown now.
-   */
-  const written =
-    <P>(ctx: RequestContext, id: string, catalogOf: (prepared: P) => Catalogs) =>
-    (handled: Handled<ContactEvent, unknown> & { readonly prepared: P }) =>
-      Effect.gen(function* () {
-        const announced = announcedRecord(handled.payloads, "contact")
-        if (announced !== null) return { data: announced, version: handled.version }
-        const projected = handled.projected
-        if (projected === null) return yield* new NotFound({ resource: "contact", id })
-        return { data: yield* oneContactView(deps, ctx, id, projected.data, catalogOf(handled.prepared).contact), version: handled.version }
-      })
-
-  /** A new contact from a body already checked as storable text. */
-  const createWrite = (ctx: RequestContext, input: unknown) =>
-    Effect.map(
-      deps.ids.make(contactAggregate.prefix),
-      (id): Write<Versioned> =>
-        write(
-          deps,
-          contactAggregate,
-          {
-            ...commandOn(ctx, id),
-            stream: "new",
-            prepare: parsedWith(parseContactCreate, input),
-            command: ({ at, prepared }) =>
-              Effect.map(unknownCompanies(ctx, input), (unknown) => ({
-                type: "CreateContact" as const,
-                id,
-                at,
-                fields: prepared.fields,
-                unknownCompanies: unknown
-              }))
-          },
-          written(ctx, id, (prepared) => prepared.known)
-        )
-    )
-
-  const updateWrite = (ctx: RequestContext, id: string, input: unknown, ifMatch: IfMatch): Write<Versioned> =>
-    write(
-      deps,
-      contactAggregate,
-      {
-        ...commandOn(ctx, id),
-        ifMatch,
-        prepare: parsedWith(parseContactPatch, input),
-        command: ({ at, prepared: { fields }, projected: current }) =>
-          Effect.gen(function* () {
-            // A patch of the companies: the named ones must be live; linked ones in the trash are kept.
-            const named = namedCompanies(input)
-            const linked = fields["company_ids"] === undefined ? [] : linkedCompanyIds(current?.data ?? {})
-            const companiesNow = yield* companyStates(deps, ctx, [...named.map((company) => company.id), ...linked])
-            return {
-              type: "UpdateContact" as const,
-              id,
-              at,
-              fields,
-              unknownCompanies: named.filter((company) => !companiesNow.live.has(company.id)),
-              trashedCompanyIds: linked.filter((companyId) => companiesNow.trashed.has(companyId))
-            }
-          })
-      },
-      written(ctx, id, (prepared) => prepared.known)
-    )
-
-  /** An upsert by email: an update of the live contact holding it, or a create with it. */
-  const upsertWrite = (ctx: RequestContext, email: string, data: JsonObject) =>
-    Effect.flatMap(deps.storage.documentByUniqueKey("contact", ctx.workspaceId, emailKey(email)), (holder) =>
-      holder === null
-        ? Effect.map(createWrite(ctx, { email, ...data }), (planned) => ({ write: planned, created: true }))
-        : Effect.succeed({ write: updateWrite(ctx, holder.id, data, null), created: false })
-    )
-
-  const batch = (ctx: RequestContext, body: unknown) =>
-    runBatch(deps, ctx, body, {
-      create: createWrite,
-      update: (ctx, id, data) => updateWrite(ctx, id, data, null),
-      upsert: { field: "email", write: upsertWrite }
-    })
-
-  const create = (ctx: RequestContext, body: unknown) =>
-    Effect.flatMap(storableBody(body), (input) => Effect.flatMap(createWrite(ctx, input), (planned) => planned.run))
-
-  const update = (ctx: RequestContext, id: string, body: unknown, ifMatch: IfMatch) =>
-    Effect.flatMap(storableBody(body), (input) => updateWrite(ctx, id, input, ifMatch).run)
-
-  const remove = (ctx: RequestContext, id: string, ifMatch: IfMatch) =>
-    Effect.gen(function* () {
-      yield* handleCommand(deps, contactAggregate, {
-        ...commandOn(ctx, id),
-        ifMatch,
-        command: ({ at }) => Effect.succeed({ type: "DeleteContact" as const, id, at })
-      })
-    })
-
-  const restore = (ctx: RequestContext, id: string) =>
-    write(
-      deps,
-      contactAggregate,
-      {
-        ...commandOn(ctx, id),
-        command: ({ at }) => Effect.succeed({ type: "RestoreContact" as const, id, at })
-      },
-      written(ctx, id, (prepared) => prepared)
-    ).run
-
-  const history = (ctx: RequestContext, id: string, params: ListParams) =>
-    Effect.flatMap(catalogs(deps, ctx), ({ contact }) => historyPage(deps, ctx, contactAggregate, id, params, contact))
-
   const getAsOf = (ctx: RequestContext, id: string, asOf: string) =>
     Effect.gen(function* () {
       const instant = yield* parseAsOf(asOf)
       return yield* contactAsOf(deps, ctx, id, instant, (yield* catalogs(deps, ctx)).contact)
     })
 
-  return { list, get, getAsOf, create, update, delete: remove, restore, history, batch }
+  return { ...service, list, get, getAsOf }
 }

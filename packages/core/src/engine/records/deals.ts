@@ -4,13 +4,11 @@ import {
   contactIdsOf,
   dealAggregate as deals,
   expandDeal,
-  type DealEvent,
   type DealRule,
   parseDealCreate,
   parseDealExpand,
   parseDealPatch,
   parseStageMove,
-  projectDeal,
   timelineEntryOf,
   timelineEntryView,
   withDealRules
@@ -25,14 +23,12 @@ import { companyStates, companyViews } from "../views/companyViews.js"
 import { contactStates } from "../views/contactViews.js"
 import { dealView, dealViews } from "../views/dealViews.js"
 import type { EngineDeps } from "../base/deps.js"
-import type { IfMatch, ListParams, RequestContext, Versioned } from "../contract/Engine.js"
-import { type Handled, handleCommand, type Write, write } from "../commands/handleCommand.js"
-import { runBatch } from "../commands/batch.js"
-import { historyPage } from "../views/history.js"
+import type { IfMatch, ListParams, RequestContext } from "../contract/Engine.js"
+import { handleCommand } from "../commands/handleCommand.js"
 import { listPage } from "../views/listPage.js"
-import { announcedRecord, outbox } from "../commands/outbox.js"
-import { catalogs, catalogsOf, parsedWith } from "../base/settings.js"
+import { catalogs } from "../base/settings.js"
 import { storableBody, storableParams } from "../base/storable.js"
+import { makeRecordService } from "./recordService.js"
 
 const timelineCatalog = new Map([
   ["deal_id", fieldInfo("deal_id", "id")],
@@ -56,12 +52,61 @@ export const makeDeals = (deps: EngineDeps, rules: ReadonlyArray<DealRule> = [])
       ? Effect.succeed(null)
       : Effect.map(companyStates(deps, ctx, [companyId]), ({ live }) => (live.has(companyId) ? null : companyId))
 
-  /** What every deal command shares: its stream, the workspace's catalogs, the outbox. */
-  const commandOn = (ctx: RequestContext, id: string) => ({
-    ctx,
-    streamId: id,
-    prepare: catalogsOf,
-    also: outbox(deps, ctx, dealAggregate, (data, known) => dealView(deps, ctx, data, known.deal))
+  const service = makeRecordService(deps, {
+    aggregate: dealAggregate,
+    collection: "deal",
+    catalog: (known) => known.deal,
+    parse: { create: parseDealCreate, patch: parseDealPatch },
+    commands: {
+      create: ({ at, ctx, id, settings }, fields) =>
+        Effect.gen(function* () {
+          const pipelineId = fields["pipeline_id"]
+          return {
+            type: "CreateDeal" as const,
+            id,
+            at,
+            fields,
+            pipeline: typeof pipelineId === "string" ? yield* settings.pipeline(pipelineId) : null,
+            unknownContactIds: yield* unknownContacts(ctx, stringsOf(fields["contact_ids"])),
+            unknownCompanyId: yield* unknownCompany(ctx, fields["company_id"])
+          }
+        }),
+      update: ({ at, ctx, current, id, settings }, fields) =>
+        Effect.gen(function* () {
+          // Made per attempt, so a retried move gets an id after the move it lost to.
+          const entryId = yield* deps.ids.make("tle")
+          // A patch of contact_ids: the given ids must be live; linked ones in the trash are kept.
+          const named = stringsOf(fields["contact_ids"])
+          const linked = fields["contact_ids"] === undefined ? [] : contactIdsOf(current?.data ?? {})
+          const contactsNow = yield* contactStates(deps, ctx, [...named, ...linked])
+          // A patch of company_id: a given one must be live; null keeps one in the trash.
+          const linkedCompany = fields["company_id"] === null ? companyIdOf(current?.data ?? {}) : null
+          const companyNow = linkedCompany === null ? null : yield* companyStates(deps, ctx, [linkedCompany])
+          const given = fields["pipeline_id"]
+          const pipelineId = typeof given === "string" ? given : current?.data["pipeline_id"]
+          return {
+            type: "UpdateDeal" as const,
+            id,
+            at,
+            fields,
+            entryId,
+            targetPipeline: typeof pipelineId === "string" ? yield* settings.pipeline(pipelineId) : null,
+            unknownContactIds: named.filter((contactId) => !contactsNow.live.has(contactId)),
+            trashedContactIds: linked.filter((contactId) => contactsNow.trashed.has(contactId)),
+            unknownCompanyId: yield* unknownCompany(ctx, fields["company_id"]),
+            trashedCompanyId: linkedCompany !== null && companyNow?.trashed.has(linkedCompany) === true ? linkedCompany : null
+          }
+        }),
+      delete: (id, at) => ({ type: "DeleteDeal" as const, id, at }),
+      restore: (id, at) => ({ type: "RestoreDeal" as const, id, at })
+    },
+    views: (ctx, rows, catalog) =>
+      dealViews(
+        deps,
+        ctx,
+        rows.map((row) => row.data),
+        catalog
+      )
   })
 
   /** A live deal as the API shows it, with the catalog in hand (after a write, say). */
@@ -71,18 +116,6 @@ export const makeDeals = (deps: EngineDeps, rules: ReadonlyArray<DealRule> = [])
       if (doc === null || doc.deletedAt !== null) return yield* new NotFound({ resource: "deal", id })
       return { data: yield* dealView(deps, ctx, doc.data, deal), version: doc.version }
     })
-
-  /**
-   * The deal as the write that just committed left it: the projection of its own events. Reading
-   * the document again could find a concurrent delete and answer 404 for a write that happened.
-   */
-  const written = (ctx: RequestContext, result: Handled<DealEvent, unknown>, deal: FieldCatalog) => {
-    const announced = announcedRecord(result.payloads, "deal")
-    return announced !== null
-      ? Effect.succeed({ data: announced, version: result.version })
-      : // Nothing committed (a patch that changed nothing): shown now.
-        Effect.map(dealView(deps, ctx, result.projected?.data ?? {}, deal), (data) => ({ data, version: result.version }))
-  }
 
   /** expand: the raw `expand` parameter (`companies,activities`) or null. */
   const get = (ctx: RequestContext, id: string, expandRaw: string | null = null) =>
@@ -143,90 +176,12 @@ export const makeDeals = (deps: EngineDeps, rules: ReadonlyArray<DealRule> = [])
       }
     })
 
-  /** A new deal from a body already checked as storable text. */
-  const createWrite = (ctx: RequestContext, input: unknown) =>
-    Effect.map(
-      deps.ids.make(dealAggregate.prefix),
-      (id): Write<Versioned> =>
-        write(
-          deps,
-          dealAggregate,
-          {
-            ...commandOn(ctx, id),
-            stream: "new",
-            prepare: parsedWith(parseDealCreate, input),
-            command: ({ at, prepared: { fields }, settings }) =>
-              Effect.gen(function* () {
-                const pipelineId = fields["pipeline_id"]
-                return {
-                  type: "CreateDeal" as const,
-                  id,
-                  at,
-                  fields,
-                  pipeline: typeof pipelineId === "string" ? yield* settings.pipeline(pipelineId) : null,
-                  unknownContactIds: yield* unknownContacts(ctx, stringsOf(fields["contact_ids"])),
-                  unknownCompanyId: yield* unknownCompany(ctx, fields["company_id"])
-                }
-              })
-          },
-          (result) => written(ctx, result, result.prepared.known.deal)
-        )
-    )
-
-  const updateWrite = (ctx: RequestContext, id: string, input: unknown, ifMatch: IfMatch): Write<Versioned> =>
-    write(
-      deps,
-      dealAggregate,
-      {
-        ...commandOn(ctx, id),
-        ifMatch,
-        prepare: parsedWith(parseDealPatch, input),
-        command: ({ at, prepared: { fields }, projected: current, settings }) =>
-          Effect.gen(function* () {
-            // Made per attempt, so a retried move gets an id after the move it lost to.
-            const entryId = yield* deps.ids.make("tle")
-            // A patch of contact_ids: the given ids must be live; linked ones in the trash are kept.
-            const named = stringsOf(fields["contact_ids"])
-            const linked = fields["contact_ids"] === undefined ? [] : contactIdsOf(current?.data ?? {})
-            const contactsNow = yield* contactStates(deps, ctx, [...named, ...linked])
-            // A patch of company_id: a given one must be live; null keeps one in the trash.
-            const linkedCompany = fields["company_id"] === null ? companyIdOf(current?.data ?? {}) : null
-            const companyNow = linkedCompany === null ? null : yield* companyStates(deps, ctx, [linkedCompany])
-            const given = fields["pipeline_id"]
-            const pipelineId = typeof given === "string" ? given : current?.data["pipeline_id"]
-            return {
-              type: "UpdateDeal" as const,
-              id,
-              at,
-              fields,
-              entryId,
-              targetPipeline: typeof pipelineId === "string" ? yield* settings.pipeline(pipelineId) : null,
-              unknownContactIds: named.filter((contactId) => !contactsNow.live.has(contactId)),
-              trashedContactIds: linked.filter((contactId) => contactsNow.trashed.has(contactId)),
-              unknownCompanyId: yield* unknownCompany(ctx, fields["company_id"]),
-              trashedCompanyId: linkedCompany !== null && companyNow?.trashed.has(linkedCompany) === true ? linkedCompany : null
-            }
-          })
-      },
-      (result) => written(ctx, result, result.prepared.known.deal)
-    )
-
-  const create = (ctx: RequestContext, body: unknown) =>
-    Effect.flatMap(storableBody(body), (input) => Effect.flatMap(createWrite(ctx, input), (planned) => planned.run))
-
-  const update = (ctx: RequestContext, id: string, body: unknown, ifMatch: IfMatch) =>
-    Effect.flatMap(storableBody(body), (input) => updateWrite(ctx, id, input, ifMatch).run)
-
-  /** Deals have no unique key: a batch creates and updates them. */
-  const batch = (ctx: RequestContext, body: unknown) =>
-    runBatch(deps, ctx, body, { create: createWrite, update: (ctx, id, data) => updateWrite(ctx, id, data, null) })
-
   const moveStage = (ctx: RequestContext, id: string, body: unknown, ifMatch: IfMatch) =>
     Effect.gen(function* () {
       const move = parseStageMove(yield* storableBody(body))
       if (Result.isFailure(move)) return yield* move.failure
       const result = yield* handleCommand(deps, dealAggregate, {
-        ...commandOn(ctx, id),
+        ...service.writes.commandOn(ctx, id),
         ifMatch,
         command: ({ at, projected, settings }) =>
           Effect.gen(function* () {
@@ -246,28 +201,10 @@ export const makeDeals = (deps: EngineDeps, rules: ReadonlyArray<DealRule> = [])
             }
           })
       })
-      const deal = yield* written(ctx, result, result.prepared.deal)
+      const deal = yield* service.writes.written(ctx, id)(result)
       const moved = result.fresh.find((event) => event.type === "deal.stage_changed")
       const entry = moved === undefined ? null : timelineEntryOf(id, moved)
       return { data: { deal: deal.data, timeline_entry: entry }, version: deal.version }
-    })
-
-  const remove = (ctx: RequestContext, id: string, ifMatch: IfMatch) =>
-    Effect.gen(function* () {
-      yield* handleCommand(deps, dealAggregate, {
-        ...commandOn(ctx, id),
-        ifMatch,
-        command: ({ at }) => Effect.succeed({ type: "DeleteDeal" as const, id, at })
-      })
-    })
-
-  const restore = (ctx: RequestContext, id: string) =>
-    Effect.gen(function* () {
-      const result = yield* handleCommand(deps, dealAggregate, {
-        ...commandOn(ctx, id),
-        command: ({ at }) => Effect.succeed({ type: "RestoreDeal" as const, id, at })
-      })
-      return yield* written(ctx, result, result.prepared.deal)
     })
 
   const timeline = (ctx: RequestContext, id: string, params: ListParams) =>
@@ -284,14 +221,11 @@ export const makeDeals = (deps: EngineDeps, rules: ReadonlyArray<DealRule> = [])
       return { data: page.rows.map((row) => timelineEntryView(row.data)), next_cursor: page.next_cursor }
     })
 
-  const history = (ctx: RequestContext, id: string, params: ListParams) =>
-    Effect.flatMap(catalogs(deps, ctx), ({ deal }) => historyPage(deps, ctx, dealAggregate, id, params, deal))
-
   const getAsOf = (ctx: RequestContext, id: string, asOf: string) =>
     Effect.gen(function* () {
       const instant = yield* parseAsOf(asOf)
       return yield* dealAsOf(deps, ctx, id, instant, (yield* catalogs(deps, ctx)).deal)
     })
 
-  return { list, get, getAsOf, create, update, moveStage, delete: remove, restore, timeline, history, batch }
+  return { ...service, list, get, getAsOf, moveStage, timeline }
 }

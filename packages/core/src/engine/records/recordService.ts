@@ -44,11 +44,15 @@ export interface RecordKind<C, E extends DomainEvent, S, F> {
   }
   readonly commands: {
     /** `input` is the body as given, for the links it names. */
-    readonly create: (site: CommandSite, parsed: F, input: unknown) => Effect.Effect<C, WriteError>
+    readonly create: (site: CommandSite, parsed: F, input: unknown) => Effect.Effect<NoInfer<C>, WriteError>
     /** `current` is the record's document before the update. */
-    readonly update: (site: CommandSite & { readonly current: Projected | null }, parsed: F, input: unknown) => Effect.Effect<C, WriteError>
-    readonly delete: (id: string, at: string) => C
-    readonly restore: (id: string, at: string) => C
+    readonly update: (
+      site: CommandSite & { readonly current: Projected | null },
+      parsed: F,
+      input: unknown
+    ) => Effect.Effect<NoInfer<C>, WriteError>
+    readonly delete: (id: string, at: string) => NoInfer<C>
+    readonly restore: (id: string, at: string) => NoInfer<C>
   }
   /** Records as the API shows them, read together: a list page, the trash, a write's answer, a payload. */
   readonly views: (
@@ -214,7 +218,7 @@ export const makeRecordService = <C, E extends DomainEvent, S, F>(
         update: (ctx, id, data) => updateWrite(ctx, id, data, null),
         ...(unique === undefined ? {} : { upsert: { field: unique.field, write: upsertWrite } })
       }),
-    writes: { create: createWrite, update: updateWrite, written, view }
+    writes: { create: createWrite, update: updateWrite, commandOn: (ctx, id) => on(ctx, id, catalogsOnly), written, view }
   }
 }
 
@@ -222,6 +226,11 @@ export const makeRecordService = <C, E extends DomainEvent, S, F>(
 export interface RecordWrites {
   readonly create: (ctx: RequestContext, input: unknown) => Effect.Effect<Write<Versioned>, StorageUnavailable>
   readonly update: (ctx: RequestContext, id: string, input: unknown, ifMatch: IfMatch) => Write<Versioned>
+  /** What a command of the record type's own shares with the others: its stream, the catalogs, the outbox. */
+  readonly commandOn: (
+    ctx: RequestContext,
+    id: string
+  ) => Pick<HandleOptions<any, any, any, Prepared<undefined>>, "ctx" | "streamId" | "prepare" | "also">
   readonly written: (
     ctx: RequestContext,
     id: string

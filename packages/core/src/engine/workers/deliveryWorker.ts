@@ -1,7 +1,7 @@
 import { Clock, Duration, Effect, identity, Layer, Queue, Random, Result, Schedule, Schema, Semaphore, Stream } from "effect"
 import { deliveryAggregate, type DeliveryCommand, DeliveryDocument, deliveryRequest, type DeliveryState } from "../../delivery/index.js"
 import type { StoredDocument } from "../../storage/documents.js"
-import { webhookAggregate, WebhookDocument } from "../../webhook/index.js"
+import { webhookAggregate, type WebhookDocument } from "../../webhook/index.js"
 import { type EngineDeps, makeEngineDeps } from "../base/deps.js"
 import type { IfMatch } from "../contract/Engine.js"
 import { handleCommand } from "../commands/handleCommand.js"

@@ -8,7 +8,7 @@ import { type RecoveryCommand, type RecoveryEvent, type RecoveryJob, recoveryAgg
 import type { StoredDocument } from "../../storage/documents.js"
 import { isRedacted, type StoredEvent } from "../../storage/events.js"
 import type { StorageService } from "../../storage/Storage.js"
-import { WEBHOOK_ALL_EVENTS, webhookAggregate, WebhookDocument } from "../../webhook/index.js"
+import { WEBHOOK_ALL_EVENTS, webhookAggregate, type WebhookDocument } from "../../webhook/index.js"
 import { announcedPayloads } from "../views/announcedPayloads.js"
 import { type EngineDeps, makeEngineDeps } from "../base/deps.js"
 import type { RequestContext } from "../contract/Engine.js"
