@@ -35,16 +35,29 @@ export const makeEngine: Effect.Effect<EngineService, never, EngineRequirements 
   const deps = yield* engineDeps
   const dealRules = yield* DealRules
   const plugins = deps.recordTypes.plugins.map((plugin) => ({ plugin, aggregate: pluginAggregate(plugin) }))
-  const kinds = new Map(plugins.map(({ aggregate, plugin }) => [plugin.name, pluginKind(plugin, aggregate)]))
+  const records = new Map(plugins.map(({ aggregate, plugin }) => [plugin.name, makeRecordService(deps, pluginKind(plugin, aggregate))]))
+  const [contacts, deals, companies, activities] = [
+    makeContacts(deps),
+    makeDeals(deps, dealRules),
+    makeCompanies(deps),
+    makeActivities(deps)
+  ]
+  const shown = new Map([
+    ["contact", contacts.shown],
+    ["deal", deals.shown],
+    ["company", companies.shown],
+    ["activity", activities.shown],
+    ...[...records].map(([name, service]) => [name, service.shown] as const)
+  ])
   return Engine.of({
-    contacts: makeContacts(deps),
-    deals: makeDeals(deps, dealRules),
-    companies: makeCompanies(deps),
-    activities: makeActivities(deps),
-    records: new Map([...kinds].map(([name, kind]) => [name, makeRecordService(deps, kind)])),
+    contacts,
+    deals,
+    companies,
+    activities,
+    records,
     pipelines: makePipelines(deps, makeWorkspaces(deps)),
     customFields: makeCustomFields(deps),
-    trash: makeTrash(deps, kinds),
+    trash: makeTrash(deps, shown),
     webhooks: makeWebhooks(deps),
     events: makeFeed(deps, yield* Effect.scope),
     idempotency: makeIdempotency(deps),

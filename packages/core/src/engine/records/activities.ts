@@ -12,11 +12,11 @@ import {
 import type { StorageUnavailable } from "../../errors.js"
 import { activityLinkParams, activityListParams, activityParamsWhere } from "../../query/activityParams.js"
 import type { EngineDeps } from "../base/deps.js"
-import type { EngineService, ListParams, RequestContext } from "../contract/Engine.js"
+import type { ListParams, RequestContext } from "../contract/Engine.js"
 import { activityViews, linkStates } from "../views/activityViews.js"
 import { makeRecordService } from "./recordService.js"
 
-export const makeActivities = (deps: EngineDeps): EngineService["activities"] => {
+export const makeActivities = (deps: EngineDeps) => {
   /** Whether every record the list parameters name is live: one in the trash is on no activity as shown. */
   const namedRecordsLive = (ctx: RequestContext, params: ListParams): Effect.Effect<boolean, StorageUnavailable> | undefined => {
     const named = perLink((link) =>

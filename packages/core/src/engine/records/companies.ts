@@ -12,14 +12,14 @@ import { NotFound } from "../../errors.js"
 import type { EngineDeps } from "../base/deps.js"
 import { visibleFields } from "../base/reads.js"
 import { catalogs } from "../base/settings.js"
-import type { EngineService, RequestContext } from "../contract/Engine.js"
+import type { RequestContext } from "../contract/Engine.js"
 import { linkedActivities } from "../views/activityViews.js"
 import { companyViews, contactsNaming, dealsOfCompanies } from "../views/companyViews.js"
 import { contactViews } from "../views/contactViews.js"
 import { dealViews } from "../views/dealViews.js"
 import { makeRecordService } from "./recordService.js"
 
-export const makeCompanies = (deps: EngineDeps): EngineService["companies"] => {
+export const makeCompanies = (deps: EngineDeps) => {
   const service = makeRecordService(deps, {
     aggregate: companyAggregate,
     collection: "company",

@@ -15,6 +15,7 @@ import { type Handled, handleCommand, type HandleOptions, type Write, write } fr
 import { announcedRecord, outbox } from "../commands/outbox.js"
 import type { IfMatch, ListParams, RecordBatch, RecordService, RequestContext, Versioned, WriteError } from "../contract/Engine.js"
 import { historyPage } from "../views/history.js"
+import type { TrashShown } from "./trash.js"
 import type { ListSpec } from "../../query/parseListQuery.js"
 import { listPage } from "../views/listPage.js"
 
@@ -98,7 +99,7 @@ interface Prepared<F> {
 export const makeRecordService = <C, E extends DomainEvent, S, F>(
   deps: EngineDeps,
   kind: RecordKind<C, E, S, F>
-): RecordService & RecordBatch & { readonly writes: RecordWrites } => {
+): RecordService & RecordBatch & { readonly writes: RecordWrites; readonly shown: TrashShown } => {
   const { aggregate } = kind
   const name = aggregate.name
   const view = (ctx: RequestContext, id: string, data: JsonObject, catalog: FieldCatalog) =>
@@ -218,6 +219,7 @@ export const makeRecordService = <C, E extends DomainEvent, S, F>(
         update: (ctx, id, data) => updateWrite(ctx, id, data, null),
         ...(unique === undefined ? {} : { upsert: { field: unique.field, write: upsertWrite } })
       }),
+    shown: { catalog: kind.catalog, views: kind.views },
     writes: { create: createWrite, update: updateWrite, commandOn: (ctx, id) => on(ctx, id, catalogsOnly), written, view }
   }
 }

@@ -3,15 +3,10 @@ import { RECOVERY_WINDOW_MILLIS } from "../../decider.js"
 import { ValidationError } from "../../errors.js"
 import type { JsonObject } from "../../json.js"
 import type { StorageUnavailable } from "../../errors.js"
-import { activityViews } from "../views/activityViews.js"
-import { companyViews } from "../views/companyViews.js"
-import { contactViews } from "../views/contactViews.js"
-import { dealViews } from "../views/dealViews.js"
 import type { EngineDeps } from "../base/deps.js"
 import type { ListParams, RequestContext } from "../contract/Engine.js"
 import { listPage } from "../views/listPage.js"
 import { type Catalogs, catalogs } from "../base/settings.js"
-import { isRecordType, type RecordType, recordTypes } from "../../recordTypes.js"
 import type { FieldCatalog } from "../../query/fields.js"
 import type { Collection } from "../../storage/documents.js"
 
@@ -25,38 +20,12 @@ export interface TrashShown {
   readonly views: (ctx: RequestContext, rows: Rows, catalog: FieldCatalog) => Effect.Effect<ReadonlyArray<JsonObject>, StorageUnavailable>
 }
 
-type TrashView = (
-  deps: EngineDeps,
-  ctx: RequestContext,
-  rows: Rows,
-  known: Catalogs
-) => Effect.Effect<ReadonlyArray<JsonObject>, StorageUnavailable>
-
-/** How each record type (all have a trash: recordTypes.ts) shows its records there: as its GET would. */
-const trashViews: { readonly [T in RecordType]: TrashView } = {
-  contact: (deps: EngineDeps, ctx: RequestContext, rows: Rows, known: Catalogs) => contactViews(deps, ctx, rows, known.contact),
-  deal: (deps: EngineDeps, ctx: RequestContext, rows: Rows, known: Catalogs) =>
-    dealViews(
-      deps,
-      ctx,
-      rows.map((row) => row.data),
-      known.deal
-    ),
-  company: (deps: EngineDeps, ctx: RequestContext, rows: Rows, known: Catalogs) => companyViews(deps, ctx, rows, known.company),
-  activity: (deps: EngineDeps, ctx: RequestContext, rows: Rows, known: Catalogs) => activityViews(deps, ctx, rows, known.activity)
-}
-
-export const TRASH_TYPES: ReadonlyArray<RecordType> = recordTypes
-
 /**
- * Soft-deleted records of one type, oldest record first, each with the time it will be purged:
- * the built-in record types' and the plug-ins' (`plugins`, by name).
+ * Soft-deleted records of one type, oldest record first, each with the time it will be purged;
+ * `shown` is how each record type (every one has a trash) shows them: as its GET would.
  */
-export const makeTrash = (deps: EngineDeps, plugins: ReadonlyMap<string, TrashShown>) => {
+export const makeTrash = (deps: EngineDeps, shown: ReadonlyMap<string, TrashShown>) => {
   const typeNames = deps.recordTypes.names.join(", ")
-  const catalogFor = (type: string, known: Catalogs) => (isRecordType(type) ? known[type] : plugins.get(type)!.catalog(known))
-  const viewsFor = (type: string, ctx: RequestContext, rows: Rows, known: Catalogs) =>
-    isRecordType(type) ? trashViews[type](deps, ctx, rows, known) : plugins.get(type)!.views(ctx, rows, catalogFor(type, known))
   return {
     list: (ctx: RequestContext, params: ListParams) =>
       Effect.gen(function* () {
@@ -65,15 +34,16 @@ export const makeTrash = (deps: EngineDeps, plugins: ReadonlyMap<string, TrashSh
           return yield* ValidationError.at("type", type === undefined ? `is required (${typeNames})` : `must be one of ${typeNames}`)
         }
         const known = yield* catalogs(deps, ctx)
+        const { catalog, views } = shown.get(type)!
         const page = yield* listPage(deps, ctx, type as Collection, params, {
-          catalog: catalogFor(type, known),
+          catalog: catalog(known),
           scope: "deleted",
           baseWhere: { _tag: "True" },
           defaultSort: { field: { name: "id", type: "id" }, direction: "asc" },
           allow: { filter: false, search: false, sort: false },
           extraParams: ["type"]
         })
-        const records = yield* viewsFor(type, ctx, page.rows, known)
+        const records = yield* views(ctx, page.rows, catalog(known))
         return {
           data: page.rows.map(
             (row, i): JsonObject => ({
