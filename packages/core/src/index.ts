@@ -34,6 +34,6 @@ export { createPromiseEngine, type PromiseEngine, type PromiseEngineOptions } fr
 export { attemptDelivery, DeliveryWorkerLive, type DeliveryWorkerOptions, runDeliveryWorker } from "./engine/workers/deliveryWorker.js"
 export { type BatchOperation, MAX_BATCH_OPERATIONS, parseBatch } from "./engine/commands/batch.js"
 export { RECOVERY_CHUNK, type RecoveryRunnerOptions, runWebhookRecoveries } from "./engine/workers/recoveryRunner.js"
-export { type EngineRequirements } from "./engine/EngineLive.js"
+export type { EngineRequirements } from "./engine/EngineLive.js"
 export * from "./aggregate.js"
 export * from "./workspace/index.js"

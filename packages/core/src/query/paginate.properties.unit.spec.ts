@@ -87,7 +87,7 @@ prop(
       .map((doc) => doc.id)
 
     const seen: Array<string> = []
-    let cursor: string | undefined = undefined
+    let cursor: string | undefined
     for (let pages = 0; ; pages++) {
       expect(pages).toBeLessThanOrEqual(docs.length)
       const pageQuery = queryOf({ ...listParams, limit: String(limit), cursor }, listScope)

@@ -2,7 +2,7 @@ import { Effect, Result } from "effect"
 import { deliveryAggregate } from "../../delivery/index.js"
 import type { EngineDeps } from "../base/deps.js"
 import type { RequestContext } from "../contract/Engine.js"
-import { decide } from "./handleCommand.js"
+import { decide } from "./decide.js"
 import { readState } from "../base/streamStates.js"
 
 /**

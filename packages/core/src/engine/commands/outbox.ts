@@ -9,7 +9,8 @@ import type { StreamAppend } from "../../storage/Storage.js"
 import { isWebhookEventType, subscribesTo } from "../../webhook/index.js"
 import type { EngineDeps } from "../base/deps.js"
 import type { RequestContext } from "../contract/Engine.js"
-import { type Addition, type AlsoContext, decide, newStream } from "./handleCommand.js"
+import type { Addition, AlsoContext } from "./commandOptions.js"
+import { decide, newStream } from "./decide.js"
 import type { Catalogs } from "../base/settings.js"
 
 /** A delivery's first event and document, ready to go into a commit (a new stream: nothing can refuse it). */

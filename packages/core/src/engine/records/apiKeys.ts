@@ -14,7 +14,8 @@ import { NotFound } from "../../errors.js"
 import type { Expr } from "../../query/ast.js"
 import type { EngineDeps } from "../base/deps.js"
 import type { RequestContext, Versioned } from "../contract/Engine.js"
-import { type Handled, handleCommand } from "../commands/handleCommand.js"
+import type { Handled } from "../commands/decide.js"
+import { handleCommand } from "../commands/handleCommand.js"
 import { queryAll } from "../base/reads.js"
 
 /**

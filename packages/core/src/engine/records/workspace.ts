@@ -3,7 +3,7 @@ import { defaultPipelineCommand, pipelineAggregate } from "../../pipeline/index.
 import { workspaceAggregate, workspaceStreamId } from "../../workspace/index.js"
 import { type EngineDeps, nowIso } from "../base/deps.js"
 import type { RequestContext } from "../contract/Engine.js"
-import { decide, newStream } from "../commands/handleCommand.js"
+import { decide, newStream } from "../commands/decide.js"
 import { readState } from "../base/streamStates.js"
 
 /**

@@ -5,7 +5,7 @@ import type { StreamAppend } from "../../storage/Storage.js"
 import { deliveryCancellation } from "../commands/deliveryCancellation.js"
 import type { EngineDeps } from "../base/deps.js"
 import type { RequestContext } from "../contract/Engine.js"
-import type { Addition, AlsoContext } from "../commands/handleCommand.js"
+import type { Addition, AlsoContext } from "../commands/commandOptions.js"
 import { queryAll } from "../base/reads.js"
 
 /** What purged data reads as, in the log (storage writes it) and in the documents. */
