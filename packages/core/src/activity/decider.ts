@@ -102,12 +102,8 @@ const decide = (command: ActivityCommand, state: ActivityState): Decision => {
       return state.status === "absent" ? create(command, state) : activityLife.create(state, id, command.fields, at)
     case "UpdateActivity":
       return state.status === "live" ? update(command, state) : activityLife.notFound(id)
-    case "DeleteActivity":
-      return activityLife.remove(state, id, at)
-    case "RestoreActivity":
-      return activityLife.restore(state, id, at)
-    case "PurgeActivity":
-      return activityLife.purge(state, id, at)
+    default:
+      return activityLife.decide(state, command)
   }
 }
 

@@ -8,24 +8,9 @@ export type CompanyState = RecordState
 export const companyLife = recordLifecycle<"company", CompanyEvent>("company", "companies")
 const life = companyLife
 
-const decide = (command: CompanyCommand, state: CompanyState) => {
-  const { at, id } = command
-  switch (command.type) {
-    case "CreateCompany":
-      return life.create(state, id, command.fields, at)
-    case "UpdateCompany":
-      return life.update(state, id, command.fields, at)
-    case "DeleteCompany":
-      return life.remove(state, id, at)
-    case "RestoreCompany":
-      return life.restore(state, id, at)
-    case "PurgeCompany":
-      return life.purge(state, id, at)
-  }
-}
-
+/** A company has nothing to check beyond its fields and its life. */
 export const companyDecider: Decider<CompanyCommand, CompanyEvent, CompanyState> = {
   initialState: { status: "absent" },
   evolve: life.evolve,
-  decide
+  decide: (command, state) => life.decide(state, command)
 }

@@ -37,12 +37,8 @@ const decide = (command: ContactCommand, state: ContactState): Decision => {
           : { ...command.fields, ...patchedCompanies(command.fields, state.fields, new Set(command.trashedCompanyIds ?? [])) }
       return Result.succeed(contactLife.changes(state.fields, fields, at))
     }
-    case "DeleteContact":
-      return contactLife.remove(state, id, at)
-    case "RestoreContact":
-      return contactLife.restore(state, id, at)
-    case "PurgeContact":
-      return contactLife.purge(state, id, at)
+    default:
+      return contactLife.decide(state, command)
   }
 }
 

@@ -25,6 +25,14 @@ export type RecordEvent<N extends string> =
   | { readonly type: `${N}.updated`; readonly data: { readonly changed: JsonObject; readonly at: string } }
   | { readonly type: `${N}.deleted` | `${N}.restored` | `${N}.purged`; readonly data: { readonly at: string } }
 
+/** A command of a record's life: its verb first in its type (`CreateCompany`, `Purge`). */
+export interface LifeCommand {
+  readonly type: string
+  readonly id: string
+  readonly at: string
+  readonly fields?: JsonObject
+}
+
 /** The last millisecond of the 30-day window still restores; the purge takes only what is past it. */
 export const recoverable = (deletedAt: string, at: string): boolean => Date.parse(at) - Date.parse(deletedAt) <= RECOVERY_WINDOW_MILLIS
 
@@ -44,7 +52,7 @@ export const recordLifecycle = <N extends string, E extends RecordEvent<N>>(name
   const notFound = (id: string): Decision => Result.fail(new NotFound({ resource: name, id }))
   const isType = (e: E, suffix: string) => e.type === `${name}.${suffix}`
 
-  return {
+  const life = {
     notFound,
     /** The engine makes the id of a create: finding it taken is a replay or a bug, not a client's mistake. */
     create: (state: RecordState, id: string, fields: JsonObject, at: string): Decision =>
@@ -61,6 +69,19 @@ export const recordLifecycle = <N extends string, E extends RecordEvent<N>>(name
       if (state.status !== "live") return notFound(id)
       const changed = changedFields(state.fields, patch)
       return Result.succeed(Object.keys(changed).length === 0 ? [] : [event("updated", { changed, at })])
+    },
+    /**
+     * A command with nothing to check beyond the life, by the verb its type starts with
+     * (`CreateCompany`, `Delete`): create and update take its `fields`.
+     */
+    decide: (state: RecordState, command: LifeCommand): Decision => {
+      const { at, id, type } = command
+      const fields = command.fields ?? {}
+      if (type.startsWith("Create")) return life.create(state, id, fields, at)
+      if (type.startsWith("Update")) return life.update(state, id, fields, at)
+      if (type.startsWith("Delete")) return life.remove(state, id, at)
+      if (type.startsWith("Restore")) return life.restore(state, id, at)
+      return life.purge(state, id, at)
     },
     remove: (state: RecordState, id: string, at: string): Decision =>
       state.status === "live" ? Result.succeed([event("deleted", { at })]) : notFound(id),
@@ -104,4 +125,5 @@ export const recordLifecycle = <N extends string, E extends RecordEvent<N>>(name
       return null
     }
   }
+  return life
 }

@@ -1,7 +1,7 @@
 import { Schema } from "effect"
 import { type Aggregate, recordDocument } from "../aggregate.js"
 import type { Decider, Projected } from "../decider.js"
-import { Conflict } from "../errors.js"
+import { uniqueFieldTaken } from "./uniqueField.js"
 import type { JsonObject } from "../json.js"
 import { standardCatalog } from "../query/fields.js"
 import type { PluginCollection } from "../storage/documents.js"
@@ -34,31 +34,8 @@ export const pluginAggregate = (plugin: RecordTypePlugin): PluginAggregate => {
   const decider: Decider<PluginCommand, RecordEvent<string>, RecordState> = {
     initialState: { status: "absent" },
     evolve: life.evolve,
-    decide: (command, state) => {
-      switch (command.type) {
-        case "Create":
-          return life.create(state, command.id, command.fields, command.at)
-        case "Update":
-          return life.update(state, command.id, command.fields, command.at)
-        case "Delete":
-          return life.remove(state, command.id, command.at)
-        case "Restore":
-          return life.restore(state, command.id, command.at)
-        case "Purge":
-          return life.purge(state, command.id, command.at)
-      }
-    }
+    decide: (command, state) => life.decide(state, command)
   }
-  const taken = (existingId: string, command: PluginCommand): Conflict =>
-    new Conflict({
-      message:
-        command.type === "Restore"
-          ? `the ${plugin.name}'s ${field} is now used by another live ${plugin.name}`
-          : `a live ${plugin.name} with this ${field} already exists`,
-      details: [
-        { path: field ?? "", message: `is ${command.type === "Restore" ? "now" : "already"} used by ${existingId}`, id: existingId }
-      ]
-    })
   return {
     name: plugin.name,
     prefix: plugin.prefix,
@@ -69,6 +46,6 @@ export const pluginAggregate = (plugin: RecordTypePlugin): PluginAggregate => {
     collections: [plugin.name as PluginCollection],
     rebuilt: true,
     purge: (id, at) => ({ type: "Purge", id, at }),
-    uniqueKeyTaken: taken
+    uniqueKeyTaken: uniqueFieldTaken(plugin.name, field ?? "")
   }
 }
