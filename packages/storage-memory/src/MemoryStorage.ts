@@ -13,6 +13,8 @@ import {
   type QueueSignal,
   type FeedChange,
   isFeedNotified,
+  type RecordTypePlugin,
+  RecordTypes,
   type SettingsChange,
   Storage,
   type StorageService,
@@ -42,6 +44,15 @@ export interface Services {
 }
 
 /**
+ * Whether a commit of an event of `type` is told to the feed's listeners: core's isFeedNotified for
+ * the built-in record types, and a plug-in's records' events, `<name>.…` (core's record/plugin.ts).
+ */
+const feedNotifiedOf = (plugins: ReadonlyArray<RecordTypePlugin>) => {
+  const prefixes = plugins.map((plugin) => `${plugin.name}.`)
+  return (type: string): boolean => isFeedNotified(type) || prefixes.some((prefix) => type.startsWith(prefix))
+}
+
+/**
  * The storage port in process memory, and the delivery queue over its delivery documents. Every
  * operation runs synchronously inside one `Effect.sync`, so a commit or a claim is atomic with
  * respect to every other operation of this process: a commit checks every stream version and
@@ -51,8 +62,12 @@ export interface Services {
  * collection and workspace, whose sort indexes answer list pages (documentTable.ts); the trash is
  * kept in deletion order for the purge (trash.ts) and pending deliveries in due order for the
  * queue (pendingDeliveries.ts). Only a rebuild (replaceDocuments) reads everything.
+ *
+ * Collections are keys like any other, so a record type plug-in's (core's RecordTypes) needs
+ * nothing of its own but its events in the change feed's notifications.
  */
 export const makeWithQueue: Effect.Effect<Services> = Effect.gen(function* () {
+  const isFed = feedNotifiedOf(yield* RecordTypes)
   const signals = yield* PubSub.unbounded<QueueSignal>()
   const settingsChanges = yield* PubSub.unbounded<SettingsChange>()
   const feedChanges = yield* PubSub.unbounded<FeedChange>()
@@ -186,7 +201,7 @@ export const makeWithQueue: Effect.Effect<Services> = Effect.gen(function* () {
             .map((append) => append.events[0]!.metadata.workspaceId)
         )
         for (const workspaceId of changed) settingsVersions.set(workspaceId, (settingsVersions.get(workspaceId) ?? 0) + 1)
-        const fed = new Set(appended.filter((event) => isFeedNotified(event.type)).map((event) => event.metadata.workspaceId))
+        const fed = new Set(appended.filter((event) => isFed(event.type)).map((event) => event.metadata.workspaceId))
         return Effect.as(
           Effect.andThen(
             Effect.forEach(changed, (workspaceId) => PubSub.publish(settingsChanges, { _tag: "Changed", workspaceId }), { discard: true }),

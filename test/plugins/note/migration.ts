@@ -1,3 +1,7 @@
 import type { PluginMigration } from "@dealstream/core"
+import { documentTableSql } from "@dealstream/storage-pg"
 
-export const noteMigrations: ReadonlyArray<PluginMigration> = []
+/** The note plug-in's PostgreSQL table: a standard document table, as the built-in record types have. */
+export const noteMigrations: ReadonlyArray<PluginMigration> = [
+  { id: 1, name: "notes table", statements: documentTableSql("ds_test_notes") }
+]
