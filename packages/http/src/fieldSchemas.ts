@@ -1,11 +1,12 @@
-import { type RecordFields, type StandardField, writableOf } from "@dealstream/core"
+import type { StandardField } from "@dealstream/core"
 import { Schema } from "effect"
 import { exampleId, Timestamp } from "./documented.js"
 
 /**
- * A record type's schemas read off its field table in core (`field/contactFields.ts`, …): the
- * properties, their order, types, nullability, descriptions and examples, and which a new record
- * must give. The schemas document; the engine's parsers, read off the same table, decide.
+ * A record type's schemas read off its field table in core (`field/contactFields.ts`, …, or a
+ * plug-in's `fields`): the properties, their order, types, nullability, descriptions and examples,
+ * and which a new record must give. The schemas document; the engine's parsers, read off the same
+ * table, decide.
  */
 
 /** Documentation only: no field needs a service to decode or encode. */
@@ -56,19 +57,24 @@ const entriesOf = (
 ): ReadonlyArray<readonly [string, Fields[string]]> =>
   fields.map((field) => [field.name, optional(field) ? Schema.optionalKey(fieldSchema(field)) : fieldSchema(field)])
 
+/** A field a body may set has a check (core's writableOf); the others the service sets. */
+const isWritable = (field: StandardField): boolean => field.check !== null
+
 /** A new record's body: the fields a body may set, the required ones required. */
-export const createFields = (record: RecordFields): Fields => Object.fromEntries(entriesOf(writableOf(record), (field) => !field.required))
+export const createFields = (fields: ReadonlyArray<StandardField>): Fields =>
+  Object.fromEntries(entriesOf(fields.filter(isWritable), (field) => !field.required))
 
 /** A patch: the fields a body may set, every one optional. */
-export const patchFields = (record: RecordFields): Fields => Object.fromEntries(entriesOf(writableOf(record), () => true))
+export const patchFields = (fields: ReadonlyArray<StandardField>): Fields =>
+  Object.fromEntries(entriesOf(fields.filter(isWritable), () => true))
 
 /**
  * A record as it is answered: every standard field, present even when null. The computed ones
  * (associations, expansions: their schemas are the endpoint's) come after the fields a body may set,
  * before the service's own trailing ones (the timestamps).
  */
-export const answerFields = (record: RecordFields, computed: Fields = {}): Fields => {
-  const lastWritable = record.standard.reduce((last, field, i) => (field.check === null ? last : i), -1)
-  const all = entriesOf(record.standard, () => false)
+export const answerFields = (fields: ReadonlyArray<StandardField>, computed: Fields = {}): Fields => {
+  const lastWritable = fields.reduce((last, field, i) => (isWritable(field) ? i : last), -1)
+  const all = entriesOf(fields, () => false)
   return Object.fromEntries([...all.slice(0, lastWritable + 1), ...Object.entries(computed), ...all.slice(lastWritable + 1)])
 }

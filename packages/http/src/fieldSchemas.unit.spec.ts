@@ -29,7 +29,7 @@ const ticket: RecordFields = {
 
 describe("schemas read off a field table", () => {
   it("documents a new record's body: writable fields in table order, the required ones required", () => {
-    const doc = jsonSchemaOf(Schema.Struct(createFields(ticket)))
+    const doc = jsonSchemaOf(Schema.Struct(createFields(ticket.standard)))
     expect(Object.keys(doc["properties"])).toEqual(["subject", "due", "state"])
     expect(doc["required"]).toEqual(["subject"])
     expect(doc["properties"]["subject"]).toEqual({ type: "string", description: "What it is about.", examples: ["Refund"] })
@@ -41,13 +41,13 @@ describe("schemas read off a field table", () => {
   })
 
   it("documents a patch with every writable field optional", () => {
-    const doc = jsonSchemaOf(Schema.Struct(patchFields(ticket)))
+    const doc = jsonSchemaOf(Schema.Struct(patchFields(ticket.standard)))
     expect(Object.keys(doc["properties"])).toEqual(["subject", "due", "state"])
     expect(doc["required"] ?? []).toEqual([])
   })
 
   it("documents an answer with every field, the computed ones before the trailing read-only ones", () => {
-    const doc = jsonSchemaOf(Schema.Struct(answerFields(ticket, { replies: Schema.optionalKey(Schema.Array(Schema.String)) })))
+    const doc = jsonSchemaOf(Schema.Struct(answerFields(ticket.standard, { replies: Schema.optionalKey(Schema.Array(Schema.String)) })))
     expect(Object.keys(doc["properties"])).toEqual(["id", "subject", "due", "state", "replies", "created_at"])
     expect(doc["required"]).toEqual(["id", "subject", "due", "state", "created_at"])
     expect(doc["properties"]["id"]).toEqual({ type: "string", examples: ["tkt_01jd7x4c2m8k9q3r5t6v7w8y9z"] })

@@ -12,7 +12,7 @@ const done = {
 }
 
 export const ActivityInput = withCustomFields(
-  { ...createFields(activityFields), ...done },
+  { ...createFields(activityFields.standard), ...done },
   {
     identifier: "ActivityInput",
     description:
@@ -21,11 +21,11 @@ export const ActivityInput = withCustomFields(
 )
 
 export const ActivityPatch = withCustomFields(
-  { ...patchFields(activityFields), ...done },
+  { ...patchFields(activityFields.standard), ...done },
   {
     identifier: "ActivityPatch",
     description: "Only the keys present change; null clears an optional field; `done` sets or clears done_at."
   }
 )
 
-export const Activity = withCustomFields(answerFields(activityFields), { identifier: "Activity" })
+export const Activity = withCustomFields(answerFields(activityFields.standard), { identifier: "Activity" })

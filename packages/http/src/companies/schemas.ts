@@ -3,12 +3,12 @@ import { Schema } from "effect"
 import { AnyRecord, optionalList, withCustomFields } from "../documented.js"
 import { answerFields, createFields, patchFields } from "../fieldSchemas.js"
 
-export const CompanyInput = withCustomFields(createFields(companyFields), {
+export const CompanyInput = withCustomFields(createFields(companyFields.standard), {
   identifier: "CompanyInput",
   description: "A new company. Custom field values (object `company`) are top-level keys; any other unknown key is 400."
 })
 
-export const CompanyPatch = withCustomFields(patchFields(companyFields), {
+export const CompanyPatch = withCustomFields(patchFields(companyFields.standard), {
   identifier: "CompanyPatch",
   description: "Only the keys present change; null clears an optional field."
 })
@@ -25,4 +25,4 @@ const computed = {
   activities: optionalList(AnyRecord, "With expand=activities: its live activities, newest first, at most 100.")
 }
 
-export const Company = withCustomFields(answerFields(companyFields, computed), { identifier: "Company" })
+export const Company = withCustomFields(answerFields(companyFields.standard, computed), { identifier: "Company" })

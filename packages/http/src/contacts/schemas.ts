@@ -5,14 +5,14 @@ import { Company } from "../companies/schemas.js"
 import { AnyRecord, optionalList, withCustomFields } from "../documented.js"
 import { answerFields, createFields, patchFields } from "../fieldSchemas.js"
 
-export const ContactInput = withCustomFields(createFields(contactFields), {
+export const ContactInput = withCustomFields(createFields(contactFields.standard), {
   identifier: "ContactInput",
   description:
     "A new contact. Custom field values are top-level keys; any other unknown key is 400. company_id and " +
     "company_ids may be given alone or together (company_id then one of company_ids); every company must be live."
 })
 
-export const ContactPatch = withCustomFields(patchFields(contactFields), {
+export const ContactPatch = withCustomFields(patchFields(contactFields.standard), {
   identifier: "ContactPatch",
   description: "Only the keys present change; null clears an optional field."
 })
@@ -33,4 +33,4 @@ const computed = {
   activities: optionalList(Activity, "With expand=activities: its live activities, newest first, at most 100.")
 }
 
-export const Contact = withCustomFields(answerFields(contactFields, computed), { identifier: "Contact" })
+export const Contact = withCustomFields(answerFields(contactFields.standard, computed), { identifier: "Contact" })

@@ -5,9 +5,9 @@ import { Company } from "../companies/schemas.js"
 import { exampleId, optionalList, Timestamp, withCustomFields } from "../documented.js"
 import { answerFields, createFields, patchFields } from "../fieldSchemas.js"
 
-export const DealInput = withCustomFields(createFields(dealFields), { identifier: "DealInput" })
+export const DealInput = withCustomFields(createFields(dealFields.standard), { identifier: "DealInput" })
 
-export const DealPatch = withCustomFields(patchFields(dealFields), {
+export const DealPatch = withCustomFields(patchFields(dealFields.standard), {
   identifier: "DealPatch",
   description: "Only the keys present change."
 })
@@ -21,7 +21,7 @@ const computed = {
   activities: optionalList(Activity, "With expand=activities: its live activities, newest first, at most 100.")
 }
 
-export const Deal = withCustomFields(answerFields(dealFields, computed), { identifier: "Deal" })
+export const Deal = withCustomFields(answerFields(dealFields.standard, computed), { identifier: "Deal" })
 
 export const TimelineEntry = Schema.Struct({
   id: exampleId("tle"),
