@@ -1,7 +1,7 @@
 import type { Result } from "effect"
 import type { ValidationError } from "../errors.js"
 import type { JsonObject } from "../json.js"
-import { parseExpansions } from "../record/expand.js"
+import { parseExpansions, withExpansions } from "../record/expand.js"
 
 /** What `expand` may add to a company. */
 export type CompanyExpansion = "contacts" | "deals" | "activities"
@@ -24,14 +24,9 @@ export const expandCompany = (
     readonly deals?: ReadonlyArray<JsonObject>
     readonly activities?: ReadonlyArray<JsonObject>
   }
-): JsonObject => {
-  const { contact_ids, deal_ids, ...rest } = company
-  return {
-    ...rest,
-    ...(expansions.contacts === undefined && contact_ids !== undefined ? { contact_ids } : {}),
-    ...(expansions.deals === undefined && deal_ids !== undefined ? { deal_ids } : {}),
-    ...(expansions.contacts === undefined ? {} : { contacts: expansions.contacts }),
-    ...(expansions.deals === undefined ? {} : { deals: expansions.deals }),
-    ...(expansions.activities === undefined ? {} : { activities: expansions.activities })
-  }
-}
+): JsonObject =>
+  withExpansions(company, [
+    ["contacts", "contact_ids", expansions.contacts],
+    ["deals", "deal_ids", expansions.deals],
+    ["activities", null, expansions.activities]
+  ])

@@ -1,7 +1,7 @@
 import type { Result } from "effect"
 import type { ValidationError } from "../errors.js"
 import type { Json, JsonObject } from "../json.js"
-import { parseExpansions } from "../record/expand.js"
+import { parseExpansions, withExpansions } from "../record/expand.js"
 
 /** Parsed as every record's `expand` parameter is (record/expand.ts). */
 export { parseExpansions } from "../record/expand.js"
@@ -27,15 +27,9 @@ export const expandContact = (
     readonly companies?: ReadonlyArray<JsonObject>
     readonly activities?: ReadonlyArray<JsonObject>
   }
-): JsonObject => {
-  const replaced = new Set([
-    ...(expansions.deals === undefined ? [] : ["deal_ids"]),
-    ...(expansions.companies === undefined ? [] : ["company_ids"])
+): JsonObject =>
+  withExpansions(contact, [
+    ["deals", "deal_ids", expansions.deals],
+    ["companies", "company_ids", expansions.companies],
+    ["activities", null, expansions.activities]
   ])
-  const out: Record<string, Json> = {}
-  for (const [key, value] of Object.entries(contact)) if (!replaced.has(key)) out[key] = value
-  if (expansions.deals !== undefined) out["deals"] = expansions.deals
-  if (expansions.companies !== undefined) out["companies"] = expansions.companies
-  if (expansions.activities !== undefined) out["activities"] = expansions.activities
-  return out
-}

@@ -2,7 +2,7 @@ import { Result } from "effect"
 import type { FieldCheck } from "./checks.js"
 import { integerFrom, text, trimmedText } from "./checks.js"
 import type { RecordFields } from "./table.js"
-import { fieldTable, STANDARD_TEXT_MAX } from "./table.js"
+import { fieldTable, nameField, STANDARD_TEXT_MAX } from "./table.js"
 
 const DOMAIN_MAX = 253
 // Labels of letters, digits and inner hyphens, at least two of them: `acme.com`, `eu.acme.co.uk`.
@@ -23,16 +23,7 @@ export const companyFields: RecordFields = {
   object: "company",
   standard: fieldTable([
     { name: "id", type: "id", idPrefix: "comp" },
-    {
-      name: "name",
-      type: "text",
-      check: trimmedText(1, STANDARD_TEXT_MAX),
-      required: true,
-      sortable: true,
-      searchable: true,
-      description: "The company's name.",
-      examples: ["ACME Corporation"]
-    },
+    nameField({ description: "The company's name.", examples: ["ACME Corporation"] }),
     {
       name: "domain",
       type: "text",

@@ -2,7 +2,7 @@ import { Result } from "effect"
 import type { FieldCheck } from "./checks.js"
 import { date, finiteNumber, id, oneOf, text, trimmedText } from "./checks.js"
 import type { RecordFields } from "./table.js"
-import { fieldTable, STANDARD_TEXT_MAX } from "./table.js"
+import { fieldTable, nameField, STANDARD_TEXT_MAX } from "./table.js"
 
 export const dealStatuses = ["open", "won", "lost"] as const
 export type DealStatus = (typeof dealStatuses)[number]
@@ -34,15 +34,7 @@ export const dealFields: RecordFields = {
   object: "deal",
   standard: fieldTable([
     { name: "id", type: "id", idPrefix: "deal" },
-    {
-      name: "name",
-      type: "text",
-      check: trimmedText(1, STANDARD_TEXT_MAX),
-      required: true,
-      sortable: true,
-      searchable: true,
-      examples: ["ACME renewal 2027"]
-    },
+    nameField({ description: null, examples: ["ACME renewal 2027"] }),
     {
       name: "pipeline_id",
       type: "id",

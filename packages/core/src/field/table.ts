@@ -1,5 +1,5 @@
 import type { Json } from "../json.js"
-import type { FieldCheck } from "./checks.js"
+import { type FieldCheck, trimmedText } from "./checks.js"
 import type { CustomFieldObject } from "./custom.js"
 
 /** How a field's values compare. text/id/enum compare by Unicode code point (UTF-8 byte order). */
@@ -97,3 +97,14 @@ export const isRecordTime = (name: string): boolean => name === "created_at" || 
 
 /** The standard text limit of contacts and deals. */
 export const STANDARD_TEXT_MAX = 1000
+
+/** The required, searched and sorted `name` a company and a deal are known by; `row` adds its words. */
+export const nameField = (row: Pick<StandardField, "description" | "examples">): FieldRow => ({
+  name: "name",
+  type: "text",
+  check: trimmedText(1, STANDARD_TEXT_MAX),
+  required: true,
+  sortable: true,
+  searchable: true,
+  ...row
+})

@@ -1,5 +1,6 @@
 import { Result } from "effect"
 import { ValidationError } from "../errors.js"
+import type { Json, JsonObject } from "../json.js"
 
 /**
  * An `expand` parameter: some of `allowed`, comma-separated, in any order, with spaces; absent or
@@ -19,4 +20,20 @@ export const parseExpansions = <A extends string>(
     wanted.add(value as A)
   }
   return Result.succeed(wanted)
+}
+
+/** One expansion of a record: its key, the ids key it takes the place of (none), and its records when it was asked for. */
+export type Expansion = readonly [key: string, replaces: string | null, records: ReadonlyArray<JsonObject> | undefined]
+
+/**
+ * A record with what was expanded: each expansion asked for takes the place of the ids it replaces
+ * (`deals` of `deal_ids`); the other keys stay where they are, and the expansions follow in the
+ * order given, after every key kept, as every derived key does.
+ */
+export const withExpansions = (record: JsonObject, expansions: ReadonlyArray<Expansion>): JsonObject => {
+  const replaced = new Set(expansions.flatMap(([, replaces, records]) => (replaces === null || records === undefined ? [] : [replaces])))
+  const out: Record<string, Json> = {}
+  for (const [key, value] of Object.entries(record)) if (!replaced.has(key)) out[key] = value
+  for (const [key, , records] of expansions) if (records !== undefined) out[key] = records
+  return out
 }

@@ -1,6 +1,18 @@
 import * as fc from "fast-check"
 import { DAY, WORDS } from "../arbitraries/common.js"
 
+/** A batch of one record type: creates, updates of made records (by index), upserts on its unique field `K`. */
+type BatchCommand<Kind extends string, K extends string> = {
+  readonly kind: Kind
+  readonly ws: number
+  readonly atomic: boolean
+  readonly operations: ReadonlyArray<
+    | { readonly op: "create"; readonly body: Body }
+    | { readonly op: "update"; readonly target: number; readonly body: Body }
+    | ({ readonly op: "upsert"; readonly body: Body } & { readonly [P in K]: string })
+  >
+}
+
 /**
  * The commands a model run sends an engine, as data: records are named by an index into those the
  * run made so far (taken modulo their number when run), so every sequence means something in any
@@ -21,16 +33,7 @@ export type WorkspaceCommand =
   | { readonly kind: "deleteContact"; readonly ws: number; readonly target: number }
   | { readonly kind: "restoreContact"; readonly ws: number; readonly target: number }
   /** POST /v1/contacts/batch: creates, updates of made contacts (by index) and upserts by email. */
-  | {
-      readonly kind: "contactBatch"
-      readonly ws: number
-      readonly atomic: boolean
-      readonly operations: ReadonlyArray<
-        | { readonly op: "create"; readonly body: Body }
-        | { readonly op: "update"; readonly target: number; readonly body: Body }
-        | { readonly op: "upsert"; readonly email: string; readonly body: Body }
-      >
-    }
+  | BatchCommand<"contactBatch", "email">
   | {
       readonly kind: "createDeal"
       readonly ws: number
@@ -69,16 +72,7 @@ export type WorkspaceCommand =
   | { readonly kind: "deleteCompany"; readonly ws: number; readonly target: number }
   | { readonly kind: "restoreCompany"; readonly ws: number; readonly target: number }
   /** POST /v1/companies/batch: creates, updates of made companies (by index) and upserts by domain. */
-  | {
-      readonly kind: "companyBatch"
-      readonly ws: number
-      readonly atomic: boolean
-      readonly operations: ReadonlyArray<
-        | { readonly op: "create"; readonly body: Body }
-        | { readonly op: "update"; readonly target: number; readonly body: Body }
-        | { readonly op: "upsert"; readonly domain: string; readonly body: Body }
-      >
-    }
+  | BatchCommand<"companyBatch", "domain">
   /** Links name made records by index; with none at all the engine refuses the activity. */
   | {
       readonly kind: "createActivity"
