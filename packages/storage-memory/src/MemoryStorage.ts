@@ -12,7 +12,7 @@ import {
   type LinkedDocuments,
   type QueueSignal,
   type FeedChange,
-  isFeedNotified,
+  recordTypeSet,
   type RecordTypePlugin,
   RecordTypes,
   type SettingsChange,
@@ -43,13 +43,10 @@ export interface Services {
   readonly queue: DeliveryQueueService
 }
 
-/**
- * Whether a commit of an event of `type` is told to the feed's listeners: core's isFeedNotified for
- * the built-in record types, and a plug-in's records' events, `<name>.…` (core's record/plugin.ts).
- */
+/** Whether a commit of an event of `type` is told to the feed's listeners: a built-in record type's or a plug-in's. */
 const feedNotifiedOf = (plugins: ReadonlyArray<RecordTypePlugin>) => {
-  const prefixes = plugins.map((plugin) => `${plugin.name}.`)
-  return (type: string): boolean => isFeedNotified(type) || prefixes.some((prefix) => type.startsWith(prefix))
+  const { feedPrefixes } = recordTypeSet(plugins)
+  return (type: string): boolean => feedPrefixes.some((prefix) => type.startsWith(prefix))
 }
 
 /**

@@ -18,6 +18,11 @@ export interface RecordTypeSet {
   readonly eventTypes: ReadonlyArray<string>
   /** What the change feed hands out: those, then each record type's purge tombstone. */
   readonly feedTypes: ReadonlyArray<string>
+  /**
+   * The prefixes of the types whose commits wake the feed's readers (`contact.`): every record type's
+   * events, which the feed hands out; commits of other events (deliveries' attempts) wake no reader.
+   */
+  readonly feedPrefixes: ReadonlyArray<string>
   readonly has: (name: string) => boolean
   readonly plugin: (name: string) => RecordTypePlugin | undefined
   /** The fields of the record type so named, built-in or plug-in. */
@@ -46,6 +51,7 @@ export const recordTypeSet = (plugins: ReadonlyArray<RecordTypePlugin>): RecordT
     plugins,
     eventTypes,
     feedTypes: [...eventTypes, ...names.map((name) => `${name}.purged`)],
+    feedPrefixes: names.map((name) => `${name}.`),
     has: (name) => known.has(name),
     plugin: (name) => byName.get(name),
     fields: (name) => {

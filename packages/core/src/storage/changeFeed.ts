@@ -1,4 +1,3 @@
-import { recordTypes } from "../recordTypes.js"
 import type { StoredEvent } from "./events.js"
 
 /**
@@ -46,15 +45,6 @@ export const compareChangeFeedPositions = (a: ChangeFeedPosition, b: ChangeFeedP
   const tb = BigInt(b.transaction)
   return ta < tb ? -1 : ta > tb ? 1 : a.sequence - b.sequence
 }
-
-/**
- * The prefixes of the types whose commits `feedChanges` tells of: the records' events, which the
- * API's feed hands out. Commits of other events (deliveries' attempts, recovery jobs) wake no reader.
- * PostgreSQL's trigger (migrations 0014, 0015) holds the same list.
- */
-export const FEED_TYPE_PREFIXES: ReadonlyArray<string> = recordTypes.map((type) => `${type}.`)
-
-export const isFeedNotified = (type: string): boolean => FEED_TYPE_PREFIXES.some((prefix) => type.startsWith(prefix))
 
 /**
  * A read's `through` (see ChangeFeedPage), from what it found: the page's last event when the page

@@ -1,4 +1,4 @@
-import { FEED_TYPE_PREFIXES, type RecordTypePlugin } from "@dealstream/core"
+import { type RecordTypePlugin, recordTypeSet } from "@dealstream/core"
 import type { StoredFunction } from "./StoredFunction.js"
 
 /**
@@ -6,15 +6,12 @@ import type { StoredFunction } from "./StoredFunction.js"
  * long-polling reader wakes at once: the function of a statement trigger over the rows one insert
  * added (ds_events_feed_notify, migration 0014), one notification per workspace (PostgreSQL folds
  * repeats within a transaction, so a group commit's many commits of one workspace tell it once).
- * The types are core's FEED_TYPE_PREFIXES, spelled in from there, and each plug-in's `<name>.` (its
- * records' events, core's record/plugin.ts); commits of other events (deliveries' attempts) tell nobody.
+ * The types are core's feedPrefixes (record/recordTypeSet.ts), spelled in from there: every record
+ * type's, a plug-in's included; commits of other events (deliveries' attempts) tell nobody.
  */
 
 /** A LIKE pattern matching the types that start with `prefix`, as a string literal. */
 const startsWith = (prefix: string) => `'${prefix.replace(/[\\%_]/g, "\\$&").replace(/'/g, "''")}%'`
-
-/** The type prefixes whose events a feed reader is told of: the built-in record types' and the plug-ins'. */
-const fedPrefixes = (plugins: ReadonlyArray<RecordTypePlugin>) => [...FEED_TYPE_PREFIXES, ...plugins.map((plugin) => `${plugin.name}.`)]
 
 export const ds_events_notify_feed = (plugins: ReadonlyArray<RecordTypePlugin>): StoredFunction => ({
   name: "ds_events_notify_feed",
@@ -22,8 +19,8 @@ export const ds_events_notify_feed = (plugins: ReadonlyArray<RecordTypePlugin>):
     BEGIN
       PERFORM pg_notify('dealstream_feed', json_build_object('_tag', 'Appended', 'workspaceId', w)::text)
         FROM (SELECT DISTINCT workspace_id AS w FROM appended
-          WHERE ${fedPrefixes(plugins)
-            .map((prefix) => `type LIKE ${startsWith(prefix)}`)
+          WHERE ${recordTypeSet(plugins)
+            .feedPrefixes.map((prefix) => `type LIKE ${startsWith(prefix)}`)
             .join(" OR ")}) AS fed;
       RETURN NULL;
     END
