@@ -4,6 +4,7 @@ import { Effect, Layer, Result, Schema } from "effect"
 import { type Aggregate, documentWrite, foldProjection } from "../aggregate.js"
 import type { Decider, Projected } from "../decider.js"
 import { Conflict, type DomainError, NotFound } from "../errors.js"
+import type { PluginCollection } from "../storage/documents.js"
 import { DomainEvent } from "../storage/events.js"
 import { Storage } from "../storage/Storage.js"
 import { aggregates } from "./contract/aggregates.js"
@@ -54,8 +55,10 @@ const projectNote = (doc: Projected | null, event: NoteEvent): Projected | null 
       ? null
       : { ...doc, data: { ...doc.data, body: event.data.body, updated_at: event.data.at } }
 
-// aggregate.ts: the descriptor. (A record type of its own needs a collection of its own too, which
-// is storage's: a Collection name and, on PostgreSQL, a table. This one borrows one no aggregate writes.)
+// aggregate.ts: the descriptor, over a collection of its own (a plug-in's, record/plugin.ts: memory
+// storage keeps any; PostgreSQL is given its table by the plug-in's migration).
+const noteCollection = "note" as PluginCollection
+
 const noteAggregate: Aggregate<NoteCommand, NoteEvent, NoteState> = {
   name: "note",
   prefix: "note",
@@ -67,9 +70,9 @@ const noteAggregate: Aggregate<NoteCommand, NoteEvent, NoteState> = {
   },
   project: projectNote,
   documents: ({ id, workspaceId }, { before, fresh, version }) => [
-    documentWrite("workspace", workspaceId, id, version, foldProjection(projectNote, fresh, before))
+    documentWrite(noteCollection, workspaceId, id, version, foldProjection(projectNote, fresh, before))
   ],
-  collections: ["workspace"],
+  collections: [noteCollection],
   rebuilt: true
 }
 
@@ -89,7 +92,7 @@ const ctx = { workspaceId: "acme", requestId: null, actor: "test" }
 
 const notes = Effect.gen(function* () {
   const storage = yield* Storage
-  return yield* storage.queryDocuments("workspace", "acme", {
+  return yield* storage.queryDocuments(noteCollection, "acme", {
     where: { _tag: "True" },
     scope: "live",
     sort: { field: { name: "id", type: "id" }, direction: "asc" },
