@@ -1,4 +1,6 @@
-import { HttpApi, OpenApi } from "effect/http-api"
+import type { RecordTypePlugin } from "@dealstream/core"
+import type { NonEmptyReadonlyArray } from "effect/Array"
+import { HttpApi, type HttpApiGroup, OpenApi } from "effect/http-api"
 import { ActivitiesApi } from "./activities/Api.js"
 import { CompaniesApi } from "./companies/Api.js"
 import { ContactsApi } from "./contacts/Api.js"
@@ -8,9 +10,13 @@ import { ErrorBodies } from "./errors/ErrorBodies.js"
 import { EventsApi } from "./events/Api.js"
 import { describeDocument } from "./openApi/document.js"
 import { PipelinesApi } from "./pipelines/Api.js"
+import { type PluginGroup, pluginGroup } from "./plugins/Api.js"
+import { pluginSchemas } from "./plugins/schemas.js"
+import { type ServedRecordTypes, servedRecordTypes } from "./servedRecordTypes.js"
 import { SystemApi } from "./system/Api.js"
-import { TrashApi } from "./trash/Api.js"
-import { WebhooksApi } from "./webhooks/Api.js"
+import { trashGroup } from "./trash/Api.js"
+import { webhookEventTypes } from "./webhooks/eventTypes.js"
+import { webhooksGroup } from "./webhooks/Api.js"
 
 const description = `The dealstream CRM API.
 
@@ -35,13 +41,67 @@ Records live in PostgreSQL (or, for a throwaway host, in memory). Several hosts 
 each answers with what the database holds, so a write through one host is read through any other at
 once, and uniqueness (a live contact's email) holds across hosts.`
 
-/** The whole API; ErrorBodies comes last so that it wraps every endpoint's own middleware. */
-export class Api extends HttpApi.make("dealstream")
-  .add(ContactsApi, CompaniesApi, ActivitiesApi, PipelinesApi, DealsApi, CustomFieldsApi, TrashApi, WebhooksApi, EventsApi, SystemApi)
-  .middleware(ErrorBodies)
-  .annotate(OpenApi.Title, "dealstream API")
-  .annotate(OpenApi.Version, "1")
-  .annotate(OpenApi.Description, description)
-  .annotate(OpenApi.Transform, describeDocument)
-  // Like the engine, which reports every problem of a list's parameters at once.
-  .annotate(HttpApi.QueryParseOptions, { errors: "all" }) {}
+/** The whole API of `groups`; ErrorBodies comes last so that it wraps every endpoint's own middleware. */
+const apiOf = <const Groups extends NonEmptyReadonlyArray<HttpApiGroup.Constraint>>(groups: Groups) =>
+  HttpApi.make("dealstream")
+    .add(...groups)
+    .middleware(ErrorBodies)
+    .annotate(OpenApi.Title, "dealstream API")
+    .annotate(OpenApi.Version, "1")
+    .annotate(OpenApi.Description, description)
+    .annotate(OpenApi.Transform, describeDocument)
+    // Like the engine, which reports every problem of a list's parameters at once.
+    .annotate(HttpApi.QueryParseOptions, { errors: "all" })
+
+/**
+ * The groups in the document's order: the record resources, the plug-ins' after the built-in ones,
+ * then the rest; the trash and the webhooks name the record types served.
+ */
+const groupsOf = <Plugin extends PluginGroup>(served: ServedRecordTypes, plugins: ReadonlyArray<Plugin>) =>
+  [
+    ContactsApi,
+    CompaniesApi,
+    ActivitiesApi,
+    PipelinesApi,
+    DealsApi,
+    ...plugins,
+    CustomFieldsApi,
+    trashGroup(served.names),
+    webhooksGroup(served.eventTypes),
+    EventsApi,
+    SystemApi
+  ] as const
+
+/**
+ * The API of the built-in record types: what a host given no plug-in serves (servedApi([]) is the
+ * same API), and what the typed client (@dealstream/client) is derived from.
+ */
+export class Api extends apiOf(groupsOf(servedRecordTypes([]), [])) {}
+
+/**
+ * The API a host given `plugins` (the RecordTypes context) serves, and the webhook event types it
+ * answers, made from the same schemas. A plug-in's group is named by its plural, which must not be
+ * a built-in group's: the API would hold one group under that name, not both.
+ */
+export const servedApi = (plugins: ReadonlyArray<RecordTypePlugin>) => {
+  const taken = new Set(Object.keys(Api.groups))
+  for (const plugin of plugins) {
+    if (taken.has(plugin.plural))
+      throw new Error(`The record type plug-in "${plugin.name}" has the plural "${plugin.plural}", which names another group of the API.`)
+    taken.add(plugin.plural)
+  }
+  const served = servedRecordTypes(plugins)
+  const resources = plugins.map((plugin) => ({ plugin, schemas: pluginSchemas(plugin) }))
+  return {
+    api: apiOf(
+      groupsOf(
+        served,
+        resources.map(({ plugin, schemas }) => pluginGroup(plugin, schemas))
+      )
+    ),
+    webhookEventTypes: webhookEventTypes(served, new Map(resources.map(({ plugin, schemas }) => [plugin.name, schemas.record])))
+  }
+}
+
+/** The API a host serves, plug-ins or none: what every group's handlers are made over. */
+export type ServedApi = ReturnType<typeof servedApi>["api"]

@@ -166,17 +166,24 @@ export const feedParams = {
   )
 }
 
-// Every record type with custom fields has a trash, and the other way round.
+/**
+ * The trash's parameters: its `type` is one of `types`, the served record types' names
+ * (servedRecordTypes.ts; every record type has the soft-delete life, plug-ins included). The trash
+ * reads its type before anything else (U+0000 included); so does the custom field list its object.
+ */
+export const trashParams = (types: ReadonlyArray<string>) => {
+  const named = types.join(", ")
+  return {
+    type: checkedText(`${named} (required).`, oneOf(types, `must be one of ${named}`), { enum: types }).pipe(
+      Schema.annotateKey({ messageMissingKey: `is required (${named})` })
+    ),
+    ...pagingParams
+  }
+}
+
+// Custom fields are defined on the built-in record types only.
 const FIELD_OBJECTS: ReadonlyArray<string> = CustomFieldObject.literals
 const objectsNamed = FIELD_OBJECTS.join(", ")
-
-// The trash reads its type before anything else (U+0000 included); so does the custom field list.
-export const trashParams = {
-  type: checkedText(`${objectsNamed} (required).`, oneOf(FIELD_OBJECTS, `must be one of ${objectsNamed}`), { enum: FIELD_OBJECTS }).pipe(
-    Schema.annotateKey({ messageMissingKey: `is required (${objectsNamed})` })
-  ),
-  ...pagingParams
-}
 
 export const customFieldParams = {
   object: Schema.optionalKey(

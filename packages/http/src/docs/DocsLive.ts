@@ -1,5 +1,5 @@
 import { HttpApiScalar } from "effect/http-api"
-import { Api } from "../Api.js"
+import type { ServedApi } from "../Api.js"
 
 /**
  * Scalar's settings for /docs. The page must work offline and behind strict networks and send
@@ -21,8 +21,9 @@ export const scalarConfig: HttpApiScalar.ScalarConfig & {
 
 /**
  * `GET /docs`: Scalar's API reference over the OpenAPI document the host serves at
- * /v1/openapi.json (both are `OpenApi.fromApi(Api)`), with no authentication. A route of the
- * router rather than an endpoint of the API, so the host's middleware (request id, log line)
- * wraps it as it wraps every route, and its query parameters are not looked at, as on the probes.
+ * /v1/openapi.json (both are `OpenApi.fromApi(api)` of the API served, plug-ins included), with no
+ * authentication. A route of the router rather than an endpoint of the API, so the host's
+ * middleware (request id, log line) wraps it as it wraps every route, and its query parameters are
+ * not looked at, as on the probes.
  */
-export const DocsLive = HttpApiScalar.layer(Api, { path: "/docs", scalar: scalarConfig })
+export const DocsLive = (api: ServedApi) => HttpApiScalar.layer(api, { path: "/docs", scalar: scalarConfig })

@@ -61,6 +61,10 @@ const addressLimitOf = (options: ServeOptions, inContext: AddressRateLimitSettin
  * drains connections, then stops the worker (aborting attempts in flight and giving back its
  * leases), and only then lets go of the engine and its storage. Embedders with their own storage
  * provide the engine and its requirements; `startServer` provides the bundled ones.
+ *
+ * It serves the record type plug-ins of the RecordTypes context it is built in (ApiLive reads
+ * them), which must be the engine's and its storage's: one `Layer.succeed(RecordTypes, plugins)`
+ * provided below the host and the engine alike reaches all three, as they read it when built.
  */
 export const HostLive = (
   options: ServeOptions
@@ -118,7 +122,10 @@ const ofItsOwn = <A, E>(layer: Layer.Layer<A, E>): Layer.Layer<A, E> =>
 /** The webhook settings and the Node transport that sends deliveries over real sockets. */
 const webhookServices = (config: Partial<WebhookConfigService>) => Layer.merge(WebhookConfig.layer(config), NodeWebhookTransport.layer)
 
-/** The engine over in-process memory: nothing survives a restart. Each call is an engine of its own. */
+/**
+ * The engine over in-process memory: nothing survives a restart. Each call is an engine of its own,
+ * serving the plug-ins of the RecordTypes context it is built in, as the bundled one below does.
+ */
 export const MemoryEngineLive = (webhooks: Partial<WebhookConfigService> = {}): Layer.Layer<Engine | EngineRequirements> =>
   ofItsOwn(
     EngineLive.pipe(Layer.provideMerge(IdsLive), Layer.provideMerge(MemoryStorage.layer), Layer.provideMerge(webhookServices(webhooks)))

@@ -1,4 +1,4 @@
-import { Engine, type WebhookConfigService } from "@dealstream/core"
+import { Engine, RecordTypes, type RecordTypePlugin, type WebhookConfigService } from "@dealstream/core"
 import { HttpServer } from "effect/http"
 import { NetAddress } from "effect/net"
 import { Cause, Context, Effect, Exit, Layer, Scope } from "effect"
@@ -48,6 +48,12 @@ export interface StartOptions {
    * `retrySchedule` (ms before each retry) and `timeoutMillis`; API.md's defaults otherwise.
    */
   readonly webhooks?: Partial<WebhookConfigService>
+  /**
+   * Record types served beside the built-in ones (core's RecordTypePlugin): each at `/v1/<plural>`,
+   * in the trash, the webhook events and the OpenAPI document. The engine, its storage and the API
+   * are all given them (the RecordTypes context). Default none.
+   */
+  readonly recordTypes?: ReadonlyArray<RecordTypePlugin>
 }
 
 export interface RunningServer {
@@ -98,8 +104,11 @@ export const startServer = async (options: StartOptions = {}): Promise<RunningSe
   const trustProxy = startupStep(() => trustedProxies(options.trustProxy ?? []).entries)
   const port = options.port ?? 3000
   const scope = Effect.runSync(Scope.make())
+  // Every part is built with the plug-ins, the engine and its storage as the API.
   const build = async <A, E>(effect: Effect.Effect<A, E, Scope.Scope>): Promise<A> => {
-    const exit = await Effect.runPromiseExit(Scope.provide(effect, scope))
+    const exit = await Effect.runPromiseExit(
+      Scope.provide(effect, scope).pipe(Effect.provideService(RecordTypes, options.recordTypes ?? []))
+    )
     if (Exit.isSuccess(exit)) return exit.value
     await Effect.runPromise(Scope.close(scope, exit))
     throw new StartupError(describeFailure(exit.cause, port))

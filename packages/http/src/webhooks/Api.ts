@@ -13,17 +13,7 @@ import {
 } from "../answerSchemas.js"
 import { pageOf, securedGroup } from "../documented.js"
 import { deliveryParams, idempotencyHeader, idParams, ifMatchHeader, PathText } from "../parameters.js"
-import {
-  Delivery,
-  DELIVERY_STATUSES,
-  RecoverInput,
-  RecoveryJob,
-  Webhook,
-  WebhookEventType,
-  WebhookInput,
-  WebhookPatch,
-  WebhookTestAttempt
-} from "./schemas.js"
+import { Delivery, DELIVERY_STATUSES, RecoverInput, RecoveryJob, webhookSchemas, WebhookTestAttempt } from "./schemas.js"
 
 const deliveryIds = { id: PathText, delivery_id: PathText }
 const jobIds = { id: PathText, job_id: PathText }
@@ -52,80 +42,84 @@ same timeout and target rules) with a fresh \`webhook-id\` and no \`X-Service-De
 as it has no place in the event log. Nothing is recorded, no event and no delivery, so Idempotency-Key is not applied: a
 repeated test sends again. No body.`
 
-export class WebhooksApi extends securedGroup(
-  "webhooks",
-  HttpApiEndpoint.get("list", "/v1/webhooks", { success: pageOf(Webhook, "WebhookPage"), error: listErrors }).annotate(
-    OpenApi.Description,
-    "Every webhook of the workspace, oldest first, in one page (next_cursor is null)."
-  ),
-  HttpApiEndpoint.get("get", "/v1/webhooks/:id", { params: idParams, success: single(Webhook), error: readErrors }),
-  HttpApiEndpoint.post("create", "/v1/webhooks", {
-    payload: WebhookInput,
-    headers: idempotencyHeader,
-    success: created(Webhook),
-    error: createErrors
-  }).annotate(OpenApi.Description, payloadDescription),
-  HttpApiEndpoint.patch("update", "/v1/webhooks/:id", {
-    params: idParams,
-    payload: WebhookPatch,
-    headers: ifMatchHeader,
-    success: single(Webhook),
-    error: writeErrors
-  }),
-  HttpApiEndpoint.delete("delete", "/v1/webhooks/:id", {
-    params: idParams,
-    headers: ifMatchHeader,
-    success: NoContent,
-    error: deleteErrors
-  }).annotate(
-    OpenApi.Description,
-    "Stops delivery at once: an attempt in flight is aborted (on every host), queued retries are cancelled, nothing is sent afterwards."
-  ),
-  HttpApiEndpoint.get("deliveries", "/v1/webhooks/:id/deliveries", {
-    params: idParams,
-    query: deliveryParams(DELIVERY_STATUSES),
-    success: pageOf(Delivery, "DeliveryPage"),
-    error: readErrors
-  }).annotate(OpenApi.Description, "The webhook's deliveries, newest first, without their attempts."),
-  HttpApiEndpoint.get("delivery", "/v1/webhooks/:id/deliveries/:delivery_id", {
-    params: deliveryIds,
-    success: single(Delivery),
-    error: readErrors
-  }).annotate(OpenApi.Description, "One delivery with every attempt."),
-  HttpApiEndpoint.post("replay", "/v1/webhooks/:id/deliveries/:delivery_id/replay", {
-    params: deliveryIds,
-    headers: idempotencyHeader,
-    success: accepted(Delivery),
-    error: actionErrors
-  }).annotate(
-    OpenApi.Description,
-    "Sends the delivery's event again as a new delivery (new id, replay_of = this one, same webhook-id and payload), " +
-      "signed with the current secret and sent to the current URL, whatever the webhook's status. No body. " +
-      "202 with Location: the new delivery is queued."
-  ),
-  HttpApiEndpoint.post("recover", "/v1/webhooks/:id/recover", {
-    params: idParams,
-    payload: RecoverInput,
-    headers: idempotencyHeader,
-    success: accepted(RecoveryJob),
-    error: createErrors
-  }).annotate(OpenApi.Description, recoverDescription),
-  HttpApiEndpoint.get("recovery", "/v1/webhooks/:id/recoveries/:job_id", {
-    params: jobIds,
-    success: single(RecoveryJob),
-    error: readErrors
-  }).annotate(OpenApi.Description, "A recovery job of this webhook and its progress."),
-  HttpApiEndpoint.post("test", "/v1/webhooks/:id/test", {
-    params: idParams,
-    success: WebhookTestAttempt,
-    error: readErrors
-  }).annotate(OpenApi.Description, testDescription),
-  HttpApiEndpoint.get("eventTypes", "/v1/webhook-event-types", {
-    success: pageOf(WebhookEventType, "WebhookEventTypePage"),
-    error: listErrors
-  }).annotate(
-    OpenApi.Description,
-    "Every event type a webhook can be sent, in one page (next_cursor is null): what it announces and the JSON Schema of " +
-      "its payload's `data`. webhook.test is listed but cannot be subscribed to."
+/** The webhooks' endpoints; `eventTypes` are what a webhook may subscribe to (servedRecordTypes.ts). */
+export const webhooksGroup = (eventTypes: ReadonlyArray<string>) => {
+  const { Webhook, WebhookEventType, WebhookInput, WebhookPatch } = webhookSchemas(eventTypes)
+  return securedGroup(
+    "webhooks",
+    HttpApiEndpoint.get("list", "/v1/webhooks", { success: pageOf(Webhook, "WebhookPage"), error: listErrors }).annotate(
+      OpenApi.Description,
+      "Every webhook of the workspace, oldest first, in one page (next_cursor is null)."
+    ),
+    HttpApiEndpoint.get("get", "/v1/webhooks/:id", { params: idParams, success: single(Webhook), error: readErrors }),
+    HttpApiEndpoint.post("create", "/v1/webhooks", {
+      payload: WebhookInput,
+      headers: idempotencyHeader,
+      success: created(Webhook),
+      error: createErrors
+    }).annotate(OpenApi.Description, payloadDescription),
+    HttpApiEndpoint.patch("update", "/v1/webhooks/:id", {
+      params: idParams,
+      payload: WebhookPatch,
+      headers: ifMatchHeader,
+      success: single(Webhook),
+      error: writeErrors
+    }),
+    HttpApiEndpoint.delete("delete", "/v1/webhooks/:id", {
+      params: idParams,
+      headers: ifMatchHeader,
+      success: NoContent,
+      error: deleteErrors
+    }).annotate(
+      OpenApi.Description,
+      "Stops delivery at once: an attempt in flight is aborted (on every host), queued retries are cancelled, nothing is sent afterwards."
+    ),
+    HttpApiEndpoint.get("deliveries", "/v1/webhooks/:id/deliveries", {
+      params: idParams,
+      query: deliveryParams(DELIVERY_STATUSES),
+      success: pageOf(Delivery, "DeliveryPage"),
+      error: readErrors
+    }).annotate(OpenApi.Description, "The webhook's deliveries, newest first, without their attempts."),
+    HttpApiEndpoint.get("delivery", "/v1/webhooks/:id/deliveries/:delivery_id", {
+      params: deliveryIds,
+      success: single(Delivery),
+      error: readErrors
+    }).annotate(OpenApi.Description, "One delivery with every attempt."),
+    HttpApiEndpoint.post("replay", "/v1/webhooks/:id/deliveries/:delivery_id/replay", {
+      params: deliveryIds,
+      headers: idempotencyHeader,
+      success: accepted(Delivery),
+      error: actionErrors
+    }).annotate(
+      OpenApi.Description,
+      "Sends the delivery's event again as a new delivery (new id, replay_of = this one, same webhook-id and payload), " +
+        "signed with the current secret and sent to the current URL, whatever the webhook's status. No body. " +
+        "202 with Location: the new delivery is queued."
+    ),
+    HttpApiEndpoint.post("recover", "/v1/webhooks/:id/recover", {
+      params: idParams,
+      payload: RecoverInput,
+      headers: idempotencyHeader,
+      success: accepted(RecoveryJob),
+      error: createErrors
+    }).annotate(OpenApi.Description, recoverDescription),
+    HttpApiEndpoint.get("recovery", "/v1/webhooks/:id/recoveries/:job_id", {
+      params: jobIds,
+      success: single(RecoveryJob),
+      error: readErrors
+    }).annotate(OpenApi.Description, "A recovery job of this webhook and its progress."),
+    HttpApiEndpoint.post("test", "/v1/webhooks/:id/test", {
+      params: idParams,
+      success: WebhookTestAttempt,
+      error: readErrors
+    }).annotate(OpenApi.Description, testDescription),
+    HttpApiEndpoint.get("eventTypes", "/v1/webhook-event-types", {
+      success: pageOf(WebhookEventType, "WebhookEventTypePage"),
+      error: listErrors
+    }).annotate(
+      OpenApi.Description,
+      "Every event type a webhook can be sent, in one page (next_cursor is null): what it announces and the JSON Schema of " +
+        "its payload's `data`. webhook.test is listed but cannot be subscribed to."
+    )
   )
-) {}
+}

@@ -3,7 +3,7 @@ import {
   type lifeEvents,
   type RecordType,
   WEBHOOK_EVENT_DESCRIPTIONS,
-  WEBHOOK_SENT_EVENT_TYPES,
+  WEBHOOK_TEST_EVENT,
   type WebhookSentEventType
 } from "@dealstream/core"
 import { Schema } from "effect"
@@ -12,6 +12,7 @@ import { Company } from "../companies/schemas.js"
 import { Contact } from "../contacts/schemas.js"
 import { Deal, TimelineEntry } from "../deals/schemas.js"
 import { customFieldsBesideProperties } from "../openApi/customFields.js"
+import type { ServedRecordTypes } from "../servedRecordTypes.js"
 
 /**
  * GET /v1/webhook-event-types: every type a webhook can be sent, what it announces (core keeps the
@@ -34,15 +35,27 @@ const OWN_PAYLOAD_DATA: { readonly [Type in Exclude<WebhookSentEventType, `${Rec
   "webhook.test": Schema.Struct({ webhook_id: Schema.String.annotate({ description: "The webhook tested." }) })
 }
 
+/** The payload's `data` of an event of a record's life: the record under its type's name, or the id of one deleted. */
+const lifePayloadData = (record: string, event: string, schema: Schema.Top): Schema.Top =>
+  event === "deleted"
+    ? removed
+    : event === "updated"
+      ? Schema.Struct({ [record]: schema, changed_fields: changedFields })
+      : Schema.Struct({ [record]: schema })
+
 /** The payload's `data` of each type, as core's payloadDataFor (and testPayload) makes it. */
 const payloadData = (type: WebhookSentEventType): Schema.Top => {
   if (Object.hasOwn(OWN_PAYLOAD_DATA, type)) return OWN_PAYLOAD_DATA[type as keyof typeof OWN_PAYLOAD_DATA]
   const [record, event] = type.split(".") as [RecordType, string]
-  return event === "deleted"
-    ? removed
-    : event === "updated"
-      ? Schema.Struct({ [record]: RECORD_SCHEMAS[record], changed_fields: changedFields })
-      : Schema.Struct({ [record]: RECORD_SCHEMAS[record] })
+  return lifePayloadData(record, event, RECORD_SCHEMAS[record])
+}
+
+/** What a plug-in's event announces, by its life's event: the built-ins' sentences, said of any record type. */
+const PLUGIN_EVENT_DESCRIPTIONS: { readonly [Event in (typeof lifeEvents)[number]]: (name: string) => string } = {
+  created: (name) => `Created: data.${name} is the new ${name} as the API shows it.`,
+  updated: (name) => `Changed: data.${name} is the ${name} after the change and data.changed_fields names the fields that changed.`,
+  deleted: (name) => `Moved to the trash: data.id is the ${name}'s id.`,
+  restored: (name) => `Restored from the trash: data.${name} is the ${name} as the API shows it.`
 }
 
 /**
@@ -55,9 +68,22 @@ const jsonSchemaOf = (schema: Schema.Top): JsonObject => {
   return { $schema: "https://json-schema.org/draft/2020-12/schema", ...(customFieldsBesideProperties(document.schema) as JsonObject) }
 }
 
-/** The list, made once: it changes only with the code. */
-export const webhookEventTypes: ReadonlyArray<JsonObject> = WEBHOOK_SENT_EVENT_TYPES.map((type) => ({
-  type,
-  description: WEBHOOK_EVENT_DESCRIPTIONS[type],
-  schema: jsonSchemaOf(payloadData(type))
-}))
+/**
+ * The list of an API serving `served` (a built-in's type from core's sentences, a plug-in's from
+ * its record's schema in `records`, by name), the subscribable types first and webhook.test last,
+ * as its WebhookEventType enum lists them. Made once per API: it changes only with the code and the
+ * plug-ins.
+ */
+export const webhookEventTypes = (served: ServedRecordTypes, records: ReadonlyMap<string, Schema.Top>): ReadonlyArray<JsonObject> =>
+  [...served.eventTypes, WEBHOOK_TEST_EVENT].map((type) => {
+    if (Object.hasOwn(WEBHOOK_EVENT_DESCRIPTIONS, type)) {
+      const sent = type as WebhookSentEventType
+      return { type, description: WEBHOOK_EVENT_DESCRIPTIONS[sent], schema: jsonSchemaOf(payloadData(sent)) }
+    }
+    const [name, event] = type.split(".") as [string, (typeof lifeEvents)[number]]
+    return {
+      type,
+      description: PLUGIN_EVENT_DESCRIPTIONS[event](name),
+      schema: jsonSchemaOf(lifePayloadData(name, event, records.get(name)!))
+    }
+  })

@@ -1,15 +1,6 @@
-import { WEBHOOK_EVENT_TYPES, WEBHOOK_SENT_EVENT_TYPES } from "@dealstream/core"
+import { WEBHOOK_TEST_EVENT } from "@dealstream/core"
 import { Schema } from "effect"
 import { exampleId, nullable, Timestamp } from "../documented.js"
-
-const EventName = Schema.String.annotate({
-  description: `One of ${WEBHOOK_EVENT_TYPES.join(", ")}, or "*" alone for every event (including ones added later).`,
-  examples: ["deal.stage_changed"]
-})
-
-const events = Schema.Array(EventName).annotate({
-  description: 'A non-empty list of event names, or ["*"]. An unknown name is 400 at events[i].'
-})
 
 const url = Schema.String.annotate({
   description:
@@ -26,59 +17,6 @@ const secret = Schema.String.annotate({
     'characters as bytes (format: "raw" in those libraries).',
   examples: ["whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"]
 })
-
-export const WebhookInput = Schema.Struct({
-  url,
-  events,
-  secret: Schema.optionalKey(Schema.NullOr(secret))
-}).annotate({ identifier: "WebhookInput" })
-
-export const WebhookPatch = Schema.Struct({
-  url: Schema.optionalKey(url),
-  events: Schema.optionalKey(events),
-  secret: Schema.optionalKey(Schema.NullOr(secret).annotate({ description: "null removes the secret: requests go unsigned." })),
-  previous_secret_expires_in: Schema.optionalKey(
-    Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 604800 })).annotate({
-      description:
-        "Rotation: with a new secret, the one it replaces stays valid for this many seconds (at most 7 days). " +
-        "Meanwhile webhook-signature carries both signatures, space-separated, the new one first " +
-        "(v1,<new> v1,<old>), and X-Service-Signature the new one. Each attempt decides by its own timestamp. " +
-        "Only the latest replaced secret is kept: a second rotation during an overlap ends the first one's."
-    })
-  ),
-  recover_since: Schema.optionalKey(
-    Timestamp.annotate({
-      description:
-        "Starts a recovery of the events recorded since then (see POST /v1/webhooks/{id}/recover), in the same " +
-        'commit as the other changes; with status "active" it reactivates a failed webhook and recovers what it missed ' +
-        "in one step. The running job's id is in the webhook's recovery."
-    })
-  ),
-  status: Schema.optionalKey(
-    Schema.Literal("active").annotate({
-      description: "Reactivates a failed webhook; it receives new events again (past ones can be replayed)."
-    })
-  )
-}).annotate({
-  identifier: "WebhookPatch",
-  description: "Only the keys present change. A delivery in progress is not interrupted; the next attempt uses the new settings."
-})
-
-export const Webhook = Schema.Struct({
-  id: exampleId("wh"),
-  url,
-  events: Schema.Array(EventName),
-  status: Schema.Literals(["active", "failed"]).annotate({
-    description: "failed after a delivery exhausted its retries or an answer was 410 Gone: no new deliveries until reactivated."
-  }),
-  last_delivery_at: nullable(Timestamp, "When a delivery to this webhook was last attempted."),
-  has_secret: Schema.Boolean,
-  recovery: Schema.NullOr(Schema.Struct({ id: exampleId("rcv"), since: Timestamp })).annotate({
-    description: "The recovery job running for this webhook (read it at /v1/webhooks/{id}/recoveries/{job_id}); null when none runs."
-  }),
-  created_at: Timestamp,
-  updated_at: Timestamp
-}).annotate({ identifier: "Webhook" })
 
 export const RecoverInput = Schema.Struct({
   since: Timestamp.annotate({ description: "Events recorded at or after this instant are recovered." })
@@ -140,10 +78,80 @@ export const WebhookTestAttempt = Schema.Struct({
   description: "The test's one attempt, as a delivery's attempt is recorded (but this one is recorded nowhere)."
 })
 
-export const WebhookEventType = Schema.Struct({
-  type: Schema.Literals(WEBHOOK_SENT_EVENT_TYPES).annotate({ examples: ["deal.stage_changed"] }),
-  description: Schema.String,
-  schema: Schema.Record(Schema.String, Schema.Unknown).annotate({
-    description: "JSON Schema (draft 2020-12) of the payload's `data` for this type, self-contained (no $ref)."
+/**
+ * The schemas that name the event types a webhook may subscribe to (`eventTypes`: the served record
+ * types', servedRecordTypes.ts), made once per API: each is a named component of its document.
+ */
+export const webhookSchemas = (eventTypes: ReadonlyArray<string>) => {
+  const EventName = Schema.String.annotate({
+    description: `One of ${eventTypes.join(", ")}, or "*" alone for every event (including ones added later).`,
+    examples: ["deal.stage_changed"]
   })
-}).annotate({ identifier: "WebhookEventType" })
+
+  const events = Schema.Array(EventName).annotate({
+    description: 'A non-empty list of event names, or ["*"]. An unknown name is 400 at events[i].'
+  })
+
+  const WebhookInput = Schema.Struct({
+    url,
+    events,
+    secret: Schema.optionalKey(Schema.NullOr(secret))
+  }).annotate({ identifier: "WebhookInput" })
+
+  const WebhookPatch = Schema.Struct({
+    url: Schema.optionalKey(url),
+    events: Schema.optionalKey(events),
+    secret: Schema.optionalKey(Schema.NullOr(secret).annotate({ description: "null removes the secret: requests go unsigned." })),
+    previous_secret_expires_in: Schema.optionalKey(
+      Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 604800 })).annotate({
+        description:
+          "Rotation: with a new secret, the one it replaces stays valid for this many seconds (at most 7 days). " +
+          "Meanwhile webhook-signature carries both signatures, space-separated, the new one first " +
+          "(v1,<new> v1,<old>), and X-Service-Signature the new one. Each attempt decides by its own timestamp. " +
+          "Only the latest replaced secret is kept: a second rotation during an overlap ends the first one's."
+      })
+    ),
+    recover_since: Schema.optionalKey(
+      Timestamp.annotate({
+        description:
+          "Starts a recovery of the events recorded since then (see POST /v1/webhooks/{id}/recover), in the same " +
+          'commit as the other changes; with status "active" it reactivates a failed webhook and recovers what it missed ' +
+          "in one step. The running job's id is in the webhook's recovery."
+      })
+    ),
+    status: Schema.optionalKey(
+      Schema.Literal("active").annotate({
+        description: "Reactivates a failed webhook; it receives new events again (past ones can be replayed)."
+      })
+    )
+  }).annotate({
+    identifier: "WebhookPatch",
+    description: "Only the keys present change. A delivery in progress is not interrupted; the next attempt uses the new settings."
+  })
+
+  const Webhook = Schema.Struct({
+    id: exampleId("wh"),
+    url,
+    events: Schema.Array(EventName),
+    status: Schema.Literals(["active", "failed"]).annotate({
+      description: "failed after a delivery exhausted its retries or an answer was 410 Gone: no new deliveries until reactivated."
+    }),
+    last_delivery_at: nullable(Timestamp, "When a delivery to this webhook was last attempted."),
+    has_secret: Schema.Boolean,
+    recovery: Schema.NullOr(Schema.Struct({ id: exampleId("rcv"), since: Timestamp })).annotate({
+      description: "The recovery job running for this webhook (read it at /v1/webhooks/{id}/recoveries/{job_id}); null when none runs."
+    }),
+    created_at: Timestamp,
+    updated_at: Timestamp
+  }).annotate({ identifier: "Webhook" })
+
+  const WebhookEventType = Schema.Struct({
+    type: Schema.Literals([...eventTypes, WEBHOOK_TEST_EVENT]).annotate({ examples: ["deal.stage_changed"] }),
+    description: Schema.String,
+    schema: Schema.Record(Schema.String, Schema.Unknown).annotate({
+      description: "JSON Schema (draft 2020-12) of the payload's `data` for this type, self-contained (no $ref)."
+    })
+  }).annotate({ identifier: "WebhookEventType" })
+
+  return { WebhookInput, WebhookPatch, Webhook, WebhookEventType }
+}
