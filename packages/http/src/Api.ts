@@ -1,4 +1,4 @@
-import type { RecordTypePlugin } from "@dealstream/core"
+import { builtInRecordTypes, type RecordTypePlugin, type RecordTypeSet, recordTypeSet } from "@dealstream/core"
 import type { NonEmptyReadonlyArray } from "effect/Array"
 import { HttpApi, type HttpApiGroup, OpenApi } from "effect/http-api"
 import { ActivitiesApi } from "./activities/Api.js"
@@ -12,7 +12,6 @@ import { describeDocument } from "./openApi/document.js"
 import { PipelinesApi } from "./pipelines/Api.js"
 import { type PluginGroup, pluginGroup } from "./plugins/Api.js"
 import { pluginSchemas } from "./plugins/schemas.js"
-import { type ServedRecordTypes, servedRecordTypes } from "./servedRecordTypes.js"
 import { SystemApi } from "./system/Api.js"
 import { trashGroup } from "./trash/Api.js"
 import { webhookEventTypes } from "./webhooks/eventTypes.js"
@@ -57,7 +56,7 @@ const apiOf = <const Groups extends NonEmptyReadonlyArray<HttpApiGroup.Constrain
  * The groups in the document's order: the record resources, the plug-ins' after the built-in ones,
  * then the rest; the trash and the webhooks name the record types served.
  */
-const groupsOf = <Plugin extends PluginGroup>(served: ServedRecordTypes, plugins: ReadonlyArray<Plugin>) =>
+const groupsOf = <Plugin extends PluginGroup>(served: RecordTypeSet, plugins: ReadonlyArray<Plugin>) =>
   [
     ContactsApi,
     CompaniesApi,
@@ -76,7 +75,7 @@ const groupsOf = <Plugin extends PluginGroup>(served: ServedRecordTypes, plugins
  * The API of the built-in record types: what a host given no plug-in serves (servedApi([]) is the
  * same API), and what the typed client (@dealstream/client) is derived from.
  */
-export class Api extends apiOf(groupsOf(servedRecordTypes([]), [])) {}
+export class Api extends apiOf(groupsOf(builtInRecordTypes, [])) {}
 
 /**
  * The API a host given `plugins` (the RecordTypes context) serves, and the webhook event types it
@@ -90,7 +89,7 @@ export const servedApi = (plugins: ReadonlyArray<RecordTypePlugin>) => {
       throw new Error(`The record type plug-in "${plugin.name}" has the plural "${plugin.plural}", which names another group of the API.`)
     taken.add(plugin.plural)
   }
-  const served = servedRecordTypes(plugins)
+  const served = recordTypeSet(plugins)
   const resources = plugins.map((plugin) => ({ plugin, schemas: pluginSchemas(plugin) }))
   return {
     api: apiOf(

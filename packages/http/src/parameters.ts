@@ -168,7 +168,7 @@ export const feedParams = {
 
 /**
  * The trash's parameters: its `type` is one of `types`, the served record types' names
- * (servedRecordTypes.ts; every record type has the soft-delete life, plug-ins included). The trash
+ * (core's recordTypeSet; every record type has the soft-delete life, plug-ins included). The trash
  * reads its type before anything else (U+0000 included); so does the custom field list its object.
  */
 export const trashParams = (types: ReadonlyArray<string>) => {

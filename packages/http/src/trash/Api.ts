@@ -4,7 +4,7 @@ import { listErrors } from "../answerSchemas.js"
 import { pageOf, securedGroup, Timestamp } from "../documented.js"
 import { trashParams } from "../parameters.js"
 
-/** The trash of the record types named `types` (the served ones' names: servedRecordTypes.ts). */
+/** The trash of the record types named `types` (the served ones' names: core's recordTypeSet). */
 export const trashGroup = (types: ReadonlyArray<string>) => {
   const TrashItem = Schema.Struct({
     type: Schema.Literals(types),

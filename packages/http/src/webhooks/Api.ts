@@ -42,7 +42,7 @@ same timeout and target rules) with a fresh \`webhook-id\` and no \`X-Service-De
 as it has no place in the event log. Nothing is recorded, no event and no delivery, so Idempotency-Key is not applied: a
 repeated test sends again. No body.`
 
-/** The webhooks' endpoints; `eventTypes` are what a webhook may subscribe to (servedRecordTypes.ts). */
+/** The webhooks' endpoints; `eventTypes` are what a webhook may subscribe to (core's recordTypeSet). */
 export const webhooksGroup = (eventTypes: ReadonlyArray<string>) => {
   const { Webhook, WebhookEventType, WebhookInput, WebhookPatch } = webhookSchemas(eventTypes)
   return securedGroup(

@@ -2,6 +2,7 @@ import {
   type JsonObject,
   type lifeEvents,
   type RecordType,
+  type RecordTypeSet,
   WEBHOOK_EVENT_DESCRIPTIONS,
   WEBHOOK_TEST_EVENT,
   type WebhookSentEventType
@@ -12,7 +13,6 @@ import { Company } from "../companies/schemas.js"
 import { Contact } from "../contacts/schemas.js"
 import { Deal, TimelineEntry } from "../deals/schemas.js"
 import { customFieldsBesideProperties } from "../openApi/customFields.js"
-import type { ServedRecordTypes } from "../servedRecordTypes.js"
 
 /**
  * GET /v1/webhook-event-types: every type a webhook can be sent, what it announces (core keeps the
@@ -74,7 +74,7 @@ const jsonSchemaOf = (schema: Schema.Top): JsonObject => {
  * as its WebhookEventType enum lists them. Made once per API: it changes only with the code and the
  * plug-ins.
  */
-export const webhookEventTypes = (served: ServedRecordTypes, records: ReadonlyMap<string, Schema.Top>): ReadonlyArray<JsonObject> =>
+export const webhookEventTypes = (served: RecordTypeSet, records: ReadonlyMap<string, Schema.Top>): ReadonlyArray<JsonObject> =>
   [...served.eventTypes, WEBHOOK_TEST_EVENT].map((type) => {
     if (Object.hasOwn(WEBHOOK_EVENT_DESCRIPTIONS, type)) {
       const sent = type as WebhookSentEventType

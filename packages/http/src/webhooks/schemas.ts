@@ -80,7 +80,7 @@ export const WebhookTestAttempt = Schema.Struct({
 
 /**
  * The schemas that name the event types a webhook may subscribe to (`eventTypes`: the served record
- * types', servedRecordTypes.ts), made once per API: each is a named component of its document.
+ * types', core's recordTypeSet), made once per API: each is a named component of its document.
  */
 export const webhookSchemas = (eventTypes: ReadonlyArray<string>) => {
   const EventName = Schema.String.annotate({
