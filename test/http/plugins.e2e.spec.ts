@@ -136,30 +136,60 @@ describe("a host given no plug-in", () => {
   })
 })
 
-describe("HostLive given RecordTypes once, below the host and its engine", () => {
+/** HostLive as an embedder composes it, over a memory engine, on a free port for the enclosing describe block. */
+const hostLiveFor = (compose: (host: ReturnType<typeof HostLive>) => Layer.Layer<HttpServer.HttpServer, unknown>): Pick<Host, "call"> => {
   let scope: Scope.Closeable | undefined
-  let host: Pick<Host, "call">
+  let call: Host["call"] | undefined
   beforeAll(async () => {
-    const layer = HostLive({
+    const host = HostLive({
       port: 0,
       host: "127.0.0.1",
       apiKeys: [{ workspaceId: "ws_a", key: KEY_A }],
       rateLimit: 100,
       rateBurst: 200,
       log: false
-    }).pipe(Layer.provide(MemoryEngineLive()), Layer.provide(Layer.succeed(RecordTypes, [note])))
+    })
     scope = Effect.runSync(Scope.make())
-    const address = Context.get(await Effect.runPromise(Layer.buildWithScope(layer, scope)), HttpServer.HttpServer).address
+    const address = Context.get(await Effect.runPromise(Layer.buildWithScope(compose(host), scope)), HttpServer.HttpServer).address
     if (address._tag === "UnixPathAddress") throw new Error("expected a TCP address")
-    host = { call: callerOf(`http://127.0.0.1:${address.port}`) }
+    call = callerOf(`http://127.0.0.1:${address.port}`)
   })
   afterAll(async () => {
     if (scope !== undefined) await Effect.runPromise(Scope.close(scope, Exit.void))
   })
+  return {
+    call: (method, path, options) => {
+      if (call === undefined) throw new Error("the host starts in beforeAll")
+      return call(method, path, options)
+    }
+  }
+}
 
-  it("serves the plug-in", async () => {
+describe("HostLive given RecordTypes once, below the host and its engine", () => {
+  const host = hostLiveFor((hostLive) =>
+    hostLive.pipe(Layer.provide(MemoryEngineLive()), Layer.provide(Layer.succeed(RecordTypes, [note])))
+  )
+
+  it("serves the plug-in from the API down to the engine and its storage", async () => {
     expect((await documentOf(host)).paths["/v1/notes/{id}"]).toBeDefined()
     expect((await refusal(host, "GET", "/v1/notes")).status).toBe(401)
+    const notes = await host.call("GET", "/v1/notes")
+    expect(notes.status, notes.text).toBe(200)
+    expect(notes.body).toEqual({ data: [], next_cursor: null })
+  })
+})
+
+describe("HostLive given RecordTypes over an engine built without them", () => {
+  const host = hostLiveFor((hostLive) =>
+    hostLive.pipe(Layer.provide(Layer.succeed(RecordTypes, [note])), Layer.provide(MemoryEngineLive()))
+  )
+
+  it("documents the plug-in, and answers its routes with 500 as the engine serves no such record type", async () => {
+    expect((await documentOf(host)).paths["/v1/notes"]).toBeDefined()
+    const notes = await host.call("GET", "/v1/notes")
+    expect(notes.status).toBe(500)
+    expect(errorOf(notes).code).toBe("internal_error")
+    expect((await host.call("GET", "/v1/companies")).status).toBe(200)
   })
 })
 
