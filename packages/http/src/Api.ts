@@ -7,7 +7,7 @@ import { ContactsApi } from "./contacts/Api.js"
 import { CustomFieldsApi } from "./customFields/Api.js"
 import { DealsApi } from "./deals/Api.js"
 import { ErrorBodies } from "./errors/ErrorBodies.js"
-import { EventsApi } from "./events/Api.js"
+import { eventsGroup } from "./events/Api.js"
 import { describeDocument } from "./openApi/document.js"
 import { PipelinesApi } from "./pipelines/Api.js"
 import { type PluginGroup, pluginGroup } from "./plugins/Api.js"
@@ -67,7 +67,7 @@ const groupsOf = <Plugin extends PluginGroup>(served: RecordTypeSet, plugins: Re
     CustomFieldsApi,
     trashGroup(served.names),
     webhooksGroup(served.eventTypes),
-    EventsApi,
+    eventsGroup(served),
     SystemApi
   ] as const
 

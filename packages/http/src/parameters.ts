@@ -9,6 +9,7 @@ import {
   feedLimits,
   type IfMatch,
   parseFeedParams,
+  type RecordTypeSet,
   parseLimit,
   type ValidationError
 } from "@dealstream/core"
@@ -137,33 +138,34 @@ export const deliveryParams = (statuses: ReadonlyArray<string>) => ({
   ...pagingParams
 })
 
-/** A GET /v1/events parameter, checked by the engine's parser of the feed's parameters. */
-const feedParam = (name: string, description: string, document: JsonFragment) =>
-  listValue(description, (raw) => messageOf(parseFeedParams({ [name]: raw })), document)
-
-export const feedParams = {
-  after: optionalText(
-    "The `next_cursor` of the previous read: the feed goes on after it. Absent: from the oldest event. " +
-      "A cursor of another workspace, or not one of ours, is 400."
-  ),
-  types: feedParam(
-    "types",
-    "Comma-separated event types, exact (`deal.stage_changed`) or a prefix (`contact.*`); every type by default. " +
-      "A name that matches no type of the feed is 400.",
-    { type: "string", examples: ["contact.*,deal.stage_changed"] }
-  ),
-  limit: feedParam("limit", `Events per read, 1–${feedLimits.max} (default ${feedLimits.default}). Out of range is 400, never clamped.`, {
-    type: "integer",
-    minimum: 1,
-    maximum: feedLimits.max,
-    default: feedLimits.default
-  }),
-  wait: feedParam(
-    "wait",
-    `Seconds (0–${FEED_MAX_WAIT_SECONDS}, default 0) to hold the request while there is nothing after the cursor: ` +
-      "it answers as soon as an event arrives, or with an empty page when the time is up.",
-    { type: "integer", minimum: 0, maximum: FEED_MAX_WAIT_SECONDS, default: 0 }
-  )
+/** GET /v1/events's parameters, checked by the engine's parser of the feed's parameters for the record types served. */
+export const feedParams = (served: RecordTypeSet) => {
+  const feedParam = (name: string, description: string, document: JsonFragment) =>
+    listValue(description, (raw) => messageOf(parseFeedParams({ [name]: raw }, served)), document)
+  return {
+    after: optionalText(
+      "The `next_cursor` of the previous read: the feed goes on after it. Absent: from the oldest event. " +
+        "A cursor of another workspace, or not one of ours, is 400."
+    ),
+    types: feedParam(
+      "types",
+      "Comma-separated event types, exact (`deal.stage_changed`) or a prefix (`contact.*`); every type by default. " +
+        "A name that matches no type of the feed is 400.",
+      { type: "string", examples: ["contact.*,deal.stage_changed"] }
+    ),
+    limit: feedParam("limit", `Events per read, 1–${feedLimits.max} (default ${feedLimits.default}). Out of range is 400, never clamped.`, {
+      type: "integer",
+      minimum: 1,
+      maximum: feedLimits.max,
+      default: feedLimits.default
+    }),
+    wait: feedParam(
+      "wait",
+      `Seconds (0–${FEED_MAX_WAIT_SECONDS}, default 0) to hold the request while there is nothing after the cursor: ` +
+        "it answers as soon as an event arrives, or with an empty page when the time is up.",
+      { type: "integer", minimum: 0, maximum: FEED_MAX_WAIT_SECONDS, default: 0 }
+    )
+  }
 }
 
 /**
