@@ -1,4 +1,4 @@
-import { Engine, EngineLive, IdempotencyClaim, IdsLive, type RequestContext } from "@dealstream/core"
+import { Engine, EngineLive, IdsLive, type RequestContext } from "@dealstream/core"
 import { PgStorage } from "@dealstream/storage-pg"
 import { createHash } from "node:crypto"
 import { Effect, Exit, Layer, Scope } from "effect"
@@ -58,11 +58,12 @@ const writeAndStop = <A>(
   method: string,
   path: string,
   body: unknown,
-  write: (engine: typeof Engine.Service) => Effect.Effect<A, unknown>
+  /** `claimed`: the caller, under the key (RequestContext.idempotency), as the host makes it. */
+  write: (engine: typeof Engine.Service, claimed: RequestContext) => Effect.Effect<A, unknown>
 ) =>
   Effect.runPromise(
     Effect.flatMap(Engine, (engine) =>
-      write(engine).pipe(Effect.provideService(IdempotencyClaim, { key, fingerprint: contractFingerprint(method, path, body) }))
+      write(engine, { ...ctx, idempotency: { key, fingerprint: contractFingerprint(method, path, body) } })
     ).pipe(Effect.provide(EngineLive.pipe(Layer.provide(PgStorage.layer(url)), Layer.provide(IdsLive), Layer.provide(noWebhookSending))))
   )
 
@@ -76,7 +77,7 @@ const reordered = (body: Record<string, unknown>) =>
 describe("an Idempotency-Key whose write committed but whose answer was never stored", () => {
   it("a retry of a create answers 201 with the record it made, replayed, and makes nothing twice", async () => {
     const body = { email: "lost-answer@example.com", first_name: "Lost" }
-    const made = await writeAndStop("lost-1", "POST", "/v1/contacts", body, (engine) => engine.contacts.create(ctx, body))
+    const made = await writeAndStop("lost-1", "POST", "/v1/contacts", body, (engine, claimed) => engine.contacts.create(claimed, body))
 
     const retry = await host.call("POST", "/v1/contacts", {
       raw: reordered(body),
@@ -104,7 +105,7 @@ describe("an Idempotency-Key whose write committed but whose answer was never st
   it("a retry of a deal create finds the deal, replayed, and makes nothing twice", async () => {
     const pipeline = (await host.call("GET", "/v1/pipelines")).body.data[0]
     const body = { name: "Lost deal", pipeline_id: pipeline.id, value: 700, currency: "EUR" }
-    const made = await writeAndStop("lost-2", "POST", "/v1/deals", body, (engine) => engine.deals.create(ctx, body))
+    const made = await writeAndStop("lost-2", "POST", "/v1/deals", body, (engine, claimed) => engine.deals.create(claimed, body))
     const retry = await host.call("POST", "/v1/deals", {
       raw: reordered(body),
       headers: { "content-type": "application/json", "idempotency-key": "lost-2" }
@@ -122,7 +123,7 @@ describe("an Idempotency-Key whose write committed but whose answer was never st
     const contact = await host.call("POST", "/v1/contacts", { body: { email: "restore-lost@example.com" } })
     expect((await host.call("DELETE", `/v1/contacts/${contact.body.id}`)).status).toBe(204)
     const contactPath = `/v1/contacts/${contact.body.id}/restore`
-    await writeAndStop("lost-3", "POST", contactPath, null, (engine) => engine.contacts.restore(ctx, contact.body.id))
+    await writeAndStop("lost-3", "POST", contactPath, null, (engine, claimed) => engine.contacts.restore(claimed, contact.body.id))
     const restoredContact = await host.call("POST", contactPath, { headers: { "idempotency-key": "lost-3" } })
     expect(restoredContact.status, restoredContact.text).toBe(200)
     expect(restoredContact.headers.get("idempotent-replayed")).toBe("true")
@@ -132,7 +133,7 @@ describe("an Idempotency-Key whose write committed but whose answer was never st
     const deal = await host.call("POST", "/v1/deals", { body: { name: "Restored after a lost answer", pipeline_id: pipeline.id } })
     expect((await host.call("DELETE", `/v1/deals/${deal.body.id}`)).status).toBe(204)
     const dealPath = `/v1/deals/${deal.body.id}/restore`
-    await writeAndStop("lost-5", "POST", dealPath, null, (engine) => engine.deals.restore(ctx, deal.body.id))
+    await writeAndStop("lost-5", "POST", dealPath, null, (engine, claimed) => engine.deals.restore(claimed, deal.body.id))
     const restoredDeal = await host.call("POST", dealPath, { headers: { "idempotency-key": "lost-5" } })
     expect(restoredDeal.status, restoredDeal.text).toBe(200)
     expect(restoredDeal.headers.get("idempotent-replayed")).toBe("true")
@@ -150,7 +151,7 @@ describe("an Idempotency-Key whose write committed but whose answer was never st
     const [original] = (await host.call("GET", `/v1/webhooks/${webhook.body.id}/deliveries`)).body.data
     expect(original).toBeDefined()
     const path = `/v1/webhooks/${webhook.body.id}/deliveries/${original.id}/replay`
-    await writeAndStop("lost-6", "POST", path, null, (engine) => engine.webhooks.replay(ctx, webhook.body.id, original.id))
+    await writeAndStop("lost-6", "POST", path, null, (engine, claimed) => engine.webhooks.replay(claimed, webhook.body.id, original.id))
 
     for (let i = 0; i < 2; i++) {
       const retry = await host.call("POST", path, { headers: { "idempotency-key": "lost-6" } })
@@ -165,7 +166,7 @@ describe("an Idempotency-Key whose write committed but whose answer was never st
 
   it("without a way to read the answer again (a custom field), the retry is refused, not applied twice", async () => {
     const body = { object: "contact", key: "lost_field", label: "Lost", type: "text" }
-    await writeAndStop("lost-4", "POST", "/v1/custom-fields", body, (engine) => engine.customFields.create(ctx, body))
+    await writeAndStop("lost-4", "POST", "/v1/custom-fields", body, (engine, claimed) => engine.customFields.create(claimed, body))
     const retry = await host.call("POST", "/v1/custom-fields", { body, headers: { "idempotency-key": "lost-4" } })
     expect(retry.status, retry.text).toBe(409)
     expect(errorOf(retry).code).toBe("idempotency_conflict")

@@ -1,4 +1,4 @@
-import { Engine, IdempotencyClaim, type Json, type RequestContext, type StorageUnavailable, ValidationError } from "@dealstream/core"
+import { Engine, type Json, type RequestContext, type StorageUnavailable, ValidationError } from "@dealstream/core"
 import type { HttpServerRequest, HttpServerResponse } from "effect/http"
 import { createHash } from "node:crypto"
 import { Clock, Context, Effect, Layer, Semaphore } from "effect"
@@ -36,7 +36,11 @@ export interface IdempotentRepliesService {
     ctx: RequestContext,
     request: HttpServerRequest.HttpServerRequest,
     body: unknown,
-    reply: Effect.Effect<Reply, E>,
+    /**
+     * The answer, from the caller as the write is to be made: under a key, the context names it, so
+     * the write's own commit records it (the engine's RequestContext.idempotency).
+     */
+    reply: (ctx: RequestContext) => Effect.Effect<Reply, E>,
     /**
      * The answer again, from the record the write left, for a key whose write committed but whose
      * answer was never stored (the host stopped in between). Without it such a retry is a conflict.
@@ -74,7 +78,7 @@ export const IdempotentRepliesLive = Layer.effect(
     return IdempotentReplies.of({
       run: (ctx, request, body, reply, recover) => {
         const key = request.headers["idempotency-key"]
-        if (key === undefined) return Effect.map(reply, (r) => respond(r))
+        if (key === undefined) return Effect.map(reply(ctx), (r) => respond(r))
         // The endpoints' header schema refuses such a key first (parameters.ts); this guards any other caller.
         if (key.length === 0 || key.length > MAX_IDEMPOTENCY_KEY_LENGTH) {
           return Effect.fail(ValidationError.at("Idempotency-Key", IDEMPOTENCY_KEY_MESSAGE))
@@ -104,9 +108,9 @@ export const IdempotentRepliesLive = Layer.effect(
                 { "idempotent-replayed": "true" }
               )
             }
-            // The write's own commit records the key too (IdempotencyClaim), so that even a host
-            // stopping before the answer below is stored cannot let a retry apply it twice.
-            const answer = yield* Effect.provideService(reply, IdempotencyClaim, { key, fingerprint: print })
+            // The write's own commit records the key too, so that even a host stopping before the
+            // answer below is stored cannot let a retry apply it twice.
+            const answer = yield* reply({ ...ctx, idempotency: { key, fingerprint: print } })
             if (answer.status >= 200 && answer.status < 300) {
               const now = yield* Clock.currentTimeMillis
               // The write already happened: failing to remember it must not turn success into an error.

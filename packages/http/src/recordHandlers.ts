@@ -110,7 +110,29 @@ export const postedJson = <E, E2 = never>(
     yield* readQuery(request, [])
     const ctx = yield* Caller
     const body = yield* readJsonBody(request)
-    return yield* idempotent.run(ctx, request, body, reply(ctx, body), again === undefined ? undefined : (applied) => again(ctx, applied))
+    return yield* idempotent.run(
+      ctx,
+      request,
+      body,
+      (claimed) => reply(claimed, body),
+      again === undefined ? undefined : (applied) => again(ctx, applied)
+    )
+  })
+
+/**
+ * A POST with no body and no query (a restore, a replay), under the Idempotency-Key rules: `reply`
+ * makes the answer from the caller; `again` makes it for a retry whose first answer was lost.
+ */
+export const postedAction = <E, E2 = never>(
+  idempotent: IdempotentRepliesService,
+  request: HttpServerRequest.HttpServerRequest,
+  reply: (ctx: RequestContext) => Effect.Effect<Reply, E>,
+  again?: (ctx: RequestContext, applied: Applied) => Effect.Effect<Reply, E2>
+) =>
+  Effect.gen(function* () {
+    yield* readQuery(request, [])
+    const ctx = yield* Caller
+    return yield* idempotent.run(ctx, request, null, reply, again === undefined ? undefined : (applied) => again(ctx, applied))
   })
 
 /** POST of a new record: no query parameters, a JSON body, the Idempotency-Key rules, 201 + Location. */
@@ -139,17 +161,12 @@ export const restoreRecord =
     read: (ctx: RequestContext, id: string) => Effect.Effect<Versioned, ReadError>
   ) =>
   ({ params, request }: RecordRequest) =>
-    Effect.gen(function* () {
-      yield* readQuery(request, [])
-      const ctx = yield* Caller
-      return yield* idempotent.run(
-        ctx,
-        request,
-        null,
-        Effect.map(unconditional(restore(ctx, params.id)), (restored) => record(restored)),
-        (applied) => Effect.map(read(ctx, applied.id), (current) => record(current))
-      )
-    })
+    postedAction(
+      idempotent,
+      request,
+      (ctx) => Effect.map(unconditional(restore(ctx, params.id)), (restored) => record(restored)),
+      (ctx, applied) => Effect.map(read(ctx, applied.id), (current) => record(current))
+    )
 
 /** PATCH or PUT of one record: a JSON body, made conditional by If-Match; 200 with the record. */
 export const writeRecord =

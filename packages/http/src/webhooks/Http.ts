@@ -3,7 +3,16 @@ import { HttpApiBuilder } from "effect/http-api"
 import { Effect } from "effect"
 import type { ServedApi } from "../Api.js"
 import { Caller } from "../auth/Authentication.js"
-import { createRecord, deleteRecord, getRecord, listWhole, postedJson, unconditional, writeRecord } from "../recordHandlers.js"
+import {
+  createRecord,
+  deleteRecord,
+  getRecord,
+  listWhole,
+  postedAction,
+  postedJson,
+  unconditional,
+  writeRecord
+} from "../recordHandlers.js"
 import { IdempotentReplies } from "../idempotency.js"
 import { readQuery } from "../request/queryParams.js"
 import { json, locationOf, page, record, respond } from "../replies.js"
@@ -38,18 +47,11 @@ export const WebhooksLive = (api: ServedApi, eventTypes: ReadonlyArray<JsonObjec
           })
         )
         .handle("replay", ({ params, request }) =>
-          Effect.gen(function* () {
-            yield* readQuery(request, [])
-            const ctx = yield* Caller
-            return yield* idempotent.run(
-              ctx,
-              request,
-              null,
-              Effect.map(unconditional(engine.webhooks.replay(ctx, params.id, params.delivery_id)), (delivery) =>
-                record(delivery, { status: 202, location: locationOf(deliveriesOf(params.id), delivery) })
-              )
+          postedAction(idempotent, request, (ctx) =>
+            Effect.map(unconditional(engine.webhooks.replay(ctx, params.id, params.delivery_id)), (delivery) =>
+              record(delivery, { status: 202, location: locationOf(deliveriesOf(params.id), delivery) })
             )
-          })
+          )
         )
         .handleRaw("recover", ({ params, request }) =>
           postedJson(idempotent, request, (ctx, body) =>

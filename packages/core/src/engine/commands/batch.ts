@@ -5,7 +5,7 @@ import type { Commit, SettingsRead } from "../../storage/Storage.js"
 import { type EngineDeps, nowIso } from "../base/deps.js"
 import type { BatchAnswer, BatchOutcome, RequestContext, Versioned, WriteError } from "../contract/Engine.js"
 import type { PlannedWrite, Write } from "./handleCommand.js"
-import { claimWrite, IdempotencyClaim } from "./idempotencyClaim.js"
+import { claimWrite } from "./idempotencyClaim.js"
 import { settingsOf } from "../base/settings.js"
 import { storableBody } from "../base/storable.js"
 
@@ -186,13 +186,14 @@ const failedAt = (count: number, index: number, error: WriteError): ReadonlyArra
  */
 const allOrNothing = (deps: EngineDeps, ctx: RequestContext, writes: BatchWrites, operations: ReadonlyArray<BatchOperation>) =>
   Effect.gen(function* () {
-    const claim = yield* Effect.serviceOption(IdempotencyClaim)
+    // One claim of the key for the whole batch, in its one commit; none per operation.
+    const { idempotency: claim, ...unclaimed } = ctx
     for (let attempt = 1; ; attempt++) {
       const settings = settingsOf(deps.storage, deps.settings, ctx, true)
       const planned: Array<{ readonly created: boolean; readonly write: PlannedWrite<Versioned> }> = []
       const streams = new Map<string, number>()
       for (let i = 0; i < operations.length; i++) {
-        const made = yield* Effect.result(writeOf(ctx, writes, operations[i]!))
+        const made = yield* Effect.result(writeOf(unclaimed, writes, operations[i]!))
         if (Result.isFailure(made)) {
           const error = made.failure
           if (error._tag === "StorageUnavailable") return yield* Effect.fail(error)
@@ -206,12 +207,7 @@ const allOrNothing = (deps: EngineDeps, ctx: RequestContext, writes: BatchWrites
           )
         }
         streams.set(made.success.write.streamId, i)
-        // One claim of the key for the whole batch, below; none per operation.
-        const plan = yield* Effect.result(
-          made.success.write
-            .plan(settings)
-            .pipe(Effect.updateContext((context: Context.Context<never>) => Context.omit(IdempotencyClaim)(context)))
-        )
+        const plan = yield* Effect.result(made.success.write.plan(settings))
         if (Result.isFailure(plan)) {
           const error = plan.failure
           if (error._tag === "StorageUnavailable") return yield* Effect.fail(error)
@@ -221,9 +217,7 @@ const allOrNothing = (deps: EngineDeps, ctx: RequestContext, writes: BatchWrites
       }
       const commits = planned.flatMap(({ write }) => (write.commit === null ? [] : [write.commit]))
       const claimed =
-        Option.isSome(claim) && commits.length > 0
-          ? [claimWrite(ctx.workspaceId, claim.value, { resource: "batch", id: "" }, yield* nowIso)]
-          : []
+        claim !== undefined && commits.length > 0 ? [claimWrite(ctx.workspaceId, claim, { resource: "batch", id: "" }, yield* nowIso)] : []
       if (commits.length > 0) {
         const merged = mergeCommits(commits)
         const stored = yield* Effect.result(deps.storage.commit({ ...merged, documents: [...merged.documents, ...claimed] }))

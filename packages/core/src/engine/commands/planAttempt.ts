@@ -1,4 +1,4 @@
-import { Effect, Option } from "effect"
+import { Effect } from "effect"
 import type { Aggregate } from "../../aggregate.js"
 import { Conflict, type DomainError, NotFound, PreconditionFailed } from "../../errors.js"
 import type { JsonObject } from "../../json.js"
@@ -10,7 +10,7 @@ import { emptyState, keep, loadState } from "../base/streamStates.js"
 import type { WriteError } from "../contract/Engine.js"
 import type { Addition, HandleOptions } from "./commandOptions.js"
 import { decide, type Handled, handledOf } from "./decide.js"
-import { claimWrite, IdempotencyClaim } from "./idempotencyClaim.js"
+import { claimWrite } from "./idempotencyClaim.js"
 import { signalScheduled } from "./scheduledSignals.js"
 
 /** The command's events with the data they are announced with, kept in their metadata. */
@@ -97,8 +97,8 @@ export const planAttempt = <C, E extends DomainEvent, S, P>(
             })),
             settings
           })
-    const claim = yield* Effect.serviceOption(IdempotencyClaim)
-    const claimed = Option.isSome(claim) ? [claimWrite(ctx.workspaceId, claim.value, { resource: aggregate.name, id: streamId }, at)] : []
+    const claim = ctx.idempotency
+    const claimed = claim === undefined ? [] : [claimWrite(ctx.workspaceId, claim, { resource: aggregate.name, id: streamId }, at)]
     const settingsRead = settings.read()
     const payloads = addition.payloads ?? []
     return {

@@ -11,6 +11,18 @@ export interface RequestContext {
   readonly requestId: string | null
   /** The API key's label or another principal, recorded in event metadata. */
   readonly actor: string | null
+  /**
+   * The `Idempotency-Key` a write is made under: the write's own commit records the key too, with
+   * what it wrote and no answer yet (commands/idempotencyClaim.ts), so a host that stops before
+   * storing the answer cannot let a retry apply the write twice. Absent for a write under no key.
+   */
+  readonly idempotency?: IdempotencyClaimShape
+}
+
+/** An `Idempotency-Key` and the fingerprint (method, path, body) of the request that used it. */
+export interface IdempotencyClaimShape {
+  readonly key: string
+  readonly fingerprint: string
 }
 
 /** A single record with the version its ETag carries. */
