@@ -37,3 +37,23 @@ export const withExpansions = (record: JsonObject, expansions: ReadonlyArray<Exp
   for (const [key, , records] of expansions) if (records !== undefined) out[key] = records
   return out
 }
+
+/**
+ * A record type's `expand`: each key it may name, in the order the answer shows them, with the ids
+ * key it takes the place of (null: it adds to the record, as a deal's `companies` beside `company_id`).
+ */
+export const expansionsOf = <const K extends string>(table: ReadonlyArray<readonly [key: K, replaces: string | null]>) => ({
+  keys: table.map(([key]) => key),
+  /** The `expand` parameter (parseExpansions). */
+  parse: (raw: string | null): Result.Result<ReadonlySet<K>, ValidationError> =>
+    parseExpansions(
+      raw,
+      table.map(([key]) => key)
+    ),
+  /** The record with what was expanded (withExpansions). */
+  apply: (record: JsonObject, expanded: { readonly [P in K]?: ReadonlyArray<JsonObject> }): JsonObject =>
+    withExpansions(
+      record,
+      table.map(([key, replaces]) => [key, replaces, expanded[key]])
+    )
+})
