@@ -4,7 +4,7 @@ import type { DomainError, ErrorDetail } from "../errors.js"
 import { ValidationError } from "../errors.js"
 import type { Json, JsonObject } from "../json.js"
 import type { ActivityCommand, CreateActivity, UpdateActivity } from "./commands.js"
-import { recordLifecycle, type RecordState } from "../record/lifecycle.js"
+import { type LiveRecord, recordLifecycle, type RecordState } from "../record/lifecycle.js"
 import type { ActivityEvent } from "./events.js"
 import { ACTIVITY_LINKS, isLinked, linkedCollection, type LinkIds, linkIdsOf, patchedLinks } from "./links.js"
 
@@ -12,7 +12,6 @@ export type ActivityState = RecordState
 
 export const activityLife = recordLifecycle<"activity", ActivityEvent>("activity", "activities")
 
-type Live = Extract<ActivityState, { status: "live" }>
 type Decision = Result.Result<ReadonlyArray<ActivityEvent>, DomainError>
 
 /** The types that happen at a time of their own: only they have a due_at. */
@@ -77,7 +76,7 @@ const create = (command: CreateActivity, state: ActivityState): Decision => {
   )
 }
 
-const update = (command: UpdateActivity, state: Live): Decision => {
+const update = (command: UpdateActivity, state: LiveRecord): Decision => {
   const given = command.fields
   const patch: Record<string, Json> = { ...given }
   for (const link of ACTIVITY_LINKS) {
@@ -94,19 +93,6 @@ const update = (command: UpdateActivity, state: Live): Decision => {
   return Result.succeed(activityLife.changes(state.fields, patch, command.at))
 }
 
-const decide = (command: ActivityCommand, state: ActivityState): Decision => {
-  const { at, id } = command
-  switch (command.type) {
-    case "CreateActivity":
-      // The id clash comes first: a replayed create is a conflict whatever its links are now.
-      return state.status === "absent" ? create(command, state) : activityLife.create(state, id, command.fields, at)
-    case "UpdateActivity":
-      return state.status === "live" ? update(command, state) : activityLife.notFound(id)
-    default:
-      return activityLife.decide(state, command)
-  }
-}
-
 /**
  * The activity decider. Besides the field checks of the input parser it refuses an activity
  * linked to nothing, links to records that are not live, and a due_at on a type that has none;
@@ -115,5 +101,5 @@ const decide = (command: ActivityCommand, state: ActivityState): Decision => {
 export const activityDecider: Decider<ActivityCommand, ActivityEvent, ActivityState> = {
   initialState: { status: "absent" },
   evolve: activityLife.evolve,
-  decide
+  decide: activityLife.decideWith<ActivityCommand>({ create, update })
 }

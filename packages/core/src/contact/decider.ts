@@ -19,31 +19,20 @@ const unknownCompanies = (unknown: ReadonlyArray<NamedCompany> | undefined): Dec
     ? null
     : Result.fail(ValidationError.of(unknown.map(({ id, path }) => ({ path, message: `company ${id} does not exist` }))))
 
-const decide = (command: ContactCommand, state: ContactState): Decision => {
-  const { at, id } = command
-  switch (command.type) {
-    case "CreateContact":
-      // The id clash comes first: a replayed create is a conflict whatever its companies are now.
-      return state.status !== "absent"
-        ? contactLife.create(state, id, command.fields, at)
-        : (unknownCompanies(command.unknownCompanies) ?? contactLife.create(state, id, command.fields, at))
-    case "UpdateContact": {
-      if (state.status !== "live") return contactLife.notFound(id)
-      const refused = unknownCompanies(command.unknownCompanies)
-      if (refused !== null) return refused
-      const fields =
-        command.fields["company_ids"] === undefined
-          ? command.fields
-          : { ...command.fields, ...patchedCompanies(command.fields, state.fields, new Set(command.trashedCompanyIds ?? [])) }
-      return Result.succeed(contactLife.changes(state.fields, fields, at))
-    }
-    default:
-      return contactLife.decide(state, command)
-  }
-}
-
 export const contactDecider: Decider<ContactCommand, ContactEvent, ContactState> = {
   initialState: { status: "absent" },
   evolve: contactLife.evolve,
-  decide
+  decide: contactLife.decideWith<ContactCommand>({
+    create: ({ at, fields, id, unknownCompanies: unknown }, state) =>
+      unknownCompanies(unknown) ?? contactLife.create(state, id, fields, at),
+    update: ({ at, fields, trashedCompanyIds, unknownCompanies: unknown }, state) => {
+      const refused = unknownCompanies(unknown)
+      if (refused !== null) return refused
+      const patch =
+        fields["company_ids"] === undefined
+          ? fields
+          : { ...fields, ...patchedCompanies(fields, state.fields, new Set(trashedCompanyIds ?? [])) }
+      return Result.succeed(contactLife.changes(state.fields, patch, at))
+    }
+  })
 }

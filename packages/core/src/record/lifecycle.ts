@@ -19,6 +19,9 @@ export type RecordState =
   | { readonly status: "deleted"; readonly fields: JsonObject; readonly deletedAt: string }
   | { readonly status: "purged" }
 
+/** A record that exists and is not in the trash. */
+export type LiveRecord = Extract<RecordState, { readonly status: "live" }>
+
 /** The events of record type `N` (`contact`): their types are `N.created` and so on. */
 export type RecordEvent<N extends string> =
   | { readonly type: `${N}.created`; readonly data: { readonly id: string; readonly fields: JsonObject; readonly at: string } }
@@ -83,6 +86,22 @@ export const recordLifecycle = <N extends string, E extends RecordEvent<N>>(name
       if (type.startsWith("Restore")) return life.restore(state, id, at)
       return life.purge(state, id, at)
     },
+    /**
+     * A record type's decisions with checks of its own: `create` of a record that does not exist yet
+     * (a replayed create is a conflict whatever it names), `update` of a live one (any other is not
+     * found); the life decides the rest, delete, restore and purge.
+     */
+    decideWith:
+      <C extends LifeCommand>(own: {
+        readonly create: (command: Extract<C, { readonly type: `Create${string}` }>, state: RecordState) => Decision
+        readonly update: (command: Extract<C, { readonly type: `Update${string}` }>, state: LiveRecord) => Decision
+      }) =>
+      (command: C, state: RecordState): Decision =>
+        command.type.startsWith("Create") && state.status === "absent"
+          ? own.create(command as Extract<C, { readonly type: `Create${string}` }>, state)
+          : command.type.startsWith("Update") && state.status === "live"
+            ? own.update(command as Extract<C, { readonly type: `Update${string}` }>, state)
+            : life.decide(state, command),
     remove: (state: RecordState, id: string, at: string): Decision =>
       state.status === "live" ? Result.succeed([event("deleted", { at })]) : notFound(id),
     restore: (state: RecordState, id: string, at: string): Decision =>
