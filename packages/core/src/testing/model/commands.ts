@@ -1,6 +1,9 @@
 import * as fc from "fast-check"
 import { DAY, WORDS } from "../arbitraries/common.js"
 
+/** A command naming one made record (by index) and nothing else: a delete, a restore. */
+type OnRecord<Kind extends string> = { readonly kind: Kind; readonly ws: number; readonly target: number }
+
 /** A batch of one record type: creates, updates of made records (by index), upserts on its unique field `K`. */
 type BatchCommand<Kind extends string, K extends string> = {
   readonly kind: Kind
@@ -30,8 +33,8 @@ export type WorkspaceCommand =
       readonly body: Body
       readonly companies?: ReadonlyArray<number> | null
     }
-  | { readonly kind: "deleteContact"; readonly ws: number; readonly target: number }
-  | { readonly kind: "restoreContact"; readonly ws: number; readonly target: number }
+  | OnRecord<"deleteContact">
+  | OnRecord<"restoreContact">
   /** POST /v1/contacts/batch: creates, updates of made contacts (by index) and upserts by email. */
   | BatchCommand<"contactBatch", "email">
   | {
@@ -65,12 +68,12 @@ export type WorkspaceCommand =
       readonly own: boolean
       readonly reason: string | null
     }
-  | { readonly kind: "deleteDeal"; readonly ws: number; readonly target: number }
-  | { readonly kind: "restoreDeal"; readonly ws: number; readonly target: number }
+  | OnRecord<"deleteDeal">
+  | OnRecord<"restoreDeal">
   | { readonly kind: "createCompany"; readonly ws: number; readonly body: Body }
   | { readonly kind: "updateCompany"; readonly ws: number; readonly target: number; readonly body: Body }
-  | { readonly kind: "deleteCompany"; readonly ws: number; readonly target: number }
-  | { readonly kind: "restoreCompany"; readonly ws: number; readonly target: number }
+  | OnRecord<"deleteCompany">
+  | OnRecord<"restoreCompany">
   /** POST /v1/companies/batch: creates, updates of made companies (by index) and upserts by domain. */
   | BatchCommand<"companyBatch", "domain">
   /** Links name made records by index; with none at all the engine refuses the activity. */
@@ -90,8 +93,8 @@ export type WorkspaceCommand =
       readonly contacts: ReadonlyArray<number> | null
       readonly companies: ReadonlyArray<number> | null
     }
-  | { readonly kind: "deleteActivity"; readonly ws: number; readonly target: number }
-  | { readonly kind: "restoreActivity"; readonly ws: number; readonly target: number }
+  | OnRecord<"deleteActivity">
+  | OnRecord<"restoreActivity">
   | { readonly kind: "createPipeline"; readonly ws: number; readonly name: string; readonly stages: number }
   | { readonly kind: "updatePipeline"; readonly ws: number; readonly target: number; readonly change: PipelineChange }
   | { readonly kind: "createKey"; readonly ws: number; readonly key: number }
@@ -217,6 +220,26 @@ export const workspaceCommand = (options: WorkspaceCommandOptions = {}): fc.Arbi
   const target = fc.nat(12)
   const stage = fc.nat(12)
   const field = fc.nat(MODEL_FIELDS.length - 1)
+  /** A batch of one record type: creates of `created` bodies, updates of made records, upserts as `upsert` makes them. */
+  const batchOf = <Kind extends string, K extends string>(
+    kind: Kind,
+    body: fc.Arbitrary<Body>,
+    created: fc.Arbitrary<Body>,
+    upsert: fc.Arbitrary<{ readonly body: Body } & { readonly [P in K]: string }>
+  ) =>
+    fc.record({
+      kind: fc.constant(kind),
+      ws,
+      atomic: fc.boolean(),
+      operations: fc.array(
+        fc.oneof(
+          created.map((made) => ({ op: "create" as const, body: made })),
+          fc.record({ op: fc.constant("update" as const), target, body }),
+          upsert.map((made) => ({ op: "upsert" as const, ...made }))
+        ),
+        { minLength: 1, maxLength: 5 }
+      )
+    })
   const kinds: { readonly [K in WorkspaceCommand["kind"]]: fc.Arbitrary<Extract<WorkspaceCommand, { kind: K }>> } = {
     defineField: fc.record({ kind: fc.constant("defineField"), ws, field, type: fc.constantFrom<FieldType>("text", "number", "boolean") }),
     deleteField: fc.record({ kind: fc.constant("deleteField"), ws, field }),
@@ -226,19 +249,12 @@ export const workspaceCommand = (options: WorkspaceCommandOptions = {}): fc.Arbi
     updateContact: fc.record({ kind: fc.constant("updateContact"), ws, target, body: contactBody, companies: maybe(links) }),
     deleteContact: fc.record({ kind: fc.constant("deleteContact"), ws, target }),
     restoreContact: fc.record({ kind: fc.constant("restoreContact"), ws, target }),
-    contactBatch: fc.record({
-      kind: fc.constant("contactBatch"),
-      ws,
-      atomic: fc.boolean(),
-      operations: fc.array(
-        fc.oneof(
-          fc.tuple(contactBody, email).map(([body, address]) => ({ op: "create" as const, body: { email: address, ...body } })),
-          fc.record({ op: fc.constant("update" as const), target, body: contactBody }),
-          fc.tuple(email, contactBody).map(([address, { email: _email, ...body }]) => ({ op: "upsert" as const, email: address, body }))
-        ),
-        { minLength: 1, maxLength: 5 }
-      )
-    }),
+    contactBatch: batchOf<"contactBatch", "email">(
+      "contactBatch",
+      contactBody,
+      fc.tuple(contactBody, email).map(([body, address]) => ({ email: address, ...body })),
+      fc.tuple(email, contactBody).map(([address, { email: _email, ...body }]) => ({ email: address, body }))
+    ),
     createDeal: fc.record({
       kind: fc.constant("createDeal"),
       ws,
@@ -264,19 +280,12 @@ export const workspaceCommand = (options: WorkspaceCommandOptions = {}): fc.Arbi
     updateCompany: fc.record({ kind: fc.constant("updateCompany"), ws, target, body: companyBody }),
     deleteCompany: fc.record({ kind: fc.constant("deleteCompany"), ws, target }),
     restoreCompany: fc.record({ kind: fc.constant("restoreCompany"), ws, target }),
-    companyBatch: fc.record({
-      kind: fc.constant("companyBatch"),
-      ws,
-      atomic: fc.boolean(),
-      operations: fc.array(
-        fc.oneof(
-          fc.tuple(companyBody, text).map(([body, name]) => ({ op: "create" as const, body: { name, ...body } })),
-          fc.record({ op: fc.constant("update" as const), target, body: companyBody }),
-          fc.tuple(domain, companyBody).map(([at, { domain: _domain, ...body }]) => ({ op: "upsert" as const, domain: at, body }))
-        ),
-        { minLength: 1, maxLength: 5 }
-      )
-    }),
+    companyBatch: batchOf<"companyBatch", "domain">(
+      "companyBatch",
+      companyBody,
+      fc.tuple(companyBody, text).map(([body, name]) => ({ name, ...body })),
+      fc.tuple(domain, companyBody).map(([at, { domain: _domain, ...body }]) => ({ domain: at, body }))
+    ),
     createActivity: fc
       .record({
         kind: fc.constant("createActivity"),
