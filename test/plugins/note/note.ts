@@ -1,4 +1,4 @@
-import { fieldTable, type RecordTypePlugin, STANDARD_TEXT_MAX, text, trimmedText } from "@dealstream/core"
+import { type RecordTypePlugin, recordFieldTable, STANDARD_TEXT_MAX, text, trimmedText } from "@dealstream/core"
 import { noteMigrations } from "./migration.js"
 
 /**
@@ -10,8 +10,7 @@ export const note: RecordTypePlugin = {
   plural: "notes",
   title: "Note",
   prefix: "note",
-  fields: fieldTable([
-    { name: "id", type: "id", idPrefix: "note" },
+  fields: recordFieldTable("note", [
     {
       name: "title",
       type: "text",
@@ -22,9 +21,7 @@ export const note: RecordTypePlugin = {
       description: "The note's title."
     },
     { name: "body", type: "text", check: text(STANDARD_TEXT_MAX), nullable: true, searchable: true, description: "What it says." },
-    { name: "slug", type: "text", check: trimmedText(1, 100), nullable: true, sortable: true, description: "Unique among live notes." },
-    { name: "created_at", type: "timestamp", sortable: true },
-    { name: "updated_at", type: "timestamp", sortable: true }
+    { name: "slug", type: "text", check: trimmedText(1, 100), nullable: true, sortable: true, description: "Unique among live notes." }
   ]),
   uniqueField: "slug",
   postgres: { table: "ds_test_notes", migrations: noteMigrations }

@@ -1,6 +1,6 @@
 import { idList, text, timestamp, trimmedText, oneOf } from "./checks.js"
 import type { RecordFields } from "./table.js"
-import { fieldTable, STANDARD_TEXT_MAX } from "./table.js"
+import { recordFieldTable, STANDARD_TEXT_MAX } from "./table.js"
 
 export const activityTypes = ["note", "task", "call", "meeting", "email"] as const
 export type ActivityType = (typeof activityTypes)[number]
@@ -14,8 +14,7 @@ export const ACTIVITY_BODY_MAX = 100_000
 /** An activity's fields. A new standard field is one row here. */
 export const activityFields: RecordFields = {
   object: "activity",
-  standard: fieldTable([
-    { name: "id", type: "id", idPrefix: "act" },
+  standard: recordFieldTable("act", [
     {
       name: "type",
       type: "enum",
@@ -64,9 +63,7 @@ export const activityFields: RecordFields = {
       absent: [],
       filterable: false,
       description: "Linked live companies."
-    },
-    { name: "created_at", type: "timestamp", sortable: true },
-    { name: "updated_at", type: "timestamp", sortable: true }
+    }
   ]),
   computed: ["done"]
 }

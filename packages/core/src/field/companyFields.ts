@@ -2,7 +2,7 @@ import { Result } from "effect"
 import type { FieldCheck } from "./checks.js"
 import { integerFrom, text, trimmedText } from "./checks.js"
 import type { RecordFields } from "./table.js"
-import { fieldTable, nameField, STANDARD_TEXT_MAX } from "./table.js"
+import { recordFieldTable, nameField, STANDARD_TEXT_MAX } from "./table.js"
 
 const DOMAIN_MAX = 253
 // Labels of letters, digits and inner hyphens, at least two of them: `acme.com`, `eu.acme.co.uk`.
@@ -21,8 +21,7 @@ const line = text(STANDARD_TEXT_MAX)
 /** A company's fields. A new standard field is one row here. */
 export const companyFields: RecordFields = {
   object: "company",
-  standard: fieldTable([
-    { name: "id", type: "id", idPrefix: "comp" },
+  standard: recordFieldTable("comp", [
     nameField({ description: "The company's name.", examples: ["ACME Corporation"] }),
     {
       name: "domain",
@@ -37,9 +36,7 @@ export const companyFields: RecordFields = {
     },
     { name: "industry", type: "text", check: line, nullable: true, description: "Industry, free form." },
     { name: "size", type: "number", check: integerFrom(0), nullable: true, description: "Number of employees, an integer of at least 0." },
-    { name: "owner_id", type: "id", check: line, nullable: true, description: "The user who owns the company." },
-    { name: "created_at", type: "timestamp", sortable: true },
-    { name: "updated_at", type: "timestamp", sortable: true }
+    { name: "owner_id", type: "id", check: line, nullable: true, description: "The user who owns the company." }
   ]),
   computed: ["contact_ids", "deal_ids", "contacts", "deals", "activities"]
 }

@@ -2,7 +2,7 @@ import { Result } from "effect"
 import type { FieldCheck } from "./checks.js"
 import { idList, text } from "./checks.js"
 import type { RecordFields } from "./table.js"
-import { fieldTable, STANDARD_TEXT_MAX } from "./table.js"
+import { recordFieldTable, STANDARD_TEXT_MAX } from "./table.js"
 
 const EMAIL_MAX = 254
 // The WHATWG form-validation pattern, plus a dot in the domain: `a@localhost` is never a CRM contact.
@@ -23,8 +23,7 @@ export const COMPANY_IDS_MAX = 100
 /** A contact's fields. A new standard field is one row here. */
 export const contactFields: RecordFields = {
   object: "contact",
-  standard: fieldTable([
-    { name: "id", type: "id", idPrefix: "con" },
+  standard: recordFieldTable("con", [
     {
       name: "email",
       type: "text",
@@ -61,9 +60,7 @@ export const contactFields: RecordFields = {
         "first element; a patch keeps the linked companies that are in the trash. List with `GET /v1/contacts?company_id=`."
     },
     { name: "source", type: "text", check: line, nullable: true, description: "Where the contact came from, e.g. `webinar`." },
-    { name: "owner_id", type: "id", check: line, nullable: true, description: "The user who owns the contact." },
-    { name: "created_at", type: "timestamp", sortable: true },
-    { name: "updated_at", type: "timestamp", sortable: true }
+    { name: "owner_id", type: "id", check: line, nullable: true, description: "The user who owns the contact." }
   ]),
   computed: ["deal_ids", "deals", "companies", "activities"]
 }

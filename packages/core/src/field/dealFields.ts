@@ -2,7 +2,7 @@ import { Result } from "effect"
 import type { FieldCheck } from "./checks.js"
 import { date, finiteNumber, id, oneOf, text, trimmedText } from "./checks.js"
 import type { RecordFields } from "./table.js"
-import { fieldTable, nameField, STANDARD_TEXT_MAX } from "./table.js"
+import { recordFieldTable, nameField, STANDARD_TEXT_MAX } from "./table.js"
 
 export const dealStatuses = ["open", "won", "lost"] as const
 export type DealStatus = (typeof dealStatuses)[number]
@@ -32,8 +32,7 @@ const recordId = id(STANDARD_TEXT_MAX)
 /** A deal's fields. A new standard field is one row here. */
 export const dealFields: RecordFields = {
   object: "deal",
-  standard: fieldTable([
-    { name: "id", type: "id", idPrefix: "deal" },
+  standard: recordFieldTable("deal", [
     nameField({ description: null, examples: ["ACME renewal 2027"] }),
     {
       name: "pipeline_id",
@@ -80,9 +79,7 @@ export const dealFields: RecordFields = {
         "The deal's company, a live company; null while it is in the trash (a PATCH of null then keeps it). " +
         "List with `GET /v1/deals?company_id=`."
     },
-    { name: "status", type: "enum", check: oneOf(dealStatuses), absent: "open", options: dealStatuses },
-    { name: "created_at", type: "timestamp", sortable: true },
-    { name: "updated_at", type: "timestamp", sortable: true }
+    { name: "status", type: "enum", check: oneOf(dealStatuses), absent: "open", options: dealStatuses }
   ]),
   computed: ["companies", "activities"]
 }

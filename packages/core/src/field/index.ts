@@ -7,6 +7,7 @@ export { recordFields } from "./records.js"
 export {
   type FieldRow,
   fieldTable,
+  recordFieldTable,
   type FieldType,
   type RecordFields,
   reservedKeysOf,

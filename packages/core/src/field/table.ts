@@ -61,6 +61,18 @@ const standardField = (row: FieldRow): StandardField => ({
 /** A record type's standard fields, one row each, in the order its documents list them. */
 export const fieldTable = (rows: ReadonlyArray<FieldRow>): ReadonlyArray<StandardField> => rows.map(standardField)
 
+/**
+ * A record type's standard fields: its `id` (ids are `<idPrefix>_…`), its own `rows`, then the
+ * record's own times, which every event moves (isRecordTime).
+ */
+export const recordFieldTable = (idPrefix: string, rows: ReadonlyArray<FieldRow>): ReadonlyArray<StandardField> =>
+  fieldTable([
+    { name: "id", type: "id", idPrefix },
+    ...rows,
+    { name: "created_at", type: "timestamp", sortable: true },
+    { name: "updated_at", type: "timestamp", sortable: true }
+  ])
+
 /** Every field of one record type. */
 export interface RecordFields {
   readonly object: CustomFieldObject
