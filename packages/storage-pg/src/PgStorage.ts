@@ -16,6 +16,8 @@ import type { ListenOptions } from "./listenChannel.js"
 import { migrate, schemaOf } from "./migrate.js"
 import { nextDue } from "./nextDue.js"
 import { makePool } from "./pool.js"
+import { databaseHosts } from "./hosts.js"
+import { makePrimaryPool } from "./primary.js"
 import { listenSignals, sendSignal } from "./queueSignals.js"
 import { queryDocuments } from "./queryDocuments.js"
 import { documentsWith } from "./documentsWith.js"
@@ -33,7 +35,13 @@ import { settingsVersion } from "./settingsVersion.js"
 import { headSequence } from "./headSequence.js"
 
 export interface Options {
-  /** `postgres://user:password@host:port/database` */
+  /**
+   * `postgres://user:password@host:port/database`, or with several servers as libpq writes them,
+   * `postgres://user:password@h1:5432,h2:5433/database?target_session_attrs=read-write`: then the
+   * storage writes to whichever of them is the primary now, and follows it when it changes
+   * (primary.ts). `target_session_attrs`, when given with several hosts, must ask for the primary
+   * (`read-write`, `primary` or `any`).
+   */
   readonly url: string
   /** Pool size of this host. Default 10. */
   readonly maxConnections?: number
@@ -63,6 +71,12 @@ export interface Options {
    * seconds later (the driver's wait for its unanswered heartbeat to drain). Default 5 seconds.
    */
   readonly listenHeartbeat?: Duration.Input
+  /**
+   * With several hosts: the pause after a search for the primary that found none, from `min`
+   * (default 50 ms), doubling, up to `max` (default 1 second). Statements fail as
+   * StorageUnavailable while there is no primary.
+   */
+  readonly primarySearch?: { readonly min?: Duration.Input; readonly max?: Duration.Input }
 }
 
 /**
@@ -132,10 +146,17 @@ export interface Services {
  * plug-in it cannot serve (documentTableMap.ts) is a defect.
  */
 export const makeWithQueue = (options: Options | string): Effect.Effect<Services, DatabaseError, Scope.Scope> => {
-  const { commitLanes, connectTimeout, listenHeartbeat, maxConnections, statementTimeout, url } =
+  const { commitLanes, connectTimeout, listenHeartbeat, maxConnections, primarySearch, statementTimeout, url } =
     typeof options === "string" ? ({ url: options } as Options) : options
   const target = targetOf(url)
   const cannotConnect = (error: SqlError) => new DatabaseError({ message: `cannot connect to PostgreSQL at ${target}: ${reasonOf(error)}` })
+  const poolOptions = {
+    maxConnections: maxConnections ?? 10,
+    connectTimeout: connectTimeout ?? Duration.seconds(5),
+    // Probes on idle connections: a peer gone for good is found before a statement is sent to it.
+    keepAlive: Duration.seconds(10),
+    applicationName: "dealstream"
+  }
   // Built on the real clock whatever clock the caller runs on: the pool reaps idle connections on a
   // timer (and the commit lanes and listeners keep time of their own), and built on a TestClock each
   // TestClock.setTime/adjust would run that timer once per period it skips (decades of 60 s periods
@@ -147,15 +168,31 @@ export const makeWithQueue = (options: Options | string): Effect.Effect<Services
     Effect.gen(function* () {
       const plugins = yield* RecordTypes
       const tableMap = yield* Effect.sync(() => documentTableMap(plugins))
-      const { bounded: sql, unbounded } = yield* makePool({
-        url: Redacted.make(url),
-        maxConnections: maxConnections ?? 10,
-        connectTimeout: connectTimeout ?? Duration.seconds(5),
-        statementTimeout: statementTimeout ?? Duration.seconds(30),
-        // Probes on idle connections: a peer gone for good is found before a statement is sent to it.
-        keepAlive: Duration.seconds(10),
-        applicationName: "dealstream"
-      }).pipe(
+      const hosts = yield* Effect.try({
+        try: () => databaseHosts(url),
+        catch: (error) => new DatabaseError({ message: `cannot connect to PostgreSQL at ${target}: ${(error as Error).message}` })
+      })
+      const connection =
+        hosts.hosts.length > 1
+          ? // Several servers: the pool of the primary, found and followed (primary.ts).
+            Effect.map(
+              makePrimaryPool({
+                hosts,
+                pool: poolOptions,
+                statementTimeout: statementTimeout ?? Duration.seconds(30),
+                searchBackoff: { min: primarySearch?.min ?? Duration.millis(50), max: primarySearch?.max ?? Duration.seconds(1) }
+              }),
+              (primary) => ({ ...primary, listenUrl: primary.listenTarget as ListenOptions["url"] })
+            )
+          : Effect.map(
+              makePool({ url: Redacted.make(url), ...poolOptions, statementTimeout: statementTimeout ?? Duration.seconds(30) }),
+              (pool) => ({ ...pool, listenUrl: url as ListenOptions["url"] })
+            )
+      const {
+        bounded: sql,
+        listenUrl,
+        unbounded
+      } = yield* connection.pipe(
         // Reactivity (invalidation of `sql.reactive` queries) is not used, but SqlClient requires it.
         Effect.provide(Reactivity.layer),
         Effect.mapError(cannotConnect)
@@ -168,7 +205,7 @@ export const makeWithQueue = (options: Options | string): Effect.Effect<Services
       )
       const batches = yield* makeCommitBatches(sql, { lanes: commitLanes ?? 2, maxBatch: 64 })
       const listen: ListenOptions = {
-        url,
+        url: listenUrl,
         connectTimeout: connectTimeout ?? Duration.seconds(5),
         heartbeat: listenHeartbeat ?? Duration.seconds(5)
       }

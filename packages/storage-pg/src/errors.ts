@@ -1,6 +1,7 @@
 import { StorageUnavailable } from "@dealstream/core"
 import { Effect, Schema } from "effect"
 import { isSqlError, type SqlError } from "effect/sql/SqlError"
+import { hostsTargetOf } from "./hosts.js"
 import { sqlStateOf } from "./internal/sqlState.js"
 
 /**
@@ -50,16 +51,37 @@ export const reasonOf = (cause: unknown): string => {
   return inner !== undefined ? reasonOf(inner) : "unknown error"
 }
 
-/** `host:port/database` of a connection URL, never its password. */
+/** `host:port/database` of a connection URL (`h1:5432,h2:5433/database` with several hosts), never its password. */
 export const targetOf = (url: string): string => {
   try {
     const parsed = new URL(url)
     const database = decodeURIComponent(parsed.pathname.replace(/^\//, "")) || "postgres"
     return `${parsed.hostname || "localhost"}:${parsed.port || "5432"}/${database}`
   } catch {
-    return "an unparsable URL"
+    return hostsTargetOf(url) ?? "an unparsable URL"
   }
 }
+
+/**
+ * What a failed statement says of its server as the primary to write to (primary.ts):
+ * - `lost`: it is not, or cannot be reached: refused, reset or closed connections, a server
+ *   shutting down or starting (57P01, 57P02, 57P03, class 08), a write refused because the server
+ *   is in recovery (25006);
+ * - `doubt`: no answer in time (a silent network, a frozen server, or only a slow statement):
+ *   worth asking the server itself;
+ * - `fine`: the server answered, whatever it said.
+ */
+export const primaryVerdict = (error: SqlError): "lost" | "doubt" | "fine" => {
+  const { code } = sqlStateOf(error)
+  if (code !== null) return /^08/.test(code) || ["25006", "57P01", "57P02", "57P03"].includes(code) ? "lost" : "fine"
+  if (error.reason._tag === "ConnectionError") return isNoAnswer(error) ? "doubt" : "lost"
+  return isUnavailable(error) ? "lost" : "fine"
+}
+
+/** The reason of a statement that got no answer within its deadline (pool.ts, listenChannel.ts). */
+export class NoAnswer extends Error {}
+
+const isNoAnswer = (error: SqlError): boolean => error.reason.cause instanceof NoAnswer
 
 /**
  * Whether a failed statement means the database cannot be reached now (connection lost, server
@@ -67,7 +89,8 @@ export const targetOf = (url: string): string => {
  */
 export const isUnavailable = (error: SqlError): boolean => {
   const { code } = sqlStateOf(error)
-  if (code !== null) return /^(08|53|57|58)/.test(code)
+  // 25006: a write sent to a server in recovery (a primary that came back as a standby).
+  if (code !== null) return /^(08|53|57|58)/.test(code) || code === "25006"
   // The driver's own connection failures (refused, reset, closed, timed out) carry no SQLSTATE.
   if (error.reason._tag === "ConnectionError") return true
   const reason = reasonOf(error)

@@ -3,9 +3,21 @@ import * as PgConnection from "@effect/sql-pg/PgConnection"
 import { Cause, Clock, Duration, Effect, Option, Queue, Redacted, Result, Schedule, Schema, Stream } from "effect"
 import type { SqlError } from "effect/sql/SqlError"
 import { reasonOf } from "./errors.js"
+import { noAnswer } from "./pool.js"
+
+/** The server a listener connects to, and what to do when that connection fails. */
+export interface ListenTarget {
+  readonly url: string
+  /** Told why the connection failed (primary.ts looks for the primary again when it is gone). */
+  readonly failed: (error: SqlError) => Effect.Effect<void>
+}
 
 export interface ListenOptions {
-  readonly url: string
+  /**
+   * The database's URL, or (several hosts) the server to listen on, asked again for each
+   * connection: a listener follows the primary (primary.ts), and hears nothing from a standby.
+   */
+  readonly url: string | ((connectTimeout: Duration.Duration) => Effect.Effect<ListenTarget, SqlError>)
   readonly connectTimeout: Duration.Input
   /** How often the listener checks that its connection still hears the channel. */
   readonly heartbeat: Duration.Input
@@ -30,6 +42,8 @@ const Heartbeat = Schema.fromJsonString(Schema.TaggedStruct("Heartbeat", { liste
 const encodeHeartbeat = Schema.encodeSync(Heartbeat)
 const decodeHeartbeat = Schema.decodeUnknownOption(Heartbeat)
 
+const fixedTarget = (url: string): ListenTarget => ({ url, failed: () => Effect.void })
+
 const unavailable = (error: SqlError) => new StorageUnavailable({ message: `PostgreSQL is unavailable: ${reasonOf(error)}` })
 
 // Heartbeats, timeouts and reconnect delays are about the wire, so they run on real time even when
@@ -51,20 +65,24 @@ const realClock = Clock.Clock.defaultValue()
 const session = <A>(options: ListenOptions, channel: Channel<A>, resumed: boolean): Stream.Stream<A, StorageUnavailable> =>
   Stream.unwrap(
     Effect.gen(function* () {
+      const connectTimeout = Duration.fromInputUnsafe(options.connectTimeout)
+      const target =
+        typeof options.url === "string" ? fixedTarget(options.url) : yield* options.url(connectTimeout).pipe(Effect.mapError(unavailable))
+      const lost = (error: SqlError) => Effect.andThen(target.failed(error), Effect.fail(unavailable(error)))
       const connection = yield* PgConnection.make({
-        url: Redacted.make(options.url),
-        connectTimeout: options.connectTimeout,
+        url: Redacted.make(target.url),
+        connectTimeout,
         applicationName: channel.applicationName
-      }).pipe(Effect.mapError(unavailable))
+      }).pipe(Effect.catch(lost))
       // Pinned: the heartbeats run beside the listener on the same session.
       const pinned = yield* connection.pin
-      const notifications = yield* pinned.listen(channel.name).pipe(Effect.mapError(unavailable))
+      const notifications = yield* pinned.listen(channel.name).pipe(Effect.catch(lost))
       const listener = crypto.randomUUID()
       const heard = yield* Queue.unbounded<number>()
       const interval = Duration.fromInputUnsafe(options.heartbeat)
 
       const messages = Stream.fromQueue(notifications).pipe(
-        Stream.mapError(unavailable),
+        Stream.catch((error) => Stream.fromEffect(lost(error))),
         Stream.mapEffect((notification): Effect.Effect<A | null> => {
           const heartbeat = decodeHeartbeat(notification.payload)
           if (Option.isNone(heartbeat)) return Effect.succeed(channel.decode(notification.payload))
@@ -77,15 +95,18 @@ const session = <A>(options: ListenOptions, channel: Channel<A>, resumed: boolea
       const roundTrip = Effect.suspend(() => {
         const beat = ++sent
         return pinned.query("SELECT pg_notify($1, $2)", [channel.name, encodeHeartbeat({ _tag: "Heartbeat", listener, beat })]).pipe(
-          Effect.mapError(unavailable),
+          Effect.catch(lost),
           Effect.andThen(Effect.repeat(Queue.take(heard), { until: (n) => n >= beat })),
           Effect.timeoutOrElse({
             duration: interval,
             orElse: () =>
-              Effect.fail(
-                new StorageUnavailable({
-                  message: `PostgreSQL is unavailable: the LISTEN connection heard nothing for ${Duration.format(interval)}`
-                })
+              Effect.andThen(
+                target.failed(noAnswer(interval)),
+                Effect.fail(
+                  new StorageUnavailable({
+                    message: `PostgreSQL is unavailable: the LISTEN connection heard nothing for ${Duration.format(interval)}`
+                  })
+                )
               )
           })
         )

@@ -6,6 +6,7 @@ import type * as Reactivity from "effect/reactivity/Reactivity"
 import * as SqlClient from "effect/sql/SqlClient"
 import type { Connection } from "effect/sql/SqlConnection"
 import { ConnectionError, SqlError, UnknownError } from "effect/sql/SqlError"
+import { NoAnswer } from "./errors.js"
 
 /**
  * The pool's connections, and a SqlClient over them that waits for no answer longer than a
@@ -46,8 +47,40 @@ const commit = (connection: Connection): Effect.Effect<void, SqlError> =>
       : Effect.void
   )
 
-const clientOver = (
-  pool: PgPool.PgPool,
+/**
+ * A connection lent for one statement or a transaction, and what to do when a statement on it
+ * fails (primary.ts retires the pool of a server that is no longer the primary).
+ */
+export interface Lent {
+  readonly connection: PgConnection.PgConnection
+  readonly failed: (error: SqlError) => Effect.Effect<void>
+}
+
+/** Where a SqlClient gets its connections: one pool, or the pool of whichever server is primary now. */
+export interface Lender {
+  /** A connection until the scope closes. */
+  readonly get: Effect.Effect<Lent, SqlError, Scope.Scope>
+  /** A connection of the caller's alone until the scope closes (transactions). */
+  readonly reserve: Effect.Effect<Lent, SqlError, Scope.Scope>
+  /** A connection for the length of one effect. */
+  readonly use: <A, E, R>(f: (lent: Lent) => Effect.Effect<A, E, R>) => Effect.Effect<A, E | SqlError, R>
+}
+
+const noFailure = () => Effect.void
+
+/** One pool's connections. */
+export const lenderOf = (pool: PgPool.PgPool): Lender => {
+  const lent = (connection: PgConnection.PgConnection): Lent => ({ connection, failed: noFailure })
+  return {
+    get: Effect.map(pool.get, lent),
+    reserve: Effect.map(pool.reserve, lent),
+    use: (f) => pool.use((connection) => f(lent(connection)))
+  }
+}
+
+/** A SqlClient over a lender's connections, each statement bounded by `statementTimeout` (null: unbounded). */
+export const clientOver = (
+  lender: Lender,
   statementTimeout: Duration.Duration | null
 ): Effect.Effect<SqlClient.SqlClient, never, Reactivity.Reactivity> => {
   const bound =
@@ -62,15 +95,16 @@ const clientOver = (
     rows: Effect.Effect<ReadonlyArray<A>, SqlError>,
     transform: (<B extends object>(rows: ReadonlyArray<B>) => ReadonlyArray<B>) | undefined
   ) => (transform === undefined ? rows : Effect.map(rows, transform))
-  const connectionOf = (connection: PgConnection.PgConnection): Connection => {
+  const connectionOf = ({ connection, failed }: Lent): Connection => {
+    const run = <A>(statement: Effect.Effect<A, SqlError>) => Effect.tapError(bound(statement), failed)
     const rows = (sql: string, params: ReadonlyArray<unknown>, prepare?: boolean) =>
-      bound(Effect.map(connection.query(sql, params, prepare), (result) => result.rows))
+      run(Effect.map(connection.query(sql, params, prepare), (result) => result.rows))
     return {
       execute: (sql, params, transform) => transformed(rows(sql, params), transform),
       executeUnprepared: (sql, params, transform) => transformed(rows(sql, params, false), transform),
-      executeRaw: (sql, params) => bound(connection.query(sql, params)),
-      executeValues: (sql, params) => bound(connection.queryValues(sql, params)),
-      executeValuesUnprepared: (sql, params) => bound(connection.queryValues(sql, params, false)),
+      executeRaw: (sql, params) => run(connection.query(sql, params)),
+      executeValues: (sql, params) => run(connection.queryValues(sql, params)),
+      executeValuesUnprepared: (sql, params) => run(connection.queryValues(sql, params, false)),
       // Each batch of rows within the deadline (nothing here streams; for completeness).
       executeStream: (sql, params, transform) => {
         const stream = connection.stream(sql, params)
@@ -81,14 +115,15 @@ const clientOver = (
                 duration: statementTimeout,
                 orElse: () => Stream.fail(noAnswer(statementTimeout))
               })
-        return transform === undefined ? timed : Stream.mapArray(timed, (batch) => transform(batch) as typeof batch)
+        const watched = Stream.tapError(timed, failed)
+        return transform === undefined ? watched : Stream.mapArray(watched, (batch) => transform(batch) as typeof batch)
       }
     }
   }
   return SqlClient.make({
-    acquirer: Effect.map(pool.get, connectionOf),
-    borrower: (f) => pool.use((connection) => f(connectionOf(connection))),
-    transactionAcquirer: Effect.map(pool.reserve, connectionOf),
+    acquirer: Effect.map(lender.get, connectionOf),
+    borrower: (f) => lender.use((lent) => f(connectionOf(lent))),
+    transactionAcquirer: Effect.map(lender.reserve, connectionOf),
     // As PgClient compiles: no name transforms, JSON values as given.
     compiler: PgClient.makeCompiler(undefined, false),
     driver: "pg",
@@ -99,16 +134,17 @@ const clientOver = (
   })
 }
 
-const noAnswer = (after: Duration.Duration) => {
+/** The failure of a statement that got no answer within `after`. */
+export const noAnswer = (after: Duration.Duration) => {
   const message = `no answer within ${Duration.format(after)}`
-  return new SqlError({ reason: new ConnectionError({ cause: new Error(message), message, operation: "query" }) })
+  return new SqlError({ reason: new ConnectionError({ cause: new NoAnswer(message), message, operation: "query" }) })
 }
 
 export const makePool = (options: PoolOptions): Effect.Effect<Pool, SqlError, Scope.Scope | Reactivity.Reactivity> =>
   Effect.gen(function* () {
-    const pool = yield* PgPool.make(options)
+    const lender = lenderOf(yield* PgPool.make(options))
     return {
-      bounded: yield* clientOver(pool, Duration.fromInputUnsafe(options.statementTimeout)),
-      unbounded: yield* clientOver(pool, null)
+      bounded: yield* clientOver(lender, Duration.fromInputUnsafe(options.statementTimeout)),
+      unbounded: yield* clientOver(lender, null)
     }
   })
