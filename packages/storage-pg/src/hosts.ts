@@ -120,3 +120,17 @@ export const hostsTargetOf = (url: string): string | null => {
     return null
   }
 }
+
+/**
+ * What is wrong with a database URL, in words that never repeat it, or null when every host of it
+ * can be connected to (as far as reading the URL tells).
+ */
+export const databaseUrlProblem = (url: string): string | null => {
+  try {
+    const { hosts, urlOf } = databaseHosts(url)
+    const urls = hosts.length === 0 ? [url] : hosts.map(urlOf)
+    return urls.every((each) => URL.canParse(each)) ? null : "not a postgres:// URL"
+  } catch (error) {
+    return error instanceof HostsProblem ? error.message : String(error)
+  }
+}

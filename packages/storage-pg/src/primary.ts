@@ -33,8 +33,6 @@ import { clientOver, type Lender, type Lent, noAnswer, type Pool } from "./pool.
 export interface PrimaryPool extends Pool {
   /** The server to LISTEN on now: the primary's, waiting up to `wait` for one while there is none. */
   readonly listenTarget: (wait: Duration.Duration) => Effect.Effect<ListenTarget, SqlError>
-  /** The primary's address, or null while it is being looked for. */
-  readonly primary: () => HostAddress | null
 }
 
 export interface PrimaryOptions {
@@ -91,8 +89,6 @@ export const makePrimaryPool = (options: PrimaryOptions): Effect.Effect<PrimaryP
     /** Connections already seen out of recovery (each is asked once, before it is first lent). */
     const checked = new WeakSet<PgConnection.PgConnection>()
     let state: Serving | Searching = { _tag: "Searching", found: Deferred.makeUnsafe(), reason: "not looked for yet" }
-
-    const primaryNow = (): HostAddress | null => (state._tag === "Serving" ? state.host : null)
 
     const noPrimary = (searching: Searching) => failure(`no primary: ${searching.reason}`)
 
@@ -227,17 +223,16 @@ export const makePrimaryPool = (options: PrimaryOptions): Effect.Effect<PrimaryP
         if (answer._tag === "NotPrimary") retire(now, answer.reason)
         for (const serving of retiring.splice(0)) yield* close(serving)
       }
+      // No log line here: the storage is built before the host's JSON logger is in place, and stdout
+      // carries only its lines. What clients see (503 `unavailable`) says it instead.
       if (state._tag === "Serving") return
       const lost = state
-      yield* Effect.logWarning(`PostgreSQL: no primary (${lost.reason}); looking for one`)
       for (let delay = minDelay; ; delay = Math.min(delay * 2, maxDelay)) {
         const reason = yield* searchOnce
         if (reason === null) break
         lost.reason = reason
         yield* Effect.sleep(Duration.millis(delay))
       }
-      const found = primaryNow()
-      yield* Effect.logInfo(`PostgreSQL: the primary is ${found === null ? "unknown" : hostText(found)}`)
     }).pipe(Effect.forever)
 
     // At start, one pass: no primary among the hosts is a failure to connect, said host by host.
@@ -263,7 +258,6 @@ export const makePrimaryPool = (options: PrimaryOptions): Effect.Effect<PrimaryP
     return {
       bounded: yield* clientOver(lender, statementTimeout),
       unbounded: yield* clientOver(lender, null),
-      listenTarget,
-      primary: primaryNow
+      listenTarget
     }
   })
