@@ -38,7 +38,7 @@ export interface RecordResource<
   readonly record: Record
   readonly input: Input
   readonly patch: Patch
-  readonly list: { readonly query: ListQuery; readonly description: string }
+  readonly list: { readonly query?: ListQuery; readonly description?: string }
   readonly get: { readonly query?: GetQuery; readonly description?: string }
 }
 
@@ -51,13 +51,18 @@ export const recordEndpoints = <
   Record extends Schema.Top,
   Input extends Schema.Top,
   Patch extends Schema.Top,
-  ListQuery extends Schema.Struct.Fields,
+  ListQuery extends Schema.Struct.Fields = never,
   GetQuery extends Schema.Struct.Fields = never
 >(
   resource: RecordResource<Collection, Record, Input, Patch, ListQuery, GetQuery>
 ) => {
   const { collection, record } = resource
   const one = `${collection}/:id` as const
+  const list = HttpApiEndpoint.get("list", collection, {
+    query: resource.list.query,
+    success: pageOf(record, `${resource.name}Page`),
+    error: listErrors
+  })
   const get = HttpApiEndpoint.get("get", one, {
     params: idParams,
     query: resource.get.query,
@@ -65,11 +70,7 @@ export const recordEndpoints = <
     error: readErrors
   })
   return {
-    list: HttpApiEndpoint.get("list", collection, {
-      query: resource.list.query,
-      success: pageOf(record, `${resource.name}Page`),
-      error: listErrors
-    }).annotate(OpenApi.Description, resource.list.description),
+    list: resource.list.description === undefined ? list : list.annotate(OpenApi.Description, resource.list.description),
     get: resource.get.description === undefined ? get : get.annotate(OpenApi.Description, resource.get.description),
     create: HttpApiEndpoint.post("create", collection, {
       payload: resource.input,

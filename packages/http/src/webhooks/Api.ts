@@ -1,18 +1,8 @@
 import { HttpApiEndpoint, OpenApi } from "effect/http-api"
-import {
-  accepted,
-  actionErrors,
-  created,
-  createErrors,
-  deleteErrors,
-  listErrors,
-  NoContent,
-  readErrors,
-  single,
-  writeErrors
-} from "../answerSchemas.js"
+import { accepted, actionErrors, createErrors, listErrors, readErrors, single } from "../answerSchemas.js"
 import { pageOf, securedGroup } from "../documented.js"
-import { deliveryParams, idempotencyHeader, idParams, ifMatchHeader, PathText } from "../parameters.js"
+import { deliveryParams, idempotencyHeader, idParams, PathText } from "../parameters.js"
+import { recordEndpoints } from "../recordEndpoints.js"
 import { Delivery, DELIVERY_STATUSES, RecoverInput, RecoveryJob, webhookSchemas, WebhookTestAttempt } from "./schemas.js"
 
 const deliveryIds = { id: PathText, delivery_id: PathText }
@@ -45,32 +35,22 @@ repeated test sends again. No body.`
 /** The webhooks' endpoints; `eventTypes` are what a webhook may subscribe to (core's recordTypeSet). */
 export const webhooksGroup = (eventTypes: ReadonlyArray<string>) => {
   const { Webhook, WebhookEventType, WebhookInput, WebhookPatch } = webhookSchemas(eventTypes)
+  const webhooks = recordEndpoints({
+    name: "Webhook",
+    collection: "/v1/webhooks",
+    record: Webhook,
+    input: WebhookInput,
+    patch: WebhookPatch,
+    list: { description: "Every webhook of the workspace, oldest first, in one page (next_cursor is null)." },
+    get: {}
+  })
   return securedGroup(
     "webhooks",
-    HttpApiEndpoint.get("list", "/v1/webhooks", { success: pageOf(Webhook, "WebhookPage"), error: listErrors }).annotate(
-      OpenApi.Description,
-      "Every webhook of the workspace, oldest first, in one page (next_cursor is null)."
-    ),
-    HttpApiEndpoint.get("get", "/v1/webhooks/:id", { params: idParams, success: single(Webhook), error: readErrors }),
-    HttpApiEndpoint.post("create", "/v1/webhooks", {
-      payload: WebhookInput,
-      headers: idempotencyHeader,
-      success: created(Webhook),
-      error: createErrors
-    }).annotate(OpenApi.Description, payloadDescription),
-    HttpApiEndpoint.patch("update", "/v1/webhooks/:id", {
-      params: idParams,
-      payload: WebhookPatch,
-      headers: ifMatchHeader,
-      success: single(Webhook),
-      error: writeErrors
-    }),
-    HttpApiEndpoint.delete("delete", "/v1/webhooks/:id", {
-      params: idParams,
-      headers: ifMatchHeader,
-      success: NoContent,
-      error: deleteErrors
-    }).annotate(
+    webhooks.list,
+    webhooks.get,
+    webhooks.create.annotate(OpenApi.Description, payloadDescription),
+    webhooks.update,
+    webhooks.delete.annotate(
       OpenApi.Description,
       "Stops delivery at once: an attempt in flight is aborted (on every host), queued retries are cancelled, nothing is sent afterwards."
     ),
