@@ -29,15 +29,15 @@ import { created, locationOf, noContent, page, record, type Reply, respond } fro
 export const unconditional = <A>(write: Effect.Effect<A, WriteError>) =>
   Effect.catchTag(write, "PreconditionFailed", (impossible) => Effect.die(impossible))
 
-interface Request {
+export interface Request {
   readonly request: HttpServerRequest.HttpServerRequest
 }
 
-interface RecordRequest extends Request {
+export interface RecordRequest extends Request {
   readonly params: { readonly id: string }
 }
 
-interface ConditionalRequest extends RecordRequest {
+export interface ConditionalRequest extends RecordRequest {
   /** If-Match as HttpApi decoded it (parameters.ts). */
   readonly headers: { readonly "if-match"?: IfMatch }
 }
@@ -79,19 +79,19 @@ export const getRecord =
     })
 
 /**
- * GET of one record that keeps its past: with `expand` (or neither) the record now, with `as_of` the
- * record as it was then; both at once is 400 at as_of.
+ * GET of one record with `expand`: the record now. A record type that keeps its past (`getAsOf`)
+ * also takes `as_of`: the record as it was then; both at once is 400 at as_of.
  */
-export const getRecordNowOrThen =
+export const getExpandable =
   (
     get: (ctx: RequestContext, id: string, expand: string | null) => Effect.Effect<Versioned, ReadError>,
-    getAsOf: (ctx: RequestContext, id: string, asOf: string) => Effect.Effect<Versioned, ReadError>
+    getAsOf?: (ctx: RequestContext, id: string, asOf: string) => Effect.Effect<Versioned, ReadError>
   ) =>
   ({ params, request }: RecordRequest) =>
     Effect.gen(function* () {
-      const query = yield* readQuery(request, ["expand", "as_of"])
+      const query = yield* readQuery(request, getAsOf === undefined ? ["expand"] : ["expand", "as_of"])
       const ctx = yield* Caller
-      if (query["as_of"] === undefined) return respond(record(yield* get(ctx, params.id, query["expand"] ?? null)))
+      if (getAsOf === undefined || query["as_of"] === undefined) return respond(record(yield* get(ctx, params.id, query["expand"] ?? null)))
       if (query["expand"] !== undefined) return yield* ValidationError.at("as_of", "cannot be combined with expand")
       return respond(record(yield* getAsOf(ctx, params.id, query["as_of"])))
     })

@@ -2,9 +2,9 @@ import { Engine, type RecordBatch, type RecordService, type RecordTypePlugin } f
 import { type HttpApi, type HttpApiGroup, HttpApiBuilder } from "effect/http-api"
 import { Effect } from "effect"
 import type { ServedApi } from "../Api.js"
-import { batchRecords } from "../batch.js"
 import { IdempotentReplies } from "../idempotency.js"
-import { getRecord, standardHandlers } from "../recordHandlers.js"
+import { handleRecordResource, recordResourceHandlers } from "../recordGroups.js"
+import { getRecord } from "../recordHandlers.js"
 import { collectionOf } from "./Api.js"
 
 type GroupsOf<A> = A extends HttpApi.HttpApi<string, infer Groups> ? Groups : never
@@ -46,15 +46,6 @@ export const PluginLive = (api: ServedApi, plugin: RecordTypePlugin) =>
       const engine = yield* Engine
       const idempotent = yield* IdempotentReplies
       const service = engine.records.get(plugin.name) ?? unserved(plugin)
-      const records = standardHandlers(idempotent, collectionOf(plugin), service, service.get)
-      return handlers
-        .handle("list", records.list)
-        .handle("get", getRecord(service.get))
-        .handleRaw("batch", batchRecords(idempotent, service.batch))
-        .handleRaw("create", records.create)
-        .handleRaw("update", records.update)
-        .handle("delete", records.delete)
-        .handle("restore", records.restore)
-        .handle("history", records.history)
+      return handleRecordResource(handlers, recordResourceHandlers(idempotent, collectionOf(plugin), service, getRecord(service.get)))
     })
   )

@@ -3,17 +3,9 @@ import { HttpApiBuilder } from "effect/http-api"
 import { Effect } from "effect"
 import type { ServedApi } from "../Api.js"
 import { Caller } from "../auth/Authentication.js"
-import {
-  createRecord,
-  deleteRecord,
-  getRecord,
-  listWhole,
-  postedAction,
-  postedJson,
-  unconditional,
-  writeRecord
-} from "../recordHandlers.js"
 import { IdempotentReplies } from "../idempotency.js"
+import { handleCollection, wholeCollectionHandlers } from "../recordGroups.js"
+import { deleteRecord, postedAction, postedJson, unconditional } from "../recordHandlers.js"
 import { readQuery } from "../request/queryParams.js"
 import { json, locationOf, page, record, respond } from "../replies.js"
 
@@ -28,11 +20,7 @@ export const WebhooksLive = (api: ServedApi, eventTypes: ReadonlyArray<JsonObjec
     Effect.gen(function* () {
       const engine = yield* Engine
       const idempotent = yield* IdempotentReplies
-      return handlers
-        .handle("list", listWhole(engine.webhooks.list))
-        .handle("get", getRecord(engine.webhooks.get))
-        .handleRaw("create", createRecord(idempotent, COLLECTION, engine.webhooks.create, engine.webhooks.get))
-        .handleRaw("update", writeRecord(engine.webhooks.update))
+      return handleCollection(handlers, wholeCollectionHandlers(idempotent, COLLECTION, engine.webhooks))
         .handle("delete", deleteRecord(engine.webhooks.delete))
         .handle("deliveries", ({ params, request }) =>
           Effect.gen(function* () {
