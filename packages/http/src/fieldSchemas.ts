@@ -64,7 +64,10 @@ const isWritable = (field: StandardField): boolean => field.check !== null
 export const createFields = (fields: ReadonlyArray<StandardField>): Fields =>
   Object.fromEntries(entriesOf(fields.filter(isWritable), (field) => !field.required))
 
-/** A patch: the fields a body may set, every one optional. */
+/** What a patch's keys do, as a patch body's description says it. */
+export const PATCH_DESCRIPTION = "Only the keys present change; null clears an optional field."
+
+/** A patch's fields: those a body may set, every one optional. */
 export const patchFields = (fields: ReadonlyArray<StandardField>): Fields =>
   Object.fromEntries(entriesOf(fields.filter(isWritable), () => true))
 

@@ -1,6 +1,6 @@
 import { activityFields } from "@dealstream/core"
 import { Schema } from "effect"
-import { withCustomFields } from "../documented.js"
+import { optionalList, withCustomFields } from "../documented.js"
 import { answerFields, createFields, patchFields } from "../fieldSchemas.js"
 
 const done = {
@@ -29,3 +29,10 @@ export const ActivityPatch = withCustomFields(
 )
 
 export const Activity = withCustomFields(answerFields(activityFields.standard), { identifier: "Activity" })
+
+/**
+ * `activities`, which expand=activities adds to a contact, a deal or a company (core's
+ * engine/views/activityViews.ts); `item` is Activity, or AnyRecord in a company's answer.
+ */
+export const expandedActivities = <S extends Schema.Top>(item: S) =>
+  optionalList(item, "With expand=activities: its live activities, newest first, at most 100.")

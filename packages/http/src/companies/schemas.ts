@@ -1,7 +1,8 @@
 import { companyFields } from "@dealstream/core"
 import { Schema } from "effect"
+import { expandedActivities } from "../activities/schemas.js"
 import { AnyRecord, optionalList, withCustomFields } from "../documented.js"
-import { answerFields, createFields, patchFields } from "../fieldSchemas.js"
+import { answerFields, createFields, PATCH_DESCRIPTION, patchFields } from "../fieldSchemas.js"
 
 export const CompanyInput = withCustomFields(createFields(companyFields.standard), {
   identifier: "CompanyInput",
@@ -10,7 +11,7 @@ export const CompanyInput = withCustomFields(createFields(companyFields.standard
 
 export const CompanyPatch = withCustomFields(patchFields(companyFields.standard), {
   identifier: "CompanyPatch",
-  description: "Only the keys present change; null clears an optional field."
+  description: PATCH_DESCRIPTION
 })
 
 /** The company's computed keys (core's companyFields.computed), as the engine answers them. */
@@ -22,7 +23,7 @@ const computed = {
   deal_ids: optionalList(Schema.String, "Live deals whose company_id is this company (replaced by `deals` with expand=deals)."),
   contacts: optionalList(AnyRecord, "Full contact objects, with expand=contacts."),
   deals: optionalList(AnyRecord, "Full deal objects, with expand=deals."),
-  activities: optionalList(AnyRecord, "With expand=activities: its live activities, newest first, at most 100.")
+  activities: expandedActivities(AnyRecord)
 }
 
 export const Company = withCustomFields(answerFields(companyFields.standard, computed), { identifier: "Company" })

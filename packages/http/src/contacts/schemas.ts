@@ -1,9 +1,9 @@
 import { contactFields } from "@dealstream/core"
 import { Schema } from "effect"
-import { Activity } from "../activities/schemas.js"
+import { Activity, expandedActivities } from "../activities/schemas.js"
 import { Company } from "../companies/schemas.js"
 import { AnyRecord, optionalList, withCustomFields } from "../documented.js"
-import { answerFields, createFields, patchFields } from "../fieldSchemas.js"
+import { answerFields, createFields, PATCH_DESCRIPTION, patchFields } from "../fieldSchemas.js"
 
 export const ContactInput = withCustomFields(createFields(contactFields.standard), {
   identifier: "ContactInput",
@@ -14,7 +14,7 @@ export const ContactInput = withCustomFields(createFields(contactFields.standard
 
 export const ContactPatch = withCustomFields(patchFields(contactFields.standard), {
   identifier: "ContactPatch",
-  description: "Only the keys present change; null clears an optional field."
+  description: PATCH_DESCRIPTION
 })
 
 /**
@@ -30,7 +30,7 @@ const computed = {
   deal_ids: optionalList(Schema.String, "Live deals whose contact_ids include this contact (replaced by `deals` with expand=deals)."),
   deals: optionalList(AnyRecord, "Full deal objects, with expand=deals."),
   companies: optionalList(Company, "Full company objects in place of company_ids (live ones, the primary first), with expand=companies."),
-  activities: optionalList(Activity, "With expand=activities: its live activities, newest first, at most 100.")
+  activities: expandedActivities(Activity)
 }
 
 export const Contact = withCustomFields(answerFields(contactFields.standard, computed), { identifier: "Contact" })

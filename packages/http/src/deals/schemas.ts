@@ -1,6 +1,6 @@
 import { dealFields } from "@dealstream/core"
 import { Schema } from "effect"
-import { Activity } from "../activities/schemas.js"
+import { Activity, expandedActivities } from "../activities/schemas.js"
 import { Company } from "../companies/schemas.js"
 import { exampleId, optionalList, Timestamp, withCustomFields } from "../documented.js"
 import { answerFields, createFields, patchFields } from "../fieldSchemas.js"
@@ -18,7 +18,7 @@ const computed = {
     Company,
     "With expand=companies: the deal's company as a full object, in a list of none (no company, or one not live) or one."
   ),
-  activities: optionalList(Activity, "With expand=activities: its live activities, newest first, at most 100.")
+  activities: expandedActivities(Activity)
 }
 
 export const Deal = withCustomFields(answerFields(dealFields.standard, computed), { identifier: "Deal" })

@@ -1,6 +1,6 @@
 import type { RecordTypePlugin } from "@dealstream/core"
 import { Schema } from "effect"
-import { answerFields, createFields, patchFields } from "../fieldSchemas.js"
+import { answerFields, createFields, PATCH_DESCRIPTION, patchFields } from "../fieldSchemas.js"
 
 /**
  * A plug-in's record, a new one's body and a patch, read off its fields as a built-in record type's
@@ -16,7 +16,7 @@ export const pluginSchemas = (plugin: RecordTypePlugin) => ({
   }),
   patch: Schema.Struct(patchFields(plugin.fields)).annotate({
     identifier: `${plugin.title}Patch`,
-    description: "Only the keys present change; null clears an optional field."
+    description: PATCH_DESCRIPTION
   })
 })
 
