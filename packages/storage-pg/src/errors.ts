@@ -15,6 +15,7 @@ export class DatabaseError extends Schema.TaggedError<DatabaseError>()("Database
 const networkReasons: Readonly<Record<string, string>> = {
   ECONNREFUSED: "connection refused",
   ECONNRESET: "connection reset",
+  EPIPE: "connection closed",
   ENOTFOUND: "host not found",
   EAI_AGAIN: "host not found",
   ETIMEDOUT: "timed out",

@@ -10,7 +10,10 @@ export const sqlStateOf = (error: SqlError.SqlError): { readonly code: string | 
   if (typeof fields !== "object" || fields === null) return { code: null, constraint: null }
   const { code, constraint } = fields as { readonly code?: unknown; readonly constraint?: unknown }
   return {
-    code: typeof code === "string" && /^[0-9A-Z]{5}$/.test(code) ? code : null,
+    // A socket's error carries Node's code instead, and some of those look like a SQLSTATE: EPIPE,
+    // a write to a connection the server had closed (a server killed mid-statement). No class of
+    // SQLSTATE begins with E.
+    code: typeof code === "string" && /^[0-9A-Z]{5}$/.test(code) && !code.startsWith("E") ? code : null,
     constraint: typeof constraint === "string" ? constraint : null
   }
 }
