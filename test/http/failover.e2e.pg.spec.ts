@@ -162,7 +162,8 @@ describe("two hosts through a failover of their PostgreSQL primary", () => {
       `failover.e2e: ${acknowledged.length} writes acknowledged through 2 hosts by 16 writers ` +
         `(${acknowledged.filter((a) => a.replayed).length} replayed by their Idempotency-Key); ` +
         `SIGKILL → promoted ${Math.round(promotedAt - killedAt)} ms; promoted → first write answered ` +
-        `${gaps.map((g) => `${Math.round(g)} ms`).join(" and ")} (hosts 0 and 1); ` +
+        `${gaps.map((g) => `${Math.round(g)} ms`).join(" and ")} (hosts 0 and 1), SIGKILL → first write answered ` +
+        `${firstWrite.map((a) => `${Math.round(a.at - killedAt)} ms`).join(" and ")}; ` +
         `${unanswered.length} answers 503 after the kill, the last ${Math.round(Math.max(...unanswered.map((r) => r.at)) - promotedAt)} ms after the promotion; ` +
         `the feed consumer got 503 ${feedRefused} times`
     )
