@@ -4,6 +4,7 @@ import { Result } from "effect"
 import * as ApiKeys from "../auth/ApiKeys.js"
 import type { AddressRateLimitSettings } from "../rateLimit/AddressRateLimit.js"
 import { trustedProxies } from "../rateLimit/clientAddress.js"
+import { databaseUrlProblem, withDatabaseHosts } from "@dealstream/storage-pg"
 import type { StorageChoice } from "./storage.js"
 
 export const STORAGE_KINDS = ["embedded", "postgres", "memory"] as const
@@ -50,6 +51,7 @@ export const VARIABLES = {
   host: "DEALSTREAM_HOST",
   storage: "DEALSTREAM_STORAGE",
   "database-url": "DATABASE_URL",
+  "database-hosts": "DEALSTREAM_DATABASE_HOSTS",
   "database-timeout": "DEALSTREAM_DATABASE_TIMEOUT",
   "data-dir": "DEALSTREAM_DATA_DIR",
   "api-keys": "DEALSTREAM_API_KEYS",
@@ -71,15 +73,26 @@ export const SWITCHES: ReadonlyArray<Setting> = ["allow-insecure-webhooks"]
 
 export type Setting = keyof typeof VARIABLES
 
-const number = (name: string, text: string, check: (n: number) => boolean, expected: string): number => {
-  const value = Number(text)
-  if (text.trim() === "" || !Number.isFinite(value) || !check(value)) {
-    throw new ConfigProblem(`${name} must be ${expected}, got ${JSON.stringify(text)}`)
-  }
-  return value
-}
+// Each setting is read by a function of its name (the flag or variable it came from, for a problem)
+// and its text, which throws a ConfigProblem for text it cannot take.
+type Reader<A> = (name: string, text: string) => A
 
-const switchValue = (name: string, text: string): boolean => {
+const number =
+  (check: (n: number) => boolean, expected: string): Reader<number> =>
+  (name, text) => {
+    const value = Number(text)
+    if (text.trim() === "" || !Number.isFinite(value) || !check(value)) {
+      throw new ConfigProblem(`${name} must be ${expected}, got ${JSON.stringify(text)}`)
+    }
+    return value
+  }
+
+const port = number((n) => Number.isInteger(n) && n >= 0 && n <= 65535, "a port number (0-65535)")
+const perSecond = number((n) => n > 0, "a positive number of requests per second")
+const burst = number((n) => Number.isInteger(n) && n >= 1, "a positive whole number of requests")
+const concurrency = number((n) => Number.isInteger(n) && n >= 1 && n <= 1000, "a whole number of requests from 1 to 1000")
+
+const switchValue: Reader<boolean> = (name, text) => {
   const value = text.trim().toLowerCase()
   if (["1", "true", "yes", "on"].includes(value)) return true
   if (["0", "false", "no", "off", ""].includes(value)) return false
@@ -91,117 +104,98 @@ const parsed = <A>(name: string, result: Result.Result<A, string>): A => {
   return result.success
 }
 
-/** Flags win over environment variables; both are strings as typed by the operator. */
-export const resolveHostConfig = (flags: Partial<Record<Setting, string>>, env: Settings): ServeConfig => {
-  const get = (setting: Setting) => flags[setting] ?? env[VARIABLES[setting]]
-  const label = (setting: Setting) => (flags[setting] !== undefined ? `--${setting}` : VARIABLES[setting])
+const duration: Reader<number> = (name, text) => parsed(name, parseDuration(text))
 
-  const dataDir = resolve(get("data-dir") ?? "./.dealstream")
-  const databaseTimeout = get("database-timeout")
-  const storage = resolveStorage(
-    get("storage") ?? "embedded",
-    label("storage"),
-    get("database-url"),
-    label("database-url"),
-    dataDir,
-    databaseTimeout === undefined ? undefined : parsed(label("database-timeout"), parseDuration(databaseTimeout))
-  )
-  const apiKeysText = get("api-keys")
-  let apiKeys: ReadonlyArray<ApiKeys.ApiKey> | null = null
-  if (apiKeysText !== undefined) {
-    try {
-      apiKeys = ApiKeys.parse(apiKeysText)
-    } catch (error) {
-      throw new ConfigProblem(`${label("api-keys")}: ${(error as Error).message}`)
-    }
-  }
-  const port = get("port")
-  const rate = get("rate-limit")
-  const burst = get("rate-burst")
-  const ipRate = get("ip-rate-limit")
-  const ipBurst = get("ip-rate-burst")
-  const proxies = get("trust-proxy")
-  const insecure = get("allow-insecure-webhooks")
-  const schedule = get("webhook-retry-schedule")
-  const timeout = get("webhook-timeout")
-  const lease = get("webhook-lease")
-  const endpointConcurrency = get("webhook-endpoint-concurrency")
-  const workerConcurrency = get("webhook-concurrency")
-  const requests = (setting: Setting, text: string) =>
-    number(label(setting), text, (n) => Number.isInteger(n) && n >= 1 && n <= 1000, "a whole number of requests from 1 to 1000")
-  const timeoutMillis =
-    timeout === undefined ? WebhookConfig.defaults.timeoutMillis : parsed(label("webhook-timeout"), parseDuration(timeout))
-  return {
-    port:
-      port === undefined
-        ? 3000
-        : number(label("port"), port, (n) => Number.isInteger(n) && n >= 0 && n <= 65535, "a port number (0-65535)"),
-    host: get("host"),
-    storage,
-    dataDir,
-    apiKeys,
-    rateLimit: rate === undefined ? 100 : number(label("rate-limit"), rate, (n) => n > 0, "a positive number of requests per second"),
-    rateBurst:
-      burst === undefined
-        ? 200
-        : number(label("rate-burst"), burst, (n) => Number.isInteger(n) && n >= 1, "a positive whole number of requests"),
-    addressRateLimit: {
-      ...(ipRate === undefined
-        ? {}
-        : { rate: number(label("ip-rate-limit"), ipRate, (n) => n > 0, "a positive number of requests per second") }),
-      ...(ipBurst === undefined
-        ? {}
-        : { burst: number(label("ip-rate-burst"), ipBurst, (n) => Number.isInteger(n) && n >= 1, "a positive whole number of requests") }),
-      trustProxy: proxies === undefined ? [] : trustProxyList(label("trust-proxy"), proxies)
-    },
-    log: true,
-    webhooks: {
-      allowInsecure: insecure === undefined ? false : switchValue(label("allow-insecure-webhooks"), insecure),
-      retrySchedule:
-        schedule === undefined
-          ? WebhookConfig.defaults.retrySchedule
-          : parsed(label("webhook-retry-schedule"), parseRetrySchedule(schedule)),
-      timeoutMillis,
-      leaseMillis: lease === undefined ? WebhookConfig.defaults.leaseMillis : leaseAfter(label("webhook-lease"), lease, timeoutMillis),
-      endpointConcurrency:
-        endpointConcurrency === undefined
-          ? WebhookConfig.defaults.endpointConcurrency
-          : requests("webhook-endpoint-concurrency", endpointConcurrency),
-      workerConcurrency:
-        workerConcurrency === undefined ? WebhookConfig.defaults.workerConcurrency : requests("webhook-concurrency", workerConcurrency)
-    }
-  }
-}
-
-/**
- * A lease that ran out while its attempt was still waiting for an answer would let another worker
- * send the delivery again during every slow attempt: it must outlast the timeout.
- */
-const leaseAfter = (name: string, text: string, timeoutMillis: number): number => {
-  const millis = parsed(name, parseDuration(text))
-  if (millis <= timeoutMillis)
-    throw new ConfigProblem(`${name} must be longer than the webhook timeout (${timeoutMillis} ms), got ${JSON.stringify(text)}`)
-  return millis
-}
-
-const trustProxyList = (name: string, text: string): ReadonlyArray<string> => {
+/** What `read` throws, as a problem of the setting `name`. */
+const problemOf = <A>(name: string, read: () => A): A => {
   try {
-    return trustedProxies(text.split(",")).entries
+    return read()
   } catch (error) {
     throw new ConfigProblem(`${name}: ${(error as Error).message}`)
   }
 }
 
+const apiKeyList: Reader<ReadonlyArray<ApiKeys.ApiKey>> = (name, text) => problemOf(name, () => ApiKeys.parse(text))
+
+const trustProxyList: Reader<ReadonlyArray<string>> = (name, text) => problemOf(name, () => trustedProxies(text.split(",")).entries)
+
 /**
- * The database URL is read only for `postgres`: a DATABASE_URL meant for something else never
- * turns an embedded host into a client of another database. The database timeout goes with either
- * database, only when given (PgStorage has the default).
+ * A lease that ran out while its attempt was still waiting for an answer would let another worker
+ * send the delivery again during every slow attempt: it must outlast the timeout.
+ */
+const leaseAfter =
+  (timeoutMillis: number): Reader<number> =>
+  (name, text) => {
+    const millis = duration(name, text)
+    if (millis <= timeoutMillis)
+      throw new ConfigProblem(`${name} must be longer than the webhook timeout (${timeoutMillis} ms), got ${JSON.stringify(text)}`)
+    return millis
+  }
+
+/** Flags win over environment variables; both are strings as typed by the operator. */
+export const resolveHostConfig = (flags: Partial<Record<Setting, string>>, env: Settings): ServeConfig => {
+  const get = (setting: Setting) => flags[setting] ?? env[VARIABLES[setting]]
+  const label = (setting: Setting) => (flags[setting] !== undefined ? `--${setting}` : VARIABLES[setting])
+  /** The setting as `read` takes it; `unset` when neither its flag nor its variable is given. */
+  const setting = <A>(name: Setting, unset: A, read: Reader<A>): A => {
+    const text = get(name)
+    return text === undefined ? unset : read(label(name), text)
+  }
+
+  const dataDir = resolve(get("data-dir") ?? "./.dealstream")
+  const storage = resolveStorage(
+    get("storage") ?? "embedded",
+    label("storage"),
+    get("database-url"),
+    label("database-url"),
+    get("database-hosts"),
+    label("database-hosts"),
+    dataDir,
+    setting<number | undefined>("database-timeout", undefined, duration)
+  )
+  const apiKeys = setting<ReadonlyArray<ApiKeys.ApiKey> | null>("api-keys", null, apiKeyList)
+  // Read before the other settings, as the lease is checked against it.
+  const timeoutMillis = setting("webhook-timeout", WebhookConfig.defaults.timeoutMillis, duration)
+  return {
+    port: setting("port", 3000, port),
+    host: get("host"),
+    storage,
+    dataDir,
+    apiKeys,
+    rateLimit: setting("rate-limit", 100, perSecond),
+    rateBurst: setting("rate-burst", 200, burst),
+    addressRateLimit: {
+      // Left out when not set (ServeConfig).
+      ...setting<{ rate?: number }>("ip-rate-limit", {}, (name, text) => ({ rate: perSecond(name, text) })),
+      ...setting<{ burst?: number }>("ip-rate-burst", {}, (name, text) => ({ burst: burst(name, text) })),
+      trustProxy: setting("trust-proxy", [], trustProxyList)
+    },
+    log: true,
+    webhooks: {
+      allowInsecure: setting("allow-insecure-webhooks", false, switchValue),
+      retrySchedule: setting("webhook-retry-schedule", WebhookConfig.defaults.retrySchedule, (name, text) =>
+        parsed(name, parseRetrySchedule(text))
+      ),
+      timeoutMillis,
+      leaseMillis: setting("webhook-lease", WebhookConfig.defaults.leaseMillis, leaseAfter(timeoutMillis)),
+      endpointConcurrency: setting("webhook-endpoint-concurrency", WebhookConfig.defaults.endpointConcurrency, concurrency),
+      workerConcurrency: setting("webhook-concurrency", WebhookConfig.defaults.workerConcurrency, concurrency)
+    }
+  }
+}
+
+/**
+ * The database URL (and the hosts that replace its own) is read only for `postgres`: a DATABASE_URL
+ * meant for something else never turns an embedded host into a client of another database. The
+ * database timeout goes with either database, only when given (PgStorage has the default).
  */
 const resolveStorage = (
   kind: string,
   kindLabel: string,
   url: string | undefined,
   urlLabel: string,
+  hosts: string | undefined,
+  hostsLabel: string,
   dataDir: string,
   timeoutMillis: number | undefined
 ): StorageChoice => {
@@ -217,11 +211,28 @@ const resolveStorage = (
           `storage postgres needs DATABASE_URL (or --database-url), e.g. postgres://user:password@localhost:5432/dealstream`
         )
       }
-      // Never echo the URL: it usually carries a password.
-      if (!/^postgres(ql)?:\/\/./.test(url) || !URL.canParse(url)) {
-        throw new ConfigProblem(`${urlLabel} must be a postgres:// URL (postgres://user:password@host:5432/database)`)
+      // Never echo the URL: it usually carries a password. Several hosts are written as libpq
+      // writes them (h1:5432,h2:5433), or given apart to replace the URL's (DEALSTREAM_DATABASE_HOSTS).
+      const notUrl = () =>
+        new ConfigProblem(
+          `${urlLabel} must be a postgres:// URL (postgres://user:password@host:5432/database, several hosts as h1:5432,h2:5432)`
+        )
+      if (!/^postgres(ql)?:\/\/./.test(url)) throw notUrl()
+      let hosted = url
+      if (hosts !== undefined) {
+        try {
+          hosted = withDatabaseHosts(url, hosts)
+        } catch (error) {
+          throw new ConfigProblem(`${hostsLabel}: ${(error as Error).message}`)
+        }
       }
-      return { postgres: url, ...timeout }
+      const problem = databaseUrlProblem(hosted)
+      if (problem === "not a postgres:// URL") throw notUrl()
+      if (problem !== null) {
+        const fromUrl = hosts === undefined || problem.startsWith("target_session_attrs")
+        throw new ConfigProblem(`${fromUrl ? urlLabel : hostsLabel}: ${problem}`)
+      }
+      return { postgres: hosted, ...timeout }
     }
     default:
       throw new ConfigProblem(

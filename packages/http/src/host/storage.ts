@@ -7,7 +7,9 @@ import { Context, Duration, Effect, Exit, Fiber, Layer, Schedule, Scope } from "
 
 /**
  * Where a host keeps its records: in process memory (gone on exit), in a PostgreSQL server of its
- * own under a data directory, or in a PostgreSQL database at a URL (several hosts may share it).
+ * own under a data directory, or in a PostgreSQL database at a URL (several hosts may share it). The
+ * URL may name several servers (`h1:5432,h2:5433`, from DATABASE_URL or DEALSTREAM_DATABASE_HOSTS):
+ * the host then writes to whichever is the primary and follows it through a failover (PgStorage).
  * On PostgreSQL, `databaseTimeoutMillis` is how long a statement may wait for its answer before
  * the request gets 503 (PgStorage's `statementTimeout`, 30 s when not given).
  */
