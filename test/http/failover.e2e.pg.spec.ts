@@ -168,6 +168,12 @@ describe("two hosts through a failover of their PostgreSQL primary", () => {
         `the feed consumer got 503 ${feedRefused} times`
     )
     expect(Math.max(...gaps)).toBeLessThan(10_000)
+    // Operators see which server took over: /readyz names the promoted one on both hosts.
+    for (const api of apis) {
+      const ready = await api.call("GET", "/readyz", { key: null })
+      expect(ready.status, ready.text).toBe(200)
+      expect(ready.body.primary).toMatch(new RegExp(`:${next.port}$`))
+    }
 
     // --- every acknowledged write once, nothing else ------------------------------------------------
     const listed: Array<{ id: string; email: string }> = []

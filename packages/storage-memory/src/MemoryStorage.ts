@@ -345,7 +345,7 @@ export const makeWithQueue: Effect.Effect<Services> = Effect.gen(function* () {
         for (const write of writes) writeRow(write)
       }),
     headSequence: Effect.sync(() => log.length),
-    ping: Effect.void
+    ping: Effect.succeed({ primary: null })
   }
 
   /** A claimed delivery with its event's position, looked up in the log when scheduling did not know it. */

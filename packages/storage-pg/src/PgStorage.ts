@@ -112,7 +112,17 @@ export const fromClient = (sql: SqlClient, submit: SubmitCommit, listen: ListenO
   listDeletedBefore: (collection, cutoff, limit) => orUnavailable(listDeletedBefore(sql, tableMap)(collection, cutoff, limit)),
   replaceDocuments: (collections, writes) => orUnavailable(replaceDocuments(sql, tableMap)(collections, writes)),
   headSequence: orUnavailable(headSequence(sql)),
-  ping: orUnavailable(Effect.asVoid(sql.unsafe("SELECT 1")))
+  // The server as it names itself: the one the pool lent a connection to, the primary now.
+  ping: orUnavailable(
+    Effect.map(
+      sql.unsafe<{ readonly host: string | null; readonly port: number | null }>(
+        "SELECT host(inet_server_addr()) AS host, inet_server_port() AS port"
+      ),
+      ([row]) => ({
+        primary: row?.host == null || row.port == null ? null : `${row.host.includes(":") ? `[${row.host}]` : row.host}:${row.port}`
+      })
+    )
+  )
 })
 
 /**

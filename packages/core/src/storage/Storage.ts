@@ -220,8 +220,17 @@ export interface StorageService {
   ) => Effect.Effect<void, StorageUnavailable>
   /** The highest sequence in the log, 0 when it is empty (progress of a rebuild). */
   readonly headSequence: Effect.Effect<number, StorageUnavailable>
-  /** Reachability, for `/readyz`. */
-  readonly ping: Effect.Effect<void, StorageUnavailable>
+  /** Reachability, for `/readyz`: and which server takes the writes now. */
+  readonly ping: Effect.Effect<StorageReadiness, StorageUnavailable>
+}
+
+/** What a storage that answers a ping reports of itself. */
+export interface StorageReadiness {
+  /**
+   * The database server that answered, as it names itself (`127.0.0.1:5433`): the primary, when
+   * the storage follows one among several (storage-pg's primary.ts). Null for memory storage.
+   */
+  readonly primary: string | null
 }
 
 export class Storage extends Context.Service<Storage, StorageService>()("@dealstream/core/Storage") {}

@@ -11,9 +11,18 @@ export class SystemApi extends HttpApiGroup.make("system").add(
     OpenApi.Description,
     "The process is up."
   ),
-  HttpApiEndpoint.get("ready", "/readyz", { success: Schema.Struct({ status: Schema.Literal("ready") }), error: Unavailable }).annotate(
+  HttpApiEndpoint.get("ready", "/readyz", {
+    success: Schema.Struct({
+      status: Schema.Literal("ready"),
+      primary: Schema.NullOr(Schema.String).annotate({
+        description:
+          "The PostgreSQL server that takes the writes now, as it names itself (`127.0.0.1:5433`); after a failover, the promoted one. Null on memory storage."
+      })
+    }),
+    error: Unavailable
+  }).annotate(
     OpenApi.Description,
-    "The host's storage (PostgreSQL, or memory) answers a ping; 503 `unavailable` while the database cannot be reached."
+    "The host's storage (PostgreSQL, or memory) answers a ping; 503 `unavailable` while the database cannot be reached, or while no primary is found among several database hosts."
   ),
   HttpApiEndpoint.get("openapi", "/v1/openapi.json").annotate(OpenApi.Exclude, true)
 ) {}

@@ -12,7 +12,7 @@ const SystemHandlers = (api: ServedApi) =>
       const document = HttpServerResponse.jsonUnsafe(OpenApi.fromApi(api))
       return handlers
         .handle("health", () => Effect.succeed({ status: "ok" as const }))
-        .handle("ready", () => Effect.as(engine.ping, { status: "ready" as const }))
+        .handle("ready", () => Effect.map(engine.ping, ({ primary }) => ({ status: "ready" as const, primary })))
         .handle("openapi", () => Effect.succeed(document))
     })
   )

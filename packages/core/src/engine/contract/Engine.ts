@@ -4,6 +4,7 @@ import type { ApiKeyOwner } from "../../apiKey/projection.js"
 import type { Conflict, NotFound, PreconditionFailed, StorageUnavailable, ValidationError } from "../../errors.js"
 import type { JsonObject } from "../../json.js"
 import type { ListParams } from "../../query/parseListQuery.js"
+import type { StorageReadiness } from "../../storage/Storage.js"
 
 /** Who is asking: every command and query runs inside exactly one workspace. */
 export interface RequestContext {
@@ -244,7 +245,7 @@ export interface EngineService {
   /** Purge every record soft-deleted more than 30 days ago (by the engine's Clock); returns how many. */
   readonly purgeExpired: Effect.Effect<number, StorageUnavailable>
   /** Storage reachable. */
-  readonly ping: Effect.Effect<void, StorageUnavailable>
+  readonly ping: Effect.Effect<StorageReadiness, StorageUnavailable>
 }
 
 export class Engine extends Context.Service<Engine, EngineService>()("@dealstream/core/Engine") {}
