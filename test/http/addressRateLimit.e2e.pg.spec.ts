@@ -1,4 +1,12 @@
-import { DeliveryQueue, EngineLive, IdsLive, Storage, WebhookConfig, WebhookTransport, WebhookTransportUnavailable } from "@dealstream/core"
+import {
+  type DeliveryQueue,
+  EngineLive,
+  IdsLive,
+  Storage,
+  WebhookConfig,
+  WebhookTransport,
+  WebhookTransportUnavailable
+} from "@dealstream/core"
 import { HostLive, startServer } from "@dealstream/http"
 import { MemoryStorage } from "@dealstream/storage-memory"
 import { request } from "node:http"

@@ -1,4 +1,4 @@
-import { type EngineService, type JsonObject, type RequestContext } from "@dealstream/core"
+import type { EngineService, JsonObject, RequestContext } from "@dealstream/core"
 import { PgStorage } from "@dealstream/storage-pg"
 import { mkdtempSync, rmSync } from "node:fs"
 import { createServer } from "node:http"
