@@ -8,7 +8,12 @@ const STORAGE_OPTIONS = `  --storage <kind>      DEALSTREAM_STORAGE     embedded
                                                itself, kept under <data-dir>/pg; postgres: the database
                                                at DATABASE_URL (several hosts may share it); memory:
                                                nothing survives a restart
-  --database-url <url>  DATABASE_URL           postgres://user:password@host:5432/database (postgres only)
+  --database-url <url>  DATABASE_URL           postgres://user:password@host:5432/database (postgres only);
+                                               several servers: host1:5432,host2:5432 in place of host:5432
+  --database-hosts <list>
+                        DEALSTREAM_DATABASE_HOSTS
+                                               host1:5432,host2:5432: replaces the URL's hosts; writes
+                                               go to whichever is primary now
   --database-timeout <duration>
                         DEALSTREAM_DATABASE_TIMEOUT
                                                how long a database statement may go unanswered
@@ -71,7 +76,8 @@ ${STORAGE_OPTIONS}
                         DEALSTREAM_WEBHOOK_CONCURRENCY
                                                requests in flight at once, per host (default 64)
 
-rebuild, keys and events tail options: --storage, --database-url, --data-dir as above (not memory).
+rebuild, keys and events tail options: --storage, --database-url, --database-hosts, --data-dir as above
+(not memory).
 
 events tail options:
   --workspace <id>      whose events (required)
@@ -94,7 +100,7 @@ const SIGNALS = ["SIGTERM", "SIGINT", "SIGHUP"] as const
 const STOP_LIMIT_MS = 30_000
 
 /** What rebuild and keys take: where the database is. */
-const STORAGE_SETTINGS: ReadonlyArray<Setting> = ["storage", "database-url", "data-dir"]
+const STORAGE_SETTINGS: ReadonlyArray<Setting> = ["storage", "database-url", "database-hosts", "data-dir"]
 
 /** One line on stderr and a non-zero exit: operators read the cause, not a stack trace. */
 const fail = (message: string, code = 1): never => {
