@@ -28,7 +28,7 @@ describe("dealstream serve", () => {
     const malformed = run(["serve", "--storage", "postgres"], { DATABASE_URL: "mysql://root:hunter2@db/crm" })
     expect(await malformed.exit).toBe(1)
     expect(oneLine(malformed.stderr())).toEqual([
-      "dealstream: DATABASE_URL must be a postgres:// URL (postgres://user:password@host:5432/database)"
+      "dealstream: DATABASE_URL must be a postgres:// URL (postgres://user:password@host:5432/database, several hosts as h1:5432,h2:5432)"
     ])
 
     // A port nobody listens on: taken from a server that is closed again.
