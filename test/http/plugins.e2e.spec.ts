@@ -206,3 +206,17 @@ describe("a plug-in whose plural names a group of the API", () => {
     await expect(started).rejects.toThrow('The record type plug-in "note" has the plural "webhooks", which names another group of the API.')
   })
 })
+
+describe("a plug-in whose title is not its name capitalised", () => {
+  it("is called by its name in its history's description, not by its title lower-cased", async () => {
+    const ticket = { ...note, name: "support_ticket", plural: "support-tickets", title: "SupportTicket", prefix: "tkt" }
+    const host = await startHost({ recordTypes: [ticket] })
+    try {
+      const history = (await documentOf(host)).paths["/v1/support-tickets/{id}/history"]!["get"]!
+      expect(history["description"]).toContain("Every change to the support_ticket since it was created")
+      expect(history["description"]).not.toContain("supportticket")
+    } finally {
+      await host.close()
+    }
+  })
+})

@@ -30,8 +30,10 @@ export interface RecordResource<
   ListQuery extends Schema.Struct.Fields,
   GetQuery extends Schema.Struct.Fields
 > {
-  /** The record type's schema name: `Contact` names ContactPage, ContactBatch and the history's `contact`. */
+  /** The record type's schema name: `Contact` names ContactPage and ContactBatch. */
   readonly name: string
+  /** The record type's own name, as its events and the history call it (`contact`); the schema name lower-cased when absent. */
+  readonly type?: string
   /** `/v1/contacts`: the collection's path, below which each record is `/:id`. */
   readonly collection: Collection
   /** The record as the API answers it, and the bodies of a create and of a PATCH (documented only, see documented.ts). */
@@ -102,7 +104,7 @@ export const recordEndpoints = <
       query: pagingParams,
       success: pageOf(HistoryEntry, "HistoryPage"),
       error: readErrors
-    }).annotate(OpenApi.Description, historyDescription(resource.name.toLowerCase()))
+    }).annotate(OpenApi.Description, historyDescription(resource.type ?? resource.name.toLowerCase()))
   }
 }
 

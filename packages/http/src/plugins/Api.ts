@@ -27,7 +27,7 @@ const listDescription = (plugin: RecordTypePlugin) => {
  * the group is named by its plural, as its path is, and its batch upserts on its unique field.
  */
 export const pluginGroup = (plugin: RecordTypePlugin, schemas: PluginSchemas) => {
-  const resource = { name: plugin.title, collection: collectionOf(plugin) }
+  const resource = { name: plugin.title, type: plugin.name, collection: collectionOf(plugin) }
   const records = recordEndpoints({
     ...resource,
     ...schemas,
