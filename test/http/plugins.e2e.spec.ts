@@ -212,9 +212,9 @@ describe("a plug-in whose title is not its name capitalised", () => {
     const ticket = { ...note, name: "support_ticket", plural: "support-tickets", title: "SupportTicket", prefix: "tkt" }
     const host = await startHost({ recordTypes: [ticket] })
     try {
-      const history = (await documentOf(host)).paths["/v1/support-tickets/{id}/history"]!["get"]!
-      expect(history["description"]).toContain("Every change to the support_ticket since it was created")
-      expect(history["description"]).not.toContain("supportticket")
+      const history = (await documentOf(host)).paths["/v1/support-tickets/{id}/history"]!["get"]! as { readonly description?: string }
+      expect(history.description).toContain("Every change to the support_ticket since it was created")
+      expect(history.description).not.toContain("supportticket")
     } finally {
       await host.close()
     }
