@@ -16,9 +16,10 @@ import { FEED_LOCK_CLASS } from "./internal/feedLock.js"
  * no feed, and a stalled commit only its own workspaces' feeds, until its statement times out.
  *
  * The bound is not monotonic: a stranger that ends between S and L lowers it to its id for that one
- * read, so a read from the start may briefly show fewer events than the read before it. A reader
- * following its cursor never sees that (nothing before its position can appear, and a lower bound
- * only shows less). Reading L before taking S would close that window, at a second statement.
+ * read (`ended` says so), so such a read may show fewer events than the read before it. A reader
+ * following its cursor would never see that (nothing before its position can appear, and a lower
+ * bound only shows less), but one reading from the start would: readFeed reads again, on a new
+ * snapshot, when `ended` held the bound back (rare: a transaction ending within one statement).
  */
 export const workspaceWriters = (workspace: string): string =>
   `snapshot AS MATERIALIZED (SELECT pg_current_snapshot() AS s),
@@ -28,15 +29,21 @@ export const workspaceWriters = (workspace: string): string =>
       OR (locktype = 'advisory' AND classid = ${FEED_LOCK_CLASS} AND objid = hashtext(${workspace})::oid AND objsubid = 2
         AND database = (SELECT oid FROM pg_database WHERE datname = current_database()))
   ),
+  held AS MATERIALIZED (
+    SELECT x, NOT EXISTS (SELECT 1 FROM locks AS own WHERE own.locktype = 'transactionid' AND own.transactionid = x::xid) AS ended
+    FROM snapshot, pg_snapshot_xip(snapshot.s) AS x
+  ),
   bound AS MATERIALIZED (
-    SELECT coalesce((
-      SELECT min(x) FROM pg_snapshot_xip(snapshot.s) AS x
-      WHERE NOT EXISTS (SELECT 1 FROM locks AS own WHERE own.locktype = 'transactionid' AND own.transactionid = x::xid)
+    SELECT coalesce(first.x, pg_snapshot_xmax(snapshot.s)) AS below, coalesce(first.ended, false) AS ended
+    FROM snapshot LEFT JOIN LATERAL (
+      SELECT held.x, held.ended FROM held
+      WHERE held.ended
         OR EXISTS (
           SELECT 1 FROM locks AS own JOIN locks AS mark ON mark.virtualtransaction = own.virtualtransaction AND mark.locktype = 'advisory'
-          WHERE own.locktype = 'transactionid' AND own.transactionid = x::xid
+          WHERE own.locktype = 'transactionid' AND own.transactionid = held.x::xid
         )
-    ), pg_snapshot_xmax(snapshot.s)) AS below FROM snapshot
+      ORDER BY held.x LIMIT 1
+    ) AS first ON true
   )`
 
 /**
@@ -44,7 +51,8 @@ export const workspaceWriters = (workspace: string): string =>
  * holds back. Kept for the test that shows a stranger's open transaction stalls it and not the
  * bound above (test/storage/feedStrangers.pg.spec.ts).
  */
-export const serverXmin = (_workspace: string): string => `bound AS MATERIALIZED (SELECT pg_snapshot_xmin(pg_current_snapshot()) AS below)`
+export const serverXmin = (_workspace: string): string =>
+  `bound AS MATERIALIZED (SELECT pg_snapshot_xmin(pg_current_snapshot()) AS below, false AS ended)`
 
 /** A WITH list that defines `bound(below)` for one workspace, the workspace given as a parameter. */
 export type FeedBound = (workspace: string) => string

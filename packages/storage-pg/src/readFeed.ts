@@ -49,26 +49,34 @@ export const readFeed =
     const limit = Math.max(0, Math.floor(options.limit))
     // The page, and the last event of the workspace the same snapshot sees (one more step of the
     // index, backwards): where a page that is not full lets the next read start.
-    return Effect.map(
-      sql.unsafe<EventRow & { readonly xact: string; readonly tail: boolean }>(
-        `WITH ${bound(workspace)} ` +
-          `(SELECT xact_id::text AS xact, ${eventColumns}, false AS tail FROM ${tables.events} WHERE ${conditions.join(" AND ")} ` +
-          `ORDER BY xact_id, sequence LIMIT ${params.add(limit)}) ` +
-          `UNION ALL (SELECT xact_id::text AS xact, ${eventColumns}, true AS tail FROM ${tables.events} WHERE ${visible} ` +
-          `ORDER BY xact_id DESC, sequence DESC LIMIT 1)`,
-        params.values as Array<unknown>
-      ),
-      (rows) => {
-        const position = (row: { readonly xact: string; readonly sequence: bigint }): ChangeFeedPosition => ({
-          transaction: row.xact,
-          sequence: Number(row.sequence)
-        })
-        const events = rows
-          .filter((row) => !row.tail)
-          .map((row) => ({ ...toStoredEvent(row), position: position(row) }))
-          .sort((a, b) => compareChangeFeedPositions(a.position, b.position))
-        const tail = rows.find((row) => row.tail)
-        return { events, through: feedThrough(events, limit, options.after, tail === undefined ? null : position(tail)) }
-      }
+    // The page's events (tail false), the tail (true), and one row (tail null) saying whether a
+    // transaction that ended during the statement held the bound back (feedBound.ts): then the read
+    // is made again, on a snapshot of its own, so a read never shows less for a stranger's sake.
+    const statement = sql.unsafe<EventRow & { readonly xact: string; readonly tail: boolean | null; readonly ended: boolean }>(
+      `WITH ${bound(workspace)} ` +
+        `(SELECT xact_id::text AS xact, ${eventColumns}, false AS tail, false AS ended FROM ${tables.events} WHERE ${conditions.join(" AND ")} ` +
+        `ORDER BY xact_id, sequence LIMIT ${params.add(limit)}) ` +
+        `UNION ALL (SELECT xact_id::text AS xact, ${eventColumns}, true AS tail, false AS ended FROM ${tables.events} WHERE ${visible} ` +
+        `ORDER BY xact_id DESC, sequence DESC LIMIT 1) ` +
+        `UNION ALL (SELECT NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, ended FROM bound)`,
+      params.values as Array<unknown>
     )
+    const read = (
+      again: number
+    ): Effect.Effect<ReadonlyArray<EventRow & { readonly xact: string; readonly tail: boolean | null }>, SqlError> =>
+      Effect.flatMap(statement, (rows) =>
+        again > 0 && rows.some((row) => row.tail === null && row.ended) ? read(again - 1) : Effect.succeed(rows)
+      )
+    return Effect.map(read(3), (rows) => {
+      const position = (row: { readonly xact: string; readonly sequence: bigint }): ChangeFeedPosition => ({
+        transaction: row.xact,
+        sequence: Number(row.sequence)
+      })
+      const events = rows
+        .filter((row) => row.tail === false)
+        .map((row) => ({ ...toStoredEvent(row), position: position(row) }))
+        .sort((a, b) => compareChangeFeedPositions(a.position, b.position))
+      const tail = rows.find((row) => row.tail === true)
+      return { events, through: feedThrough(events, limit, options.after, tail === undefined ? null : position(tail)) }
+    })
   }
