@@ -97,10 +97,11 @@ describe("PgStorage with several hosts", () => {
         )
         expect(refused._tag).toBe("StorageUnavailable")
         expect(refused.message).toMatch(/^PostgreSQL is unavailable: no primary: 127\.0\.0\.1:\d+ connection (refused|reset)/)
-        const started = performance.now()
+        // Refused by the search's state at once, not after a statement's deadline: its message says
+        // there is no primary, where a timed-out statement's says it got no answer.
         const failing = yield* Effect.flip(storage.readStream("con_primary_1"))
         expect(failing._tag).toBe("StorageUnavailable")
-        expect(performance.now() - started).toBeLessThan(1_000)
+        expect(failing.message).toMatch(/^PostgreSQL is unavailable: no primary: /)
 
         // The second host answers: served again without a restart, and the feed's listener is back.
         const heardBefore = heard.length
