@@ -32,8 +32,12 @@ describe.each(STORAGES)("probes on %s storage", (storage) => {
     expect(health.body).toEqual({ status: "ok" })
     const ready = await probed.call("GET", "/readyz", { key: null })
     expect(ready.status).toBe(200)
-    // The server that takes writes, as it names itself; none for memory.
-    expect(ready.body).toEqual({ status: "ready", primary: storage === "memory" ? null : expect.stringMatching(/^\S+:\d+$/) })
+    // The server that takes writes, as it names itself; none for memory. No read replicas here.
+    expect(ready.body).toEqual({
+      status: "ready",
+      primary: storage === "memory" ? null : expect.stringMatching(/^\S+:\d+$/),
+      replicas: []
+    })
   })
 })
 

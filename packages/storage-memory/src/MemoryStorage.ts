@@ -21,7 +21,9 @@ import {
   type StoredDocument,
   type StoredEvent,
   UniqueViolation,
-  VersionConflict
+  VersionConflict,
+  noteWritten,
+  WrittenAt
 } from "@dealstream/core"
 import { Clock, Context, Effect, Layer, PubSub, Stream } from "effect"
 import { DocumentTable } from "./documentTable.js"
@@ -133,6 +135,9 @@ export const makeWithQueue: Effect.Effect<Services> = Effect.gen(function* () {
     return null
   }
 
+  /** Commits stored so far: the memory storage's position (a commit without events moves it too). */
+  let commits = 0
+
   const commit = (commit: Commit) =>
     Effect.flatMap(Clock.currentTimeMillis, (now) =>
       Effect.suspend((): Effect.Effect<CommitResult, VersionConflict | UniqueViolation> => {
@@ -199,11 +204,13 @@ export const makeWithQueue: Effect.Effect<Services> = Effect.gen(function* () {
         )
         for (const workspaceId of changed) settingsVersions.set(workspaceId, (settingsVersions.get(workspaceId) ?? 0) + 1)
         const fed = new Set(appended.filter((event) => isFed(event.type)).map((event) => event.metadata.workspaceId))
+        commits++
+        const position = BigInt(commits)
         return Effect.as(
           Effect.andThen(
             Effect.forEach(changed, (workspaceId) => PubSub.publish(settingsChanges, { _tag: "Changed", workspaceId }), { discard: true }),
             Effect.forEach(fed, (workspaceId) => PubSub.publish(feedChanges, { _tag: "Appended", workspaceId }), { discard: true })
-          ),
+          ).pipe(Effect.andThen(WrittenAt.useSync((written) => noteWritten(written, position)))),
           { events: appended }
         )
       })
@@ -345,7 +352,8 @@ export const makeWithQueue: Effect.Effect<Services> = Effect.gen(function* () {
         for (const write of writes) writeRow(write)
       }),
     headSequence: Effect.sync(() => log.length),
-    ping: Effect.succeed({ primary: null })
+    position: Effect.sync(() => BigInt(commits)),
+    ping: Effect.succeed({ primary: null, replicas: [] })
   }
 
   /** A claimed delivery with its event's position, looked up in the log when scheduling did not know it. */

@@ -5,7 +5,8 @@ import type { SqlClient } from "effect/sql/SqlClient"
 import type { SqlError } from "effect/sql/SqlError"
 import { claimDeliveries } from "./claimDeliveries.js"
 import { commit } from "./commit.js"
-import { makeCommitBatches, type SubmitCommit } from "./commitBatches.js"
+import { lsnPosition, makeCommitBatches, type SubmitCommit } from "./commitBatches.js"
+import { makeReads, type Reads } from "./replicas.js"
 import { type DocumentTableMap, documentTableMap } from "./documentTableMap.js"
 import { DatabaseError, orUnavailable, reasonOf, targetOf } from "./errors.js"
 import { getDocument } from "./getDocument.js"
@@ -77,6 +78,16 @@ export interface Options {
    * StorageUnavailable while there is no primary.
    */
   readonly primarySearch?: { readonly min?: Duration.Input; readonly max?: Duration.Input }
+  /**
+   * Read replicas: one URL per streaming replica of the primary (each naming one server). Reads of
+   * a fiber carrying core's ReadRoute go to one that has replayed the route's position and lags no
+   * more than `readMaxLag`, or to the primary (replicas.ts). Default none.
+   */
+  readonly readUrls?: ReadonlyArray<string>
+  /** A replica lagging the primary more than this is skipped. Default 5 seconds. */
+  readonly readMaxLag?: Duration.Input
+  /** How often each replica is asked what it has replayed. Default 100 milliseconds. */
+  readonly readPoll?: Duration.Input
 }
 
 /**
@@ -84,45 +95,70 @@ export interface Options {
  * `settingsChanges` opens a connection of its own per subscription (see listenChannel.ts), from
  * `listen`.
  */
-export const fromClient = (sql: SqlClient, submit: SubmitCommit, listen: ListenOptions, tableMap: DocumentTableMap): StorageService => ({
-  // recordedAt comes from Effect's Clock, as in the memory adapter, so tests on TestClock see the
-  // same times on either storage.
-  commit: (input) =>
-    Clock.currentTimeMillis.pipe(
-      Effect.flatMap((now) => commit(sql, submit, tableMap)(input, new Date(now).toISOString())),
-      orUnavailable
-    ),
-  readStream: (streamId, after) => orUnavailable(readStream(sql)(streamId, after)),
-  settingsVersion: (workspaceId) => orUnavailable(settingsVersion(sql)(workspaceId)),
-  settingsChanges: listenSettingsChanges(listen),
-  readLog: (options) => orUnavailable(readLog(sql)(options)),
-  readWorkspaceLog: (options) => orUnavailable(readWorkspaceLog(sql)(options)),
-  readFeed: (options) => orUnavailable(readFeed(sql)(options)),
-  readEvent: (workspaceId, eventId) => orUnavailable(readEvent(sql)(workspaceId, eventId)),
-  feedChanges: listenFeedChanges(listen),
-  getDocument: (collection, workspaceId, id) => orUnavailable(getDocument(sql, tableMap)(collection, workspaceId, id)),
-  documentByUniqueKey: (collection, workspaceId, uniqueKey) =>
-    orUnavailable(documentByUniqueKey(sql, tableMap)(collection, workspaceId, uniqueKey)),
-  readRecord: (collection, workspaceId, id, linked) => orUnavailable(readRecord(sql, tableMap)(collection, workspaceId, id, linked)),
-  queryRecords: (collection, workspaceId, query, linked) =>
-    orUnavailable(queryRecords(sql, tableMap)(collection, workspaceId, query, linked)),
-  getDocuments: (collection, workspaceId, ids) => orUnavailable(getDocuments(sql, tableMap)(collection, workspaceId, ids)),
-  queryDocuments: (collection, workspaceId, query) => orUnavailable(queryDocuments(sql, tableMap)(collection, workspaceId, query)),
-  documentsWith: (collection, key, limit) => orUnavailable(documentsWith(sql, tableMap)(collection, key, limit)),
-  listDeletedBefore: (collection, cutoff, limit) => orUnavailable(listDeletedBefore(sql, tableMap)(collection, cutoff, limit)),
-  replaceDocuments: (collections, writes) => orUnavailable(replaceDocuments(sql, tableMap)(collections, writes)),
-  headSequence: orUnavailable(headSequence(sql)),
-  // The server as it names itself: the one the pool lent a connection to, the primary now.
-  ping: orUnavailable(
-    Effect.map(
-      sql.unsafe<{ readonly host: string | null; readonly port: number | null }>(
-        "SELECT host(inet_server_addr()) AS host, inet_server_port() AS port"
+export const fromClient = (
+  sql: SqlClient,
+  submit: SubmitCommit,
+  listen: ListenOptions,
+  tableMap: DocumentTableMap,
+  reads: Reads = primaryReads(sql)
+): StorageService => {
+  // What a read request may be served by a replica: the reads of records, lists, searches, history.
+  const read = reads.client
+  const routed = <A>(effect: Effect.Effect<A, SqlError>) => orUnavailable(reads.routed(effect))
+  return {
+    // recordedAt comes from Effect's Clock, as in the memory adapter, so tests on TestClock see the
+    // same times on either storage.
+    commit: (input) =>
+      Clock.currentTimeMillis.pipe(
+        Effect.flatMap((now) => commit(sql, submit, tableMap)(input, new Date(now).toISOString())),
+        orUnavailable
       ),
-      ([row]) => ({
-        primary: row?.host == null || row.port == null ? null : `${row.host.includes(":") ? `[${row.host}]` : row.host}:${row.port}`
-      })
+    readStream: (streamId, after) => routed(readStream(read)(streamId, after)),
+    settingsVersion: (workspaceId) => routed(settingsVersion(read)(workspaceId)),
+    settingsChanges: listenSettingsChanges(listen),
+    readLog: (options) => orUnavailable(readLog(sql)(options)),
+    readWorkspaceLog: (options) => orUnavailable(readWorkspaceLog(sql)(options)),
+    readFeed: (options) => orUnavailable(readFeed(sql)(options)),
+    readEvent: (workspaceId, eventId) => routed(readEvent(read)(workspaceId, eventId)),
+    feedChanges: listenFeedChanges(listen),
+    getDocument: (collection, workspaceId, id) => routed(getDocument(read, tableMap)(collection, workspaceId, id)),
+    documentByUniqueKey: (collection, workspaceId, uniqueKey) =>
+      routed(documentByUniqueKey(read, tableMap)(collection, workspaceId, uniqueKey)),
+    readRecord: (collection, workspaceId, id, linked) => routed(readRecord(read, tableMap)(collection, workspaceId, id, linked)),
+    queryRecords: (collection, workspaceId, query, linked) => routed(queryRecords(read, tableMap)(collection, workspaceId, query, linked)),
+    getDocuments: (collection, workspaceId, ids) => routed(getDocuments(read, tableMap)(collection, workspaceId, ids)),
+    queryDocuments: (collection, workspaceId, query) => routed(queryDocuments(read, tableMap)(collection, workspaceId, query)),
+    documentsWith: (collection, key, limit) => orUnavailable(documentsWith(sql, tableMap)(collection, key, limit)),
+    listDeletedBefore: (collection, cutoff, limit) => orUnavailable(listDeletedBefore(sql, tableMap)(collection, cutoff, limit)),
+    replaceDocuments: (collections, writes) => orUnavailable(replaceDocuments(sql, tableMap)(collections, writes)),
+    headSequence: orUnavailable(headSequence(sql)),
+    position: orUnavailable(
+      Effect.map(sql.unsafe<{ readonly position: string }>("SELECT pg_current_wal_insert_lsn()::text AS position"), ([row]) =>
+        lsnPosition(row!.position)
+      )
+    ),
+    // The server as it names itself: the one the pool lent a connection to, the primary now.
+    ping: orUnavailable(
+      Effect.zipWith(
+        sql.unsafe<{ readonly host: string | null; readonly port: number | null }>(
+          "SELECT host(inet_server_addr()) AS host, inet_server_port() AS port"
+        ),
+        reads.readiness,
+        ([row], replicas) => ({
+          primary: row?.host == null || row.port == null ? null : `${row.host.includes(":") ? `[${row.host}]` : row.host}:${row.port}`,
+          replicas
+        })
+      )
     )
-  )
+  }
+}
+
+/** Reads without replicas: every statement to the primary. */
+const primaryReads = (sql: SqlClient): Reads => ({
+  client: sql,
+  routed: (read) => read,
+  readiness: Effect.succeed([]),
+  primaryAt: () => {}
 })
 
 /**
@@ -156,8 +192,18 @@ export interface Services {
  * plug-in it cannot serve (documentTableMap.ts) is a defect.
  */
 export const makeWithQueue = (options: Options | string): Effect.Effect<Services, DatabaseError, Scope.Scope> => {
-  const { commitLanes, connectTimeout, listenHeartbeat, maxConnections, primarySearch, statementTimeout, url } =
-    typeof options === "string" ? ({ url: options } as Options) : options
+  const {
+    commitLanes,
+    connectTimeout,
+    listenHeartbeat,
+    maxConnections,
+    primarySearch,
+    readMaxLag,
+    readPoll,
+    readUrls,
+    statementTimeout,
+    url
+  } = typeof options === "string" ? ({ url: options } as Options) : options
   const target = targetOf(url)
   const cannotConnect = (error: SqlError) => new DatabaseError({ message: `cannot connect to PostgreSQL at ${target}: ${reasonOf(error)}` })
   const poolOptions = {
@@ -200,6 +246,7 @@ export const makeWithQueue = (options: Options | string): Effect.Effect<Services
             )
       const {
         bounded: sql,
+        lender,
         listenUrl,
         unbounded
       } = yield* connection.pipe(
@@ -213,13 +260,23 @@ export const makeWithQueue = (options: Options | string): Effect.Effect<Services
       yield* migrate(unbounded, schemaOf(tableMap)).pipe(
         Effect.mapError((error) => new DatabaseError({ message: `cannot migrate PostgreSQL at ${target}: ${reasonOf(error)}` }))
       )
-      const batches = yield* makeCommitBatches(sql, { lanes: commitLanes ?? 2, maxBatch: 64 })
+      const reads =
+        readUrls === undefined || readUrls.length === 0
+          ? primaryReads(sql)
+          : yield* makeReads(lender, sql, {
+              urls: readUrls,
+              pool: { ...poolOptions, applicationName: "dealstream reads" },
+              statementTimeout: statementTimeout ?? Duration.seconds(30),
+              maxLag: readMaxLag ?? Duration.seconds(5),
+              poll: readPoll ?? Duration.millis(100)
+            }).pipe(Effect.provide(Reactivity.layer), Effect.mapError(cannotConnect))
+      const batches = yield* makeCommitBatches(sql, { lanes: commitLanes ?? 2, maxBatch: 64, written: reads.primaryAt })
       const listen: ListenOptions = {
         url: listenUrl,
         connectTimeout: connectTimeout ?? Duration.seconds(5),
         heartbeat: listenHeartbeat ?? Duration.seconds(5)
       }
-      return { storage: fromClient(sql, batches.submit, listen, tableMap), queue: queueFromClient(sql, listen) }
+      return { storage: fromClient(sql, batches.submit, listen, tableMap, reads), queue: queueFromClient(sql, listen) }
     })
   )
 }

@@ -1,3 +1,4 @@
+import { noteWritten, type StoragePosition, WrittenAt } from "@dealstream/core"
 import { Deferred, Effect, Exit, Queue, type Scope } from "effect"
 import type { SqlClient } from "effect/sql/SqlClient"
 import { SqlError, UnknownError } from "effect/sql/SqlError"
@@ -26,6 +27,10 @@ export type CommitOutcome =
   /** The commit failed inside a batch and was undone alone (see functions/ds_commit_batch.ts). */
   | { readonly error: { readonly code: string; readonly constraint: string | null; readonly message: string } }
 
+/**
+ * Stores a commit and answers its outcome; a stored one's position (core's positions.ts) is noted
+ * in the caller's WrittenAt.
+ */
 export type SubmitCommit = (params: CommitParams) => Effect.Effect<CommitOutcome, SqlError>
 
 export interface CommitBatches {
@@ -39,10 +44,13 @@ export interface CommitBatchOptions {
   readonly lanes: number
   /** Commits per batch at most. */
   readonly maxBatch: number
+  /** Told the position of every batch stored (the replicas' lag is measured against it). */
+  readonly written?: (position: StoragePosition) => void
 }
 
-const callText = (fn: string, settings: boolean) =>
-  `SELECT ${fn}($1::jsonb, $2::jsonb, $3::text[], $4::jsonb, $5::jsonb, $6::timestamptz${settings ? ", $7::jsonb" : ""}) AS outcome`
+const argumentsText = (settings: boolean) =>
+  `$1::jsonb, $2::jsonb, $3::text[], $4::jsonb, $5::jsonb, $6::timestamptz${settings ? ", $7::jsonb" : ""}`
+const callText = (fn: string, settings: boolean) => `SELECT ${fn}(${argumentsText(settings)}) AS outcome`
 const single = callText("ds_commit", false)
 const withSettings = callText("ds_commit_with_settings", true)
 
@@ -56,11 +64,31 @@ export const commitCall = (p: CommitParams, fn?: string): readonly [string, Arra
   if (p.q !== undefined) return [fn === undefined ? withSettings : callText(fn, true), [...args, JSON.stringify(p.q)]]
   return [fn === undefined ? single : callText(fn, false), args]
 }
-const batch = `SELECT ds_commit_batch($1::jsonb) AS outcomes`
+
+// What the lanes send: the same functions through their procedures (functions/committedAt.ts),
+// which also answer the commit's position.
+const singleAt = `CALL ds_commit_at(${argumentsText(false)})`
+const withSettingsAt = `CALL ds_commit_with_settings_at(${argumentsText(true)})`
+const batch = `CALL ds_commit_batch_at($1::jsonb)`
+const committedAtCall = (p: CommitParams): readonly [string, Array<unknown>] => {
+  const [text, args] = commitCall(p)
+  return [text === single ? singleAt : withSettingsAt, args]
+}
+
+/** A WAL position as PostgreSQL writes it (`16/B374D848`), as one number. */
+export const lsnPosition = (text: string): StoragePosition => {
+  const slash = text.indexOf("/")
+  return (BigInt(`0x${text.slice(0, slash)}`) << 32n) | BigInt(`0x${text.slice(slash + 1)}`)
+}
+
+interface Sent {
+  readonly outcomes: ReadonlyArray<CommitOutcome>
+  readonly position: StoragePosition
+}
 
 interface Waiting {
   readonly params: CommitParams
-  readonly done: Deferred.Deferred<CommitOutcome, SqlError>
+  readonly done: Deferred.Deferred<{ readonly outcome: CommitOutcome; readonly position: StoragePosition }, SqlError>
 }
 
 /**
@@ -76,14 +104,18 @@ export const makeCommitBatches = (sql: SqlClient, options: CommitBatchOptions): 
     let commits = 0
     yield* Effect.addFinalizer(() => Queue.shutdown(queue))
 
-    const send = (params: ReadonlyArray<CommitParams>): Effect.Effect<ReadonlyArray<CommitOutcome>, SqlError> => {
+    type Answer = { readonly outcome: CommitOutcome; readonly written_at: string }
+    const send = (params: ReadonlyArray<CommitParams>): Effect.Effect<Sent, SqlError> => {
       if (params.length === 1) {
-        const [text, args] = commitCall(params[0]!)
-        return Effect.map(sql.unsafe<{ readonly outcome: CommitOutcome }>(text, args), ([row]) => [row?.outcome ?? { events: [] }])
+        const [text, args] = committedAtCall(params[0]!)
+        return Effect.map(sql.unsafe<Answer>(text, args), ([row]) => ({
+          outcomes: [row?.outcome ?? { events: [] }],
+          position: lsnPosition(row!.written_at)
+        }))
       }
-      return Effect.flatMap(sql.unsafe<{ readonly outcomes: ReadonlyArray<CommitOutcome> }>(batch, [JSON.stringify(params)]), ([row]) =>
-        row?.outcomes.length === params.length
-          ? Effect.succeed(row.outcomes)
+      return Effect.flatMap(sql.unsafe<Answer>(batch, [JSON.stringify(params)]), ([row]) =>
+        Array.isArray(row?.outcome) && row.outcome.length === params.length
+          ? Effect.succeed({ outcomes: row.outcome as ReadonlyArray<CommitOutcome>, position: lsnPosition(row.written_at) })
           : Effect.fail(
               new SqlError({
                 reason: new UnknownError({
@@ -101,12 +133,13 @@ export const makeCommitBatches = (sql: SqlClient, options: CommitBatchOptions): 
       statements++
       commits += waiting.length
       const exit = yield* Effect.exit(send(waiting.map((w) => w.params)))
+      if (Exit.isSuccess(exit)) options.written?.(exit.value.position)
       yield* Effect.forEach(
         waiting,
         (w, i) =>
           Deferred.done(
             w.done,
-            Exit.map(exit, (outcomes) => outcomes[i]!)
+            Exit.map(exit, ({ outcomes, position }) => ({ outcome: outcomes[i]!, position }))
           ),
         { discard: true }
       )
@@ -120,8 +153,18 @@ export const makeCommitBatches = (sql: SqlClient, options: CommitBatchOptions): 
 
     return {
       submit: (params) =>
-        Effect.flatMap(Deferred.make<CommitOutcome, SqlError>(), (done) =>
+        Effect.flatMap(Deferred.make<{ readonly outcome: CommitOutcome; readonly position: StoragePosition }, SqlError>(), (done) =>
           Effect.andThen(Queue.offer(queue, { params, done }), Deferred.await(done))
+        ).pipe(
+          Effect.flatMap(
+            ({ outcome, position }): Effect.Effect<CommitOutcome> =>
+              "events" in outcome
+                ? WrittenAt.useSync((written) => {
+                    noteWritten(written, position)
+                    return outcome
+                  })
+                : Effect.succeed(outcome)
+          )
         ),
       sent: () => ({ statements, commits })
     }

@@ -24,6 +24,8 @@ import { NoAnswer } from "./errors.js"
 export interface Pool {
   readonly bounded: SqlClient.SqlClient
   readonly unbounded: SqlClient.SqlClient
+  /** Where both get their connections (replicas.ts routes reads between it and the replicas'). */
+  readonly lender: Lender
 }
 
 export interface PoolOptions extends PgPool.Config {
@@ -145,6 +147,7 @@ export const makePool = (options: PoolOptions): Effect.Effect<Pool, SqlError, Sc
     const lender = lenderOf(yield* PgPool.make(options))
     return {
       bounded: yield* clientOver(lender, Duration.fromInputUnsafe(options.statementTimeout)),
-      unbounded: yield* clientOver(lender, null)
+      unbounded: yield* clientOver(lender, null),
+      lender
     }
   })

@@ -258,6 +258,7 @@ export const makePrimaryPool = (options: PrimaryOptions): Effect.Effect<PrimaryP
     return {
       bounded: yield* clientOver(lender, statementTimeout),
       unbounded: yield* clientOver(lender, null),
+      lender,
       listenTarget
     }
   })

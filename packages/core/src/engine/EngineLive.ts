@@ -63,7 +63,8 @@ export const makeEngine: Effect.Effect<EngineService, never, EngineRequirements 
     idempotency: makeIdempotency(deps),
     apiKeys: makeApiKeys(deps),
     purgeExpired: makePurge(deps, [...aggregates, ...plugins.map(({ aggregate }) => aggregate)]),
-    ping: deps.storage.ping
+    ping: deps.storage.ping,
+    position: deps.storage.position
   })
 })
 

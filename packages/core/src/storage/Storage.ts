@@ -5,6 +5,7 @@ import type { DocumentQuery } from "../query/ast.js"
 import type { Collection, DocumentWrite, StoredDocument } from "./documents.js"
 import type { NewEvent, StoredEvent } from "./events.js"
 import type { ChangeFeedPage, ChangeFeedPosition, ChangeFeedTypes } from "./changeFeed.js"
+import type { StoragePosition } from "./positions.js"
 
 /** Events to append to one stream, valid only if the stream is still at `expectedVersion`. */
 export interface StreamAppend {
@@ -220,7 +221,12 @@ export interface StorageService {
   ) => Effect.Effect<void, StorageUnavailable>
   /** The highest sequence in the log, 0 when it is empty (progress of a rebuild). */
   readonly headSequence: Effect.Effect<number, StorageUnavailable>
-  /** Reachability, for `/readyz`: and which server takes the writes now. */
+  /**
+   * The storage's position now: at or after every commit stored so far (see positions.ts). What a
+   * write that stored nothing (an idempotent replay, a change to nothing) answers as its position.
+   */
+  readonly position: Effect.Effect<StoragePosition, StorageUnavailable>
+  /** Reachability, for `/readyz`: and which server takes the writes now, and the read replicas. */
   readonly ping: Effect.Effect<StorageReadiness, StorageUnavailable>
 }
 
@@ -231,6 +237,24 @@ export interface StorageReadiness {
    * the storage follows one among several (storage-pg's primary.ts). Null for memory storage.
    */
   readonly primary: string | null
+  /** The read replicas, in the order configured (none on memory storage, or without replicas). */
+  readonly replicas: ReadonlyArray<ReplicaReadiness>
+}
+
+/** A read replica as the host last saw it. */
+export interface ReplicaReadiness {
+  /** As it was configured (`127.0.0.1:5433`). */
+  readonly server: string
+  /** Whether reads may go to it now: it answers, and lags no more than the bound. */
+  readonly fit: boolean
+  /** How far behind the primary it is, in milliseconds; null while it cannot be asked. */
+  readonly lagMillis: number | null
+  /** The position it has replayed up to; null while it cannot be asked. */
+  readonly replayed: StoragePosition | null
+  /** Reads it served since the host started. */
+  readonly served: number
+  /** Why it is not fit, in a few words; null when it is. */
+  readonly reason: string | null
 }
 
 export class Storage extends Context.Service<Storage, StorageService>()("@dealstream/core/Storage") {}

@@ -3,6 +3,7 @@ import { Effect, Fiber, Option, Result, Stream, type Layer } from "effect"
 import { TestClock } from "effect/testing"
 import type { DocumentQuery, Expr } from "../query/ast.js"
 import { type ChangeFeedEvent, type ChangeFeedPosition, compareChangeFeedPositions } from "../storage/changeFeed.js"
+import { WrittenAt } from "../storage/positions.js"
 import { type Commit, Storage } from "../storage/Storage.js"
 import { settingsContractCases } from "./settingsContract.js"
 import { event, fresh, upsert } from "./storageFixtures.js"
@@ -46,6 +47,33 @@ export const storageContractSuite = (name: string, layer: Layer.Layer<Storage, u
           expect(stream.map((e) => e.type)).toEqual(["x.one", "x.two"])
           expect(stream[0]!.metadata.workspaceId).toBe(ws)
           expect(yield* storage.readStream(fresh("none"))).toEqual([])
+        })
+      )
+
+      it.effect("notes each stored commit's position in the caller's WrittenAt: growing, and reached by the storage's position", () =>
+        Effect.gen(function* () {
+          const storage = yield* Storage
+          const ws = fresh("ws")
+          const before = yield* storage.position
+          const written: WrittenAt = { position: null }
+          const commitOne = () =>
+            storage
+              .commit({ streams: [{ streamId: fresh("con"), expectedVersion: 0, events: [event(ws, "x.one")] }], documents: [] })
+              .pipe(Effect.provideService(WrittenAt, written))
+          yield* commitOne()
+          const first = written.position
+          expect(first).not.toBeNull()
+          expect(first!).toBeGreaterThan(before)
+          yield* commitOne()
+          expect(written.position!).toBeGreaterThan(first!)
+          expect(yield* storage.position).toBeGreaterThanOrEqual(written.position!)
+          // A refused commit stores nothing and notes nothing.
+          const refused: WrittenAt = { position: null }
+          const stale = yield* storage
+            .commit({ streams: [{ streamId: fresh("con"), expectedVersion: 3, events: [event(ws, "x.one")] }], documents: [] })
+            .pipe(Effect.provideService(WrittenAt, refused), Effect.flip)
+          expect(stale._tag).toBe("VersionConflict")
+          expect(refused.position).toBeNull()
         })
       )
 

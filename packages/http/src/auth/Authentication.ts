@@ -1,12 +1,13 @@
-import type { RequestContext } from "@dealstream/core"
+import { Engine, type RequestContext } from "@dealstream/core"
 import { HttpEffect, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { HttpApiMiddleware, HttpApiSecurity } from "effect/http-api"
 import { Context, Effect, Layer, Option } from "effect"
-import { RateLimited, Unauthorized, Unavailable } from "../errors/HttpErrors.js"
+import { Invalid, RateLimited, Unauthorized, Unavailable } from "../errors/HttpErrors.js"
 import * as AddressLimiter from "../rateLimit/AddressRateLimit.js"
 import { type RateDecision, RateLimiter } from "../rateLimit/RateLimiter.js"
 import { rateLimitHeaders, RequestInfo } from "../request/RequestInfo.js"
 import { ApiKeys } from "./ApiKeys.js"
+import { LastWrites, withPositions } from "./readYourWrites.js"
 
 /** The authenticated caller of a /v1 endpoint, in the engine's own terms. */
 export class Caller extends Context.Service<Caller, RequestContext>()("@dealstream/http/Caller") {}
@@ -14,7 +15,8 @@ export class Caller extends Context.Service<Caller, RequestContext>()("@dealstre
 export class Authentication extends HttpApiMiddleware.Service<Authentication, { provides: Caller }>()("@dealstream/http/Authentication", {
   // A stored key is looked up in the database: when it cannot be reached the answer is 503, not
   // 401 (the key may well be valid) and not 500.
-  error: [Unauthorized, RateLimited, Unavailable],
+  // A malformed Dealstream-Read-After is 400, before anything is read (readYourWrites.ts).
+  error: [Unauthorized, RateLimited, Unavailable, Invalid],
   // `bearer` rather than HttpApiSecurity.bearer's `Bearer`: the scheme the OpenAPI document has
   // always named (schemes are case-insensitive; the header is read in authenticate below).
   security: { bearer: HttpApiSecurity.http({ scheme: "bearer" }) }
@@ -53,6 +55,8 @@ export const AuthenticationLive = Layer.effect(
     const keys = yield* ApiKeys
     const limiter = yield* RateLimiter
     const addresses = AddressLimiter.make(yield* AddressLimiter.AddressRateLimit, limiter.options)
+    const engine = yield* Engine
+    const lastWrites = new LastWrites()
     return Authentication.of({
       bearer: (httpEffect) =>
         Effect.gen(function* () {
@@ -76,11 +80,17 @@ export const AuthenticationLive = Layer.effect(
           if (!byKey.allowed) return yield* refused(byKey)
           // One set of headers: the limit nearer to refusing this client (the key's on a tie).
           yield* showLimit(byKey.remaining <= byAddress.remaining ? byKey : byAddress)
-          return yield* Effect.provideService(httpEffect, Caller, {
-            workspaceId: owner.value.workspaceId,
-            requestId: info.id,
-            actor: owner.value.keyId
-          })
+          return yield* withPositions(
+            request,
+            owner.value.keyId,
+            lastWrites,
+            engine,
+            Effect.provideService(httpEffect, Caller, {
+              workspaceId: owner.value.workspaceId,
+              requestId: info.id,
+              actor: owner.value.keyId
+            })
+          )
         })
     })
   })

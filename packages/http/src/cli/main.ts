@@ -19,6 +19,12 @@ const STORAGE_OPTIONS = `  --storage <kind>      DEALSTREAM_STORAGE     embedded
                                                how long a database statement may go unanswered
                                                before it is cancelled and its request gets 503,
                                                up to 5 s later (default 30s)
+  --read-urls <urls>    DEALSTREAM_READ_URLS   postgres:// URLs of streaming read replicas, comma
+                                               separated: gets, lists, searches and history read
+                                               there once the replica has what the request must see
+  --read-max-lag <duration>
+                        DEALSTREAM_READ_MAX_LAG
+                                               a replica lagging more than this is skipped (default 5s)
   --data-dir <path>     DEALSTREAM_DATA_DIR    (default ./.dealstream; holds the dev API key and the
                                                embedded database)`
 

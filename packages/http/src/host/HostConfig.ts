@@ -4,7 +4,7 @@ import { Result } from "effect"
 import * as ApiKeys from "../auth/ApiKeys.js"
 import type { AddressRateLimitSettings } from "../rateLimit/AddressRateLimit.js"
 import { trustedProxies } from "../rateLimit/clientAddress.js"
-import { databaseUrlProblem, withDatabaseHosts } from "@dealstream/storage-pg"
+import { databaseHosts, databaseUrlProblem, withDatabaseHosts } from "@dealstream/storage-pg"
 import type { StorageChoice } from "./storage.js"
 
 export const STORAGE_KINDS = ["embedded", "postgres", "memory"] as const
@@ -53,6 +53,8 @@ export const VARIABLES = {
   "database-url": "DATABASE_URL",
   "database-hosts": "DEALSTREAM_DATABASE_HOSTS",
   "database-timeout": "DEALSTREAM_DATABASE_TIMEOUT",
+  "read-urls": "DEALSTREAM_READ_URLS",
+  "read-max-lag": "DEALSTREAM_READ_MAX_LAG",
   "data-dir": "DEALSTREAM_DATA_DIR",
   "api-keys": "DEALSTREAM_API_KEYS",
   "rate-limit": "DEALSTREAM_RATE_LIMIT",
@@ -119,6 +121,21 @@ const apiKeyList: Reader<ReadonlyArray<ApiKeys.ApiKey>> = (name, text) => proble
 
 const trustProxyList: Reader<ReadonlyArray<string>> = (name, text) => problemOf(name, () => trustedProxies(text.split(",")).entries)
 
+/** Read replicas: postgres:// URLs separated by commas, each naming one server (never echoed: passwords). */
+const readUrlList: Reader<ReadonlyArray<string>> = (name, text) => {
+  const urls = text
+    .split(/,(?=\s*postgres(?:ql)?:\/\/)/i)
+    .map((url) => url.trim())
+    .filter((url) => url !== "")
+  if (urls.length === 0) throw new ConfigProblem(`${name} must list postgres:// URLs of read replicas, separated by commas`)
+  urls.forEach((url, i) => {
+    const problem = /^postgres(ql)?:\/\/./i.test(url) ? databaseUrlProblem(url) : "not a postgres:// URL"
+    if (problem !== null) throw new ConfigProblem(`${name}: replica ${i + 1}: ${problem}`)
+    if (databaseHosts(url).hosts.length > 1) throw new ConfigProblem(`${name}: replica ${i + 1} must name one server`)
+  })
+  return urls
+}
+
 /**
  * A lease that ran out while its attempt was still waiting for an answer would let another worker
  * send the delivery again during every slow attempt: it must outlast the timeout.
@@ -153,13 +170,28 @@ export const resolveHostConfig = (flags: Partial<Record<Setting, string>>, env: 
     dataDir,
     setting<number | undefined>("database-timeout", undefined, duration)
   )
+  const reads = setting<ReadonlyArray<string> | undefined>("read-urls", undefined, readUrlList)
+  const maxLag = setting<number | undefined>("read-max-lag", undefined, duration)
+  let storageWithReads = storage
+  if (reads !== undefined || maxLag !== undefined) {
+    if (storage === "memory" || !("postgres" in storage)) {
+      throw new ConfigProblem(
+        `${label(reads !== undefined ? "read-urls" : "read-max-lag")} needs storage postgres (read replicas of its database)`
+      )
+    }
+    storageWithReads = {
+      ...storage,
+      ...(reads === undefined ? {} : { readUrls: reads }),
+      ...(maxLag === undefined ? {} : { readMaxLagMillis: maxLag })
+    }
+  }
   const apiKeys = setting<ReadonlyArray<ApiKeys.ApiKey> | null>("api-keys", null, apiKeyList)
   // Read before the other settings, as the lease is checked against it.
   const timeoutMillis = setting("webhook-timeout", WebhookConfig.defaults.timeoutMillis, duration)
   return {
     port: setting("port", 3000, port),
     host: get("host"),
-    storage,
+    storage: storageWithReads,
     dataDir,
     apiKeys,
     rateLimit: setting("rate-limit", 100, perSecond),

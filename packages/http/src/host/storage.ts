@@ -13,15 +13,25 @@ import { Context, Duration, Effect, Exit, Fiber, Layer, Schedule, Scope } from "
  * On PostgreSQL, `databaseTimeoutMillis` is how long a statement may wait for its answer before
  * the request gets 503 (PgStorage's `statementTimeout`, 30 s when not given).
  */
-export type StorageChoice =
-  | "memory"
-  | { readonly embedded: string; readonly databaseTimeoutMillis?: number }
-  | { readonly postgres: string; readonly databaseTimeoutMillis?: number }
+export type StorageChoice = "memory" | { readonly embedded: string; readonly databaseTimeoutMillis?: number } | PostgresChoice
 
-/** PgStorage's options for a database at `url`, with the chosen timeout if any. */
-const pgOptions = (url: string, choice: { readonly databaseTimeoutMillis?: number }): PgStorage.Options => ({
+/**
+ * A database at a URL, and its read replicas if any (`readUrls`, one server each; a replica lagging
+ * more than `readMaxLagMillis`, 5 s when not given, is skipped): PgStorage's `readUrls`.
+ */
+export interface PostgresChoice {
+  readonly postgres: string
+  readonly databaseTimeoutMillis?: number
+  readonly readUrls?: ReadonlyArray<string>
+  readonly readMaxLagMillis?: number
+}
+
+/** PgStorage's options for a database at `url`, with the chosen timeout and replicas if any. */
+const pgOptions = (url: string, choice: Omit<PostgresChoice, "postgres">): PgStorage.Options => ({
   url,
-  ...(choice.databaseTimeoutMillis === undefined ? {} : { statementTimeout: Duration.millis(choice.databaseTimeoutMillis) })
+  ...(choice.databaseTimeoutMillis === undefined ? {} : { statementTimeout: Duration.millis(choice.databaseTimeoutMillis) }),
+  ...(choice.readUrls === undefined ? {} : { readUrls: choice.readUrls }),
+  ...(choice.readMaxLagMillis === undefined ? {} : { readMaxLag: Duration.millis(choice.readMaxLagMillis) })
 })
 
 /** The storage a host actually runs on, worded for its start banner (never with a password). */
@@ -57,10 +67,14 @@ const prepareDataDir = (dataDir: string) =>
 
 const memory = Layer.merge(MemoryStorage.layer, Layer.succeed(StorageInUse, { description: "memory (nothing survives a restart)" }))
 
-const postgres = (choice: { readonly postgres: string; readonly databaseTimeoutMillis?: number }) =>
+const postgres = (choice: PostgresChoice) =>
   Layer.merge(
     PgStorage.layer(pgOptions(choice.postgres, choice)),
-    Layer.succeed(StorageInUse, { description: `postgres at ${databaseTarget(choice.postgres)}` })
+    Layer.succeed(StorageInUse, {
+      description: `postgres at ${databaseTarget(choice.postgres)}${
+        choice.readUrls === undefined ? "" : `, reads also from ${choice.readUrls.map(databaseTarget).join(", ")}`
+      }`
+    })
   )
 
 /**

@@ -2,6 +2,7 @@ import { customFieldsBesideProperties } from "./customFields.js"
 import { DESCRIPTIONS, errorSchemas, internalErrorResponse } from "./errors.js"
 import { hostHeaders, spelled } from "./headers.js"
 import { describeParameter } from "./parameters.js"
+import { positionHeaders } from "./positions.js"
 
 /**
  * The OpenAPI document as HttpApi generates it, made to say what the host does (the API's
@@ -51,16 +52,26 @@ const withHeaders = (response: Response, status: string, secured: boolean): Resp
   return { ...response, headers: { ...hostHeaders(status, secured), ...declared } }
 }
 
-const describeOperation = (operation: Operation): Operation => {
+const describeOperation = (method: string, operation: Operation): Operation => {
   const secured = (operation.security ?? []).length > 0
   const responses = { ...operation.responses, ...internalErrorResponse() }
+  const positions = secured ? positionHeaders(method) : null
   return {
     ...operation,
-    parameters: (operation.parameters ?? []).map(describeParameter),
+    parameters: [
+      ...(operation.parameters ?? []).map(describeParameter),
+      ...(positions?.parameter === undefined ? [] : [positions.parameter])
+    ],
     responses: Object.fromEntries(
       Object.entries(responses).map(([status, response]) => {
         const description = DESCRIPTIONS[status] ?? response.description
-        return [status, withHeaders({ ...response, description }, status, secured)]
+        const described = withHeaders({ ...response, description }, status, secured)
+        return [
+          status,
+          positions?.header !== undefined && status.startsWith("2")
+            ? { ...described, headers: { ...described.headers, ...positions.header } }
+            : described
+        ]
       })
     )
   }
@@ -75,7 +86,7 @@ export const describeDocument = (spec: Record<string, any>): Record<string, any>
   const described = Object.fromEntries(
     Object.entries(paths).map(([path, item]) => [
       path,
-      Object.fromEntries(Object.entries(item).map(([method, operation]) => [method, describeOperation(operation)]))
+      Object.fromEntries(Object.entries(item).map(([method, operation]) => [method, describeOperation(method, operation)]))
     ])
   )
   return { ...spec, paths: described, components: { ...spec["components"], schemas } }

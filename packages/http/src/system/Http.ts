@@ -1,4 +1,4 @@
-import { Engine } from "@dealstream/core"
+import { Engine, positionToken } from "@dealstream/core"
 import { HttpServerResponse } from "effect/http"
 import { HttpApiBuilder, OpenApi } from "effect/http-api"
 import { Effect, Layer } from "effect"
@@ -12,7 +12,20 @@ const SystemHandlers = (api: ServedApi) =>
       const document = HttpServerResponse.jsonUnsafe(OpenApi.fromApi(api))
       return handlers
         .handle("health", () => Effect.succeed({ status: "ok" as const }))
-        .handle("ready", () => Effect.map(engine.ping, ({ primary }) => ({ status: "ready" as const, primary })))
+        .handle("ready", () =>
+          Effect.map(engine.ping, ({ primary, replicas }) => ({
+            status: "ready" as const,
+            primary,
+            replicas: replicas.map((replica) => ({
+              server: replica.server,
+              fit: replica.fit,
+              lag_ms: replica.lagMillis,
+              replayed: replica.replayed === null ? null : positionToken(replica.replayed),
+              served: replica.served,
+              reason: replica.reason
+            }))
+          }))
+        )
         .handle("openapi", () => Effect.succeed(document))
     })
   )

@@ -3,6 +3,7 @@ import { ds_commit } from "./ds_commit.js"
 import { ds_commit_batch } from "./ds_commit_batch.js"
 import { ds_commit_set } from "./ds_commit_set.js"
 import { ds_commit_with_settings } from "./ds_commit_with_settings.js"
+import { ds_commit_at, ds_commit_batch_at, ds_commit_with_settings_at } from "./committedAt.js"
 import { ds_events_drop_redacted_payload } from "./ds_events_drop_redacted_payload.js"
 import { ds_events_notify_feed } from "./ds_events_notify_feed.js"
 import { searchWords } from "./searchWords.js"
@@ -20,6 +21,9 @@ export const functionsOf = (tableMap: DocumentTableMap): ReadonlyArray<StoredFun
   ds_commit_with_settings,
   ds_commit_set(tableMap.list),
   ds_commit_batch,
+  ds_commit_at,
+  ds_commit_with_settings_at,
+  ds_commit_batch_at,
   ds_events_drop_redacted_payload,
   ds_events_notify_feed(tableMap.plugins),
   ...searchWords

@@ -78,7 +78,9 @@ export const settingsOf = (
     const verifiedAt = (version: number) => {
       verified = true
       entry = kept !== undefined && kept.version === version ? kept : { version, pipelines: new Map() }
-      cache.set(workspaceId, entry)
+      // Never an older version over a newer one: a read served by a replica may see the settings
+      // as they were before what this host already decided on. Such a read uses its own entry.
+      if (kept === undefined || kept.version <= version) cache.set(workspaceId, entry)
       return entry
     }
     return typeof verify === "object"

@@ -112,6 +112,12 @@ export const keep = <C, E extends DomainEvent, S>(
   stream: StreamState<S>
 ): void => {
   if (!keepable(aggregate)) return
-  if (stream.version > 0) states.set(streamId, { workspaceId: ctx.workspaceId, stream })
-  else states.delete(streamId)
+  if (stream.version <= 0) {
+    states.delete(streamId)
+    return
+  }
+  // Never an older state over a newer one: a read served by a replica may find the stream as it
+  // was before what this host already decided on.
+  const kept = states.get(streamId)
+  if (kept === undefined || kept.stream.version <= stream.version) states.set(streamId, { workspaceId: ctx.workspaceId, stream })
 }

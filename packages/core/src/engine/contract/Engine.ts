@@ -5,6 +5,7 @@ import type { Conflict, NotFound, PreconditionFailed, StorageUnavailable, Valida
 import type { JsonObject } from "../../json.js"
 import type { ListParams } from "../../query/parseListQuery.js"
 import type { StorageReadiness } from "../../storage/Storage.js"
+import type { StoragePosition } from "../../storage/positions.js"
 
 /** Who is asking: every command and query runs inside exactly one workspace. */
 export interface RequestContext {
@@ -246,6 +247,8 @@ export interface EngineService {
   readonly purgeExpired: Effect.Effect<number, StorageUnavailable>
   /** Storage reachable. */
   readonly ping: Effect.Effect<StorageReadiness, StorageUnavailable>
+  /** The storage's position now (storage/positions.ts): what a write that stored nothing answers. */
+  readonly position: Effect.Effect<StoragePosition, StorageUnavailable>
 }
 
 export class Engine extends Context.Service<Engine, EngineService>()("@dealstream/core/Engine") {}
