@@ -60,8 +60,8 @@ describe("the served OpenAPI document", () => {
         if (operation.requestBody !== undefined)
           checker.compile("paths", path, method, "requestBody", "content", "application/json", "schema")
         for (const [status, response] of Object.entries(operation.responses)) {
-          if (response.content !== undefined)
-            checker.compile("paths", path, method, "responses", status, "content", "application/json", "schema")
+          for (const type of Object.keys(response.content ?? {}))
+            checker.compile("paths", path, method, "responses", status, "content", type, "schema")
           for (const name of Object.keys(response.headers ?? {}))
             checker.compile("paths", path, method, "responses", status, "headers", name, "schema")
           compiled++

@@ -1,4 +1,4 @@
-import { HttpApiEndpoint, OpenApi } from "effect/http-api"
+import { HttpApiEndpoint, HttpApiSchema, OpenApi } from "effect/http-api"
 import type { Schema } from "effect"
 import {
   actionErrors,
@@ -99,6 +99,11 @@ export const recordEndpoints = <
       success: restored(record),
       error: actionErrors
     }),
+    export: HttpApiEndpoint.get("export", `${collection}/export`, {
+      query: resource.list.query,
+      success: HttpApiSchema.StreamUint8Array({ contentType: ["application/x-ndjson", "text/csv"] }),
+      error: listErrors
+    }).annotate(OpenApi.Description, exportDescription(resource.type ?? resource.name.toLowerCase())),
     history: HttpApiEndpoint.get("history", `${one}/history`, {
       params: idParams,
       query: pagingParams,
@@ -107,6 +112,14 @@ export const recordEndpoints = <
     }).annotate(OpenApi.Description, historyDescription(resource.type ?? resource.name.toLowerCase()))
   }
 }
+
+const exportDescription = (type: string) =>
+  `Every live ${type} its list would show for the same parameters (the list's filters and \`filter\`; not \`limit\`, \`cursor\` or \`sort\`), ` +
+  "from one consistent state, in the list's order (created_at, then id), streamed: JSON lines (`application/x-ndjson`, the default, " +
+  "one record per line as the list shows it) or CSV with `Accept: text/csv` (a header row of the standard fields, then the custom " +
+  "fields' keys sorted; arrays of ids joined by `;`; null empty). `Dealstream-Feed-Cursor` is the change feed's position of that state " +
+  "(absent while the workspace has no event): `GET /v1/events?after=<it>` gives exactly the changes the export does not hold. " +
+  "A failure once the body has started ends it early, without its last line."
 
 /** POST …/batch: creates and updates, and upserts on `upsertOn` where the record type has a unique key. */
 export const batchEndpoint = <const Collection extends `/v1/${string}`>(

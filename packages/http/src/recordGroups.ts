@@ -4,7 +4,15 @@ import type { Effect } from "effect"
 import type { Caller } from "./auth/Authentication.js"
 import { batchRecords } from "./batch.js"
 import type { IdempotentRepliesService } from "./idempotency.js"
-import { createRecord, getRecord, listWhole, type StandardRecordCalls, standardHandlers, writeRecord } from "./recordHandlers.js"
+import {
+  createRecord,
+  type ExportedAs,
+  getRecord,
+  listWhole,
+  type StandardRecordCalls,
+  standardHandlers,
+  writeRecord
+} from "./recordHandlers.js"
 
 // The groups that declare recordEndpoints.ts's endpoints handle them alike. The handlers are made
 // over the engine's service first, then handed to the group: made apart from the group, each is
@@ -32,9 +40,10 @@ export const recordResourceHandlers = <Get>(
   idempotent: IdempotentRepliesService,
   collection: string,
   calls: RecordResourceCalls,
-  get: Get
+  get: Get,
+  exported: ExportedAs
 ) => ({
-  ...standardHandlers(idempotent, collection, calls, (ctx, id) => calls.get(ctx, id, null)),
+  ...standardHandlers(idempotent, collection, calls, (ctx, id) => calls.get(ctx, id, null), exported),
   get,
   batch: batchRecords(idempotent, calls.batch)
 })
@@ -63,14 +72,16 @@ export const handleCollection = <R, Endpoints extends CollectionEndpoints>(
 ) =>
   handlers.handle("list", records.list).handle("get", records.get).handleRaw("create", records.create).handleRaw("update", records.update)
 
-type RecordResourceEndpoints = CollectionEndpoints & Record<"batch" | "delete" | "restore" | "history", HttpApiEndpoint.Constraint>
+type RecordResourceEndpoints = CollectionEndpoints &
+  Record<"batch" | "delete" | "restore" | "history" | "export", HttpApiEndpoint.Constraint>
 
 /** A record resource's group with its standard endpoints and batch handled; the caller adds those of its own. */
 export const handleRecordResource = <R, Endpoints extends RecordResourceEndpoints>(
   handlers: HttpApiBuilder.Handlers<R, Endpoints>,
-  records: NoInfer<HandlersOf<Endpoints, "list" | "get" | "delete" | "restore" | "history", "batch" | "create" | "update">>
+  records: NoInfer<HandlersOf<Endpoints, "list" | "get" | "delete" | "restore" | "history" | "export", "batch" | "create" | "update">>
 ) =>
   handleCollection(handlers, records)
+    .handle("export", records.export)
     .handleRaw("batch", records.batch)
     .handle("delete", records.delete)
     .handle("restore", records.restore)

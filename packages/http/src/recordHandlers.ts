@@ -1,4 +1,5 @@
 import {
+  type EngineService,
   type IfMatch,
   type ListParams,
   type Page,
@@ -10,8 +11,9 @@ import {
   type WriteError
 } from "@dealstream/core"
 import type { HttpServerRequest } from "effect/http"
-import { Effect } from "effect"
+import { Effect, type Schema } from "effect"
 import { Caller } from "./auth/Authentication.js"
+import { exportAnswer } from "./export/exportAnswer.js"
 import type { Applied, IdempotentRepliesService } from "./idempotency.js"
 import { ifMatchOf } from "./parameters.js"
 import { readJsonBody } from "./request/jsonBody.js"
@@ -189,6 +191,13 @@ export const deleteRecord =
       return respond(noContent)
     })
 
+/** What a record type's export needs: the engine, and for CSV its schema's fields and its custom fields' object (null: none). */
+export interface ExportedAs {
+  readonly engine: Pick<EngineService, "exportRecords" | "customFields">
+  readonly object: string | null
+  readonly record: Schema.Top
+}
+
 /** A record type's engine calls behind the standard endpoints (recordEndpoints.ts). */
 export interface StandardRecordCalls {
   readonly list: (ctx: RequestContext, params: ListParams) => Effect.Effect<Page, ValidationError | StorageUnavailable>
@@ -209,9 +218,11 @@ export const standardHandlers = (
   idempotent: IdempotentRepliesService,
   collection: string,
   calls: StandardRecordCalls,
-  read: (ctx: RequestContext, id: string) => Effect.Effect<Versioned, ReadError>
+  read: (ctx: RequestContext, id: string) => Effect.Effect<Versioned, ReadError>,
+  exported: ExportedAs
 ) => ({
   list: listRecords(calls.list),
+  export: exportAnswer(calls.list, exported),
   create: createRecord(idempotent, collection, calls.create, read),
   update: writeRecord(calls.update),
   delete: deleteRecord(calls.delete),

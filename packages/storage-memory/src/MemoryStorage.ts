@@ -25,7 +25,7 @@ import {
   noteWritten,
   WrittenAt
 } from "@dealstream/core"
-import { Clock, Context, Effect, Layer, PubSub, Stream } from "effect"
+import { Clock, Context, Deferred, Effect, Layer, PubSub, Stream } from "effect"
 import { DocumentTable } from "./documentTable.js"
 import { PendingDeliveries, sequenceOf } from "./pendingDeliveries.js"
 import { Trash } from "./trash.js"
@@ -138,7 +138,31 @@ export const makeWithQueue: Effect.Effect<Services> = Effect.gen(function* () {
   /** Commits stored so far: the memory storage's position (a commit without events moves it too). */
   let commits = 0
 
-  const commit = (commit: Commit) =>
+  // Snapshots in progress (storage.snapshot): commits wait until none is, so each sees one state.
+  let snapshots = 0
+  let thawed = Deferred.makeUnsafe<void>()
+  const unfrozen: Effect.Effect<void> = Effect.suspend(() =>
+    snapshots === 0 ? Effect.void : Effect.andThen(Deferred.await(thawed), unfrozen)
+  )
+
+  const snapshot = <A, E, R>(_workspaceId: string, read: (through: ChangeFeedPosition | null) => Effect.Effect<A, E, R>) =>
+    Effect.acquireUseRelease(
+      Effect.sync(() => {
+        if (snapshots++ === 0) thawed = Deferred.makeUnsafe<void>()
+        // Every event of the workspace so far is at or before the log's end, every later one after it.
+        return log.length === 0 ? null : { transaction: "0", sequence: log.length }
+      }),
+      read,
+      () =>
+        Effect.suspend(() => {
+          if (--snapshots > 0) return Effect.void
+          return Effect.asVoid(Deferred.succeed(thawed, undefined))
+        })
+    )
+
+  const commit = (commit: Commit) => Effect.andThen(unfrozen, commitNow(commit))
+
+  const commitNow = (commit: Commit) =>
     Effect.flatMap(Clock.currentTimeMillis, (now) =>
       Effect.suspend((): Effect.Effect<CommitResult, VersionConflict | UniqueViolation> => {
         for (const append of commit.streams) {
@@ -352,6 +376,7 @@ export const makeWithQueue: Effect.Effect<Services> = Effect.gen(function* () {
         for (const write of writes) writeRow(write)
       }),
     headSequence: Effect.sync(() => log.length),
+    snapshot,
     position: Effect.sync(() => BigInt(commits)),
     ping: Effect.succeed({ primary: null, replicas: [] })
   }

@@ -7,6 +7,8 @@ import { claimDeliveries } from "./claimDeliveries.js"
 import { commit } from "./commit.js"
 import { lsnPosition, makeCommitBatches, type SubmitCommit } from "./commitBatches.js"
 import { makeReads, type Reads } from "./replicas.js"
+import { snapshot } from "./snapshot.js"
+import type { Lender } from "./pool.js"
 import { type DocumentTableMap, documentTableMap } from "./documentTableMap.js"
 import { DatabaseError, orUnavailable, reasonOf, targetOf } from "./errors.js"
 import { getDocument } from "./getDocument.js"
@@ -100,7 +102,8 @@ export const fromClient = (
   submit: SubmitCommit,
   listen: ListenOptions,
   tableMap: DocumentTableMap,
-  reads: Reads = primaryReads(sql)
+  reads: Reads = primaryReads(sql),
+  lender?: Lender
 ): StorageService => {
   // What a read request may be served by a replica: the reads of records, lists, searches, history.
   const read = reads.client
@@ -132,6 +135,10 @@ export const fromClient = (
     listDeletedBefore: (collection, cutoff, limit) => orUnavailable(listDeletedBefore(sql, tableMap)(collection, cutoff, limit)),
     replaceDocuments: (collections, writes) => orUnavailable(replaceDocuments(sql, tableMap)(collections, writes)),
     headSequence: orUnavailable(headSequence(sql)),
+    snapshot: (workspaceId, read) =>
+      lender === undefined
+        ? Effect.die(new Error("snapshot needs the storage's own pool (PgStorage.make)"))
+        : orUnavailable(snapshot(sql, lender)(workspaceId, read)),
     position: orUnavailable(
       Effect.map(sql.unsafe<{ readonly position: string }>("SELECT pg_current_wal_insert_lsn()::text AS position"), ([row]) =>
         lsnPosition(row!.position)
@@ -276,7 +283,7 @@ export const makeWithQueue = (options: Options | string): Effect.Effect<Services
         connectTimeout: connectTimeout ?? Duration.seconds(5),
         heartbeat: listenHeartbeat ?? Duration.seconds(5)
       }
-      return { storage: fromClient(sql, batches.submit, listen, tableMap, reads), queue: queueFromClient(sql, listen) }
+      return { storage: fromClient(sql, batches.submit, listen, tableMap, reads, lender), queue: queueFromClient(sql, listen) }
     })
   )
 }

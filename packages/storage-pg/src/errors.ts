@@ -99,7 +99,9 @@ export const isUnavailable = (error: SqlError): boolean => {
 }
 
 /** Storage operations fail with StorageUnavailable when the database is out of reach; anything else is a defect. */
-export const orUnavailable = <A, E>(effect: Effect.Effect<A, E | SqlError>): Effect.Effect<A, Exclude<E, SqlError> | StorageUnavailable> =>
+export const orUnavailable = <A, E, R = never>(
+  effect: Effect.Effect<A, E | SqlError, R>
+): Effect.Effect<A, Exclude<E, SqlError> | StorageUnavailable, R> =>
   Effect.catchIf(
     effect,
     (error): error is SqlError => isSqlError(error),
@@ -107,4 +109,4 @@ export const orUnavailable = <A, E>(effect: Effect.Effect<A, E | SqlError>): Eff
       isUnavailable(error)
         ? Effect.fail(new StorageUnavailable({ message: `PostgreSQL is unavailable: ${reasonOf(error)}` }))
         : Effect.die(error)
-  ) as Effect.Effect<A, Exclude<E, SqlError> | StorageUnavailable>
+  ) as Effect.Effect<A, Exclude<E, SqlError> | StorageUnavailable, R>

@@ -83,7 +83,9 @@ export const lenderOf = (pool: PgPool.PgPool): Lender => {
 /** A SqlClient over a lender's connections, each statement bounded by `statementTimeout` (null: unbounded). */
 export const clientOver = (
   lender: Lender,
-  statementTimeout: Duration.Duration | null
+  statementTimeout: Duration.Duration | null,
+  /** Another client's transactions, to be this one's too (replicas.ts: a snapshot's reads stay in it). */
+  transactionsOf?: SqlClient.SqlClient
 ): Effect.Effect<SqlClient.SqlClient, never, Reactivity.Reactivity> => {
   const bound =
     statementTimeout === null
@@ -132,7 +134,8 @@ export const clientOver = (
     spanAttributes: [["db.system.name", "postgresql"]],
     prepareTransactionControls: true,
     commit,
-    releaseSavepoint: (name) => `RELEASE SAVEPOINT ${name}`
+    releaseSavepoint: (name) => `RELEASE SAVEPOINT ${name}`,
+    ...(transactionsOf === undefined ? {} : { transactionService: transactionsOf.transactionService })
   })
 }
 

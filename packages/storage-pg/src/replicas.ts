@@ -222,7 +222,8 @@ export const makeReads = (
       )
 
     return {
-      client: yield* clientOver(routing, statementTimeout),
+      // Inside the primary's transactions (a snapshot), every read is the transaction's.
+      client: yield* clientOver(routing, statementTimeout, primaryClient),
       routed,
       primaryAt,
       readiness: Effect.sync(() => {

@@ -1,6 +1,7 @@
 import { Effect, Layer, type Scope } from "effect"
 import type { DeliveryQueue } from "../storage/DeliveryQueue.js"
 import type { Storage } from "../storage/Storage.js"
+import { exportRecords } from "./views/exportRecords.js"
 import { aggregates } from "./contract/aggregates.js"
 import { makeActivities } from "./records/activities.js"
 import { makeApiKeys } from "./records/apiKeys.js"
@@ -64,6 +65,7 @@ export const makeEngine: Effect.Effect<EngineService, never, EngineRequirements 
     apiKeys: makeApiKeys(deps),
     purgeExpired: makePurge(deps, [...aggregates, ...plugins.map(({ aggregate }) => aggregate)]),
     ping: deps.storage.ping,
+    exportRecords: (ctx, list, params) => exportRecords(deps.storage, ctx, list, params),
     position: deps.storage.position
   })
 })

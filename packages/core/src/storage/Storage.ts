@@ -222,6 +222,17 @@ export interface StorageService {
   /** The highest sequence in the log, 0 when it is empty (progress of a rebuild). */
   readonly headSequence: Effect.Effect<number, StorageUnavailable>
   /**
+   * Runs `read` so that every read it makes of the storage sees one state (PostgreSQL: one
+   * REPEATABLE READ transaction; memory: commits wait until it is done), and gives it the change
+   * feed position of that state in the workspace: the workspace's events in the state are exactly
+   * those at or before it (null: none yet). So a reader that takes the state, then follows the feed
+   * after that position, sees every later change once and none the state already held. Reads only.
+   */
+  readonly snapshot: <A, E, R>(
+    workspaceId: string,
+    read: (through: ChangeFeedPosition | null) => Effect.Effect<A, E, R>
+  ) => Effect.Effect<A, E | StorageUnavailable, R>
+  /**
    * The storage's position now: at or after every commit stored so far (see positions.ts). What a
    * write that stored nothing (an idempotent replay, a change to nothing) answers as its position.
    */

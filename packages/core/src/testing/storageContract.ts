@@ -77,6 +77,41 @@ export const storageContractSuite = (name: string, layer: Layer.Layer<Storage, u
         })
       )
 
+      it.effect("a snapshot's reads see one state, and the feed after its position holds exactly the later events", () =>
+        Effect.gen(function* () {
+          const storage = yield* Storage
+          const ws = fresh("ws")
+          const id = fresh("con")
+          const write = (n: number) =>
+            storage.commit({
+              streams: [{ streamId: id, expectedVersion: n - 1, events: [event(ws, "contact.updated", { n }, n)] }],
+              documents: [upsert(ws, id, { n }, { version: n })]
+            })
+          yield* write(1)
+          const { later, seen } = yield* storage.snapshot(ws, (through) =>
+            Effect.gen(function* () {
+              // A commit made while the snapshot is read: on PostgreSQL it lands at once, on memory
+              // storage once the snapshot is done; the snapshot's reads see neither way.
+              const later = yield* Effect.forkChild(write(2))
+              yield* Effect.yieldNow
+              const document = yield* storage.getDocument("contact", ws, id)
+              const stream = yield* storage.readStream(id)
+              return { later, seen: { through, n: document?.data["n"], events: stream.length } }
+            })
+          )
+          expect(seen.n).toBe(1)
+          expect(seen.events).toBe(1)
+          expect(seen.through).not.toBeNull()
+          yield* Fiber.join(later)
+          const after = yield* storage.readFeed({ workspaceId: ws, after: seen.through, types: [], limit: 10 })
+          expect(after.events.map((e) => e.data["n"])).toEqual([2])
+          const before = yield* storage.readFeed({ workspaceId: ws, after: null, types: [], limit: 10 })
+          expect(before.events.filter((e) => compareChangeFeedPositions(e.position, seen.through!) <= 0).map((e) => e.data["n"])).toEqual([
+            1
+          ])
+        })
+      )
+
       it.effect("reads a stream after a version: only the later events, in order", () =>
         Effect.gen(function* () {
           const storage = yield* Storage

@@ -16,6 +16,7 @@ const activities = recordEndpoints({
 export class ActivitiesApi extends securedGroup(
   "activities",
   activities.list,
+  activities.export,
   activities.get,
   activities.create,
   activities.update,

@@ -6,6 +6,7 @@ import { Caller } from "../auth/Authentication.js"
 import { IdempotentReplies } from "../idempotency.js"
 import { standardHandlers } from "../recordHandlers.js"
 import { record, respond } from "../replies.js"
+import { Activity } from "./schemas.js"
 
 const COLLECTION = "/v1/activities"
 
@@ -14,7 +15,11 @@ export const ActivitiesLive = (api: ServedApi) =>
     Effect.gen(function* () {
       const engine = yield* Engine
       const idempotent = yield* IdempotentReplies
-      const records = standardHandlers(idempotent, COLLECTION, engine.activities, engine.activities.get)
+      const records = standardHandlers(idempotent, COLLECTION, engine.activities, engine.activities.get, {
+        engine,
+        object: "activity",
+        record: Activity
+      })
       return handlers
         .handle("list", records.list)
         .handle("get", ({ params }) =>
@@ -28,5 +33,6 @@ export const ActivitiesLive = (api: ServedApi) =>
         .handle("delete", records.delete)
         .handle("restore", records.restore)
         .handle("history", records.history)
+        .handle("export", records.export)
     })
   )

@@ -29,6 +29,7 @@ const companies = recordEndpoints({
 export class CompaniesApi extends securedGroup(
   "companies",
   companies.list,
+  companies.export,
   companies.get,
   batchEndpoint({ name: "Company", collection: "/v1/companies" }, "domain"),
   companies.create,

@@ -5,12 +5,17 @@ import type { ServedApi } from "../Api.js"
 import { IdempotentReplies } from "../idempotency.js"
 import { handleRecordResource, recordResourceHandlers } from "../recordGroups.js"
 import { getExpandable } from "../recordHandlers.js"
+import { Company } from "./schemas.js"
 
 export const CompaniesLive = (api: ServedApi) =>
   HttpApiBuilder.group(api, "companies", (handlers) =>
     Effect.gen(function* () {
-      const { companies } = yield* Engine
+      const engine = yield* Engine
+      const { companies } = engine
       const get = getExpandable(companies.get)
-      return handleRecordResource(handlers, recordResourceHandlers(yield* IdempotentReplies, "/v1/companies", companies, get))
+      return handleRecordResource(
+        handlers,
+        recordResourceHandlers(yield* IdempotentReplies, "/v1/companies", companies, get, { engine, object: "company", record: Company })
+      )
     })
   )

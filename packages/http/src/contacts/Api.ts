@@ -27,6 +27,7 @@ const contacts = recordEndpoints({
 export class ContactsApi extends securedGroup(
   "contacts",
   contacts.list,
+  contacts.export,
   contacts.get,
   batchEndpoint({ name: "Contact", collection: "/v1/contacts" }, "email"),
   contacts.create,

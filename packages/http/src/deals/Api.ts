@@ -25,6 +25,7 @@ const deals = recordEndpoints({
 export class DealsApi extends securedGroup(
   "deals",
   deals.list,
+  deals.export,
   deals.get,
   batchEndpoint({ name: "Deal", collection: "/v1/deals" }, null),
   deals.create,

@@ -5,13 +5,18 @@ import type { ServedApi } from "../Api.js"
 import { IdempotentReplies } from "../idempotency.js"
 import { handleRecordResource, recordResourceHandlers } from "../recordGroups.js"
 import { getExpandable, recordPage, writeRecord } from "../recordHandlers.js"
+import { Deal } from "./schemas.js"
 
 export const DealsLive = (api: ServedApi) =>
   HttpApiBuilder.group(api, "deals", (handlers) =>
     Effect.gen(function* () {
-      const { deals } = yield* Engine
+      const engine = yield* Engine
+      const { deals } = engine
       const get = getExpandable(deals.get, deals.getAsOf)
-      return handleRecordResource(handlers, recordResourceHandlers(yield* IdempotentReplies, "/v1/deals", deals, get))
+      return handleRecordResource(
+        handlers,
+        recordResourceHandlers(yield* IdempotentReplies, "/v1/deals", deals, get, { engine, object: "deal", record: Deal })
+      )
         .handleRaw("moveStage", writeRecord(deals.moveStage))
         .handle("timeline", recordPage(deals.timeline))
     })

@@ -77,6 +77,22 @@ const describeOperation = (method: string, operation: Operation): Operation => {
   }
 }
 
+/** An export's 200 carries the change feed cursor of its state (export/exportAnswer.ts). */
+const withFeedCursor = (path: string, method: string, operation: Operation): Operation => {
+  const ok = operation.responses?.["200"]
+  if (method !== "get" || !path.endsWith("/export") || ok === undefined) return operation
+  const cursor = {
+    description:
+      "The change feed's position of the state the export comes from: `GET /v1/events?after=<it>` gives exactly the changes the export does not hold. Absent while the workspace has no event (then follow the feed from its start).",
+    required: false,
+    schema: { type: "string" }
+  }
+  return {
+    ...operation,
+    responses: { ...operation.responses, "200": { ...ok, headers: { ...ok.headers, "Dealstream-Feed-Cursor": cursor } } }
+  }
+}
+
 export const describeDocument = (spec: Record<string, any>): Record<string, any> => {
   const records = Object.fromEntries(
     Object.entries(spec["components"]?.["schemas"] ?? {}).map(([name, schema]) => [name, customFieldsBesideProperties(schema)])
@@ -86,7 +102,9 @@ export const describeDocument = (spec: Record<string, any>): Record<string, any>
   const described = Object.fromEntries(
     Object.entries(paths).map(([path, item]) => [
       path,
-      Object.fromEntries(Object.entries(item).map(([method, operation]) => [method, describeOperation(method, operation)]))
+      Object.fromEntries(
+        Object.entries(item).map(([method, operation]) => [method, withFeedCursor(path, method, describeOperation(method, operation))])
+      )
     ])
   )
   return { ...spec, paths: described, components: { ...spec["components"], schemas } }

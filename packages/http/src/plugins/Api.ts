@@ -37,6 +37,7 @@ export const pluginGroup = (plugin: RecordTypePlugin, schemas: PluginSchemas) =>
   return securedGroup(
     plugin.plural,
     records.list,
+    records.export,
     records.get,
     batchEndpoint(resource, plugin.uniqueField),
     records.create,

@@ -6,6 +6,7 @@ import { IdempotentReplies } from "../idempotency.js"
 import { handleRecordResource, recordResourceHandlers } from "../recordGroups.js"
 import { getRecord } from "../recordHandlers.js"
 import { collectionOf } from "./Api.js"
+import { pluginSchemas } from "./schemas.js"
 
 type GroupsOf<A> = A extends HttpApi.HttpApi<string, infer Groups> ? Groups : never
 
@@ -46,6 +47,11 @@ export const PluginLive = (api: ServedApi, plugin: RecordTypePlugin) =>
       const engine = yield* Engine
       const idempotent = yield* IdempotentReplies
       const service = engine.records.get(plugin.name) ?? unserved(plugin)
-      return handleRecordResource(handlers, recordResourceHandlers(idempotent, collectionOf(plugin), service, getRecord(service.get)))
+      // A plug-in has no custom fields: its CSV columns are its schema's.
+      const exported = { engine, object: null, record: pluginSchemas(plugin).record }
+      return handleRecordResource(
+        handlers,
+        recordResourceHandlers(idempotent, collectionOf(plugin), service, getRecord(service.get), exported)
+      )
     })
   )

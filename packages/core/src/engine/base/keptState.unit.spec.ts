@@ -36,7 +36,12 @@ describe("the kept settings", () => {
       const readAt = (version: number) =>
         Effect.gen(function* () {
           const view = settingsOf({} as StorageService, cache, ctx, { version })
-          yield* Effect.exit(view.pipeline("pip_none").pipe(Effect.orDie, Effect.catchDefect(() => Effect.void)))
+          yield* Effect.exit(
+            view.pipeline("pip_none").pipe(
+              Effect.orDie,
+              Effect.catchDefect(() => Effect.void)
+            )
+          )
           return view
         })
       yield* readAt(7)

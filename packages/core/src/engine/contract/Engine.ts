@@ -1,4 +1,4 @@
-import { Context, type Effect, Layer, Schema } from "effect"
+import { Context, type Effect, Layer, Schema, type Scope } from "effect"
 import type { DealRule } from "../../deal/rules.js"
 import type { ApiKeyOwner } from "../../apiKey/projection.js"
 import type { Conflict, NotFound, PreconditionFailed, StorageUnavailable, ValidationError } from "../../errors.js"
@@ -6,6 +6,7 @@ import type { JsonObject } from "../../json.js"
 import type { ListParams } from "../../query/parseListQuery.js"
 import type { StorageReadiness } from "../../storage/Storage.js"
 import type { StoragePosition } from "../../storage/positions.js"
+import type { RecordExport } from "../views/exportRecords.js"
 
 /** Who is asking: every command and query runs inside exactly one workspace. */
 export interface RequestContext {
@@ -247,6 +248,15 @@ export interface EngineService {
   readonly purgeExpired: Effect.Effect<number, StorageUnavailable>
   /** Storage reachable. */
   readonly ping: Effect.Effect<StorageReadiness, StorageUnavailable>
+  /**
+   * Every live record a list of these parameters shows, from one state, with the change feed cursor
+   * of that state (views/exportRecords.ts): `list` is the record type's own (`engine.contacts.list`).
+   */
+  readonly exportRecords: (
+    ctx: RequestContext,
+    list: RecordService["list"],
+    params: ListParams
+  ) => Effect.Effect<RecordExport, ValidationError | StorageUnavailable, Scope.Scope>
   /** The storage's position now (storage/positions.ts): what a write that stored nothing answers. */
   readonly position: Effect.Effect<StoragePosition, StorageUnavailable>
 }

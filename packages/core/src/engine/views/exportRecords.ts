@@ -1,0 +1,62 @@
+import { type Cause, Deferred, Effect, Exit, Queue, type Scope, Stream } from "effect"
+import type { StorageUnavailable, ValidationError } from "../../errors.js"
+import { encodeFeedCursor } from "../../feed/cursor.js"
+import type { JsonObject } from "../../json.js"
+import type { ListParams } from "../../query/parseListQuery.js"
+import type { StorageService } from "../../storage/Storage.js"
+import type { Page, RequestContext } from "../contract/Engine.js"
+
+/** Records per read of an export: the list's largest page. */
+const PAGE = 100
+/** Pages read ahead of the client: what an export holds in memory, whatever its size. */
+const AHEAD = 4
+
+/** What GET /v1/<records>/export answers: the feed cursor of its state, then every record in it. */
+export interface RecordExport {
+  /** The change feed cursor of the state the records come from (`GET /v1/events?after=`); null before any event. */
+  readonly cursor: string | null
+  /** The records as their list shows them, a page at a time. */
+  readonly pages: Stream.Stream<ReadonlyArray<JsonObject>, ValidationError | StorageUnavailable>
+}
+
+/**
+ * Every live record a list with these parameters would show, page after page, all from one state of
+ * the storage (storage.snapshot), in id order: the list's own filters and `filter` apply, `limit`,
+ * `cursor` and `sort` do not (the records come in the list's own order, created_at then id, the
+ * order the list pages by). A bad parameter fails here, before anything is answered; the
+ * records then come as the client takes them, at most a few pages ahead, so memory stays bounded
+ * however many there are. The snapshot lasts until the last page is read, or the scope closes
+ * (the client went away).
+ */
+export const exportRecords = (
+  storage: StorageService,
+  ctx: RequestContext,
+  list: (ctx: RequestContext, params: ListParams) => Effect.Effect<Page, ValidationError | StorageUnavailable>,
+  params: ListParams
+): Effect.Effect<RecordExport, ValidationError | StorageUnavailable, Scope.Scope> =>
+  Effect.gen(function* () {
+    const { cursor: _cursor, limit: _limit, sort: _sort, ...filters } = params
+    const started = yield* Deferred.make<string | null, ValidationError | StorageUnavailable>()
+    const pages = yield* Queue.bounded<ReadonlyArray<JsonObject>, ValidationError | StorageUnavailable | Cause.Done>(AHEAD)
+    const read = storage.snapshot(ctx.workspaceId, (through) =>
+      Effect.gen(function* () {
+        const cursor = through === null ? null : encodeFeedCursor(ctx.workspaceId, through)
+        for (let next: string | null | undefined, first = true; first || next !== null; first = false) {
+          const page: Page = yield* list(ctx, { ...filters, limit: String(PAGE), ...(next == null ? {} : { cursor: next }) })
+          // The first page read: the parameters were good, and the answer may start.
+          if (first) yield* Deferred.succeed(started, cursor)
+          if (page.data.length > 0) yield* Queue.offer(pages, page.data)
+          next = page.next_cursor
+        }
+      })
+    )
+    yield* Effect.forkScoped(
+      Effect.onExit(read, (exit) =>
+        Exit.isSuccess(exit)
+          ? Queue.end(pages)
+          : Effect.andThen(Deferred.failCause(started, exit.cause), Queue.failCause(pages, exit.cause))
+      )
+    )
+    const cursor = yield* Deferred.await(started)
+    return { cursor, pages: Stream.fromQueue(pages) }
+  })
