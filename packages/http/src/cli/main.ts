@@ -1,4 +1,5 @@
 import { isWorkspaceId } from "@dealstream/core"
+import { TRANSFER_USAGE } from "./transferUsage.js"
 import { ConfigProblem, resolveHostConfig, type ServeConfig, type Setting, SWITCHES, VARIABLES } from "../host/HostConfig.js"
 
 // The host and the storages load most of the code: imported only once the settings are known to be
@@ -40,6 +41,10 @@ const USAGE = `usage: dealstream serve [options]      serve the HTTP API
                               [--print-cursor] [options]
                                        a workspace's events as JSON lines on stdout, oldest first,
                                        then the new ones as they come, until stopped (Ctrl-C)
+       dealstream import <file> --type <records> [options]
+                                       a CSV or JSON lines file into a running host, in batches
+       dealstream export --type <records> [options]
+                                       every live record of one state, as JSON lines or CSV
 
 serve options:
   --port <n>            PORT                   (default 3000)
@@ -99,6 +104,8 @@ create\`, which are stored as SHA-256 digests only (the key is shown once and ke
 remembers a valid stored key for at most 5 seconds, so a revoked key is refused by every running host
 within 5 seconds. With the embedded storage, keys commands use a running host's database server;
 events tail needs one.
+
+${TRANSFER_USAGE}
 
 Flags override environment variables.`
 
@@ -333,6 +340,16 @@ const eventsCommand = async (args: ReadonlyArray<string>) => {
   process.stdout.write("", () => process.exit(0))
 }
 
+const transferCommand = async (command: "import" | "export", args: ReadonlyArray<string>) => {
+  const transfer = await import("./transferCommands.js")
+  const { positional, options, storage } = commandArguments(args, command === "import" ? transfer.IMPORT_OPTIONS : transfer.EXPORT_OPTIONS)
+  if (storage.length > 0) fail(`unknown option ${storage[0]}\n${USAGE}`, 2)
+  const { ImportFailed } = await import("./hostClient.js")
+  await (command === "import" ? transfer.importCommand : transfer.exportCommand)(positional, options).catch((error: unknown) =>
+    fail(error instanceof ImportFailed ? error.message : `${command} failed: ${String(error)}`)
+  )
+}
+
 const [command, ...rest] = process.argv.slice(2)
 if (command === "serve") {
   await serve(rest)
@@ -342,6 +359,8 @@ if (command === "serve") {
   await keysCommand(rest)
 } else if (command === "events") {
   await eventsCommand(rest)
+} else if (command === "import" || command === "export") {
+  await transferCommand(command, rest)
 } else if (command === undefined || command === "help" || command === "--help" || command === "-h") {
   process.stdout.write(`${USAGE}\n`)
 } else {
