@@ -85,8 +85,10 @@ describe("storage calls per command on a warm host", () => {
         const restored = yield* during(engine.contacts.restore(ctx, contactId))
         expect(restored.calls).toEqual(["commit", "queryDocuments"])
         expect(restored.spans).toEqual(readThenCommit)
-        expect((yield* during(engine.deals.delete(ctx, dealId, null))).calls).toEqual(["commit"])
-        expect((yield* during(engine.deals.restore(ctx, dealId))).calls).toEqual(["commit"])
+        // A deal's delete and restore rewrite every stage change it made (the figures count deals in
+        // the trash nowhere: deal/figureDocuments.ts), which its stream says: one read of it.
+        expect((yield* during(engine.deals.delete(ctx, dealId, null))).calls).toEqual(["commit", "readStream"])
+        expect((yield* during(engine.deals.restore(ctx, dealId))).calls).toEqual(["commit", "readStream"])
       }).pipe(Effect.provide(layer))
   )
 

@@ -1,11 +1,11 @@
 import {
   type DealRule,
-  DeliveryQueue,
+  type DeliveryQueue,
   fieldsAfter,
   type JsonObject,
   type RequestContext,
   stageAfter,
-  Storage,
+  type Storage,
   ValidationError
 } from "@dealstream/core"
 import { checkModel, everyDeal, standardInvariants, workspaceCommands } from "@dealstream/core/testing"
@@ -77,13 +77,15 @@ export const stageRulesScenario = (storage: Context.Context<Storage | DeliveryQu
       },
       null
     )
+    // Every stage shows its outcome and probability; its rules only when it has them.
+    const shown = ["id", "name", "position", "outcome", "probability"]
     expect(stagesOf(ruled.data).map((s) => Object.keys(s))).toEqual([
-      ["id", "name", "position", "next_stage_ids"],
-      ["id", "name", "position"],
-      ["id", "name", "position", "required_fields"],
-      ["id", "name", "position"],
-      ["id", "name", "position"],
-      ["id", "name", "position", "next_stage_ids"]
+      [...shown, "next_stage_ids"],
+      shown,
+      [...shown, "required_fields"],
+      shown,
+      shown,
+      [...shown, "next_stage_ids"]
     ])
 
     // The engine that kept the pipeline from before decides on the rules all the same.

@@ -65,14 +65,17 @@ describe.each(STORAGES)("record history on %s storage", (storage) => {
     expect(second.body.next_cursor).toBeNull()
   })
 
-  it("shows a deal's stage move as a change of stage_id", async () => {
+  it("shows a deal's stage move as a change of stage_id (and of when it entered the stage)", async () => {
     const pipeline = (await host.call("GET", "/v1/pipelines")).body.data[0]
     const deal = await ok("POST", "/v1/deals", { name: "History deal", pipeline_id: pipeline.id })
-    await ok("PUT", `/v1/deals/${deal.id}/stage`, { stage_id: pipeline.stages[1].id, reason: "qualified" })
+    const move = await ok("PUT", `/v1/deals/${deal.id}/stage`, { stage_id: pipeline.stages[1].id, reason: "qualified" })
     const history = await host.call("GET", `/v1/deals/${deal.id}/history`)
     expect(history.status, history.text).toBe(200)
     const moved = history.body.data.find((e: any) => e.type === "deal.stage_changed")
-    expect(moved.changes).toEqual([{ field: "stage_id", from: pipeline.stages[0].id, to: pipeline.stages[1].id }])
+    expect(moved.changes).toEqual([
+      { field: "stage_id", from: pipeline.stages[0].id, to: pipeline.stages[1].id },
+      { field: "stage_entered_at", from: deal.stage_entered_at, to: move.timeline_entry.changed_at }
+    ])
   })
 
   it("refuses a bad cursor, limit or parameter with 400 and an unknown or foreign record with 404", async () => {

@@ -36,9 +36,14 @@ const DEAL = [
   "contact_ids",
   "company_id",
   "status",
+  "probability",
+  "lost_reason",
+  "closed_at",
+  "stage_entered_at",
   "region",
   "created_at",
-  "updated_at"
+  "updated_at",
+  "weighted_value"
 ]
 const COMPANY = [
   "id",
@@ -71,8 +76,8 @@ const ACTIVITY = [
   "updated_at"
 ]
 const PIPELINE = ["id", "name", "stages", "created_at", "updated_at"]
-const STAGE = ["id", "name", "position"]
-const ENTRY = ["id", "deal_id", "from_stage_id", "to_stage_id", "reason", "changed_at"]
+const STAGE = ["id", "name", "position", "outcome", "probability"]
+const ENTRY = ["id", "deal_id", "from_stage_id", "to_stage_id", "from_status", "to_status", "reason", "changed_at"]
 
 /** The keys of the raw answer, in the order its text has them (JSON.parse keeps it). */
 const keysOf = (value: unknown) => Object.keys(value as object)

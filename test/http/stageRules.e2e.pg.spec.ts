@@ -17,8 +17,8 @@ describe.each(STORAGES)("%s storage", (storage) => {
   it("documents the rules in the pipeline's schema", async () => {
     const document = (await host.call("GET", "/v1/openapi.json")).body
     const properties = document.components.schemas.Stage.properties
-    expect(Object.keys(properties)).toEqual(["id", "name", "position", "required_fields", "next_stage_ids"])
-    expect(document.components.schemas.Stage.required).toEqual(["id", "name", "position"])
+    expect(Object.keys(properties)).toEqual(["id", "name", "position", "outcome", "probability", "required_fields", "next_stage_ids"])
+    expect(document.components.schemas.Stage.required).toEqual(["id", "name", "position", "outcome", "probability"])
     expect(JSON.stringify(document.components.schemas.PipelinePatch)).toContain("next_stage_ids")
   })
 
@@ -39,15 +39,19 @@ describe.each(STORAGES)("%s storage", (storage) => {
       id: stage("Lead"),
       name: "Lead",
       position: 0,
+      outcome: null,
+      probability: 0.1,
       next_stage_ids: [stage("Qualified"), stage("Proposal"), stage("Lost")]
     })
     expect(ruled.body.stages[2]).toEqual({
       id: stage("Proposal"),
       name: "Proposal",
       position: 2,
+      outcome: null,
+      probability: 0.5,
       required_fields: ["value", "expected_close_date"]
     })
-    expect(ruled.body.stages[1]).toEqual({ id: stage("Qualified"), name: "Qualified", position: 1 })
+    expect(ruled.body.stages[1]).toEqual({ id: stage("Qualified"), name: "Qualified", position: 1, outcome: null, probability: 0.25 })
 
     const deal = (await host.call("POST", "/v1/deals", { body: { name: "Pilot", pipeline_id: sales.id } })).body
     const toWon = await host.call("PUT", `/v1/deals/${deal.id}/stage`, { body: { stage_id: stage("Won") } })
@@ -115,7 +119,9 @@ describe.each(STORAGES)("%s storage", (storage) => {
       body: { stages: list().map((s) => ({ ...s, next_stage_ids: null, required_fields: [] })) }
     })
     expect(cleared.status).toBe(200)
-    expect(cleared.body.stages.map((s: object) => Object.keys(s))).toEqual(sales.stages.map(() => ["id", "name", "position"]))
+    expect(cleared.body.stages.map((s: object) => Object.keys(s))).toEqual(
+      sales.stages.map(() => ["id", "name", "position", "outcome", "probability"])
+    )
     const deal = (await host.call("POST", "/v1/deals", { body: { name: "Free", pipeline_id: sales.id } })).body
     expect((await host.call("PUT", `/v1/deals/${deal.id}/stage`, { body: { stage_id: stage("Won") } })).status).toBe(200)
   })
@@ -126,7 +132,7 @@ describe.each(STORAGES)("%s storage", (storage) => {
     })
     expect(created.status, created.text).toBe(201)
     const [due, signed] = created.body.stages
-    expect(signed).toEqual({ id: signed.id, name: "Signed", position: 1, required_fields: ["owner_id"] })
+    expect(signed).toEqual({ id: signed.id, name: "Signed", position: 1, outcome: null, probability: null, required_fields: ["owner_id"] })
     const renamed = await host.call("PATCH", `/v1/pipelines/${created.body.id}`, {
       body: {
         stages: [
@@ -136,8 +142,8 @@ describe.each(STORAGES)("%s storage", (storage) => {
       }
     })
     expect(renamed.body.stages).toEqual([
-      { id: due.id, name: "Due", position: 0, next_stage_ids: [signed.id] },
-      { id: signed.id, name: "Signed (paper)", position: 1, required_fields: ["owner_id"] }
+      { id: due.id, name: "Due", position: 0, outcome: null, probability: null, next_stage_ids: [signed.id] },
+      { id: signed.id, name: "Signed (paper)", position: 1, outcome: null, probability: null, required_fields: ["owner_id"] }
     ])
     const deal = (await host.call("POST", "/v1/deals", { body: { name: "Renewal", pipeline_id: created.body.id } })).body
     const refused = await host.call("PATCH", `/v1/deals/${deal.id}`, { body: { stage_id: signed.id } })

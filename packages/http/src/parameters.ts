@@ -9,6 +9,7 @@ import {
   feedLimits,
   type IfMatch,
   parseFeedParams,
+  parseFigureParams,
   type RecordTypeSet,
   parseLimit,
   type ValidationError
@@ -109,12 +110,63 @@ export const dealParams = {
   value_min: dealParam("value_min", "Minimum value (inclusive).", { type: "number" }),
   value_max: dealParam("value_max", "Maximum value (inclusive).", { type: "number" }),
   close_date_from: dealParam("close_date_from", "Earliest expected_close_date, YYYY-MM-DD (inclusive).", { format: "date" }),
-  close_date_to: dealParam("close_date_to", "Latest expected_close_date, YYYY-MM-DD (inclusive).", { format: "date" })
+  close_date_to: dealParam("close_date_to", "Latest expected_close_date, YYYY-MM-DD (inclusive).", { format: "date" }),
+  closed_from: dealParam("closed_from", "Only deals closed (won or lost) on or after this day, YYYY-MM-DD (UTC).", { format: "date" }),
+  closed_to: dealParam("closed_to", "Only deals closed on or before this day, YYYY-MM-DD (UTC, inclusive).", { format: "date" })
 }
 
 /** An activity list parameter, checked by the engine's parser of the activity list parameters. */
 const activityParam = (name: string, description: string, document: JsonFragment) =>
   listValue(description, (raw) => messageOf(activityParamsWhere({ [name]: raw }, EMPTY_CATALOG)), document)
+
+/** A figures parameter (pipeline summary, conversion, forecast), checked by the engine's parser of them. */
+const figureParam = (
+  name: "owner_id" | "as_of" | "from" | "to" | "interval" | "pipeline_id",
+  description: string,
+  document: JsonFragment
+) =>
+  checkedText(
+    description,
+    (raw) => (UNSTORABLE.test(raw) ? UNSTORABLE_MESSAGE : messageOf(parseFigureParams({ [name]: raw }, [name]))),
+    document
+  )
+
+const figureOwner = Schema.optionalKey(figureParam("owner_id", "Only deals of this owner (as they are owned now).", { type: "string" }))
+
+/** A window's end, `[from, to)` in UTC dates: both required. */
+const windowParams = {
+  from: figureParam("from", "First day of the window, YYYY-MM-DD (UTC, inclusive).", { format: "date" }).pipe(
+    Schema.annotateKey({ messageMissingKey: "is required (a date YYYY-MM-DD)" })
+  ),
+  to: figureParam("to", "Day after the window, YYYY-MM-DD (UTC, exclusive); after from.", { format: "date" }).pipe(
+    Schema.annotateKey({ messageMissingKey: "is required (a date YYYY-MM-DD)" })
+  )
+}
+
+export const summaryParams = {
+  owner_id: figureOwner,
+  as_of: Schema.optionalKey(
+    figureParam(
+      "as_of",
+      "A timestamp (RFC 3339 with a time zone): the pipeline as it stood then, its deals as they were then (those in the " +
+        "trash then left out), folded from the workspace's deal history (it costs what that history does).",
+      { type: "string", format: "date-time", examples: ["2026-11-01T09:00:00Z"] }
+    )
+  )
+}
+
+export const conversionParams = { ...windowParams, owner_id: figureOwner }
+
+export const forecastParams = {
+  pipeline_id: Schema.optionalKey(
+    figureParam("pipeline_id", "Only deals of this pipeline (400 when it does not exist); all by default.", { type: "string" })
+  ),
+  owner_id: figureOwner,
+  interval: Schema.optionalKey(
+    figureParam("interval", "month (the default) or quarter.", { enum: ["month", "quarter"], default: "month" })
+  ),
+  ...windowParams
+}
 
 export const activityParams = {
   ...pagingParams,

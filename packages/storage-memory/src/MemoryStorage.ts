@@ -8,6 +8,9 @@ import {
   type ChangeFeedEvent,
   type ChangeFeedPosition,
   feedThrough,
+  figureDocuments,
+  figureRows,
+  isFiguresQuery,
   changeFeedTypeMatches,
   type LinkedDocuments,
   type QueueSignal,
@@ -319,7 +322,14 @@ export const makeWithQueue: Effect.Effect<Services> = Effect.gen(function* () {
         })
       ),
     queryDocuments: (collection, workspaceId, query) =>
-      Effect.sync(() => (tables.get(tableSlot(collection, workspaceId))?.query(query) ?? []).map(toDocument)),
+      Effect.sync(() => {
+        const table = tables.get(tableSlot(collection, workspaceId))
+        // A figures query reads every document of the collection in the workspace: the figures
+        // are aggregates of them all (PostgreSQL reads them from covering indexes instead).
+        return isFiguresQuery(query)
+          ? figureDocuments(collection, workspaceId, figureRows(query, [...(table?.rows.values() ?? [])]))
+          : (table?.query(query) ?? []).map(toDocument)
+      }),
     // Commits apply one at a time here, so sequence order is commit order and nothing lands behind.
     readFeed: ({ after, limit, types, workspaceId }) =>
       Effect.sync(() => {

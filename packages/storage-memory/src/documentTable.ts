@@ -60,7 +60,12 @@ export class DocumentTable<Row extends QueriedRow> {
 /**
  * Queries an index answers exactly as runQuery does. runQuery slices by `limit` (a fraction or a
  * negative count slice otherwise), and a NaN cursor value compares equal to every value, which
- * makes no order an index could search: such hand-made queries go through runQuery itself.
+ * makes no order an index could search: such hand-made queries go through runQuery itself, as do
+ * sorts by a derived field.
  */
-const indexable = ({ after, limit }: DocumentQuery): boolean =>
-  Number.isSafeInteger(limit) && limit >= 0 && !(typeof after?.value === "number" && Number.isNaN(after.value))
+const indexable = ({ after, limit, sort }: DocumentQuery): boolean =>
+  Number.isSafeInteger(limit) &&
+  limit >= 0 &&
+  !(typeof after?.value === "number" && Number.isNaN(after.value)) &&
+  // A derived field's values move with what it is derived from (a pipeline's probabilities), not with the row.
+  sort.field.derived === undefined

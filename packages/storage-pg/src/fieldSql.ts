@@ -1,4 +1,4 @@
-import type { FieldRef, FieldType, Scalar } from "@dealstream/core"
+import type { DerivedField, FieldRef, FieldType, Scalar } from "@dealstream/core"
 
 /**
  * How a document field reads in SQL. These expressions are the contract between the query compiler
@@ -47,6 +47,7 @@ const timestampPattern = "'^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2
  * of another JSON type). Text compares by code point: `COLLATE "C"` on a UTF8 database.
  */
 export const valueSql = (field: FieldRef): string => {
+  if (field.derived !== undefined) return derivedSql(field.derived)
   const key = fieldKey(field.name)
   const isString = `jsonb_typeof(data -> ${key}) = 'string'`
   switch (field.type) {
@@ -80,3 +81,24 @@ export const scalarParam = (add: (value: unknown) => string, value: Scalar): str
 }
 
 export const arrayCast = { string: "text[]", number: "numeric[]", boolean: "boolean[]" } as const
+
+// Stage ids are the engine's own (`stage_` and letters and digits); anything else is a defect, not text to splice.
+const stageId = /^[A-Za-z0-9_]{1,100}$/
+
+const number = (key: string) =>
+  `(CASE WHEN jsonb_typeof(data -> ${fieldKey(key)}) = 'number' THEN (data -> ${fieldKey(key)})::numeric::float8 END)`
+
+/**
+ * A derived field as core's scalarOf computes it (core's ast.ts): a product of doubles, so that both
+ * storages order by the same values. The stages' probabilities are literals: the statement is the
+ * workspace's own, as its pipelines are.
+ */
+const derivedSql = (derived: DerivedField): string => {
+  const stages = derived.stages.map(([id, probability]) => {
+    if (!stageId.test(id) || !Number.isFinite(probability))
+      throw new Error(`storage-pg: refusing a derived field's stage ${JSON.stringify(id)}`)
+    return `WHEN '${id}' THEN ${String(probability)}::float8`
+  })
+  const ofStage = stages.length === 0 ? "NULL::float8" : `(CASE data ->> 'stage_id' ${stages.join(" ")} END)`
+  return `(${number("value")} * coalesce(${number("probability")}, ${ofStage}))`
+}

@@ -1,4 +1,4 @@
-import type { Collection, DocumentQuery, StoredDocument } from "@dealstream/core"
+import { type Collection, type DocumentQuery, type FiguresQuery, isFiguresQuery, type StoredDocument } from "@dealstream/core"
 import { Effect } from "effect"
 import type { SqlClient } from "effect/sql/SqlClient"
 import type { SqlError } from "effect/sql/SqlError"
@@ -7,6 +7,7 @@ import { jsonTypeOf, scalarParam, valueSql } from "./fieldSql.js"
 import { type DocumentRow, documentColumns, toStoredDocument } from "./internal/documentRow.js"
 import { Params } from "./internal/params.js"
 import type { DocumentTableMap } from "./documentTableMap.js"
+import { queryFigures } from "./figures.js"
 
 export interface CompiledQuery {
   readonly text: string
@@ -134,7 +135,19 @@ export const compileQuery = (
   }
 }
 
+/** A page of documents, or the rows of a figures query (figures.ts), as core's port asks. */
 export const queryDocuments =
+  (sql: SqlClient, tableMap: DocumentTableMap) =>
+  (
+    collection: Collection,
+    workspaceId: string,
+    query: DocumentQuery | FiguresQuery
+  ): Effect.Effect<ReadonlyArray<StoredDocument>, SqlError> =>
+    isFiguresQuery(query)
+      ? queryFigures(sql, tableMap)(collection, workspaceId, query)
+      : queryPage(sql, tableMap)(collection, workspaceId, query)
+
+const queryPage =
   (sql: SqlClient, tableMap: DocumentTableMap) =>
   (collection: Collection, workspaceId: string, query: DocumentQuery): Effect.Effect<ReadonlyArray<StoredDocument>, SqlError> =>
     Effect.flatMap(

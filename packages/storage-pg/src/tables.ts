@@ -26,7 +26,9 @@ export const documentTables: { readonly [C in BuiltInCollection]: string } = {
   delivery: "ds_deliveries",
   api_key: "ds_api_keys",
   company: "ds_companies",
-  activity: "ds_activities"
+  activity: "ds_activities",
+  deal_standing: "ds_deal_standings",
+  stage_change: "ds_stage_changes"
 }
 
 /**

@@ -3,6 +3,7 @@ import type { DocumentWrite } from "../storage/documents.js"
 import type { DealCommand } from "./commands.js"
 import { dealDecider } from "./decider.js"
 import { DealEvent } from "./events.js"
+import { DEAL_STANDING, dealFigureDocuments, dealFiguresNeedHistory, STAGE_CHANGE } from "./figureDocuments.js"
 import { projectDeal, timelineEntryOf } from "./projection.js"
 import type { DealState } from "./state.js"
 
@@ -43,10 +44,14 @@ export const dealAggregate: Aggregate<DealCommand, DealEvent, DealState> = {
   decider: dealDecider,
   events: DealEvent,
   project: projectDeal,
-  documents: (stream, change) => [...dealDocument(stream, change), ...timelineEntries(stream, change)],
-  documentsNeedHistory: isPurge,
+  documents: (stream, change) => [
+    ...dealDocument(stream, change),
+    ...timelineEntries(stream, change),
+    ...dealFigureDocuments(stream, change)
+  ],
+  documentsNeedHistory: (fresh) => isPurge(fresh) || dealFiguresNeedHistory(fresh),
   searched: true,
-  collections: ["deal", "timeline_entry"],
+  collections: ["deal", "timeline_entry", DEAL_STANDING, STAGE_CHANGE],
   rebuilt: true,
   purge: (id, at) => ({ type: "PurgeDeal", id, at })
 }

@@ -25,6 +25,11 @@ export interface UpdateDeal {
   readonly entryId: string
   /** The pipeline the deal ends up in: the one `fields.pipeline_id` names, else the current one. */
   readonly targetPipeline: PipelineInfo | null
+  /**
+   * The deal's pipeline before the patch, when the patch names another: the outcome of the stage it
+   * leaves is read there (closing.ts). Left out, the target pipeline is the current one.
+   */
+  readonly currentPipeline?: PipelineInfo | null
   readonly unknownContactIds: ReadonlyArray<string>
   /**
    * The deal's linked contacts that are now in the trash: a patch of `contact_ids` keeps them (see
@@ -42,6 +47,8 @@ export interface MoveStage {
   readonly at: string
   readonly stageId: string
   readonly reason: string | null
+  /** Why the deal is lost, when the move loses it; left out, the move's reason (closing.ts). */
+  readonly lostReason?: string | null
   readonly entryId: string
   /** The deal's current pipeline. */
   readonly pipeline: PipelineInfo

@@ -46,7 +46,9 @@ const create = (patch: Partial<CreateDeal> = {}): CreateDeal => ({
   unknownContactIds: [],
   ...patch
 })
-const created: DealEvent = { type: "deal.created", data: { id, fields: { ...input, stage_id: "a1" }, at: t0 } }
+/** A deal the pipeline's stages leave open, as every new deal of these pipelines (none has a closing stage). */
+const opened = { status: "open", closed_at: null, lost_reason: null }
+const created: DealEvent = { type: "deal.created", data: { id, fields: { ...input, stage_id: "a1", ...opened }, at: t0 } }
 const update = (fields: UpdateDeal["fields"], patch: Partial<UpdateDeal> = {}): UpdateDeal => ({
   type: "UpdateDeal",
   id,
@@ -59,7 +61,17 @@ const update = (fields: UpdateDeal["fields"], patch: Partial<UpdateDeal> = {}): 
 })
 const moved = (from: [string, string], to: [string, string], reason: string | null = null): DealEvent => ({
   type: "deal.stage_changed",
-  data: { entry_id: "tle_1", from_pipeline_id: from[0], to_pipeline_id: to[0], from_stage_id: from[1], to_stage_id: to[1], reason, at: t1 }
+  data: {
+    entry_id: "tle_1",
+    from_pipeline_id: from[0],
+    to_pipeline_id: to[0],
+    from_stage_id: from[1],
+    to_stage_id: to[1],
+    reason,
+    from_status: "open",
+    to_status: "open",
+    at: t1
+  }
 })
 const deleted: DealEvent = { type: "deal.deleted", data: { at: t1 } }
 const purged: DealEvent = { type: "deal.purged", data: { at: "2026-03-01T00:00:00.000Z" } }
@@ -73,7 +85,7 @@ describe("dealDecider", () => {
     it("keeps a given stage of the pipeline", () => {
       given([])
         .when(create({ fields: { ...input, stage_id: "a2" } }))
-        .then([{ type: "deal.created", data: { id, fields: { ...input, stage_id: "a2" }, at: t0 } }])
+        .then([{ type: "deal.created", data: { id, fields: { ...input, stage_id: "a2", ...opened }, at: t0 } }])
     })
     it("refuses an unknown pipeline", () => {
       given([])
@@ -98,8 +110,8 @@ describe("dealDecider", () => {
     })
     it("moves to a different stage with one stage change after the other changes", () => {
       given([created])
-        .when(update({ stage_id: "a2", status: "won" }))
-        .then([{ type: "deal.updated", data: { changed: { status: "won" }, at: t1 } }, moved(["pipe_a", "a1"], ["pipe_a", "a2"])])
+        .when(update({ stage_id: "a2", name: "Won it" }))
+        .then([{ type: "deal.updated", data: { changed: { name: "Won it" }, at: t1 } }, moved(["pipe_a", "a1"], ["pipe_a", "a2"])])
     })
     it("records nothing for the same stage and pipeline", () => {
       given([created])

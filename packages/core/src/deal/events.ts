@@ -1,4 +1,5 @@
 import { Schema } from "effect"
+import { dealStatuses } from "../field/dealFields.js"
 import { recordEvents } from "../record/events.js"
 import { DomainEvent } from "../storage/events.js"
 
@@ -14,7 +15,14 @@ export type DealDeleted = typeof DealDeleted.Type
 export type DealRestored = typeof DealRestored.Type
 export type DealPurged = typeof DealPurged.Type
 
-/** A real move; it is also the deal's timeline entry `entry_id`. */
+const Status = Schema.Literals(dealStatuses)
+
+/**
+ * A real move; it is also the deal's timeline entry `entry_id`. Since deals close by their stage
+ * (closing.ts) it also says the deal's closing after the move: `from_status`, `to_status`, and the
+ * `closed_at` and `lost_reason` it leaves; moves recorded before then carry none of these (the
+ * closing stayed as it was).
+ */
 export const DealStageChanged = DomainEvent("deal.stage_changed", {
   entry_id: Schema.String,
   from_pipeline_id: Schema.String,
@@ -22,6 +30,10 @@ export const DealStageChanged = DomainEvent("deal.stage_changed", {
   from_stage_id: Schema.String,
   to_stage_id: Schema.String,
   reason: Schema.NullOr(Schema.String),
+  from_status: Schema.optionalKey(Status),
+  to_status: Schema.optionalKey(Status),
+  closed_at: Schema.optionalKey(Schema.NullOr(Schema.String)),
+  lost_reason: Schema.optionalKey(Schema.NullOr(Schema.String)),
   at: Schema.String
 })
 export type DealStageChanged = typeof DealStageChanged.Type

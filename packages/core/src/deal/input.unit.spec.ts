@@ -11,7 +11,7 @@ const paths = (result: Result.Result<unknown, { details: ReadonlyArray<{ path: s
   Result.isFailure(result) ? result.failure.details.map((d) => d.path) : []
 
 describe("parseDealCreate", () => {
-  it("fills every standard field, status open, contacts deduplicated", () => {
+  it("fills every standard field (the status left to the stage), contacts deduplicated", () => {
     expect(parseDealCreate({ name: " Big ", pipeline_id: "pipe_a", contact_ids: ["c1", "c2", "c1"], region: "emea" }, defs)).toEqual(
       Result.succeed({
         name: "Big",
@@ -23,7 +23,9 @@ describe("parseDealCreate", () => {
         owner_id: null,
         contact_ids: ["c1", "c2"],
         company_id: null,
-        status: "open",
+        status: null,
+        probability: null,
+        lost_reason: null,
         region: "emea"
       })
     )

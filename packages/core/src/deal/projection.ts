@@ -1,12 +1,26 @@
 import type { Projected } from "../decider.js"
 import type { Json, JsonObject } from "../json.js"
-import type { DealEvent } from "./events.js"
+import type { DealEvent, DealStageChanged } from "./events.js"
 
 /** Keeps `created_at, updated_at` last, after custom keys added later, as on creation. */
 const withTimestamps = (data: JsonObject, changed: JsonObject, updatedAt: string): JsonObject => {
   const { created_at, updated_at: _, ...rest } = data
   return { ...rest, ...changed, created_at: created_at ?? null, updated_at: updatedAt }
 }
+
+/**
+ * The fields a stage move sets: the pipeline and stage, when the deal entered it, and the closing
+ * the move left (closing.ts), which a move recorded before closing existed does not carry. The
+ * deal's document (below) and its decider's state (decider.ts) both apply it.
+ */
+export const movedFields = (data: DealStageChanged["data"]): JsonObject => ({
+  pipeline_id: data.to_pipeline_id,
+  stage_id: data.to_stage_id,
+  stage_entered_at: data.at,
+  ...(data.to_status === undefined ? {} : { status: data.to_status }),
+  ...(data.closed_at === undefined ? {} : { closed_at: data.closed_at }),
+  ...(data.lost_reason === undefined ? {} : { lost_reason: data.lost_reason })
+})
 
 /**
  * The deal document as the API returns it. Delete and restore only toggle `deletedAt`, so a restore
@@ -16,16 +30,13 @@ export const projectDeal = (doc: Projected | null, event: DealEvent): Projected 
   switch (event.type) {
     case "deal.created": {
       const { at, fields, id } = event.data
-      const data: Record<string, Json> = { id, ...fields, created_at: at, updated_at: at }
+      const data: Record<string, Json> = { id, ...fields, stage_entered_at: at, created_at: at, updated_at: at }
       return { data, deletedAt: null }
     }
     case "deal.updated":
       return doc === null ? null : { ...doc, data: withTimestamps(doc.data, event.data.changed, event.data.at) }
-    case "deal.stage_changed": {
-      if (doc === null) return null
-      const { at, to_pipeline_id, to_stage_id } = event.data
-      return { ...doc, data: withTimestamps(doc.data, { pipeline_id: to_pipeline_id, stage_id: to_stage_id }, at) }
-    }
+    case "deal.stage_changed":
+      return doc === null ? null : { ...doc, data: withTimestamps(doc.data, movedFields(event.data), event.data.at) }
     case "deal.deleted":
       return doc === null ? null : { ...doc, deletedAt: event.data.at }
     case "deal.restored":
@@ -41,6 +52,9 @@ export type TimelineEntry = {
   readonly deal_id: string
   readonly from_stage_id: string
   readonly to_stage_id: string
+  /** The deal's status before and after the move; null on moves recorded before deals closed by stage. */
+  readonly from_status: string | null
+  readonly to_status: string | null
   readonly reason: string | null
   readonly changed_at: string
 }
@@ -56,6 +70,8 @@ export const timelineEntryView = (data: JsonObject): JsonObject => {
     deal_id: pick("deal_id"),
     from_stage_id: pick("from_stage_id"),
     to_stage_id: pick("to_stage_id"),
+    from_status: pick("from_status"),
+    to_status: pick("to_status"),
     reason: pick("reason"),
     changed_at: pick("changed_at")
   }
@@ -69,6 +85,8 @@ export const timelineEntryOf = (dealId: string, event: DealEvent): TimelineEntry
         deal_id: dealId,
         from_stage_id: event.data.from_stage_id,
         to_stage_id: event.data.to_stage_id,
+        from_status: event.data.from_status ?? null,
+        to_status: event.data.to_status ?? null,
         reason: event.data.reason,
         changed_at: event.data.at
       }

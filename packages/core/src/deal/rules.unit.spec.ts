@@ -45,7 +45,7 @@ const create = (patch: Partial<CreateDeal> = {}): CreateDeal => ({
 })
 const createdIn = (stage: string, more: Record<string, unknown> = {}): DealEvent => ({
   type: "deal.created",
-  data: { id, fields: { ...fields, stage_id: stage, ...more } as never, at: t0 }
+  data: { id, fields: { ...fields, stage_id: stage, closed_at: null, lost_reason: null, ...more } as never, at: t0 }
 })
 const move = (stageId: string, pipeline = sales): MoveStage => ({
   type: "MoveStage",
@@ -74,6 +74,8 @@ const moved = (from: [string, string], to: [string, string]): DealEvent => ({
     from_stage_id: from[1],
     to_stage_id: to[1],
     reason: null,
+    from_status: "open",
+    to_status: "open",
     at: t1
   }
 })

@@ -69,6 +69,8 @@ describe("payloadDataFor", () => {
         deal_id: "deal_1",
         from_stage_id: "stage_1",
         to_stage_id: "stage_2",
+        from_status: null,
+        to_status: null,
         reason: "demo done",
         changed_at: at
       }

@@ -14,6 +14,7 @@ import { engineDeps } from "./base/deps.js"
 import { DealRules, Engine, type EngineService } from "./contract/Engine.js"
 import { makeIdempotency } from "./commands/idempotency.js"
 import type { Ids } from "./contract/Ids.js"
+import { makePipelineFigures } from "./records/pipelineFigures.js"
 import { makePipelines } from "./records/pipelines.js"
 import { pluginKind } from "./records/pluginRecords.js"
 import { makeRecordService } from "./records/recordService.js"
@@ -37,9 +38,10 @@ export const makeEngine: Effect.Effect<EngineService, never, EngineRequirements 
   const dealRules = yield* DealRules
   const plugins = deps.recordTypes.plugins.map((plugin) => ({ plugin, aggregate: pluginAggregate(plugin) }))
   const records = new Map(plugins.map(({ aggregate, plugin }) => [plugin.name, makeRecordService(deps, pluginKind(plugin, aggregate))]))
+  const figures = makePipelineFigures(deps)
   const [contacts, deals, companies, activities] = [
     makeContacts(deps),
-    makeDeals(deps, dealRules),
+    { ...makeDeals(deps, dealRules), forecast: figures.forecast },
     makeCompanies(deps),
     makeActivities(deps)
   ]
@@ -56,7 +58,7 @@ export const makeEngine: Effect.Effect<EngineService, never, EngineRequirements 
     companies,
     activities,
     records,
-    pipelines: makePipelines(deps, makeWorkspaces(deps)),
+    pipelines: { ...makePipelines(deps, makeWorkspaces(deps)), summary: figures.summary, conversion: figures.conversion },
     customFields: makeCustomFields(deps),
     trash: makeTrash(deps, shown),
     webhooks: makeWebhooks(deps),

@@ -1,6 +1,6 @@
 import { Result } from "effect"
 import type { FieldCheck } from "./checks.js"
-import { date, finiteNumber, id, oneOf, text, trimmedText } from "./checks.js"
+import { date, finiteNumber, id, oneOf, text } from "./checks.js"
 import type { RecordFields } from "./table.js"
 import { recordFieldTable, nameField, STANDARD_TEXT_MAX } from "./table.js"
 
@@ -28,6 +28,13 @@ const contactIds: FieldCheck = (value) => {
 }
 
 const recordId = id(STANDARD_TEXT_MAX)
+
+export const LOST_REASON_MAX = 500
+
+const probability: FieldCheck = (value) =>
+  typeof value === "number" && Number.isFinite(value) && value >= 0 && value <= 1
+    ? Result.succeed(value)
+    : Result.fail("must be a number from 0 to 1")
 
 /** A deal's fields. A new standard field is one row here. */
 export const dealFields: RecordFields = {
@@ -79,7 +86,52 @@ export const dealFields: RecordFields = {
         "The deal's company, a live company; null while it is in the trash (a PATCH of null then keeps it). " +
         "List with `GET /v1/deals?company_id=`."
     },
-    { name: "status", type: "enum", check: oneOf(dealStatuses), absent: "open", options: dealStatuses }
+    {
+      name: "status",
+      type: "enum",
+      check: oneOf(dealStatuses),
+      // Left out (or null) on creation, the deal's stage decides it: open unless it is a closing stage.
+      absent: null,
+      options: dealStatuses,
+      description:
+        "open, won or lost; it follows the stage. Entering a stage whose outcome is won or lost sets it (and closed_at); " +
+        "leaving such a stage for an open one reopens the deal. Set to won or lost, the deal moves into the pipeline's " +
+        "first stage of that outcome (a stage move like any other: timeline entry, webhook, stage rules); set to open, a " +
+        "deal in a closing stage moves back to the stage it was in before it closed (else the first open stage). In a " +
+        "pipeline without such a stage only the status changes. A stage_id that contradicts it is 400 at status."
+    },
+    {
+      name: "probability",
+      type: "number",
+      check: probability,
+      nullable: true,
+      description: "How likely the deal is to be won, from 0 to 1; null: its stage's probability."
+    },
+    {
+      name: "lost_reason",
+      type: "text",
+      check: text(LOST_REASON_MAX),
+      nullable: true,
+      description:
+        "Why the deal was lost; may be set only while it is, or with the write that loses it. A move into a lost stage " +
+        "takes the move's reason unless the body gives lost_reason; reopening clears it."
+    },
+    {
+      name: "closed_at",
+      type: "timestamp",
+      nullable: true,
+      sortable: true,
+      description: "When the deal was last won or lost (read-only); null while it is open. List with closed_from and closed_to."
+    },
+    {
+      name: "stage_entered_at",
+      type: "timestamp",
+      nullable: true,
+      description:
+        "When the deal entered its stage (read-only): its creation or its last stage move. Null only on deals last written " +
+        "before this field existed, until they are written again or `dealstream rebuild` runs."
+    }
   ]),
-  computed: ["companies", "activities"]
+  // weighted_value is derived when the deal is shown, from its stage's probability as the pipeline has it now.
+  computed: ["weighted_value", "companies", "activities"]
 }

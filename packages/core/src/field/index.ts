@@ -2,7 +2,7 @@ export { type FieldCheck, text, trimmedText } from "./checks.js"
 export { ACTIVITY_BODY_MAX, ACTIVITY_LINKS_MAX, activityFields, type ActivityType, activityTypes } from "./activityFields.js"
 export { companyFields } from "./companyFields.js"
 export { contactFields } from "./contactFields.js"
-export { CONTACT_IDS_MAX, type DealStatus, dealFields, dealStatuses } from "./dealFields.js"
+export { CONTACT_IDS_MAX, type DealStatus, dealFields, dealStatuses, LOST_REASON_MAX } from "./dealFields.js"
 export { recordFields } from "./records.js"
 export {
   type FieldRow,

@@ -1,10 +1,14 @@
+import type { StageOutcome } from "./events.js"
+
 /**
- * A stage as a command gives it. Its rules: left out, an update keeps the stage's current ones (a
- * new stage has none); `[]` and `null` clear them.
+ * A stage as a command gives it. Its outcome, probability and rules: left out, an update keeps the
+ * stage's current ones (a new stage has none); `[]` and `null` clear them.
  */
 export interface StageInput {
   readonly id: string
   readonly name: string
+  readonly outcome?: StageOutcome | null
+  readonly probability?: number | null
   readonly required_fields?: ReadonlyArray<string>
   /** The stages a deal in this stage may move to; null: any. */
   readonly next_stage_ids?: ReadonlyArray<string> | null

@@ -6,13 +6,16 @@ import { CUSTOM_FIELD_KEY } from "../customField/input.js"
 import { dealFields } from "../field/dealFields.js"
 import { reservedKeysOf } from "../field/table.js"
 import { isJsonObject } from "../json.js"
+import { type StageOutcome, stageOutcomes } from "./events.js"
 
 export const PIPELINE_NAME_MAX = 200
 export const STAGE_NAME_MAX = 200
 export const STAGES_MAX = 50
 
-/** A stage's rules as given; left out, a PATCH keeps the stage's current ones. */
+/** A stage's outcome, probability and rules as given; left out, a PATCH keeps the stage's current ones. */
 export interface StageRulesInput {
+  readonly outcome?: StageOutcome | null
+  readonly probability?: number | null
   readonly required_fields?: ReadonlyArray<string>
   readonly next_stage_ids?: ReadonlyArray<string> | null
 }
@@ -67,6 +70,18 @@ const readNextStages = (value: unknown, path: string, details: Array<ErrorDetail
   return details.length === before ? (value as ReadonlyArray<string>) : undefined
 }
 
+const readOutcome = (value: unknown, path: string, details: Array<ErrorDetail>): StageOutcome | null | undefined => {
+  if (value === null || (stageOutcomes as ReadonlyArray<unknown>).includes(value)) return value as StageOutcome | null
+  details.push({ path, message: `must be null (an open stage) or one of ${stageOutcomes.join(", ")}` })
+  return undefined
+}
+
+const readProbability = (value: unknown, path: string, details: Array<ErrorDetail>): number | null | undefined => {
+  if (value === null || (typeof value === "number" && Number.isFinite(value) && value >= 0 && value <= 1)) return value as number | null
+  details.push({ path, message: "must be null or a number from 0 to 1" })
+  return undefined
+}
+
 const READ_ONLY = ["id", "created_at", "updated_at"]
 
 const unknownKey = (path: string, key: string, readOnly: ReadonlyArray<string>): ErrorDetail => ({
@@ -108,7 +123,12 @@ const readStages = (
     }
     let id: string | null = null
     let name = ""
-    const rules: { required_fields?: ReadonlyArray<string>; next_stage_ids?: ReadonlyArray<string> | null } = {}
+    const rules: {
+      outcome?: StageOutcome | null
+      probability?: number | null
+      required_fields?: ReadonlyArray<string>
+      next_stage_ids?: ReadonlyArray<string> | null
+    } = {}
     if (!Object.hasOwn(stage, "name")) details.push({ path: `${path}.name`, message: "is required" })
     for (const [key, field] of Object.entries(stage)) {
       if (key === "name") {
@@ -118,6 +138,12 @@ const readStages = (
             name = accepted as string
           }
         })
+      } else if (key === "outcome") {
+        const outcome = readOutcome(field, `${path}.outcome`, details)
+        if (outcome !== undefined) rules.outcome = outcome
+      } else if (key === "probability") {
+        const probability = readProbability(field, `${path}.probability`, details)
+        if (probability !== undefined) rules.probability = probability
       } else if (key === "required_fields") {
         const required = readRequiredFields(field, `${path}.required_fields`, details)
         if (required !== undefined) rules.required_fields = required

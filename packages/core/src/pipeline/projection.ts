@@ -1,8 +1,10 @@
+import { Option, Schema } from "effect"
 import type { Projected } from "../decider.js"
 import { isJsonObject, type Json, type JsonObject } from "../json.js"
-import type { PipelineEvent } from "./events.js"
+import type { PipelineInfo } from "./decider.js"
+import { type PipelineEvent, Stage } from "./events.js"
 
-/** `{id, name, stages: [{id, name, position}], created_at, updated_at}`; pipelines are never deleted. */
+/** `{id, name, stages: [{id, name, position, …}], created_at, updated_at}`; pipelines are never deleted. */
 export const projectPipeline = (doc: Projected | null, event: PipelineEvent): Projected | null => {
   switch (event.type) {
     case "pipeline.created": {
@@ -29,8 +31,9 @@ export const projectPipeline = (doc: Projected | null, event: PipelineEvent): Pr
 
 /**
  * A stored pipeline with its keys, and its stages' keys, in the order above whatever the storage
- * gave (PostgreSQL's jsonb orders keys by length): a stage's rules, when it has them, follow its
- * position, `required_fields` first.
+ * gave (PostgreSQL's jsonb orders keys by length): a stage's `outcome` and `probability` always
+ * (null when unset: pipelines made before they existed read so until PATCHed), its rules when it has
+ * them, `required_fields` first.
  */
 export const pipelineView = (data: JsonObject): JsonObject => {
   const stages = data["stages"]
@@ -43,10 +46,20 @@ export const pipelineView = (data: JsonObject): JsonObject => {
   }
 }
 
-const STAGE_KEYS = ["id", "name", "position", "required_fields", "next_stage_ids"]
+const ALWAYS = ["id", "name", "position", "outcome", "probability"]
+const WHEN_SET = ["required_fields", "next_stage_ids"]
 
 const stageView = (stage: JsonObject): JsonObject => {
   const out: Record<string, Json> = {}
-  for (const key of STAGE_KEYS) if (Object.hasOwn(stage, key)) out[key] = stage[key]!
+  for (const key of ALWAYS) out[key] = stage[key] ?? null
+  for (const key of WHEN_SET) if (Object.hasOwn(stage, key)) out[key] = stage[key]!
   return out
 }
+
+/** What deal commands and figures know of a pipeline (decider.ts's PipelineInfo), read off its document. */
+export const pipelineInfoOfView = (data: JsonObject): PipelineInfo => ({
+  id: String(data["id"]),
+  stages: (Array.isArray(data["stages"]) ? data["stages"] : []).flatMap((stage) => Option.toArray(decodeStage(stage)))
+})
+
+const decodeStage = Schema.decodeUnknownOption(Stage)

@@ -14,6 +14,19 @@ export interface FieldRef {
   /** The document key (standard field or custom field key). */
   readonly name: string
   readonly type: FieldType
+  /** A field no document stores, computed from its fields when it is read (a deal's weighted_value). */
+  readonly derived?: DerivedField
+}
+
+/**
+ * A deal's weighted value as a sort key: `value × (probability ?? the probability of its stage_id
+ * among stages)`, absent unless both are known. A product of IEEE 754 doubles, which every storage
+ * computes alike (PostgreSQL in float8), so pages agree to the last bit; what the deal shows is this
+ * product rounded to its currency's minor unit.
+ */
+export interface DerivedField {
+  readonly _tag: "Weighted"
+  readonly stages: ReadonlyArray<readonly [stageId: string, probability: number]>
 }
 
 export type Scalar = string | number | boolean

@@ -18,15 +18,20 @@ export const dealListParams: ReadonlyArray<string> = [
   "value_min",
   "value_max",
   "close_date_from",
-  "close_date_to"
+  "close_date_to",
+  "closed_from",
+  "closed_to"
 ]
+
+/** The first instant of the day after `date`, canonical. */
+const dayAfter = (date: string): string => new Date(Date.parse(`${date}T00:00:00.000Z`) + 86_400_000).toISOString()
 
 const decimal = /^-?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?$/
 
 /**
  * The conditions the deal list parameters ask for: equality on ids and status, membership in
- * `contact_ids`, and inclusive ranges on `value` and `expected_close_date` (a deal without a value
- * or date falls outside every range). Whether a contact_id or company_id names a live record is the
+ * `contact_ids`, and inclusive ranges on `value`, `expected_close_date` and the days of `closed_at`
+ * (a deal without a value or date falls outside every range). Whether a contact_id or company_id names a live record is the
  * engine's question (a record in the trash is on no deal as shown).
  */
 export const dealParamsWhere = (params: ListParams, catalog: FieldCatalog): Result.Result<Expr, ValidationError> => {
@@ -88,6 +93,22 @@ export const dealParamsWhere = (params: ListParams, catalog: FieldCatalog): Resu
     (raw) => (isCalendarDate(raw) ? raw : null),
     "must be a date written YYYY-MM-DD"
   )
+
+  // closed_at is an instant: a range of days takes from the start of the first to the end of the last, in UTC.
+  const closedFrom = params["closed_from"]
+  const closedTo = params["closed_to"]
+  const closedAt = ref("closed_at", "timestamp")
+  const day = (name: string, raw: string | undefined): string | null => {
+    if (raw === undefined) return null
+    if (!isCalendarDate(raw)) errors.push({ path: name, message: "must be a date written YYYY-MM-DD" })
+    return isCalendarDate(raw) ? raw : null
+  }
+  const first = day("closed_from", closedFrom)
+  const last = day("closed_to", closedTo)
+  if (first !== null) clauses.push({ _tag: "Compare", field: closedAt, op: "gte", value: `${first}T00:00:00.000Z` })
+  // The last day there is has no day after it: every instant of it is before the end.
+  if (last !== null && last < "9999-12-31") clauses.push({ _tag: "Compare", field: closedAt, op: "lt", value: dayAfter(last) })
+  if (first !== null && last !== null && first > last) errors.push({ path: "closed_to", message: "must not be less than closed_from" })
 
   return errors.length === 0 ? Result.succeed(allOf(clauses)) : Result.fail(ValidationError.of(errors))
 }

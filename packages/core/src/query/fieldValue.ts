@@ -1,5 +1,5 @@
 import type { JsonObject } from "../json.js"
-import type { FieldRef, Scalar } from "./ast.js"
+import type { DerivedField, FieldRef, Scalar } from "./ast.js"
 import { canonicalDate, canonicalTimestamp } from "./calendar.js"
 
 /**
@@ -10,6 +10,7 @@ import { canonicalDate, canonicalTimestamp } from "./calendar.js"
  * `jsonb_typeof`, plus the canonical shape of dates and timestamps.
  */
 export const scalarOf = (data: JsonObject, field: FieldRef): Scalar | null => {
+  if (field.derived !== undefined) return derivedOf(data, field.derived)
   const value = Object.hasOwn(data, field.name) ? data[field.name] : undefined
   switch (field.type) {
     case "text":
@@ -34,4 +35,14 @@ export const elementsOf = (data: JsonObject, field: FieldRef): ReadonlyArray<str
   if (field.type !== "id_array") return null
   const value = Object.hasOwn(data, field.name) ? data[field.name] : undefined
   return Array.isArray(value) ? value.filter((element): element is string => typeof element === "string") : null
+}
+
+const finite = (value: unknown): number | null => (typeof value === "number" && Number.isFinite(value) ? value : null)
+
+/** A derived field's value (ast.ts's DerivedField), null when it has none. */
+const derivedOf = (data: JsonObject, derived: DerivedField): number | null => {
+  const value = finite(data["value"])
+  const stage = data["stage_id"]
+  const probability = finite(data["probability"]) ?? derived.stages.find(([id]) => id === stage)?.[1] ?? null
+  return value === null || probability === null ? null : value * probability
 }

@@ -1,6 +1,7 @@
 import type { CustomFieldDefinition, CustomFieldObject } from "../field/custom.js"
 import { recordFields } from "../field/records.js"
 import type { FieldType, StandardField } from "../field/table.js"
+import type { DerivedField } from "./ast.js"
 
 /** What the query language may do with one field of a resource. */
 export interface FieldInfo {
@@ -15,6 +16,8 @@ export interface FieldInfo {
   /** Allowed values of an `enum` field. */
   readonly options: ReadonlyArray<string> | null
   readonly custom: boolean
+  /** Computed when read, not stored (see ast.ts's DerivedField). */
+  readonly derived?: DerivedField
 }
 
 export type FieldCatalog = ReadonlyMap<string, FieldInfo>

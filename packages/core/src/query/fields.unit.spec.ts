@@ -41,6 +41,10 @@ describe("the query catalogs read off the field tables", () => {
       "contact_ids id_array ",
       "company_id id f",
       "status enum f",
+      "probability number f",
+      "lost_reason text f",
+      "closed_at timestamp fs",
+      "stage_entered_at timestamp f",
       "created_at timestamp fs",
       "updated_at timestamp fs"
     ])

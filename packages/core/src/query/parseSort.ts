@@ -19,5 +19,7 @@ export const parseSort = (raw: string | undefined, catalog: FieldCatalog, fallba
     const what = info === undefined ? "is not a known field" : "cannot be sorted by"
     return Result.fail(ValidationError.at("sort", `${JSON.stringify(name)} ${what}; sortable fields: ${sortableNames(catalog)}`))
   }
-  return Result.succeed({ field: { name: info.name, type: info.type }, direction: descending ? "desc" : "asc" })
+  const field =
+    info.derived === undefined ? { name: info.name, type: info.type } : { name: info.name, type: info.type, derived: info.derived }
+  return Result.succeed({ field, direction: descending ? "desc" : "asc" })
 }

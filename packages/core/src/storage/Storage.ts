@@ -3,6 +3,7 @@ import { Schema } from "effect"
 import type { StorageUnavailable } from "../errors.js"
 import type { DocumentQuery } from "../query/ast.js"
 import type { Collection, DocumentWrite, StoredDocument } from "./documents.js"
+import type { FiguresQuery } from "./figures.js"
 import type { NewEvent, StoredEvent } from "./events.js"
 import type { ChangeFeedPage, ChangeFeedPosition, ChangeFeedTypes } from "./changeFeed.js"
 import type { StoragePosition } from "./positions.js"
@@ -190,10 +191,14 @@ export interface StorageService {
     workspaceId: string,
     ids: ReadonlyArray<string>
   ) => Effect.Effect<ReadonlyArray<StoredDocument>, StorageUnavailable>
+  /**
+   * A page of a collection's documents (DocumentQuery); or, for a FiguresQuery (figures.ts), the
+   * rows of that aggregate over the figure documents, each a document whose `data` is the row.
+   */
   readonly queryDocuments: (
     collection: Collection,
     workspaceId: string,
-    query: DocumentQuery
+    query: DocumentQuery | FiguresQuery
   ) => Effect.Effect<ReadonlyArray<StoredDocument>, StorageUnavailable>
   /**
    * Live documents across workspaces whose data holds a non-null `key`, in (workspace, id) order:

@@ -5,6 +5,9 @@ import type { RecordType } from "../recordTypes.js"
 export type BuiltInCollection =
   | RecordType
   | "timeline_entry"
+  /** What the pipeline figures are read from (deal/figureDocuments.ts). */
+  | "deal_standing"
+  | "stage_change"
   | "pipeline"
   | "custom_field"
   | "idempotency"

@@ -3,6 +3,7 @@ import { readErrors, single, writeErrors } from "../answerSchemas.js"
 import { pageOf, securedGroup } from "../documented.js"
 import { dealGetParams, dealParams, idParams, ifMatchHeader, pagingParams } from "../parameters.js"
 import { batchEndpoint, recordEndpoints } from "../recordEndpoints.js"
+import { forecastEndpoint } from "../figures/Api.js"
 import { Deal, DealInput, DealPatch, StageMove, StageMoveResult, TimelineEntry } from "./schemas.js"
 
 const deals = recordEndpoints({
@@ -11,7 +12,12 @@ const deals = recordEndpoints({
   record: Deal,
   input: DealInput,
   patch: DealPatch,
-  list: { query: dealParams, description: "Sort fields: value, created_at, updated_at, expected_close_date, name and custom fields." },
+  list: {
+    query: dealParams,
+    description:
+      "Sort fields: value, created_at, updated_at, expected_close_date, name, closed_at, weighted_value (by the exact product, " +
+      "with the stages' probabilities as they are now) and custom fields."
+  },
   get: {
     query: dealGetParams,
     description:
@@ -26,6 +32,7 @@ export class DealsApi extends securedGroup(
   "deals",
   deals.list,
   deals.export,
+  forecastEndpoint,
   deals.get,
   batchEndpoint({ name: "Deal", collection: "/v1/deals" }, null),
   deals.create,

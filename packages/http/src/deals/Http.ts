@@ -2,6 +2,7 @@ import { Engine } from "@dealstream/core"
 import { HttpApiBuilder } from "effect/http-api"
 import { Effect } from "effect"
 import type { ServedApi } from "../Api.js"
+import { forecastHandler } from "../figures/Http.js"
 import { IdempotentReplies } from "../idempotency.js"
 import { handleRecordResource, recordResourceHandlers } from "../recordGroups.js"
 import { getExpandable, recordPage, writeRecord } from "../recordHandlers.js"
@@ -19,5 +20,6 @@ export const DealsLive = (api: ServedApi) =>
       )
         .handleRaw("moveStage", writeRecord(deals.moveStage))
         .handle("timeline", recordPage(deals.timeline))
+        .handleRaw("forecast", forecastHandler(deals))
     })
   )

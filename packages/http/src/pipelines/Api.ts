@@ -1,5 +1,6 @@
 import { securedGroup } from "../documented.js"
 import { recordEndpoints } from "../recordEndpoints.js"
+import { conversionEndpoint, summaryEndpoint } from "../figures/Api.js"
 import { Pipeline, PipelineInput, PipelinePatch } from "./schemas.js"
 
 const pipelines = recordEndpoints({
@@ -12,4 +13,12 @@ const pipelines = recordEndpoints({
   get: {}
 })
 
-export class PipelinesApi extends securedGroup("pipelines", pipelines.list, pipelines.get, pipelines.create, pipelines.update) {}
+export class PipelinesApi extends securedGroup(
+  "pipelines",
+  pipelines.list,
+  pipelines.get,
+  pipelines.create,
+  pipelines.update,
+  summaryEndpoint,
+  conversionEndpoint
+) {}

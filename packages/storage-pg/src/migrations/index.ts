@@ -18,6 +18,7 @@ import { migration as feedLocks } from "./0017_feed_locks.js"
 import { migration as storedFunctions } from "./0018_stored_functions.js"
 import { migration as commitFolded } from "./0019_commit_folded.js"
 import { migration as pluginMigrations } from "./0020_plugin_migrations.js"
+import { migration as dealFigures } from "./0022_deal_figures.js"
 import type { Migration } from "./Migration.js"
 
 export type { Migration } from "./Migration.js"
@@ -43,5 +44,6 @@ export const migrations: ReadonlyArray<Migration> = [
   feedLocks,
   storedFunctions,
   commitFolded,
-  pluginMigrations
+  pluginMigrations,
+  dealFigures
 ]

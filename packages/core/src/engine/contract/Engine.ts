@@ -142,6 +142,11 @@ export interface EngineService {
       readonly moveStage: (ctx: RequestContext, id: string, body: unknown, ifMatch: IfMatch) => Effect.Effect<Versioned, WriteError>
       /** params: limit, cursor. Oldest first. */
       readonly timeline: (ctx: RequestContext, id: string, params: ListParams) => Effect.Effect<Page, ReadError>
+      /**
+       * params: from, to (required dates, the window [from, to)), interval (month or quarter),
+       * pipeline_id, owner_id. Open deals by expected_close_date, won deals by closed_at, per period.
+       */
+      readonly forecast: (ctx: RequestContext, params: ListParams) => Effect.Effect<JsonObject, ReadError>
     }
   /**
    * list params: limit, cursor, search (name, domain), filter, sort (name, domain, created_at,
@@ -166,6 +171,13 @@ export interface EngineService {
     readonly get: (ctx: RequestContext, id: string) => Effect.Effect<Versioned, ReadError>
     readonly create: (ctx: RequestContext, body: unknown) => Effect.Effect<Versioned, WriteError>
     readonly update: (ctx: RequestContext, id: string, body: unknown, ifMatch: IfMatch) => Effect.Effect<Versioned, WriteError>
+    /**
+     * params: owner_id, as_of. Per stage the live deals' count, value and weighted value per
+     * currency and mean days in the stage; the open ones' totals. as_of folds the deal history.
+     */
+    readonly summary: (ctx: RequestContext, id: string, params: ListParams) => Effect.Effect<JsonObject, ReadError>
+    /** params: from, to (required dates), owner_id. Stage-to-stage conversion, days in stage, win rate, cycle. */
+    readonly conversion: (ctx: RequestContext, id: string, params: ListParams) => Effect.Effect<JsonObject, ReadError>
   }
   readonly customFields: {
     /** object: `contact`, `deal`, `company`, `activity` or null for all. */

@@ -27,6 +27,8 @@ import type { IfMatch, ListParams, RequestContext } from "../contract/Engine.js"
 import { handleCommand } from "../commands/handleCommand.js"
 import { listPage } from "../views/listPage.js"
 import { catalogs } from "../base/settings.js"
+import { queryAll } from "../base/reads.js"
+import { pipelineInfoOfView } from "../../pipeline/projection.js"
 import { storableBody, storableParams } from "../base/storable.js"
 import { makeRecordService } from "./recordService.js"
 
@@ -83,7 +85,10 @@ export const makeDeals = (deps: EngineDeps, rules: ReadonlyArray<DealRule> = [])
           const linkedCompany = fields["company_id"] === null ? companyIdOf(current?.data ?? {}) : null
           const companyNow = linkedCompany === null ? null : yield* companyStates(deps, ctx, [linkedCompany])
           const given = fields["pipeline_id"]
-          const pipelineId = typeof given === "string" ? given : current?.data["pipeline_id"]
+          const currentId = current?.data["pipeline_id"]
+          const pipelineId = typeof given === "string" ? given : currentId
+          // The pipeline it leaves, when it changes: its stage's outcome says whether leaving it reopens the deal.
+          const leaves = typeof given === "string" && given !== currentId && typeof currentId === "string"
           return {
             type: "UpdateDeal" as const,
             id,
@@ -91,6 +96,7 @@ export const makeDeals = (deps: EngineDeps, rules: ReadonlyArray<DealRule> = [])
             fields,
             entryId,
             targetPipeline: typeof pipelineId === "string" ? yield* settings.pipeline(pipelineId) : null,
+            ...(leaves ? { currentPipeline: yield* settings.pipeline(currentId) } : {}),
             unknownContactIds: named.filter((contactId) => !contactsNow.live.has(contactId)),
             trashedContactIds: linked.filter((contactId) => contactsNow.trashed.has(contactId)),
             unknownCompanyId: yield* unknownCompany(ctx, fields["company_id"]),
@@ -138,9 +144,26 @@ export const makeDeals = (deps: EngineDeps, rules: ReadonlyArray<DealRule> = [])
       return { data, version: deal.version }
     })
 
+  /**
+   * The deal list's fields: the catalog, and the derived weighted_value to sort by, with the stages'
+   * probabilities as the workspace's pipelines have them now (read only when a list sorts by it).
+   */
+  const listCatalog = (ctx: RequestContext, deal: FieldCatalog, sort: string | undefined) =>
+    Effect.gen(function* () {
+      const sorted = sort === "weighted_value" || sort === "-weighted_value"
+      const pipelines = sorted ? yield* queryAll(deps, "pipeline", ctx.workspaceId, { _tag: "True" }) : []
+      const stages = pipelines.flatMap((doc) =>
+        pipelineInfoOfView(doc.data).stages.flatMap((stage) =>
+          stage.probability === undefined ? [] : [[stage.id, stage.probability] as const]
+        )
+      )
+      const weighted = fieldInfo("weighted_value", "number", { sortable: true })
+      return new Map([...deal, ["weighted_value", { ...weighted, derived: { _tag: "Weighted", stages } }]]) as FieldCatalog
+    })
+
   const list = (ctx: RequestContext, params: ListParams) =>
     Effect.gen(function* () {
-      const { deal } = yield* catalogs(deps, ctx)
+      const deal = yield* listCatalog(ctx, (yield* catalogs(deps, ctx)).deal, params["sort"])
       const where = dealParamsWhere(yield* storableParams(params), deal)
       if (Result.isFailure(where)) return yield* where.failure
       // A contact or company in the trash is on no deal as shown, so no deal lists it.
@@ -196,6 +219,7 @@ export const makeDeals = (deps: EngineDeps, rules: ReadonlyArray<DealRule> = [])
               at,
               stageId: move.success.stage_id,
               reason: move.success.reason,
+              ...(move.success.lost_reason === undefined ? {} : { lostReason: move.success.lost_reason }),
               entryId,
               pipeline
             }

@@ -13,6 +13,8 @@ import { type DomainEvent, isRedacted } from "../../storage/events.js"
 import type { EngineDeps } from "../base/deps.js"
 import type { RequestContext, Versioned } from "../contract/Engine.js"
 import { visibleFields } from "../base/reads.js"
+import { pipelineAggregate, pipelineInfoOfView } from "../../pipeline/index.js"
+import { dealShown, stageProbabilityIn } from "./dealViews.js"
 import { recordedEvents } from "./recordedEvents.js"
 
 /** `as_of`, read as the query language reads timestamps. */
@@ -64,20 +66,23 @@ const liveThen = <C, E extends DomainEvent, S>(
 
 const PAGE = 1000
 
+const dealEventTypes = ["created", "updated", "stage_changed", "deleted", "restored", "purged"].map((type) => `deal.${type}`)
+
 /**
- * The deals that named a contact at an instant: every deal of the workspace folded from its events
- * up to then (a walk of the workspace's log, so it costs what the workspace's history does).
- * Purged deals are left out: their data is erased, their link with it.
+ * Every deal of the workspace as it stood at an instant, by id (deals in the trash then included,
+ * with their deletedAt): each folded from its events up to then, read in one walk of the workspace's
+ * deal events (so it costs what the workspace's deal history does). Purged deals are left out:
+ * their data is erased.
  */
-const dealIdsAt = (deps: EngineDeps, ctx: RequestContext, contactId: string, instant: string) =>
+export const dealsAt = (deps: EngineDeps, ctx: RequestContext, instant: string) =>
   Effect.gen(function* () {
+    const deals = new Map<string, Projected>()
     const project = dealAggregate.project
-    if (project === null) return []
+    if (project === null) return deals
     const until = yield* deps.storage.headSequence
-    const deals = new Map<string, Projected | null>()
     const purged = new Set<string>()
     for (let after = 0; ; ) {
-      const page = yield* deps.storage.readWorkspaceLog({ workspaceId: ctx.workspaceId, after, until, limit: PAGE })
+      const page = yield* deps.storage.readWorkspaceLog({ workspaceId: ctx.workspaceId, after, until, types: dealEventTypes, limit: PAGE })
       for (const stored of page) {
         const id = stored.streamId
         if (!isStreamOf(dealAggregate, id) || purged.has(id)) continue
@@ -89,16 +94,24 @@ const dealIdsAt = (deps: EngineDeps, ctx: RequestContext, contactId: string, ins
         if (eventAt(stored) > instant) continue
         const decoded = decodeEvents(dealAggregate, [stored])
         if (Result.isFailure(decoded)) return yield* Effect.die(decoded.failure)
-        deals.set(id, project(deals.get(id) ?? null, decoded.success[0]!))
+        const next = project(deals.get(id) ?? null, decoded.success[0]!)
+        if (next === null) deals.delete(id)
+        else deals.set(id, next)
       }
       if (page.length < PAGE) break
       after = page[page.length - 1]!.sequence
     }
-    return [...deals]
-      .filter(([, deal]) => deal !== null && deal.deletedAt === null && contactIdsOf(deal.data).includes(contactId))
+    return deals
+  })
+
+/** The deals that named a contact at an instant (dealsAt's walk). */
+const dealIdsAt = (deps: EngineDeps, ctx: RequestContext, contactId: string, instant: string) =>
+  Effect.map(dealsAt(deps, ctx, instant), (deals) =>
+    [...deals]
+      .filter(([, deal]) => deal.deletedAt === null && contactIdsOf(deal.data).includes(contactId))
       .map(([id]) => id)
       .sort()
-  })
+  )
 
 /**
  * A contact as its GET would have shown it at an instant: its fields then, its companies limited to
@@ -114,12 +127,23 @@ export const contactAsOf = (deps: EngineDeps, ctx: RequestContext, id: string, i
     } satisfies Versioned
   })
 
-/** A deal as its GET would have shown it at an instant: its fields then, contact_ids and company_id limited to records live then. */
+/** A pipeline as it stood at an instant (null when it did not exist then). */
+export const pipelineAt = (deps: EngineDeps, ctx: RequestContext, id: string, instant: string) =>
+  Effect.map(recordAt(deps, ctx, pipelineAggregate, id, instant), ({ record }) =>
+    record === null ? null : pipelineInfoOfView(record.data)
+  )
+
+/**
+ * A deal as its GET would have shown it at an instant: its fields then, contact_ids and company_id
+ * limited to records live then, its weighted_value with its stage's probability then.
+ */
 export const dealAsOf = (deps: EngineDeps, ctx: RequestContext, id: string, instant: string, catalog: FieldCatalog) =>
   Effect.gen(function* () {
     const { data, version } = yield* liveAt(deps, ctx, dealAggregate, id, instant)
     const contacts = yield* liveThen(deps, ctx, contactAggregate, contactIdsOf(data), instant)
     const companyId = companyIdOf(data)
     const companies = yield* liveThen(deps, ctx, companyAggregate, companyId === null ? [] : [companyId], instant)
-    return { data: visibleFields(showingLiveCompany(showingLiveContacts(data, contacts), companies), catalog), version } satisfies Versioned
+    const pipeline = yield* pipelineAt(deps, ctx, String(data["pipeline_id"]), instant)
+    const shown = dealShown(showingLiveCompany(showingLiveContacts(data, contacts), companies), catalog, stageProbabilityIn([pipeline]))
+    return { data: shown, version } satisfies Versioned
   })

@@ -15,7 +15,7 @@ export interface DealTimeline {
   readonly entries: ReadonlyArray<JsonObject>
 }
 
-const ENTRY_KEYS = ["id", "deal_id", "from_stage_id", "to_stage_id", "reason", "changed_at"] as const
+const ENTRY_KEYS = ["id", "deal_id", "from_stage_id", "to_stage_id", "from_status", "to_status", "reason", "changed_at"] as const
 
 /**
  * Every way a deal's timeline can disagree with its log, as sentences (none when all is well): one
@@ -55,6 +55,8 @@ export const timelineProblems = ({ deal, dealId, entries, events }: DealTimeline
       deal_id: dealId,
       from_stage_id: event.data["from_stage_id"]!,
       to_stage_id: event.data["to_stage_id"]!,
+      from_status: event.data["from_status"] ?? null,
+      to_status: event.data["to_status"] ?? null,
       reason: event.data["reason"] ?? null,
       changed_at: event.data["at"]!
     }

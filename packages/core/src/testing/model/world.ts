@@ -58,7 +58,7 @@ export interface World<Step = unknown> {
 }
 
 /** The collections a model run compares: every projected one, and the API keys. */
-export const MODEL_COLLECTIONS: ReadonlyArray<Collection> = [...recordTypes, "timeline_entry", "pipeline"]
+export const MODEL_COLLECTIONS: ReadonlyArray<Collection> = [...recordTypes, "timeline_entry", "deal_standing", "stage_change", "pipeline"]
 
 const all = { where: { _tag: "True" }, sort: { field: { name: "id", type: "id" }, direction: "asc" }, after: null, limit: 10_000 } as const
 
