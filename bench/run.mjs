@@ -1,5 +1,5 @@
 // The benchmark harness: `npm run bench` (full) or `npm run bench -- --quick` (minutes; bench/README.md).
-//   node bench/run.mjs [--quick | --smoke] [--only commit,memory,http,queries,webhooks,feed,import,scaleout] [--out file]
+//   node bench/run.mjs [--quick | --smoke] [--only commit,memory,http,queries,webhooks,feed,import,scaleout,figures] [--out file]
 //   node bench/run.mjs --profile commit|http|all [--quick]     CPU profiles of the dealstream side
 // Progress goes to stderr; the table to stdout; RESULTS.md next to this file (unless --only or --smoke).
 // Exits 1 when a scenario threw or failed one of its own checks; a missed target is a result, not a failure.
@@ -32,7 +32,8 @@ const scenarios = {
   webhooks: () => import("./scenarios/webhooks.mjs").then((m) => m.webhooks),
   feed: () => import("./scenarios/feed.mjs").then((m) => m.feed),
   import: () => import("./scenarios/import.mjs").then((m) => m.contactImport),
-  scaleout: () => import("./scenarios/scaleOut.mjs").then((m) => m.scaleOut)
+  scaleout: () => import("./scenarios/scaleOut.mjs").then((m) => m.scaleOut),
+  figures: () => import("./scenarios/pipelineFigures.mjs").then((m) => m.pipelineFigures)
 }
 
 const built = ["core", "storage-memory", "storage-pg", "http"].every((name) =>

@@ -95,7 +95,9 @@ export const createdFieldsSql = (kind, given) => {
   if (missing.length > 0) throw new Error(`the ${kind} seed leaves out ${missing.join(", ")}, which core's ${kind} table requires`)
   const sample = engineCreated(kind, { id: `${kind}_sample`, at: SAMPLE_AT, body: sampleBody(kind), pipeline: SAMPLE_PIPELINE })
   const taken = Object.entries(sample.data.fields).filter(([key]) => !Object.hasOwn(given, key))
-  const derived = taken.filter(([key, value]) => !isDeepStrictEqual(value, writable.get(key)?.absent))
+  // Read-only fields (a deal's closed_at) are the decider's alone: taken as it gives them the
+  // sample; a seed whose values would change them is caught by replay.mjs.
+  const derived = taken.filter(([key, value]) => writable.has(key) && !isDeepStrictEqual(value, writable.get(key).absent))
   if (derived.length > 0) {
     throw new Error(
       `the ${kind} seed leaves out ${derived.map(([key]) => key).join(", ")}, which core's decider sets from the body ` +

@@ -32,7 +32,8 @@ const quick = {
     connections: 50,
     contacts: 200,
     statsSettleSeconds: 11
-  }
+  },
+  figures: { deals: 20_000, requests: 50, asOfRequests: 3, maxSeconds: 10 }
 }
 
 const full = {
@@ -61,7 +62,8 @@ const full = {
     connections: 50,
     contacts: 2000,
     statsSettleSeconds: 11
-  }
+  },
+  figures: { deals: 200_000, requests: 300, asOfRequests: 5, maxSeconds: 120 }
 }
 
 /**
@@ -99,7 +101,8 @@ const smoke = {
     connections: 8,
     contacts: 120,
     statsSettleSeconds: 1.2
-  }
+  },
+  figures: { deals: 500, requests: 3, asOfRequests: 1, maxSeconds: 1 }
 }
 
 export const modes = { full, quick, smoke }

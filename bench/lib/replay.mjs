@@ -2,11 +2,19 @@
 // for the command it stands for (a create of its fields, a patch of its changes, a move to its
 // stage), given the events of its stream before it. What the SQL of a seed wrote by hand is thus
 // held to what the engine would have written, field by field.
-import { contactDecider, dealDecider, parseContactPatch } from "@dealstream/core"
+import { contactDecider, contactFields, dealDecider, dealFields, parseContactPatch } from "@dealstream/core"
 import { isDeepStrictEqual } from "node:util"
 import { engineCreated, settled } from "./engineShapes.mjs"
 
 const deciders = { contact: contactDecider, deal: dealDecider }
+
+const tables = { contact: contactFields, deal: dealFields }
+
+/** A created record's fields as a body gives them: without the read-only ones its decider sets (a deal's closed_at). */
+const bodyOf = (kind, fields) => {
+  const readOnly = new Set(tables[kind].standard.filter((field) => field.check === null).map((field) => field.name))
+  return Object.fromEntries(Object.entries(fields).filter(([key]) => !readOnly.has(key)))
+}
 
 const isObject = (value) => value !== null && typeof value === "object" && !Array.isArray(value)
 
@@ -28,7 +36,9 @@ const decideAgain = (streamId, event, state, pipeline) => {
     case "contact.created":
     case "deal.created":
       if (state.status !== "absent") throw new Error(`${event.type} of ${streamId}, which already exists`)
-      return [engineCreated(event.type.split(".")[0], { id: data.id, at: data.at, body: data.fields, pipeline })]
+      return [
+        engineCreated(event.type.split(".")[0], { id: data.id, at: data.at, body: bodyOf(event.type.split(".")[0], data.fields), pipeline })
+      ]
     case "contact.updated": {
       const fields = settled(parseContactPatch(data.changed, []), `core's contact patch parser refuses ${JSON.stringify(data.changed)}`)
       return settled(

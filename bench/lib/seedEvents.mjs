@@ -6,7 +6,15 @@
 // ones core's parsers and deciders give (engineShapes.mjs). `verifyStreams` puts every event of
 // some streams to core's deciders (replay.mjs), folds them with core's own projections and payload
 // rule and compares every stored payload with the result.
-import { contactView, payloadDataFor, projectContact, projectDeal, showingLiveContacts } from "@dealstream/core"
+import {
+  contactView,
+  DEFAULT_STAGES,
+  payloadDataFor,
+  projectContact,
+  projectDeal,
+  showingLiveContacts,
+  weightedValueOf
+} from "@dealstream/core"
 import { isDeepStrictEqual } from "node:util"
 import postgres from "postgres"
 import { contactViewAddsSql, createdFieldsSql } from "./engineShapes.mjs"
@@ -62,11 +70,13 @@ const at = (i) => iso(tOf(i))
 const stageChange = (i, from, to, reason) => {
   const entry = id("tle", tOf(i), nOf(i))
   const data = `jsonb_build_object('at', ${at(i)}, 'entry_id', ${entry}, 'from_pipeline_id', $10::text, 'to_pipeline_id', $10::text,
-      'from_stage_id', ($11::text[])[${from}], 'to_stage_id', ($11::text[])[${to}], 'reason', '${reason}')`
+      'from_stage_id', ($11::text[])[${from}], 'to_stage_id', ($11::text[])[${to}], 'reason', '${reason}',
+      'from_status', 'open', 'to_status', 'open')`
   const payload = `jsonb_build_object(
-      'deal', v.d_2 || jsonb_build_object('stage_id', ($11::text[])[${to}], 'updated_at', ${at(i)}),
+      'deal', v.d_2 || jsonb_build_object('stage_id', ($11::text[])[${to}], 'stage_entered_at', ${at(i)}, 'updated_at', ${at(i)},
+        'weighted_value', round((v.d_fields ->> 'value')::numeric * ($14::numeric[])[${to}], 2)),
       'timeline_entry', jsonb_build_object('id', ${entry}, 'deal_id', v.d, 'from_stage_id', ($11::text[])[${from}],
-        'to_stage_id', ($11::text[])[${to}], 'reason', '${reason}', 'changed_at', ${at(i)}))`
+        'to_stage_id', ($11::text[])[${to}], 'from_status', 'open', 'to_status', 'open', 'reason', '${reason}', 'changed_at', ${at(i)}))`
   return [data, payload]
 }
 
@@ -114,13 +124,16 @@ WITH k AS MATERIALIZED (
       currency: "CASE WHEN g % 3 = 0 THEN 'USD' ELSE 'EUR' END",
       expected_close_date: "to_char(to_timestamp(t / 1000.0) AT TIME ZONE 'UTC' + interval '45 days', 'YYYY-MM-DD')",
       owner_id: "'usr_' || lpad((g % 20)::text, 2, '0')",
-      contact_ids: "jsonb_build_array(c)"
+      contact_ids: "jsonb_build_array(c)",
+      // The first stage is open: so is the deal.
+      status: "'open'"
     })} AS d_fields,
     jsonb_build_object('id', c, 'created_at', ${iso("t")}, 'updated_at', ${iso("t")}) || ${contactViewAddsSql()} || c_fields AS c_0,
     jsonb_build_object('id', c2, 'created_at', ${iso(`t + ${6 * STEP_MS}`)}, 'updated_at', ${iso(`t + ${6 * STEP_MS}`)}) || ${contactViewAddsSql()} || c2_fields AS c2_0
   FROM f
 ), w AS MATERIALIZED (
-  SELECT v.*, jsonb_build_object('id', d, 'created_at', ${iso(`t + ${2 * STEP_MS}`)}, 'updated_at', ${iso(`t + ${2 * STEP_MS}`)}) || d_fields AS d_2 FROM v
+  SELECT v.*, jsonb_build_object('id', d, 'stage_entered_at', ${iso(`t + ${2 * STEP_MS}`)}, 'created_at', ${iso(`t + ${2 * STEP_MS}`)}, 'updated_at', ${iso(`t + ${2 * STEP_MS}`)}) || d_fields
+    || jsonb_build_object('weighted_value', round((d_fields ->> 'value')::numeric * ($14::numeric[])[1], 2)) AS d_2 FROM v
 ), streams AS (
   INSERT INTO ds_streams (stream_id, workspace_id, version)
   SELECT c, $9, ${VERSIONS.c} FROM w UNION ALL SELECT c2, $9, ${VERSIONS.c2} FROM w UNION ALL SELECT d, $9, ${VERSIONS.d} FROM w
@@ -204,7 +217,9 @@ export const seedEvents = async ({ url, workspaceId, pipelineId, stageIds, event
       pipelineId,
       stageIds,
       SEED_ACTOR,
-      DEAL_WORDS
+      DEAL_WORDS,
+      // The default pipeline's stages' probabilities: a deal's payload shows its weighted value.
+      DEFAULT_STAGES.map((stage) => String(stage.probability ?? ""))
     ])
     if (Date.now() - lastLogged > 5000 || hi === groups - 1) {
       lastLogged = Date.now()
@@ -267,7 +282,12 @@ export const verifyStreams = async ({ url, streamIds, pipeline }) => {
       } else {
         const projected = projectDeal(deals.get(row.stream_id) ?? null, event)
         deals.set(row.stream_id, projected)
-        view = showingLiveContacts(projected.data, new Set(contacts.keys()))
+        // As the engine shows a deal: with its weighted value, by its stage's probability.
+        const stage = pipeline.stages.find((s) => s.id === projected.data.stage_id)
+        view = {
+          ...showingLiveContacts(projected.data, new Set(contacts.keys())),
+          weighted_value: weightedValueOf(projected.data, stage?.probability ?? null)
+        }
       }
       const expected = payloadDataFor(event, view)
       if (!isDeepStrictEqual(row.metadata.payload, expected)) {
