@@ -236,5 +236,6 @@ describe("dealstream serve address limit settings", () => {
     expect(lines(proxy.stderr())).toEqual([
       'dealstream: DEALSTREAM_TRUST_PROXY: "lb.internal" is not an IP address or subnet (e.g. 10.0.0.5, 10.0.0.0/8, fd00::/8)'
     ])
-  })
+    // A CLI process per case, one after another: seconds each on a loaded 2-core machine.
+  }, 90_000)
 })

@@ -49,7 +49,8 @@ describe("dealstream serve", () => {
     expect(oneLine(unknown.stderr())).toEqual([
       `dealstream: cannot connect to PostgreSQL at ${url.hostname}:${url.port || "5432"}/ds_no_such_database: database "ds_no_such_database" does not exist`
     ])
-  })
+    // A CLI process per case, one after another: seconds each on a loaded 2-core machine.
+  }, 90_000)
 
   it("prints the storage in use, and the help text names every storage", async () => {
     const cli = await serve(["--api-keys", "ws:banner_key"])

@@ -82,7 +82,12 @@ export const errorOf = (answer: Answer) => {
   if (error.request_id !== answer.headers.get("x-request-id")) {
     throw new Error(`request_id ${error.request_id} differs from X-Request-Id ${answer.headers.get("x-request-id")}`)
   }
-  return error as { code: string; message: string; details: Array<{ path: string; message: string; id?: string }>; request_id: string }
+  return error as {
+    code: string
+    message: string
+    details: Array<{ path: string; message: string; id?: string; scope?: string }>
+    request_id: string
+  }
 }
 
 /** The storages every API suite runs on: `describe.each(STORAGES)("%s storage", (storage) => …)`. */

@@ -37,8 +37,11 @@ const listAll = async (host: { call: (m: string, p: string) => Promise<Answer> }
   }
 }
 
+// Each test starts several Node processes (the CLI), which under a loaded machine take seconds each.
+const SLOW = { timeout: 120_000 }
+
 for (const storage of STORAGES) {
-  describe(`dealstream import and export on ${storage} storage`, () => {
+  describe(`dealstream import and export on ${storage} storage`, SLOW, () => {
     const host = hostFor(storage)
 
     it("reads messy CSV: a BOM, semicolons, quotes and line breaks in fields, Latin-1; a second run changes nothing", async () => {
@@ -92,7 +95,7 @@ for (const storage of STORAGES) {
     })
 
     it("resumes an import stopped part-way, applying no batch twice, and prints plain progress lines off a terminal", async () => {
-      const count = 2_000
+      const count = 1_000
       const rows = Array.from({ length: count }, (_, i) => `resume-${storage}-${i}@example.com,R${i}`)
       const path = file(`resume-${storage}.csv`, `email,first_name\n${rows.join("\n")}\n`)
       // The crash: the host stops answering after a while, as a dead host or Ctrl-C leaves it; here
@@ -119,8 +122,8 @@ for (const storage of STORAGES) {
 
       const resumed = await cli(["import", path, "--type", "contacts", "--resume"], host.url)
       expect(resumed.code, resumed.stderr).toBe(0)
-      expect(resumed.stderr).toMatch(/importing \[#+-*\] \d+% \d+\/2000 rows, \d+ rows\/s/)
-      expect(resumed.stderr).toMatch(/imported 2000 rows: \d+ created/)
+      expect(resumed.stderr).toMatch(/importing \[#+-*\] \d+% \d+\/1000 rows, \d+ rows\/s/)
+      expect(resumed.stderr).toMatch(/imported 1000 rows: \d+ created/)
       const all = await ours()
       expect(all.length).toBe(count)
       expect(new Set(all.map((c) => c["email"])).size).toBe(count)

@@ -81,12 +81,13 @@ describe("the served OpenAPI document", () => {
       expect(statuses.includes("413"), `${name} 413`).toBe(body)
       expect(statuses.includes("415"), `${name} 415`).toBe(body)
       expect(statuses.includes("412"), `${name} 412`).toBe(conditional)
-      if (operation.security?.length) expect(statuses, name).toEqual(expect.arrayContaining(["400", "401", "429", "503"]))
+      if (operation.security?.length) expect(statuses, name).toEqual(expect.arrayContaining(["400", "401", "403", "429", "503"]))
     }
     expect(Object.keys((document.paths["/v1/pipelines"]!["get"] as unknown as Operation).responses).sort()).toEqual([
       "200",
       "400",
       "401",
+      "403",
       "429",
       "500",
       "503"

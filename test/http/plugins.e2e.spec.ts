@@ -45,8 +45,9 @@ describe("a host given the note plug-in", () => {
     expect(methods("/v1/notes/{id}/restore")).toEqual(["post"])
     expect(methods("/v1/notes/{id}/history")).toEqual(["get"])
     expect((document["tags"] as Array<{ name: string }>).map((tag) => tag.name)).toContain("notes")
-    // Authenticated like every /v1 resource.
-    expect(document.paths["/v1/notes"]!["get"]!).toMatchObject({ security: [{ bearer: [] }] })
+    // Authenticated like every /v1 resource, with scopes of its own.
+    expect(document.paths["/v1/notes"]!["get"]!).toMatchObject({ security: [{ bearer: ["notes:read"] }] })
+    expect(document.paths["/v1/notes/{id}"]!["patch"]!).toMatchObject({ security: [{ bearer: ["notes:write"] }] })
   })
 
   it("names the note's schemas after its title, read off its fields", () => {

@@ -101,7 +101,7 @@ describe("documentation and probes", () => {
     expect(spec.components.securitySchemes).toHaveProperty("bearer")
     // Errors are documented in the shape they are sent in.
     const created = spec.paths["/v1/contacts"].post
-    expect(Object.keys(created.responses).sort()).toEqual(["201", "400", "401", "404", "409", "413", "415", "429", "500", "503"])
+    expect(Object.keys(created.responses).sort()).toEqual(["201", "400", "401", "403", "404", "409", "413", "415", "429", "500", "503"])
     const validation = spec.components.schemas.ValidationError
     expect(validation.properties.error.required).toEqual(["code", "message", "details", "request_id"])
     // Custom fields are documented as additional properties of records.

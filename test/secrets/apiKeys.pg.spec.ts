@@ -27,7 +27,7 @@ describe.each(Object.keys(storages) as Array<keyof typeof storages>)("API keys i
 
       const created = yield* engine.apiKeys.create({ workspaceId: "acme", keySha256: digest, actor: "cli" })
       expect(created.data).toMatchObject({ id, workspace_id: "acme", revoked_at: null })
-      expect(yield* engine.apiKeys.authenticate(digest)).toEqual({ workspaceId: "acme", keyId: id })
+      expect(yield* engine.apiKeys.authenticate(digest)).toEqual({ workspaceId: "acme", keyId: id, scopes: "*" })
       expect(yield* engine.apiKeys.authenticate(sha256("another key"))).toBeNull()
       expect(yield* engine.apiKeys.authenticate("not a digest")).toBeNull()
 

@@ -107,7 +107,8 @@ describe("dealstream keys on PostgreSQL", () => {
       expect(withDigest["ds_events"]).toBe(1)
       expect(withDigest["ds_api_keys"]).toBe(1)
     }
-  }, 60_000)
+    // Eleven CLI processes and a host: 30 to 50 s on a 2-core machine shared with other test files.
+  }, 120_000)
 
   it("says what is wrong in one line: an unknown key id, a missing or bad workspace, memory storage", async () => {
     const unknown = await keys("revoke", "key_000000000000")
@@ -130,7 +131,8 @@ describe("dealstream keys on PostgreSQL", () => {
     expect(await help.exit).toBe(0)
     expect(help.stdout()).toContain("dealstream keys create --workspace <id>")
     expect(help.stdout()).toContain("within 5 seconds")
-  })
+    // A CLI process per case, one after another: seconds each on a loaded 2-core machine.
+  }, 90_000)
 })
 
 describe("dealstream keys on the embedded storage", () => {

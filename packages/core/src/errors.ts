@@ -5,7 +5,9 @@ export const ErrorDetail = Schema.Struct({
   path: Schema.String,
   message: Schema.String,
   /** The id of the record a conflict is with, when there is one. */
-  id: Schema.optional(Schema.String)
+  id: Schema.optional(Schema.String),
+  /** The scope a request needs and its API key lacks (403 `forbidden`). */
+  scope: Schema.optional(Schema.String)
 })
 export type ErrorDetail = typeof ErrorDetail.Type
 

@@ -33,7 +33,8 @@ describe("API keys over random command sequences", () => {
     const created = steps[firstCreate]?.command
     if (created === undefined) expect(document).toBeNull()
     else if (revokedAfterCreate) expect(owner).toBeNull()
-    else expect(owner).toEqual({ workspaceId: created.type === "CreateApiKey" ? created.workspaceId : null, keyId: created.id })
+    else
+      expect(owner).toEqual({ workspaceId: created.type === "CreateApiKey" ? created.workspaceId : null, keyId: created.id, scopes: "*" })
     expect(state.status).toBe(firstCreate < 0 ? "absent" : revokedAfterCreate ? "revoked" : "active")
   })
 

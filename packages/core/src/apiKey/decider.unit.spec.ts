@@ -45,7 +45,7 @@ describe("projectApiKey", () => {
     const active = [created].reduce(projectApiKey, null)
     expect(active).toEqual({ data: { id, workspace_id: "acme", created_at: t0, revoked_at: null }, deletedAt: null })
     expect(JSON.stringify(active)).not.toContain(digest.slice(12))
-    expect(ownerOf(active!.data)).toEqual({ workspaceId: "acme", keyId: id })
+    expect(ownerOf(active!.data)).toEqual({ workspaceId: "acme", keyId: id, scopes: "*" })
   })
   it("a revoked key grants nothing", () => {
     const gone = [created, revoked].reduce(projectApiKey, null)

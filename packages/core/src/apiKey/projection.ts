@@ -1,5 +1,6 @@
 import type { Projected } from "../decider.js"
 import type { ApiKeyEvent } from "./events.js"
+import type { ApiKeyScopes } from "./scopes.js"
 
 /**
  * The key's document, `{id, workspace_id, created_at, revoked_at}`: what `dealstream keys list`
@@ -17,14 +18,18 @@ export const projectApiKey = (doc: Projected | null, event: ApiKeyEvent): Projec
   }
 }
 
-/** Who a valid key speaks for: its workspace, and its public id. */
+/** Who a valid key speaks for: its workspace, its public id, and what it may do there. */
 export interface ApiKeyOwner {
   readonly workspaceId: string
   readonly keyId: string
+  readonly scopes: ApiKeyScopes
 }
 
 /** The owner a key document grants, or null once the key is revoked. */
 export const ownerOf = (data: Projected["data"]): ApiKeyOwner | null => {
   const { id, revoked_at, workspace_id } = data
-  return typeof id === "string" && typeof workspace_id === "string" && revoked_at === null ? { workspaceId: workspace_id, keyId: id } : null
+  // Keys stored before scopes existed hold none in their document: they may do everything.
+  return typeof id === "string" && typeof workspace_id === "string" && revoked_at === null
+    ? { workspaceId: workspace_id, keyId: id, scopes: "*" }
+    : null
 }

@@ -1,4 +1,4 @@
-import { type ApiKeyOwner, apiKeyIdOf, Engine, isWorkspaceId, type StorageUnavailable } from "@dealstream/core"
+import { type ApiKeyOwner, type ApiKeyScopes, apiKeyIdOf, Engine, isScope, isWorkspaceId, type StorageUnavailable } from "@dealstream/core"
 import { hash, timingSafeEqual } from "node:crypto"
 import { Context, Effect, Layer, Option } from "effect"
 import * as StoredKeyCache from "./storedKeyCache.js"
@@ -7,6 +7,8 @@ import * as StoredKeyCache from "./storedKeyCache.js"
 export interface ApiKey {
   readonly workspaceId: string
   readonly key: string
+  /** What it may do (auth/scopes.ts); everything when absent. */
+  readonly scopes?: ApiKeyScopes
 }
 
 /** Who a valid key speaks for. `keyId` names the key in logs, events and rate limits without revealing it. */
@@ -37,12 +39,12 @@ export const make = (
   lookup: (keySha256: string) => Effect.Effect<KeyOwner | null, StorageUnavailable>,
   cache: StoredKeyCache.StoredKeyCache<KeyOwner> = StoredKeyCache.make()
 ): ApiKeysService => {
-  const entries = keys.map(({ key, workspaceId }, index) => {
+  const entries = keys.map(({ key, scopes, workspaceId }, index) => {
     // Embedders pass keys without going through `parse`; a workspace outside the API's syntax (the
     // reserved one that holds the stored keys, say) must not be reachable through any key.
     if (!isWorkspaceId(workspaceId)) throw new Error(`API key ${index + 1} names an invalid workspace id ${JSON.stringify(workspaceId)}`)
     const digest = sha256(key)
-    return { digest, owner: { workspaceId, keyId: apiKeyIdOf(digest.toString("hex")) } }
+    return { digest, owner: { workspaceId, keyId: apiKeyIdOf(digest.toString("hex")), scopes: scopes ?? "*" } }
   })
   return {
     authenticate: (presented) => {
@@ -68,7 +70,11 @@ export const layer = (
     Effect.map(Engine, (engine) => make(keys, engine.apiKeys.authenticate, StoredKeyCache.make(cache)))
   )
 
-/** `DEALSTREAM_API_KEYS="ws_a:key_a,ws_b:key_b"`; throws a one-line message for the CLI on a bad value. */
+/**
+ * `DEALSTREAM_API_KEYS="ws_a:key_a,ws_b:key_b@contacts:read+deals:read"`: a key may be followed by
+ * `@` and its scopes joined by `+` (everything without); throws a one-line message for the CLI on a
+ * bad value.
+ */
 export const parse = (text: string): ReadonlyArray<ApiKey> => {
   const keys = text
     .split(",")
@@ -77,11 +83,22 @@ export const parse = (text: string): ReadonlyArray<ApiKey> => {
     .map((part, index) => {
       const colon = part.indexOf(":")
       const workspaceId = colon < 0 ? "" : part.slice(0, colon).trim()
-      const key = colon < 0 ? "" : part.slice(colon + 1).trim()
+      const rest = colon < 0 ? "" : part.slice(colon + 1).trim()
+      const at = rest.indexOf("@")
+      const key = (at < 0 ? rest : rest.slice(0, at)).trim()
       if (!isWorkspaceId(workspaceId) || key === "") {
         throw new Error(`API key entry ${index + 1} must look like workspace_id:key (workspace ids: letters, digits, _ and -)`)
       }
-      return { workspaceId, key }
+      if (at < 0) return { workspaceId, key }
+      const scopes = rest
+        .slice(at + 1)
+        .split("+")
+        .map((scope) => scope.trim())
+      const bad = scopes.find((scope) => !isScope(scope))
+      if (bad !== undefined) {
+        throw new Error(`API key entry ${index + 1}: ${JSON.stringify(bad)} is not a scope (such as contacts:read; several joined by +)`)
+      }
+      return { workspaceId, key, scopes }
     })
   if (keys.length === 0) throw new Error("no API keys given (expected workspace_id:key,…)")
   if (new Set(keys.map(({ key }) => key)).size !== keys.length) throw new Error("the same API key is listed twice")

@@ -1,13 +1,14 @@
-import { Engine, type RequestContext } from "@dealstream/core"
+import { Engine, RecordTypes, type RequestContext } from "@dealstream/core"
 import { HttpEffect, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { HttpApiMiddleware, HttpApiSecurity } from "effect/http-api"
 import { Context, Effect, Layer, Option } from "effect"
-import { Invalid, RateLimited, Unauthorized, Unavailable } from "../errors/HttpErrors.js"
+import { Forbidden, Invalid, RateLimited, Unauthorized, Unavailable } from "../errors/HttpErrors.js"
 import * as AddressLimiter from "../rateLimit/AddressRateLimit.js"
 import { type RateDecision, RateLimiter } from "../rateLimit/RateLimiter.js"
 import { rateLimitHeaders, RequestInfo } from "../request/RequestInfo.js"
 import { ApiKeys } from "./ApiKeys.js"
 import { LastWrites, withPositions } from "./readYourWrites.js"
+import { missingScope } from "./scopes.js"
 
 /** The authenticated caller of a /v1 endpoint, in the engine's own terms. */
 export class Caller extends Context.Service<Caller, RequestContext>()("@dealstream/http/Caller") {}
@@ -16,13 +17,21 @@ export class Authentication extends HttpApiMiddleware.Service<Authentication, { 
   // A stored key is looked up in the database: when it cannot be reached the answer is 503, not
   // 401 (the key may well be valid) and not 500.
   // A malformed Dealstream-Read-After is 400, before anything is read (readYourWrites.ts).
-  error: [Unauthorized, RateLimited, Unavailable, Invalid],
+  // A key without the route's scope is 403, before the body is read (scopes.ts).
+  error: [Unauthorized, Forbidden, RateLimited, Unavailable, Invalid],
   // `bearer` rather than HttpApiSecurity.bearer's `Bearer`: the scheme the OpenAPI document has
   // always named (schemes are case-insensitive; the header is read in authenticate below).
   security: { bearer: HttpApiSecurity.http({ scheme: "bearer" }) }
 }) {}
 
 const BEARER = /^Bearer[ \t]+(\S+)[ \t]*$/i
+
+/** The path of a request target: origin-form (`/v1/…?…`) sliced, anything else parsed. */
+const pathOf = (target: string): string => {
+  if (!target.startsWith("/")) return new URL(target, "http://localhost").pathname
+  const query = target.indexOf("?")
+  return query < 0 ? target : target.slice(0, query)
+}
 
 /**
  * The RateLimit-* headers of a decision, on whatever answer the request gets: the host middleware
@@ -57,6 +66,7 @@ export const AuthenticationLive = Layer.effect(
     const addresses = AddressLimiter.make(yield* AddressLimiter.AddressRateLimit, limiter.options)
     const engine = yield* Engine
     const lastWrites = new LastWrites()
+    const plurals = new Set((yield* RecordTypes).map((plugin) => plugin.plural))
     return Authentication.of({
       bearer: (httpEffect) =>
         Effect.gen(function* () {
@@ -80,6 +90,9 @@ export const AuthenticationLive = Layer.effect(
           if (!byKey.allowed) return yield* refused(byKey)
           // One set of headers: the limit nearer to refusing this client (the key's on a tie).
           yield* showLimit(byKey.remaining <= byAddress.remaining ? byKey : byAddress)
+          const lacking = missingScope(owner.value.scopes, request.method, pathOf(request.url), plurals)
+          if (lacking !== null)
+            return yield* new Forbidden({ message: `this API key may not do this: it lacks the scope ${lacking}`, scope: lacking })
           return yield* withPositions(
             request,
             owner.value.keyId,

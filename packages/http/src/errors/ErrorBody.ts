@@ -5,7 +5,8 @@ import { errorCodes } from "./errorTable.js"
 export const ErrorDetail = Schema.Struct({
   path: Schema.String.annotate({ examples: ["email", "filter.$or[1].value.$gt", "limit"] }),
   message: Schema.String,
-  id: Schema.optionalKey(Schema.String.annotate({ description: "The record a conflict is with." }))
+  id: Schema.optionalKey(Schema.String.annotate({ description: "The record a conflict is with." })),
+  scope: Schema.optionalKey(Schema.String.annotate({ description: "The scope the API key lacks (403 forbidden)." }))
 })
 
 /** The codes of the error table (errorTable.ts). */

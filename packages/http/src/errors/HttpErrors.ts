@@ -29,6 +29,15 @@ export class Unauthorized extends Schema.TaggedError<Unauthorized>()(
   row("Unauthorized")
 ) {}
 
+export class Forbidden extends Schema.TaggedError<Forbidden>()(
+  "Forbidden",
+  {
+    message: Schema.String,
+    scope: Schema.String
+  },
+  row("Forbidden")
+) {}
+
 export class IdempotencyConflict extends Schema.TaggedError<IdempotencyConflict>()(
   "IdempotencyConflict",
   {

@@ -16,6 +16,7 @@ interface Detail {
   readonly path: string
   readonly message: string
   readonly id?: string | undefined
+  readonly scope?: string | undefined
 }
 
 interface Mapped {
@@ -131,6 +132,13 @@ const byTag = (error: object): Mapped | undefined => {
       return answer("InvalidJson", { message: text(error, "message", "malformed JSON") })
     case "Unauthorized":
       return answer("Unauthorized", { message: text(error, "message", "unauthorized"), headers: { "WWW-Authenticate": "Bearer" } })
+    case "Forbidden": {
+      const scope = text(error, "scope", "")
+      return answer("Forbidden", {
+        message: text(error, "message", "forbidden"),
+        details: [{ path: "Authorization", message: `the API key lacks the scope ${scope}`, scope }]
+      })
+    }
     case "IdempotencyConflict":
       return answer("IdempotencyConflict", {
         message: text(error, "message", "idempotency key reused"),
@@ -179,11 +187,18 @@ export const errorResponse = (cause: Cause.Cause<unknown>, requestId: string): O
   })
 }
 
-/** The error shape's `error` member: a detail's `id` only where it has one. */
+/** The error shape's `error` member: a detail's `id` and `scope` only where it has them. */
 const errorOf = ({ code, details, message }: Mapped, requestId: string): JsonObject => ({
   code,
   message,
-  details: details.map(({ id, message, path }): JsonObject => (id === undefined ? { path, message } : { path, message, id })),
+  details: details.map(
+    ({ id, message, path, scope }): JsonObject => ({
+      path,
+      message,
+      ...(id === undefined ? {} : { id }),
+      ...(scope === undefined ? {} : { scope })
+    })
+  ),
   request_id: requestId
 })
 

@@ -78,6 +78,8 @@ export const ERRORS = {
     headers: ["WWW-Authenticate"],
     rateLimit: "never"
   }),
+  // Once the key is known: it may not do what the route does (auth/scopes.ts).
+  Forbidden: answered(403, "forbidden", "the API key lacks the scope the route needs; details name it"),
   NotFound: answered(404, "not_found", "unknown id, soft-deleted record, or a record of another workspace"),
   Conflict: answered(409, "conflict", "e.g. the email is taken; details name the existing id"),
   IdempotencyConflict: answered(409, "idempotency_conflict", "the Idempotency-Key was used with another request"),

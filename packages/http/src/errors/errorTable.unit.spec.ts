@@ -125,6 +125,7 @@ describe("the error table", () => {
       "validation_error",
       "invalid_json",
       "unauthorized",
+      "forbidden",
       "not_found",
       "conflict",
       "idempotency_conflict",

@@ -3,6 +3,7 @@ import { DESCRIPTIONS, errorSchemas, internalErrorResponse } from "./errors.js"
 import { hostHeaders, spelled } from "./headers.js"
 import { describeParameter } from "./parameters.js"
 import { positionHeaders } from "./positions.js"
+import { isBuiltInArea, scopeOf } from "../auth/scopes.js"
 
 /**
  * The OpenAPI document as HttpApi generates it, made to say what the host does (the API's
@@ -52,12 +53,20 @@ const withHeaders = (response: Response, status: string, secured: boolean): Resp
   return { ...response, headers: { ...hostHeaders(status, secured), ...declared } }
 }
 
-const describeOperation = (method: string, operation: Operation): Operation => {
+const describeOperation = (method: string, operation: Operation, scope: string | null): Operation => {
   const secured = (operation.security ?? []).length > 0
   const responses = { ...operation.responses, ...internalErrorResponse() }
   const positions = secured ? positionHeaders(method) : null
   return {
     ...operation,
+    // The one scope the operation needs (auth/scopes.ts), as OpenAPI names a requirement's scopes.
+    ...(secured && scope !== null
+      ? {
+          security: (operation.security ?? []).map((requirement) =>
+            Object.fromEntries(Object.keys(requirement).map((name) => [name, [scope]]))
+          )
+        }
+      : {}),
     parameters: [
       ...(operation.parameters ?? []).map(describeParameter),
       ...(positions?.parameter === undefined ? [] : [positions.parameter])
@@ -99,11 +108,20 @@ export const describeDocument = (spec: Record<string, any>): Record<string, any>
   )
   const { renamed, schemas } = errorSchemas(records)
   const paths = renameRefs(spec["paths"], (ref) => renamed.get(ref) ?? ref) as Record<string, Record<string, Operation>>
+  // The collections under /v1 that no built-in area names are record type plug-ins'.
+  const plurals = new Set(
+    Object.keys(paths)
+      .map((path) => path.split("/")[2] ?? "")
+      .filter((resource) => resource !== "" && !isBuiltInArea(resource))
+  )
   const described = Object.fromEntries(
     Object.entries(paths).map(([path, item]) => [
       path,
       Object.fromEntries(
-        Object.entries(item).map(([method, operation]) => [method, withFeedCursor(path, method, describeOperation(method, operation))])
+        Object.entries(item).map(([method, operation]) => [
+          method,
+          withFeedCursor(path, method, describeOperation(method, operation, scopeOf(method.toUpperCase(), path, plurals)))
+        ])
       )
     ])
   )

@@ -10,6 +10,7 @@ describe("the document's errors", () => {
     expect(DESCRIPTIONS).toEqual({
       "400": "validation_error (a body, query, path or header value is invalid) or invalid_json",
       "401": "unauthorized: missing Authorization header, another scheme than Bearer, or an unknown API key",
+      "403": "forbidden: the API key lacks the scope the route needs; details name it",
       "404": "not_found: unknown id, soft-deleted record, or a record of another workspace",
       "409": "conflict (e.g. the email is taken; details name the existing id) or idempotency_conflict",
       "412": "precondition_failed: If-Match does not name the current version",
