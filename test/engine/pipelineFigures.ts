@@ -9,10 +9,13 @@ import {
   type JsonObject,
   mulDecimal,
   NO_CURRENCY,
+  rebuildDocuments,
   type RequestContext,
+  Storage,
   type StoredEvent
 } from "@dealstream/core"
 import {
+  assertModel,
   attempt,
   DAY,
   executeCommand,
@@ -474,7 +477,7 @@ const dateOf = (millis: number) => new Date(millis).toISOString().slice(0, 10)
 const answerOf = <E extends { readonly _tag: string }>(call: Effect.Effect<JsonObject, E>) =>
   Effect.catch(call, (error: E) => Effect.succeed({ refused: error._tag } as JsonObject))
 
-export const figuresEqualTheFold = invariant("every pipeline figure equals a fold of the history", (world) =>
+const figuresCheck = (world: World<FigureStep>) =>
   Effect.gen(function* () {
     const { ctx, engine } = world
     const events = (yield* world.events).filter((e) => e.metadata.workspaceId === ctx.workspaceId)
@@ -517,16 +520,55 @@ export const figuresEqualTheFold = invariant("every pipeline figure equals a fol
       )
     }
     for (const pipelineId of [null, ...history.pipelines.keys()]) {
-      for (const interval of ["month", "quarter"] as const) {
-        const [from, to] = [dateOf(START - 40 * DAY), dateOf(now + 60 * DAY)]
-        const params = { from, to, interval, ...(pipelineId === null ? {} : { pipeline_id: pipelineId }) }
-        compare(
-          `forecast of ${pipelineId ?? "all"} by ${interval}`,
-          yield* answerOf(engine.deals.forecast(ctx, params)),
-          forecastOf(history, pipelineId, null, from, to, interval)
-        )
+      // Windows cut inside months, of whole months (PostgreSQL reads those from its totals), and within one month.
+      const windows = [
+        [dateOf(START - 40 * DAY), dateOf(now + 60 * DAY), "month"],
+        [dateOf(START - 40 * DAY), dateOf(now + 60 * DAY), "quarter"],
+        ["2026-01-01", "2026-04-01", "month"],
+        [dateOf(middle), dateOf(middle + 2 * DAY), "month"]
+      ] as const
+      for (const [from, to, interval] of windows) {
+        for (const owner of [null, "ann"]) {
+          const params = {
+            from,
+            to,
+            interval,
+            ...(pipelineId === null ? {} : { pipeline_id: pipelineId }),
+            ...(owner === null ? {} : { owner_id: owner })
+          }
+          compare(
+            `forecast of ${pipelineId ?? "all"} ${from}..${to} by ${interval} (${owner ?? "all"})`,
+            yield* answerOf(engine.deals.forecast(ctx, params)),
+            forecastOf(history, pipelineId, owner, from, to, interval)
+          )
+        }
       }
     }
     return problems
   })
+
+export const figuresEqualTheFold = invariant("every pipeline figure equals a fold of the history", figuresCheck)
+
+/** The same after `dealstream rebuild`, which writes every figure document anew (and, on PostgreSQL, their totals). */
+export const figuresAfterRebuild = invariant(
+  "after a rebuild, every pipeline figure still equals a fold of the history",
+  (world) => Effect.flatMap(rebuildDocuments().pipe(Effect.provideService(Storage, world.storage)), () => figuresCheck(world)),
+  "end"
 )
+
+/** The property on a storage: runs of at most `maxLength` commands, the example first. */
+export const assertFigures = (options: {
+  readonly storage: Parameters<typeof assertModel<FigureStep>>[0]["storage"]
+  readonly storagePerRun?: boolean
+  readonly numRuns: number
+  readonly maxLength: number
+}) =>
+  assertModel<FigureStep>({
+    storage: options.storage,
+    ...(options.storagePerRun === undefined ? {} : { storagePerRun: options.storagePerRun }),
+    commands: figureSteps(options.maxLength),
+    execute: executeFigureStep,
+    examples: [FIGURE_EXAMPLE],
+    invariants: [figuresEqualTheFold, figuresAfterRebuild],
+    numRuns: options.numRuns
+  })

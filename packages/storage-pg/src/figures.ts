@@ -16,6 +16,7 @@ import type { SqlClient } from "effect/sql/SqlClient"
 import type { SqlError } from "effect/sql/SqlError"
 import type { DocumentTableMap } from "./documentTableMap.js"
 import { Params } from "./internal/params.js"
+import { tables } from "./tables.js"
 
 /**
  * The figures queries of core's storage/figures.ts in SQL, over the generated columns and covering
@@ -42,36 +43,73 @@ const probabilitiesOf = (params: Params, probabilities: ReadonlyArray<StageProba
   `unnest(${params.add(probabilities.map((p) => p.stageId))}::text[], ${params.add(probabilities.map((p) => String(p.probability)))}::numeric[])` +
   " AS p(stage_id, probability)"
 
+/** What every part of a money figure gives per group, whether read from totals or summed from standings. */
+const MEASURES = ["n", "valued", "value", "own_n", "own", "bare_n", "bare", "entered", "cycle"]
+
 /**
- * Per group of `keys`: the count, the value, and the weighted value, which adds each stage's two
- * parts (value × own probability, and the value without one × the stage's probability, given).
- * With `entered`, also the sum of stage_entered_at.
+ * The money measures summed over standings, as the totals' trigger (migration 0022) keeps them;
+ * no forecast reads the others, so none is read here (what the indexes cover is all a cut reads).
  */
-const moneyByGroup = (keys: ReadonlyArray<string>, from: string, probabilities: string, entered: boolean): string => {
+const moneyFromStandings = `count(*) AS n, count(value) AS valued, coalesce(sum(value), 0) AS value,
+  count(value * probability) AS own_n, coalesce(sum(value * probability), 0) AS own,
+  count(value) FILTER (WHERE probability IS NULL) AS bare_n, coalesce(sum(value) FILTER (WHERE probability IS NULL), 0) AS bare,
+  0 AS entered, 0 AS cycle`
+
+/** A kind of totals (migration 0022), totals and pending deltas alike, selecting `columns`. */
+const totalsOf = (columns: string, where: string) =>
+  `SELECT ${columns} FROM ${tables.figureTotals} WHERE ${where} UNION ALL SELECT ${columns} FROM ${tables.figureDeltas} WHERE ${where}`
+
+/**
+ * Per group of `keys`, from `parts` (each giving the keys, stage_id and MEASURES): the count, the
+ * value (null when no deal has one) and the weighted value, which adds per stage the value × own
+ * probability and the value without one × the stage's probability (given); null when no deal has
+ * both. With `entered`, also the sum of stage_entered_at.
+ */
+const moneyByGroup = (keys: ReadonlyArray<string>, parts: ReadonlyArray<string>, probabilities: string, entered: boolean): string => {
   const inner = [...new Set([...keys, "stage_id"])].join(", ")
   const outer = keys.map((key) => `g.${key}`).join(", ")
-  return `SELECT ${outer}, sum(g.count)::int AS count, sum(g.value)::text AS value,
-      (CASE WHEN count(g.own) + count(g.bare * p.probability) = 0 THEN NULL
-        ELSE coalesce(sum(g.own), 0) + coalesce(sum(g.bare * p.probability), 0) END)::text AS weighted
+  return `SELECT ${outer}, sum(g.n)::int AS count,
+      CASE WHEN sum(g.valued) > 0 THEN sum(g.value)::text END AS value,
+      CASE WHEN sum(g.own_n) + sum(CASE WHEN p.probability IS NULL THEN 0 ELSE g.bare_n END) > 0
+        THEN (sum(g.own) + coalesce(sum(g.bare * p.probability), 0))::text END AS weighted
       ${entered ? ", sum(g.entered)::text AS entered_ms" : ""}
-    FROM (SELECT ${inner}, count(*) AS count, sum(value) AS value, sum(value * probability) AS own,
-        sum(value) FILTER (WHERE probability IS NULL) AS bare${entered ? ", sum(entered_ms) AS entered" : ""}
-      FROM ${from} GROUP BY ${inner}) AS g
+    FROM (SELECT ${inner}, ${MEASURES.map((m) => `sum(${m}) AS ${m}`).join(", ")}
+      FROM (${parts.join(" UNION ALL ")}) AS u GROUP BY ${inner}) AS g
     LEFT JOIN ${probabilities} ON p.stage_id = g.stage_id
-    GROUP BY ${outer}`
+    GROUP BY ${outer}
+    HAVING sum(g.n) <> 0`
 }
 
-const standing = (table: string, workspaceId: string, query: StandingFigures): Statement => {
+/** The totals' scope: the workspace, one kind, one owner when asked. */
+const totalsScope = (params: Params, workspaceId: string, kind: string, ownerId: string | null): string =>
+  `workspace_id = ${params.add(workspaceId)} AND kind = '${kind}'` + (ownerId === null ? "" : ` AND owner_id = ${params.add(ownerId)}`)
+
+const standing = (workspaceId: string, query: StandingFigures): Statement => {
   const params = new Params()
-  const where = `${scoped(params, workspaceId, query.ownerId)} AND pipeline_id = ${params.add(query.pipelineId)}`
+  const where = `${totalsScope(params, workspaceId, "stage", query.ownerId)} AND pipeline_id = ${params.add(query.pipelineId)}`
+  const part = totalsOf(`stage_id, status, currency, ${MEASURES.join(", ")}`, where)
   return {
-    text: moneyByGroup(["stage_id", "status", "currency"], `${table} WHERE ${where}`, probabilitiesOf(params, query.probabilities), true),
+    text: moneyByGroup(["stage_id", "status", "currency"], [part], probabilitiesOf(params, query.probabilities), true),
     params: params.values
   }
 }
 
+const DAY = 86_400_000
+const dayOf = (millis: number) => new Date(millis).toISOString().slice(0, 10)
+
+/** Won and lost by day of closing (totals of kind `closed`), when the window is whole days; else from the standings. */
 const closed = (table: string, workspaceId: string, query: ClosedFigures): Statement => {
   const params = new Params()
+  if (query.from % DAY === 0 && query.to % DAY === 0) {
+    const where =
+      `${totalsScope(params, workspaceId, "closed", query.ownerId)} AND pipeline_id = ${params.add(query.pipelineId)} ` +
+      `AND period >= ${params.add(dayOf(query.from))}::text AND period < ${params.add(dayOf(query.to))}::text`
+    return {
+      text: `SELECT status, sum(n)::int AS count, sum(cycle)::text AS cycle_ms FROM (${totalsOf("status, n, cycle", where)}) AS t
+        GROUP BY status HAVING sum(n) <> 0`,
+      params: params.values
+    }
+  }
   return {
     text: `SELECT status, count(*)::int AS count, coalesce(sum(closed_ms - coalesce(created_ms, closed_ms)), 0)::text AS cycle_ms
       FROM ${table}
@@ -122,19 +160,63 @@ const stays = (table: string, workspaceId: string, query: StayFigures): Statemen
   }
 }
 
+const monthStart = (date: string) => `${date.slice(0, 7)}-01`
+const nextMonth = (date: string) => {
+  const next = new Date(Date.parse(`${monthStart(date)}T00:00:00.000Z`))
+  next.setUTCMonth(next.getUTCMonth() + 1)
+  return next.toISOString().slice(0, 10)
+}
+
+/**
+ * The forecast: the whole months of the window from the totals of kind `forecast` (and the open
+ * deals without a date), the days of a month the window cuts from the standings themselves.
+ */
 const forecast = (table: string, workspaceId: string, query: ForecastFigures): Statement => {
   const params = new Params()
-  const pipeline = query.pipelineId === null ? "" : ` AND pipeline_id = ${params.add(query.pipelineId)}`
-  const rows = `(SELECT status, stage_id, currency, value, probability,
-        CASE WHEN status = 'open' THEN substr(expected_close_date, 1, 7)
-          ELSE to_char(to_timestamp(closed_ms / 1000.0) AT TIME ZONE 'UTC', 'YYYY-MM') END AS month
+  const columns = `status, period AS month, currency, stage_id, ${MEASURES.join(", ")}`
+  const totalsWhere = (extra: string) =>
+    `${totalsScope(params, workspaceId, "forecast", query.ownerId)}${query.pipelineId === null ? "" : ` AND pipeline_id = ${params.add(query.pipelineId)}`} AND ${extra}`
+  // Whole months: from the first month starting on or after fromDate, up to the month toDate falls in.
+  const first = query.fromDate.endsWith("-01") ? query.fromDate : nextMonth(query.fromDate)
+  const last = monthStart(query.toDate)
+  const whole = first < last
+  const parts = [totalsOf(columns, totalsWhere("status = 'open' AND period IS NULL"))]
+  if (whole)
+    parts.push(
+      totalsOf(columns, totalsWhere(`period >= ${params.add(first.slice(0, 7))}::text AND period < ${params.add(last.slice(0, 7))}::text`))
+    )
+  // The cut months' days, or the whole window when it lies within one month.
+  const cuts: Array<readonly [string, string]> = whole
+    ? [
+        [query.fromDate, first],
+        [last, query.toDate]
+      ]
+    : [[query.fromDate, query.toDate]]
+  // Open and won deals apart, each by its own partial index (an OR of the two reads the heap).
+  const cut = (status: "open" | "won", month: string, condition: string) => {
+    const pipeline = query.pipelineId === null ? "" : ` AND pipeline_id = ${params.add(query.pipelineId)}`
+    return `SELECT status, ${month} AS month, currency, stage_id, ${moneyFromStandings}
       FROM ${table}
-      WHERE ${scoped(params, workspaceId, query.ownerId)}${pipeline}
-        AND ((status = 'open' AND (expected_close_date IS NULL
-              OR (expected_close_date >= ${params.add(query.fromDate)}::text AND expected_close_date < ${params.add(query.toDate)}::text)))
-          OR (status = 'won' AND closed_ms >= ${params.add(query.from)} AND closed_ms < ${params.add(query.to)}))) AS deals`
+      WHERE ${scoped(params, workspaceId, query.ownerId)}${pipeline} AND status = '${status}' AND ${condition}
+      GROUP BY 1, 2, 3, 4`
+  }
+  for (const [from, to] of cuts.filter(([from, to]) => from < to)) {
+    const [fromMs, toMs] = [Date.parse(`${from}T00:00:00.000Z`), Date.parse(`${to}T00:00:00.000Z`)]
+    parts.push(
+      cut(
+        "open",
+        "substr(expected_close_date, 1, 7)",
+        `expected_close_date >= ${params.add(from)}::text AND expected_close_date < ${params.add(to)}::text`
+      ),
+      cut(
+        "won",
+        "to_char(to_timestamp(closed_ms / 1000.0) AT TIME ZONE 'UTC', 'YYYY-MM')",
+        `closed_ms >= ${params.add(Math.max(fromMs, query.from))} AND closed_ms < ${params.add(Math.min(toMs, query.to))}`
+      )
+    )
+  }
   return {
-    text: moneyByGroup(["status", "month", "currency"], rows, probabilitiesOf(params, query.probabilities), false),
+    text: moneyByGroup(["status", "month", "currency"], parts, probabilitiesOf(params, query.probabilities), false),
     params: params.values
   }
 }
@@ -142,7 +224,7 @@ const forecast = (table: string, workspaceId: string, query: ForecastFigures): S
 const statementOf = (table: string, workspaceId: string, query: FiguresQuery): Statement | null => {
   switch (query._tag) {
     case "Standing":
-      return standing(table, workspaceId, query)
+      return standing(workspaceId, query)
     case "Closed":
       return closed(table, workspaceId, query)
     case "Entries":

@@ -7,7 +7,10 @@ export const tables = {
   events: "ds_events",
   streams: "ds_streams",
   settingsVersions: "ds_settings_versions",
-  pluginMigrations: "ds_plugin_migrations"
+  pluginMigrations: "ds_plugin_migrations",
+  /** The standings' totals and the deltas not yet in them (migration 0022). */
+  figureTotals: "ds_figure_totals",
+  figureDeltas: "ds_figure_deltas"
 } as const
 
 /**
