@@ -63,7 +63,7 @@ const full = {
     contacts: 2000,
     statsSettleSeconds: 11
   },
-  figures: { deals: 200_000, requests: 300, asOfRequests: 5, maxSeconds: 120 }
+  figures: { deals: 200_000, requests: 200, asOfRequests: 2, maxSeconds: 60 }
 }
 
 /**
