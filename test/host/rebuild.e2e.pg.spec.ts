@@ -104,7 +104,15 @@ const snapshot = async (host: Host, ids: { contacts: Array<string>; deals: Array
   return answers
 }
 
-const projectedTables = [documentTables.contact, documentTables.deal, documentTables.timeline_entry, documentTables.pipeline]
+// The deals' figure documents (their standing and stage changes, 0e84c58) are projected from their events too.
+const projectedTables = [
+  documentTables.contact,
+  documentTables.deal,
+  documentTables.timeline_entry,
+  documentTables.pipeline,
+  documentTables.deal_standing,
+  documentTables.stage_change
+]
 
 describe("dealstream rebuild", () => {
   it("rebuilds every document table from the events, and the API serves identical answers", async () => {

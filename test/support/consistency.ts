@@ -134,6 +134,9 @@ export const timelineProblems = async (sql: Sql, events: ReadonlyArray<LoggedEve
         from_stage_id: event.data["from_stage_id"],
         to_stage_id: event.data["to_stage_id"],
         reason: event.data["reason"],
+        // The statuses a move leaves and enters (deals close by their stage, 0e84c58); null before them.
+        from_status: event.data["from_status"] ?? null,
+        to_status: event.data["to_status"] ?? null,
         changed_at: event.data["at"]
       }
       if (!isDeepStrictEqual(entry, expected))
