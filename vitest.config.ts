@@ -20,7 +20,9 @@ export default defineConfig({
   test: {
     // Files in parallel, also on 2 cores (see workers.ts); each has its own database (pg.ts).
     maxWorkers: testWorkers(),
-    testTimeout: 30_000,
+    // A test waits for events; the timeout only ends a hung one. 60 s: CLI and failover files run
+    // several processes one after another, which on 2 shared cores under other files takes 30 s and more.
+    testTimeout: 60_000,
     hookTimeout: 120_000,
     projects: [
       {
