@@ -65,6 +65,8 @@ describe("documentation and probes", () => {
       "/v1/contacts/batch",
       "/v1/contacts/export",
       "/v1/contacts/{id}",
+      "/v1/contacts/{id}/erase",
+      "/v1/contacts/{id}/export",
       "/v1/contacts/{id}/history",
       "/v1/contacts/{id}/restore",
       "/v1/custom-fields",
@@ -98,6 +100,20 @@ describe("documentation and probes", () => {
     expect(Object.keys(spec.paths["/v1/deals/{id}"]).sort()).toEqual(["delete", "get", "patch"])
     expect(Object.keys(spec.paths["/v1/webhooks/{id}"]).sort()).toEqual(["delete", "get", "patch"])
     expect(Object.keys(spec.paths["/v1/webhooks/{id}/deliveries/{delivery_id}/replay"].post.responses)).toContain("202")
+    // A person's data: both operations need privacy:manage, and say what they answer.
+    const exported = spec.paths["/v1/contacts/{id}/export"].get
+    const erased = spec.paths["/v1/contacts/{id}/erase"].post
+    for (const operation of [exported, erased]) expect(operation.security).toEqual([{ bearer: ["privacy:manage"] }])
+    expect(exported.responses["200"].content["application/json"].schema.$ref).toBe("#/components/schemas/ContactExport")
+    expect(erased.responses["200"].content["application/json"].schema.$ref).toBe("#/components/schemas/ContactErasure")
+    expect(Object.keys(erased.responses).sort()).toEqual(["200", "400", "401", "403", "404", "409", "429", "500", "503"])
+    expect(Object.keys(spec.components.schemas.ContactErasure.properties)).toEqual([
+      "id",
+      "erased_at",
+      "redacted",
+      "unlinked",
+      "erased_activities"
+    ])
     // The secret is write-only: accepted in the input, absent from the record.
     expect(spec.components.schemas.WebhookInput.properties).toHaveProperty("secret")
     expect(spec.components.schemas.Webhook.properties).not.toHaveProperty("secret")

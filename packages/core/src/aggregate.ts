@@ -100,11 +100,11 @@ export const aggregateOf = <A extends AnyAggregate>(aggregates: ReadonlyArray<A>
   aggregates.find((aggregate) => isStreamOf(aggregate, streamId))
 
 /**
- * A purge leaves a tombstone and redacts the earlier events of the record's stream and of its
- * deliveries' streams: such a stream has nothing left to decode, and reads as gone.
+ * A purge (or a person's erasure) leaves a tombstone and redacts the earlier events of the record's
+ * stream and of its deliveries' streams: such a stream has nothing left to decode, and reads as gone.
  */
 export const isErased = (stored: ReadonlyArray<StoredEvent>): boolean =>
-  stored.some((event) => event.type.endsWith(".purged") || isRedacted(event.data))
+  stored.some((event) => event.type.endsWith(".purged") || event.type.endsWith(".erased") || isRedacted(event.data))
 
 /** A stored event its aggregate's Schema does not accept: a defect of the log or of the code, never a client's. */
 export class UndecodableEvent extends Data.TaggedError("UndecodableEvent")<{

@@ -24,16 +24,32 @@ export const recordTypeFacts = {
   activity: { ownEvents: [] }
 } as const satisfies { readonly [T in RecordType]: { readonly ownEvents: ReadonlyArray<string> } }
 
-/** A record type's webhook event types: its life's and its own. */
+/**
+ * The tombstones of a person's erasure (API.md, "Privacy: export and erasure"): a contact erased
+ * at once, whatever the trash window, leaves `contact.erased` (data `{id}`), which webhooks may
+ * subscribe to and the feed hands out. Listed after every record type's other events, where the
+ * API added them.
+ */
+export const erasedEventTypes = ["contact.erased"] as const
+
+export type ErasedEventType = (typeof erasedEventTypes)[number]
+
+/** A record type's webhook event types: its life's and its own (and a contact's erasure). */
 export type RecordEventType<T extends RecordType = RecordType> = T extends RecordType
-  ? `${T}.${(typeof lifeEvents)[number] | (typeof recordTypeFacts)[T]["ownEvents"][number]}`
+  ? `${T}.${(typeof lifeEvents)[number] | (typeof recordTypeFacts)[T]["ownEvents"][number]}` | Extract<ErasedEventType, `${T}.${string}`>
   : never
 
-/** Every record type's webhook event types, in the API's order: created, updated, its own, deleted, restored. */
-export const recordEventTypes: ReadonlyArray<RecordEventType> = recordTypes.flatMap((type) => {
-  const [created, updated, deleted, restored] = lifeEvents
-  const own: ReadonlyArray<string> = recordTypeFacts[type].ownEvents
-  return [created, updated, ...own, deleted, restored].map((event) => `${type}.${event}` as RecordEventType)
-})
+/**
+ * Every record type's webhook event types, in the API's order: per record type created, updated,
+ * its own, deleted, restored; then the erasure's tombstones.
+ */
+export const recordEventTypes: ReadonlyArray<RecordEventType> = [
+  ...recordTypes.flatMap((type) => {
+    const [created, updated, deleted, restored] = lifeEvents
+    const own: ReadonlyArray<string> = recordTypeFacts[type].ownEvents
+    return [created, updated, ...own, deleted, restored].map((event) => `${type}.${event}` as RecordEventType)
+  }),
+  ...erasedEventTypes
+]
 
 export const isRecordType = (u: unknown): u is RecordType => typeof u === "string" && (recordTypes as ReadonlyArray<string>).includes(u)

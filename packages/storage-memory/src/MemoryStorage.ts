@@ -46,6 +46,13 @@ const tableSlot = (collection: Collection, workspaceId: string) => `${collection
 export interface Services {
   readonly storage: StorageService
   readonly queue: DeliveryQueueService
+  /**
+   * Everything this memory holds, as plain data: the log, every stream, every table's rows (with
+   * their unique keys) and the values its sort indexes keep, the unique keys, the trash, the
+   * pending deliveries and their leases, the settings versions. For tests that search the whole
+   * state (a person's erasure must leave nothing of them anywhere): `JSON.stringify` it.
+   */
+  readonly contents: Effect.Effect<unknown>
 }
 
 /** Whether a commit of an event of `type` is told to the feed's listeners: a built-in record type's or a plug-in's. */
@@ -406,7 +413,17 @@ export const makeWithQueue: Effect.Effect<Services> = Effect.gen(function* () {
     signal: (signal) => Effect.asVoid(PubSub.publish(signals, signal)),
     signals: Stream.fromPubSub(signals)
   }
-  return { storage: service, queue }
+  const contents = Effect.sync(() => ({
+    log,
+    streams: Object.fromEntries(streams),
+    eventIds: [...eventIndex.keys()],
+    tables: [...tables].map(([slot, table]) => ({ slot, ...table.contents() })),
+    uniques: [...uniques],
+    trash: trash.contents(),
+    pendingDeliveries: deliveries.contents(),
+    settingsVersions: [...settingsVersions]
+  }))
+  return { storage: service, queue, contents }
 })
 
 /** The storage alone. */

@@ -28,6 +28,14 @@ export class DocumentTable<Row extends QueriedRow> {
 
   constructor(private readonly options: TableOptions = { maxIndexes: MAX_INDEXES }) {}
 
+  /** Every row and every index's positions (values it sorts by, ids), as plain data (MemoryStorage's `contents`). */
+  contents(): {
+    readonly rows: ReadonlyArray<Row>
+    readonly indexes: ReadonlyArray<{ readonly key: string; readonly positions: ReadonlyArray<unknown> }>
+  } {
+    return { rows: [...this.rows.values()], indexes: [...this.indexes].map(([key, index]) => ({ key, positions: index.positions() })) }
+  }
+
   /** Writes `row` (undefined removes the row with `id`), moving it in every index. */
   put(id: string, row: Row | undefined): void {
     const previous = this.rows.get(id)

@@ -57,6 +57,11 @@ export class PendingDeliveries<Row extends { readonly data: { readonly [key: str
     if (is !== null) this.pending.insert({ due: is, sequence: sequenceOf(next!.data), slot, row: next! })
   }
 
+  /** Every pending delivery with its row, and the leases, as plain data (MemoryStorage's `contents`). */
+  contents(): { readonly pending: ReadonlyArray<Pending<Row>>; readonly leases: ReadonlyArray<readonly [string, Lease]> } {
+    return { pending: [...this.pending.ascending(() => true)], leases: [...this.leases] }
+  }
+
   /** Forgets every delivery (a rebuild replacing the collection). */
   clear(): void {
     this.pending = new SortedList(byDue)

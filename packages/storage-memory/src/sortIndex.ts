@@ -77,6 +77,11 @@ export class SortIndex<Row extends QueriedRow> {
     return rows
   }
 
+  /** Every position the index holds, in its order (MemoryStorage's `contents`). */
+  positions(): ReadonlyArray<Position> {
+    return [...this.entries.ascending(always)]
+  }
+
   private holds(row: Row): boolean {
     return (row.deletedAt === null) === (this.scope === "live")
   }

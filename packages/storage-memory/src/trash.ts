@@ -32,6 +32,14 @@ export class Trash {
     if (next !== undefined && next.deletedAt !== null) trashed.insert(entryOf(next, next.deletedAt))
   }
 
+  /** Every soft-deleted document's entry, per collection, as plain data (MemoryStorage's `contents`). */
+  contents(): ReadonlyArray<{
+    readonly collection: Collection
+    readonly entries: ReadonlyArray<ExpiredRecord & { readonly deletedAt: string }>
+  }> {
+    return [...this.collections].map(([collection, list]) => ({ collection, entries: [...list.ascending(() => true)] }))
+  }
+
   clear(collection: Collection): void {
     this.collections.delete(collection)
   }

@@ -44,4 +44,15 @@ export interface PurgeActivity {
   readonly at: string
 }
 
-export type ActivityCommand = CreateActivity | UpdateActivity | DeleteActivity | RestoreActivity | PurgeActivity
+/**
+ * Takes an erased contact out of the activity's contact_ids, live or in the trash; an activity that
+ * named that person alone is purged at once instead (decider.ts).
+ */
+export interface UnlinkActivityContact {
+  readonly type: "UnlinkActivityContact"
+  readonly id: string
+  readonly at: string
+  readonly contactId: string
+}
+
+export type ActivityCommand = CreateActivity | UpdateActivity | DeleteActivity | RestoreActivity | PurgeActivity | UnlinkActivityContact

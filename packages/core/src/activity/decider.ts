@@ -3,8 +3,9 @@ import type { Decider } from "../decider.js"
 import type { DomainError, ErrorDetail } from "../errors.js"
 import { ValidationError } from "../errors.js"
 import type { Json, JsonObject } from "../json.js"
-import type { ActivityCommand, CreateActivity, UpdateActivity } from "./commands.js"
+import type { ActivityCommand, CreateActivity, UnlinkActivityContact, UpdateActivity } from "./commands.js"
 import { type LiveRecord, recordLifecycle, type RecordState } from "../record/lifecycle.js"
+import { withoutContact } from "../record/links.js"
 import type { ActivityEvent } from "./events.js"
 import { ACTIVITY_LINKS, isLinked, linkedCollection, type LinkIds, linkIdsOf, patchedLinks } from "./links.js"
 
@@ -94,6 +95,21 @@ const update = (command: UpdateActivity, state: LiveRecord): Decision => {
 }
 
 /**
+ * An erased contact taken out of the activity, live or in the trash. An activity that named that
+ * person alone (no other contact, deal or company, in the trash or not) would be about no one and
+ * is all about them: it is purged at once with them instead (`activity.purged`), so no activity is
+ * ever linked to nothing.
+ */
+const unlinkContact = (command: UnlinkActivityContact, state: ActivityState): Decision => {
+  const unlinked = activityLife.unlinkContact(state, command.id, command.contactId, command.at)
+  if (state.status !== "live" && state.status !== "deleted") return unlinked
+  if (Result.isFailure(unlinked) || unlinked.success.length === 0) return unlinked
+  return isLinked(withoutContact(state.fields, command.contactId)) ? unlinked : activityLife.purge(state, command.id, command.at, true)
+}
+
+const decideLife = activityLife.decideWith<ActivityCommand>({ create, update })
+
+/**
  * The activity decider. Besides the field checks of the input parser it refuses an activity
  * linked to nothing, links to records that are not live, and a due_at on a type that has none;
  * done and open again are a change of done_at, set from the command's time.
@@ -101,5 +117,5 @@ const update = (command: UpdateActivity, state: LiveRecord): Decision => {
 export const activityDecider: Decider<ActivityCommand, ActivityEvent, ActivityState> = {
   initialState: { status: "absent" },
   evolve: activityLife.evolve,
-  decide: activityLife.decideWith<ActivityCommand>({ create, update })
+  decide: (command, state) => (command.type === "UnlinkActivityContact" ? unlinkContact(command, state) : decideLife(command, state))
 }

@@ -248,4 +248,40 @@ describe("activityDecider", () => {
       given([created, deleted, purged]).when({ type: "PurgeActivity", id, at: "2027-01-01T00:00:00.000Z" }).thenFails("NotFound")
     })
   })
+
+  describe("UnlinkActivityContact (a linked contact's erasure)", () => {
+    const unlink = (contactId: string, at = t2): ActivityCommand => ({ type: "UnlinkActivityContact", id, at, contactId })
+    const unlinked = (contactId: string): ActivityEvent => ({ type: "activity.contact_unlinked", data: { contact_id: contactId, at: t2 } })
+    it("takes the contact out of a live activity that names others, and nothing else", () => {
+      given([created])
+        .when(unlink("con_a"))
+        .then([unlinked("con_a")])
+      given([created]).when(unlink("con_z")).thenNothingHappens()
+      given([created, unlinked("con_a")])
+        .when(unlink("con_a"))
+        .thenNothingHappens()
+    })
+    it("purges at once an activity that named the person alone, live or in the trash", () => {
+      const purgedNow: ActivityEvent = { type: "activity.purged", data: { at: t2 } }
+      given([created, unlinked("con_a")])
+        .when(unlink("con_b"))
+        .then([purgedNow])
+      given([created, unlinked("con_a"), deleted])
+        .when(unlink("con_b"))
+        .then([purgedNow])
+    })
+    it("keeps an activity that still names a deal or a company, in the trash or not", () => {
+      const withDeal: ActivityEvent = {
+        type: "activity.updated",
+        data: { changed: { contact_ids: ["con_a"], deal_ids: ["deal_1"] }, at: t1 }
+      }
+      given([created, withDeal, deleted])
+        .when(unlink("con_a"))
+        .then([unlinked("con_a")])
+    })
+    it("is not found on an absent or purged activity", () => {
+      given([]).when(unlink("con_a")).thenFails("NotFound")
+      given([created, deleted, purged]).when(unlink("con_a")).thenFails("NotFound")
+    })
+  })
 })

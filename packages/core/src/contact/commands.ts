@@ -43,4 +43,11 @@ export interface PurgeContact {
   readonly at: string
 }
 
-export type ContactCommand = CreateContact | UpdateContact | DeleteContact | RestoreContact | PurgeContact
+/** A person's erasure: the purge now, of a live contact or one in the trash (`contact.erased`). */
+export interface EraseContact {
+  readonly type: "EraseContact"
+  readonly id: string
+  readonly at: string
+}
+
+export type ContactCommand = CreateContact | UpdateContact | DeleteContact | RestoreContact | PurgeContact | EraseContact

@@ -137,4 +137,31 @@ describe("contactDecider", () => {
       given([created, deleted, purged]).when({ type: "PurgeContact", id, at: "2027-01-01T00:00:00.000Z" }).thenFails("NotFound")
     })
   })
+
+  describe("EraseContact", () => {
+    const erased: ContactEvent = { type: "contact.erased", data: { at: t1 } }
+    it("erases a live contact at once, whatever the window", () => {
+      given([created]).when({ type: "EraseContact", id, at: t1 }).then([erased])
+    })
+    it("erases a contact in the trash, within the window or past it", () => {
+      given([created, deleted])
+        .when({ type: "EraseContact", id, at: t1 })
+        .then([{ type: "contact.erased", data: { at: t1 } }])
+      given([created, deleted])
+        .when({ type: "EraseContact", id, at: justOverThirtyDays })
+        .then([{ type: "contact.erased", data: { at: justOverThirtyDays } }])
+    })
+    it("is not found on an absent, purged or erased contact", () => {
+      given([]).when({ type: "EraseContact", id, at: t1 }).thenFails("NotFound")
+      given([created, deleted, purged]).when({ type: "EraseContact", id, at: t1 }).thenFails("NotFound")
+      given([created, erased]).when({ type: "EraseContact", id, at: t1 }).thenFails("NotFound")
+    })
+    it("leaves nothing to restore, update or purge", () => {
+      given([created, erased]).when({ type: "RestoreContact", id, at: t1 }).thenFails("NotFound")
+      given([created, erased])
+        .when({ type: "UpdateContact", id, at: t1, fields: { first_name: "Back" } })
+        .thenFails("NotFound")
+      given([created, erased]).when({ type: "PurgeContact", id, at: justOverThirtyDays }).thenFails("NotFound")
+    })
+  })
 })

@@ -1,9 +1,13 @@
 import { Schema } from "effect"
 import { recordEvents } from "../record/events.js"
 
-/** The contact's events: its life (record/events.ts), nothing of its own. On a purge the personal data leave the log. */
+/**
+ * The contact's events: its life (record/events.ts), and `contact.erased`, the tombstone of a
+ * person's erasure. On a purge or an erasure the personal data leave the log.
+ */
 const events = recordEvents("contact", Schema.JsonObject)
-export const ContactEvent = events.Event
+export const ContactEvent = Schema.Union([events.Created, events.Updated, events.Deleted, events.Restored, events.Purged, events.Erased])
 export type ContactEvent = typeof ContactEvent.Type
 export type ContactCreated = typeof events.Created.Type
 export type ContactUpdated = typeof events.Updated.Type
+export type ContactErased = typeof events.Erased.Type

@@ -72,4 +72,15 @@ export interface PurgeDeal {
   readonly at: string
 }
 
-export type DealCommand = CreateDeal | UpdateDeal | MoveStage | DeleteDeal | RestoreDeal | PurgeDeal
+/**
+ * Takes an erased contact out of the deal's contact_ids, live or in the trash (API.md, "Privacy"):
+ * no stage rule or deal rule sees it, as an erasure is never refused.
+ */
+export interface UnlinkContact {
+  readonly type: "UnlinkContact"
+  readonly id: string
+  readonly at: string
+  readonly contactId: string
+}
+
+export type DealCommand = CreateDeal | UpdateDeal | MoveStage | DeleteDeal | RestoreDeal | PurgeDeal | UnlinkContact

@@ -19,6 +19,7 @@ import {
 } from "./closing.js"
 import type { CreateDeal, DealCommand, MoveStage, UpdateDeal } from "./commands.js"
 import { patchedCompanyId } from "./companyLink.js"
+import { withoutContact } from "../record/links.js"
 import { contactIdsOf, patchedContactIds } from "./contactLinks.js"
 import type { DealEvent, DealStageChanged } from "./events.js"
 import { movedFields } from "./projection.js"
@@ -290,6 +291,13 @@ const decide = (command: DealCommand, state: DealState): Decision => {
               details: [{ path: "", message: "only deals deleted more than 30 days ago can be purged", id }]
             })
           )
+    case "UnlinkContact":
+      if (state.status !== "live" && state.status !== "deleted") return notFound(id)
+      return Result.succeed(
+        contactIdsOf(state.fields).includes(command.contactId)
+          ? [{ type: "deal.contact_unlinked", data: { contact_id: command.contactId, at } }]
+          : []
+      )
   }
 }
 
@@ -327,6 +335,10 @@ const evolve = (state: DealState, event: DealEvent): DealState => {
       return state.status === "deleted" ? live(state.fields, state.reopenTo) : state
     case "deal.purged":
       return { status: "purged" }
+    case "deal.contact_unlinked":
+      return state.status === "live" || state.status === "deleted"
+        ? { ...state, fields: withoutContact(state.fields, event.data.contact_id) }
+        : state
   }
 }
 

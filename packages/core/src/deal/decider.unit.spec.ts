@@ -219,4 +219,30 @@ describe("dealDecider", () => {
       given([]).when({ type: "PurgeDeal", id, at: t1 }).thenFails("NotFound")
     })
   })
+
+  describe("UnlinkContact (a linked contact's erasure)", () => {
+    const unlink = (contactId: string) => ({ type: "UnlinkContact" as const, id, at: t1, contactId })
+    const unlinked = (contactId: string): DealEvent => ({ type: "deal.contact_unlinked", data: { contact_id: contactId, at: t1 } })
+    it("takes the contact out of a live deal or one in the trash, once", () => {
+      given([created])
+        .when(unlink("con_1"))
+        .then([unlinked("con_1")])
+      given([created, deleted])
+        .when(unlink("con_2"))
+        .then([unlinked("con_2")])
+      given([created, unlinked("con_1")])
+        .when(unlink("con_1"))
+        .thenNothingHappens()
+      given([created]).when(unlink("con_9")).thenNothingHappens()
+    })
+    it("leaves the deal's other contacts to a later patch, which keeps them", () => {
+      given([created, unlinked("con_1")])
+        .when(update({ contact_ids: ["con_2"] }))
+        .thenNothingHappens()
+    })
+    it("is not found on an absent or purged deal", () => {
+      given([]).when(unlink("con_1")).thenFails("NotFound")
+      given([created, deleted, purged]).when(unlink("con_1")).thenFails("NotFound")
+    })
+  })
 })

@@ -8,12 +8,21 @@ import { DomainEvent } from "../storage/events.js"
  * `changed` fields other than `pipeline_id`/`stage_id`), and its stage moves.
  */
 const life = recordEvents("deal", Schema.JsonObject)
-export const { Created: DealCreated, Updated: DealUpdated, Deleted: DealDeleted, Restored: DealRestored, Purged: DealPurged } = life
+export const {
+  Created: DealCreated,
+  Updated: DealUpdated,
+  Deleted: DealDeleted,
+  Restored: DealRestored,
+  Purged: DealPurged,
+  ContactUnlinked: DealContactUnlinked
+} = life
 export type DealCreated = typeof DealCreated.Type
 export type DealUpdated = typeof DealUpdated.Type
 export type DealDeleted = typeof DealDeleted.Type
 export type DealRestored = typeof DealRestored.Type
 export type DealPurged = typeof DealPurged.Type
+/** An erased contact taken out of the deal's contact_ids (the contact's id only), live or in the trash. */
+export type DealContactUnlinked = typeof DealContactUnlinked.Type
 
 const Status = Schema.Literals(dealStatuses)
 
@@ -38,5 +47,13 @@ export const DealStageChanged = DomainEvent("deal.stage_changed", {
 })
 export type DealStageChanged = typeof DealStageChanged.Type
 
-export const DealEvent = Schema.Union([DealCreated, DealUpdated, DealStageChanged, DealDeleted, DealRestored, DealPurged])
+export const DealEvent = Schema.Union([
+  DealCreated,
+  DealUpdated,
+  DealStageChanged,
+  DealDeleted,
+  DealRestored,
+  DealPurged,
+  DealContactUnlinked
+])
 export type DealEvent = typeof DealEvent.Type

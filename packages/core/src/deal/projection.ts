@@ -1,5 +1,6 @@
 import type { Projected } from "../decider.js"
 import type { Json, JsonObject } from "../json.js"
+import { withoutContact } from "../record/links.js"
 import type { DealEvent, DealStageChanged } from "./events.js"
 
 /** Keeps `created_at, updated_at` last, after custom keys added later, as on creation. */
@@ -43,6 +44,9 @@ export const projectDeal = (doc: Projected | null, event: DealEvent): Projected 
       return doc === null ? null : { ...doc, deletedAt: null }
     case "deal.purged":
       return null
+    // Not an edit of the deal's own fields: updated_at stays as it was.
+    case "deal.contact_unlinked":
+      return doc === null ? null : { ...doc, data: withoutContact(doc.data, event.data.contact_id) }
   }
 }
 

@@ -19,7 +19,8 @@ export interface DealDecision {
  * built-in rules decided (`decision`: the events and the deal after them), it returns nothing to let
  * the command through, or the domain error to refuse it with (a `ValidationError` answers 400 with
  * its details, a `Conflict` 409). Rules see every accepted command that records events (create,
- * update, stage move, delete, restore), never the purge of an expired deal. Register them with the
+ * update, stage move, delete, restore), never the purge of an expired deal nor the removal of an
+ * erased contact from its contact_ids (UnlinkContact: an erasure is never refused). Register them with the
  * engine: `EngineLive.pipe(Layer.provide(DealRules.layer([rule])))`.
  *
  * ```ts
@@ -47,7 +48,7 @@ export const withDealRules = (
         ...decider,
         decide: (command, state) => {
           const decided = decider.decide(command, state)
-          if (Result.isFailure(decided) || decided.success.length === 0) return decided
+          if (Result.isFailure(decided) || decided.success.length === 0 || command.type === "UnlinkContact") return decided
           const decision = { events: decided.success, after: decided.success.reduce(decider.evolve, state) }
           for (const rule of rules) {
             const refusal = rule(command, state, decision)

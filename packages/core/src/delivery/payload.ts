@@ -81,15 +81,20 @@ export const payloadDataFor = (event: DomainEvent, record: JsonObject, known: Re
       return { deal: record, timeline_entry: entry }
     }
     case "deleted":
-      // The record has left every view; the receiver learns only which one.
+    case "erased":
+      // The record has left every view (an erased one every store too); the receiver learns only which one.
       return { id: record["id"] ?? null }
     default:
       return null
   }
 }
 
-/** Whether an event's payload shows its record (a delete's names only its id: the record has left every view). */
-export const payloadShowsRecord = (type: string): boolean => !type.endsWith(".deleted") && !type.endsWith(".purged")
+/**
+ * Whether an event's payload shows its record (a delete's, a purge's and an erasure's name only its
+ * id: the record has left every view).
+ */
+export const payloadShowsRecord = (type: string): boolean =>
+  !type.endsWith(".deleted") && !type.endsWith(".purged") && !type.endsWith(".erased")
 
 /**
  * A stored payload's `data` with every record in the API's key order: a delivery document read

@@ -16,6 +16,7 @@ import { makeIdempotency } from "./commands/idempotency.js"
 import type { Ids } from "./contract/Ids.js"
 import { makePipelineFigures } from "./records/pipelineFigures.js"
 import { makePipelines } from "./records/pipelines.js"
+import { makePrivacy } from "./records/privacy.js"
 import { pluginKind } from "./records/pluginRecords.js"
 import { makeRecordService } from "./records/recordService.js"
 import { pluginAggregate } from "../record/pluginAggregate.js"
@@ -39,8 +40,9 @@ export const makeEngine: Effect.Effect<EngineService, never, EngineRequirements 
   const plugins = deps.recordTypes.plugins.map((plugin) => ({ plugin, aggregate: pluginAggregate(plugin) }))
   const records = new Map(plugins.map(({ aggregate, plugin }) => [plugin.name, makeRecordService(deps, pluginKind(plugin, aggregate))]))
   const figures = makePipelineFigures(deps)
+  const people = makeContacts(deps)
   const [contacts, deals, companies, activities] = [
-    makeContacts(deps),
+    { ...people, ...makePrivacy(deps, people) },
     { ...makeDeals(deps, dealRules), forecast: figures.forecast },
     makeCompanies(deps),
     makeActivities(deps)

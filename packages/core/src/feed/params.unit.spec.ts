@@ -13,7 +13,15 @@ describe("the feed's parameters", () => {
 
   it("take exact types and prefixes, in the feed's order, each once", () => {
     expect(parseFeedTypes("deal.stage_changed,contact.*,contact.created")).toEqual(
-      Result.succeed(["contact.created", "contact.updated", "contact.deleted", "contact.restored", "deal.stage_changed", "contact.purged"])
+      Result.succeed([
+        "contact.created",
+        "contact.updated",
+        "contact.deleted",
+        "contact.restored",
+        "deal.stage_changed",
+        "contact.erased",
+        "contact.purged"
+      ])
     )
     expect(parseFeedTypes(" deal.purged ")).toEqual(Result.succeed(["deal.purged"]))
   })

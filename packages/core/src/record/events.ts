@@ -16,5 +16,26 @@ export const recordEvents = <const N extends string, const F extends Schema.Top>
   const Restored = DomainEvent(`${name}.restored`, { at: Schema.String })
   /** The tombstone left once the recovery window is over: the record's data leave the log. */
   const Purged = DomainEvent(`${name}.purged`, { at: Schema.String })
-  return { Created, Updated, Deleted, Restored, Purged, Event: Schema.Union([Created, Updated, Deleted, Restored, Purged]) }
+  /**
+   * The tombstone of a record erased at once, whatever the window (a person's erasure, API.md
+   * "Privacy"): its data leave the log as a purge's do. Only a record type that adds it to its
+   * union has it (contacts).
+   */
+  const Erased = DomainEvent(`${name}.erased`, { at: Schema.String })
+  /**
+   * A link to a contact taken away because that contact was erased: the record's contact_ids lose
+   * it, whether the record is live or in the trash, and the event names the contact by its id
+   * only. Only a record type that adds it to its union has it (deals, activities).
+   */
+  const ContactUnlinked = DomainEvent(`${name}.contact_unlinked`, { contact_id: Schema.String, at: Schema.String })
+  return {
+    Created,
+    Updated,
+    Deleted,
+    Restored,
+    Purged,
+    Erased,
+    ContactUnlinked,
+    Event: Schema.Union([Created, Updated, Deleted, Restored, Purged])
+  }
 }

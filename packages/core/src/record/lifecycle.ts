@@ -5,6 +5,7 @@ import type { DomainError } from "../errors.js"
 import { Conflict, NotFound } from "../errors.js"
 import { changedFields } from "../field/changes.js"
 import type { Json, JsonObject } from "../json.js"
+import { contactIdsOf, withoutContact } from "./links.js"
 
 /**
  * What every soft-deletable record type shares (contacts, companies, activities): its life from
@@ -26,14 +27,17 @@ export type LiveRecord = Extract<RecordState, { readonly status: "live" }>
 export type RecordEvent<N extends string> =
   | { readonly type: `${N}.created`; readonly data: { readonly id: string; readonly fields: JsonObject; readonly at: string } }
   | { readonly type: `${N}.updated`; readonly data: { readonly changed: JsonObject; readonly at: string } }
-  | { readonly type: `${N}.deleted` | `${N}.restored` | `${N}.purged`; readonly data: { readonly at: string } }
+  | { readonly type: `${N}.deleted` | `${N}.restored` | `${N}.purged` | `${N}.erased`; readonly data: { readonly at: string } }
+  | { readonly type: `${N}.contact_unlinked`; readonly data: { readonly contact_id: string; readonly at: string } }
 
-/** A command of a record's life: its verb first in its type (`CreateCompany`, `Purge`). */
+/** A command of a record's life: its verb first in its type (`CreateCompany`, `Purge`, `Erase`, `Unlink`). */
 export interface LifeCommand {
   readonly type: string
   readonly id: string
   readonly at: string
   readonly fields?: JsonObject
+  /** The erased contact an `Unlink` command takes out of the record's contact_ids. */
+  readonly contactId?: string
 }
 
 /** The last millisecond of the 30-day window still restores; the purge takes only what is past it. */
@@ -84,6 +88,8 @@ export const recordLifecycle = <N extends string, E extends RecordEvent<N>>(name
       if (type.startsWith("Update")) return life.update(state, id, fields, at)
       if (type.startsWith("Delete")) return life.remove(state, id, at)
       if (type.startsWith("Restore")) return life.restore(state, id, at)
+      if (type.startsWith("Erase")) return life.erase(state, id, at)
+      if (type.startsWith("Unlink")) return life.unlinkContact(state, id, command.contactId ?? "", at)
       return life.purge(state, id, at)
     },
     /**
@@ -106,9 +112,13 @@ export const recordLifecycle = <N extends string, E extends RecordEvent<N>>(name
       state.status === "live" ? Result.succeed([event("deleted", { at })]) : notFound(id),
     restore: (state: RecordState, id: string, at: string): Decision =>
       state.status === "deleted" && recoverable(state.deletedAt, at) ? Result.succeed([event("restored", { at })]) : notFound(id),
-    purge: (state: RecordState, id: string, at: string): Decision => {
+    /**
+     * The purge of a record in the trash past the window; `now`: of a live or trashed record at once
+     * (an activity about an erased person alone, purged with them: activity/decider.ts).
+     */
+    purge: (state: RecordState, id: string, at: string, now = false): Decision => {
       if (state.status === "absent" || state.status === "purged") return notFound(id)
-      return state.status === "deleted" && !recoverable(state.deletedAt, at)
+      return now || (state.status === "deleted" && !recoverable(state.deletedAt, at))
         ? Result.succeed([event("purged", { at })])
         : Result.fail(
             new Conflict({
@@ -116,6 +126,22 @@ export const recordLifecycle = <N extends string, E extends RecordEvent<N>>(name
               details: [{ path: "", message: `only ${plural} deleted more than 30 days ago can be purged`, id }]
             })
           )
+    },
+    /**
+     * A person's erasure (API.md, "Privacy"): the purge now, of a live record or one in the trash,
+     * with its own tombstone; an erased or purged record is not found.
+     */
+    erase: (state: RecordState, id: string, at: string): Decision =>
+      state.status === "live" || state.status === "deleted" ? Result.succeed([event("erased", { at })]) : notFound(id),
+    /**
+     * The record's link to an erased contact taken away, live or in the trash (a link outlives the
+     * soft delete, record/links.ts); nothing when it names no such contact.
+     */
+    unlinkContact: (state: RecordState, id: string, contactId: string, at: string): Decision => {
+      if (state.status !== "live" && state.status !== "deleted") return notFound(id)
+      return Result.succeed(
+        contactIdsOf(state.fields).includes(contactId) ? [event("contact_unlinked", { contact_id: contactId, at })] : []
+      )
     },
     evolve: (state: RecordState, e: E): RecordState => {
       const data = e.data as Record<string, Json>
@@ -125,6 +151,12 @@ export const recordLifecycle = <N extends string, E extends RecordEvent<N>>(name
       if (isType(e, "deleted"))
         return state.status === "live" ? { status: "deleted", fields: state.fields, deletedAt: data["at"] as string } : state
       if (isType(e, "restored")) return state.status === "deleted" ? { status: "live", fields: state.fields } : state
+      if (isType(e, "contact_unlinked")) {
+        return state.status === "live" || state.status === "deleted"
+          ? { ...state, fields: withoutContact(state.fields, data["contact_id"] as string) }
+          : state
+      }
+      // Purged or erased: nothing of the record is left.
       return { status: "purged" }
     },
     /**
@@ -141,6 +173,8 @@ export const recordLifecycle = <N extends string, E extends RecordEvent<N>>(name
       if (isType(e, "updated")) return { ...doc, data: withTimestamps(doc.data, data["changed"] as JsonObject, data["at"] as string) }
       if (isType(e, "deleted")) return { ...doc, deletedAt: data["at"] as string }
       if (isType(e, "restored")) return { ...doc, deletedAt: null }
+      // Not an edit of the record's own fields: updated_at stays as it was.
+      if (isType(e, "contact_unlinked")) return { ...doc, data: withoutContact(doc.data, data["contact_id"] as string) }
       return null
     }
   }

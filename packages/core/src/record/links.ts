@@ -14,6 +14,20 @@ export const contactIdsOf = (data: JsonObject): ReadonlyArray<string> => {
 }
 
 /**
+ * The record without its link to an erased contact: `contact_ids` without it, every other key (and
+ * the key order) as it was. What a `contact_unlinked` event leaves of a deal or an activity.
+ */
+export const withoutContact = (data: JsonObject, contactId: string): JsonObject =>
+  Object.hasOwn(data, "contact_ids")
+    ? Object.fromEntries(
+        Object.entries(data).map(([key, value]) => [
+          key,
+          key === "contact_ids" ? contactIdsOf(data).filter((id) => id !== contactId) : value
+        ])
+      )
+    : data
+
+/**
  * What a PATCH of a list of links stores: the given (live) records, and the linked records now in
  * the trash, which the client cannot see and so cannot mean to drop; each kept one stays after the
  * element it followed, so patching back the list a client was shown changes nothing.

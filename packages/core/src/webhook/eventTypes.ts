@@ -44,6 +44,9 @@ export const WEBHOOK_EVENT_DESCRIPTIONS: { readonly [Type in WebhookSentEventTyp
     "An activity's fields changed (marking it done included); data.activity is the activity after the change and data.changed_fields names the fields that changed.",
   "activity.deleted": "An activity was moved to the trash; data.id is its id.",
   "activity.restored": "An activity was restored from the trash; data.activity is the activity as the API shows it.",
+  "contact.erased":
+    "A contact was erased at once on request (POST /v1/contacts/:id/erase), live or in the trash: its data left every view, the " +
+    "log, the change feed and the payloads of its earlier deliveries; data.id is its id, and nothing else of it remains.",
   "webhook.test": "Sent only by POST /v1/webhooks/:id/test, never on its own; data.webhook_id is the webhook tested."
 }
 

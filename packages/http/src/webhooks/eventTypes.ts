@@ -32,6 +32,9 @@ const RECORD_SCHEMAS: { readonly [T in RecordType]: Schema.Top } = { contact: Co
 /** The payload's `data` of the types that are not a record type's life (created, updated, deleted, restored). */
 const OWN_PAYLOAD_DATA: { readonly [Type in Exclude<WebhookSentEventType, `${RecordType}.${(typeof lifeEvents)[number]}`>]: Schema.Top } = {
   "deal.stage_changed": Schema.Struct({ deal: Deal, timeline_entry: TimelineEntry }),
+  "contact.erased": Schema.Struct({
+    id: Schema.String.annotate({ description: "The id of the contact erased: nothing else of it remains." })
+  }),
   "webhook.test": Schema.Struct({ webhook_id: Schema.String.annotate({ description: "The webhook tested." }) })
 }
 

@@ -13,13 +13,14 @@ const BATCH = 500
 /** What the reads here need of the engine. */
 type Reader = { readonly storage: StorageService }
 
-/** Every live document matching `where`, read in keyset batches so no single read is unbounded. */
+/** Every live document matching `where` (or in the trash, by `scope`), read in keyset batches so no single read is unbounded. */
 export const queryAll = (
   deps: Reader,
   collection: Collection,
   workspaceId: string,
   where: Expr,
-  sort: SortSpec = { field: { name: "id", type: "id" }, direction: "asc" }
+  sort: SortSpec = { field: { name: "id", type: "id" }, direction: "asc" },
+  scope: DocumentQuery["scope"] = "live"
 ) =>
   Effect.gen(function* () {
     const out: Array<StoredDocument> = []
@@ -27,7 +28,7 @@ export const queryAll = (
     for (;;) {
       const rows: ReadonlyArray<StoredDocument> = yield* deps.storage.queryDocuments(collection, workspaceId, {
         where,
-        scope: "live",
+        scope,
         sort,
         after,
         limit: BATCH

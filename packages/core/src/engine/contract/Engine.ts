@@ -116,6 +116,25 @@ export interface RecordAsOf {
   readonly getAsOf: (ctx: RequestContext, id: string, asOf: string) => Effect.Effect<Versioned, ReadError>
 }
 
+/** A person's data on request (API.md, "Privacy: export and erasure"; records/privacy.ts). */
+export interface ContactPrivacy {
+  /**
+   * Everything held about the person, from one state: `{contact, deleted_at, history, activities,
+   * deal_ids, company_ids, delivery_ids, exported_at}`, for a live contact or one in the trash.
+   * NotFound for one erased, purged or never written.
+   */
+  readonly exportPerson: (ctx: RequestContext, id: string) => Effect.Effect<JsonObject, ReadError>
+  /**
+   * The purge of the trash window now, for a live contact or one in the trash, irreversible: its
+   * documents removed, its events' data and its deliveries' payloads redacted, its links taken out
+   * of deals and activities, the stored answers that show it redacted, a `contact.erased`
+   * tombstone. Answers `{id, erased_at, redacted: {events, feed_entries, deliveries,
+   * stored_answers}, unlinked: {deals, companies, activities}, erased_activities}`. NotFound for
+   * one already erased or purged.
+   */
+  readonly erase: (ctx: RequestContext, id: string) => Effect.Effect<JsonObject, WriteError>
+}
+
 /** `POST /v1/<records>/batch`, for the record types that have one (see commands/batch.ts). */
 export interface RecordBatch {
   readonly batch: (ctx: RequestContext, body: unknown) => Effect.Effect<BatchAnswer, ValidationError | Conflict | StorageUnavailable>
@@ -125,9 +144,10 @@ export interface EngineService {
   /**
    * list params: limit, cursor, search, filter, sort. get's `expand`: the raw `expand` parameter
    * (`deals,activities`) or null. getAsOf: the contact's fields then, and the deals that named it then
-   * (a walk of the workspace's log). batch: creates, updates and upserts by email.
+   * (a walk of the workspace's log). batch: creates, updates and upserts by email. exportPerson and
+   * erase: a person's data on request (ContactPrivacy).
    */
-  readonly contacts: RecordService<[expand: string | null]> & RecordAsOf & RecordBatch
+  readonly contacts: RecordService<[expand: string | null]> & RecordAsOf & RecordBatch & ContactPrivacy
   /**
    * list params: limit, cursor, search, filter, sort, pipeline_id, stage_id, owner_id, status,
    * contact_id, value_min, value_max, close_date_from, close_date_to. get's `expand`: the raw `expand`

@@ -66,7 +66,9 @@ const liveThen = <C, E extends DomainEvent, S>(
 
 const PAGE = 1000
 
-const dealEventTypes = ["created", "updated", "stage_changed", "deleted", "restored", "purged"].map((type) => `deal.${type}`)
+const dealEventTypes = ["created", "updated", "stage_changed", "deleted", "restored", "purged", "contact_unlinked"].map(
+  (type) => `deal.${type}`
+)
 
 /**
  * Every deal of the workspace as it stood at an instant, by id (deals in the trash then included,

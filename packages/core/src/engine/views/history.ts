@@ -1,7 +1,7 @@
 import { Effect, Result } from "effect"
 import type { Aggregate } from "../../aggregate.js"
 import { NotFound, type StorageUnavailable, ValidationError } from "../../errors.js"
-import { recordHistory } from "../../history/index.js"
+import { type HistoryEntry, recordHistory } from "../../history/index.js"
 import { decodeCursor, encodeCursor } from "../../query/cursor.js"
 import type { FieldCatalog } from "../../query/fields.js"
 import { parseLimit } from "../../query/parseLimit.js"
@@ -38,13 +38,28 @@ export const historyPage = <C, E extends DomainEvent, S>(
     if (cursor !== null && Result.isFailure(cursor)) return yield* cursor.failure
     const after = cursor === null ? 0 : Number(cursor.success.value)
 
-    const stream = yield* recordedEvents(deps, aggregate, ctx, id)
-    if (stream.length === 0 || aggregate.project === null) return yield* new NotFound({ resource: aggregate.name, id })
-    const entries = recordHistory(stream, aggregate.project, (data) => visibleFields(data, catalog), catalog)
+    const entries = yield* wholeHistory(deps, ctx, aggregate, id, catalog)
+    if (entries.length === 0) return yield* new NotFound({ resource: aggregate.name, id })
     const rows = entries.slice(after, after + limit.success)
     const last = after + rows.length
     return {
       data: rows,
       next_cursor: last < entries.length ? encodeCursor(fingerprint, { value: last, id }) : null
     }
+  })
+
+/**
+ * Every entry of a record's history, oldest first (none for a purged or erased record, or one of
+ * another workspace): what its pages hold, whole, for a person's export.
+ */
+export const wholeHistory = <C, E extends DomainEvent, S>(
+  deps: EngineDeps,
+  ctx: RequestContext,
+  aggregate: Aggregate<C, E, S>,
+  id: string,
+  catalog: FieldCatalog
+): Effect.Effect<ReadonlyArray<HistoryEntry>, StorageUnavailable> =>
+  Effect.map(recordedEvents(deps, aggregate, ctx, id), (stream) => {
+    const project = aggregate.project
+    return stream.length === 0 || project === null ? [] : recordHistory(stream, project, (data) => visibleFields(data, catalog), catalog)
   })
