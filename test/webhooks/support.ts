@@ -100,3 +100,6 @@ export const LATER_EVENT_TYPES = [
   "activity.deleted",
   "activity.restored"
 ]
+
+/** The tombstone of a person's erasure (issue 33), in the API's order after LATER_EVENT_TYPES. */
+export const ERASURE_EVENT_TYPES = ["contact.erased"]

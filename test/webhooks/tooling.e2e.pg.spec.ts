@@ -8,6 +8,7 @@ import type { Received } from "./receiver.js"
 import {
   as,
   deliveriesOf,
+  ERASURE_EVENT_TYPES,
   EVENT_TYPES,
   LATER_EVENT_TYPES,
   receiverForTest,
@@ -184,7 +185,7 @@ describe.each(STORAGES)("webhook tooling on %s storage", { timeout: 90_000 }, (s
     const api = as(host, workspace())
     const { answer, listed } = await eventTypesOf(api)
     expect(answer.body.next_cursor).toBeNull()
-    expect(listed.map((entry) => entry.type)).toEqual([...EVENT_TYPES, ...LATER_EVENT_TYPES, "webhook.test"])
+    expect(listed.map((entry) => entry.type)).toEqual([...EVENT_TYPES, ...LATER_EVENT_TYPES, ...ERASURE_EVENT_TYPES, "webhook.test"])
     for (const entry of listed) {
       expect(Object.keys(entry), entry.type).toEqual(["type", "description", "schema"])
       expect(entry.description.trim().length, entry.type).toBeGreaterThan(10)
@@ -255,12 +256,19 @@ describe.each(STORAGES)("webhook tooling on %s storage", { timeout: 90_000 }, (s
       expect((await api.call("DELETE", path)).status).toBe(204)
       expect((await api.call("POST", `${path}/restore`)).status).toBe(200)
     }
-    await receiver.waitFor((r) => r.length >= 18, "a delivery of each record event")
+    // A person's erasure: its tombstone is delivered (its contact.created may have been cancelled by it).
+    const erased = (await api.call("POST", "/v1/contacts", { body: { email: "erased.schema@example.com" } })).body
+    expect((await api.call("POST", `/v1/contacts/${erased.id}/erase`)).status).toBe(200)
+    await receiver.waitFor((r) => r.length >= 19 && r.some((one) => one.json.type === "contact.erased"), "a delivery of each record event")
     expect((await testWebhook(api, webhook.id)).body.status_code).toBe(200)
 
     // A retry would repeat its delivery's bytes: one of each type is what is checked.
-    const byType = new Map(receiver.received.map((r) => [r.json.type as string, r.json.data as Record<string, any>]))
-    expect([...byType.keys()].sort()).toEqual([...EVENT_TYPES, ...LATER_EVENT_TYPES, "webhook.test"].sort())
+    const byType = new Map(
+      receiver.received
+        .filter((r) => r.json.data?.contact?.id !== erased.id)
+        .map((r) => [r.json.type as string, r.json.data as Record<string, any>])
+    )
+    expect([...byType.keys()].sort()).toEqual([...EVENT_TYPES, ...LATER_EVENT_TYPES, ...ERASURE_EVENT_TYPES, "webhook.test"].sort())
     const { validators } = await eventTypesOf(api)
     for (const [type, data] of byType) expect(problemsOf(validators, type, data), type).toEqual([])
     expect(byType.get("contact.created")!.contact.tier).toBe("gold")
