@@ -201,6 +201,14 @@ const exportAndErase = (storage: StorageService, queue: DeliveryQueueService) =>
 
     // The email is free again.
     expect((yield* engine.contacts.create(ctx, { email: "erase.me@x.io" })).data["email"]).toBe("erase.me@x.io")
+
+    // A contact the trash window purged is not found either.
+    const old = idOf(yield* engine.contacts.create(ctx, { email: "old@x.io" }))
+    yield* engine.contacts.delete(ctx, old, null)
+    yield* TestClock.adjust(30 * 86_400_000 + 1)
+    expect(yield* engine.purgeExpired).toBeGreaterThanOrEqual(1)
+    expect((yield* Effect.flip(engine.contacts.erase(ctx, old)))._tag).toBe("NotFound")
+    expect((yield* Effect.flip(engine.contacts.exportPerson(ctx, old)))._tag).toBe("NotFound")
   }).pipe(Effect.scoped)
 
 /** A storage that tells what each commit carried. */

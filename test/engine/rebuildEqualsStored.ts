@@ -41,6 +41,7 @@ export const coverage = () => {
         "updateContact",
         "deleteContact",
         "restoreContact",
+        "eraseContact",
         "createDeal",
         "updateDeal",
         "moveStage",

@@ -15,8 +15,8 @@ export const FeedEvent = Schema.Struct({
   data: Schema.Record(Schema.String, Schema.Unknown).annotate({
     description:
       "As in the webhook payload of the type (GET /v1/webhook-event-types has each type's JSON Schema): the record " +
-      "as the API showed it when the event was committed. `{id}` for a delete and for a purge's tombstone " +
-      '(contact.purged, deal.purged); `{"redacted": true}` for the earlier events of a purged record.'
+      "as the API showed it when the event was committed. `{id}` for a delete and for a purge's or an erasure's tombstone " +
+      '(contact.purged, deal.purged, contact.erased); `{"redacted": true}` for the earlier events of a purged or erased record.'
   })
 }).annotate({ identifier: "FeedEvent" })
 
@@ -28,7 +28,7 @@ export const FeedPage = Schema.Struct({
 }).annotate({ identifier: "FeedPage" })
 
 export const feedDescription = `The workspace's change feed: every committed contact and deal event, in commit order, each exactly as a webhook
-delivery of it is sent (the same bytes), including deletes, restores and the \`*.purged\` tombstones. Follow \`next_cursor\`
+delivery of it is sent (the same bytes), including deletes, restores, the \`*.purged\` tombstones and \`contact.erased\`. Follow \`next_cursor\`
 (pass it as \`after\`) and you see every event exactly once: an event whose transaction commits after a later-numbered
 one is never skipped, on any host. With \`wait\`, an empty read is held until an event arrives. A consumer loop:
 

@@ -26,5 +26,5 @@ export const HistoryEntry = Schema.Struct({
 
 export const historyDescription = (record: string) =>
   `Every change to the ${record} since it was created, oldest first, one entry per event: who (the API key), when, the request, ` +
-  `and each field's value before and after. Kept for a ${record} in the trash; a purged ${record}'s history is gone (404), ` +
+  `and each field's value before and after. Kept for a ${record} in the trash; a purged (or erased) ${record}'s history is gone (404), ` +
   "and its erased values never appear."

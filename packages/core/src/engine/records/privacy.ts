@@ -153,12 +153,13 @@ export const makePrivacy = (deps: EngineDeps, contacts: { readonly writes: Recor
 
   /**
    * The purge of the trash window, now, for a live contact or one in the trash: its links taken out
-   * of deals and activities, then purgeRecord with `contact.erased` for tombstone (its documents
-   * removed, its events' data and the payloads of its deliveries redacted, the tombstone announced),
-   * then the links made while it ran, then the stored answers that show it. Each record is its own
-   * commit, deliveries a page per commit, so its time grows with what it erases and no transaction
-   * does. Answers the counts of what it redacted and unlinked. NotFound for a contact already
-   * erased or purged (or never written).
+   * of deals and activities and the stored answers that show it redacted, then purgeRecord with
+   * `contact.erased` for tombstone (its documents removed, its events' data and the payloads of its
+   * deliveries redacted, the tombstone announced), then the links made while it ran. Each record
+   * is its own commit, deliveries a page per commit, so its time grows with what it erases and no
+   * transaction does; a request that fails before the tombstone leaves the contact to erase again.
+   * Answers the counts of what it redacted and unlinked. NotFound for a contact already erased or
+   * purged (or never written).
    */
   const erase = (ctx: RequestContext, id: string): Effect.Effect<JsonObject, WriteError> =>
     Effect.gen(function* () {
@@ -168,6 +169,7 @@ export const makePrivacy = (deps: EngineDeps, contacts: { readonly writes: Recor
       const { idempotency: _key, ...others } = ctx
       // Before the tombstone, so that a request that fails half-way leaves the contact to erase again.
       const before = yield* unlinkEverywhere(others, id)
+      const answers = yield* redactStoredAnswers(deps, others, "contact", id)
       let events = 0
       let companies = 0
       const on = contacts.writes.commandOn(ctx, id)
@@ -188,7 +190,6 @@ export const makePrivacy = (deps: EngineDeps, contacts: { readonly writes: Recor
       )
       // A deal or an activity may have been linked to the contact while it was live, in between.
       const after = yield* unlinkEverywhere(others, id)
-      const answers = yield* redactStoredAnswers(deps, others, "contact", id)
       const erasedAt = handled.fresh[0]?.data.at ?? (yield* nowIso)
       return {
         id,

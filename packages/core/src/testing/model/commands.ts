@@ -35,6 +35,8 @@ export type WorkspaceCommand =
     }
   | OnRecord<"deleteContact">
   | OnRecord<"restoreContact">
+  /** POST /v1/contacts/:id/erase: the purge now, live or in the trash, its links taken out of deals and activities. */
+  | OnRecord<"eraseContact">
   /** POST /v1/contacts/batch: creates, updates of made contacts (by index) and upserts by email. */
   | BatchCommand<"contactBatch", "email">
   | {
@@ -187,6 +189,7 @@ const DEFAULT_WEIGHTS: Record<WorkspaceCommand["kind"], number> = {
   updateContact: 3,
   deleteContact: 2,
   restoreContact: 2,
+  eraseContact: 1,
   contactBatch: 2,
   createCompany: 3,
   updateCompany: 2,
@@ -249,6 +252,7 @@ export const workspaceCommand = (options: WorkspaceCommandOptions = {}): fc.Arbi
     updateContact: fc.record({ kind: fc.constant("updateContact"), ws, target, body: contactBody, companies: maybe(links) }),
     deleteContact: fc.record({ kind: fc.constant("deleteContact"), ws, target }),
     restoreContact: fc.record({ kind: fc.constant("restoreContact"), ws, target }),
+    eraseContact: fc.record({ kind: fc.constant("eraseContact"), ws, target }),
     contactBatch: batchOf<"contactBatch", "email">(
       "contactBatch",
       contactBody,
@@ -412,5 +416,6 @@ export const EVERY_KIND: ReadonlyArray<WorkspaceCommand> = [
   { kind: "tick", millis: DAY },
   { kind: "purge", millis: 31 * DAY },
   { kind: "createContact", ws: 1, body: { email: "ann0@x.io" } },
-  { kind: "deleteDeal", ws: 0, target: 0 }
+  { kind: "deleteDeal", ws: 0, target: 0 },
+  { kind: "eraseContact", ws: 0, target: 1 }
 ]

@@ -155,6 +155,11 @@ export const executeCommand = (world: World<WorkspaceCommand>, command: Workspac
         if ((yield* run(engine.contacts.restore(ctx, id))) !== null) made.deletedContacts = made.deletedContacts.filter((d) => d !== id)
         break
       }
+      case "eraseContact": {
+        const id = pick(made.contacts, command.target, "con_none")
+        if ((yield* run(engine.contacts.erase(ctx, id))) !== null) made.deletedContacts = made.deletedContacts.filter((d) => d !== id)
+        break
+      }
       case "contactBatch": {
         const operations = command.operations.map((operation) =>
           operation.op === "create"

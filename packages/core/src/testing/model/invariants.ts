@@ -146,8 +146,19 @@ export const timelineChains: Invariant = invariant("timelines chain and end in t
 )
 
 /**
+ * Whether `now` is `before` with contacts taken out of its contact_ids and nothing else changed: what
+ * a contact's erasure does to a deal or an activity, in the trash or not (`contact_unlinked`).
+ */
+const onlyUnlinked = (before: JsonObject, now: JsonObject): boolean => {
+  const was = before["contact_ids"]
+  const is = now["contact_ids"]
+  return Array.isArray(was) && Array.isArray(is) && is.every((id) => was.includes(id)) && sameData({ ...before, contact_ids: is }, now)
+}
+
+/**
  * Delete then restore is identity: a record (contact, deal, company, activity) restored from the trash holds exactly the
- * document it held before it was deleted (stored data; its version moves on).
+ * document it held before it was deleted (stored data; its version moves on), but for the contacts
+ * a person's erasure took out of it meanwhile, the one change a record in the trash may see.
  */
 export const deleteThenRestoreIsIdentity: Invariant = {
   name: "delete then restore is identity",
@@ -164,6 +175,11 @@ export const deleteThenRestoreIsIdentity: Invariant = {
             const live = lastLive.get(key)
             if (live !== undefined) beforeDelete.set(key, live)
             lastLive.delete(key)
+            const held = beforeDelete.get(key)
+            if (held !== undefined && !sameData(doc.data, held)) {
+              if (onlyUnlinked(held, doc.data)) beforeDelete.set(key, doc.data)
+              else problems.push(`${key} changed in the trash from ${JSON.stringify(held)} to ${JSON.stringify(doc.data)}`)
+            }
             continue
           }
           const deleted = beforeDelete.get(key)

@@ -83,6 +83,7 @@ describe("checkModel", () => {
       "deleteContact",
       "deleteDeal",
       "deleteField",
+      "eraseContact",
       "moveStage",
       "purged",
       "restoreActivity",
@@ -198,7 +199,7 @@ describe("checkModel", () => {
         engine,
         invariants: only,
         numRuns: 200,
-        seed: 7,
+        seed: 11,
         commands: workspaceCommands({ maxLength: 30 })
       })
       expect(result.failed).toBe(true)
