@@ -10,7 +10,7 @@ describe("engine on memory storage", () => {
     await assertModel({
       storage: MemoryStorage.layer,
       workspaces: 2,
-      commands: workspaceCommands({ workspaces: 2, maxLength: 60 }),
+      commands: workspaceCommands({ workspaces: 2, maxLength: 60, weights: { eraseContact: 1 } }),
       numRuns: 50,
       examples: [EVERY_KIND],
       invariants: [...standardInvariants, storedEqualsRebuild],

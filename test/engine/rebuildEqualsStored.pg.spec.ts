@@ -13,7 +13,7 @@ describe("engine on PostgreSQL", () => {
       storage: pgStorageLayer,
       storagePerRun: false,
       workspaces: 2,
-      commands: workspaceCommands({ workspaces: 2, maxLength: 40 }),
+      commands: workspaceCommands({ workspaces: 2, maxLength: 40, weights: { eraseContact: 1 } }),
       numRuns: 25,
       examples: [EVERY_KIND],
       invariants: [...standardInvariants, storedEqualsRebuild],

@@ -59,6 +59,7 @@ describe("checkModel", () => {
     const result = await checkModel({
       storage: MemoryStorage.layer,
       numRuns: 25,
+      commands: workspaceCommands({ weights: { eraseContact: 1 } }),
       examples: [EVERY_KIND],
       afterRun: (world) =>
         Effect.sync(() => {
@@ -199,7 +200,7 @@ describe("checkModel", () => {
         engine,
         invariants: only,
         numRuns: 200,
-        seed: 11,
+        seed: 7,
         commands: workspaceCommands({ maxLength: 30 })
       })
       expect(result.failed).toBe(true)
