@@ -8,7 +8,7 @@ import type { Migration } from "./Migration.js"
  * (functions/documentTableList.ts), like every document table.
  */
 export const migration: Migration = {
-  id: 23,
+  id: 24,
   name: "api key uses",
   statements: [
     `CREATE TABLE ds_api_key_uses (
