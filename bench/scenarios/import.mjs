@@ -22,7 +22,7 @@ const BATCH = 100
 const WARMUP = { batches: 4, singles: 200 }
 const FIFTHS = 5
 /** `dealstream import`'s --concurrency when none is given (the scenario then passes none). */
-const DEFAULT_CLI_CONCURRENCY = 4
+const DEFAULT_CLI_CONCURRENCY = 8
 
 const FIRST = [
   "Ada",
@@ -506,7 +506,8 @@ export const contactImport = async ({ pg, settings, runs, log, quick }) => {
       },
       ...CLI_CONCURRENCY.flatMap((concurrency) => {
         const name = cliName(concurrency)
-        const flag = concurrency === DEFAULT_CLI_CONCURRENCY ? "default --concurrency (4)" : `--concurrency ${concurrency}`
+        const flag =
+          concurrency === DEFAULT_CLI_CONCURRENCY ? `default --concurrency (${DEFAULT_CLI_CONCURRENCY})` : `--concurrency ${concurrency}`
         return [
           {
             scenario: SCENARIO,
@@ -578,7 +579,7 @@ export const contactImport = async ({ pg, settings, runs, log, quick }) => {
       "The ratio row `batch ÷ single` holds per-run ratios of the two rates of the same run (issue 18's target: at least 5).",
       `CLI (issue 34): the same rows written once to a CSV file (${(fileBytes / 1024 / 1024).toFixed(1)} MB; a header row of the fields' names ` +
         `${COLUMNS.map((c) => `\`${c}\``).join(", ")}, CRLF line ends), then per run \`node packages/http/dist/bin.js import <file> --type contacts\` ` +
-        `${CLI_CONCURRENCY.map((c) => (c === DEFAULT_CLI_CONCURRENCY ? "(default --concurrency, 4)" : `\`--concurrency ${c}\``)).join(", ")} in a process ` +
+        `${CLI_CONCURRENCY.map((c) => (c === DEFAULT_CLI_CONCURRENCY ? `(default --concurrency, ${DEFAULT_CLI_CONCURRENCY})` : `\`--concurrency ${c}\``)).join(", ")} in a process ` +
         "of its own, DEALSTREAM_URL and DEALSTREAM_API_KEY set, onto a fresh database and host as the batch import's (custom fields defined " +
         "first, so the CLI maps `industry` and `employees` to them). It sends the rows as creates (no `--match`), in batches of 100, each " +
         "under an Idempotency-Key of its own, and notes each answered batch in its journal. Rate = rows / (spawn → exit): node's start, " +
