@@ -61,3 +61,14 @@ export const treeCpuSince = (before, after) => {
   for (const [pid, seconds] of after) total += seconds - (before.get(pid) ?? 0)
   return total
 }
+
+/**
+ * CPU seconds of this process's children that have exited and been waited for (cutime + cstime of
+ * /proc/self/stat): the difference across a child's run is what that child spent, once it is gone.
+ */
+export const reapedChildrenCpu = () => {
+  if (!available) return null
+  const text = readFileSync("/proc/self/stat", "utf8")
+  const fields = text.slice(text.lastIndexOf(")") + 2).split(" ")
+  return (Number(fields[13]) + Number(fields[14])) / ticks
+}

@@ -23,6 +23,7 @@ const quick = {
   webhooks: { latencyContacts: 20, loadedContacts: 300, throughputContacts: 1000, recoveryEvents: 2000, concurrency: 16 },
   feed: { events: 100_000, latencyContacts: 50 },
   import: { contacts: 10_000, singleContacts: 5_000 },
+  export: { contacts: 100_000, deals: 20_000, maxSeconds: 60 },
   scaleout: {
     writers: 8,
     writesBefore: 150,
@@ -53,6 +54,7 @@ const full = {
   webhooks: { latencyContacts: 300, loadedContacts: 2000, throughputContacts: 5000, recoveryEvents: 100_000, concurrency: 16 },
   feed: { events: 1_000_000, latencyContacts: 200 },
   import: { contacts: 100_000, singleContacts: 20_000 },
+  export: { contacts: 1_000_000, deals: 200_000, maxSeconds: 300 },
   scaleout: {
     writers: 8,
     writesBefore: 300,
@@ -92,6 +94,7 @@ const smoke = {
   webhooks: { latencyContacts: 5, loadedContacts: 20, throughputContacts: 50, recoveryEvents: 50, concurrency: 4 },
   feed: { events: 2_000, latencyContacts: 5 },
   import: { contacts: 500, singleContacts: 200 },
+  export: { contacts: 500, deals: 100, maxSeconds: 30 },
   scaleout: {
     writers: 8,
     writesBefore: 40,

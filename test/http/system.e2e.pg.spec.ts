@@ -55,6 +55,8 @@ describe("documentation and probes", () => {
       "/v1/activities/{id}",
       "/v1/activities/{id}/history",
       "/v1/activities/{id}/restore",
+      "/v1/api-keys",
+      "/v1/api-keys/{id}",
       "/v1/companies",
       "/v1/companies/batch",
       "/v1/companies/export",
@@ -99,6 +101,15 @@ describe("documentation and probes", () => {
     ])
     expect(Object.keys(spec.paths["/v1/deals/{id}"]).sort()).toEqual(["delete", "get", "patch"])
     expect(Object.keys(spec.paths["/v1/webhooks/{id}"]).sort()).toEqual(["delete", "get", "patch"])
+    expect(Object.keys(spec.paths["/v1/api-keys"]).sort()).toEqual(["get", "post"])
+    expect(Object.keys(spec.paths["/v1/api-keys/{id}"]).sort()).toEqual(["delete", "get", "patch"])
+    // Every key operation needs keys:manage; the key itself is answered once, by the POST, and never replayed.
+    for (const operation of [...Object.values(spec.paths["/v1/api-keys"]), ...Object.values(spec.paths["/v1/api-keys/{id}"])]) {
+      expect((operation as { security: unknown }).security).toEqual([{ bearer: ["keys:manage"] }])
+    }
+    expect(spec.components.schemas.CreatedApiKey.properties).toHaveProperty("key")
+    expect(spec.components.schemas.ApiKey.properties).not.toHaveProperty("key")
+    expect(spec.paths["/v1/api-keys"].post.responses["201"].headers).not.toHaveProperty("Idempotent-Replayed")
     expect(Object.keys(spec.paths["/v1/webhooks/{id}/deliveries/{delivery_id}/replay"].post.responses)).toContain("202")
     // A person's data: both operations need privacy:manage, and say what they answer.
     const exported = spec.paths["/v1/contacts/{id}/export"].get

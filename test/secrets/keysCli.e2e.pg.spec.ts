@@ -4,6 +4,7 @@ import { join } from "node:path"
 import { Effect, Exit, Scope } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { lines, run, serve } from "../http/cli.js"
+import { startHost } from "../http/client.js"
 import { testDatabase } from "../support/pg.js"
 import { rowsContaining, sha256Hex, until } from "./support.js"
 
@@ -87,10 +88,18 @@ describe("dealstream keys on PostgreSQL", () => {
     const listed = await keys("list")
     expect(listed.code).toBe(0)
     const rows = lines(listed.stdout)
-    expect(rows[0]).toMatch(/^KEY ID\s+WORKSPACE\s+CREATED\s+REVOKED$/)
+    expect(rows[0]).toMatch(/^KEY ID\s+WORKSPACE\s+CREATED\s+REVOKED\s+EXPIRES\s+SCOPES\s+NAME$/)
     const acmeRow = rows.find((row) => row.startsWith(acme.keyId))!.split(/\s+/)
-    expect(acmeRow).toEqual([acme.keyId, "acme", expect.stringMatching(/^\d{4}-.*Z$/), expect.stringMatching(/^\d{4}-.*Z$/)])
-    expect(rows.find((row) => row.startsWith(globex.keyId))!.split(/\s+/)).toEqual([globex.keyId, "globex", expect.any(String), "-"])
+    expect(acmeRow).toEqual([acme.keyId, "acme", expect.stringMatching(/^\d{4}-.*Z$/), expect.stringMatching(/^\d{4}-.*Z$/), "-", "*", "-"])
+    expect(rows.find((row) => row.startsWith(globex.keyId))!.split(/\s+/)).toEqual([
+      globex.keyId,
+      "globex",
+      expect.any(String),
+      "-",
+      "-",
+      "*",
+      "-"
+    ])
     for (const secret of [acme.key, globex.key, sha256Hex(acme.key), sha256Hex(globex.key)]) {
       expect(listed.stdout + listed.stderr).not.toContain(secret)
     }
@@ -129,9 +138,96 @@ describe("dealstream keys on PostgreSQL", () => {
 
     const help = run(["--help"])
     expect(await help.exit).toBe(0)
-    expect(help.stdout()).toContain("dealstream keys create --workspace <id>")
+    expect(help.stdout()).toContain("dealstream keys create --workspace <id> [--name <text>] [--scopes <list>]")
+    expect(help.stdout()).toContain("--expires <when>")
     expect(help.stdout()).toContain("within 5 seconds")
     // A CLI process per case, one after another: seconds each on a loaded 2-core machine.
+  }, 90_000)
+})
+
+describe("dealstream keys create with a name, scopes and an expiry", () => {
+  const scope = Effect.runSync(Scope.make())
+  let url = ""
+  let storage: ReadonlyArray<string> = []
+  beforeAll(async () => {
+    url = await Effect.runPromise(Scope.provide(testDatabase, scope))
+    storage = ["--storage", "postgres", "--database-url", url]
+  })
+  afterAll(() => Effect.runPromise(Scope.close(scope, Exit.void)))
+
+  const keys = async (...args: ReadonlyArray<string>) => {
+    const cli = run(["keys", ...args, ...storage])
+    return { code: await cli.exit, stdout: cli.stdout(), stderr: cli.stderr() }
+  }
+
+  it("stores them, says them, lists them, and a host holds the key to them", async () => {
+    const made = await keys(
+      "create",
+      "--workspace",
+      "acme",
+      "--name",
+      "Nightly report",
+      "--scopes",
+      "contacts:read,keys:manage",
+      "--expires",
+      "30d"
+    )
+    expect(made.code, made.stderr).toBe(0)
+    const key = made.stdout.trim()
+    const keyId = `key_${sha256Hex(key).slice(0, 12)}`
+    const expires = /expires (\S+);/.exec(made.stderr)?.[1]
+    expect(Date.parse(expires!) - Date.now()).toBeGreaterThan(29 * 86_400_000)
+    expect(made.stderr).toContain(
+      `created API key ${keyId} for workspace "acme" (scopes contacts:read,keys:manage; expires ${expires}; name "Nightly report";`
+    )
+    const instant = await keys("create", "--workspace", "acme", "--expires", "2099-01-01T01:00:00+01:00", "--scopes", "*")
+    expect(instant.code, instant.stderr).toBe(0)
+    expect(instant.stderr).toContain("(scopes *; expires 2099-01-01T00:00:00.000Z; storage:")
+
+    const listed = lines((await keys("list", "--workspace", "acme")).stdout)
+    expect(listed[1]!.split(/\s+/)).toEqual([
+      keyId,
+      "acme",
+      expect.any(String),
+      "-",
+      expires,
+      "contacts:read,keys:manage",
+      "Nightly",
+      "report"
+    ])
+
+    // A host on the same database: the key does what its scopes allow, and manages keys.
+    const host = await startHost({ storage: { postgres: url } })
+    try {
+      expect((await host.call("GET", "/v1/contacts", { key })).status).toBe(200)
+      expect((await host.call("POST", "/v1/contacts", { key, body: { email: "cli@example.com" } })).status).toBe(403)
+      const record = await host.call("GET", `/v1/api-keys/${keyId}`, { key })
+      expect(record.body).toMatchObject({ name: "Nightly report", scopes: ["contacts:read", "keys:manage"], expires_at: expires })
+    } finally {
+      await host.close()
+    }
+  }, 90_000)
+
+  it("refuses a bad flag in one line that names it", async () => {
+    const cases: ReadonlyArray<readonly [ReadonlyArray<string>, number, string]> = [
+      [["--scopes", "contacts:read,deals:delete"], 1, 'dealstream: --scopes "deals:delete" is not a known scope'],
+      [["--name", " "], 1, "dealstream: --name must be a string of 1 to 200 characters, not blank"],
+      [["--expires", "2020-01-01T00:00:00Z"], 1, "dealstream: --expires must be later than now"],
+      [
+        ["--expires", "soon"],
+        2,
+        'dealstream: --expires must be an instant with its offset (2027-01-01T00:00:00Z) or a duration such as 90d, got "soon"'
+      ]
+    ]
+    for (const [flags, code, message] of cases) {
+      const refused = await keys("create", "--workspace", "acme", ...flags)
+      expect(refused.code, refused.stderr).toBe(code)
+      expect(lines(refused.stderr)).toEqual([message])
+      expect(refused.stdout).toBe("")
+    }
+    const misplaced = await keys("revoke", "key_000000000000", "--name", "x")
+    expect(misplaced.code).toBe(2)
+    expect(lines(misplaced.stderr)).toEqual(["dealstream: --name is a keys create option"])
   }, 90_000)
 })
 

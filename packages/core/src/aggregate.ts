@@ -56,6 +56,11 @@ export interface Aggregate<C, E extends DomainEvent, S> {
    * decoded, it returns the event as it is written today (see aggregate.unit.spec.ts).
    */
   readonly upcast?: (stored: DomainEvent) => DomainEvent
+  /**
+   * The workspace a stream belongs to, told by its first event: that event's own by default. Only
+   * a stream whose events moved workspace says otherwise (an API key's, see apiKey/aggregate.ts).
+   */
+  readonly workspaceOf?: (first: StoredEvent) => string
   /** The record's document as the API returns it; null for an aggregate that has none. */
   readonly project: ((doc: Projected | null, event: E) => Projected | null) | null
   readonly documents: StreamDocuments<E>
@@ -91,6 +96,10 @@ export interface Aggregate<C, E extends DomainEvent, S> {
 
 /** Any aggregate, for lists of them: deciders are contravariant in their commands and events. */
 export type AnyAggregate = Aggregate<any, any, any>
+
+/** The workspace whose stream this is, by its first event (see Aggregate.workspaceOf). */
+export const streamWorkspace = (aggregate: AnyAggregate, first: StoredEvent): string =>
+  aggregate.workspaceOf?.(first) ?? first.metadata.workspaceId
 
 /** Whether this stream id names a record of this aggregate. */
 export const isStreamOf = (aggregate: AnyAggregate, streamId: string): boolean => streamId.startsWith(`${aggregate.prefix}_`)

@@ -51,4 +51,13 @@ export class StorageUnavailable extends Schema.TaggedError<StorageUnavailable>()
   message: Schema.String
 }) {}
 
+/**
+ * A key asked to hand out a scope it does not hold itself (`POST`/`PATCH /v1/api-keys`): the API
+ * answers 403 `forbidden` naming `scope`, as it does a request its key lacks the scope of.
+ */
+export class ScopeNotGranted extends Schema.TaggedError<ScopeNotGranted>()("ScopeNotGranted", {
+  message: Schema.String,
+  scope: Schema.String
+}) {}
+
 export type DomainError = ValidationError | NotFound | Conflict | PreconditionFailed

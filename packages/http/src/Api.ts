@@ -1,7 +1,8 @@
-import { builtInRecordTypes, type RecordTypePlugin, type RecordTypeSet, recordTypeSet } from "@dealstream/core"
+import { builtInRecordTypes, knownScopes, type RecordTypePlugin, type RecordTypeSet, recordTypeSet } from "@dealstream/core"
 import type { NonEmptyReadonlyArray } from "effect/Array"
 import { HttpApi, type HttpApiGroup, OpenApi } from "effect/http-api"
 import { ActivitiesApi } from "./activities/Api.js"
+import { apiKeysGroup } from "./apiKeys/Api.js"
 import { CompaniesApi } from "./companies/Api.js"
 import { ContactsApi } from "./contacts/Api.js"
 import { CustomFieldsApi } from "./customFields/Api.js"
@@ -68,6 +69,7 @@ const groupsOf = <Plugin extends PluginGroup>(served: RecordTypeSet, plugins: Re
     trashGroup(served.names),
     webhooksGroup(served.eventTypes),
     eventsGroup(served),
+    apiKeysGroup(knownScopes(served.plugins.map((plugin) => plugin.plural))),
     SystemApi
   ] as const
 

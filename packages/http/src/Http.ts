@@ -4,6 +4,7 @@ import { Effect, Layer } from "effect"
 import { servedApi } from "./Api.js"
 import { AuthenticationLive } from "./auth/Authentication.js"
 import { ActivitiesLive } from "./activities/Http.js"
+import { ApiKeysLive } from "./apiKeys/Http.js"
 import { CompaniesLive } from "./companies/Http.js"
 import { ContactsLive } from "./contacts/Http.js"
 import { CustomFieldsLive } from "./customFields/Http.js"
@@ -42,6 +43,7 @@ export const ApiLive = Layer.unwrap(
         TrashLive(api),
         WebhooksLive(api, webhookEventTypes),
         EventsLive(api),
+        ApiKeysLive(api),
         SystemLive(api)
       ]),
       Layer.provide([AuthenticationLive, IdempotentRepliesLive, ErrorBodiesLive])

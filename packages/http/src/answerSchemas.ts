@@ -48,6 +48,13 @@ const replayable = {
 export const created = <S extends Schema.Top>(schema: S) =>
   HttpApiSchema.WithHeaders(schema, { location: Location, ...replayable }).pipe(HttpApiSchema.status(201))
 
+/**
+ * A new record whose answer is never replayed, as it holds a secret shown once and stored nowhere
+ * (a new API key): 201 with its Location and ETag.
+ */
+export const createdOnce = <S extends Schema.Top>(schema: S) =>
+  HttpApiSchema.WithHeaders(schema, { location: Location, etag: ETag }).pipe(HttpApiSchema.status(201))
+
 /** A POST answered 200 that the Idempotency-Key rules may replay: a restored record, a batch's results. */
 export const replayable200 = <S extends Schema.Top>(schema: S) => HttpApiSchema.WithHeaders(schema, replayable)
 
@@ -83,7 +90,10 @@ export const createErrors = [
 ] as const
 /** POST of a batch: its operations' own errors are in its results (batch.ts). */
 export const batchErrors = [Invalid, InvalidJson, Conflicting, IdempotencyConflict, PayloadTooLarge, UnsupportedMediaType] as const
-/** POST of a custom field definition: its lost answer cannot be read again (definitions have no GET). */
+/**
+ * POST of a custom field definition: its lost answer cannot be read again (definitions have no GET).
+ * Also POST of an API key, whose answer is never stored nor read again (createdOnce).
+ */
 export const defineErrors = [Invalid, InvalidJson, Conflicting, IdempotencyConflict, PayloadTooLarge, UnsupportedMediaType] as const
 /** PATCH or PUT of one record. */
 export const writeErrors = [Invalid, InvalidJson, Missing, Conflicting, Stale, PayloadTooLarge, UnsupportedMediaType] as const

@@ -45,7 +45,15 @@ export interface IdempotentRepliesService {
      * The answer again, from the record the write left, for a key whose write committed but whose
      * answer was never stored (the host stopped in between). Without it such a retry is a conflict.
      */
-    recover?: (applied: Applied) => Effect.Effect<Reply, E2>
+    recover?: (applied: Applied) => Effect.Effect<Reply, E2>,
+    options?: {
+      /**
+       * false: the answer is never stored, so a retry under the key is answered by `recover` from
+       * what the write's commit recorded (POST /v1/api-keys: its answer holds a key that must be
+       * shown once and stored nowhere).
+       */
+      readonly storeAnswer?: boolean
+    }
   ) => Effect.Effect<HttpServerResponse.HttpServerResponse, E | E2 | ValidationError | IdempotencyConflict | StorageUnavailable>
 }
 
@@ -76,7 +84,7 @@ export const IdempotentRepliesLive = Layer.effect(
       )
 
     return IdempotentReplies.of({
-      run: (ctx, request, body, reply, recover) => {
+      run: (ctx, request, body, reply, recover, options) => {
         const key = request.headers["idempotency-key"]
         if (key === undefined) return Effect.map(reply(ctx), (r) => respond(r))
         // The endpoints' header schema refuses such a key first (parameters.ts); this guards any other caller.
@@ -111,7 +119,7 @@ export const IdempotentRepliesLive = Layer.effect(
             // The write's own commit records the key too, so that even a host stopping before the
             // answer below is stored cannot let a retry apply it twice.
             const answer = yield* reply({ ...ctx, idempotency: { key, fingerprint: print } })
-            if (answer.status >= 200 && answer.status < 300) {
+            if (answer.status >= 200 && answer.status < 300 && options?.storeAnswer !== false) {
               const now = yield* Clock.currentTimeMillis
               // The write already happened: failing to remember it must not turn success into an error.
               yield* engine.idempotency

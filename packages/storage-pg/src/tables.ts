@@ -28,6 +28,7 @@ export const documentTables: { readonly [C in BuiltInCollection]: string } = {
   webhook: "ds_webhooks",
   delivery: "ds_deliveries",
   api_key: "ds_api_keys",
+  api_key_use: "ds_api_key_uses",
   company: "ds_companies",
   activity: "ds_activities",
   deal_standing: "ds_deal_standings",

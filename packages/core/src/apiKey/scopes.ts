@@ -26,7 +26,38 @@ export const BUILT_IN_SCOPES = [
   "keys:manage"
 ] as const
 
+/** The scope that lets a key manage the workspace's keys (GET/POST/PATCH/DELETE /v1/api-keys). */
+export const KEYS_MANAGE = "keys:manage"
+
 export const grants = (scopes: ApiKeyScopes, scope: string): boolean => scopes === "*" || scopes.includes(scope)
 
 /** A scope's shape: an area (letters, digits, `_`) and what may be done in it. */
 export const isScope = (text: string): boolean => /^[a-z][a-z0-9_]*:(read|write|manage)$/.test(text)
+
+/** Every scope a key may be given on an engine serving record type plug-ins of these plurals. */
+export const knownScopes = (plurals: ReadonlyArray<string>): ReadonlyArray<string> => [
+  ...BUILT_IN_SCOPES,
+  ...plurals.flatMap((plural) => [`${plural}:read`, `${plural}:write`])
+]
+
+/**
+ * The first scope of `requested` that a key of `granter`'s scopes may not hand out, or null: a key
+ * grants only what it holds itself, and `"*"` only when it has `"*"`. The scope named for `"*"`
+ * requested by a key with a list is `"*"`.
+ */
+export const scopeNotHeld = (granter: ApiKeyScopes, requested: ApiKeyScopes): string | null => {
+  if (granter === "*") return null
+  if (requested === "*") return "*"
+  return requested.find((scope) => !granter.includes(scope)) ?? null
+}
+
+/**
+ * Scopes as a key's document holds them: `"*"`, or a list. A document written before scopes existed
+ * holds none, which means `"*"`; a value of any other shape grants nothing.
+ */
+export const scopesOf = (value: unknown): ApiKeyScopes =>
+  value === undefined || value === "*"
+    ? "*"
+    : Array.isArray(value)
+      ? value.filter((scope): scope is string => typeof scope === "string")
+      : []

@@ -1,3 +1,4 @@
+import { apiKeyPayloadInOrder, isApiKeyEventType } from "../apiKey/payload.js"
 import { deliveryPayload, payloadDataInOrder, payloadShowsRecord } from "../delivery/payload.js"
 import { isJsonObject, type JsonObject } from "../json.js"
 import { builtInRecordTypes, type RecordTypeSet } from "../record/recordTypeSet.js"
@@ -15,14 +16,17 @@ export const announcedAt = (event: StoredEvent): string => {
 
 /**
  * The `data` an event is announced with, when the event itself tells it: the payload stored with
- * it at commit; `{id}` for a delete or a purge; `{"redacted": true}` for an event whose record was
- * purged since. null for an event recorded before payloads were stored with events, whose data
- * has to be made again from its record (see engine/views/announcedPayloads.ts).
+ * it at commit (a key event's is `{api_key}`, apiKey/payload.ts); `{id}` for a delete or a purge;
+ * `{"redacted": true}` for an event whose record was purged since. null for an event recorded
+ * before payloads were stored with events, whose data has to be made again from its record (see
+ * engine/views/announcedPayloads.ts). Every key event in a workspace's feed was stored with one.
  */
 export const storedAnnouncement = (event: StoredEvent, known: RecordTypeSet = builtInRecordTypes): JsonObject | null => {
   const stored = event.metadata.payload
-  if (stored !== undefined && isJsonObject(stored)) return payloadDataInOrder(stored, known)
-  if (!payloadShowsRecord(event.type)) return { id: event.streamId }
+  if (stored !== undefined && isJsonObject(stored)) {
+    return isApiKeyEventType(event.type) ? apiKeyPayloadInOrder(stored) : payloadDataInOrder(stored, known)
+  }
+  if (!payloadShowsRecord(event.type) || isApiKeyEventType(event.type)) return { id: event.streamId }
   if (isRedacted(event.data)) return { redacted: true }
   return null
 }

@@ -16,11 +16,12 @@ export interface RecordTypeSet {
   readonly plugins: ReadonlyArray<RecordTypePlugin>
   /** The event types a webhook may subscribe to: the built-ins' (recordEventTypes), then each plug-in's life. */
   readonly eventTypes: ReadonlyArray<string>
-  /** What the change feed hands out: those, then each record type's purge tombstone. */
+  /** What the change feed hands out: those, then each record type's purge tombstone, then KEY_FEED_TYPES. */
   readonly feedTypes: ReadonlyArray<string>
   /**
-   * The prefixes of the types whose commits wake the feed's readers (`contact.`): every record type's
-   * events, which the feed hands out; commits of other events (deliveries' attempts) wake no reader.
+   * The prefixes of the types whose commits wake the feed's readers (`contact.`, `api_key.`): every
+   * record type's events and the keys', which the feed hands out; commits of other events
+   * (deliveries' attempts) wake no reader.
    */
   readonly feedPrefixes: ReadonlyArray<string>
   readonly has: (name: string) => boolean
@@ -28,6 +29,13 @@ export interface RecordTypeSet {
   /** The fields of the record type so named, built-in or plug-in. */
   readonly fields: (name: string) => RecordFields | undefined
 }
+
+/**
+ * The events of the workspace's API keys (apiKey/events.ts, whose tests check the two agree), which
+ * its change feed hands out after its records' (the key as the API shows it: never the key, never
+ * its digest). No webhook subscribes to them: they are not record events.
+ */
+export const KEY_FEED_TYPES: ReadonlyArray<string> = ["api_key.created", "api_key.updated", "api_key.revoked"]
 
 /** A plug-in's fields as the field modules read a record type's: no custom fields are defined on it. */
 export const pluginFields = (plugin: RecordTypePlugin): RecordFields => ({
@@ -50,8 +58,8 @@ export const recordTypeSet = (plugins: ReadonlyArray<RecordTypePlugin>): RecordT
     names,
     plugins,
     eventTypes,
-    feedTypes: [...eventTypes, ...names.map((name) => `${name}.purged`)],
-    feedPrefixes: names.map((name) => `${name}.`),
+    feedTypes: [...eventTypes, ...names.map((name) => `${name}.purged`), ...KEY_FEED_TYPES],
+    feedPrefixes: [...names.map((name) => `${name}.`), "api_key."],
     has: (name) => known.has(name),
     plugin: (name) => byName.get(name),
     fields: (name) => {

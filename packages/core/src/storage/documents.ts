@@ -17,6 +17,11 @@ export type BuiltInCollection =
   | "delivery"
   /** Only in the reserved workspace SYSTEM_WORKSPACE, one per key, under the key's SHA-256 (hex). */
   | "api_key"
+  /**
+   * When each stored key was last used, under its key id, in SYSTEM_WORKSPACE: written by the hosts
+   * at most once a minute per key, without an event (engine/records/apiKeys.ts says why).
+   */
+  | "api_key_use"
 
 /** A plug-in record type's collection: its name (record/plugin.ts), known only at run time. */
 export type PluginCollection = string & { readonly PluginCollection: unique symbol }

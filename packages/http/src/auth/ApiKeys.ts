@@ -1,6 +1,7 @@
 import { type ApiKeyOwner, type ApiKeyScopes, apiKeyIdOf, Engine, isScope, isWorkspaceId, type StorageUnavailable } from "@dealstream/core"
 import { hash, timingSafeEqual } from "node:crypto"
 import { Context, Effect, Layer, Option } from "effect"
+import * as KeyUses from "./keyUses.js"
 import * as StoredKeyCache from "./storedKeyCache.js"
 
 /** A key given to the host itself (DEALSTREAM_API_KEYS, or the dev key). */
@@ -11,15 +12,29 @@ export interface ApiKey {
   readonly scopes?: ApiKeyScopes
 }
 
-/** Who a valid key speaks for. `keyId` names the key in logs, events and rate limits without revealing it. */
-export type KeyOwner = ApiKeyOwner
+/**
+ * Who a valid key speaks for. `keyId` names the key in logs, events, history entries and rate limits
+ * without revealing it. A stored key may have expired (`expiresAt`): Authentication refuses it so.
+ */
+export interface KeyOwner extends ApiKeyOwner {
+  /** One of the host's own keys (DEALSTREAM_API_KEYS, the dev key), not a stored one. */
+  readonly configured: boolean
+}
 
 export interface ApiKeysService {
   /**
    * The owner of a presented key: one of the host's own keys, else a key stored with `dealstream keys
-   * create` and not revoked. Fails only when the stored keys cannot be read (503, never 401).
+   * create` or `POST /v1/api-keys` and not revoked. Fails only when the stored keys cannot be read
+   * (503, never 401).
    */
   readonly authenticate: (presented: string) => Effect.Effect<Option.Option<KeyOwner>, StorageUnavailable>
+  /**
+   * Forgets what this host remembers of a stored key, after changing or revoking it through this
+   * host: here the change applies at once, on other hosts within the cache's 5 s.
+   */
+  readonly forget: (keyId: string) => Effect.Effect<void>
+  /** Notes that a stored key was used now (its `last_used_at`), written in the background (keyUses.ts). */
+  readonly used: (owner: KeyOwner) => Effect.Effect<void>
 }
 
 export class ApiKeys extends Context.Service<ApiKeys, ApiKeysService>()("@dealstream/http/ApiKeys") {}
@@ -36,15 +51,23 @@ const sha256 = (text: string): Buffer => hash("sha256", text, "buffer")
  */
 export const make = (
   keys: ReadonlyArray<ApiKey>,
-  lookup: (keySha256: string) => Effect.Effect<KeyOwner | null, StorageUnavailable>,
-  cache: StoredKeyCache.StoredKeyCache<KeyOwner> = StoredKeyCache.make()
+  lookup: (keySha256: string) => Effect.Effect<ApiKeyOwner | null, StorageUnavailable>,
+  cache: StoredKeyCache.StoredKeyCache<KeyOwner> = StoredKeyCache.make(),
+  uses: Pick<KeyUses.KeyUses, "note"> = { note: () => Effect.void }
 ): ApiKeysService => {
   const entries = keys.map(({ key, scopes, workspaceId }, index) => {
     // Embedders pass keys without going through `parse`; a workspace outside the API's syntax (the
     // reserved one that holds the stored keys, say) must not be reachable through any key.
     if (!isWorkspaceId(workspaceId)) throw new Error(`API key ${index + 1} names an invalid workspace id ${JSON.stringify(workspaceId)}`)
     const digest = sha256(key)
-    return { digest, owner: { workspaceId, keyId: apiKeyIdOf(digest.toString("hex")), scopes: scopes ?? "*" } }
+    const owner: KeyOwner = {
+      workspaceId,
+      keyId: apiKeyIdOf(digest.toString("hex")),
+      scopes: scopes ?? "*",
+      expiresAt: null,
+      configured: true
+    }
+    return { digest, owner }
   })
   return {
     authenticate: (presented) => {
@@ -55,19 +78,30 @@ export const make = (
       }
       if (found !== undefined) return Effect.succeed(Option.some(found))
       const hex = digest.toString("hex")
-      return Effect.map(cache.lookup(hex, lookup(hex)), Option.fromNullishOr)
-    }
+      const stored = Effect.map(lookup(hex), (owner): KeyOwner | null => (owner === null ? null : { ...owner, configured: false }))
+      return Effect.map(cache.lookup(hex, stored), Option.fromNullishOr)
+    },
+    forget: (keyId) => Effect.sync(() => cache.forget((owner) => owner.keyId === keyId)),
+    used: (owner) => (owner.configured ? Effect.void : uses.note(owner.keyId))
   }
 }
 
-/** The host's own keys, and the keys stored in the engine's storage (cached for at most 5 s). */
+/**
+ * The host's own keys, and the keys stored in the engine's storage (cached for at most 5 s), with
+ * their uses written in the background while the layer lasts.
+ */
 export const layer = (
   keys: ReadonlyArray<ApiKey>,
-  cache: StoredKeyCache.StoredKeyCacheOptions = StoredKeyCache.defaults
+  cache: StoredKeyCache.StoredKeyCacheOptions = StoredKeyCache.defaults,
+  uses: KeyUses.KeyUsesOptions = KeyUses.defaults
 ): Layer.Layer<ApiKeys, never, Engine> =>
   Layer.effect(
     ApiKeys,
-    Effect.map(Engine, (engine) => make(keys, engine.apiKeys.authenticate, StoredKeyCache.make(cache)))
+    Effect.gen(function* () {
+      const engine = yield* Engine
+      const recorder = yield* KeyUses.make(engine.apiKeys.recordUses, uses)
+      return make(keys, engine.apiKeys.authenticate, StoredKeyCache.make(cache), recorder)
+    })
   )
 
 /**

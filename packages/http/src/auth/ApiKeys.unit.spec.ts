@@ -13,15 +13,15 @@ describe("ApiKeys", () => {
       const keys = ApiKeys.make([{ workspaceId: "ws_env", key: "env-key" }], (digest) =>
         Effect.sync(() => {
           asked.push(digest)
-          return digest === hex("stored-key") ? { workspaceId: "acme", keyId: apiKeyIdOf(digest), scopes: "*" } : null
+          return digest === hex("stored-key") ? { workspaceId: "acme", keyId: apiKeyIdOf(digest), scopes: "*", expiresAt: null } : null
         })
       )
       expect(yield* keys.authenticate("env-key")).toEqual(
-        Option.some({ workspaceId: "ws_env", keyId: apiKeyIdOf(hex("env-key")), scopes: "*" })
+        Option.some({ workspaceId: "ws_env", keyId: apiKeyIdOf(hex("env-key")), scopes: "*", expiresAt: null, configured: true })
       )
       expect(asked).toEqual([])
       expect(yield* keys.authenticate("stored-key")).toEqual(
-        Option.some({ workspaceId: "acme", keyId: apiKeyIdOf(hex("stored-key")), scopes: "*" })
+        Option.some({ workspaceId: "acme", keyId: apiKeyIdOf(hex("stored-key")), scopes: "*", expiresAt: null, configured: false })
       )
       expect(yield* keys.authenticate("nope")).toEqual(Option.none())
       expect(asked).toEqual([hex("stored-key"), hex("nope")])

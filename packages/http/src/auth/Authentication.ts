@@ -1,7 +1,7 @@
-import { Engine, RecordTypes, type RequestContext } from "@dealstream/core"
+import { Engine, type KeyManager, RecordTypes, type RequestContext } from "@dealstream/core"
 import { HttpEffect, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { HttpApiMiddleware, HttpApiSecurity } from "effect/http-api"
-import { Context, Effect, Layer, Option } from "effect"
+import { Clock, Context, Effect, Layer, Option } from "effect"
 import { Forbidden, Invalid, RateLimited, Unauthorized, Unavailable } from "../errors/HttpErrors.js"
 import * as AddressLimiter from "../rateLimit/AddressRateLimit.js"
 import { type RateDecision, RateLimiter } from "../rateLimit/RateLimiter.js"
@@ -10,8 +10,16 @@ import { ApiKeys } from "./ApiKeys.js"
 import { LastWrites, withPositions } from "./readYourWrites.js"
 import { missingScope } from "./scopes.js"
 
-/** The authenticated caller of a /v1 endpoint, in the engine's own terms. */
-export class Caller extends Context.Service<Caller, RequestContext>()("@dealstream/http/Caller") {}
+/**
+ * The authenticated caller of a /v1 endpoint, in the engine's own terms (its `actor` is the key's
+ * id, which every event it writes and so every history entry names), and what its key may grant
+ * when it manages keys.
+ */
+export interface CallerContext extends RequestContext {
+  readonly key: KeyManager
+}
+
+export class Caller extends Context.Service<Caller, CallerContext>()("@dealstream/http/Caller") {}
 
 export class Authentication extends HttpApiMiddleware.Service<Authentication, { provides: Caller }>()("@dealstream/http/Authentication", {
   // A stored key is looked up in the database: when it cannot be reached the answer is 503, not
@@ -83,6 +91,13 @@ export const AuthenticationLive = Layer.effect(
           }
           const owner = yield* keys.authenticate(match[1]!)
           if (Option.isNone(owner)) return yield* new Unauthorized({ message: "unknown API key" })
+          // An expiry is checked on every request against the clock, whatever the cache holds.
+          const { expiresAt } = owner.value
+          if (expiresAt !== null && Date.parse(expiresAt) <= (yield* Clock.currentTimeMillis)) {
+            return yield* new Unauthorized({ message: `this API key expired at ${expiresAt}` })
+          }
+          // In memory only: the write of last_used_at never runs on the request's path (keyUses.ts).
+          yield* keys.used(owner.value)
           const info = yield* RequestInfo
           info.workspaceId = owner.value.workspaceId
 
@@ -101,7 +116,8 @@ export const AuthenticationLive = Layer.effect(
             Effect.provideService(httpEffect, Caller, {
               workspaceId: owner.value.workspaceId,
               requestId: info.id,
-              actor: owner.value.keyId
+              actor: owner.value.keyId,
+              key: { scopes: owner.value.scopes, configured: owner.value.configured }
             })
           )
         })

@@ -16,6 +16,11 @@ export interface StoredKeyCache<A> {
    * soundly anyway: a key may be created a moment later).
    */
   readonly lookup: <E>(digest: string, lookup: Effect.Effect<A | null, E>) => Effect.Effect<A | null, E>
+  /**
+   * Drops the answers `matches` picks: a key changed or revoked through this host applies here at
+   * once, as the next lookup asks the database (other hosts take up to `ttlMillis`).
+   */
+  readonly forget: (matches: (value: A) => boolean) => void
   /** Answers held now (expired ones included until they are next asked for or pushed out). */
   readonly size: () => number
 }
@@ -42,6 +47,9 @@ export const make = <A>(options: StoredKeyCacheOptions = defaults): StoredKeyCac
         while (answers.size > options.capacity) answers.delete(answers.keys().next().value!)
         return value
       }),
+    forget: (matches) => {
+      for (const [digest, { value }] of answers) if (matches(value)) answers.delete(digest)
+    },
     size: () => answers.size
   }
 }

@@ -76,6 +76,19 @@ describe("StoredKeyCache", () => {
     })
   )
 
+  it.effect("forgets the answers it is told to, so the next lookup asks the database at once", () =>
+    Effect.gen(function* () {
+      const cache = StoredKeyCache.make<{ readonly keyId: string }>({ ttlMillis: 5_000, capacity: 10 })
+      const db = counting()
+      yield* cache.lookup("a", db.answer({ keyId: "key_a" }))
+      yield* cache.lookup("b", db.answer({ keyId: "key_b" }))
+      cache.forget((owner) => owner.keyId === "key_a")
+      expect(yield* cache.lookup("a", db.answer(null))).toBeNull()
+      expect(yield* cache.lookup("b", db.answer(null))).toEqual({ keyId: "key_b" })
+      expect(db.calls()).toBe(3)
+    })
+  )
+
   it.effect("stays bounded under many distinct valid keys", () =>
     Effect.gen(function* () {
       const cache = StoredKeyCache.make<number>({ ttlMillis: 5_000, capacity: 100 })

@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from "node:crypto"
-import { appendFileSync, existsSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { appendFileSync, existsSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs"
 import { parse } from "csv-parse/sync"
 import { type HostClient, ImportFailed } from "./hostClient.js"
 import { csvEscape, rateProgress } from "./transferProgress.js"
@@ -249,7 +249,11 @@ export const importRecords = async (
     journal = kept
   }
   const done = new Set(journal.done)
-  const saveJournal = () => writeFileSync(journalFile, JSON.stringify({ ...journal, done: [...done] }))
+  // Written beside it and renamed over it: a crash (or a reader) mid-write never finds half a journal.
+  const saveJournal = () => {
+    writeFileSync(`${journalFile}.next`, JSON.stringify({ ...journal, done: [...done] }))
+    renameSync(`${journalFile}.next`, journalFile)
+  }
 
   const batches: Array<ReadonlyArray<Row>> = []
   for (let i = 0; i < rows.length; i += BATCH) batches.push(rows.slice(i, i + BATCH))

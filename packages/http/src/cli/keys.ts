@@ -1,7 +1,7 @@
-import { apiKeyIdOf, Engine, type JsonObject } from "@dealstream/core"
+import { type ApiKeyScopes, apiKeyIdOf, Engine, type ErrorDetail, type JsonObject, scopesOf } from "@dealstream/core"
 import { databaseTarget, EmbeddedPostgres } from "@dealstream/storage-pg"
-import { createHash, randomBytes } from "node:crypto"
 import { Cause, Effect, Exit, Result } from "effect"
+import { keySha256, newApiKey } from "../auth/newKey.js"
 import { engineOn } from "../host/HostLive.js"
 import { embeddedClusterDir, type StorageChoice, StorageInUse } from "../host/storage.js"
 
@@ -46,26 +46,52 @@ export interface CreatedKey {
   readonly key: string
   readonly keyId: string
   readonly workspaceId: string
+  /** The key's document as stored: its name, scopes and expiry. */
+  readonly document: JsonObject
 }
 
-/** `dsk_` and 32 random bytes (base64url): 256 bits, beyond any guessing. */
-const newKey = () => `dsk_${randomBytes(32).toString("base64url")}`
-const sha256Hex = (key: string) => createHash("sha256").update(key, "utf8").digest("hex")
+/** `keys create`'s flags beyond the workspace: without them, no name, `*` and no expiry. */
+export interface KeyOptions {
+  readonly name?: string
+  readonly scopes?: ApiKeyScopes
+  /** Canonical ISO. */
+  readonly expiresAt?: string
+}
+
+/** What failed in the engine's checks of the flags, worded for the flag that gave it (`--scopes "deals:delete" is not a known scope`). */
+const flagProblem = (detail: ErrorDetail | undefined, options: KeyOptions): string | null => {
+  if (detail === undefined) return null
+  const [, field, index] = /^(name|scopes|expires_at)(?:\[(\d+)\])?$/.exec(detail.path) ?? []
+  if (field === undefined) return null
+  const flag = field === "expires_at" ? "--expires" : `--${field}`
+  const scope = index !== undefined && Array.isArray(options.scopes) ? options.scopes[Number(index)] : undefined
+  return scope === undefined ? `${flag} ${detail.message}` : `${flag} ${JSON.stringify(scope)} ${detail.message}`
+}
 
 /**
  * Makes a key for `workspaceId` and stores its SHA-256. A key id is the digest's first 12 hex
  * digits; in the unlikely event that a stored key already has it, another key is made.
  */
-export const createKey = (choice: StorageChoice, workspaceId: string) =>
+export const createKey = (choice: StorageChoice, workspaceId: string, options: KeyOptions = {}) =>
   run(
     choice,
     Effect.gen(function* () {
       const engine = yield* Engine
       for (let attempt = 1; ; attempt++) {
-        const key = newKey()
-        const created = yield* Effect.result(engine.apiKeys.create({ workspaceId, keySha256: sha256Hex(key), actor: ACTOR }))
-        if (Result.isSuccess(created)) return { key, keyId: apiKeyIdOf(sha256Hex(key)), workspaceId } satisfies CreatedKey
-        if (created.failure._tag !== "Conflict" || attempt === 3) return yield* Effect.fail(created.failure)
+        const key = newApiKey()
+        const created = yield* Effect.result(
+          engine.apiKeys
+            .create({ workspaceId, keySha256: keySha256(key), actor: ACTOR, ...options })
+            .pipe(
+              Effect.catchTag("ValidationError", (error) =>
+                Effect.fail(new KeysFailed(flagProblem(error.details[0], options) ?? error.message))
+              )
+            )
+        )
+        if (Result.isSuccess(created)) {
+          return { key, keyId: apiKeyIdOf(keySha256(key)), workspaceId, document: created.success.data } satisfies CreatedKey
+        }
+        if (!("_tag" in created.failure) || created.failure._tag !== "Conflict" || attempt === 3) return yield* Effect.fail(created.failure)
       }
     })
   )
@@ -105,15 +131,25 @@ export const listKeys = (choice: StorageChoice, workspaceId: string | null) =>
     )
   )
 
-/** Keys as a table: id, workspace, created, revoked (never the key, which is stored nowhere, nor its digest). */
+/** A key's scopes in one word: `*`, or the scopes joined by commas (as --scopes takes them). */
+export const scopesText = (scopes: ApiKeyScopes): string => (scopes === "*" ? "*" : scopes.join(","))
+
+/**
+ * Keys as a table: id, workspace, created, revoked, expires, scopes, name (never the key, which is
+ * stored nowhere, nor its digest). The name comes last, as the one column that may hold spaces.
+ */
 export const keyTable = (keys: ReadonlyArray<JsonObject>): string => {
+  const dash = (value: unknown) => (typeof value === "string" ? value : "-")
   const rows = [
-    ["KEY ID", "WORKSPACE", "CREATED", "REVOKED"],
+    ["KEY ID", "WORKSPACE", "CREATED", "REVOKED", "EXPIRES", "SCOPES", "NAME"],
     ...keys.map((key) => [
       String(key["id"]),
       String(key["workspace_id"]),
       String(key["created_at"]),
-      key["revoked_at"] === null ? "-" : String(key["revoked_at"])
+      dash(key["revoked_at"]),
+      dash(key["expires_at"]),
+      scopesText(scopesOf(key["scopes"])),
+      dash(key["name"])
     ])
   ]
   const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)))

@@ -1,4 +1,5 @@
-import { isWorkspaceId } from "@dealstream/core"
+import { isWorkspaceId, parseDuration } from "@dealstream/core"
+import { Result } from "effect"
 import { TRANSFER_USAGE } from "./transferUsage.js"
 import { ConfigProblem, resolveHostConfig, type ServeConfig, type Setting, SWITCHES, VARIABLES } from "../host/HostConfig.js"
 
@@ -31,12 +32,14 @@ const STORAGE_OPTIONS = `  --storage <kind>      DEALSTREAM_STORAGE     embedded
 
 const USAGE = `usage: dealstream serve [options]      serve the HTTP API
        dealstream rebuild [options]    rebuild every document from the event log (stop the hosts first)
-       dealstream keys create --workspace <id> [options]
+       dealstream keys create --workspace <id> [--name <text>] [--scopes <list>]
+                              [--expires <when>] [options]
                                        make an API key for a workspace: printed once, on stdout
        dealstream keys revoke <key_id> [options]
                                        revoke a key: running hosts refuse it within 5 seconds
        dealstream keys list [--workspace <id>] [options]
-                                       key ids, workspaces, created and revoked (never a key)
+                                       key ids, workspaces, created, revoked, expiry, scopes and
+                                       names (never a key)
        dealstream events tail --workspace <id> [--types <list>] [--from-cursor <cursor>]
                               [--print-cursor] [options]
                                        a workspace's events as JSON lines on stdout, oldest first,
@@ -90,6 +93,15 @@ ${STORAGE_OPTIONS}
 rebuild, keys and events tail options: --storage, --database-url, --database-hosts, --data-dir as above
 (not memory).
 
+keys create options:
+  --workspace <id>      whose key it is (required)
+  --name <text>         what the key is for, 1 to 200 characters (default: none)
+  --scopes <list>       what it may do: * (the default: everything in its workspace) or scopes
+                        joined by commas: contacts:read,deals:read (API.md's list; a key with
+                        keys:manage may make and revoke the workspace's keys over the API)
+  --expires <when>      when it stops working: an instant with its offset (2027-01-01T00:00:00Z)
+                        or a duration from now (90d, 12h; at most 365d). Default: never
+
 events tail options:
   --workspace <id>      whose events (required)
   --types <list>        only these event types, or prefix.* of them: contact.*,deal.stage_changed
@@ -100,10 +112,11 @@ events tail options:
   Each line is the event exactly as a webhook delivery of it is POSTed.
 
 API keys: hosts accept the keys of DEALSTREAM_API_KEYS and the keys made with \`dealstream keys
-create\`, which are stored as SHA-256 digests only (the key is shown once and kept nowhere). A host
-remembers a valid stored key for at most 5 seconds, so a revoked key is refused by every running host
-within 5 seconds. With the embedded storage, keys commands use a running host's database server;
-events tail needs one.
+create\` or POST /v1/api-keys, which are stored as SHA-256 digests only (the key is shown once and
+kept nowhere). A host remembers a valid stored key for at most 5 seconds, so a revoked key (or one
+whose scopes or expiry changed) is refused by every running host within 5 seconds; an expired key is
+refused at once. keys revoke may revoke any key, the workspace's last one with keys:manage too. With
+the embedded storage, keys commands use a running host's database server; events tail needs one.
 
 ${TRANSFER_USAGE}
 
@@ -259,6 +272,25 @@ const checkWorkspace = (workspace: string | undefined) => {
   }
 }
 
+/**
+ * `keys create`'s --name, --scopes and --expires as the engine takes them: scopes `*` or split at
+ * commas, a duration as the instant it ends. The engine checks them (KeysFailed names the flag).
+ */
+const keyOptions = (options: Record<string, string>) => {
+  const { expires, name, scopes } = options
+  const duration = expires === undefined ? null : parseDuration(expires)
+  if (expires !== undefined && duration !== null && Result.isFailure(duration) && !/^\d{4}-\d{2}-\d{2}T/.test(expires)) {
+    fail(`--expires must be an instant with its offset (2027-01-01T00:00:00Z) or a duration such as 90d, got ${JSON.stringify(expires)}`, 2)
+  }
+  return {
+    ...(name === undefined ? {} : { name }),
+    ...(scopes === undefined ? {} : { scopes: scopes.trim() === "*" ? ("*" as const) : scopes.split(",").map((scope) => scope.trim()) }),
+    ...(expires === undefined
+      ? {}
+      : { expiresAt: duration !== null && Result.isSuccess(duration) ? new Date(Date.now() + duration.success).toISOString() : expires })
+  }
+}
+
 const keysCommand = async (args: ReadonlyArray<string>) => {
   const [action, ...rest] = args
   if (action !== "create" && action !== "revoke" && action !== "list") {
@@ -267,21 +299,27 @@ const keysCommand = async (args: ReadonlyArray<string>) => {
       2
     )
   }
-  const { positional, storage, options } = commandArguments(rest, { values: ["workspace"] })
+  const { positional, storage, options } = commandArguments(rest, { values: ["workspace", "name", "scopes", "expires"] })
   const workspace = options["workspace"]
+  const flags = ["name", "scopes", "expires"].filter((flag) => options[flag] !== undefined)
+  if (action !== "create" && flags.length > 0) fail(`--${flags[0]} is a keys create option`, 2)
   const config = configFrom(storage, STORAGE_SETTINGS)
   if (config.storage === "memory") fail("keys need a database: memory storage keeps nothing between runs")
   checkWorkspace(workspace)
-  const { createKey, keyTable, KeysFailed, listKeys, revokeKey } = await import("./keys.js")
+  const { createKey, keyTable, KeysFailed, listKeys, revokeKey, scopesText } = await import("./keys.js")
+  const { scopesOf } = await import("@dealstream/core")
   const failed = (error: unknown): never => fail(error instanceof KeysFailed ? error.message : `keys ${action} failed: ${String(error)}`)
   if (action === "create") {
     if (workspace === undefined) fail("keys create needs --workspace <id>", 2)
     if (positional.length > 0) fail(`unexpected argument ${JSON.stringify(positional[0])}`, 2)
-    const created = await createKey(config.storage, workspace!).catch(failed)
+    const created = await createKey(config.storage, workspace!, keyOptions(options)).catch(failed)
+    const { expires_at, name } = created.document
     // The key alone on stdout, so that KEY=$(dealstream keys create …) captures it; the rest for the operator.
     process.stdout.write(`${created.key}\n`)
     process.stderr.write(
-      `created API key ${created.keyId} for workspace "${created.workspaceId}" (storage: ${created.storage}); ` +
+      `created API key ${created.keyId} for workspace "${created.workspaceId}" (scopes ${scopesText(scopesOf(created.document["scopes"]))}; ` +
+        `${typeof expires_at === "string" ? `expires ${expires_at}` : "never expires"}` +
+        `${typeof name === "string" ? `; name ${JSON.stringify(name)}` : ""}; storage: ${created.storage}); ` +
         "it is shown only this once: only its SHA-256 is stored\n"
     )
   } else if (action === "revoke") {

@@ -2,6 +2,7 @@ import { resolve } from "node:path"
 import { hostClient, ImportFailed } from "./hostClient.js"
 import { importRecords, type RecordTypeName, summaryLine } from "./importRecords.js"
 import { exportToFile } from "./exportToFile.js"
+import { DEFAULT_IMPORT_CONCURRENCY } from "./transferUsage.js"
 
 // `dealstream import` and `dealstream export`: through the HTTP API of a running host (--url,
 // DEALSTREAM_URL; --key, DEALSTREAM_API_KEY), so they work with any storage and any number of hosts,
@@ -43,7 +44,7 @@ export const importCommand = async (positional: ReadonlyArray<string>, options: 
   const file = resolve(positional[0]!)
   const format = options["format"] ?? (/\.(jsonl|ndjson)$/i.test(file) ? "jsonl" : "csv")
   if (format !== "csv" && format !== "jsonl") throw new ImportFailed(`--format must be csv or jsonl, got ${JSON.stringify(format)}`)
-  const concurrency = Number(options["concurrency"] ?? "4")
+  const concurrency = Number(options["concurrency"] ?? DEFAULT_IMPORT_CONCURRENCY)
   if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 64)
     throw new ImportFailed("--concurrency must be a whole number from 1 to 64")
   const delimiter = options["delimiter"] ?? null

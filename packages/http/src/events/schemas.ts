@@ -16,7 +16,9 @@ export const FeedEvent = Schema.Struct({
     description:
       "As in the webhook payload of the type (GET /v1/webhook-event-types has each type's JSON Schema): the record " +
       "as the API showed it when the event was committed. `{id}` for a delete and for a purge's or an erasure's tombstone " +
-      '(contact.purged, deal.purged, contact.erased); `{"redacted": true}` for the earlier events of a purged or erased record.'
+      '(contact.purged, deal.purged, contact.erased); `{"redacted": true}` for the earlier events of a purged or erased record. For an API ' +
+      "key's event (api_key.created, api_key.updated, api_key.revoked, which no webhook subscribes to): `{api_key}`, " +
+      "the key as GET /v1/api-keys/{id} showed it (never the key nor its digest), and `changed_fields` for an update."
   })
 }).annotate({ identifier: "FeedEvent" })
 
@@ -27,10 +29,10 @@ export const FeedPage = Schema.Struct({
   })
 }).annotate({ identifier: "FeedPage" })
 
-export const feedDescription = `The workspace's change feed: every committed contact and deal event, in commit order, each exactly as a webhook
-delivery of it is sent (the same bytes), including deletes, restores, the \`*.purged\` tombstones and \`contact.erased\`. Follow \`next_cursor\`
-(pass it as \`after\`) and you see every event exactly once: an event whose transaction commits after a later-numbered
-one is never skipped, on any host. With \`wait\`, an empty read is held until an event arrives. A consumer loop:
+export const feedDescription = `The workspace's change feed: every committed record event, in commit order, each exactly as a webhook
+delivery of it is sent (the same bytes), including deletes, restores, the \`*.purged\` tombstones and \`contact.erased\`, and its API keys' events
+(\`api_key.*\`). Follow \`next_cursor\` (pass it as \`after\`) and you see every event exactly once: an event whose transaction
+commits after a later-numbered one is never skipped, on any host. With \`wait\`, an empty read is held until an event arrives. A consumer loop:
 
     cursor = load() or none
     loop:

@@ -19,6 +19,8 @@ import { migration as storedFunctions } from "./0018_stored_functions.js"
 import { migration as commitFolded } from "./0019_commit_folded.js"
 import { migration as pluginMigrations } from "./0020_plugin_migrations.js"
 import { migration as dealFigures } from "./0022_deal_figures.js"
+import { migration as listingIndexesById } from "./0023_listing_indexes_by_id.js"
+import { migration as apiKeyUses } from "./0024_api_key_uses.js"
 import type { Migration } from "./Migration.js"
 
 export type { Migration } from "./Migration.js"
@@ -45,5 +47,7 @@ export const migrations: ReadonlyArray<Migration> = [
   storedFunctions,
   commitFolded,
   pluginMigrations,
-  dealFigures
+  dealFigures,
+  listingIndexesById,
+  apiKeyUses
 ]

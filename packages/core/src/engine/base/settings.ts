@@ -45,6 +45,11 @@ export interface Settings {
   /** The pipeline's stages; null when it is not a live pipeline of this workspace. */
   readonly pipeline: (id: string) => Effect.Effect<PipelineInfo | null, StorageUnavailable>
   readonly activeWebhooks: Effect.Effect<ReadonlyArray<StoredDocument>, StorageUnavailable>
+  /**
+   * The settings version this view stands at: for a command that reads something of the workspace's
+   * settings streams itself (its API keys), so that its commit checks the version as for the parts above.
+   */
+  readonly version: Effect.Effect<number, StorageUnavailable>
   /** The version the parts used were read at: for the commit to check. Null when none was used. */
   readonly read: () => SettingsRead | null
   /** Whether what was used was checked against the storage's version by this view (not merely kept). */
@@ -127,6 +132,7 @@ export const settingsOf = (
     catalogs,
     pipeline,
     activeWebhooks,
+    version: Effect.map(current, (e) => e.version),
     read: () => (entry === undefined ? null : { workspaceId, version: entry.version }),
     verified: () => verified
   }

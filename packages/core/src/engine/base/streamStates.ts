@@ -1,5 +1,5 @@
 import { Effect, Result } from "effect"
-import { type Aggregate, decodeEvents, foldProjection, isErased, isStreamOf } from "../../aggregate.js"
+import { type Aggregate, decodeEvents, foldProjection, isErased, isStreamOf, streamWorkspace } from "../../aggregate.js"
 import type { Projected } from "../../decider.js"
 import type { StorageUnavailable } from "../../errors.js"
 import type { DomainEvent } from "../../storage/events.js"
@@ -61,7 +61,7 @@ export const readState = <C, E extends DomainEvent, S>(
     : Effect.flatMap(storage.readStream(streamId, known?.version ?? 0), (stored) => {
         const first = stored[0]
         if (first === undefined) return Effect.succeed(known ?? emptyState(aggregate))
-        if (known === undefined && first.metadata.workspaceId !== ctx.workspaceId) return Effect.succeed(emptyState(aggregate))
+        if (known === undefined && streamWorkspace(aggregate, first) !== ctx.workspaceId) return Effect.succeed(emptyState(aggregate))
         // A purge's tombstone is among the events of its commit, so the events since `known` show it.
         if (isErased(stored)) return Effect.succeed(startOf(aggregate, -1))
         const decoded = decodeEvents(aggregate, stored)

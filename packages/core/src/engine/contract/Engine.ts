@@ -1,7 +1,9 @@
 import { Context, type Effect, Layer, Schema, type Scope } from "effect"
 import type { DealRule } from "../../deal/rules.js"
+import type { ApiKeyCreate } from "../../apiKey/input.js"
 import type { ApiKeyOwner } from "../../apiKey/projection.js"
-import type { Conflict, NotFound, PreconditionFailed, StorageUnavailable, ValidationError } from "../../errors.js"
+import type { ApiKeyScopes } from "../../apiKey/scopes.js"
+import type { Conflict, NotFound, PreconditionFailed, ScopeNotGranted, StorageUnavailable, ValidationError } from "../../errors.js"
 import type { JsonObject } from "../../json.js"
 import type { ListParams } from "../../query/parseListQuery.js"
 import type { StorageReadiness } from "../../storage/Storage.js"
@@ -105,6 +107,22 @@ export interface RecordService<GetArgs extends ReadonlyArray<unknown> = []> {
    * request_id, changes: [{field, from, to}]}; a soft-deleted record has one, a purged one none (404).
    */
   readonly history: (ctx: RequestContext, id: string, params: ListParams) => Effect.Effect<Page, ReadError>
+}
+
+/**
+ * Who manages keys through the API: the calling key's scopes (it grants no other), and whether it is
+ * one the host was given (DEALSTREAM_API_KEYS, the dev key), which never expires and cannot be revoked
+ * over the API, so the workspace keeps a key that manages keys whatever happens to its stored ones.
+ */
+export interface KeyManager {
+  readonly scopes: ApiKeyScopes
+  readonly configured: boolean
+}
+
+/** A stored key used at an instant (canonical ISO). */
+export interface KeyUse {
+  readonly keyId: string
+  readonly at: string
 }
 
 /** The record as its GET would have answered at an instant, for the record types that keep that. */
@@ -257,24 +275,62 @@ export interface EngineService {
     readonly put: (ctx: RequestContext, key: string, response: IdempotentResponse) => Effect.Effect<void, StorageUnavailable>
   }
   /**
-   * API keys, managed by operators (`dealstream keys`), not by API clients: they live in the reserved
-   * workspace SYSTEM_WORKSPACE, which no request can name. The engine only ever sees a key's SHA-256
-   * (64 lowercase hex digits); whoever makes a key keeps the key itself. A key's document is
-   * `{id, workspace_id, created_at, revoked_at}`, `id` being `apiKeyIdOf(digest)`.
+   * API keys. Their documents live in the reserved workspace SYSTEM_WORKSPACE, which no request can
+   * name; their events in the workspace each key is for (its change feed shows them). The engine
+   * only ever sees a key's SHA-256 (64 lowercase hex digits); whoever makes a key keeps the key
+   * itself. The operator's calls (`dealstream keys`: create, revoke, list) name any workspace and
+   * may change any key; the API's (listFor … recordUses) work in the caller's workspace and keep its
+   * rules: a key grants only scopes it holds, and the last key that may manage keys stays.
    */
   readonly apiKeys: {
-    /** Conflict when a key with the same id exists (the same key, or one sharing its digest's prefix): make another. */
-    readonly create: (input: {
-      readonly workspaceId: string
-      readonly keySha256: string
-      readonly actor: string | null
-    }) => Effect.Effect<Versioned, WriteError>
-    /** NotFound for an unknown key id; revoking a revoked key changes nothing. */
+    /**
+     * Conflict when a key with the same id exists (the same key, or one sharing its digest's
+     * prefix): make another. Without `name`, `scopes` or `expiresAt`: no name, `"*"`, no expiry.
+     * Answers the key's document, `{id, workspace_id, name, scopes, expires_at, created_at, revoked_at}`.
+     */
+    readonly create: (input: ApiKeyCreate & { readonly actor: string | null }) => Effect.Effect<Versioned, WriteError>
+    /** NotFound for an unknown key id; revoking a revoked key changes nothing. Answers its document. */
     readonly revoke: (input: { readonly keyId: string; readonly actor: string | null }) => Effect.Effect<Versioned, WriteError>
-    /** Every key (of one workspace, or of all when null), revoked ones included, oldest first; not paginated. */
+    /** Every key's document (of one workspace, or of all when null), revoked ones included, oldest first; not paginated. */
     readonly list: (workspaceId: string | null) => Effect.Effect<Page, StorageUnavailable>
-    /** The owner of the key with this digest; null when there is none or it is revoked. */
+    /**
+     * The owner of the key with this digest, expired or not (its `expiresAt` says); null when there
+     * is none or it is revoked.
+     */
     readonly authenticate: (keySha256: string) => Effect.Effect<ApiKeyOwner | null, StorageUnavailable>
+    /**
+     * GET /v1/api-keys: the workspace's keys as the API shows them (`{id, name, scopes, expires_at,
+     * last_used_at, created_at, revoked_at}`), revoked ones included, oldest first, in one page.
+     */
+    readonly listFor: (ctx: RequestContext) => Effect.Effect<Page, StorageUnavailable>
+    readonly get: (ctx: RequestContext, id: string) => Effect.Effect<Versioned, ReadError>
+    /**
+     * POST /v1/api-keys: body `{name, scopes, expires_at?}`, the new key's digest (made by the
+     * caller, who answers the key itself once). ScopeNotGranted when `manager` lacks a scope asked
+     * for; Conflict as `create` on an id taken (make another key).
+     */
+    readonly createFor: (
+      ctx: RequestContext,
+      body: unknown,
+      keySha256: string,
+      manager: KeyManager
+    ) => Effect.Effect<Versioned, ValidationError | Conflict | StorageUnavailable | ScopeNotGranted>
+    /** PATCH /v1/api-keys/:id: any of `name`, `scopes`, `expires_at`. Conflict for a revoked or expired key, or the last manager's. */
+    readonly update: (
+      ctx: RequestContext,
+      id: string,
+      body: unknown,
+      ifMatch: IfMatch,
+      manager: KeyManager
+    ) => Effect.Effect<Versioned, WriteError | ScopeNotGranted>
+    /** DELETE /v1/api-keys/:id: revokes (again: nothing changes). Conflict for the workspace's last key that manages keys. */
+    readonly delete: (ctx: RequestContext, id: string, ifMatch: IfMatch, manager: KeyManager) => Effect.Effect<void, WriteError>
+    /**
+     * Keeps when keys were last used (GET shows `last_used_at`): kept beside the keys, not as events.
+     * A use within a minute of the one kept is not written. For a host's background writer: never
+     * on a request's path.
+     */
+    readonly recordUses: (uses: ReadonlyArray<KeyUse>) => Effect.Effect<void, StorageUnavailable>
   }
   /** Purge every record soft-deleted more than 30 days ago (by the engine's Clock); returns how many. */
   readonly purgeExpired: Effect.Effect<number, StorageUnavailable>

@@ -1,5 +1,5 @@
 import { Effect, Result } from "effect"
-import { type Aggregate, decodeEvents, isErased, isStreamOf } from "../../aggregate.js"
+import { type Aggregate, decodeEvents, isErased, isStreamOf, streamWorkspace } from "../../aggregate.js"
 import type { StorageUnavailable } from "../../errors.js"
 import type { DomainEvent, StoredEvent } from "../../storage/events.js"
 import type { EngineDeps } from "../base/deps.js"
@@ -18,7 +18,8 @@ export const recordedEvents = <C, E extends DomainEvent, S>(
   !isStreamOf(aggregate, streamId)
     ? Effect.succeed([])
     : Effect.flatMap(deps.storage.readStream(streamId), (stored) => {
-        if (stored[0]?.metadata.workspaceId !== ctx.workspaceId || isErased(stored)) return Effect.succeed([])
+        const first = stored[0]
+        if (first === undefined || streamWorkspace(aggregate, first) !== ctx.workspaceId || isErased(stored)) return Effect.succeed([])
         const decoded = decodeEvents(aggregate, stored)
         return Result.isFailure(decoded)
           ? Effect.die(decoded.failure)

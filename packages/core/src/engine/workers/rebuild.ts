@@ -1,5 +1,5 @@
 import { Effect, Result } from "effect"
-import { type AnyAggregate, aggregateOf, decodeEvents, isErased, stateOf } from "../../aggregate.js"
+import { type AnyAggregate, aggregateOf, decodeEvents, isErased, stateOf, streamWorkspace } from "../../aggregate.js"
 import { type CustomFieldDefinition, customFieldAggregate, customFieldStreamId } from "../../customField/index.js"
 import type { DocumentWrite } from "../../storage/documents.js"
 import type { StoredEvent } from "../../storage/events.js"
@@ -76,7 +76,7 @@ export const rebuildDocuments = (onProgress: (progress: RebuildProgress) => void
     for (const [streamId, stored] of streams) {
       const aggregate = aggregateOf(rebuilt, streamId)
       if (aggregate === undefined || isErased(stored)) continue
-      const workspaceId = stored[0]!.metadata.workspaceId
+      const workspaceId = streamWorkspace(aggregate, stored[0]!)
       const all = yield* decoded(aggregate, stored)
       const stream = { workspaceId, id: streamId, definitions: yield* definitionsOf(workspaceId) }
       writes.push(...aggregate.documents(stream, { before: null, fresh: all, version: stored.length, all }))

@@ -81,7 +81,8 @@ export const storedEqualsProjection: Invariant = invariant("stored documents equ
         if (write._tag === "Upsert") {
           expected.push({
             collection: write.collection,
-            workspaceId,
+            // A key's document is the reserved workspace's, whichever its stream's is.
+            workspaceId: write.workspaceId,
             id: write.id,
             version: write.version,
             deletedAt: write.deletedAt,
