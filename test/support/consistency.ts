@@ -170,10 +170,13 @@ export const liveFromLog = (events: ReadonlyArray<LoggedEvent>, kind: "contact" 
  * The delivery queue's LISTEN connections of hosts on this database (listenChannel.ts names them
  * `dealstream-listen`), with when each connected: a worker that hears other hosts' signals has one.
  * A host's engine listens for settings changes on a second connection, `dealstream-listen-settings`,
- * not counted here.
+ * not counted here. A listening connection's last statement is its LISTEN or, 5 s on, the heartbeat
+ * it sends itself through that connection once LISTEN is in place (listenChannel.ts): a check that
+ * looked for LISTEN alone missed a listener it polled too late, under load.
  */
 export const listenConnections = (sql: Sql) =>
   sql.query<{ pid: number; backend_start: Date }>(
     `SELECT pid, backend_start FROM pg_stat_activity
-     WHERE application_name = 'dealstream-listen' AND query LIKE 'LISTEN %' AND datname = current_database()`
+     WHERE application_name = 'dealstream-listen' AND (query LIKE 'LISTEN %' OR query LIKE '%pg_notify(%')
+       AND datname = current_database()`
   )
