@@ -8,14 +8,11 @@
 import { spawn } from "node:child_process"
 import http from "node:http"
 import { fileURLToPath } from "node:url"
-import { createPromiseEngine } from "@dealstream/core"
-import { PgStorage } from "@dealstream/storage-pg"
 import postgres from "postgres"
 import { cpuOf, parentOf, reapedChildrenCpu, treeCpu, treeCpuSince } from "../lib/cpuTime.mjs"
-import { pipelineInfo } from "../lib/engineShapes.mjs"
-import { migrateDealstream } from "../lib/postgres.mjs"
 import { API_KEY, authHeaders, request, startHost, WORKSPACE } from "../lib/processes.mjs"
-import { seed, seededContact, verifySample } from "../lib/seed.mjs"
+import { seededContact } from "../lib/seed.mjs"
+import { seededWorkspace } from "../lib/seededWorkspace.mjs"
 import { median } from "../lib/stats.mjs"
 import { residentBytes } from "../soak/rss.mjs"
 
@@ -28,6 +25,27 @@ const WARM_PAGES = 10
 const MiB = 1024 * 1024
 
 /**
+ * The host's VmRSS read every SAMPLE_MS from now on; `stop()` ends it and says the reading before
+ * the first sample, the largest one (taking a last reading) and how many there were.
+ */
+const sampleRss = (hostPid) => {
+  const rssBefore = residentBytes(hostPid)
+  const samples = []
+  const read = () => {
+    const rss = residentBytes(hostPid)
+    if (rss !== null) samples.push(rss)
+  }
+  const sampler = setInterval(read, SAMPLE_MS)
+  return {
+    stop: () => {
+      clearInterval(sampler)
+      read()
+      return { rssBefore, rssMax: samples.length === 0 || rssBefore === null ? null : Math.max(...samples), rssSamples: samples.length }
+    }
+  }
+}
+
+/**
  * GET /v1/contacts/export (`accept`: JSON lines or CSV) over node:http, read to the end, counting
  * line feeds as the bytes come (Buffer.indexOf, no decoding); keeps the first two lines and the
  * last one to check. While it streams the host's VmRSS is read every SAMPLE_MS. Resolves with
@@ -37,12 +55,7 @@ const MiB = 1024 * 1024
  */
 const readExport = ({ base, hostPid, accept, maxSeconds }) =>
   new Promise((resolve, reject) => {
-    const rssBefore = residentBytes(hostPid)
-    const samples = []
-    const sampler = setInterval(() => {
-      const rss = residentBytes(hostPid)
-      if (rss !== null) samples.push(rss)
-    }, SAMPLE_MS)
+    const rss = sampleRss(hostPid)
     const started = performance.now()
     let firstByte = null
     let bytes = 0
@@ -54,10 +67,8 @@ const readExport = ({ base, hostPid, accept, maxSeconds }) =>
       if (done) return
       done = true
       const seconds = (performance.now() - started) / 1000
-      clearInterval(sampler)
       clearTimeout(cutOff)
-      const rss = residentBytes(hostPid)
-      if (rss !== null) samples.push(rss)
+      const memory = rss.stop()
       const text = tail.toString("utf8").replace(/\r?\n$/, "")
       resolve({
         finished,
@@ -68,9 +79,7 @@ const readExport = ({ base, hostPid, accept, maxSeconds }) =>
         firstLines: head.split(/\r?\n/).slice(0, 2),
         lastLine: text.slice(text.lastIndexOf("\n") + 1).replace(/\r$/, ""),
         cursor: res?.headers["dealstream-feed-cursor"] ?? null,
-        rssBefore,
-        rssMax: samples.length === 0 || rssBefore === null ? null : Math.max(...samples),
-        rssSamples: samples.length
+        ...memory
       })
     }
     let response = null
@@ -81,7 +90,7 @@ const readExport = ({ base, hostPid, accept, maxSeconds }) =>
     const req = http.get(new URL("/v1/contacts/export", base), { headers: { ...authHeaders, accept } }, (res) => {
       response = res
       if (res.statusCode !== 200) {
-        clearInterval(sampler)
+        rss.stop()
         clearTimeout(cutOff)
         const chunks = []
         res.on("data", (chunk) => chunks.push(chunk))
@@ -103,7 +112,7 @@ const readExport = ({ base, hostPid, accept, maxSeconds }) =>
     })
     req.on("error", (error) => {
       if (done) return
-      clearInterval(sampler)
+      rss.stop()
       clearTimeout(cutOff)
       reject(error)
     })
@@ -132,12 +141,7 @@ const cpuWindow = (hostPid, postmasterPid) => {
  */
 const exportByCli = ({ base, hostPid, contacts, maxSeconds }) =>
   new Promise((resolve, reject) => {
-    const rssBefore = residentBytes(hostPid)
-    const samples = []
-    const sampler = setInterval(() => {
-      const rss = residentBytes(hostPid)
-      if (rss !== null) samples.push(rss)
-    }, SAMPLE_MS)
+    const sampler = sampleRss(hostPid)
     const started = performance.now()
     const child = spawn(process.execPath, [cliBin, "export", "--type", "contacts", "--output", "/dev/null"], {
       stdio: ["ignore", "ignore", "pipe"],
@@ -158,14 +162,9 @@ const exportByCli = ({ base, hostPid, contacts, maxSeconds }) =>
     child.once("error", reject)
     child.once("close", (code, signal) => {
       const seconds = (performance.now() - started) / 1000
-      clearInterval(sampler)
       clearTimeout(cutOff)
       process.off("exit", kill)
-      const rss = {
-        rssBefore,
-        rssMax: samples.length === 0 || rssBefore === null ? null : Math.max(...samples),
-        rssSamples: samples.length
-      }
+      const rss = sampler.stop()
       if (cut) {
         // Its rows so far: its last progress line (every 5 s when stderr is no terminal).
         const progress = [...stderr.matchAll(/exporting (\d+) rows/g)].at(-1)
@@ -181,15 +180,7 @@ const exportByCli = ({ base, hostPid, contacts, maxSeconds }) =>
 
 export const contactExport = async ({ pg, settings, runs, log, quick }) => {
   const { contacts, deals, maxSeconds } = settings
-  const url = await pg.createDatabase("bench_export")
-  await migrateDealstream(url)
-  // The workspace's default pipeline, made by the engine itself (the seeded deals are in its stages).
-  const crm = await createPromiseEngine(PgStorage.layer(url))
-  const pipeline = (await crm.pipelines.list({ workspaceId: WORKSPACE, requestId: null, actor: "bench" })).data[0]
-  await crm.dispose()
-  const stageIds = pipeline.stages.map((s) => s.id)
-  const seeded = await seed({ url, workspaceId: WORKSPACE, pipelineId: pipeline.id, stageIds, contacts, deals, log })
-  const sampled = await verifySample({ url, workspaceId: WORKSPACE, pipeline: pipelineInfo(pipeline), size: 200 })
+  const { url, seeded, sampled } = await seededWorkspace({ pg, database: "bench_export", contacts, deals, log })
   const sql = postgres(url, { max: 1, onnotice: () => {} })
   const [{ n: stored }] = await sql`SELECT count(*)::int AS n FROM ds_contacts WHERE workspace_id = ${WORKSPACE} AND deleted_at IS NULL`
   if (stored !== contacts) throw new Error(`seeded ${contacts} contacts, ds_contacts holds ${stored} live ones`)

@@ -10,6 +10,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import postgres from "postgres"
+import { DEFAULT_IMPORT_CONCURRENCY } from "../../packages/http/dist/cli/transferUsage.js"
 import { cpuOf, parentOf, reapedChildrenCpu, treeCpu, treeCpuSince } from "../lib/cpuTime.mjs"
 import { API_KEY, authHeaders, startHost, request, WORKSPACE } from "../lib/processes.mjs"
 import { median, ratios } from "../lib/stats.mjs"
@@ -22,7 +23,7 @@ const BATCH = 100
 const WARMUP = { batches: 4, singles: 200 }
 const FIFTHS = 5
 /** `dealstream import`'s --concurrency when none is given (the scenario then passes none). */
-const DEFAULT_CLI_CONCURRENCY = 8
+const DEFAULT_CLI_CONCURRENCY = DEFAULT_IMPORT_CONCURRENCY
 
 const FIRST = [
   "Ada",

@@ -1,13 +1,10 @@
 // Item 5: latency of list pages and searches through the host, on PostgreSQL seeded with many
 // contacts and deals by the fast path (bench/lib/seed.mjs), after checking the seeded data reads
 // back through the engine as the engine would have written it.
-import { createPromiseEngine } from "@dealstream/core"
-import { PgStorage } from "@dealstream/storage-pg"
 import postgres from "postgres"
-import { pipelineInfo } from "../lib/engineShapes.mjs"
-import { migrateDealstream } from "../lib/postgres.mjs"
 import { request, startHost, WORKSPACE } from "../lib/processes.mjs"
-import { seed, seededContact, SOURCES, verifySample } from "../lib/seed.mjs"
+import { seededContact, SOURCES } from "../lib/seed.mjs"
+import { seededWorkspace } from "../lib/seededWorkspace.mjs"
 import { quantile } from "../lib/stats.mjs"
 
 const SCENARIO = "queries at scale (PostgreSQL)"
@@ -88,16 +85,7 @@ const SEARCH_TARGET = { text: "p99 < 20 ms at 1M contacts (issue 14)", on: "valu
 
 export const queries = async ({ pg, settings, runs, log, quick }) => {
   const { contacts, deals, requests, maxSeconds } = settings
-  const url = await pg.createDatabase("bench_queries")
-  await migrateDealstream(url)
-  // The workspace's default pipeline, made by the engine itself.
-  const crm = await createPromiseEngine(PgStorage.layer(url))
-  const pipeline = (await crm.pipelines.list({ workspaceId: WORKSPACE, requestId: null, actor: "bench" })).data[0]
-  await crm.dispose()
-
-  const stageIds = pipeline.stages.map((s) => s.id)
-  const seeded = await seed({ url, workspaceId: WORKSPACE, pipelineId: pipeline.id, stageIds, contacts, deals, log })
-  const sampled = await verifySample({ url, workspaceId: WORKSPACE, pipeline: pipelineInfo(pipeline), size: 200 })
+  const { url, pipeline, seeded, sampled } = await seededWorkspace({ pg, database: "bench_queries", contacts, deals, log })
   const host = await startHost({ databaseUrl: url })
   try {
     await verifyThroughHost({ base: host.url, url, contacts, deals, baseMs: seeded.baseMs, pipeline })

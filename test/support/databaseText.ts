@@ -27,8 +27,11 @@ const client = (url: string) =>
 const query = <A extends object>(url: string, text: string) =>
   Effect.runPromise(Effect.scoped(Effect.flatMap(client(url), (sql) => sql.unsafe<A>(text))).pipe(Effect.orDie))
 
-/** A pg_dump of the server's major version, if one is installed (as schemaConverges.pg.spec.ts finds it). */
-const pgDumpFor = async (url: string): Promise<string | undefined> => {
+/**
+ * A pg_dump of the server's major version, if one is installed: the embedded server (PostgreSQL 18)
+ * comes without one, and Debian's pg_dump 15 refuses a newer server.
+ */
+export const pgDumpFor = async (url: string): Promise<string | undefined> => {
   const [row] = await query<{ readonly major: number }>(url, `SELECT current_setting('server_version_num')::int / 10000 AS major`)
   const major = row?.major
   for (const candidate of [`/usr/lib/postgresql/${major}/bin/pg_dump`, "pg_dump"]) {

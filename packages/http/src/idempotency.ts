@@ -32,15 +32,15 @@ export interface IdempotentRepliesService {
    * is replayed without running anything, a stored answer for another request is a conflict, and
    * only a 2xx answer is stored, so a failed attempt can be retried with the same key.
    */
-  readonly run: <E, E2 = never>(
-    ctx: RequestContext,
+  readonly run: <E, E2 = never, C extends RequestContext = RequestContext>(
+    ctx: C,
     request: HttpServerRequest.HttpServerRequest,
     body: unknown,
     /**
      * The answer, from the caller as the write is to be made: under a key, the context names it, so
      * the write's own commit records it (the engine's RequestContext.idempotency).
      */
-    reply: (ctx: RequestContext) => Effect.Effect<Reply, E>,
+    reply: (ctx: C) => Effect.Effect<Reply, E>,
     /**
      * The answer again, from the record the write left, for a key whose write committed but whose
      * answer was never stored (the host stopped in between). Without it such a retry is a conflict.

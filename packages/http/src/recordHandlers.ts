@@ -12,7 +12,7 @@ import {
 } from "@dealstream/core"
 import type { HttpServerRequest } from "effect/http"
 import { Effect, type Schema } from "effect"
-import { Caller } from "./auth/Authentication.js"
+import { Caller, type CallerContext } from "./auth/Authentication.js"
 import { exportAnswer } from "./export/exportAnswer.js"
 import type { Applied, IdempotentRepliesService } from "./idempotency.js"
 import { ifMatchOf } from "./parameters.js"
@@ -105,8 +105,9 @@ export const getExpandable =
 export const postedJson = <E, E2 = never>(
   idempotent: IdempotentRepliesService,
   request: HttpServerRequest.HttpServerRequest,
-  reply: (ctx: RequestContext, body: unknown) => Effect.Effect<Reply, E>,
-  again?: (ctx: RequestContext, applied: Applied) => Effect.Effect<Reply, E2>
+  reply: (ctx: CallerContext, body: unknown) => Effect.Effect<Reply, E>,
+  again?: (ctx: CallerContext, applied: Applied) => Effect.Effect<Reply, E2>,
+  options?: Parameters<IdempotentRepliesService["run"]>[5]
 ) =>
   Effect.gen(function* () {
     yield* readQuery(request, [])
@@ -117,7 +118,8 @@ export const postedJson = <E, E2 = never>(
       request,
       body,
       (claimed) => reply(claimed, body),
-      again === undefined ? undefined : (applied) => again(ctx, applied)
+      again === undefined ? undefined : (applied) => again(ctx, applied),
+      options
     )
   })
 

@@ -5,6 +5,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect, Redacted } from "effect"
 import * as Reactivity from "effect/reactivity/Reactivity"
 import type { SqlClient } from "effect/sql/SqlClient"
+import { pgDumpFor } from "../../../test/support/databaseText.js"
 import { emptyDatabase, serverUrl } from "../../../test/support/pg.js"
 import { functions } from "./functions/index.js"
 import { migrate, type Schema, schema } from "./migrate.js"
@@ -93,25 +94,6 @@ const install = (steps: ReadonlyArray<Schema>) =>
   })
 
 const run = promisify(execFile)
-
-/** A pg_dump of the server's major version, if one is installed. */
-const pgDumpFor = async (url: string): Promise<string | undefined> => {
-  const major = await Effect.runPromise(
-    Effect.scoped(
-      Effect.flatMap(client(url), (sql) =>
-        sql.unsafe<{ readonly major: number }>(`SELECT current_setting('server_version_num')::int / 10000 AS major`)
-      )
-    )
-  ).then((rows) => rows[0]?.major)
-  for (const candidate of [`/usr/lib/postgresql/${major}/bin/pg_dump`, "pg_dump"]) {
-    const version = await run(candidate, ["--version"]).then(
-      ({ stdout }) => stdout,
-      () => ""
-    )
-    if (version.includes(`(PostgreSQL) ${major}.`)) return candidate
-  }
-  return undefined
-}
 
 const pgDump = await pgDumpFor(serverUrl())
 

@@ -8,7 +8,7 @@ import { keySha256, newApiKey } from "../auth/newKey.js"
 import { Forbidden, IdempotencyConflict } from "../errors/HttpErrors.js"
 import { IdempotentReplies } from "../idempotency.js"
 import { ifMatchOf } from "../parameters.js"
-import { getRecord, listWhole, type ConditionalRequest, type Request } from "../recordHandlers.js"
+import { getRecord, listWhole, postedJson, type ConditionalRequest, type Request } from "../recordHandlers.js"
 import { readJsonBody } from "../request/jsonBody.js"
 import { readQuery } from "../request/queryParams.js"
 import { created, locationOf, noContent, record, respond } from "../replies.js"
@@ -49,27 +49,21 @@ export const ApiKeysLive = (api: ServedApi) =>
         .handle("list", listWhole(engine.apiKeys.listFor))
         .handle("get", getRecord(engine.apiKeys.get))
         .handleRaw("create", ({ request }: Request) =>
-          Effect.gen(function* () {
-            yield* readQuery(request, [])
-            const ctx = yield* Caller
-            const body = yield* readJsonBody(request)
-            return yield* idempotent.run(
-              ctx,
-              request,
-              body,
-              (claimed) => make({ ...ctx, ...claimed }, body),
-              // The answer held the key, which is stored nowhere: it cannot be given again.
-              (applied) =>
-                Effect.fail(
-                  new IdempotencyConflict({
-                    message:
-                      `this Idempotency-Key made the API key ${applied.id}, whose key was shown only in that answer; ` +
-                      "revoke it (DELETE /v1/api-keys/{id}) and make another"
-                  })
-                ),
-              { storeAnswer: false }
-            )
-          })
+          postedJson(
+            idempotent,
+            request,
+            make,
+            // The answer held the key, which is stored nowhere: it cannot be given again.
+            (_ctx, applied) =>
+              Effect.fail(
+                new IdempotencyConflict({
+                  message:
+                    `this Idempotency-Key made the API key ${applied.id}, whose key was shown only in that answer; ` +
+                    "revoke it (DELETE /v1/api-keys/{id}) and make another"
+                })
+              ),
+            { storeAnswer: false }
+          )
         )
         .handleRaw("update", ({ headers, params, request }: ConditionalRequest) =>
           Effect.gen(function* () {
