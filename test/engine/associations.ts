@@ -200,6 +200,16 @@ const checkViews = (
     expect(sorted(trash.map((t) => t["id"] as string))).toEqual(sorted(deals.filter((d) => d.life === "trashed").map((d) => d.id)))
     for (const item of trash) shown(item["record"] as JsonObject)
 
+    // A list page's deal_ids come from another read than a get's (PostgreSQL: the page's statement).
+    const contactsListed = (yield* engine.contacts.list(ctx, { limit: "100" })).data
+    expect(sorted(contactsListed.map((c) => c["id"] as string))).toEqual(sorted(contacts.filter((c) => c.life === "live").map((c) => c.id)))
+    for (const listedContact of contactsListed) {
+      const id = listedContact["id"] as string
+      expect(idsOf(listedContact["deal_ids"]), `deal_ids of ${id} in the list`).toEqual(
+        sorted(liveDeals.filter((d) => visible(d).includes(id)).map((d) => d.id))
+      )
+    }
+
     for (const contact of contacts) {
       const dealsOfContact = sorted(liveDeals.filter((d) => visible(d).includes(contact.id)).map((d) => d.id))
       const filtered = (yield* engine.deals.list(ctx, { contact_id: contact.id, limit: "100" })).data

@@ -19,16 +19,19 @@ interface Row {
 
 // A record read in one statement: a GET of a contact was three round trips (the settings version,
 // the document, the deals naming it), a list page as many. $1 is the workspace in every statement
-// here (compileQuery adds it first). The link condition is the shape HasElement compiles to, so the
-// GIN index on the deals' contact_ids serves it, once per row.
+// here (compileQuery adds it first). Links a table keeps (the deals naming a contact: migration
+// 0026) are a range of its key; any other link condition is the shape HasElement compiles to, so
+// the GIN index on the linking array serves it, once per row.
 
 const settingsVersionSql = `coalesce((SELECT v.version FROM ${tables.settingsVersions} AS v WHERE v.workspace_id = $1), 0)`
 
 const linkedSql = (tableMap: DocumentTableMap, linked: LinkedDocuments | null, id: string) =>
   linked === null
     ? "'{}'::text[]"
-    : `ARRAY(SELECT l.id FROM ${tableMap.table(linked.collection)} AS l WHERE l.workspace_id = $1 AND l.deleted_at IS NULL ` +
-      `AND (l.data -> ${fieldKey(linked.field)}) @> jsonb_build_array(${id}) ORDER BY l.id)`
+    : linked.collection === "deal" && linked.field === "contact_ids"
+      ? `ARRAY(SELECT k.deal_id FROM ${tables.dealContacts} AS k WHERE k.workspace_id = $1 AND k.contact_id = ${id} ORDER BY k.deal_id)`
+      : `ARRAY(SELECT l.id FROM ${tableMap.table(linked.collection)} AS l WHERE l.workspace_id = $1 AND l.deleted_at IS NULL ` +
+        `AND (l.data -> ${fieldKey(linked.field)}) @> jsonb_build_array(${id}) ORDER BY l.id)`
 
 const columnsOf = (alias: string) =>
   documentColumns

@@ -10,7 +10,9 @@ export const tables = {
   pluginMigrations: "ds_plugin_migrations",
   /** The standings' totals and the deltas not yet in them (migration 0022). */
   figureTotals: "ds_figure_totals",
-  figureDeltas: "ds_figure_deltas"
+  figureDeltas: "ds_figure_deltas",
+  /** Each live deal's contact_ids, a row per contact, kept by triggers on ds_deals (migration 0026). */
+  dealContacts: "ds_deal_contacts"
 } as const
 
 /**

@@ -1,4 +1,5 @@
 import { builtInTables, type DocumentTableMap } from "../documentTableMap.js"
+import { dealContactLinks } from "./dealContactLinks.js"
 import { ds_commit } from "./ds_commit.js"
 import { ds_commit_batch } from "./ds_commit_batch.js"
 import { ds_commit_set } from "./ds_commit_set.js"
@@ -26,7 +27,8 @@ export const functionsOf = (tableMap: DocumentTableMap): ReadonlyArray<StoredFun
   ds_commit_batch_at,
   ds_events_drop_redacted_payload,
   ds_events_notify_feed(tableMap.plugins),
-  ...searchWords
+  ...searchWords,
+  ...dealContactLinks
 ]
 
 /** The stored functions of a storage without plug-ins. */

@@ -21,6 +21,7 @@ import { migration as pluginMigrations } from "./0020_plugin_migrations.js"
 import { migration as dealFigures } from "./0022_deal_figures.js"
 import { migration as listingIndexesById } from "./0023_listing_indexes_by_id.js"
 import { migration as apiKeyUses } from "./0024_api_key_uses.js"
+import { migration as dealContactLinks } from "./0026_deal_contact_links.js"
 import type { Migration } from "./Migration.js"
 
 export type { Migration } from "./Migration.js"
@@ -49,5 +50,6 @@ export const migrations: ReadonlyArray<Migration> = [
   pluginMigrations,
   dealFigures,
   listingIndexesById,
-  apiKeyUses
+  apiKeyUses,
+  dealContactLinks
 ]
