@@ -172,5 +172,21 @@ for (const storage of STORAGES) {
         { numRuns: 4 }
       )
     })
+
+    it("reads past its own pages of 1,000: 2,500 more contacts come whole, in the list's order", async () => {
+      for (let chunk = 0; chunk < 25; chunk++) {
+        const body = Array.from({ length: 100 }, (_, k) => ({ email: `many-${chunk}-${k}@example.com` }))
+        const created = await host.call("POST", "/v1/contacts/batch", { body: { operations: body.map((data) => ({ op: "create", data })) } })
+        expect(created.status, created.text).toBe(200)
+        expect(created.body.results.filter((r: { status: number }) => r.status !== 201)).toEqual([])
+      }
+      const exported = await exportOf(host, "/v1/contacts/export")
+      expect(exported.status, exported.text).toBe(200)
+      const listed = await listAll(host)
+      expect(listed.length).toBeGreaterThan(2_500)
+      expect(lines(exported.text)).toEqual(listed)
+      // Its larger pages are the export's alone: a list still takes at most 100.
+      expect((await host.call("GET", "/v1/contacts?limit=1000")).status).toBe(400)
+    })
   })
 }

@@ -27,6 +27,8 @@ export interface ListSpec {
   readonly allow: { readonly filter: boolean; readonly search: boolean; readonly sort: boolean }
   /** Further parameter names the endpoint handles itself; any other name is an error. */
   readonly extraParams: ReadonlyArray<string>
+  /** The largest `limit` taken: pageLimits.max unless told (views/listPage.ts's ListPageMax). */
+  readonly maxLimit?: number
 }
 
 const knownParams = (spec: ListSpec): ReadonlySet<string> =>
@@ -65,7 +67,7 @@ export const parseListQuery = (params: ListParams, spec: ListSpec): Result.Resul
   }
   const param = (name: string): string | undefined => (known.has(name) ? params[name] : undefined)
 
-  const limit = collect(parseLimit(params["limit"]))
+  const limit = collect(parseLimit(params["limit"], spec.maxLimit))
   const filterText = param("filter")
   const filter = filterText === undefined ? allOf([]) : collect(parseFilter(filterText, spec.catalog))
   const search = collect(parseSearch(param("search"), spec.catalog))
