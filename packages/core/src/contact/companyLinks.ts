@@ -100,10 +100,10 @@ export const showingLiveCompanies = (visible: JsonObject, live: ReadonlySet<stri
   const shownId = stored === null || (isString(companyId) && live.has(companyId)) ? companyId : null
   const shownIds = stored === null ? (isString(companyId) ? [companyId] : []) : stored.filter((id) => live.has(id))
   const out: Record<string, Json> = {}
-  for (const [key, value] of Object.entries(visible)) {
+  for (const key of Object.keys(visible)) {
     if (key === "company_ids") continue
     if (key !== "company_id") {
-      out[key] = value
+      out[key] = visible[key]!
       continue
     }
     out["company_id"] = shownId

@@ -1,4 +1,4 @@
-import type { JsonObject } from "../json.js"
+import type { Json, JsonObject } from "../json.js"
 import { contactIdsOf } from "../record/links.js"
 import { showingLiveCompanies } from "./companyLinks.js"
 
@@ -27,7 +27,9 @@ export const contactView = (
   )
 
 /** The same, given the ids of the deals naming the contact (storage found them: readRecord). */
-export const contactViewWith = (visible: JsonObject, dealIds: ReadonlyArray<string>, live: ReadonlySet<string>): JsonObject => ({
-  ...showingLiveCompanies(visible, live),
-  deal_ids: [...dealIds]
-})
+export const contactViewWith = (visible: JsonObject, dealIds: ReadonlyArray<string>, live: ReadonlySet<string>): JsonObject => {
+  // showingLiveCompanies makes a new object: adding to it spares a copy per contact of an export.
+  const view: Record<string, Json> = showingLiveCompanies(visible, live)
+  view["deal_ids"] = [...dealIds]
+  return view
+}

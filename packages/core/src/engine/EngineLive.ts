@@ -69,7 +69,7 @@ export const makeEngine: Effect.Effect<EngineService, never, EngineRequirements 
     apiKeys: makeApiKeys(deps),
     purgeExpired: makePurge(deps, [...aggregates, ...plugins.map(({ aggregate }) => aggregate)]),
     ping: deps.storage.ping,
-    exportRecords: (ctx, list, params) => exportRecords(deps.storage, ctx, list, params),
+    exportRecords: (ctx, list, params, encode) => exportRecords(deps.storage, ctx, list, params, encode),
     position: deps.storage.position
   })
 })

@@ -54,15 +54,15 @@ export const exportAnswer =
       const columns = [...standardColumns(record), ...customKeys]
       // The export's state lives until the body is sent: its scope closes with the stream.
       const scope = yield* Scope.make()
-      const started = yield* Effect.exit(Scope.provide(engine.exportRecords(ctx, list, params), scope))
+      const encode = (page: ReadonlyArray<JsonObject>) =>
+        encoder.encode(csv ? page.map((row) => csvRow(columns, row)).join("") : page.map((row) => `${JSON.stringify(row)}\n`).join(""))
+      const started = yield* Effect.exit(Scope.provide(engine.exportRecords(ctx, list, params, encode), scope))
       if (Exit.isFailure(started)) {
         yield* Scope.close(scope, started)
         return yield* Effect.failCause(started.cause)
       }
       const { cursor, pages } = started.value
-      const encode = (page: ReadonlyArray<JsonObject>) =>
-        encoder.encode(csv ? page.map((row) => csvRow(columns, row)).join("") : page.map((row) => `${JSON.stringify(row)}\n`).join(""))
-      const body = Stream.concat(csv ? Stream.make(encoder.encode(csvLine(columns))) : Stream.empty, Stream.map(pages, encode)).pipe(
+      const body = Stream.concat(csv ? Stream.make(encoder.encode(csvLine(columns))) : Stream.empty, pages).pipe(
         Stream.ensuring(Scope.close(scope, Exit.void))
       )
       return HttpServerResponse.stream(body, {

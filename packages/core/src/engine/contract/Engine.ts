@@ -338,13 +338,15 @@ export interface EngineService {
   readonly ping: Effect.Effect<StorageReadiness, StorageUnavailable>
   /**
    * Every live record a list of these parameters shows, from one state, with the change feed cursor
-   * of that state (views/exportRecords.ts): `list` is the record type's own (`engine.contacts.list`).
+   * of that state (views/exportRecords.ts): `list` is the record type's own (`engine.contacts.list`),
+   * `encode` makes a page of records what the stream carries (the client's bytes).
    */
-  readonly exportRecords: (
+  readonly exportRecords: <A>(
     ctx: RequestContext,
     list: RecordService["list"],
-    params: ListParams
-  ) => Effect.Effect<RecordExport, ValidationError | StorageUnavailable, Scope.Scope>
+    params: ListParams,
+    encode: (rows: ReadonlyArray<JsonObject>) => A
+  ) => Effect.Effect<RecordExport<A>, ValidationError | StorageUnavailable, Scope.Scope>
   /** The storage's position now (storage/positions.ts): what a write that stored nothing answers. */
   readonly position: Effect.Effect<StoragePosition, StorageUnavailable>
 }
