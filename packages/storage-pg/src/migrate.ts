@@ -4,7 +4,7 @@ import type { SqlClient } from "effect/sql/SqlClient"
 import type { SqlError } from "effect/sql/SqlError"
 import { applyFunctions } from "./applyFunctions.js"
 import { applyPluginMigrations, type PluginMigrationApplied } from "./applyPluginMigrations.js"
-import { distributeFunctionsOnCitus, distributeOnCitus } from "./citus.js"
+import { distributeFunctionsOnCitus, distributeOnCitus, isCitus } from "./citus.js"
 import { builtInTables, type DocumentTableMap } from "./documentTableMap.js"
 import { functionsOf, type StoredFunction } from "./functions/index.js"
 import { type Migration, migrations } from "./migrations/index.js"
@@ -68,6 +68,8 @@ export const migrate = (sql: SqlClient, target: Schema = schema): Effect.Effect<
         applied_at timestamptz NOT NULL DEFAULT now()
       )`
       )
+      // A migration that adds a trigger to a table Citus already distributes needs this (citus.ts).
+      if (yield* isCitus(sql)) yield* sql.unsafe("SET LOCAL citus.enable_unsafe_triggers = on")
       const rows = yield* sql.unsafe<{ readonly id: number }>(`SELECT id FROM ${tables.migrations}`)
       const applied = new Set(rows.map((row) => row.id))
       const ran: Array<number> = []
