@@ -42,11 +42,21 @@ export default defineConfig({
         test: {
           name: "postgres, hosts",
           include: specsEnding(".spec.ts"),
-          exclude: ["**/node_modules/**", ...specsEnding(".{unit,int}.spec.ts")],
+          exclude: ["**/node_modules/**", ...specsEnding(".{unit,int,citus}.spec.ts")],
           // One PostgreSQL for the run (DATABASE_URL or an embedded server) for the *.pg.spec.ts files.
           globalSetup: ["test/support/pgGlobalSetup.ts"]
         }
-      }
+      },
+      // The Citus suites start clusters of the machine's PostgreSQL 15 with Citus installed
+      // (test/support/citusCluster.ts): `npm run test:citus`, which .ci/run runs after installing it.
+      ...(process.env["DEALSTREAM_CITUS"] === "1"
+        ? [
+            {
+              extends: true,
+              test: { name: "citus", include: specsEnding(".citus.spec.ts"), globalSetup: ["test/support/citusGlobalSetup.ts"] }
+            }
+          ]
+        : [])
     ]
   }
 })

@@ -101,6 +101,14 @@ export type AnyAggregate = Aggregate<any, any, any>
 export const streamWorkspace = (aggregate: AnyAggregate, first: StoredEvent): string =>
   aggregate.workspaceOf?.(first) ?? first.metadata.workspaceId
 
+/**
+ * The workspace whose log holds a stream of this aggregate read from `ctx`, for the storage's
+ * readStream: the request's, unless the aggregate places its streams itself (workspaceOf: API
+ * keys, whose oldest streams begin in the system workspace), when the whole stream is read.
+ */
+export const logOf = (aggregate: AnyAggregate, ctx: { readonly workspaceId: string }): string | undefined =>
+  aggregate.workspaceOf === undefined ? ctx.workspaceId : undefined
+
 /** Whether this stream id names a record of this aggregate. */
 export const isStreamOf = (aggregate: AnyAggregate, streamId: string): boolean => streamId.startsWith(`${aggregate.prefix}_`)
 

@@ -280,7 +280,12 @@ export const makeWithQueue: Effect.Effect<Services> = Effect.gen(function* () {
 
   const service: StorageService = {
     commit,
-    readStream: (streamId, after = 0) => Effect.sync(() => (streams.get(streamId) ?? []).slice(Math.max(0, after))),
+    readStream: (streamId, after = 0, workspaceId) =>
+      Effect.sync(() =>
+        (streams.get(streamId) ?? [])
+          .slice(Math.max(0, after))
+          .filter((event) => workspaceId === undefined || event.metadata.workspaceId === workspaceId)
+      ),
     settingsVersion: (workspaceId) => Effect.sync(() => settingsVersions.get(workspaceId) ?? 0),
     settingsChanges: Stream.fromPubSub(settingsChanges),
     readLog: ({ after, limit }) => Effect.sync(() => log.slice(Math.max(0, after), Math.max(0, after) + limit)),

@@ -1,10 +1,13 @@
-import { DeliveryQueue, type DeliveryQueueService, RecordTypes, Storage, type StorageService } from "@dealstream/core"
+import { DeliveryQueue, type DeliveryQueueService, RecordTypes, recordTypeSet, Storage, type StorageService } from "@dealstream/core"
 import { Clock, Context, Duration, Effect, Layer, Redacted, type Scope } from "effect"
 import * as Reactivity from "effect/reactivity/Reactivity"
 import type { SqlClient } from "effect/sql/SqlClient"
 import type { SqlError } from "effect/sql/SqlError"
 import { claimDeliveries } from "./claimDeliveries.js"
 import { commit } from "./commit.js"
+import { isCitus } from "./citus.js"
+import { type CitusCommits, citusCommits } from "./citusCommits.js"
+import { readFeedOnCitus } from "./citusFeed.js"
 import { lsnPosition, makeCommitBatches, type SubmitCommit } from "./commitBatches.js"
 import { makeReads, type Reads } from "./replicas.js"
 import { snapshot } from "./snapshot.js"
@@ -103,7 +106,8 @@ export const fromClient = (
   listen: ListenOptions,
   tableMap: DocumentTableMap,
   reads: Reads = primaryReads(sql),
-  lender?: Lender
+  lender?: Lender,
+  citus?: CitusCommits
 ): StorageService => {
   // What a read request may be served by a replica: the reads of records, lists, searches, history.
   const read = reads.client
@@ -116,12 +120,12 @@ export const fromClient = (
         Effect.flatMap((now) => commit(sql, submit, tableMap)(input, new Date(now).toISOString())),
         orUnavailable
       ),
-    readStream: (streamId, after) => routed(readStream(read)(streamId, after)),
+    readStream: (streamId, after, workspaceId) => routed(readStream(read)(streamId, after, workspaceId)),
     settingsVersion: (workspaceId) => routed(settingsVersion(read)(workspaceId)),
     settingsChanges: listenSettingsChanges(listen),
     readLog: (options) => orUnavailable(readLog(sql)(options)),
     readWorkspaceLog: (options) => orUnavailable(readWorkspaceLog(sql)(options)),
-    readFeed: (options) => orUnavailable(readFeed(sql)(options)),
+    readFeed: (options) => orUnavailable(citus === undefined ? readFeed(sql)(options) : readFeedOnCitus(sql)(options)),
     readEvent: (workspaceId, eventId) => routed(readEvent(read)(workspaceId, eventId)),
     feedChanges: listenFeedChanges(listen),
     getDocument: (collection, workspaceId, id) => routed(getDocument(read, tableMap)(collection, workspaceId, id)),
@@ -133,17 +137,20 @@ export const fromClient = (
     queryDocuments: (collection, workspaceId, query) => routed(queryDocuments(read, tableMap)(collection, workspaceId, query)),
     documentsWith: (collection, key, limit) => orUnavailable(documentsWith(sql, tableMap)(collection, key, limit)),
     listDeletedBefore: (collection, cutoff, limit) => orUnavailable(listDeletedBefore(sql, tableMap)(collection, cutoff, limit)),
-    replaceDocuments: (collections, writes) => orUnavailable(replaceDocuments(sql, tableMap)(collections, writes)),
+    replaceDocuments: (collections, writes) => orUnavailable(replaceDocuments(sql, tableMap, citus !== undefined)(collections, writes)),
     headSequence: orUnavailable(headSequence(sql)),
     snapshot: (workspaceId, read) =>
       lender === undefined
         ? Effect.die(new Error("snapshot needs the storage's own pool (PgStorage.make)"))
         : orUnavailable(snapshot(sql, lender)(workspaceId, read)),
-    position: orUnavailable(
-      Effect.map(sql.unsafe<{ readonly position: string }>("SELECT pg_current_wal_insert_lsn()::text AS position"), ([row]) =>
-        lsnPosition(row!.position)
-      )
-    ),
+    position:
+      citus === undefined
+        ? orUnavailable(
+            Effect.map(sql.unsafe<{ readonly position: string }>("SELECT pg_current_wal_insert_lsn()::text AS position"), ([row]) =>
+              lsnPosition(row!.position)
+            )
+          )
+        : Effect.sync(citus.position),
     // The server as it names itself: the one the pool lent a connection to, the primary now.
     ping: orUnavailable(
       Effect.zipWith(
@@ -277,13 +284,24 @@ export const makeWithQueue = (options: Options | string): Effect.Effect<Services
               maxLag: readMaxLag ?? Duration.seconds(5),
               poll: readPoll ?? Duration.millis(100)
             }).pipe(Effect.provide(Reactivity.layer), Effect.mapError(cannotConnect))
-      const batches = yield* makeCommitBatches(sql, { lanes: commitLanes ?? 2, maxBatch: 64, written: reads.primaryAt })
+      const citus = (yield* isCitus(sql).pipe(Effect.mapError(cannotConnect)))
+        ? citusCommits(recordTypeSet(tableMap.plugins).feedPrefixes)
+        : undefined
+      if (citus !== undefined && readUrls !== undefined && readUrls.length > 0) {
+        return yield* new DatabaseError({ message: "read replicas are not offered on Citus: a cluster has no one position to follow" })
+      }
+      const batches = yield* makeCommitBatches(sql, {
+        lanes: commitLanes ?? 2,
+        maxBatch: 64,
+        written: reads.primaryAt,
+        ...(citus === undefined ? {} : { citus })
+      })
       const listen: ListenOptions = {
         url: listenUrl,
         connectTimeout: connectTimeout ?? Duration.seconds(5),
         heartbeat: listenHeartbeat ?? Duration.seconds(5)
       }
-      return { storage: fromClient(sql, batches.submit, listen, tableMap, reads, lender), queue: queueFromClient(sql, listen) }
+      return { storage: fromClient(sql, batches.submit, listen, tableMap, reads, lender, citus), queue: queueFromClient(sql, listen) }
     })
   )
 }

@@ -61,11 +61,23 @@ const claimedTwice = (commit: Commit): UniqueViolation | null => {
 }
 
 /** What ds_commit (and each item of ds_commit_batch) is given for a commit. */
+/**
+ * The workspace of each stream, by its first new event; a stream the commit only checks (no new
+ * event) is taken to be of the commit's workspace, the first one its events or documents name.
+ * ds_commit finds a stream's version row by both: on Citus, the workspace says which worker.
+ */
+const streamWorkspaces = (commit: Commit): ReadonlyArray<string> => {
+  const fallback =
+    commit.streams.find((s) => s.events.length > 0)?.events[0]?.metadata.workspaceId ?? commit.documents[0]?.workspaceId ?? ""
+  return commit.streams.map((s) => s.events[0]?.metadata.workspaceId ?? fallback)
+}
+
 export const paramsOf = (commit: Commit, recordedAt: string): CommitParams => {
+  const workspaces = streamWorkspaces(commit)
   const streams = commit.streams.map((s, i) => ({
     i,
     id: s.streamId,
-    w: s.events[0]?.metadata.workspaceId ?? "",
+    w: workspaces[i]!,
     expected: s.expectedVersion,
     added: s.events.length,
     ...(s.settings === true ? { settings: true } : {})
@@ -99,8 +111,8 @@ export const paramsOf = (commit: Commit, recordedAt: string): CommitParams => {
 const conflictFromLog = (sql: SqlClient, commit: Commit) =>
   Effect.map(
     sql.unsafe<{ readonly stream_id: string; readonly version: number }>(
-      `SELECT stream_id, version FROM ${tables.streams} WHERE stream_id = ANY($1::text[])`,
-      [commit.streams.map((s) => s.streamId)]
+      `SELECT stream_id, version FROM ${tables.streams} WHERE workspace_id = ANY($1::text[]) AND stream_id = ANY($2::text[])`,
+      [[...new Set(streamWorkspaces(commit))], commit.streams.map((s) => s.streamId)]
     ),
     (rows) => {
       const actual = new Map(rows.map((row) => [row.stream_id, row.version]))
@@ -119,9 +131,9 @@ const holderOf = (sql: SqlClient, tableMap: DocumentTableMap, commit: Commit, ta
   const touched = new Set(commit.documents.map((w) => `${w.collection}\u0000${w.workspaceId}\u0000${w.id}`))
   return Effect.map(
     sql.unsafe<{ readonly workspace_id: string; readonly unique_key: string; readonly id: string }>(
-      `SELECT workspace_id, unique_key, id FROM ${table} ` +
-        `WHERE (workspace_id, unique_key) IN (SELECT * FROM unnest($1::text[], $2::text[]))`,
-      [claims.map((c) => c.workspaceId), claims.map((c) => c.uniqueKey)]
+      // Pairs are matched below: as plain lists, Citus reads only the shards of those workspaces.
+      `SELECT workspace_id, unique_key, id FROM ${table} WHERE workspace_id = ANY($1::text[]) AND unique_key = ANY($2::text[])`,
+      [[...new Set(claims.map((c) => c.workspaceId))], [...new Set(claims.map((c) => c.uniqueKey))]]
     ),
     (rows) => {
       for (const outsider of [true, false]) {

@@ -2,6 +2,7 @@ import { noteWritten, type StoragePosition, WrittenAt } from "@dealstream/core"
 import { Deferred, Effect, Exit, Queue, type Scope } from "effect"
 import type { SqlClient } from "effect/sql/SqlClient"
 import { SqlError, UnknownError } from "effect/sql/SqlError"
+import type { CitusCommits } from "./citusCommits.js"
 
 /**
  * What `ds_commit` is given, before encoding: streams, events, redacted streams, removes, upserts;
@@ -46,6 +47,11 @@ export interface CommitBatchOptions {
   readonly maxBatch: number
   /** Told the position of every batch stored (the replicas' lag is measured against it). */
   readonly written?: (position: StoragePosition) => void
+  /**
+   * On Citus: each batch is split by workspace and sent to the worker holding it (citusCommits.ts),
+   * and the host tells the feed's and settings' listeners itself. Absent on plain PostgreSQL.
+   */
+  readonly citus?: CitusCommits
 }
 
 const argumentsText = (settings: boolean) =>
@@ -81,7 +87,7 @@ export const lsnPosition = (text: string): StoragePosition => {
   return (BigInt(`0x${text.slice(0, slash)}`) << 32n) | BigInt(`0x${text.slice(slash + 1)}`)
 }
 
-interface Sent {
+export interface Sent {
   readonly outcomes: ReadonlyArray<CommitOutcome>
   readonly position: StoragePosition
 }
@@ -106,6 +112,7 @@ export const makeCommitBatches = (sql: SqlClient, options: CommitBatchOptions): 
 
     type Answer = { readonly outcome: CommitOutcome; readonly written_at: string }
     const send = (params: ReadonlyArray<CommitParams>): Effect.Effect<Sent, SqlError> => {
+      if (options.citus !== undefined) return options.citus.send(sql, params)
       if (params.length === 1) {
         const [text, args] = committedAtCall(params[0]!)
         return Effect.map(sql.unsafe<Answer>(text, args), ([row]) => ({

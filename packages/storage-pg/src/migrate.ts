@@ -4,6 +4,7 @@ import type { SqlClient } from "effect/sql/SqlClient"
 import type { SqlError } from "effect/sql/SqlError"
 import { applyFunctions } from "./applyFunctions.js"
 import { applyPluginMigrations, type PluginMigrationApplied } from "./applyPluginMigrations.js"
+import { distributeFunctionsOnCitus, distributeOnCitus, isCitus } from "./citus.js"
 import { builtInTables, type DocumentTableMap } from "./documentTableMap.js"
 import { functionsOf, type StoredFunction } from "./functions/index.js"
 import { type Migration, migrations } from "./migrations/index.js"
@@ -46,7 +47,8 @@ export interface Migrated {
  * Brings the schema up to date: one transaction holding a transaction-scoped advisory lock, so
  * hosts starting together run the migrations once, one after the other; the others wait, then find
  * nothing to do. Unlike PgMigrator, every missing id runs, not only ids above the latest applied.
- * Then the plug-ins' migrations not yet applied (applyPluginMigrations.ts). Then the stored
+ * Then the plug-ins' migrations not yet applied (applyPluginMigrations.ts). On a Citus coordinator,
+ * the tables not yet distributed are distributed by workspace (citus.ts). Then the stored
  * functions whose text changed (applyFunctions.ts), after every migration, so that a migration has
  * made what they name; unless the database holds an engine migration this host does not know: a
  * newer host migrated it, and its functions may name what only its migrations made, so an older
@@ -66,6 +68,8 @@ export const migrate = (sql: SqlClient, target: Schema = schema): Effect.Effect<
         applied_at timestamptz NOT NULL DEFAULT now()
       )`
       )
+      // A migration that adds a trigger to a table Citus already distributes needs this (citus.ts).
+      if (yield* isCitus(sql)) yield* sql.unsafe("SET LOCAL citus.enable_unsafe_triggers = on")
       const rows = yield* sql.unsafe<{ readonly id: number }>(`SELECT id FROM ${tables.migrations}`)
       const applied = new Set(rows.map((row) => row.id))
       const ran: Array<number> = []
@@ -77,9 +81,12 @@ export const migrate = (sql: SqlClient, target: Schema = schema): Effect.Effect<
       }
       const plugins = target.plugins ?? []
       const pluginMigrations = plugins.length === 0 ? {} : { pluginMigrations: yield* applyPluginMigrations(sql, plugins) }
+      yield* distributeOnCitus(sql)
       const known = new Set(target.migrations.map((migration) => migration.id))
       const newer = [...applied].some((id) => !known.has(id))
       if (newer || target.functions === undefined) return { migrations: ran, functions: [], ...pluginMigrations }
-      return { migrations: ran, functions: yield* applyFunctions(sql, target.functions), ...pluginMigrations }
+      const functions = yield* applyFunctions(sql, target.functions)
+      yield* distributeFunctionsOnCitus(sql)
+      return { migrations: ran, functions, ...pluginMigrations }
     })
   )

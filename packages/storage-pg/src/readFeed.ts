@@ -15,6 +15,14 @@ import { tables } from "./tables.js"
 
 const likePrefix = (prefix: string) => `${prefix.replace(/[\\%_]/g, (c) => `\\${c}`)}%`
 
+/** What a read of the change feed asks for. */
+export interface FeedRead {
+  readonly workspaceId: string
+  readonly after: ChangeFeedPosition | null
+  readonly types: ChangeFeedTypes
+  readonly limit: number
+}
+
 /**
  * The change feed of one workspace (ds_events_workspace_feed, migration 0013). Only events of
  * transactions below the bound (feedBound.ts) are read: none of the transactions below it can still
@@ -26,12 +34,7 @@ const likePrefix = (prefix: string) => `${prefix.replace(/[\\%_]/g, (c) => `\\${
  */
 export const readFeed =
   (sql: SqlClient, bound: FeedBound = workspaceWriters) =>
-  (options: {
-    readonly workspaceId: string
-    readonly after: ChangeFeedPosition | null
-    readonly types: ChangeFeedTypes
-    readonly limit: number
-  }): Effect.Effect<ChangeFeedPage, SqlError> => {
+  (options: FeedRead): Effect.Effect<ChangeFeedPage, SqlError> => {
     const params = new Params()
     const workspace = params.add(options.workspaceId)
     const visible = `workspace_id = ${workspace} AND xact_id < (SELECT below FROM bound)`

@@ -12,7 +12,15 @@ import { tables } from "./tables.js"
  */
 export const readStreamSql = `SELECT ${eventColumns} FROM ${tables.events} WHERE stream_id = $1 AND stream_version > $2 ORDER BY stream_version`
 
+/** The same, in one workspace's log: on Citus a router query to that workspace's worker. */
+export const readWorkspaceStreamSql = `SELECT ${eventColumns} FROM ${tables.events} WHERE workspace_id = $3 AND stream_id = $1 AND stream_version > $2 ORDER BY stream_version`
+
 export const readStream =
   (sql: SqlClient) =>
-  (streamId: string, after = 0): Effect.Effect<ReadonlyArray<StoredEvent>, SqlError> =>
-    Effect.map(sql.unsafe<EventRow>(readStreamSql, [streamId, after]), (rows) => rows.map(toStoredEvent))
+  (streamId: string, after = 0, workspaceId?: string): Effect.Effect<ReadonlyArray<StoredEvent>, SqlError> =>
+    Effect.map(
+      workspaceId === undefined
+        ? sql.unsafe<EventRow>(readStreamSql, [streamId, after])
+        : sql.unsafe<EventRow>(readWorkspaceStreamSql, [streamId, after, workspaceId]),
+      (rows) => rows.map(toStoredEvent)
+    )

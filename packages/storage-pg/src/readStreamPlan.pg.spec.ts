@@ -4,7 +4,7 @@ import { Effect, Redacted } from "effect"
 import * as Reactivity from "effect/reactivity/Reactivity"
 import { testDatabase } from "../../../test/support/pg.js"
 import { migrate } from "./migrate.js"
-import { readStreamSql } from "./readStream.js"
+import { readStreamSql, readWorkspaceStreamSql } from "./readStream.js"
 
 interface PlanNode {
   readonly "Node Type": string
@@ -36,20 +36,26 @@ describe("readStream's plan", () => {
               SELECT 'con_' || (n % 5000), n / 5000 + 1 FROM generate_series(0, 49999) AS n) AS events`)
       yield* sql.unsafe(`ANALYZE ds_events`)
 
-      const [row] = yield* sql.unsafe<{ readonly "QUERY PLAN": ReadonlyArray<{ readonly Plan: PlanNode }> }>(
-        `EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${readStreamSql}`,
-        ["con_long", 995]
-      )
-      const plan = row!["QUERY PLAN"][0]!.Plan
-      const nodes = nodesOf(plan)
-      // One index scan, in the index's order (no sort), entered at the version after 995.
-      expect(nodes.map((node) => node["Node Type"])).toEqual(["Index Scan"])
-      expect(plan["Index Name"]).toBe("ds_events_stream_version")
-      expect(plan["Index Cond"]).toMatch(/stream_version > /)
-      expect(plan["Rows Removed by Filter"] ?? 0).toBe(0)
-      expect(plan["Actual Rows"]).toBe(5)
-      // A few index and heap pages of a table of hundreds.
-      expect(plan["Shared Hit Blocks"] + plan["Shared Read Blocks"]).toBeLessThan(10)
+      // The read by stream id alone, and the one naming the stream's workspace too.
+      for (const [text, params] of [
+        [readStreamSql, ["con_long", 995]],
+        [readWorkspaceStreamSql, ["con_long", 995, "ws_plan"]]
+      ] as const) {
+        const [row] = yield* sql.unsafe<{ readonly "QUERY PLAN": ReadonlyArray<{ readonly Plan: PlanNode }> }>(
+          `EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${text}`,
+          [...params]
+        )
+        const plan = row!["QUERY PLAN"][0]!.Plan
+        const nodes = nodesOf(plan)
+        // One index scan, in the index's order (no sort), entered at the version after 995.
+        expect(nodes.map((node) => node["Node Type"])).toEqual(["Index Scan"])
+        expect(plan["Index Name"]).toBe("ds_events_stream_version")
+        expect(plan["Index Cond"]).toMatch(/stream_version > /)
+        expect(plan["Rows Removed by Filter"] ?? 0).toBe(0)
+        expect(plan["Actual Rows"]).toBe(5)
+        // A few index and heap pages of a table of hundreds.
+        expect(plan["Shared Hit Blocks"] + plan["Shared Read Blocks"]).toBeLessThan(10)
+      }
       const [{ pages } = { pages: 0 }] = yield* sql.unsafe<{ readonly pages: number }>(
         `SELECT relpages AS pages FROM pg_class WHERE relname = 'ds_events'`
       )

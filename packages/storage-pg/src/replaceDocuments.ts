@@ -12,9 +12,12 @@ const BATCH = 500
 /**
  * Rebuild: the named collections' tables emptied and refilled in one transaction, so readers see
  * the old documents or the new ones, never a mix (TRUNCATE holds its lock until the commit).
+ * On Citus (`distributed`) the tables are emptied by DELETE: a TRUNCATE's triggers empty the words
+ * and figures tables whole, which from a shard reaches every other worker's shards and deadlocks
+ * with the TRUNCATE itself; DELETE's row triggers touch only the colocated rows of each shard.
  */
 export const replaceDocuments =
-  (sql: SqlClient, tableMap: DocumentTableMap) =>
+  (sql: SqlClient, tableMap: DocumentTableMap, distributed = false) =>
   (collections: ReadonlyArray<Collection>, writes: ReadonlyArray<DocumentWrite>): Effect.Effect<void, SqlError> =>
     sql.withTransaction(
       Effect.gen(function* () {
@@ -29,7 +32,8 @@ export const replaceDocuments =
         // Every table looked up before the first statement: a write to a collection without one is
         // a defect that leaves the tables as they were.
         const written = [...new Set([...last.values()].map((w) => w.collection))].map((c) => [c, tableMap.table(c)] as const)
-        if (dropped.length > 0) yield* sql.unsafe(`TRUNCATE ${dropped.join(", ")}`)
+        if (dropped.length > 0 && !distributed) yield* sql.unsafe(`TRUNCATE ${dropped.join(", ")}`)
+        if (distributed) for (const table of dropped) yield* sql.unsafe(`DELETE FROM ${table}`)
         for (const [collection, table] of written) {
           const mine = [...last.values()].filter((w) => w.collection === collection)
           const removes = mine.filter((w) => w._tag === "Remove")

@@ -97,8 +97,14 @@ export interface StorageService {
   /**
    * The events of one stream in version order (empty for an unknown stream): all of them, or those
    * after version `after`, so a host that knows a stream up to a version reads only what came since.
+   * With `workspaceId`, the workspace whose log holds the stream, only that log's events are read:
+   * on a storage spread over servers by workspace (PostgreSQL on Citus) the read goes to one server.
    */
-  readonly readStream: (streamId: string, after?: number) => Effect.Effect<ReadonlyArray<StoredEvent>, StorageUnavailable>
+  readonly readStream: (
+    streamId: string,
+    after?: number,
+    workspaceId?: string
+  ) => Effect.Effect<ReadonlyArray<StoredEvent>, StorageUnavailable>
   /**
    * A number that moves on with every commit appending to one of the workspace's settings streams
    * (0 for a workspace without any). Read it before the settings it stands for: a change committed

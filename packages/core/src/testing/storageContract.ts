@@ -4,7 +4,7 @@ import { TestClock } from "effect/testing"
 import type { DocumentQuery, Expr } from "../query/ast.js"
 import { type ChangeFeedEvent, type ChangeFeedPosition, compareChangeFeedPositions } from "../storage/changeFeed.js"
 import { WrittenAt } from "../storage/positions.js"
-import { type Commit, Storage } from "../storage/Storage.js"
+import { type Commit, Storage, type StorageService } from "../storage/Storage.js"
 import { settingsContractCases } from "./settingsContract.js"
 import { event, fresh, upsert } from "./storageFixtures.js"
 
@@ -17,11 +17,34 @@ const byName = (after: DocumentQuery["after"] = null, limit = 100): DocumentQuer
   limit
 })
 
+export interface StorageContractOptions {
+  /**
+   * The adapter stores a commit's events in one workspace's log only (PostgreSQL on Citus, where a
+   * workspace's log lives on one worker): the cases that put two workspaces' events side by side
+   * commit them one workspace after the other instead. Default false.
+   */
+  readonly oneLogPerCommit?: boolean
+}
+
 /**
  * The behaviour every storage adapter must show. Each adapter's test file calls this with a layer
  * that provides an empty (or at least isolated) storage.
  */
-export const storageContractSuite = (name: string, layer: Layer.Layer<Storage, unknown>) => {
+export const storageContractSuite = (name: string, layer: Layer.Layer<Storage, unknown>, options: StorageContractOptions = {}) => {
+  /** The commit as given, or, for an adapter of one log per commit, one commit per workspace in turn. */
+  const commitLogs = (storage: StorageService, commit: Commit) => {
+    if (options.oneLogPerCommit !== true) return storage.commit(commit)
+    const logs = [...new Set(commit.streams.map((stream) => stream.events[0]?.metadata.workspaceId ?? ""))]
+    return Effect.map(
+      Effect.forEach(logs, (log, i) =>
+        storage.commit({
+          streams: commit.streams.filter((stream) => (stream.events[0]?.metadata.workspaceId ?? "") === log),
+          documents: i === 0 ? commit.documents : []
+        })
+      ),
+      (results) => ({ events: results.flatMap((result) => result.events) })
+    )
+  }
   describe(`storage contract: ${name}`, () => {
     it.layer(layer, { timeout: 60_000 })((it) => {
       it.effect("appends events with increasing sequence, stream versions from 1 and a recorded time", () =>
@@ -109,6 +132,23 @@ export const storageContractSuite = (name: string, layer: Layer.Layer<Storage, u
           expect(before.events.filter((e) => compareChangeFeedPositions(e.position, seen.through!) <= 0).map((e) => e.data["n"])).toEqual([
             1
           ])
+        })
+      )
+
+      it.effect("reads a stream within the log of the workspace named: all of it there, none from another's", () =>
+        Effect.gen(function* () {
+          const storage = yield* Storage
+          const [ws, other] = [fresh("ws"), fresh("ws")]
+          const s = fresh("con")
+          yield* storage.commit({
+            streams: [{ streamId: s, expectedVersion: 0, events: [1, 2, 3].map((n) => event(ws, "x.n", { n }, n)) }],
+            documents: []
+          })
+          const ns = (events: ReadonlyArray<{ readonly data: Record<string, unknown> }>) => events.map((e) => e.data["n"])
+          expect(ns(yield* storage.readStream(s, 0, ws))).toEqual([1, 2, 3])
+          expect(ns(yield* storage.readStream(s, 1, ws))).toEqual([2, 3])
+          expect(yield* storage.readStream(s, 0, other)).toEqual([])
+          expect(yield* storage.readStream(s, 0, ws)).toEqual(yield* storage.readStream(s))
         })
       )
 
@@ -333,7 +373,7 @@ export const storageContractSuite = (name: string, layer: Layer.Layer<Storage, u
           const storage = yield* Storage
           const [ws, other] = [fresh("ws"), fresh("ws")]
           const [a, b] = [fresh("con"), fresh("con")]
-          const { events } = yield* storage.commit({
+          const { events } = yield* commitLogs(storage, {
             streams: [
               { streamId: a, expectedVersion: 0, events: [1, 2, 3, 4].map((n) => event(ws, n % 2 === 0 ? "x.even" : "x.odd", { n }, n)) },
               { streamId: b, expectedVersion: 0, events: [event(other, "x.odd", { n: 9 }, 9)] }
@@ -341,7 +381,7 @@ export const storageContractSuite = (name: string, layer: Layer.Layer<Storage, u
             documents: []
           })
           const start = events[0]!.sequence - 1
-          const head = events[events.length - 1]!.sequence
+          const head = events.filter((e) => e.metadata.workspaceId === ws).at(-1)!.sequence
           const read = (after: number, until: number, limit: number, types?: ReadonlyArray<string>) =>
             Effect.map(
               storage.readWorkspaceLog({ workspaceId: ws, after, until, limit, ...(types === undefined ? {} : { types }) }),
@@ -364,7 +404,7 @@ export const storageContractSuite = (name: string, layer: Layer.Layer<Storage, u
             streams: [{ streamId: a, expectedVersion: 0, events: [event(ws, "contact.created", { n: 1 }, 1)] }],
             documents: []
           })
-          yield* storage.commit({
+          yield* commitLogs(storage, {
             streams: [
               {
                 streamId: b,
@@ -423,7 +463,7 @@ export const storageContractSuite = (name: string, layer: Layer.Layer<Storage, u
             ...event(other, "contact.created", { n: 2 }),
             metadata: { ...event(other, "x").metadata, eventId: fresh("evt") }
           }
-          yield* storage.commit({
+          yield* commitLogs(storage, {
             streams: [
               { streamId: a, expectedVersion: 0, events: [mine] },
               { streamId: b, expectedVersion: 0, events: [theirs] }
@@ -487,7 +527,7 @@ export const storageContractSuite = (name: string, layer: Layer.Layer<Storage, u
             const committer = yield* Effect.forkChild(
               Effect.forever(
                 Effect.suspend(() =>
-                  storage.commit({
+                  commitLogs(storage, {
                     streams: [
                       { streamId: fresh("dlv"), expectedVersion: 0, events: [event(quiet, "delivery.scheduled", {}, n)] },
                       { streamId: fresh("con"), expectedVersion: 0, events: [event(ws, "contact.created", {}, n)] }

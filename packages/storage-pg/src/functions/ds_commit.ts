@@ -53,30 +53,41 @@ export const commitFunctionText = (name: string, feedMark: "marked" | "unmarked"
       doc record;
       current_version integer;
       redacted_stream text;
+      written text[];
       appended jsonb;
     BEGIN
       ${feedMark === "marked" ? markFeeds("e.w", "jsonb_to_recordset(events) AS e(w text)") : "-- No feed mark: a test's planted commit."}
       -- Lock the version rows in id order, so two commits over the same streams cannot deadlock;
       -- in READ COMMITTED each statement here then reads what committed before it.
-      FOR stream IN SELECT a.id FROM jsonb_to_recordset(streams) AS a(id text) ORDER BY a.id LOOP
-        PERFORM 1 FROM ds_streams WHERE stream_id = stream.id FOR UPDATE;
+      -- Every statement names the stream's workspace too, so that on Citus it runs on the one
+      -- worker holding it (citus.ts).
+      FOR stream IN SELECT a.id, a.w FROM jsonb_to_recordset(streams) AS a(id text, w text) ORDER BY a.id LOOP
+        PERFORM 1 FROM ds_streams WHERE workspace_id = stream.w AND stream_id = stream.id FOR UPDATE;
       END LOOP;
-      FOR stream IN SELECT * FROM jsonb_to_recordset(streams) AS a(i int, id text, expected int) ORDER BY a.i LOOP
-        current_version := coalesce((SELECT version FROM ds_streams WHERE stream_id = stream.id), 0);
+      FOR stream IN SELECT * FROM jsonb_to_recordset(streams) AS a(i int, id text, w text, expected int) ORDER BY a.i LOOP
+        current_version := coalesce((SELECT version FROM ds_streams WHERE workspace_id = stream.w AND stream_id = stream.id), 0);
         IF current_version <> stream.expected THEN
           RETURN jsonb_build_object('conflict', jsonb_build_array(stream.id, stream.expected, current_version));
         END IF;
       END LOOP;
       -- Before the append: a stream's earlier events are redacted, never its new tombstone.
-      FOREACH redacted_stream IN ARRAY redact LOOP
-        UPDATE ds_events SET data = '{"redacted": true}'::jsonb WHERE stream_id = redacted_stream;
-      END LOOP;
+      -- A redacted stream belongs to a workspace the commit writes (a purge's, a delivery's record).
+      IF cardinality(redact) > 0 THEN
+        written := ARRAY(
+          SELECT a.w FROM jsonb_to_recordset(streams) AS a(w text)
+          UNION SELECT u.w FROM jsonb_to_recordset(upserts) AS u(w text)
+          UNION SELECT r.w FROM jsonb_to_recordset(removes) AS r(w text)
+        );
+        FOREACH redacted_stream IN ARRAY redact LOOP
+          UPDATE ds_events SET data = '{"redacted": true}'::jsonb WHERE workspace_id = ANY (written) AND stream_id = redacted_stream;
+        END LOOP;
+      END IF;
       FOR stream IN SELECT * FROM jsonb_to_recordset(streams) AS a(id text, w text, expected int, added int) LOOP
         CONTINUE WHEN stream.added = 0;
         IF stream.expected = 0 THEN
           INSERT INTO ds_streams (stream_id, workspace_id, version) VALUES (stream.id, stream.w, stream.added);
         ELSE
-          UPDATE ds_streams SET version = stream.expected + stream.added WHERE stream_id = stream.id;
+          UPDATE ds_streams SET version = stream.expected + stream.added WHERE workspace_id = stream.w AND stream_id = stream.id;
         END IF;
       END LOOP;
       WITH inserted AS (

@@ -2,11 +2,13 @@ import { builtInTables, type DocumentTableMap } from "../documentTableMap.js"
 import { dealContactLinks } from "./dealContactLinks.js"
 import { ds_commit } from "./ds_commit.js"
 import { ds_commit_batch } from "./ds_commit_batch.js"
+import { ds_commit_batch_in } from "./ds_commit_batch_in.js"
 import { ds_commit_set } from "./ds_commit_set.js"
 import { ds_commit_with_settings } from "./ds_commit_with_settings.js"
 import { ds_commit_at, ds_commit_batch_at, ds_commit_with_settings_at } from "./committedAt.js"
 import { ds_events_drop_redacted_payload } from "./ds_events_drop_redacted_payload.js"
 import { ds_events_notify_feed } from "./ds_events_notify_feed.js"
+import { ds_feed_bound_in } from "./ds_feed_bound_in.js"
 import { searchWords } from "./searchWords.js"
 import type { StoredFunction } from "./StoredFunction.js"
 
@@ -22,11 +24,13 @@ export const functionsOf = (tableMap: DocumentTableMap): ReadonlyArray<StoredFun
   ds_commit_with_settings,
   ds_commit_set(tableMap.list),
   ds_commit_batch,
+  ds_commit_batch_in,
   ds_commit_at,
   ds_commit_with_settings_at,
   ds_commit_batch_at,
   ds_events_drop_redacted_payload,
   ds_events_notify_feed(tableMap.plugins),
+  ds_feed_bound_in,
   ...searchWords,
   ...dealContactLinks
 ]

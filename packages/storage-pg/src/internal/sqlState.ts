@@ -8,15 +8,29 @@ import * as SqlError from "effect/sql/SqlError"
 export const sqlStateOf = (error: SqlError.SqlError): { readonly code: string | null; readonly constraint: string | null } => {
   const fields = error.reason.cause
   if (typeof fields !== "object" || fields === null) return { code: null, constraint: null }
-  const { code, constraint } = fields as { readonly code?: unknown; readonly constraint?: unknown }
+  const { code, constraint, message } = fields as { readonly code?: unknown; readonly constraint?: unknown; readonly message?: unknown }
+  // Citus passes a worker's error on with its message alone: the constraint is named only there.
+  const named = typeof message === "string" && code === "23505" ? /unique constraint "([^"]+)"/.exec(message)?.[1] : undefined
   return {
     // A socket's error carries Node's code instead, and some of those look like a SQLSTATE: EPIPE,
     // a write to a connection the server had closed (a server killed mid-statement). No class of
     // SQLSTATE begins with E.
     code: typeof code === "string" && /^[0-9A-Z]{5}$/.test(code) && !code.startsWith("E") ? code : null,
-    constraint: typeof constraint === "string" ? constraint : null
+    constraint:
+      typeof constraint === "string" && constraint !== ""
+        ? logicalConstraint(constraint)
+        : named === undefined
+          ? null
+          : logicalConstraint(named)
   }
 }
+
+/**
+ * A constraint's name as the schema gives it. On Citus a worker names the shard's copy, with the
+ * shard id after an underscore (`ds_contacts_unique_key_102034`); no constraint of the schema ends
+ * in digits.
+ */
+export const logicalConstraint = (name: string): string => name.replace(/_\d+$/, "")
 
 /**
  * A server error as @effect/sql-pg reports it: the reason it would choose for the SQLSTATE, over

@@ -1,5 +1,5 @@
 import { Effect, Result } from "effect"
-import { type Aggregate, decodeEvents, foldProjection } from "../../aggregate.js"
+import { type Aggregate, decodeEvents, foldProjection, logOf } from "../../aggregate.js"
 import type { Projected } from "../../decider.js"
 import type { CustomFieldDefinition } from "../../field/custom.js"
 import type { JsonObject } from "../../json.js"
@@ -58,8 +58,14 @@ export interface Decided<E, S> extends Omit<Handled<E, S>, "payloads"> {
 }
 
 /** The stream's events up to `version`, decoded: for documents that need every event (a purge's). */
-const historyOf = <C, E extends DomainEvent, S>(deps: EngineDeps, aggregate: Aggregate<C, E, S>, streamId: string, version: number) =>
-  Effect.flatMap(deps.storage.readStream(streamId), (stored) => {
+const historyOf = <C, E extends DomainEvent, S>(
+  deps: EngineDeps,
+  aggregate: Aggregate<C, E, S>,
+  ctx: RequestContext,
+  streamId: string,
+  version: number
+) =>
+  Effect.flatMap(deps.storage.readStream(streamId, 0, logOf(aggregate, ctx)), (stored) => {
     const decoded = decodeEvents(aggregate, stored.slice(0, version))
     return Result.isFailure(decoded) ? Effect.die(decoded.failure) : Effect.succeed(decoded.success)
   })
@@ -86,7 +92,7 @@ export const decide = <C, E extends DomainEvent, S>(
     const stream = { workspaceId: on.ctx.workspaceId, id: on.streamId, definitions: on.definitions ?? [] }
     const all =
       fresh.length > 0 && aggregate.documentsNeedHistory?.(fresh) === true
-        ? [...(yield* historyOf(deps, aggregate, on.streamId, from)), ...fresh]
+        ? [...(yield* historyOf(deps, aggregate, on.ctx, on.streamId, from)), ...fresh]
         : undefined
     return {
       append: {

@@ -67,12 +67,12 @@ const claimedState = (doc: StoredDocument, delivery: DeliveryDocument): StreamSt
  * The event's global position, for the payload's `sequence`: the queue's claim stores it on the
  * delivery; read from the log only for a delivery that reached a worker some other way.
  */
-const sequenceOf = (deps: EngineDeps, delivery: DeliveryDocument) =>
+const sequenceOf = (deps: EngineDeps, workspaceId: string, delivery: DeliveryDocument) =>
   typeof delivery.sequence === "number"
     ? Effect.succeed(delivery.sequence)
     : // Only the event itself is read, however long the record's history.
       Effect.map(
-        deps.storage.readStream(delivery.event_stream_id, delivery.event_version - 1),
+        deps.storage.readStream(delivery.event_stream_id, delivery.event_version - 1, workspaceId),
         (events) => events.find((event) => event.streamVersion === delivery.event_version)?.sequence ?? 0
       )
 
@@ -113,7 +113,7 @@ export const attemptDelivery = (
     if (webhook === null || (webhook.status !== "active" && delivery.replay_of === null)) {
       return yield* cancel(deps, doc, delivery)
     }
-    const sequence = yield* sequenceOf(deps, delivery).pipe(whileUnavailable("5 seconds"))
+    const sequence = yield* sequenceOf(deps, doc.workspaceId, delivery).pipe(whileUnavailable("5 seconds"))
     // Timed and signed once the endpoint has a free slot: waiting for one is not part of the attempt.
     const { answer, durationMs } = yield* slot(
       timedPost(deps, (started) =>
