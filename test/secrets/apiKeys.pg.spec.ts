@@ -3,15 +3,28 @@ import { MemoryStorage } from "@dealstream/storage-memory"
 import { PgStorage } from "@dealstream/storage-pg"
 import { describe, expect, it } from "@effect/vitest"
 import { createHash } from "node:crypto"
-import { Effect, Layer } from "effect"
+import * as PgClient from "@effect/sql-pg/PgClient"
+import { Context, Effect, Layer, Redacted } from "effect"
+import * as Reactivity from "effect/reactivity/Reactivity"
+import { streamRowsInTheirLog } from "../../packages/storage-pg/src/migrations/0027_stream_rows_in_their_log.js"
 import { noWebhookSending } from "../support/engine.js"
 import { testDatabase } from "../support/pg.js"
 
 const sha256 = (key: string) => createHash("sha256").update(key, "utf8").digest("hex")
 
+/** What upgrading the storage to this version does to data an earlier version wrote (PostgreSQL: migrations 0027 on). */
+class Upgrade extends Context.Service<Upgrade, Effect.Effect<void>>()("test/secrets/Upgrade") {}
+
+const onDatabase = (url: string, statement: string) =>
+  Effect.scoped(
+    Effect.flatMap(PgClient.make({ url: Redacted.make(url), transformJson: false, maxConnections: 1 }), (sql) => sql.unsafe(statement))
+  ).pipe(Effect.provide(Reactivity.layer), Effect.asVoid, Effect.orDie)
+
 const storages = {
-  memory: MemoryStorage.layer,
-  postgres: Layer.unwrap(Effect.map(testDatabase, (url) => PgStorage.layer(url)))
+  memory: Layer.merge(MemoryStorage.layer, Layer.succeed(Upgrade, Effect.void)),
+  postgres: Layer.unwrap(
+    Effect.map(testDatabase, (url) => Layer.merge(PgStorage.layer(url), Layer.succeed(Upgrade, onDatabase(url, streamRowsInTheirLog))))
+  )
 }
 
 describe.each(Object.keys(storages) as Array<keyof typeof storages>)("API keys in the engine on %s", (kind) => {
@@ -94,6 +107,8 @@ describe.each(Object.keys(storages) as Array<keyof typeof storages>)("API keys i
           }
         ]
       })
+      // What the upgrade does to it (the version row moves to the key's workspace), as on a real upgrade.
+      yield* yield* Upgrade
       expect(yield* engine.apiKeys.authenticate(digest)).toEqual({ workspaceId: "legacy", keyId: id, scopes: "*", expiresAt: null })
       const ctx = { workspaceId: "legacy", requestId: null, actor: "key_000000000000" }
       const manager = { scopes: "*" as const, configured: true }

@@ -22,6 +22,7 @@ import { migration as dealFigures } from "./0022_deal_figures.js"
 import { migration as listingIndexesById } from "./0023_listing_indexes_by_id.js"
 import { migration as apiKeyUses } from "./0024_api_key_uses.js"
 import { migration as dealContactLinks } from "./0026_deal_contact_links.js"
+import { migration as streamRowsInTheirLog } from "./0027_stream_rows_in_their_log.js"
 import type { Migration } from "./Migration.js"
 
 export type { Migration } from "./Migration.js"
@@ -51,5 +52,6 @@ export const migrations: ReadonlyArray<Migration> = [
   dealFigures,
   listingIndexesById,
   apiKeyUses,
-  dealContactLinks
+  dealContactLinks,
+  streamRowsInTheirLog
 ]
