@@ -176,7 +176,9 @@ for (const storage of STORAGES) {
     it("reads past its own pages of 1,000: 2,500 more contacts come whole, in the list's order", async () => {
       for (let chunk = 0; chunk < 25; chunk++) {
         const body = Array.from({ length: 100 }, (_, k) => ({ email: `many-${chunk}-${k}@example.com` }))
-        const created = await host.call("POST", "/v1/contacts/batch", { body: { operations: body.map((data) => ({ op: "create", data })) } })
+        const created = await host.call("POST", "/v1/contacts/batch", {
+          body: { operations: body.map((data) => ({ op: "create", data })) }
+        })
         expect(created.status, created.text).toBe(200)
         expect(created.body.results.filter((r: { status: number }) => r.status !== 201)).toEqual([])
       }
