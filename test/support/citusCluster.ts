@@ -1,9 +1,8 @@
 import { execFile } from "node:child_process"
-import { chownSync, existsSync, mkdtempSync, readFileSync, rmSync, statfsSync } from "node:fs"
-import { createServer } from "node:net"
-import { tmpdir } from "node:os"
+import { chownSync, existsSync, mkdtempSync, rmSync } from "node:fs"
 import { join } from "node:path"
 import pg from "pg"
+import { clusterParent, freePort, postgresIds } from "./pgCluster.js"
 import { EMPTY_DATABASE, uniqueName } from "./templateDatabase.js"
 
 // A Citus cluster of the machine's PostgreSQL 15 for the Citus suites (issue 31): a coordinator and
@@ -30,35 +29,6 @@ export interface CitusCluster {
 /** Whether this machine's PostgreSQL 15 has Citus installed. */
 export const citusInstalled = (): boolean => existsSync("/usr/share/postgresql/15/extension/citus.control")
 
-const freePort = (): Promise<number> =>
-  new Promise((resolve, reject) => {
-    const server = createServer()
-    server.on("error", reject)
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address()
-      const port = typeof address === "object" && address !== null ? address.port : 0
-      server.close(() => resolve(port))
-    })
-  })
-
-const postgresIds = (): { readonly uid: number; readonly gid: number } => {
-  const line = readFileSync("/etc/passwd", "utf8")
-    .split("\n")
-    .find((entry) => entry.startsWith("postgres:"))
-  if (line === undefined) throw new Error("no `postgres` user on this machine: Debian's postgresql package makes it")
-  const [, , uid, gid] = line.split(":")
-  return { uid: Number(uid), gid: Number(gid) }
-}
-
-const parentDirectory = (): string => {
-  try {
-    if (statfsSync("/dev/shm").type === 0x01021994) return "/dev/shm"
-  } catch {
-    // No /dev/shm: the temporary directory will do.
-  }
-  return tmpdir()
-}
-
 const onNode = async (url: string, statements: ReadonlyArray<string>): Promise<void> => {
   const client = new pg.Client({ connectionString: url })
   await client.connect()
@@ -73,7 +43,7 @@ const onNode = async (url: string, statements: ReadonlyArray<string>): Promise<v
 export const startCitusCluster = async (workers = 2): Promise<CitusCluster> => {
   if (!citusInstalled()) throw new Error("Citus is not installed for PostgreSQL 15: run the Citus build's install.sh as root")
   const { uid, gid } = postgresIds()
-  const root = mkdtempSync(join(parentDirectory(), "dealstream-citus-"))
+  const root = mkdtempSync(join(clusterParent(), "dealstream-citus-"))
   chownSync(root, uid, gid)
   const env = { PATH: process.env["PATH"] ?? "/usr/bin:/bin", HOME: root, LC_ALL: "C", TZ: "UTC" }
   const asPostgres = (tool: string, args: ReadonlyArray<string>): Promise<string> =>

@@ -183,7 +183,7 @@ interface Running {
   readonly exited: Promise<number | null>
 }
 
-const postgresIds = (): { readonly uid: number; readonly gid: number } => {
+export const postgresIds = (): { readonly uid: number; readonly gid: number } => {
   const line = readFileSync("/etc/passwd", "utf8")
     .split("\n")
     .find((entry) => entry.startsWith("postgres:"))
@@ -192,7 +192,7 @@ const postgresIds = (): { readonly uid: number; readonly gid: number } => {
   return { uid: Number(uid), gid: Number(gid) }
 }
 
-const freePort = (): Promise<number> =>
+export const freePort = (): Promise<number> =>
   new Promise((resolve, reject) => {
     const server = createServer()
     server.on("error", reject)
@@ -212,7 +212,7 @@ const TMPFS_MAGIC = 0x01021994
  * there took 0.15 s against 1 to 1.7 s on disk, and initdb half as long. Nothing here must outlive
  * the test, and a dead test process's reaper removes the directory.
  */
-const clusterParent = (): string => {
+export const clusterParent = (): string => {
   try {
     if (statfsSync("/dev/shm").type === TMPFS_MAGIC) return "/dev/shm"
   } catch {

@@ -8,7 +8,7 @@ import { tables } from "./tables.js"
  * colocated with the log, so one workspace's rows (events, documents, words, figures) live on one
  * worker and a statement naming the workspace runs there alone. Tables with no workspace (the
  * migrations' and stored functions' bookkeeping) stay on the coordinator: only migrate reads them.
- * On plain PostgreSQL this does nothing.
+ * migrate.ts calls it only on a database that runs Citus (isCitus).
  *
  * It runs in migrate's transaction after the migrations, and again after every later migrate, so
  * a table a later migration or a plug-in adds is distributed the first time a host migrates.
@@ -20,7 +20,6 @@ import { tables } from "./tables.js"
  */
 export const distributeOnCitus = (sql: SqlClient): Effect.Effect<ReadonlyArray<string>, SqlError> =>
   Effect.gen(function* () {
-    if (!(yield* isCitus(sql))) return []
     // Triggers on distributed tables (search words, figure totals) touch only rows of the same
     // workspace, so of colocated shards on the same worker: the case Citus calls unsafe only
     // because it cannot check it.
@@ -54,7 +53,6 @@ export const distributeOnCitus = (sql: SqlClient): Effect.Effect<ReadonlyArray<s
  */
 export const distributeFunctionsOnCitus = (sql: SqlClient): Effect.Effect<void, SqlError> =>
   Effect.gen(function* () {
-    if (!(yield* isCitus(sql))) return
     // Citus propagates a new function by itself, without a distribution argument: an `_in`
     // function is taken up again until it has one.
     const pending = yield* sql.unsafe<{ readonly signature: string; readonly name: string }>(

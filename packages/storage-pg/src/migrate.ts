@@ -69,7 +69,8 @@ export const migrate = (sql: SqlClient, target: Schema = schema): Effect.Effect<
       )`
       )
       // A migration that adds a trigger to a table Citus already distributes needs this (citus.ts).
-      if (yield* isCitus(sql)) yield* sql.unsafe("SET LOCAL citus.enable_unsafe_triggers = on")
+      const citus = yield* isCitus(sql)
+      if (citus) yield* sql.unsafe("SET LOCAL citus.enable_unsafe_triggers = on")
       const rows = yield* sql.unsafe<{ readonly id: number }>(`SELECT id FROM ${tables.migrations}`)
       const applied = new Set(rows.map((row) => row.id))
       const ran: Array<number> = []
@@ -81,12 +82,12 @@ export const migrate = (sql: SqlClient, target: Schema = schema): Effect.Effect<
       }
       const plugins = target.plugins ?? []
       const pluginMigrations = plugins.length === 0 ? {} : { pluginMigrations: yield* applyPluginMigrations(sql, plugins) }
-      yield* distributeOnCitus(sql)
+      if (citus) yield* distributeOnCitus(sql)
       const known = new Set(target.migrations.map((migration) => migration.id))
       const newer = [...applied].some((id) => !known.has(id))
       if (newer || target.functions === undefined) return { migrations: ran, functions: [], ...pluginMigrations }
       const functions = yield* applyFunctions(sql, target.functions)
-      yield* distributeFunctionsOnCitus(sql)
+      if (citus) yield* distributeFunctionsOnCitus(sql)
       return { migrations: ran, functions, ...pluginMigrations }
     })
   )
