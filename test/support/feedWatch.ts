@@ -1,4 +1,4 @@
-import { DeliveryQueue, Storage, type StorageService } from "@dealstream/core"
+import { type DeliveryQueue, Storage, type StorageService } from "@dealstream/core"
 import { Context, Effect, Layer, Stream } from "effect"
 
 /**
