@@ -2,6 +2,7 @@ import type { ChangeFeedPage } from "@dealstream/core"
 import { Effect } from "effect"
 import type { SqlClient } from "effect/sql/SqlClient"
 import type { SqlError } from "effect/sql/SqlError"
+import { delegated } from "./citusDelegation.js"
 import { type FeedRead, readFeed } from "./readFeed.js"
 
 /**
@@ -17,9 +18,11 @@ export const readFeedOnCitus =
   (options: FeedRead): Effect.Effect<ChangeFeedPage, SqlError> => {
     const bound = (again: number): Effect.Effect<string, SqlError> =>
       Effect.flatMap(
-        sql.unsafe<{ readonly bound: { readonly below: string; readonly ended: boolean } }>("SELECT ds_feed_bound_in($1) AS bound", [
-          options.workspaceId
-        ]),
+        delegated(
+          sql.unsafe<{ readonly bound: { readonly below: string; readonly ended: boolean } }>("SELECT ds_feed_bound_in($1) AS bound", [
+            options.workspaceId
+          ])
+        ),
         ([row]) => (row!.bound.ended && again > 0 ? bound(again - 1) : Effect.succeed(BigInt(row!.bound.below).toString()))
       )
     return Effect.flatMap(bound(3), (below) =>

@@ -6,7 +6,8 @@ import type { StoredFunction } from "./StoredFunction.js"
  * On one server readFeed computes it inside its own statement. On Citus the commits run on the
  * worker holding the workspace (ds_commit_batch_in), with that worker's transaction ids and feed
  * marks, so the bound must be that worker's: Citus delegates this function there by its first
- * argument (citus.ts), and readFeed then reads below the answer (citusFeed.ts). The same WITH list,
+ * argument (citus.ts), and readFeed then reads below the answer (citusFeed.ts); run anywhere else
+ * it refuses (ds_workspace_here.ts). The same WITH list,
  * so the rule is written once. One jsonb value, not a row: Citus delegates a call only in the
  * select list (`SELECT ds_feed_bound_in($1)`), never a function scan in FROM.
  */
@@ -17,6 +18,7 @@ export const ds_feed_bound_in: StoredFunction = {
     DECLARE
       answer jsonb;
     BEGIN
+      PERFORM ds_workspace_here(workspace);
       WITH ${workspaceWriters("workspace")}
       SELECT jsonb_build_object('below', bound.below::text, 'ended', bound.ended) INTO answer FROM bound;
       RETURN answer;
