@@ -14,6 +14,17 @@ export const suitesOnCitus: ReadonlyArray<string> = [
   "test/http/events.e2e.pg.spec.ts",
   "test/http/history.e2e.pg.spec.ts",
   "test/http/changeFeed.properties.e2e.pg.spec.ts",
+  "test/http/eventsTail.e2e.pg.spec.ts",
+  "test/http/feedStrangers.e2e.pg.spec.ts",
+  "test/http/scopes.e2e.pg.spec.ts",
+  "test/http/apiKeys.e2e.pg.spec.ts",
+  "test/http/apiKeysTwoHosts.e2e.pg.spec.ts",
+  "test/http/system.e2e.pg.spec.ts",
+  "test/http/customFieldRedefinition.e2e.pg.spec.ts",
+  "test/http/stageRules.e2e.pg.spec.ts",
+  "test/http/pipelineAnalytics.e2e.pg.spec.ts",
+  // Several hosts on one cluster.
+  "test/host/twoHosts.e2e.pg.spec.ts",
   // The model-based properties of the engine on the storage.
   "test/engine/rebuildEqualsStored.pg.spec.ts",
   "test/engine/associations.pg.spec.ts"
