@@ -1,5 +1,5 @@
 // The benchmark harness: `npm run bench` (full) or `npm run bench -- --quick` (minutes; bench/README.md).
-//   node bench/run.mjs [--quick | --smoke] [--only commit,memory,http,queries,webhooks,feed,import,export,scaleout,figures] [--out file]
+//   node bench/run.mjs [--quick | --smoke] [--only commit,memory,http,queries,webhooks,feed,import,export,scaleout,figures,citus] [--out file]
 //   node bench/run.mjs --profile commit|http|all [--quick]     CPU profiles of the dealstream side
 // Progress goes to stderr; the table to stdout; RESULTS.md next to this file (unless --only or --smoke).
 // Exits 1 when a scenario threw or failed one of its own checks; a missed target is a result, not a failure.
@@ -34,7 +34,8 @@ const scenarios = {
   import: () => import("./scenarios/import.mjs").then((m) => m.contactImport),
   export: () => import("./scenarios/export.mjs").then((m) => m.contactExport),
   scaleout: () => import("./scenarios/scaleOut.mjs").then((m) => m.scaleOut),
-  figures: () => import("./scenarios/pipelineFigures.mjs").then((m) => m.pipelineFigures)
+  figures: () => import("./scenarios/pipelineFigures.mjs").then((m) => m.pipelineFigures),
+  citus: () => import("./scenarios/citus.mjs").then((m) => m.citus)
 }
 
 const built = ["core", "storage-memory", "storage-pg", "http"].every((name) =>

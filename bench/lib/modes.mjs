@@ -34,7 +34,8 @@ const quick = {
     contacts: 200,
     statsSettleSeconds: 11
   },
-  figures: { deals: 20_000, requests: 50, asOfRequests: 3, maxSeconds: 10 }
+  figures: { deals: 20_000, requests: 50, asOfRequests: 3, maxSeconds: 10 },
+  citus: { seconds: 1, warmupSeconds: 0.6, workspaces: 64, deals: 256, readWorkspaces: 8, readContacts: 50, shardCount: 32 }
 }
 
 const full = {
@@ -65,7 +66,8 @@ const full = {
     contacts: 2000,
     statsSettleSeconds: 11
   },
-  figures: { deals: 200_000, requests: 200, asOfRequests: 2, maxSeconds: 60 }
+  figures: { deals: 200_000, requests: 200, asOfRequests: 2, maxSeconds: 60 },
+  citus: { seconds: 5, warmupSeconds: 2, workspaces: 64, deals: 1024, readWorkspaces: 8, readContacts: 200, shardCount: 32 }
 }
 
 /**
@@ -105,7 +107,8 @@ const smoke = {
     contacts: 120,
     statsSettleSeconds: 1.2
   },
-  figures: { deals: 500, requests: 3, asOfRequests: 1, maxSeconds: 1 }
+  figures: { deals: 500, requests: 3, asOfRequests: 1, maxSeconds: 1 },
+  citus: { seconds: 0.3, warmupSeconds: 0.2, workspaces: 64, deals: 64, readWorkspaces: 4, readContacts: 10, shardCount: 4 }
 }
 
 export const modes = { full, quick, smoke }
