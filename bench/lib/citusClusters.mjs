@@ -18,15 +18,17 @@ export const citusUnavailable = () =>
  * Starts `name`-coordinator and `workers` workers in `group` (lib/pgServers.mjs), each a copy of
  * `template` with Citus preloaded, and wires `database` on every node into one Citus database:
  * the database and `CREATE EXTENSION citus` on each node, then on the coordinator
- * `citus_set_coordinator_host` and one `citus_add_node` per worker (docs/citus.md, Setup). Returns
+ * `citus_set_coordinator_host` and one `citus_add_node` per worker (docs/citus.md, Setup). `settings`:
+ * more `-c` settings for every node (shared_preload_libraries must keep citus first). Returns
  * the servers and the coordinator's URL of the database; the tables are distributed by the
  * storage's migrate when an engine first connects.
  */
-export const startCitusCluster = async ({ group, template, name, workers, database, shardCount }) => {
+export const startCitusCluster = async ({ group, template, name, workers, database, shardCount, settings: extra = {} }) => {
   const settings = {
     shared_preload_libraries: "citus",
     max_prepared_transactions: "100",
-    "citus.shard_count": String(shardCount)
+    "citus.shard_count": String(shardCount),
+    ...extra
   }
   const names = [`${name}-coordinator`, ...Array.from({ length: workers }, (_, i) => `${name}-worker${i + 1}`)]
   for (const node of names) await group.copyTemplate(template, node)

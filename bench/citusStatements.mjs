@@ -1,0 +1,138 @@
+// Issue 31: where a command's time goes on Citus, statement by statement, against plain PostgreSQL
+// (outside run.mjs, as exportByCurl.mjs).
+//   node bench/citusStatements.mjs [commands]     (after `npm run build`; root, PostgreSQL 15 and Citus, as the citus scenario)
+// Starts a plain PostgreSQL 15 and a Citus coordinator + 1 worker at 32 shards (lib/pgServers.mjs,
+// lib/citusClusters.mjs), both with pg_stat_statements (track = all, track_planning = on), gives each
+// an engine as the citus scenario does, and runs `commands` (default 200) create-contacts, then as
+// many move-stages, one at a time over 16 workspaces. For each command and server it prints the CPU
+// per command of the server's processes and its statements: calls, execution and planning ms per
+// command, whether top level (a statement run inside a function or trigger is not; its time is
+// also in its caller's), and the text.
+import { createPromiseEngine } from "@dealstream/core"
+import { PgStorage } from "@dealstream/storage-pg"
+import { citusUnavailable, startCitusCluster } from "./lib/citusClusters.mjs"
+import { treeCpu, treeCpuSince } from "./lib/cpuTime.mjs"
+import { runTag } from "./lib/loop.mjs"
+import { loadAverage } from "./lib/machine.mjs"
+import { makeTemplate, startServerGroup } from "./lib/pgServers.mjs"
+import { contactFields, dealFields, nextStage } from "./lib/systems/shared.mjs"
+
+const commands = Number(process.argv[2] ?? 200)
+const DATABASE = "bench"
+const WORKSPACES = 16
+const TOP = 14
+const STATEMENTS = { "pg_stat_statements.track": "all", "pg_stat_statements.track_planning": "on" }
+
+const unavailable = citusUnavailable()
+if (unavailable !== null) {
+  process.stderr.write(`citusStatements: ${unavailable}\n`)
+  process.exit(2)
+}
+
+const ctxOf = (i) => ({ workspaceId: `bench-ws-${String(i).padStart(3, "0")}`, requestId: null, actor: "bench" })
+const print = (line) => process.stdout.write(`${line}\n`)
+
+print(
+  `load average ${loadAverage()}; ${commands} create-contacts, then ${commands} move-stages, one at a time, over ${WORKSPACES} workspaces`
+)
+const template = await makeTemplate()
+const group = startServerGroup("ds-bench-citus-statements-")
+const engines = []
+try {
+  const [plain, cluster] = await Promise.all([
+    (async () => {
+      await group.copyTemplate(template, "plain")
+      const server = await group.launchOnFreePort("plain", { shared_preload_libraries: "pg_stat_statements", ...STATEMENTS })
+      await group.query(server, `CREATE DATABASE ${DATABASE}`)
+      return server
+    })(),
+    startCitusCluster({
+      group,
+      template,
+      name: "one",
+      workers: 1,
+      database: DATABASE,
+      shardCount: 32,
+      settings: { shared_preload_libraries: "citus,pg_stat_statements", ...STATEMENTS }
+    })
+  ])
+  const systems = [
+    { name: "PostgreSQL 15", url: `postgres://postgres@127.0.0.1:${plain.port}/${DATABASE}`, servers: [["server", plain]] },
+    {
+      name: "Citus, 1 worker",
+      url: cluster.url,
+      servers: [
+        ["coordinator", cluster.coordinator],
+        ["worker", cluster.workers[0]]
+      ]
+    }
+  ]
+  for (const system of systems) {
+    // On Citus the coordinator's CREATE EXTENSION reaches the worker (which refuses one of its own).
+    await group.query(system.servers[0][1], "CREATE EXTENSION pg_stat_statements", DATABASE)
+    system.crm = await createPromiseEngine(PgStorage.layer({ url: system.url, maxConnections: 10 }))
+    engines.push(system.crm)
+    system.pipelines = []
+    for (let w = 0; w < WORKSPACES; w++) {
+      const pipeline = (await system.crm.pipelines.list(ctxOf(w))).data[0]
+      system.pipelines.push({ id: pipeline.id, stages: pipeline.stages.map((s) => s.id) })
+    }
+    system.deals = []
+    for (let i = 0; i < 4 * WORKSPACES; i++) {
+      const w = i % WORKSPACES
+      const { data } = await system.crm.deals.create(ctxOf(w), { ...dealFields(i), pipeline_id: system.pipelines[w].id })
+      system.deals.push({ w, id: data.id, stage: 0 })
+    }
+  }
+
+  const series = {
+    "create-contact": (system) => (i) => system.crm.contacts.create(ctxOf(i % WORKSPACES), contactFields(runTag, i)),
+    "move-stage": (system) => async (i) => {
+      const deal = system.deals[i % system.deals.length]
+      const { stages } = system.pipelines[deal.w]
+      const to = nextStage(deal.stage, stages.length)
+      await system.crm.deals.moveStage(ctxOf(deal.w), deal.id, { stage_id: stages[to] }, null)
+      deal.stage = to
+    }
+  }
+  for (const [name, make] of Object.entries(series)) {
+    for (const system of systems) {
+      const op = make(system)
+      for (let i = 0; i < 20; i++) await op(commands + i)
+      for (const [, server] of system.servers) await group.query(server, "SELECT pg_stat_statements_reset()", DATABASE)
+      const before = system.servers.map(([, server]) => treeCpu(server.postmaster))
+      const started = performance.now()
+      for (let i = 0; i < commands; i++) await op(i)
+      const elapsed = performance.now() - started
+      const cpu = system.servers.map(([, server], k) => treeCpuSince(before[k], treeCpu(server.postmaster)))
+      print("")
+      print(
+        `## ${name} on ${system.name}: ${(elapsed / commands).toFixed(2)} ms a command; CPU per command ` +
+          system.servers.map(([role], k) => `${role} ${((cpu[k] * 1000) / commands).toFixed(2)} ms`).join(", ")
+      )
+      for (const [role, server] of system.servers) {
+        const rows = await group.query(
+          server,
+          `SELECT calls, total_exec_time AS exec, total_plan_time AS plan, toplevel,
+             left(regexp_replace(query, '\\s+', ' ', 'g'), 120) AS text
+           FROM pg_stat_statements JOIN pg_database AS d ON d.oid = dbid
+           WHERE d.datname = '${DATABASE}' AND query NOT LIKE '%pg_stat_statements%'
+           ORDER BY total_exec_time + total_plan_time DESC LIMIT ${TOP}`,
+          DATABASE
+        )
+        print(`### ${role}: calls, exec ms, plan ms per command; top level; statement`)
+        for (const row of rows)
+          print(
+            `${(row.calls / commands).toFixed(2)}\t${(row.exec / commands).toFixed(3)}\t${(row.plan / commands).toFixed(3)}\t` +
+              `${row.toplevel ? "top" : "nested"}\t${row.text}`
+          )
+      }
+    }
+  }
+  print("")
+  print(`load average ${loadAverage()}`)
+} finally {
+  for (const crm of engines) await crm.dispose().catch(() => {})
+  await group.stop()
+  template.remove()
+}
