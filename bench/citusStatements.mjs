@@ -7,7 +7,9 @@
 // many move-stages, one at a time over 16 workspaces. For each command and server it prints the CPU
 // per command of the server's processes and its statements: calls, execution and planning ms per
 // command, whether top level (a statement run inside a function or trigger is not; its time is
-// also in its caller's), and the text.
+// also in its caller's), and the text. Then the hop alone: a bare client's SELECT 1, a contact by
+// id and the delegated ds_feed_bound_in, each sent to the plain server, the coordinator and the
+// worker itself: ms and CPU per call.
 import { createPromiseEngine } from "@dealstream/core"
 import { PgStorage } from "@dealstream/storage-pg"
 import { citusUnavailable, startCitusCluster } from "./lib/citusClusters.mjs"
@@ -127,6 +129,67 @@ try {
               `${row.toplevel ? "top" : "nested"}\t${row.text}`
           )
       }
+    }
+  }
+
+  // The hop alone: the same statements by a bare client, sent to the plain server, to the
+  // coordinator, and to the worker itself (Citus keeps its metadata on the workers too, so a worker
+  // plans a statement on a distributed table and runs it where the workspace lives: here, locally).
+  const [plainSystem, citusSystem] = systems
+  const contact = (await citusSystem.crm.contacts.list(ctxOf(0), { limit: "1" })).data[0]
+  const plainContact = (await plainSystem.crm.contacts.list(ctxOf(0), { limit: "1" })).data[0]
+  const workspace = ctxOf(0).workspaceId
+  const targets = [
+    { name: "plain server", server: plain, roles: [["server", plain]], id: plainContact.id },
+    {
+      name: "coordinator",
+      server: cluster.coordinator,
+      roles: [
+        ["coordinator", cluster.coordinator],
+        ["worker", cluster.workers[0]]
+      ],
+      id: contact.id
+    },
+    {
+      name: "the worker, directly",
+      server: cluster.workers[0],
+      roles: [
+        ["coordinator", cluster.coordinator],
+        ["worker", cluster.workers[0]]
+      ],
+      id: contact.id
+    }
+  ]
+  const statements = [
+    { name: "SELECT 1", run: (sql) => sql`SELECT 1`, plain: true },
+    {
+      name: "a contact by id (router query)",
+      run: (sql, id) => sql`SELECT data FROM ds_contacts WHERE workspace_id = ${workspace} AND id = ${id}`,
+      plain: true
+    },
+    {
+      name: "ds_feed_bound_in(workspace) (delegated function)",
+      run: (sql) => sql`SELECT ds_feed_bound_in(${workspace}) AS bound`,
+      plain: false
+    }
+  ]
+  print("")
+  print(`## the hop: ${commands * 5} calls each, one at a time, a bare client (postgres.js, prepared statements)`)
+  print("statement\tsent to\tms a call\tCPU ms a call per server")
+  for (const statement of statements) {
+    for (const target of targets) {
+      if (target.server === plain && !statement.plain) continue
+      const sql = group.connect(target.server, DATABASE)
+      for (let i = 0; i < 50; i++) await statement.run(sql, target.id)
+      const before = target.roles.map(([, server]) => treeCpu(server.postmaster))
+      const started = performance.now()
+      for (let i = 0; i < commands * 5; i++) await statement.run(sql, target.id)
+      const elapsed = performance.now() - started
+      const cpu = target.roles.map(
+        ([role, server], k) => `${role} ${((treeCpuSince(before[k], treeCpu(server.postmaster)) * 1000) / (commands * 5)).toFixed(3)}`
+      )
+      print(`${statement.name}\t${target.name}\t${(elapsed / (commands * 5)).toFixed(3)}\t${cpu.join(", ")}`)
+      await sql.end({ timeout: 1 })
     }
   }
   print("")
