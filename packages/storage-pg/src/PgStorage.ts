@@ -8,6 +8,7 @@ import { commit } from "./commit.js"
 import { isCitus } from "./citus.js"
 import { type CitusCommits, citusCommits } from "./citusCommits.js"
 import { readFeedOnCitus } from "./citusFeed.js"
+import { claimDeliveriesOnCitus, releaseLeasesOnCitus } from "./citusQueue.js"
 import { lsnPosition, makeCommitBatches, type SubmitCommit } from "./commitBatches.js"
 import { makeReads, type Reads } from "./replicas.js"
 import { snapshot } from "./snapshot.js"
@@ -177,11 +178,12 @@ const primaryReads = (sql: SqlClient): Reads => ({
 
 /**
  * The delivery queue over the same pool. `signals` opens a connection of its own per subscription
- * (see listenChannel.ts), from `listen`.
+ * (see listenChannel.ts), from `listen`. On Citus (`citus`) the claim and the release lock rows one
+ * workspace at a time, each on its worker (citusQueue.ts).
  */
-export const queueFromClient = (sql: SqlClient, listen: ListenOptions): DeliveryQueueService => ({
-  claim: (options) => orUnavailable(claimDeliveries(sql)(options)),
-  release: (owner) => orUnavailable(releaseLeases(sql)(owner)),
+export const queueFromClient = (sql: SqlClient, listen: ListenOptions, citus = false): DeliveryQueueService => ({
+  claim: (options) => orUnavailable(citus ? claimDeliveriesOnCitus(sql)(options) : claimDeliveries(sql)(options)),
+  release: (owner) => orUnavailable(citus ? releaseLeasesOnCitus(sql)(owner) : releaseLeases(sql)(owner)),
   nextDue: orUnavailable(nextDue(sql)),
   signal: (signal) => orUnavailable(sendSignal(sql)(signal)),
   signals: listenSignals(listen)
@@ -301,7 +303,10 @@ export const makeWithQueue = (options: Options | string): Effect.Effect<Services
         connectTimeout: connectTimeout ?? Duration.seconds(5),
         heartbeat: listenHeartbeat ?? Duration.seconds(5)
       }
-      return { storage: fromClient(sql, batches.submit, listen, tableMap, reads, lender, citus), queue: queueFromClient(sql, listen) }
+      return {
+        storage: fromClient(sql, batches.submit, listen, tableMap, reads, lender, citus),
+        queue: queueFromClient(sql, listen, citus !== undefined)
+      }
     })
   )
 }
