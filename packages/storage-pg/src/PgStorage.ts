@@ -11,8 +11,8 @@ import { readFeedOnCitus } from "./citusFeed.js"
 import { claimDeliveriesOnCitus, releaseLeasesOnCitus } from "./citusQueue.js"
 import { lsnPosition, makeCommitBatches, type SubmitCommit } from "./commitBatches.js"
 import { makeReads, type Reads } from "./replicas.js"
-import { snapshot } from "./snapshot.js"
-import type { Lender } from "./pool.js"
+import { type FeedLockConnection, fromPool, snapshot } from "./snapshot.js"
+import { workerConnection } from "./citusSnapshot.js"
 import { type DocumentTableMap, documentTableMap } from "./documentTableMap.js"
 import { DatabaseError, orUnavailable, reasonOf, targetOf } from "./errors.js"
 import { getDocument } from "./getDocument.js"
@@ -107,7 +107,7 @@ export const fromClient = (
   listen: ListenOptions,
   tableMap: DocumentTableMap,
   reads: Reads = primaryReads(sql),
-  lender?: Lender,
+  feedLock?: FeedLockConnection,
   citus?: CitusCommits
 ): StorageService => {
   // What a read request may be served by a replica: the reads of records, lists, searches, history.
@@ -141,9 +141,9 @@ export const fromClient = (
     replaceDocuments: (collections, writes) => orUnavailable(replaceDocuments(sql, tableMap, citus !== undefined)(collections, writes)),
     headSequence: orUnavailable(headSequence(sql)),
     snapshot: (workspaceId, read) =>
-      lender === undefined
+      feedLock === undefined
         ? Effect.die(new Error("snapshot needs the storage's own pool (PgStorage.make)"))
-        : orUnavailable(snapshot(sql, lender)(workspaceId, read)),
+        : orUnavailable(snapshot(sql, feedLock)(workspaceId, read)),
     position:
       citus === undefined
         ? orUnavailable(
@@ -298,13 +298,15 @@ export const makeWithQueue = (options: Options | string): Effect.Effect<Services
         written: reads.primaryAt,
         ...(citus === undefined ? {} : { citus })
       })
+      // On Citus the snapshot's feed lock is taken on the workspace's worker (citusSnapshot.ts).
+      const feedLock = citus === undefined ? fromPool(lender) : workerConnection(sql, url, connectTimeout ?? Duration.seconds(5))
       const listen: ListenOptions = {
         url: listenUrl,
         connectTimeout: connectTimeout ?? Duration.seconds(5),
         heartbeat: listenHeartbeat ?? Duration.seconds(5)
       }
       return {
-        storage: fromClient(sql, batches.submit, listen, tableMap, reads, lender, citus),
+        storage: fromClient(sql, batches.submit, listen, tableMap, reads, feedLock, citus),
         queue: queueFromClient(sql, listen, citus !== undefined)
       }
     })
