@@ -4,7 +4,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Duration, Effect, Fiber, Redacted } from "effect"
 import * as Reactivity from "effect/reactivity/Reactivity"
 import pg from "pg"
-import { event, fresh } from "../../packages/core/src/testing/storageFixtures.js"
+import { event, fresh, upsert } from "../../packages/core/src/testing/storageFixtures.js"
 import { FEED_LOCK_CLASS } from "../../packages/storage-pg/src/internal/feedLock.js"
 import { makePool } from "../../packages/storage-pg/src/pool.js"
 import { readWorkspaceLog } from "../../packages/storage-pg/src/readWorkspaceLog.js"
@@ -126,5 +126,54 @@ describe("the export's snapshot on Citus", () => {
         expect(split).toEqual({ held: [1, 2], later: [3] })
       }).pipe(Effect.scoped),
     { timeout: 60_000 }
+  )
+
+  it.live(
+    "taken while 8 writers commit, each snapshot followed by the feed after its position folds to the final state",
+    () =>
+      Effect.gen(function* () {
+        const url = yield* citusDatabase
+        const storage = yield* PgStorage.make(url)
+        // Two hosts, each with its commit lanes: commits of the workspace overlap on its worker.
+        const hosts = [storage, yield* PgStorage.make(url)]
+        const ws = fresh("ws")
+        const ids = Array.from({ length: 8 }, () => fresh("con"))
+        const COMMITS = 25
+        const writer = (id: string, w: number) =>
+          Effect.forEach(
+            Array.from({ length: COMMITS }, (_, k) => k + 1),
+            (n) =>
+              hosts[w % 2]!.commit({
+                streams: [{ streamId: id, expectedVersion: n - 1, events: [event(ws, "contact.updated", { n }, n)] }],
+                documents: [upsert(ws, id, { n }, { version: n })]
+              }),
+            { discard: true }
+          )
+        const writing = yield* Effect.forkChild(Effect.forEach(ids, writer, { concurrency: "unbounded", discard: true }))
+        // Snapshots one after another while the writers run: each state, as an export reads it.
+        const states: Array<{ readonly through: ChangeFeedPosition | null; readonly n: ReadonlyMap<string, number> }> = []
+        while (states.length < 40 && writing.pollUnsafe() === undefined) {
+          states.push(
+            yield* storage.snapshot(ws, (through) =>
+              Effect.map(storage.getDocuments("contact", ws, ids), (documents) => ({
+                through,
+                n: new Map(documents.map((d) => [d.id, Number(d.data["n"])]))
+              }))
+            )
+          )
+        }
+        yield* Fiber.join(writing)
+        expect(states.length).toBeGreaterThan(0)
+        for (const state of states) {
+          const feed = yield* storage.readFeed({ workspaceId: ws, after: state.through, types: [], limit: 1000 })
+          // Per stream, the feed after the state's position holds exactly the commits the state did not.
+          for (const id of ids) {
+            const seen = state.n.get(id) ?? 0
+            const later = feed.events.filter((e) => e.streamId === id).map((e) => Number(e.data["n"]))
+            expect({ id, later }).toEqual({ id, later: Array.from({ length: COMMITS - seen }, (_, k) => seen + k + 1) })
+          }
+        }
+      }).pipe(Effect.scoped),
+    { timeout: 120_000 }
   )
 })
