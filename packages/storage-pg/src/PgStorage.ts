@@ -40,6 +40,7 @@ import { readEvent } from "./readEvent.js"
 import { documentByUniqueKey } from "./documentByUniqueKey.js"
 import { settingsVersion } from "./settingsVersion.js"
 import { headSequence } from "./headSequence.js"
+import { workspaceHead } from "./workspaceHead.js"
 
 export interface Options {
   /**
@@ -140,6 +141,7 @@ export const fromClient = (
     listDeletedBefore: (collection, cutoff, limit) => orUnavailable(listDeletedBefore(sql, tableMap)(collection, cutoff, limit)),
     replaceDocuments: (collections, writes) => orUnavailable(replaceDocuments(sql, tableMap, citus !== undefined)(collections, writes)),
     headSequence: orUnavailable(headSequence(sql)),
+    workspaceHead: (workspaceId) => orUnavailable(workspaceHead(sql)(workspaceId)),
     snapshot: (workspaceId, read) =>
       feedLock === undefined
         ? Effect.die(new Error("snapshot needs the storage's own pool (PgStorage.make)"))

@@ -3,7 +3,7 @@ import type { SqlClient } from "effect/sql/SqlClient"
 import type { SqlError } from "effect/sql/SqlError"
 import { tables } from "./tables.js"
 
+export const headSequenceSql = `SELECT coalesce(max(sequence), 0)::text AS head FROM ${tables.events}`
+
 export const headSequence = (sql: SqlClient): Effect.Effect<number, SqlError> =>
-  Effect.map(sql.unsafe<{ readonly head: string }>(`SELECT coalesce(max(sequence), 0)::text AS head FROM ${tables.events}`), ([row]) =>
-    Number(row?.head ?? 0)
-  )
+  Effect.map(sql.unsafe<{ readonly head: string }>(headSequenceSql), ([row]) => Number(row?.head ?? 0))

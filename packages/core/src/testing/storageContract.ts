@@ -642,6 +642,27 @@ export const storageContractSuite = (name: string, layer: Layer.Layer<Storage, u
         })
       )
 
+      it.effect("reports the head of one workspace's log: its own last event, 0 before its first", () =>
+        Effect.gen(function* () {
+          const storage = yield* Storage
+          const [ws, other] = [fresh("ws"), fresh("ws")]
+          expect(yield* storage.workspaceHead(ws)).toBe(0)
+          const mine = yield* storage.commit({
+            streams: [{ streamId: fresh("con"), expectedVersion: 0, events: [event(ws, "x.one"), event(ws, "x.two")] }],
+            documents: []
+          })
+          yield* storage.commit({
+            streams: [{ streamId: fresh("con"), expectedVersion: 0, events: [event(other, "x.one")] }],
+            documents: []
+          })
+          const head = yield* storage.workspaceHead(ws)
+          expect(head).toBe(mine.events[1]!.sequence)
+          // The walk it bounds holds every event of the workspace.
+          const walked = yield* storage.readWorkspaceLog({ workspaceId: ws, after: 0, until: head, limit: 10 })
+          expect(walked.map((e) => e.type)).toEqual(["x.one", "x.two"])
+        })
+      )
+
       it.effect("replaces the documents of the named collections only, and reports the log's head", () =>
         Effect.gen(function* () {
           const storage = yield* Storage
