@@ -2,17 +2,37 @@ import type { DocumentUpsert } from "@dealstream/core"
 import { deliveryQueueContractSuite, OtherHost } from "@dealstream/core/testing"
 import { PgStorage } from "@dealstream/storage-pg"
 import { describe, expect, it } from "@effect/vitest"
+import { afterAll, inject } from "vitest"
 import { Effect, Layer } from "effect"
 import { claimSql } from "../../packages/storage-pg/src/claimDeliveries.js"
 import { releaseSql } from "../../packages/storage-pg/src/releaseLeases.js"
+import { citusDatabaseOn, dropCitusDatabase } from "../support/citusCluster.js"
 import { citusDatabase } from "../support/citusDatabase.js"
 import { preparedDuring, rowsOn, workersOf } from "../support/citusTransactions.js"
 
 // Issue 31: the delivery queue on Citus (packages/storage-pg/src/citusQueue.ts).
 
-/** Two hosts on one fresh Citus database: two pools, two listeners, as DeliveryQueue.pg.spec.ts on one server. */
+/**
+ * One database for the contract's cases, each starting with the queue emptied: the contract wants
+ * a queue of its own per case (claims see every workspace), and a Citus database of its own costs
+ * each case seconds (one on every node, then a migrate that distributes every table).
+ */
+let shared: Promise<string> | undefined
+const ports = () => inject("citusPorts") ?? []
+afterAll(async () => {
+  if (shared !== undefined) await dropCitusDatabase(ports(), await shared)
+})
+const emptiedQueue = Effect.promise(async () => {
+  shared ??= citusDatabaseOn(ports())
+  const url = await shared
+  const [table] = await rowsOn<{ readonly present: boolean }>(url, "SELECT to_regclass('ds_deliveries') IS NOT NULL AS present")
+  if (table?.present === true) await rowsOn(url, "TRUNCATE ds_deliveries")
+  return url
+})
+
+/** Two hosts on the database: two pools, two listeners, as DeliveryQueue.pg.spec.ts on one server. */
 const twoHosts = Layer.unwrap(
-  Effect.map(citusDatabase, (url) => {
+  Effect.map(emptiedQueue, (url) => {
     const options = { url, maxConnections: 5 }
     return Layer.merge(PgStorage.layer(options), Layer.effect(OtherHost, PgStorage.makeWithQueue(options)))
   })
