@@ -17,7 +17,8 @@ import { acceptingTargets, engineOver } from "../support/engine.js"
 /**
  * Recovery at the engine's level, with runners forked as hosts would run them and no delivery
  * worker: what a recovery schedules stays pending, where the test reads it. The scenarios run on
- * every storage: webhookRecovery.pg.spec.ts (memory, PostgreSQL) and test/citus.
+ * every storage: webhookRecovery.pg.spec.ts (memory, PostgreSQL) and
+ * test/citus/purgeAndRecovery.citus.spec.ts.
  */
 
 const DAY = 86_400_000
