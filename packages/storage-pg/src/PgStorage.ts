@@ -180,8 +180,8 @@ const primaryReads = (sql: SqlClient): Reads => ({
 
 /**
  * The delivery queue over the same pool. `signals` opens a connection of its own per subscription
- * (see listenChannel.ts), from `listen`. On Citus (`citus`) the claim and the release lock rows one
- * workspace at a time, each on its worker (citusQueue.ts).
+ * (see listenChannel.ts), from `listen`. On Citus (`citus`) the claim and the release lock each
+ * workspace's rows by a statement of their own on its worker (citusQueue.ts).
  */
 export const queueFromClient = (sql: SqlClient, listen: ListenOptions, citus = false): DeliveryQueueService => ({
   claim: (options) => orUnavailable(citus ? claimDeliveriesOnCitus(sql)(options) : claimDeliveries(sql)(options)),
