@@ -8,7 +8,7 @@ import { workspaceHeadSql } from "../../packages/storage-pg/src/workspaceHead.js
 import { purgedAndCovered, racingRunners } from "../engine/webhookRecovery.js"
 import { planOn } from "../support/citusPlans.js"
 import { citusDatabase } from "../support/citusDatabase.js"
-import { preparedDuring } from "../support/citusTransactions.js"
+import { preparedDuring, workersOf } from "../support/citusTransactions.js"
 
 // Issue 31: the 30-day purge and the webhook recovery runners on the cluster (docs/citus.md).
 
@@ -57,6 +57,34 @@ describe("purge and webhook recovery on Citus", () => {
         const whole = yield* planOn(url, headSequenceSql, [])
         expect(whole.tasks).toEqual([4])
         expect(whole.nodes).toContain("Seq Scan")
+      }).pipe(Effect.scoped),
+    { timeout: 60_000 }
+  )
+
+  it.live(
+    "the whole log's head comes from the highest worker's range: past anything a workspace on the other will ever hold",
+    () =>
+      Effect.gen(function* () {
+        const url = yield* citusDatabase
+        const storage = yield* PgStorage.make(url)
+        // Workspaces until both workers hold one, each given an event.
+        const byWorker = new Map<number, string>()
+        while (byWorker.size < 2) {
+          const ws = fresh("ws")
+          const [port] = yield* workersOf(url, "ds_events", [ws])
+          if (byWorker.has(port!)) continue
+          byWorker.set(port!, ws)
+          yield* storage.commit({
+            streams: [{ streamId: fresh("con"), expectedVersion: 0, events: [event(ws, "contact.created")] }],
+            documents: []
+          })
+        }
+        const heads = yield* Effect.forEach([...byWorker.values()], (ws) => storage.workspaceHead(ws))
+        const whole = yield* storage.headSequence
+        // Each worker hands out sequences from its group id shifted left by 48 bits.
+        const [low, high] = [Math.min(...heads), Math.max(...heads)]
+        expect(whole).toBe(high)
+        expect(Math.floor(high / 2 ** 48)).toBeGreaterThan(Math.floor(low / 2 ** 48))
       }).pipe(Effect.scoped),
     { timeout: 60_000 }
   )
