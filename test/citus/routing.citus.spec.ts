@@ -1,4 +1,5 @@
-import type { EngineService, RequestContext, StorageService } from "@dealstream/core"
+import { apiKeyIdOf, type EngineService, type RequestContext, type StorageService, SYSTEM_WORKSPACE } from "@dealstream/core"
+import { createHash } from "node:crypto"
 import { fresh } from "../../packages/core/src/testing/storageFixtures.js"
 import { PgStorage } from "@dealstream/storage-pg"
 import { describe, expect, it } from "@effect/vitest"
@@ -91,15 +92,61 @@ const shown = (routed: ReadonlyArray<Routed>) =>
       `${routing._tag === "MultiShard" ? `MultiShard (${routing.why})` : routing._tag}: ${statement.text.slice(0, 120)}`
   )
 
+/** Every statement on one task, or on the coordinator alone. */
+const expectRouted = (routed: ReadonlyArray<Routed>) => {
+  expect(shown(routed).filter((line) => line.startsWith("MultiShard"))).toEqual([])
+  expect(routed.length).toBeGreaterThan(0)
+}
+
 /** Every statement on one task, all of them on one worker, or on the coordinator alone; answers the worker. */
 const expectOneWorker = (routed: ReadonlyArray<Routed>): string => {
-  expect(shown(routed).filter((line) => line.startsWith("MultiShard"))).toEqual([])
+  expectRouted(routed)
   const nodes = new Set(routed.flatMap(({ routing }) => (routing._tag === "OneTask" ? [routing.node] : [])))
   expect([...nodes]).toHaveLength(1)
   return [...nodes][0]!
 }
 
 const texts = (routed: ReadonlyArray<Routed>) => routed.map(({ statement }) => statement.text)
+
+/**
+ * A key's first commit as the engine makes it (its created event, its document in the system
+ * workspace by digest), its event recorded in `log`: the key's workspace, or the system workspace
+ * for a key made before keys had workspaces (test/secrets/apiKeys.pg.spec.ts writes those the same way).
+ */
+const keyWritten = (workspaceId: string, digest: string, log: string) => {
+  const id = apiKeyIdOf(digest)
+  const at = "2026-01-01T00:00:00.000Z"
+  return {
+    streams: [
+      {
+        streamId: id,
+        expectedVersion: 0,
+        events: [
+          {
+            type: "api_key.created",
+            data: { id, workspace_id: workspaceId, key_sha256: digest, at },
+            metadata: { workspaceId: log, eventId: fresh("evt"), requestId: null, actor: "cli" }
+          }
+        ]
+      }
+    ],
+    documents: [
+      {
+        _tag: "Upsert" as const,
+        collection: "api_key" as const,
+        workspaceId: SYSTEM_WORKSPACE,
+        id: digest,
+        version: 1,
+        deletedAt: null,
+        uniqueKey: null,
+        searchWords: [],
+        data: { id, workspace_id: workspaceId, created_at: at, revoked_at: null }
+      }
+    ]
+  }
+}
+
+const sha256 = (key: string) => createHash("sha256").update(key, "utf8").digest("hex")
 
 const contextOf = (workspaceId: string): RequestContext => ({ workspaceId, requestId: null, actor: "test" })
 
@@ -186,6 +233,62 @@ describe("on Citus every statement of a request goes to one worker", () => {
         expectOneWorker(feed.routed)
         expect(texts(feed.routed).some((text) => text.includes("ds_feed_bound_in("))).toBe(true)
         expect(texts(feed.routed).some((text) => /FROM ds_events\b/.test(text))).toBe(true)
+      })
+    )
+
+    // An API key's document is in the system workspace (authentication reads it there), its events
+    // in the key's workspace's log, or for a key made before keys had workspaces, its first event in
+    // the system workspace's: each statement goes to one worker, not always the same one.
+    it.effect("API keys: authenticate, GET of a key and of an older key, the list, a taken id", () =>
+      Effect.gen(function* () {
+        const { engine, routed, storage } = yield* Cluster
+        const ctx = contextOf(fresh("ws"))
+        const [key, older] = [sha256(fresh("dsk")), sha256(fresh("dsk"))]
+        yield* storage.commit(keyWritten(ctx.workspaceId, key, ctx.workspaceId))
+        yield* storage.commit(keyWritten(ctx.workspaceId, older, SYSTEM_WORKSPACE))
+        const authenticated = yield* routed(engine.apiKeys.authenticate(key))
+        expect(authenticated.value?.keyId).toBe(apiKeyIdOf(key))
+        const get = yield* routed(engine.apiKeys.get(ctx, apiKeyIdOf(key)))
+        const getOlder = yield* routed(engine.apiKeys.get(ctx, apiKeyIdOf(older)))
+        expect([get.value.data["id"], getOlder.value.data["id"]]).toEqual([apiKeyIdOf(key), apiKeyIdOf(older)])
+        const list = yield* routed(engine.apiKeys.listFor(ctx))
+        expect(list.value.data).toHaveLength(2)
+        const manager = { scopes: "*" as const, configured: true }
+        const taken = yield* routed(
+          Effect.flip(engine.apiKeys.createFor(contextOf(fresh("ws")), { name: "again", scopes: ["contacts:read"] }, older, manager))
+        )
+        expect(taken.value._tag).toBe("Conflict")
+        for (const request of [authenticated, get, getOlder, list, taken]) expectRouted(request.routed)
+        // The older key's stream is read in both logs, each a router query; the newer one's in its own alone.
+        const streamReads = (request: typeof get) =>
+          texts(request.routed).filter((text) => /FROM ds_events WHERE workspace_id = \$3/.test(text))
+        expect([streamReads(get), streamReads(getOlder)].map((reads) => reads.length)).toEqual([1, 2])
+        // Another workspace finds neither.
+        for (const digest of [key, older]) {
+          expect((yield* Effect.flip(engine.apiKeys.get(contextOf(fresh("ws")), apiKeyIdOf(digest))))._tag).toBe("NotFound")
+        }
+      })
+    )
+
+    // Known, left to the commit functions' owner: the stale check of ds_commit_with_settings joins
+    // the settings read to ds_settings_versions with no workspace Citus can prune by, so inside the
+    // delegated call, on the worker, it runs on every shard. A commit that moves a settings stream
+    // (an API key's, a custom field's, a pipeline's, a webhook's) fails under the setting. The reads
+    // before it are routed; the call itself is one task on the coordinator.
+    it.effect("a commit moving a settings stream runs a multi-shard statement on the worker (known)", () =>
+      Effect.gen(function* () {
+        const { captured, engine, storage } = yield* Cluster
+        const ctx = contextOf(fresh("ws"))
+        const key = sha256(fresh("dsk"))
+        yield* storage.commit(keyWritten(ctx.workspaceId, key, ctx.workspaceId))
+        const manager = { scopes: "*" as const, configured: true }
+        const update = yield* captured(engine.apiKeys.update(ctx, apiKeyIdOf(key), { name: "renamed" }, null, manager))
+        expectRouted(update.routed)
+        expect(texts(update.routed).some((text) => text.includes("ds_commit_batch_in("))).toBe(true)
+        expect(String(Exit.isFailure(update.exit) ? update.exit.cause : "stored")).toMatch(/multi-task query/)
+        const field = yield* captured(engine.customFields.create(ctx, { object: "contact", key: "tier", label: "Tier", type: "text" }))
+        expectRouted(field.routed)
+        expect(String(Exit.isFailure(field.exit) ? field.exit.cause : "stored")).toMatch(/multi-task query/)
       })
     )
 

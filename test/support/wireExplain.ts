@@ -10,7 +10,9 @@ import type { LoggedStatement } from "./statementLog.js"
 export interface WireExplain {
   /** The plan's JSON (the array EXPLAIN answers), or the server's error message as a failure. */
   readonly explain: (statement: LoggedStatement) => Promise<unknown>
-  /** Runs a statement without parameters, answering its rows' first column as text. */
+  /** Runs a logged statement again as it was sent, answering its rows' first column as text. */
+  readonly run: (statement: LoggedStatement) => Promise<ReadonlyArray<string | null>>
+  /** Runs statements without parameters (the simple protocol), answering rows' first column as text. */
   readonly query: (text: string) => Promise<ReadonlyArray<string | null>>
   readonly close: () => void
 }
@@ -79,7 +81,8 @@ export const openWireExplain = async (url: string): Promise<WireExplain> => {
       if (type === "Z") break
       if (type === "E") {
         const fields = body.toString("utf8").split("\0")
-        error = fields.find((field) => field.startsWith("M"))?.slice(1) ?? "error"
+        const where = fields.find((field) => field.startsWith("W"))?.slice(1)
+        error = `${fields.find((field) => field.startsWith("M"))?.slice(1) ?? "error"}${where === undefined ? "" : ` (${where})`}`
       }
       if (type === "D") {
         const length = body.readInt32BE(2)
@@ -104,16 +107,11 @@ export const openWireExplain = async (url: string): Promise<WireExplain> => {
     socket.write(frame("Q", cString(text)))
     return answer()
   }
-  const explain = async (statement: LoggedStatement) => {
+  /** The statement's text as given, with the statement's parameter types and values; rows as text. */
+  const extended = (text: string, statement: LoggedStatement) => {
     socket.write(
       Buffer.concat([
-        frame(
-          "P",
-          cString(""),
-          cString(`EXPLAIN (FORMAT JSON) ${statement.text}`),
-          int16(statement.parameterTypes.length),
-          ...statement.parameterTypes.map(uint32)
-        ),
+        frame("P", cString(""), cString(text), int16(statement.parameterTypes.length), ...statement.parameterTypes.map(uint32)),
         frame(
           "B",
           cString(""),
@@ -122,18 +120,22 @@ export const openWireExplain = async (url: string): Promise<WireExplain> => {
           ...statement.formats.map(int16),
           int16(statement.values.length),
           ...statement.values.flatMap((value) => (value === null ? [int32(-1)] : [int32(value.length), value])),
-          // One result column, as text
+          // No result format codes: every column as text
           int16(0)
         ),
         frame("E", cString(""), int32(0)),
         frame("S")
       ])
     )
-    const [plan] = await answer()
+    return answer()
+  }
+  const explain = async (statement: LoggedStatement) => {
+    const [plan] = await extended(`EXPLAIN (FORMAT JSON) ${statement.text}`, statement)
     return JSON.parse(plan ?? "null") as unknown
   }
   return {
     explain,
+    run: (statement) => extended(statement.text, statement),
     query,
     close: () => {
       socket.end(frame("X"))
