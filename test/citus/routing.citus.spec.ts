@@ -236,6 +236,43 @@ describe("on Citus every statement of a request goes to one worker", () => {
       })
     )
 
+    it.effect("more of a day's requests: companies, activities, expand, batch, as-of, delete, trash, restore, an event", () =>
+      Effect.gen(function* () {
+        const { engine, routed } = yield* Cluster
+        const ctx = contextOf(fresh("ws"))
+        const contact = String((yield* engine.contacts.create(ctx, { email: "day@example.com" })).data["id"])
+        const before = new Date().toISOString()
+        const requests = {
+          company: yield* routed(engine.companies.create(ctx, { name: "Buyer Inc" })),
+          activity: yield* routed(engine.activities.create(ctx, { type: "note", subject: "Met", contact_ids: [contact] })),
+          expanded: yield* routed(engine.contacts.get(ctx, contact, "activities")),
+          batch: yield* routed(
+            engine.contacts.batch(ctx, {
+              atomic: true,
+              operations: [
+                { op: "create", data: { email: "b1@example.com" } },
+                { op: "update", id: contact, data: { first_name: "Day" } }
+              ]
+            })
+          ),
+          asOf: yield* routed(engine.contacts.getAsOf(ctx, contact, before)),
+          deals: yield* routed(engine.deals.list(ctx, {})),
+          activities: yield* routed(engine.activities.list(ctx, { contact_id: contact })),
+          deleted: yield* routed(engine.contacts.delete(ctx, contact, null)),
+          trash: yield* routed(engine.trash.list(ctx, { type: "contact" })),
+          restored: yield* routed(engine.contacts.restore(ctx, contact)),
+          feed: yield* routed(engine.events.list(ctx, { limit: "100" }))
+        }
+        const event = String(requests.feed.value.data[0]!["id"])
+        const one = yield* routed(engine.events.get(ctx, event))
+        expect(requests.batch.value.outcomes.map((outcome) => outcome._tag)).toEqual(["Applied", "Applied"])
+        expect(requests.trash.value.data).toHaveLength(1)
+        expect((requests.expanded.value.data["activities"] as ReadonlyArray<unknown>).length).toBe(1)
+        const node = expectOneWorker(one.routed)
+        for (const [name, request] of Object.entries(requests)) expect([name, expectOneWorker(request.routed)]).toEqual([name, node])
+      })
+    )
+
     // An API key's document is in the system workspace (authentication reads it there), its events
     // in the key's workspace's log, or for a key made before keys had workspaces, its first event in
     // the system workspace's: each statement goes to one worker, not always the same one.

@@ -7,3 +7,15 @@ export const headSequence = (sql: SqlClient): Effect.Effect<number, SqlError> =>
   Effect.map(sql.unsafe<{ readonly head: string }>(`SELECT coalesce(max(sequence), 0)::text AS head FROM ${tables.events}`), ([row]) =>
     Number(row?.head ?? 0)
   )
+
+/** One workspace's, from the end of its (workspace_id, sequence) index: on Citus a router query. */
+export const workspaceHeadSequence =
+  (sql: SqlClient) =>
+  (workspaceId: string): Effect.Effect<number, SqlError> =>
+    Effect.map(
+      sql.unsafe<{ readonly head: string }>(
+        `SELECT coalesce(max(sequence), 0)::text AS head FROM ${tables.events} WHERE workspace_id = $1`,
+        [workspaceId]
+      ),
+      ([row]) => Number(row?.head ?? 0)
+    )
