@@ -10,8 +10,6 @@ import type { LoggedStatement } from "./statementLog.js"
 export interface WireExplain {
   /** The plan's JSON (the array EXPLAIN answers), or the server's error message as a failure. */
   readonly explain: (statement: LoggedStatement) => Promise<unknown>
-  /** Runs a logged statement again as it was sent, answering its rows' first column as text. */
-  readonly run: (statement: LoggedStatement) => Promise<ReadonlyArray<string | null>>
   /** Runs statements without parameters (the simple protocol), answering rows' first column as text. */
   readonly query: (text: string) => Promise<ReadonlyArray<string | null>>
   readonly close: () => void
@@ -107,7 +105,7 @@ export const openWireExplain = async (url: string): Promise<WireExplain> => {
     socket.write(frame("Q", cString(text)))
     return answer()
   }
-  /** The statement's text as given, with the statement's parameter types and values; rows as text. */
+  /** `text` with the logged statement's parameter types and values; rows as text. */
   const extended = (text: string, statement: LoggedStatement) => {
     socket.write(
       Buffer.concat([
@@ -135,7 +133,6 @@ export const openWireExplain = async (url: string): Promise<WireExplain> => {
   }
   return {
     explain,
-    run: (statement) => extended(statement.text, statement),
     query,
     close: () => {
       socket.end(frame("X"))
