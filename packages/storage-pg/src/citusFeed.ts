@@ -2,6 +2,7 @@ import type { ChangeFeedPage } from "@dealstream/core"
 import { Effect } from "effect"
 import type { SqlClient } from "effect/sql/SqlClient"
 import type { SqlError } from "effect/sql/SqlError"
+import { delegated } from "./citusDelegation.js"
 import { feedEra } from "./internal/feedOffset.js"
 import { type FeedRead, readFeedOnce } from "./readFeed.js"
 
@@ -41,7 +42,10 @@ export const readFeedOnCitus =
 
 /** The bound of a workspace's feed, from the worker holding it (functions/ds_feed_bound_in.ts). */
 export const feedBoundOnCitus = (sql: SqlClient, workspaceId: string): Effect.Effect<CitusFeedBound, SqlError> =>
-  Effect.map(sql.unsafe<{ readonly bound: CitusFeedBound }>("SELECT ds_feed_bound_in($1) AS bound", [workspaceId]), ([row]) => row!.bound)
+  Effect.map(
+    delegated(sql.unsafe<{ readonly bound: CitusFeedBound }>("SELECT ds_feed_bound_in($1) AS bound", [workspaceId])),
+    ([row]) => row!.bound
+  )
 
 /**
  * The page below `bound`, read only where the bound's era still holds; where it does not, no event

@@ -7,8 +7,9 @@ import type { StoredFunction } from "./StoredFunction.js"
  * ds_commit_batch for commits of one workspace, named as its first argument: on Citus this is the
  * function delegated to the worker holding that workspace (citus.ts), so the whole batch runs there
  * in one local transaction (no two-phase commit, the worker's own transaction ids and feed marks),
- * and the coordinator only forwards the call. commitBatches.ts sends it on Citus only, with every
- * commit of the batch in `workspace`; on plain PostgreSQL it is never called.
+ * and the coordinator only forwards the call; run anywhere else it refuses (ds_workspace_here.ts).
+ * commitBatches.ts sends it on Citus only, with every commit of the batch in `workspace`; on plain
+ * PostgreSQL it is never called.
  *
  * First the workspace's feed offset (internal/feedOffset.ts), handed to the log's key through a
  * transaction-local setting. Where the offset was set for another worker (the workspace's shards
@@ -29,6 +30,7 @@ export const ds_commit_batch_in: StoredFunction = {
       era record;
       shift bigint;
     BEGIN
+      PERFORM ds_workspace_here(workspace);
       SELECT o.server, o.xact_offset INTO era FROM ${tables.feedOffsets} AS o WHERE o.workspace_id = workspace;
       IF NOT FOUND OR era.server <> here THEN
         PERFORM pg_advisory_xact_lock(${FEED_LOCK_CLASS}, hashtext(workspace));

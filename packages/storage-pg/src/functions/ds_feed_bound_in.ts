@@ -8,7 +8,8 @@ import type { StoredFunction } from "./StoredFunction.js"
  * On one server readFeed computes it inside its own statement. On Citus the commits run on the
  * worker holding the workspace (ds_commit_batch_in), with that worker's transaction ids and feed
  * marks, so the bound must be that worker's: Citus delegates this function there by its first
- * argument (citus.ts), and readFeed then reads below the answer (citusFeed.ts). The same WITH list,
+ * argument (citus.ts), and readFeed then reads below the answer (citusFeed.ts); run anywhere else
+ * it refuses (ds_workspace_here.ts). The same WITH list,
  * so the rule is written once. One jsonb value, not a row: Citus delegates a call only in the
  * select list (`SELECT ds_feed_bound_in($1)`), never a function scan in FROM.
  *
@@ -29,6 +30,7 @@ export const ds_feed_bound_in: StoredFunction = {
       top bigint;
       era record;
     BEGIN
+      PERFORM ds_workspace_here(workspace);
       SELECT o.server, o.xact_offset INTO era FROM ${tables.feedOffsets} AS o WHERE o.workspace_id = workspace;
       IF FOUND AND era.server <> ${localServer} THEN
         top := coalesce((SELECT max(e.xact_id) FROM ${tables.events} AS e WHERE e.workspace_id = workspace)::text::bigint, 0);

@@ -2,7 +2,7 @@ import { tables } from "../tables.js"
 
 /**
  * The feed's key on Citus is the committing transaction's id on the worker that ran it plus the
- * workspace's offset (ds_feed_offsets, migration 0028): a workspace moved to another worker meets
+ * workspace's offset (ds_feed_offsets, migration 0029): a workspace moved to another worker meets
  * transaction ids unrelated to the ones its log holds, and the offset lifts the new worker's ids
  * above every key stored. A row says which worker (its Citus group id) the offset was set for; on
  * any other it is stale, and the first commit there sets it again (functions/ds_commit_batch_in.ts).

@@ -8,7 +8,7 @@ import type { Migration } from "./Migration.js"
  * Its rows live with their workspace's log (citus.ts distributes it by workspace_id).
  */
 export const migration: Migration = {
-  id: 28,
+  id: 29,
   name: "feed offsets",
   statements: [
     `CREATE TABLE ds_feed_offsets (
