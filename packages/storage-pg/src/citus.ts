@@ -28,6 +28,11 @@ export const distributeOnCitus = (sql: SqlClient): Effect.Effect<ReadonlyArray<s
     // The statements below run in one transaction with the migrations; creating shards over one
     // connection per worker lets that transaction see what it made.
     yield* sql.unsafe("SET LOCAL citus.multi_shard_modify_mode = 'sequential'")
+    // The host tells the feed's listeners instead (citusCommits.ts): this trigger's NOTIFY would
+    // sound on a worker, and is refused in a transaction that a distributed commit prepares.
+    // Dropped first: distributing a log that holds events copies them into the shards, which
+    // would fire it there (an installation distributed with its rows).
+    yield* sql.unsafe(`DROP TRIGGER IF EXISTS ds_events_feed_notify ON ${tables.events}`)
     const pending = yield* sql.unsafe<{ readonly name: string }>(
       `SELECT c.relname AS name FROM pg_class AS c
        JOIN pg_attribute AS a ON a.attrelid = c.oid AND a.attname = 'workspace_id' AND NOT a.attisdropped
@@ -40,9 +45,6 @@ export const distributeOnCitus = (sql: SqlClient): Effect.Effect<ReadonlyArray<s
       const colocated = name === tables.events ? "'none'" : `'${tables.events}'`
       yield* sql.unsafe(`SELECT create_distributed_table('${name}', 'workspace_id', colocate_with => ${colocated})`)
     }
-    // The host tells the feed's listeners instead (citusCommits.ts): this trigger's NOTIFY would
-    // sound on a worker, and is refused in a transaction that a distributed commit prepares.
-    yield* sql.unsafe(`DROP TRIGGER IF EXISTS ds_events_feed_notify ON ${tables.events}`)
     // The feed's key takes the offset the commit set (internal/feedOffset.ts); altered only when it
     // does not yet, since ALTER TABLE would stop every commit while each host migrates.
     const keyed = yield* sql.unsafe<{ readonly keyed: boolean }>(
