@@ -1,6 +1,7 @@
 import { FEED_LOCK_CLASS } from "../internal/feedLock.js"
 import { FEED_OFFSET_SETTING, localServer } from "../internal/feedOffset.js"
 import { tables } from "../tables.js"
+import { ONE_BY_ONE } from "./ds_commit_batch.js"
 import type { StoredFunction } from "./StoredFunction.js"
 
 /**
@@ -31,6 +32,7 @@ export const ds_commit_batch_in: StoredFunction = {
       shift bigint;
     BEGIN
       PERFORM ds_workspace_here(workspace);
+      PERFORM set_config('${ONE_BY_ONE}', 'on', true);
       SELECT o.server, o.xact_offset INTO era FROM ${tables.feedOffsets} AS o WHERE o.workspace_id = workspace;
       IF NOT FOUND OR era.server <> here THEN
         PERFORM pg_advisory_xact_lock(${FEED_LOCK_CLASS}, hashtext(workspace));
