@@ -1,5 +1,6 @@
 import { fileURLToPath } from "node:url"
 import { defineConfig } from "vitest/config"
+import { suitesOnCitus } from "./test/support/citusSuites.js"
 import { testWorkers } from "./test/support/workers.js"
 
 const src = (path: string) => fileURLToPath(new URL(`./packages/${path}`, import.meta.url))
@@ -53,7 +54,13 @@ export default defineConfig({
         ? [
             {
               extends: true,
-              test: { name: "citus", include: specsEnding(".citus.spec.ts"), globalSetup: ["test/support/citusGlobalSetup.ts"] }
+              test: {
+                name: "citus",
+                include: [...specsEnding(".citus.spec.ts"), ...suitesOnCitus],
+                // The PostgreSQL suites named in citusSuites.ts run here on the PostgreSQL storage only.
+                env: { DEALSTREAM_TEST_STORAGES: "postgres" },
+                globalSetup: ["test/support/citusGlobalSetup.ts"]
+              }
             }
           ]
         : [])

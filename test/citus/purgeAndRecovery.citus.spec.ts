@@ -2,9 +2,8 @@ import { describe, expect, it } from "@effect/vitest"
 import { PgStorage } from "@dealstream/storage-pg"
 import { Effect } from "effect"
 import { event, fresh } from "../../packages/core/src/testing/storageFixtures.js"
-import { headSequenceSql } from "../../packages/storage-pg/src/headSequence.js"
+import { headSequenceSql, workspaceHeadSequenceSql } from "../../packages/storage-pg/src/headSequence.js"
 import { readWorkspaceLogSql } from "../../packages/storage-pg/src/readWorkspaceLog.js"
-import { workspaceHeadSql } from "../../packages/storage-pg/src/workspaceHead.js"
 import { purgedAndCovered, racingRunners } from "../engine/webhookRecovery.js"
 import { planOn } from "../support/citusPlans.js"
 import { citusDatabase } from "../support/citusDatabase.js"
@@ -47,7 +46,7 @@ describe("purge and webhook recovery on Citus", () => {
           streams: [{ streamId: fresh("con"), expectedVersion: 0, events: [event(ws, "contact.created")] }],
           documents: []
         })
-        const head = yield* planOn(url, workspaceHeadSql, [ws])
+        const head = yield* planOn(url, workspaceHeadSequenceSql, [ws])
         expect(head.tasks).toEqual([1])
         expect(head.nodes).not.toContain("Seq Scan")
         const walk = yield* planOn(url, readWorkspaceLogSql(true), [ws, "0", String(Number.MAX_SAFE_INTEGER), "500", ["contact.created"]])
@@ -79,7 +78,7 @@ describe("purge and webhook recovery on Citus", () => {
             documents: []
           })
         }
-        const heads = yield* Effect.forEach([...byWorker.values()], (ws) => storage.workspaceHead(ws))
+        const heads = yield* Effect.forEach([...byWorker.values()], (ws) => storage.workspaceHeadSequence(ws))
         const whole = yield* storage.headSequence
         // Each worker hands out sequences from its group id shifted left by 48 bits.
         const [low, high] = [Math.min(...heads), Math.max(...heads)]

@@ -1,6 +1,7 @@
 import { PgStorage } from "@dealstream/storage-pg"
 import { Effect, Layer, type Scope } from "effect"
 import { inject } from "vitest"
+import { citusDatabase } from "./citusDatabase.js"
 import { EMPTY_DATABASE, onServer, uniqueName, withDatabase } from "./templateDatabase.js"
 
 /** The run's PostgreSQL server (see pgGlobalSetup.ts); a missing one is an error, never a skip. */
@@ -30,12 +31,18 @@ const databaseFrom = (template: () => string): Effect.Effect<string, never, Scop
     ({ name }) => onServer(serverUrl(), `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
   ).pipe(Effect.map(({ url }) => url))
 
+/** Whether this run's PostgreSQL suites run on a Citus cluster (the `citus` project, citusGlobalSetup.ts). */
+export const onCitus = (): boolean => inject("citusPorts") !== undefined
+
 /**
  * A database of its own for the calling test file, already migrated (a copy of the run's template),
  * dropped when the scope closes, so that files run in parallel on one server without seeing each
- * other's rows.
+ * other's rows. In the `citus` project it is a database of the run's cluster instead, which the
+ * storage that first opens it migrates, and so distributes (citusDatabase.ts).
  */
-export const testDatabase: Effect.Effect<string, never, Scope.Scope> = databaseFrom(() => `TEMPLATE ${templateName()}`)
+export const testDatabase: Effect.Effect<string, never, Scope.Scope> = Effect.suspend(() =>
+  onCitus() ? citusDatabase : databaseFrom(() => `TEMPLATE ${templateName()}`)
+)
 
 /** As testDatabase, but empty: for the tests of the migrations themselves. */
 export const emptyDatabase: Effect.Effect<string, never, Scope.Scope> = databaseFrom(() => EMPTY_DATABASE)

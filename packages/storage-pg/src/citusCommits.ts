@@ -1,6 +1,7 @@
 import { Effect } from "effect"
 import type { SqlClient } from "effect/sql/SqlClient"
 import { SqlError, UnknownError } from "effect/sql/SqlError"
+import { delegated } from "./citusDelegation.js"
 import type { CommitOutcome, CommitParams, Sent } from "./commitBatches.js"
 
 /**
@@ -119,7 +120,9 @@ const sendShares = (
         const call =
           workspace === null
             ? sql.unsafe<{ readonly outcome: unknown }>("SELECT ds_commit_batch($1::jsonb) AS outcome", [items])
-            : sql.unsafe<{ readonly outcome: unknown }>("SELECT ds_commit_batch_in($1::text, $2::jsonb) AS outcome", [workspace, items])
+            : delegated(
+                sql.unsafe<{ readonly outcome: unknown }>("SELECT ds_commit_batch_in($1::text, $2::jsonb) AS outcome", [workspace, items])
+              )
         return Effect.map(
           Effect.flatMap(call, (rows) => outcomesOf(rows, indices.length)),
           (answered) => {

@@ -6,6 +6,7 @@ import type * as Reactivity from "effect/reactivity/Reactivity"
 import * as SqlClient from "effect/sql/SqlClient"
 import type { Connection } from "effect/sql/SqlConnection"
 import { ConnectionError, SqlError, UnknownError } from "effect/sql/SqlError"
+import { notHere } from "./citusDelegation.js"
 import { NoAnswer } from "./errors.js"
 
 /**
@@ -68,11 +69,15 @@ export interface Lender {
   readonly use: <A, E, R>(f: (lent: Lent) => Effect.Effect<A, E, R>) => Effect.Effect<A, E | SqlError, R>
 }
 
-const noFailure = () => Effect.void
-
-/** One pool's connections. */
+/**
+ * One pool's connections. A connection whose backend refused a delegated call as off its worker
+ * is retired: Citus would never delegate on it again (functions/ds_workspace_here.ts).
+ */
 export const lenderOf = (pool: PgPool.PgPool): Lender => {
-  const lent = (connection: PgConnection.PgConnection): Lent => ({ connection, failed: noFailure })
+  const lent = (connection: PgConnection.PgConnection): Lent => ({
+    connection,
+    failed: (error) => (notHere(error) ? pool.invalidate(connection) : Effect.void)
+  })
   return {
     get: Effect.map(pool.get, lent),
     reserve: Effect.map(pool.reserve, lent),

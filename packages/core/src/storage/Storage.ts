@@ -233,11 +233,10 @@ export interface StorageService {
   /** The highest sequence in the log, 0 when it is empty (progress of a rebuild). */
   readonly headSequence: Effect.Effect<number, StorageUnavailable>
   /**
-   * The highest sequence in one workspace's log, 0 when it has none: where a walk of its log with
-   * readWorkspaceLog stops. On a cluster each server hands out sequences from a range of its own,
-   * so the whole log's head says nothing of one workspace's, and reading it visits every server.
+   * The highest sequence in one workspace's log, 0 when it has none: where a request's walk of it
+   * (readWorkspaceLog) stops. On a storage spread over servers by workspace it asks one server.
    */
-  readonly workspaceHead: (workspaceId: string) => Effect.Effect<number, StorageUnavailable>
+  readonly workspaceHeadSequence: (workspaceId: string) => Effect.Effect<number, StorageUnavailable>
   /**
    * Runs `read` so that every read it makes of the storage sees one state (PostgreSQL: one
    * REPEATABLE READ transaction; memory: commits wait until it is done), and gives it the change

@@ -117,6 +117,17 @@ export const FIGURE_FUNCTIONS = [
   "ds_figure_totals_compact"
 ]
 
+/**
+ * The function that adds a standing's contribution to the deltas, its row given as `rowType`: the
+ * table's type here; migration 0028 makes it take any record, so that it also takes the row of a
+ * Citus shard (`ds_deal_standings_102344`), whose type is the shard's own.
+ */
+export const figureDeltasOf = (rowType: string) =>
+  `CREATE FUNCTION ds_figure_deltas_of(s ${rowType}, sign integer) RETURNS void LANGUAGE plpgsql AS $$
+  BEGIN${contributionsOf("s")}
+  END
+  $$`
+
 const figureTotals = [
   `CREATE TABLE ds_figure_totals (
     workspace_id text COLLATE "C" NOT NULL,
@@ -132,10 +143,7 @@ const figureTotals = [
     ${MEASURES.join(",\n    ")}
   )`,
   `CREATE INDEX ds_figure_deltas_kind ON ds_figure_deltas (workspace_id, kind, pipeline_id, period)`,
-  `CREATE FUNCTION ds_figure_deltas_of(s ds_deal_standings, sign integer) RETURNS void LANGUAGE plpgsql AS $$
-  BEGIN${contributionsOf("s")}
-  END
-  $$`,
+  figureDeltasOf("ds_deal_standings"),
   `CREATE FUNCTION ds_figure_totals_compact(w text) RETURNS void LANGUAGE plpgsql AS $$
   BEGIN
     WITH moved AS (DELETE FROM ds_figure_deltas WHERE workspace_id = w RETURNING *)

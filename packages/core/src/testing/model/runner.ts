@@ -115,9 +115,8 @@ const oneRun = <Step>(options: ModelOptions<Step>, storage: Context.Context<Stor
     const names = runNames(options.workspaces ?? 1)
     // Each workspace gets its default pipeline first (the first list does that), so that a command's
     // own reads record nothing and a refused command is seen to record nothing.
-    const from = yield* store.headSequence
     for (const ctx of names.workspaces) yield* engine.pipelines.list(ctx)
-    const { advance, world } = makeWorld<Step>(engine, store, names.workspaces, names.keyDigest, 2, from)
+    const { advance, world } = makeWorld<Step>(engine, store, names.workspaces, names.keyDigest, 2)
     const invariants = (options.invariants ?? standardInvariants).map((inv) => ({ ...inv, check: inv.start() }))
     const execute = options.execute ?? (executeCommand as unknown as NonNullable<ModelOptions<Step>["execute"]>)
     const last = steps.length - 1

@@ -81,24 +81,37 @@ export const makeWorld = <Step>(
   storage: StorageService,
   workspaces: ReadonlyArray<RequestContext>,
   keyDigest: (n: number) => string,
-  keys: number,
-  fromSequence: number
+  keys: number
 ) => {
   const ids = new Set(workspaces.map((ctx) => ctx.workspaceId))
   const keyStreams = new Set(Array.from({ length: keys }, (_, n) => apiKeyIdOf(keyDigest(n))))
   const events: Array<StoredEvent> = []
-  let after = fromSequence
+  const seen = new Set<string>()
+  // Each workspace's log from where the last read ended: a run's workspaces are new, so from the
+  // start. Read per workspace, not after a head of the whole log: on Citus each worker numbers
+  // its own events, so no one sequence is a position in every workspace's log.
+  const readUpTo = new Map<string, number>()
   let documents: ReadonlyArray<StoredDocument> | null = null
+  const add = (event: StoredEvent) => {
+    const key = `${event.streamId}\u0000${event.streamVersion}`
+    if (seen.has(key)) return
+    seen.add(key)
+    events.push(event)
+  }
 
   const readEvents = Effect.gen(function* () {
-    for (;;) {
-      const batch = yield* storage.readLog({ after, limit: 1_000 })
-      for (const event of batch) {
-        if (ids.has(event.metadata.workspaceId) || keyStreams.has(event.streamId)) events.push(event)
+    for (const workspaceId of ids) {
+      for (;;) {
+        const after = readUpTo.get(workspaceId) ?? 0
+        const batch = yield* storage.readWorkspaceLog({ workspaceId, after, until: Number.MAX_SAFE_INTEGER, limit: 1_000 })
+        for (const event of batch) add(event)
+        readUpTo.set(workspaceId, batch.at(-1)?.sequence ?? after)
+        if (batch.length < 1_000) break
       }
-      after = batch.at(-1)?.sequence ?? after
-      if (batch.length < 1_000) return events as ReadonlyArray<StoredEvent>
     }
+    // A key's stream may begin in the system workspace's log (keys made before keys had one).
+    for (const streamId of keyStreams) for (const event of yield* storage.readStream(streamId)) add(event)
+    return events as ReadonlyArray<StoredEvent>
   })
 
   const documentsNow = Effect.gen(function* () {
