@@ -103,7 +103,9 @@ describe("the delivery queue on Citus", () => {
           url,
           Effect.promise(() => rowsOn(url, releaseSql, ["nobody"]))
         )
-        expect(released.prepared).toHaveLength(2)
+        // A row per connection the release wrote on: at least one on each worker, more when Citus
+        // opened several to one worker (as it does under load).
+        expect(released.prepared.length).toBeGreaterThanOrEqual(2)
       }).pipe(Effect.scoped),
     { timeout: 60_000 }
   )
