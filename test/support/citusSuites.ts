@@ -46,5 +46,26 @@ export const suitesOnCitus: ReadonlyArray<string> = [
   "test/webhooks/workerClock.properties.pg.spec.ts",
   // The model-based properties of the engine on the storage.
   "test/engine/rebuildEqualsStored.pg.spec.ts",
-  "test/engine/associations.pg.spec.ts"
+  "test/engine/associations.pg.spec.ts",
+  // The engine's other PostgreSQL suites, the CLI's import, hosts losing their database, keys,
+  // the storage's concurrency and parity, and hostile input.
+  "test/http/addressRateLimit.e2e.pg.spec.ts",
+  "test/http/importCli.e2e.pg.spec.ts",
+  "test/host/connectionsDropped.e2e.pg.spec.ts",
+  "test/host/databaseSilent.e2e.pg.spec.ts",
+  "test/engine/activitiesPurge.pg.spec.ts",
+  "test/engine/erase.pg.spec.ts",
+  "test/engine/pipelineFigures.properties.pg.spec.ts",
+  "test/engine/purgeDeliveries.pg.spec.ts",
+  "test/engine/purgeRedaction.pg.spec.ts",
+  "test/engine/stageRules.pg.spec.ts",
+  "test/engine/staleSettings.properties.pg.spec.ts",
+  "test/engine/webhookRecovery.pg.spec.ts",
+  "test/storage/concurrency.pg.spec.ts",
+  "test/storage/parity.pg.spec.ts",
+  "test/secrets/authUnavailable.e2e.pg.spec.ts",
+  "test/secrets/keysCli.e2e.pg.spec.ts",
+  "test/hostile/fuzz.e2e.pg.spec.ts",
+  "test/hostile/isolation.properties.e2e.pg.spec.ts",
+  "test/hostile/regressions.e2e.pg.spec.ts"
 ]
