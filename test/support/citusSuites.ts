@@ -65,6 +65,7 @@ export const suitesOnCitus: ReadonlyArray<string> = [
   "test/storage/parity.pg.spec.ts",
   "test/secrets/authUnavailable.e2e.pg.spec.ts",
   "test/secrets/keysCli.e2e.pg.spec.ts",
+  "test/secrets/logs.e2e.pg.spec.ts",
   "test/hostile/fuzz.e2e.pg.spec.ts",
   "test/hostile/isolation.properties.e2e.pg.spec.ts",
   "test/hostile/regressions.e2e.pg.spec.ts"
