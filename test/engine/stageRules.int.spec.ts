@@ -1,7 +1,7 @@
-import { DeliveryQueue, Storage } from "@dealstream/core"
+import type { DeliveryQueue, Storage } from "@dealstream/core"
 import { MemoryStorage } from "@dealstream/storage-memory"
 import { describe, it } from "@effect/vitest"
-import { Context, Effect, Layer } from "effect"
+import { type Context, Effect, Layer } from "effect"
 import { stageRulesScenario, wonNeedsContactProperty } from "./stageRules.js"
 
 describe("stage rules on memory storage", () => {

@@ -20,7 +20,7 @@ import {
 } from "@dealstream/core"
 import { MemoryStorage } from "@dealstream/storage-memory"
 import { describe, expect, it } from "@effect/vitest"
-import { Clock, Context, Duration, Effect, Layer, Random } from "effect"
+import { Clock, Context, type Duration, Effect, Layer, Random } from "effect"
 import * as fc from "fast-check"
 import { pgStorageLayer } from "../support/pg.js"
 import { noWebhookSending } from "../support/engine.js"

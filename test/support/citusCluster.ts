@@ -97,18 +97,32 @@ const urlOf = (port: number, database = "postgres") => `postgres://postgres@127.
 
 /** A database on every node of the cluster at `ports` (coordinator first), wired as one Citus database. */
 export const citusDatabaseOn = async (ports: ReadonlyArray<number>): Promise<string> => {
-  const [coordinator, ...workers] = ports as [number, ...Array<number>]
+  const url = await plainDatabaseOn(ports)
+  await makeCitus(ports, url)
+  return url
+}
+
+/**
+ * A database of the same name on every node, without Citus in it yet: on the coordinator it is a
+ * plain PostgreSQL database, as a single-server installation's (test/citus/existingInstallation).
+ */
+export const plainDatabaseOn = async (ports: ReadonlyArray<number>): Promise<string> => {
   const name = uniqueName("ds_citus")
+  for (const port of ports) await onNode(urlOf(port), [`CREATE DATABASE ${name} ${EMPTY_DATABASE}`])
+  return urlOf(ports[0]!, name)
+}
+
+/** Turns the databases named by `url` on every node into one Citus database: the extension, then the workers. */
+export const makeCitus = async (ports: ReadonlyArray<number>, url: string): Promise<void> => {
+  const [coordinator, ...workers] = ports as [number, ...Array<number>]
+  const name = new URL(url).pathname.slice(1)
   // One file at a time: adding a node syncs roles and other objects every database of a server
   // shares, and two databases doing it at once fail on a worker with "tuple concurrently updated".
   const guard = new pg.Client({ connectionString: urlOf(coordinator) })
   await guard.connect()
   try {
     await guard.query(`SELECT pg_advisory_lock(${SETUP_LOCK})`)
-    for (const port of ports) {
-      await onNode(urlOf(port), [`CREATE DATABASE ${name} ${EMPTY_DATABASE}`])
-      await onNode(urlOf(port, name), ["CREATE EXTENSION citus"])
-    }
+    for (const port of ports) await onNode(urlOf(port, name), ["CREATE EXTENSION citus"])
     await onNode(urlOf(coordinator, name), [
       `SELECT citus_set_coordinator_host('127.0.0.1', ${coordinator})`,
       ...workers.map((port) => `SELECT citus_add_node('127.0.0.1', ${port})`)
@@ -116,7 +130,6 @@ export const citusDatabaseOn = async (ports: ReadonlyArray<number>): Promise<str
   } finally {
     await guard.end()
   }
-  return urlOf(coordinator, name)
 }
 
 // Any constant; it names the lock that serializes the suites' database setups.

@@ -32,7 +32,7 @@ const databaseFrom = (template: () => string): Effect.Effect<string, never, Scop
   ).pipe(Effect.map(({ url }) => url))
 
 /** Whether this run's PostgreSQL suites run on a Citus cluster (the `citus` project, citusGlobalSetup.ts). */
-const onCitus = (): boolean => inject("citusPorts") !== undefined
+export const onCitus = (): boolean => inject("citusPorts") !== undefined
 
 /**
  * A database of its own for the calling test file, already migrated (a copy of the run's template),

@@ -61,6 +61,12 @@ export interface Aggregate<C, E extends DomainEvent, S> {
    * a stream whose events moved workspace says otherwise (an API key's, see apiKey/aggregate.ts).
    */
   readonly workspaceOf?: (first: StoredEvent) => string
+  /**
+   * A workspace whose log may hold a stream's oldest events, beside the workspace's own: API keys
+   * made before keys had workspaces began in the system workspace (apiKey/aggregate.ts). A stream
+   * read finds its beginning there when its own log lacks it (engine/base/aggregateStream.ts).
+   */
+  readonly olderLog?: string
   /** The record's document as the API returns it; null for an aggregate that has none. */
   readonly project: ((doc: Projected | null, event: E) => Projected | null) | null
   readonly documents: StreamDocuments<E>
@@ -100,14 +106,6 @@ export type AnyAggregate = Aggregate<any, any, any>
 /** The workspace whose stream this is, by its first event (see Aggregate.workspaceOf). */
 export const streamWorkspace = (aggregate: AnyAggregate, first: StoredEvent): string =>
   aggregate.workspaceOf?.(first) ?? first.metadata.workspaceId
-
-/**
- * The workspace whose log holds a stream of this aggregate read from `ctx`, for the storage's
- * readStream: the request's, unless the aggregate places its streams itself (workspaceOf: API
- * keys, whose oldest streams begin in the system workspace), when the whole stream is read.
- */
-export const logOf = (aggregate: AnyAggregate, ctx: { readonly workspaceId: string }): string | undefined =>
-  aggregate.workspaceOf === undefined ? ctx.workspaceId : undefined
 
 /** Whether this stream id names a record of this aggregate. */
 export const isStreamOf = (aggregate: AnyAggregate, streamId: string): boolean => streamId.startsWith(`${aggregate.prefix}_`)

@@ -398,6 +398,11 @@ export const makeWithQueue: Effect.Effect<Services> = Effect.gen(function* () {
         for (const write of writes) writeRow(write)
       }),
     headSequence: Effect.sync(() => log.length),
+    workspaceHeadSequence: (workspaceId) =>
+      Effect.sync(() => {
+        for (let i = log.length - 1; i >= 0; i--) if (log[i]!.metadata.workspaceId === workspaceId) return log[i]!.sequence
+        return 0
+      }),
     snapshot,
     position: Effect.sync(() => BigInt(commits)),
     ping: Effect.succeed({ primary: null, replicas: [] })

@@ -8,10 +8,11 @@ import { commit } from "./commit.js"
 import { isCitus } from "./citus.js"
 import { type CitusCommits, citusCommits } from "./citusCommits.js"
 import { readFeedOnCitus } from "./citusFeed.js"
+import { claimDeliveriesOnCitus, releaseLeasesOnCitus } from "./citusQueue.js"
 import { lsnPosition, makeCommitBatches, type SubmitCommit } from "./commitBatches.js"
 import { makeReads, type Reads } from "./replicas.js"
-import { snapshot } from "./snapshot.js"
-import type { Lender } from "./pool.js"
+import { type FeedLockConnection, fromPool, snapshot } from "./snapshot.js"
+import { workerConnection } from "./citusSnapshot.js"
 import { type DocumentTableMap, documentTableMap } from "./documentTableMap.js"
 import { DatabaseError, orUnavailable, reasonOf, targetOf } from "./errors.js"
 import { getDocument } from "./getDocument.js"
@@ -38,7 +39,7 @@ import { listenFeedChanges } from "./feedChanges.js"
 import { readEvent } from "./readEvent.js"
 import { documentByUniqueKey } from "./documentByUniqueKey.js"
 import { settingsVersion } from "./settingsVersion.js"
-import { headSequence } from "./headSequence.js"
+import { headSequence, workspaceHeadSequence } from "./headSequence.js"
 
 export interface Options {
   /**
@@ -106,7 +107,7 @@ export const fromClient = (
   listen: ListenOptions,
   tableMap: DocumentTableMap,
   reads: Reads = primaryReads(sql),
-  lender?: Lender,
+  feedLock?: FeedLockConnection,
   citus?: CitusCommits
 ): StorageService => {
   // What a read request may be served by a replica: the reads of records, lists, searches, history.
@@ -139,10 +140,11 @@ export const fromClient = (
     listDeletedBefore: (collection, cutoff, limit) => orUnavailable(listDeletedBefore(sql, tableMap)(collection, cutoff, limit)),
     replaceDocuments: (collections, writes) => orUnavailable(replaceDocuments(sql, tableMap, citus !== undefined)(collections, writes)),
     headSequence: orUnavailable(headSequence(sql)),
+    workspaceHeadSequence: (workspaceId) => orUnavailable(workspaceHeadSequence(sql)(workspaceId)),
     snapshot: (workspaceId, read) =>
-      lender === undefined
+      feedLock === undefined
         ? Effect.die(new Error("snapshot needs the storage's own pool (PgStorage.make)"))
-        : orUnavailable(snapshot(sql, lender)(workspaceId, read)),
+        : orUnavailable(snapshot(sql, feedLock)(workspaceId, read)),
     position:
       citus === undefined
         ? orUnavailable(
@@ -177,11 +179,12 @@ const primaryReads = (sql: SqlClient): Reads => ({
 
 /**
  * The delivery queue over the same pool. `signals` opens a connection of its own per subscription
- * (see listenChannel.ts), from `listen`.
+ * (see listenChannel.ts), from `listen`. On Citus (`citus`) the claim and the release lock each
+ * workspace's rows by a statement of their own on its worker (citusQueue.ts).
  */
-export const queueFromClient = (sql: SqlClient, listen: ListenOptions): DeliveryQueueService => ({
-  claim: (options) => orUnavailable(claimDeliveries(sql)(options)),
-  release: (owner) => orUnavailable(releaseLeases(sql)(owner)),
+export const queueFromClient = (sql: SqlClient, listen: ListenOptions, citus = false): DeliveryQueueService => ({
+  claim: (options) => orUnavailable(citus ? claimDeliveriesOnCitus(sql)(options) : claimDeliveries(sql)(options)),
+  release: (owner) => orUnavailable(citus ? releaseLeasesOnCitus(sql)(owner) : releaseLeases(sql)(owner)),
   nextDue: orUnavailable(nextDue(sql)),
   signal: (signal) => orUnavailable(sendSignal(sql)(signal)),
   signals: listenSignals(listen)
@@ -296,12 +299,17 @@ export const makeWithQueue = (options: Options | string): Effect.Effect<Services
         written: reads.primaryAt,
         ...(citus === undefined ? {} : { citus })
       })
+      // On Citus the snapshot's feed lock is taken on the workspace's worker (citusSnapshot.ts).
+      const feedLock = citus === undefined ? fromPool(lender) : workerConnection(sql, url, connectTimeout ?? Duration.seconds(5))
       const listen: ListenOptions = {
         url: listenUrl,
         connectTimeout: connectTimeout ?? Duration.seconds(5),
         heartbeat: listenHeartbeat ?? Duration.seconds(5)
       }
-      return { storage: fromClient(sql, batches.submit, listen, tableMap, reads, lender, citus), queue: queueFromClient(sql, listen) }
+      return {
+        storage: fromClient(sql, batches.submit, listen, tableMap, reads, feedLock, citus),
+        queue: queueFromClient(sql, listen, citus !== undefined)
+      }
     })
   )
 }

@@ -1,6 +1,7 @@
 import { Effect } from "effect"
 import type { SqlClient } from "effect/sql/SqlClient"
 import type { SqlError } from "effect/sql/SqlError"
+import { FEED_OFFSET_SETTING, feedKeyDefault } from "./internal/feedOffset.js"
 import { tables } from "./tables.js"
 
 /**
@@ -27,6 +28,11 @@ export const distributeOnCitus = (sql: SqlClient): Effect.Effect<ReadonlyArray<s
     // The statements below run in one transaction with the migrations; creating shards over one
     // connection per worker lets that transaction see what it made.
     yield* sql.unsafe("SET LOCAL citus.multi_shard_modify_mode = 'sequential'")
+    // The host tells the feed's listeners instead (citusCommits.ts): this trigger's NOTIFY would
+    // sound on a worker, and is refused in a transaction that a distributed commit prepares.
+    // Dropped first: distributing a log that holds events copies them into the shards, which
+    // would fire it there (an installation distributed with its rows).
+    yield* sql.unsafe(`DROP TRIGGER IF EXISTS ds_events_feed_notify ON ${tables.events}`)
     const pending = yield* sql.unsafe<{ readonly name: string }>(
       `SELECT c.relname AS name FROM pg_class AS c
        JOIN pg_attribute AS a ON a.attrelid = c.oid AND a.attname = 'workspace_id' AND NOT a.attisdropped
@@ -39,9 +45,16 @@ export const distributeOnCitus = (sql: SqlClient): Effect.Effect<ReadonlyArray<s
       const colocated = name === tables.events ? "'none'" : `'${tables.events}'`
       yield* sql.unsafe(`SELECT create_distributed_table('${name}', 'workspace_id', colocate_with => ${colocated})`)
     }
-    // The host tells the feed's listeners instead (citusCommits.ts): this trigger's NOTIFY would
-    // sound on a worker, and is refused in a transaction that a distributed commit prepares.
-    yield* sql.unsafe(`DROP TRIGGER IF EXISTS ds_events_feed_notify ON ${tables.events}`)
+    // The feed's key takes the offset the commit set (internal/feedOffset.ts); altered only when it
+    // does not yet, since ALTER TABLE would stop every commit while each host migrates.
+    const keyed = yield* sql.unsafe<{ readonly keyed: boolean }>(
+      `SELECT coalesce(pg_get_expr(d.adbin, d.adrelid) LIKE '%${FEED_OFFSET_SETTING}%', false) AS keyed
+       FROM pg_attribute AS a LEFT JOIN pg_attrdef AS d ON d.adrelid = a.attrelid AND d.adnum = a.attnum
+       WHERE a.attrelid = '${tables.events}'::regclass AND a.attname = 'xact_id'`
+    )
+    if (keyed[0]?.keyed !== true) {
+      yield* sql.unsafe(`ALTER TABLE ${tables.events} ALTER COLUMN xact_id SET DEFAULT ${feedKeyDefault}`)
+    }
     return pending.map(({ name }) => name)
   })
 

@@ -3,29 +3,63 @@ import { Effect } from "effect"
 import type { SqlClient } from "effect/sql/SqlClient"
 import type { SqlError } from "effect/sql/SqlError"
 import { delegated } from "./citusDelegation.js"
-import { type FeedRead, readFeed } from "./readFeed.js"
+import { feedEra } from "./internal/feedOffset.js"
+import { type FeedRead, readFeedOnce } from "./readFeed.js"
+
+/** What ds_feed_bound_in answers: the bound in the feed's keys, and the offset era it holds in. */
+export interface CitusFeedBound {
+  readonly below: string
+  readonly ended: boolean
+  readonly era: string
+}
 
 /**
  * The change feed on Citus: the bound first, from the worker holding the workspace
  * (functions/ds_feed_bound_in.ts), then the page below it, a router query to that worker. Two
  * statements where one server needs one; the bound still holds when the page is read, since
  * transactions below it had ended or never wrote to this workspace, and new ones take higher ids.
- * A bound held back by a transaction that ended while it was taken (`ended`) is taken again, as
- * readFeed does on one server.
+ *
+ * Unless the workspace moved to another worker in between and committed there: the bound, in the
+ * old worker's ids plus the old offset, says nothing of the new worker's commits still running. So
+ * the page is read only while the offset's era the bound was taken in still holds where it is read
+ * (internal/feedOffset.ts; the new worker's first commit changes it); otherwise it reads nothing
+ * and both are taken again. So is a bound held back by a transaction that ended while it was taken
+ * (`ended`), as readFeed does on one server.
  */
 export const readFeedOnCitus =
   (sql: SqlClient) =>
   (options: FeedRead): Effect.Effect<ChangeFeedPage, SqlError> => {
-    const bound = (again: number): Effect.Effect<string, SqlError> =>
-      Effect.flatMap(
-        delegated(
-          sql.unsafe<{ readonly bound: { readonly below: string; readonly ended: boolean } }>("SELECT ds_feed_bound_in($1) AS bound", [
-            options.workspaceId
-          ])
-        ),
-        ([row]) => (row!.bound.ended && again > 0 ? bound(again - 1) : Effect.succeed(BigInt(row!.bound.below).toString()))
+    const read = (again: number): Effect.Effect<ChangeFeedPage, SqlError> =>
+      Effect.flatMap(feedBoundOnCitus(sql, options.workspaceId), (bound) =>
+        bound.ended && again > 0
+          ? read(again - 1)
+          : Effect.flatMap(readBelow(sql, bound)(options), (once) =>
+              once.ended && again > 0 ? read(again - 1) : Effect.succeed(once.page)
+            )
       )
-    return Effect.flatMap(bound(3), (below) =>
-      readFeed(sql, () => `bound AS MATERIALIZED (SELECT '${below}'::xid8 AS below, false AS ended)`)(options)
-    )
+    return read(3)
+  }
+
+/** The bound of a workspace's feed, from the worker holding it (functions/ds_feed_bound_in.ts). */
+export const feedBoundOnCitus = (sql: SqlClient, workspaceId: string): Effect.Effect<CitusFeedBound, SqlError> =>
+  Effect.map(
+    delegated(sql.unsafe<{ readonly bound: CitusFeedBound }>("SELECT ds_feed_bound_in($1) AS bound", [workspaceId])),
+    ([row]) => row!.bound
+  )
+
+/**
+ * The page below `bound`, read only where the bound's era still holds; where it does not, no event
+ * and `ended`, for the caller to take the bound again.
+ */
+export const readBelow =
+  (sql: SqlClient, { below, era }: CitusFeedBound) =>
+  (options: FeedRead): Effect.Effect<{ readonly page: ChangeFeedPage; readonly ended: boolean }, SqlError> => {
+    // The worker's own answers, spelled into the statement: checked to be digits (and a colon).
+    if (!/^\d+$/.test(below) || !/^(\d+:\d+)?$/.test(era)) return Effect.die(new Error(`a feed bound of an unknown form: ${below} ${era}`))
+    const holds = (workspace: string) => `${feedEra(workspace)} = '${era}'`
+    return readFeedOnce(
+      sql,
+      (workspace) =>
+        `bound AS MATERIALIZED (SELECT CASE WHEN ${holds(workspace)} THEN '${below}' ELSE '0' END::xid8 AS below, NOT (${holds(workspace)}) AS ended)`
+    )(options)
   }

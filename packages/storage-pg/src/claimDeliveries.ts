@@ -13,10 +13,29 @@ import { documentTables, tables } from "./tables.js"
  * whole backlog, 10 ms at 3,000 rows). Rows due at the same instant come in the index's order among
  * themselves, their insertion order, which is sequence order for deliveries scheduled together.
  */
-const sequenceKey = `((data ->> 'sequence')::bigint)`
+export const sequenceKey = `((data ->> 'sequence')::bigint)`
+
+/** A delivery a claim at `now` may take: pending, due, and not leased, or its lease has ended. */
+export const claimable = (now: string) => `${isPending} AND ${nextAttemptAt} <= ${now} AND (lease_until IS NULL OR lease_until < ${now})`
+
+/**
+ * The delivery `d`'s data with its event's sequence, looked up the first time (see claimSql);
+ * `sameWorkspace` narrows the look-up to the delivery's workspace (`e.workspace_id = … AND `).
+ */
+export const withSequence = (sameWorkspace: string) => `CASE WHEN jsonb_typeof(d.data -> 'sequence') = 'number' THEN d.data
+    ELSE jsonb_set(d.data, '{sequence}', coalesce((
+      SELECT to_jsonb(e.sequence) FROM ${tables.events} AS e
+      WHERE ${sameWorkspace}e.stream_id = d.data ->> 'event_stream_id' AND e.stream_version = (d.data ->> 'event_version')::int
+    ), 'null'::jsonb)) END`
+
+/** What a claim answers of each delivery `d` it leased. */
+export const claimedColumns = `d.workspace_id, ${documentColumns
+  .split(", ")
+  .map((c) => `d.${c}`)
+  .join(", ")}`
 
 /** How many more due rows than the claim's limit are looked at, for the per-webhook limit to choose from. */
-const WINDOW = 2
+export const WINDOW = 2
 
 /**
  * One statement that picks and leases: the CTE locks a window of due, pending, unleased rows in
@@ -39,7 +58,7 @@ const WINDOW = 2
 export const claimSql = `WITH due AS MATERIALIZED (
   SELECT workspace_id, id, data ->> 'webhook_id' AS webhook_id, ${nextAttemptAt} AS due_at, ${sequenceKey} AS seq
   FROM ${documentTables.delivery}
-  WHERE ${isPending} AND ${nextAttemptAt} <= $1::text AND (lease_until IS NULL OR lease_until < $1::text)
+  WHERE ${claimable("$1::text")}
     AND NOT ((data ->> 'webhook_id') = ANY ($5::text[]))
   ORDER BY ${nextAttemptAt}
   LIMIT $2 * ${WINDOW}
@@ -52,19 +71,11 @@ export const claimSql = `WITH due AS MATERIALIZED (
   ORDER BY due_at, seq NULLS LAST, id
   LIMIT $2
 )
-UPDATE ${documentTables.delivery} AS d SET lease_owner = $3, lease_until = $4,
-  data = CASE WHEN jsonb_typeof(d.data -> 'sequence') = 'number' THEN d.data
-    ELSE jsonb_set(d.data, '{sequence}', coalesce((
-      SELECT to_jsonb(e.sequence) FROM ${tables.events} AS e
-      WHERE e.stream_id = d.data ->> 'event_stream_id' AND e.stream_version = (d.data ->> 'event_version')::int
-    ), 'null'::jsonb)) END
+UPDATE ${documentTables.delivery} AS d SET lease_owner = $3, lease_until = $4, data = ${withSequence("")}
 WHERE (d.workspace_id, d.id) IN (SELECT workspace_id, id FROM picked)
-RETURNING d.workspace_id, ${documentColumns
-  .split(", ")
-  .map((c) => `d.${c}`)
-  .join(", ")}`
+RETURNING ${claimedColumns}`
 
-interface ClaimedRow extends DocumentRow {
+export interface ClaimedRow extends DocumentRow {
   readonly workspace_id: string
 }
 
@@ -73,6 +84,12 @@ const positionOf = (document: StoredDocument) => {
   const sequence = document.data["sequence"]
   return typeof sequence === "number" ? sequence : Number.MAX_SAFE_INTEGER
 }
+
+/** Claimed rows as the claim answers them: earliest due first, ties by their event's position. */
+export const inClaimOrder = (rows: ReadonlyArray<ClaimedRow>): ReadonlyArray<StoredDocument> =>
+  rows
+    .map((row) => toStoredDocument("delivery", row.workspace_id, row))
+    .sort((a, b) => (dueOf(a) < dueOf(b) ? -1 : dueOf(a) > dueOf(b) ? 1 : positionOf(a) - positionOf(b)))
 
 export const claimDeliveries =
   (sql: SqlClient) =>
@@ -86,8 +103,5 @@ export const claimDeliveries =
         [...(options.skipWebhooks ?? [])],
         options.perWebhook === undefined ? Math.max(0, Math.floor(options.limit)) : Math.max(0, Math.floor(options.perWebhook))
       ]),
-      (rows) =>
-        rows
-          .map((row) => toStoredDocument("delivery", row.workspace_id, row))
-          .sort((a, b) => (dueOf(a) < dueOf(b) ? -1 : dueOf(a) > dueOf(b) ? 1 : positionOf(a) - positionOf(b)))
+      inClaimOrder
     )

@@ -3,7 +3,15 @@ import type { SqlClient } from "effect/sql/SqlClient"
 import type { SqlError } from "effect/sql/SqlError"
 import { tables } from "./tables.js"
 
+export const headSequenceSql = `SELECT coalesce(max(sequence), 0)::text AS head FROM ${tables.events}`
+
 export const headSequence = (sql: SqlClient): Effect.Effect<number, SqlError> =>
-  Effect.map(sql.unsafe<{ readonly head: string }>(`SELECT coalesce(max(sequence), 0)::text AS head FROM ${tables.events}`), ([row]) =>
-    Number(row?.head ?? 0)
-  )
+  Effect.map(sql.unsafe<{ readonly head: string }>(headSequenceSql), ([row]) => Number(row?.head ?? 0))
+
+/** One workspace's, from the end of its (workspace_id, sequence) index: on Citus a router query. */
+export const workspaceHeadSequenceSql = `SELECT coalesce(max(sequence), 0)::text AS head FROM ${tables.events} WHERE workspace_id = $1`
+
+export const workspaceHeadSequence =
+  (sql: SqlClient) =>
+  (workspaceId: string): Effect.Effect<number, SqlError> =>
+    Effect.map(sql.unsafe<{ readonly head: string }>(workspaceHeadSequenceSql, [workspaceId]), ([row]) => Number(row?.head ?? 0))

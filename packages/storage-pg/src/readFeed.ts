@@ -35,6 +35,20 @@ export interface FeedRead {
 export const readFeed =
   (sql: SqlClient, bound: FeedBound = workspaceWriters) =>
   (options: FeedRead): Effect.Effect<ChangeFeedPage, SqlError> => {
+    const once = readFeedOnce(sql, bound)(options)
+    const read = (again: number): Effect.Effect<ChangeFeedPage, SqlError> =>
+      Effect.flatMap(once, ({ ended, page }) => (ended && again > 0 ? read(again - 1) : Effect.succeed(page)))
+    return read(3)
+  }
+
+/**
+ * One statement of readFeed: the page, and whether the bound was held back by a transaction that
+ * ended during the statement (`ended`, feedBound.ts), when the read is worth making again. On
+ * Citus `ended` also says that the bound's offset era no longer holds (citusFeed.ts).
+ */
+export const readFeedOnce =
+  (sql: SqlClient, bound: FeedBound) =>
+  (options: FeedRead): Effect.Effect<{ readonly page: ChangeFeedPage; readonly ended: boolean }, SqlError> => {
     const params = new Params()
     const workspace = params.add(options.workspaceId)
     const visible = `workspace_id = ${workspace} AND xact_id < (SELECT below FROM bound)`
@@ -50,11 +64,10 @@ export const readFeed =
       conditions.push(`(type = ANY(${params.add(exact)}::text[]) OR type LIKE ANY(${params.add(prefixes)}::text[]))`)
     }
     const limit = Math.max(0, Math.floor(options.limit))
-    // The page, and the last event of the workspace the same snapshot sees (one more step of the
-    // index, backwards): where a page that is not full lets the next read start.
-    // The page's events (tail false), the tail (true), and one row (tail null) saying whether a
-    // transaction that ended during the statement held the bound back (feedBound.ts): then the read
-    // is made again, on a snapshot of its own, so a read never shows less for a stranger's sake.
+    // The page's events (tail false), the last event of the workspace the same snapshot sees (tail
+    // true: one more step of the index, backwards, where a page that is not full lets the next read
+    // start), and one row (tail null) saying whether the bound was held back by a transaction that
+    // ended during the statement.
     const statement = sql.unsafe<EventRow & { readonly xact: string; readonly tail: boolean | null; readonly ended: boolean }>(
       `WITH ${bound(workspace)} ` +
         `(SELECT xact_id::text AS xact, ${eventColumns}, false AS tail, false AS ended FROM ${tables.events} WHERE ${conditions.join(" AND ")} ` +
@@ -64,13 +77,7 @@ export const readFeed =
         `UNION ALL (SELECT NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, ended FROM bound)`,
       params.values as Array<unknown>
     )
-    const read = (
-      again: number
-    ): Effect.Effect<ReadonlyArray<EventRow & { readonly xact: string; readonly tail: boolean | null }>, SqlError> =>
-      Effect.flatMap(statement, (rows) =>
-        again > 0 && rows.some((row) => row.tail === null && row.ended) ? read(again - 1) : Effect.succeed(rows)
-      )
-    return Effect.map(read(3), (rows) => {
+    return Effect.map(statement, (rows) => {
       const position = (row: { readonly xact: string; readonly sequence: bigint }): ChangeFeedPosition => ({
         transaction: row.xact,
         sequence: Number(row.sequence)
@@ -80,6 +87,9 @@ export const readFeed =
         .map((row) => ({ ...toStoredEvent(row), position: position(row) }))
         .sort((a, b) => compareChangeFeedPositions(a.position, b.position))
       const tail = rows.find((row) => row.tail === true)
-      return { events, through: feedThrough(events, limit, options.after, tail === undefined ? null : position(tail)) }
+      return {
+        page: { events, through: feedThrough(events, limit, options.after, tail === undefined ? null : position(tail)) },
+        ended: rows.some((row) => row.tail === null && row.ended)
+      }
     })
   }

@@ -1,10 +1,24 @@
 import type { ChangeFeedPosition } from "@dealstream/core"
-import { Effect } from "effect"
+import type * as PgConnection from "@effect/sql-pg/PgConnection"
+import { Effect, type Scope } from "effect"
 import type { SqlClient } from "effect/sql/SqlClient"
 import type { SqlError } from "effect/sql/SqlError"
 import { FEED_LOCK_CLASS } from "./internal/feedLock.js"
 import type { Lender } from "./pool.js"
 import { tables } from "./tables.js"
+
+/**
+ * A connection of the snapshot's own to the server where `workspaceId`'s commits run, until the
+ * scope closes: on one server a connection of the pool; on Citus one to the workspace's worker
+ * (citusSnapshot.ts).
+ */
+export type FeedLockConnection = (workspaceId: string) => Effect.Effect<PgConnection.PgConnection, SqlError, Scope.Scope>
+
+/** One server's: a connection reserved from the storage's pool. */
+export const fromPool =
+  (lender: Lender): FeedLockConnection =>
+  () =>
+    Effect.map(lender.reserve, (lent) => lent.connection)
 
 /**
  * storage.snapshot on PostgreSQL: `read` runs in one REPEATABLE READ, READ ONLY transaction, so
@@ -18,14 +32,15 @@ import { tables } from "./tables.js"
  * of its own holds the workspace's feed lock exclusively (every commit holds it shared from before
  * its first write, internal/feedLock.ts), which waits for the commits running and holds back new
  * ones for the two statements the state takes; a commit that starts after it takes its id after
- * it, above every id the state holds.
+ * it, above every id the state holds. The lock is taken where the workspace's commits take theirs
+ * (`lockOn`), and the state's first statement reads there.
  */
 export const snapshot =
-  (sql: SqlClient, lender: Lender) =>
+  (sql: SqlClient, lockOn: FeedLockConnection) =>
   <A, E, R>(workspaceId: string, read: (through: ChangeFeedPosition | null) => Effect.Effect<A, E, R>): Effect.Effect<A, E | SqlError, R> =>
     Effect.scoped(
       Effect.gen(function* () {
-        const { connection } = yield* lender.reserve
+        const connection = yield* lockOn(workspaceId)
         const key = [FEED_LOCK_CLASS, workspaceId]
         yield* Effect.acquireRelease(connection.query("SELECT pg_advisory_lock($1, hashtext($2))", key), () =>
           Effect.ignore(connection.query("SELECT pg_advisory_unlock($1, hashtext($2))", key))

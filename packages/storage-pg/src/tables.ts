@@ -12,7 +12,9 @@ export const tables = {
   figureTotals: "ds_figure_totals",
   figureDeltas: "ds_figure_deltas",
   /** Each live deal's contact_ids, a row per contact, kept by triggers on ds_deals (migration 0026). */
-  dealContacts: "ds_deal_contacts"
+  dealContacts: "ds_deal_contacts",
+  /** Per workspace on Citus, what lifts its new worker's transaction ids into its feed order (migration 0029). */
+  feedOffsets: "ds_feed_offsets"
 } as const
 
 /**

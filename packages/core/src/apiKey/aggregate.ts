@@ -41,6 +41,7 @@ export const apiKeyAggregate: Aggregate<ApiKeyCommand, ApiKeyEvent, ApiKeyState>
   events: ApiKeyEvent,
   upcast: upcastApiKey,
   workspaceOf,
+  olderLog: SYSTEM_WORKSPACE,
   project: projectApiKey,
   // The document's id is the digest only the first event holds.
   documents: (_stream, { all = [], version }) => {

@@ -233,6 +233,11 @@ export interface StorageService {
   /** The highest sequence in the log, 0 when it is empty (progress of a rebuild). */
   readonly headSequence: Effect.Effect<number, StorageUnavailable>
   /**
+   * The highest sequence in one workspace's log, 0 when it has none: where a request's walk of it
+   * (readWorkspaceLog) stops. On a storage spread over servers by workspace it asks one server.
+   */
+  readonly workspaceHeadSequence: (workspaceId: string) => Effect.Effect<number, StorageUnavailable>
+  /**
    * Runs `read` so that every read it makes of the storage sees one state (PostgreSQL: one
    * REPEATABLE READ transaction; memory: commits wait until it is done), and gives it the change
    * feed position of that state in the workspace: the workspace's events in the state are exactly

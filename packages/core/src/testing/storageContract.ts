@@ -642,6 +642,23 @@ export const storageContractSuite = (name: string, layer: Layer.Layer<Storage, u
         })
       )
 
+      it.effect("reports a workspace's head: the sequence of its last event, 0 for one without any", () =>
+        Effect.gen(function* () {
+          const storage = yield* Storage
+          const [ws, other] = [fresh("ws"), fresh("ws")]
+          const first = yield* storage.commit({
+            streams: [{ streamId: fresh("con"), expectedVersion: 0, events: [event(ws, "x.one"), event(ws, "x.two", {}, 1)] }],
+            documents: []
+          })
+          yield* storage.commit({
+            streams: [{ streamId: fresh("con"), expectedVersion: 0, events: [event(other, "x.one")] }],
+            documents: []
+          })
+          expect(yield* storage.workspaceHeadSequence(ws)).toBe(first.events[1]!.sequence)
+          expect(yield* storage.workspaceHeadSequence(fresh("ws"))).toBe(0)
+        })
+      )
+
       it.effect("replaces the documents of the named collections only, and reports the log's head", () =>
         Effect.gen(function* () {
           const storage = yield* Storage

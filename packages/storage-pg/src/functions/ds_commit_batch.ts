@@ -1,4 +1,12 @@
 import { markFeeds } from "./feedMark.js"
+
+/**
+ * A transaction-local setting that keeps a batch off the set path (ds_commit_set), set by
+ * ds_commit_batch_in on Citus: that path's statements join the batch's rows to the tables by
+ * stream or workspace lists, which Citus runs on every shard or refuses (its FOR UPDATE over
+ * stream ids), so there it only ever failed into the commits one by one, after a wasted try.
+ */
+export const ONE_BY_ONE = "dealstream.one_by_one"
 import type { StoredFunction } from "./StoredFunction.js"
 
 /**
@@ -25,7 +33,7 @@ export const ds_commit_batch: StoredFunction = {
       failed_message text;
     BEGIN
       ${markFeeds("e.w", "jsonb_array_elements(items) AS it(item), jsonb_to_recordset(it.item -> 'e') AS e(w text)")}
-      IF jsonb_array_length(items) > 1 THEN
+      IF jsonb_array_length(items) > 1 AND current_setting('${ONE_BY_ONE}', true) IS DISTINCT FROM 'on' THEN
         BEGIN
           outcomes := ds_commit_set(items);
         EXCEPTION WHEN OTHERS THEN

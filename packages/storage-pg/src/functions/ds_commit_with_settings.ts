@@ -23,8 +23,8 @@ import type { StoredFunction } from "./StoredFunction.js"
  *
  * Every statement plpgsql runs costs server CPU, which a busy server pays on every commit: a
  * commit that read one workspace's settings and moves none (most commands) runs one besides
- * ds_commit (its read; the rest are plain expressions), any other the locks and the check in one
- * statement each, and only a commit that moves versions on writes them.
+ * ds_commit (its read; the rest are plain expressions), any other the locks in one statement and
+ * a read per workspace it read, and only a commit that moves versions on writes them.
  */
 export const ds_commit_with_settings: StoredFunction = {
   name: "ds_commit_with_settings",
@@ -70,25 +70,28 @@ export const ds_commit_with_settings: StoredFunction = {
           GROUP BY 1 ORDER BY 1
         ) AS plan
       ) AS locked;
-      -- A statement of its own, so that it reads what committed before the locks were granted.
-      SELECT q.w, q.v, coalesce(v.version, 0) AS actual INTO stale
-      FROM jsonb_to_recordset(settings_read) AS q(i int, w text, v int)
-      LEFT JOIN ds_settings_versions AS v ON v.workspace_id = q.w
-      WHERE coalesce(v.version, 0) <> q.v
-      ORDER BY q.i LIMIT 1;
-      IF FOUND THEN
-        RETURN jsonb_build_object('conflict', jsonb_build_array('settings:' || stale.w, stale.v, stale.actual));
-      END IF;
+      -- Statements of their own, so that they read what committed before the locks were granted;
+      -- one per workspace read, each naming its workspace: on Citus a read of the versions by a
+      -- join would go to every shard (a commit reads a workspace or two).
+      FOR stale IN SELECT q.w, q.v FROM jsonb_to_recordset(settings_read) AS q(i int, w text, v int) ORDER BY q.i LOOP
+        actual := coalesce((SELECT version FROM ds_settings_versions WHERE workspace_id = stale.w), 0);
+        IF actual <> stale.v THEN
+          RETURN jsonb_build_object('conflict', jsonb_build_array('settings:' || stale.w, stale.v, actual));
+        END IF;
+      END LOOP;
       outcome := ds_commit(streams, events, redact, removes, upserts, recorded);
       IF NOT moves OR outcome ? 'conflict' THEN
         RETURN outcome;
       END IF;
       changed := ARRAY(
         SELECT DISTINCT a.w FROM jsonb_to_recordset(streams) AS a(w text, settings boolean, added int)
-        WHERE a.settings AND a.added > 0
+        WHERE a.settings AND a.added > 0 ORDER BY 1
       );
-      INSERT INTO ds_settings_versions AS t (workspace_id, version) SELECT w, 1 FROM unnest(changed) AS w
-        ON CONFLICT (workspace_id) DO UPDATE SET version = t.version + 1;
+      -- One row per statement, by its workspace, for the same reason as the check above.
+      FOREACH read_at IN ARRAY changed LOOP
+        INSERT INTO ds_settings_versions AS t (workspace_id, version) VALUES (read_at, 1)
+          ON CONFLICT (workspace_id) DO UPDATE SET version = t.version + 1;
+      END LOOP;
       PERFORM pg_notify('dealstream_settings', json_build_object('_tag', 'Changed', 'workspaceId', w)::text)
         FROM unnest(changed) AS w;
       RETURN outcome;

@@ -24,6 +24,7 @@ import { migration as apiKeyUses } from "./0024_api_key_uses.js"
 import { migration as dealContactLinks } from "./0026_deal_contact_links.js"
 import { migration as streamRowsInTheirLog } from "./0027_stream_rows_in_their_log.js"
 import { migration as figureDeltasOfAnyRow } from "./0028_figure_deltas_of_any_row.js"
+import { migration as feedOffsets } from "./0029_feed_offsets.js"
 import type { Migration } from "./Migration.js"
 
 export type { Migration } from "./Migration.js"
@@ -55,5 +56,6 @@ export const migrations: ReadonlyArray<Migration> = [
   apiKeyUses,
   dealContactLinks,
   streamRowsInTheirLog,
-  figureDeltasOfAnyRow
+  figureDeltasOfAnyRow,
+  feedOffsets
 ]

@@ -1,8 +1,9 @@
 import { Effect, Result } from "effect"
-import { type Aggregate, decodeEvents, foldProjection, isErased, isStreamOf, logOf, streamWorkspace } from "../../aggregate.js"
+import { type Aggregate, decodeEvents, foldProjection, isErased, isStreamOf, streamWorkspace } from "../../aggregate.js"
 import type { Projected } from "../../decider.js"
 import type { StorageUnavailable } from "../../errors.js"
 import type { DomainEvent } from "../../storage/events.js"
+import { readAggregateStream } from "./aggregateStream.js"
 import { BoundedCache } from "./boundedCache.js"
 import type { RequestContext } from "../contract/Engine.js"
 import type { StorageService } from "../../storage/Storage.js"
@@ -58,7 +59,7 @@ export const readState = <C, E extends DomainEvent, S>(
 ): Effect.Effect<StreamState<S>, StorageUnavailable> =>
   !isStreamOf(aggregate, streamId)
     ? Effect.succeed(startOf(aggregate, -1))
-    : Effect.flatMap(storage.readStream(streamId, known?.version ?? 0, logOf(aggregate, ctx)), (stored) => {
+    : Effect.flatMap(readAggregateStream(storage, aggregate, ctx, streamId, known?.version ?? 0), (stored) => {
         const first = stored[0]
         if (first === undefined) return Effect.succeed(known ?? emptyState(aggregate))
         if (known === undefined && streamWorkspace(aggregate, first) !== ctx.workspaceId) return Effect.succeed(emptyState(aggregate))

@@ -1,5 +1,5 @@
 import { Effect, Result } from "effect"
-import { type Aggregate, decodeEvents, foldProjection, logOf } from "../../aggregate.js"
+import { type Aggregate, decodeEvents, foldProjection } from "../../aggregate.js"
 import type { Projected } from "../../decider.js"
 import type { CustomFieldDefinition } from "../../field/custom.js"
 import type { JsonObject } from "../../json.js"
@@ -7,6 +7,7 @@ import type { DomainError, StorageUnavailable } from "../../errors.js"
 import type { DocumentWrite } from "../../storage/documents.js"
 import type { DomainEvent } from "../../storage/events.js"
 import type { StreamAppend } from "../../storage/Storage.js"
+import { readAggregateStream } from "../base/aggregateStream.js"
 import { type EngineDeps, withMetadata } from "../base/deps.js"
 import type { RequestContext } from "../contract/Engine.js"
 import { emptyState, type StreamState } from "../base/streamStates.js"
@@ -65,7 +66,7 @@ const historyOf = <C, E extends DomainEvent, S>(
   streamId: string,
   version: number
 ) =>
-  Effect.flatMap(deps.storage.readStream(streamId, 0, logOf(aggregate, ctx)), (stored) => {
+  Effect.flatMap(readAggregateStream(deps.storage, aggregate, ctx, streamId), (stored) => {
     const decoded = decodeEvents(aggregate, stored.slice(0, version))
     return Result.isFailure(decoded) ? Effect.die(decoded.failure) : Effect.succeed(decoded.success)
   })

@@ -1,5 +1,4 @@
 import { Effect, Result } from "effect"
-import { streamWorkspace } from "../../aggregate.js"
 import {
   type ApiKeyCreate,
   type ApiKeyEvent,
@@ -127,12 +126,29 @@ export const makeApiKeys = (deps: EngineDeps) => {
           return docs.some((doc) => doc.data["id"] !== keyId && managesForGood(doc.data))
         })
 
+  /**
+   * The document of the key with this id, of whichever workspace: every key's document is in
+   * SYSTEM_WORKSPACE from its first commit on, and stays live (a revoked key's too), so this is one
+   * read of one workspace where the key's stream could be in any workspace's log.
+   */
+  const keyDocument = (id: string) =>
+    Effect.map(
+      deps.storage.queryDocuments("api_key", SYSTEM_WORKSPACE, {
+        where: { _tag: "Compare", field: { name: "id", type: "id" }, op: "eq", value: id },
+        scope: "live",
+        sort: byCreation,
+        after: null,
+        limit: 1
+      }),
+      ([doc]) => doc ?? null
+    )
+
   /** A new key in ctx's workspace; Conflict when its id is taken (by any workspace's key). */
   const make = (ctx: RequestContext, keySha256: string, fields: ApiKeyFields) =>
     Effect.gen(function* () {
       const id = apiKeyIdOf(keySha256)
-      // Stream ids are unique across workspaces: one of another workspace reads as empty from this one.
-      if ((yield* deps.storage.readStream(id)).length > 0) return yield* alreadyExists(id)
+      // Key ids are unique across workspaces: another workspace's key is found by its document.
+      if ((yield* keyDocument(id)) !== null) return yield* alreadyExists(id)
       return yield* handleCommand(deps, apiKeyAggregate, {
         ctx,
         streamId: id,
@@ -164,9 +180,9 @@ export const makeApiKeys = (deps: EngineDeps) => {
     Effect.gen(function* () {
       // Anything else names no key, and need not reach storage (which refuses some text, such as U+0000).
       if (!isApiKeyId(input.keyId)) return yield* new NotFound({ resource: "api_key", id: input.keyId })
-      const first = (yield* deps.storage.readStream(input.keyId))[0]
-      if (first === undefined) return yield* new NotFound({ resource: "api_key", id: input.keyId })
-      const ctx = { workspaceId: streamWorkspace(apiKeyAggregate, first), requestId: null, actor: input.actor }
+      const workspaceId = (yield* keyDocument(input.keyId))?.data["workspace_id"]
+      if (typeof workspaceId !== "string") return yield* new NotFound({ resource: "api_key", id: input.keyId })
+      const ctx = { workspaceId, requestId: null, actor: input.actor }
       return documentOf(
         yield* handleCommand(deps, apiKeyAggregate, {
           ctx,

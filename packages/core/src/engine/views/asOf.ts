@@ -81,7 +81,7 @@ export const dealsAt = (deps: EngineDeps, ctx: RequestContext, instant: string) 
     const deals = new Map<string, Projected>()
     const project = dealAggregate.project
     if (project === null) return deals
-    const until = yield* deps.storage.headSequence
+    const until = yield* deps.storage.workspaceHeadSequence(ctx.workspaceId)
     const purged = new Set<string>()
     for (let after = 0; ; ) {
       const page = yield* deps.storage.readWorkspaceLog({ workspaceId: ctx.workspaceId, after, until, types: dealEventTypes, limit: PAGE })

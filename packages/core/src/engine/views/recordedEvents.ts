@@ -1,7 +1,8 @@
 import { Effect, Result } from "effect"
-import { type Aggregate, decodeEvents, isErased, isStreamOf, logOf, streamWorkspace } from "../../aggregate.js"
+import { type Aggregate, decodeEvents, isErased, isStreamOf, streamWorkspace } from "../../aggregate.js"
 import type { StorageUnavailable } from "../../errors.js"
 import type { DomainEvent, StoredEvent } from "../../storage/events.js"
+import { readAggregateStream } from "../base/aggregateStream.js"
 import type { EngineDeps } from "../base/deps.js"
 import type { RequestContext } from "../contract/Engine.js"
 
@@ -17,7 +18,7 @@ export const recordedEvents = <C, E extends DomainEvent, S>(
 ): Effect.Effect<ReadonlyArray<{ readonly event: E; readonly recorded: StoredEvent }>, StorageUnavailable> =>
   !isStreamOf(aggregate, streamId)
     ? Effect.succeed([])
-    : Effect.flatMap(deps.storage.readStream(streamId, 0, logOf(aggregate, ctx)), (stored) => {
+    : Effect.flatMap(readAggregateStream(deps.storage, aggregate, ctx, streamId), (stored) => {
         const first = stored[0]
         if (first === undefined || streamWorkspace(aggregate, first) !== ctx.workspaceId || isErased(stored)) return Effect.succeed([])
         const decoded = decodeEvents(aggregate, stored)

@@ -76,7 +76,7 @@ const nextChunk = (
     // Fixed by the first chunk, after the job's commit: later events are the outbox's. A write
     // decided while the webhook was failed cannot commit after a reactivation (its settings read
     // no longer holds), so every event below this head that the outbox skipped is visible here.
-    const until = job.until ?? (yield* deps.storage.headSequence)
+    const until = job.until ?? (yield* deps.storage.workspaceHeadSequence(ctx.workspaceId))
     const types = webhook.events.includes(WEBHOOK_ALL_EVENTS) ? [...deps.recordTypes.eventTypes] : [...webhook.events]
     const events = yield* deps.storage.readWorkspaceLog({ workspaceId: ctx.workspaceId, after: job.position, until, types, limit: size })
     if (events.length === 0) {

@@ -1,0 +1,48 @@
+import * as PgConnection from "@effect/sql-pg/PgConnection"
+import { type Duration, Effect, Redacted } from "effect"
+import type { SqlClient } from "effect/sql/SqlClient"
+import { SqlError, UnknownError } from "effect/sql/SqlError"
+import type { FeedLockConnection } from "./snapshot.js"
+import { tables } from "./tables.js"
+
+/**
+ * The snapshot's feed lock on Citus (snapshot.ts). Commits of a workspace run on the worker holding
+ * it (ds_commit_batch_in, delegated), and take the workspace's feed lock shared there, with that
+ * worker's transaction ids; a lock taken on the coordinator would hold none of them back. So the
+ * snapshot holds the lock on a connection of its own to that worker (Citus serves clients on every
+ * node since 11), found from the coordinator's placement of the workspace's log shard, with the
+ * coordinator URL's user, password and database. The state is then read through the coordinator:
+ * its first statement is a router query on that worker, where the REPEATABLE READ transaction's
+ * snapshot is taken while the lock is held, and Citus keeps the transaction on that one connection
+ * to the worker for its later reads of the workspace.
+ *
+ * A shard moved between the look-up and the lock would leave the lock on the old worker: moving
+ * shards while hosts serve is not supported yet (docs/citus.md).
+ */
+const workerSql = `SELECT n.nodename AS host, n.nodeport AS port
+FROM pg_dist_placement AS p JOIN pg_dist_node AS n ON n.groupid = p.groupid
+WHERE p.shardid = get_shard_id_for_distribution_column('${tables.events}', $1::text) AND n.isactive AND n.noderole = 'primary'`
+
+const noWorker = (workspaceId: string) =>
+  new SqlError({
+    reason: new UnknownError({
+      cause: new Error(`no active worker holds the log of ${workspaceId}`),
+      message: "no worker for the workspace's log",
+      operation: "query"
+    })
+  })
+
+export const workerConnection =
+  (sql: SqlClient, url: string, connectTimeout: Duration.Input): FeedLockConnection =>
+  (workspaceId) =>
+    Effect.gen(function* () {
+      const [worker] = yield* sql.unsafe<{ readonly host: string; readonly port: number }>(workerSql, [workspaceId])
+      if (worker === undefined) return yield* Effect.fail(noWorker(workspaceId))
+      return yield* PgConnection.make({
+        url: Redacted.make(url),
+        host: worker.host,
+        port: worker.port,
+        connectTimeout,
+        applicationName: "dealstream-snapshot"
+      })
+    })

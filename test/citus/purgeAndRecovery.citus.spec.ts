@@ -1,0 +1,90 @@
+import { describe, expect, it } from "@effect/vitest"
+import { PgStorage } from "@dealstream/storage-pg"
+import { Effect } from "effect"
+import { event, fresh } from "../../packages/core/src/testing/storageFixtures.js"
+import { headSequenceSql, workspaceHeadSequenceSql } from "../../packages/storage-pg/src/headSequence.js"
+import { readWorkspaceLogSql } from "../../packages/storage-pg/src/readWorkspaceLog.js"
+import { purgedAndCovered, racingRunners } from "../engine/webhookRecovery.js"
+import { planOn } from "../support/citusPlans.js"
+import { citusDatabase } from "../support/citusDatabase.js"
+import { preparedDuring, workersOf } from "../support/citusTransactions.js"
+
+// Issue 31: the 30-day purge and the webhook recovery runners on the cluster (docs/citus.md).
+
+describe("purge and webhook recovery on Citus", () => {
+  it.effect(
+    "skips purged and covered events, folds each payload, one job at a time",
+    () =>
+      Effect.gen(function* () {
+        const url = yield* citusDatabase
+        const { queue, storage } = yield* PgStorage.makeWithQueue(url)
+        const run = yield* preparedDuring(url, purgedAndCovered(storage, queue))
+        expect(run.prepared).toEqual([])
+      }).pipe(Effect.scoped),
+    { timeout: 120_000 }
+  )
+  it.effect(
+    "runners racing and one killed mid-way schedule each event once",
+    () =>
+      Effect.gen(function* () {
+        const url = yield* citusDatabase
+        const { queue, storage } = yield* PgStorage.makeWithQueue(url)
+        const run = yield* preparedDuring(url, racingRunners(storage, queue))
+        expect(run.prepared).toEqual([])
+      }).pipe(Effect.scoped),
+    { timeout: 120_000 }
+  )
+
+  it.live(
+    "a runner's head and walk of the log are router queries on the workspace's worker, each an index probe",
+    () =>
+      Effect.gen(function* () {
+        const url = yield* citusDatabase
+        const storage = yield* PgStorage.make(url)
+        const ws = fresh("ws")
+        yield* storage.commit({
+          streams: [{ streamId: fresh("con"), expectedVersion: 0, events: [event(ws, "contact.created")] }],
+          documents: []
+        })
+        const head = yield* planOn(url, workspaceHeadSequenceSql, [ws])
+        expect(head.tasks).toEqual([1])
+        expect(head.nodes).not.toContain("Seq Scan")
+        const walk = yield* planOn(url, readWorkspaceLogSql(true), [ws, "0", String(Number.MAX_SAFE_INTEGER), "500", ["contact.created"]])
+        expect(walk.tasks).toEqual([1])
+        expect(walk.nodes).not.toContain("Seq Scan")
+        // The head the runners took before: the whole log's, a scan of every shard (4 in these tests).
+        const whole = yield* planOn(url, headSequenceSql, [])
+        expect(whole.tasks).toEqual([4])
+        expect(whole.nodes).toContain("Seq Scan")
+      }).pipe(Effect.scoped),
+    { timeout: 60_000 }
+  )
+
+  it.live(
+    "the whole log's head comes from the highest worker's range: past anything a workspace on the other will ever hold",
+    () =>
+      Effect.gen(function* () {
+        const url = yield* citusDatabase
+        const storage = yield* PgStorage.make(url)
+        // Workspaces until both workers hold one, each given an event.
+        const byWorker = new Map<number, string>()
+        while (byWorker.size < 2) {
+          const ws = fresh("ws")
+          const [port] = yield* workersOf(url, "ds_events", [ws])
+          if (byWorker.has(port!)) continue
+          byWorker.set(port!, ws)
+          yield* storage.commit({
+            streams: [{ streamId: fresh("con"), expectedVersion: 0, events: [event(ws, "contact.created")] }],
+            documents: []
+          })
+        }
+        const heads = yield* Effect.forEach([...byWorker.values()], (ws) => storage.workspaceHeadSequence(ws))
+        const whole = yield* storage.headSequence
+        // Each worker hands out sequences from its group id shifted left by 48 bits.
+        const [low, high] = [Math.min(...heads), Math.max(...heads)]
+        expect(whole).toBe(high)
+        expect(Math.floor(high / 2 ** 48)).toBeGreaterThan(Math.floor(low / 2 ** 48))
+      }).pipe(Effect.scoped),
+    { timeout: 60_000 }
+  )
+})
