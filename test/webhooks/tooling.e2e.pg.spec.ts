@@ -262,10 +262,12 @@ describe.each(STORAGES)("webhook tooling on %s storage", { timeout: 90_000 }, (s
     await receiver.waitFor((r) => r.length >= 19 && r.some((one) => one.json.type === "contact.erased"), "a delivery of each record event")
     expect((await testWebhook(api, webhook.id)).body.status_code).toBe(200)
 
-    // A retry would repeat its delivery's bytes: one of each type is what is checked.
+    // A retry would repeat its delivery's bytes: one of each type is what is checked. The erased
+    // contact's own deliveries are left out, also one sent with its payload already redacted
+    // (`{redacted: true}`), which a loaded machine's worker can send after the erasure.
     const byType = new Map(
       receiver.received
-        .filter((r) => r.json.data?.contact?.id !== erased.id)
+        .filter((r) => r.json.data?.contact?.id !== erased.id && r.json.data?.redacted !== true)
         .map((r) => [r.json.type as string, r.json.data as Record<string, any>])
     )
     expect([...byType.keys()].sort()).toEqual([...EVENT_TYPES, ...LATER_EVENT_TYPES, ...ERASURE_EVENT_TYPES, "webhook.test"].sort())
