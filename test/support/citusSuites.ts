@@ -51,6 +51,7 @@ export const suitesOnCitus: ReadonlyArray<string> = [
   // the storage's concurrency and parity, and hostile input.
   "test/http/addressRateLimit.e2e.pg.spec.ts",
   "test/http/importCli.e2e.pg.spec.ts",
+  "test/http/cli.e2e.pg.spec.ts",
   "test/host/connectionsDropped.e2e.pg.spec.ts",
   "test/host/databaseSilent.e2e.pg.spec.ts",
   "test/engine/activitiesPurge.pg.spec.ts",

@@ -4,8 +4,13 @@ import { inject } from "vitest"
 import { citusDatabase } from "./citusDatabase.js"
 import { EMPTY_DATABASE, onServer, uniqueName, withDatabase } from "./templateDatabase.js"
 
-/** The run's PostgreSQL server (see pgGlobalSetup.ts); a missing one is an error, never a skip. */
+/**
+ * The run's PostgreSQL server (see pgGlobalSetup.ts); a missing one is an error, never a skip. In
+ * the `citus` project, the cluster's coordinator (citusGlobalSetup.ts), which clients connect to.
+ */
 export const serverUrl = (): string => {
+  const ports = inject("citusPorts")
+  if (ports !== undefined) return `postgres://postgres@127.0.0.1:${ports[0]}/postgres`
   const url = inject("databaseUrl")
   if (typeof url !== "string" || url === "") {
     throw new Error("no PostgreSQL for this run: vitest.config.ts must list test/support/pgGlobalSetup.ts in globalSetup")
