@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { documentTables } from "../../packages/storage-pg/src/tables.js"
 import { lines, run } from "../http/cli.js"
 import { type Host, KEY_B, startHost } from "../http/client.js"
-import { testDatabase } from "../support/pg.js"
+import { onCitus, testDatabase } from "../support/pg.js"
 
 let url: string
 const database = Effect.runSync(Scope.make())
@@ -19,6 +19,15 @@ const sql = <A extends object>(statement: string) =>
     Effect.scoped(
       Effect.flatMap(PgClient.make({ url: Redacted.make(url), transformJson: false, maxConnections: 1 }), (client) =>
         client.unsafe<A>(statement)
+      )
+    ).pipe(Effect.provide(Reactivity.layer))
+  )
+
+const inOneTransaction = (statements: ReadonlyArray<string>) =>
+  Effect.runPromise(
+    Effect.scoped(
+      Effect.flatMap(PgClient.make({ url: Redacted.make(url), transformJson: false, maxConnections: 1 }), (client) =>
+        client.withTransaction(Effect.forEach(statements, (statement) => client.unsafe(statement), { discard: true }))
       )
     ).pipe(Effect.provide(Reactivity.layer))
   )
@@ -129,7 +138,13 @@ describe("dealstream rebuild", () => {
     expect(documents).toBeGreaterThan(50)
 
     // Without documents the API has nothing to answer with: what it answers next comes from the rebuild.
-    await sql(`TRUNCATE ${projectedTables.join(", ")}`)
+    // On Citus a TRUNCATE's triggers reach every worker's shards and deadlock with it: the rows go
+    // by DELETE there, one connection per worker (as the rebuild empties them, replaceDocuments.ts).
+    await inOneTransaction(
+      onCitus()
+        ? ["SET LOCAL citus.multi_shard_modify_mode = 'sequential'", ...projectedTables.map((t) => `DELETE FROM ${t}`)]
+        : [`TRUNCATE ${projectedTables.join(", ")}`]
+    )
     await onHost(async (host) => {
       expect((await host.call("GET", "/v1/contacts")).body.data).toEqual([])
       expect((await host.call("GET", `/v1/deals/${ids.deals[0]}`)).status).toBe(404)
