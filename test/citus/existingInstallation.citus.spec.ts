@@ -2,9 +2,10 @@ import type { ChangeFeedPosition, StorageService } from "@dealstream/core"
 import { PgStorage } from "@dealstream/storage-pg"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
-import pg from "pg"
 import { inject } from "vitest"
 import { dropCitusDatabase, makeCitus, plainDatabaseOn } from "../support/citusCluster.js"
+import { burnIds } from "../support/citusShards.js"
+import { rowsOn } from "../support/citusTransactions.js"
 
 // Issue 31, item 6: an installation on one server moves to a cluster without losing an event. Its
 // server becomes the coordinator (Citus installed, the workers added), and the next migrate
@@ -13,17 +14,6 @@ import { dropCitusDatabase, makeCitus, plainDatabaseOn } from "../support/citusC
 // move must still see every event committed on the workers after it.
 
 const ports = () => inject("citusPorts")
-
-const onDatabase = (url: string, statements: ReadonlyArray<string>, times = 1) =>
-  Effect.promise(async () => {
-    const client = new pg.Client({ connectionString: url })
-    await client.connect()
-    try {
-      for (let i = 0; i < times; i++) for (const statement of statements) await client.query(statement)
-    } finally {
-      await client.end()
-    }
-  })
 
 const event = (workspaceId: string, n: number) => ({
   type: "contact.updated",
@@ -64,7 +54,7 @@ describe("an installation on one server, distributed onto a cluster", () => {
         )
         const workspaces = Array.from({ length: 8 }, (_, i) => `ws_moved_${Date.now().toString(36)}_${i}`)
         // The single server has lived a while: its transaction ids are well past the workers'.
-        yield* onDatabase(url, ["SELECT pg_current_xact_id()"], 2_000)
+        yield* burnIds(ports()[0]!, 2_000)
         const cursors = yield* Effect.scoped(
           Effect.gen(function* () {
             const single = yield* PgStorage.make(url)
@@ -76,16 +66,10 @@ describe("an installation on one server, distributed onto a cluster", () => {
 
         yield* Effect.promise(() => makeCitus(ports(), url))
         const storage = yield* PgStorage.make(url) // migrate distributes the tables, rows and all
-        const [distributed] = yield* Effect.promise(async () => {
-          const client = new pg.Client({ connectionString: url })
-          await client.connect()
-          try {
-            return (await client.query("SELECT count(*)::int AS n FROM pg_dist_partition WHERE logicalrelid = 'ds_events'::regclass")).rows
-          } finally {
-            await client.end()
-          }
-        })
-        expect(distributed.n).toBe(1)
+        const [distributed] = yield* Effect.promise(() =>
+          rowsOn<{ readonly n: number }>(url, "SELECT count(*)::int AS n FROM pg_dist_partition WHERE logicalrelid = 'ds_events'::regclass")
+        )
+        expect(distributed!.n).toBe(1)
         // Before any commit on the cluster the feed shows the installation's events, and nothing
         // after a cursor taken before (each worker's bound there is the highest key stored).
         for (const [i, ws] of workspaces.entries()) {
