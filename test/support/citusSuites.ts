@@ -46,6 +46,7 @@ export const suitesOnCitus: ReadonlyArray<string> = [
   "test/webhooks/workerClock.properties.pg.spec.ts",
   // The model-based properties of the engine on the storage.
   "test/engine/rebuildEqualsStored.pg.spec.ts",
+  "test/host/rebuild.e2e.pg.spec.ts",
   "test/engine/associations.pg.spec.ts",
   // The engine's other PostgreSQL suites, the CLI's import, hosts losing their database, keys,
   // the storage's concurrency and parity, and hostile input.

@@ -397,7 +397,7 @@ export const makeWithQueue: Effect.Effect<Services> = Effect.gen(function* () {
         if (dropped.has("delivery")) deliveries.clear()
         for (const write of writes) writeRow(write)
       }),
-    headSequence: Effect.sync(() => log.length),
+    eventCount: Effect.sync(() => log.length),
     workspaceHeadSequence: (workspaceId) =>
       Effect.sync(() => {
         for (let i = log.length - 1; i >= 0; i--) if (log[i]!.metadata.workspaceId === workspaceId) return log[i]!.sequence

@@ -39,7 +39,7 @@ import { listenFeedChanges } from "./feedChanges.js"
 import { readEvent } from "./readEvent.js"
 import { documentByUniqueKey } from "./documentByUniqueKey.js"
 import { settingsVersion } from "./settingsVersion.js"
-import { headSequence, workspaceHeadSequence } from "./headSequence.js"
+import { eventCount, workspaceHeadSequence } from "./headSequence.js"
 
 export interface Options {
   /**
@@ -139,7 +139,7 @@ export const fromClient = (
     documentsWith: (collection, key, limit) => orUnavailable(documentsWith(sql, tableMap)(collection, key, limit)),
     listDeletedBefore: (collection, cutoff, limit) => orUnavailable(listDeletedBefore(sql, tableMap)(collection, cutoff, limit)),
     replaceDocuments: (collections, writes) => orUnavailable(replaceDocuments(sql, tableMap, citus !== undefined)(collections, writes)),
-    headSequence: orUnavailable(headSequence(sql)),
+    eventCount: orUnavailable(eventCount(sql)),
     workspaceHeadSequence: (workspaceId) => orUnavailable(workspaceHeadSequence(sql)(workspaceId)),
     snapshot: (workspaceId, read) =>
       feedLock === undefined

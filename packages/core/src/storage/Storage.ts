@@ -230,8 +230,11 @@ export interface StorageService {
     collections: ReadonlyArray<Collection>,
     documents: ReadonlyArray<DocumentWrite>
   ) => Effect.Effect<void, StorageUnavailable>
-  /** The highest sequence in the log, 0 when it is empty (progress of a rebuild). */
-  readonly headSequence: Effect.Effect<number, StorageUnavailable>
+  /**
+   * How many events the log holds (the total a rebuild's progress counts to). Not the highest
+   * sequence: on a storage spread over servers each hands out sequences from its own range.
+   */
+  readonly eventCount: Effect.Effect<number, StorageUnavailable>
   /**
    * The highest sequence in one workspace's log, 0 when it has none: where a request's walk of it
    * (readWorkspaceLog) stops. On a storage spread over servers by workspace it asks one server.

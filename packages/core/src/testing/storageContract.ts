@@ -659,11 +659,12 @@ export const storageContractSuite = (name: string, layer: Layer.Layer<Storage, u
         })
       )
 
-      it.effect("replaces the documents of the named collections only, and reports the log's head", () =>
+      it.effect("replaces the documents of the named collections only, and counts the log's events", () =>
         Effect.gen(function* () {
           const storage = yield* Storage
           const ws = fresh("ws")
           const [a, b, key] = [fresh("con"), fresh("con"), fresh("idem")]
+          const before = yield* storage.eventCount
           const { events } = yield* storage.commit({
             streams: [{ streamId: a, expectedVersion: 0, events: [event(ws, "x.one")] }],
             documents: [
@@ -671,7 +672,7 @@ export const storageContractSuite = (name: string, layer: Layer.Layer<Storage, u
               upsert(ws, key, { status: 201 }, { collection: "idempotency" })
             ]
           })
-          expect(yield* storage.headSequence).toBeGreaterThanOrEqual(events[0]!.sequence)
+          expect((yield* storage.eventCount) - before).toBe(events.length)
           yield* storage.replaceDocuments(["contact", "deal"], [upsert(ws, b, { name: "new" }, { uniqueKey: "email:a@x.io" })])
           expect(yield* storage.getDocument("contact", ws, a)).toBeNull()
           expect((yield* storage.getDocument("contact", ws, b))?.data).toEqual({ id: b, name: "new" })

@@ -37,7 +37,7 @@ export const rebuildDocuments = (onProgress: (progress: RebuildProgress) => void
   Effect.gen(function* () {
     const aggregates = given ?? [...registered, ...(yield* RecordTypes).map(pluginAggregate)]
     const storage = yield* Storage
-    const totalEvents = yield* storage.headSequence
+    const totalEvents = yield* storage.eventCount
     const streams = new Map<string, Array<StoredEvent>>()
     let after = 0
     let events = 0
@@ -58,6 +58,10 @@ export const rebuildDocuments = (onProgress: (progress: RebuildProgress) => void
       onProgress({ events, totalEvents: Math.max(totalEvents, events) })
       if (batch.length < BATCH) break
     }
+
+    // The log's order is each stream's order on one server. On Citus a workspace moved to another
+    // worker goes on with that worker's range of sequences, which may be lower than its old ones.
+    for (const stream of streams.values()) stream.sort((a, b) => a.streamVersion - b.streamVersion)
 
     // Documents depend on the workspace's custom field definitions (which fields are searched).
     const definitions = new Map<string, ReadonlyArray<CustomFieldDefinition>>()
