@@ -65,6 +65,7 @@ export const suitesOnCitus: ReadonlyArray<string> = [
   "test/engine/webhookRecovery.pg.spec.ts",
   "test/storage/concurrency.pg.spec.ts",
   "test/storage/parity.pg.spec.ts",
+  "test/secrets/apiKeys.pg.spec.ts",
   "test/secrets/authUnavailable.e2e.pg.spec.ts",
   "test/secrets/keysCli.e2e.pg.spec.ts",
   "test/secrets/logs.e2e.pg.spec.ts",
