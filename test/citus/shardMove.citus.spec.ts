@@ -1,59 +1,22 @@
-import {
-  type ChangeFeedEvent,
-  type ChangeFeedPosition,
-  compareChangeFeedPositions,
-  type NewEvent,
-  type StorageService
-} from "@dealstream/core"
+import { type ChangeFeedEvent, compareChangeFeedPositions, type StorageService } from "@dealstream/core"
 import { PgStorage } from "@dealstream/storage-pg"
 import * as PgClient from "@effect/sql-pg/PgClient"
 import { describe, expect, it } from "@effect/vitest"
-import { Deferred, Effect, Redacted } from "effect"
+import { Effect, Redacted } from "effect"
 import * as Reactivity from "effect/reactivity/Reactivity"
-import type pg from "pg"
 import { feedBoundOnCitus, readBelow } from "../../packages/storage-pg/src/citusFeed.js"
 import { paramsOf } from "../../packages/storage-pg/src/commit.js"
 import { workspaceWriters } from "../../packages/storage-pg/src/feedBound.js"
 import { readFeed } from "../../packages/storage-pg/src/readFeed.js"
 import { citusDatabase } from "../support/citusDatabase.js"
 import { burnIds, connect, groupOf, move, nodeUrl, offsetOf, placement, query, sourceAhead } from "../support/citusShards.js"
-import { FEED_PORT_READS, feedPause, readUntil } from "../support/feedPolling.js"
+import { expectEachOnceInOrder, trafficAcrossMove, trafficEvent, type WorkspaceTraffic } from "../support/citusTraffic.js"
+import { readUntil } from "../support/feedPolling.js"
 
 // Issue 31, item 4: a busy workspace's shards move to the other worker while two hosts write to it
 // and a follower reads its feed. The source worker's transaction ids are first moved far past the
 // target's, so the target's commits would sort before every event written on the source: the case
 // the feed's offset (packages/storage-pg/src/internal/feedOffset.ts) exists for.
-
-const event = (workspaceId: string, stream: string, version: number): NewEvent => ({
-  type: "contact.updated",
-  data: { stream, version },
-  metadata: { workspaceId, eventId: `evt_${stream}_${version}`, requestId: null, actor: null }
-})
-
-/** Every event of the workspace's log, by event id, with how many times each is there. */
-const logOf = (coordinator: pg.Client, workspace: string) =>
-  Effect.map(
-    query<{ readonly id: string; readonly copies: number }>(
-      coordinator,
-      `SELECT metadata ->> 'eventId' AS id, count(*)::int AS copies FROM ds_events WHERE workspace_id = $1 GROUP BY 1`,
-      [workspace]
-    ),
-    (rows) => new Map(rows.map((row) => [row.id, row.copies]))
-  )
-
-interface Seen {
-  readonly id: string
-  readonly stream: string
-  readonly version: number
-  readonly position: ChangeFeedPosition
-}
-
-const seenOf = (e: ChangeFeedEvent): Seen => ({
-  id: e.metadata.eventId,
-  stream: String(e.data["stream"]),
-  version: Number(e.data["version"]),
-  position: e.position
-})
 
 /** Writers per host; commits each makes once the move is done. */
 const WRITERS = 3
@@ -75,96 +38,17 @@ describe("moving a workspace's shards between workers while hosts serve it", () 
         const where = yield* placement(coordinator, workspace)
         yield* sourceAhead(where.source, where.target, 20_000)
 
-        const acknowledged: Array<string> = []
-        let failed = 0
-        let committing = 0
-        let inFlight = 0
-        let moved = false
-        let writing = true
-        const ready = yield* Deferred.make<void>()
-
-        const writer = (w: number) =>
-          Effect.gen(function* () {
-            const host = hosts[w % 2]!
-            const stream = `con_${tag}_${w}`
-            let version = 0
-            let afterMove = 0
-            while (afterMove < COMMITS_AFTER_MOVE) {
-              const wasMoved = moved
-              const size = 1 + (version % 2)
-              const events = Array.from({ length: size }, (_, i) => event(workspace, stream, version + i + 1))
-              committing++
-              const exit = yield* Effect.exit(
-                host.commit({ streams: [{ streamId: stream, expectedVersion: version, events }], documents: [] })
-              )
-              committing--
-              if (exit._tag === "Success") {
-                acknowledged.push(...events.map((e) => e.metadata.eventId))
-                version += size
-              } else {
-                // Not acknowledged: it may or may not be stored. The log says where the stream is.
-                failed++
-                const [row] = yield* query<{ readonly version: number }>(
-                  coordinator,
-                  `SELECT coalesce(max(stream_version), 0)::int AS version FROM ds_events WHERE workspace_id = $1 AND stream_id = $2`,
-                  [workspace, stream]
-                )
-                version = row!.version
-              }
-              if (wasMoved) afterMove++
-            }
-          })
-
-        const seen: Array<Seen> = []
-        const follower = Effect.gen(function* () {
-          let after: ChangeFeedPosition | null = null
-          let total: number | null = null
-          for (let i = 0, idle = 0; ; i++) {
-            const finished = !writing
-            const { events }: { readonly events: ReadonlyArray<ChangeFeedEvent> } = yield* hosts[i % 2]!.readFeed({
-              workspaceId: workspace,
-              after,
-              types: [],
-              limit: [7, 1, 50, 3][i % 4]!
-            })
-            for (const e of events) {
-              seen.push(seenOf(e))
-              after = e.position
-            }
-            if (seen.length >= SEEN_BEFORE_MOVE) yield* Deferred.succeed(ready, undefined)
-            if (finished) {
-              total ??= (yield* logOf(coordinator, workspace)).size
-              if (seen.length >= total) return
-              idle = events.length === 0 ? idle + 1 : 0
-              if (idle >= FEED_PORT_READS) return yield* Effect.die(new Error(`the follower stalled at ${seen.length} of ${total} events`))
-            }
-            // Pacing while nothing is new, not waiting for anything.
-            if (events.length === 0) yield* Effect.sleep(feedPause(Math.max(1, idle)))
-          }
+        const traffic = yield* trafficAcrossMove({
+          hosts,
+          coordinator,
+          workspaces: [workspace],
+          tag,
+          writers: WRITERS,
+          commitsAfterMove: COMMITS_AFTER_MOVE,
+          seenBeforeMove: SEEN_BEFORE_MOVE,
+          move: move(mover, where)
         })
-
-        const moving = Effect.gen(function* () {
-          yield* Deferred.await(ready)
-          inFlight = committing
-          yield* move(mover, where)
-          moved = true
-        })
-
-        yield* Effect.all(
-          [
-            Effect.ensuring(
-              Effect.all([Effect.forEach([...Array(2 * WRITERS).keys()], writer, { concurrency: "unbounded", discard: true }), moving], {
-                concurrency: "unbounded",
-                discard: true
-              }),
-              Effect.sync(() => {
-                writing = false
-              })
-            ),
-            follower
-          ],
-          { concurrency: "unbounded", discard: true }
-        )
+        const [{ acknowledged, log }] = traffic.workspaces as [WorkspaceTraffic]
 
         // The shards moved, and the target's first commit lifted the workspace's keys above the source's.
         expect((yield* placement(coordinator, workspace)).source).toBe(where.target)
@@ -172,28 +56,14 @@ describe("moving a workspace's shards between workers while hosts serve it", () 
         expect(target.server).toBe(yield* groupOf(coordinator, where.target))
         expect(target.offset).toBeGreaterThan(0n)
 
-        // Every acknowledged event is stored once; nothing is stored twice.
-        const log = yield* logOf(coordinator, workspace)
+        // Every acknowledged event is stored once; the follower saw each once, in order.
         expect(acknowledged.length).toBeGreaterThan(2 * WRITERS * COMMITS_AFTER_MOVE)
-        expect(acknowledged.filter((id) => log.get(id) !== 1)).toEqual([])
-        expect([...log.values()].filter((copies) => copies !== 1)).toEqual([])
-
-        // The follower saw every stored event once, in feed order, each stream in version order.
-        expect(new Set(seen.map((e) => e.id)).size).toBe(seen.length)
-        expect(seen.map((e) => e.id).sort()).toEqual([...log.keys()].sort())
-        for (let i = 1; i < seen.length; i++) {
-          expect(compareChangeFeedPositions(seen[i - 1]!.position, seen[i]!.position), `feed order at ${i}`).toBeLessThan(0)
-        }
-        const last = new Map<string, number>()
-        for (const e of seen) {
-          expect(e.version, `${e.stream} in version order`).toBe((last.get(e.stream) ?? 0) + 1)
-          last.set(e.stream, e.version)
-        }
+        expectEachOnceInOrder(traffic.workspaces[0]!)
 
         // The same hosts go on serving the workspace: a commit and a read from the start.
         const stream = `con_${tag}_after`
         yield* hosts[0].commit({
-          streams: [{ streamId: stream, expectedVersion: 0, events: [event(workspace, stream, 1)] }],
+          streams: [{ streamId: stream, expectedVersion: 0, events: [trafficEvent(workspace, stream, 1)] }],
           documents: []
         })
         const page = yield* readUntil(
@@ -209,7 +79,7 @@ describe("moving a workspace's shards between workers while hosts serve it", () 
         const back = `con_${tag}_back`
         for (let version = 1; version <= 3; version++) {
           yield* hosts[version % 2]!.commit({
-            streams: [{ streamId: back, expectedVersion: version - 1, events: [event(workspace, back, version)] }],
+            streams: [{ streamId: back, expectedVersion: version - 1, events: [trafficEvent(workspace, back, version)] }],
             documents: []
           })
         }
@@ -223,7 +93,7 @@ describe("moving a workspace's shards between workers while hosts serve it", () 
         )
         expect(followed.events.map((e) => e.metadata.eventId)).toEqual([1, 2, 3].map((version) => `evt_${back}_${version}`))
         yield* Effect.logInfo(
-          `moved with ${acknowledged.length} events acknowledged, ${inFlight} commits in flight as the move began, ${failed} refused`
+          `moved with ${acknowledged.length} events acknowledged, ${traffic.inFlight} commits in flight as the move began, ${traffic.failed} refused`
         )
       }).pipe(Effect.scoped),
     120_000
@@ -260,7 +130,7 @@ describe("moving a workspace's shards between workers while hosts serve it", () 
         yield* sourceAhead(where.source, where.target, 20_000)
         const commit = (version: number) =>
           host.commit({
-            streams: [{ streamId: stream, expectedVersion: version - 1, events: [event(workspace, stream, version)] }],
+            streams: [{ streamId: stream, expectedVersion: version - 1, events: [trafficEvent(workspace, stream, version)] }],
             documents: []
           })
         for (let version = 1; version <= 3; version++) yield* commit(version)
@@ -300,7 +170,7 @@ describe("moving a workspace's shards between workers while hosts serve it", () 
         const workspace = `ws_era_${tag}`
         const [a, z, x, y] = ["a", "z", "x", "y"].map((name) => `con_${tag}_${name}`) as [string, string, string, string]
         const commitOf = (stream: string, version: number) => ({
-          streams: [{ streamId: stream, expectedVersion: version - 1, events: [event(workspace, stream, version)] }],
+          streams: [{ streamId: stream, expectedVersion: version - 1, events: [trafficEvent(workspace, stream, version)] }],
           documents: []
         })
         const ids = (events: ReadonlyArray<ChangeFeedEvent>) => events.map((e) => e.metadata.eventId)

@@ -132,6 +132,26 @@ export const makeCitus = async (ports: ReadonlyArray<number>, url: string): Prom
   }
 }
 
+/**
+ * Adds the server at `port` (a Citus node of no cluster yet: `startCitusCluster(0)`'s) as a worker of
+ * the Citus database at `url` only: the same database made there with the extension, then added.
+ * Citus keeps its nodes per database, so the run's other databases never see it.
+ */
+export const addWorker = async (url: string, port: number): Promise<void> => {
+  const name = new URL(url).pathname.slice(1)
+  const coordinator = Number(new URL(url).port)
+  await onNode(urlOf(port), [`CREATE DATABASE ${name} ${EMPTY_DATABASE}`])
+  await onNode(urlOf(port, name), ["CREATE EXTENSION citus"])
+  const guard = new pg.Client({ connectionString: urlOf(coordinator) })
+  await guard.connect()
+  try {
+    await guard.query(`SELECT pg_advisory_lock(${SETUP_LOCK})`)
+    await onNode(url, [`SELECT citus_add_node('127.0.0.1', ${port})`])
+  } finally {
+    await guard.end()
+  }
+}
+
 // Any constant; it names the lock that serializes the suites' database setups.
 const SETUP_LOCK = 3_141_592_653
 
