@@ -61,3 +61,23 @@ export const forEachConcurrently = async (n, concurrency, op) => {
 
 /** A short unique tag for this process, so emails and ids of different runs never collide. */
 export const runTag = `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`
+
+/**
+ * Open-loop load: `op(i)` for i in [0, n), the i-th started at `i / perSecond` seconds after the
+ * first whether or not earlier ones have answered, as independent clients arrive. Unlike the closed
+ * loops above it does not slow down when the system does, so latency under it is the system's at
+ * that rate, not the queue a saturating client builds. Returns the rate actually started.
+ */
+export const openLoop = async (n, perSecond, op) => {
+  const start = performance.now()
+  const running = []
+  for (let i = 0; i < n; i++) {
+    const due = start + (i * 1000) / perSecond
+    const wait = due - performance.now()
+    if (wait > 1) await new Promise((resolve) => setTimeout(resolve, wait))
+    running.push(op(i))
+  }
+  const started = (performance.now() - start) / 1000
+  await Promise.all(running)
+  return { startedPerSecond: n > 1 ? (n - 1) / started : n }
+}

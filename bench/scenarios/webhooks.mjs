@@ -3,7 +3,7 @@
 import { createServer } from "node:http"
 import { createPromiseEngine } from "@dealstream/core"
 import { PgStorage } from "@dealstream/storage-pg"
-import { forEachConcurrently, runTag } from "../lib/loop.mjs"
+import { forEachConcurrently, openLoop, runTag } from "../lib/loop.mjs"
 import { request, startHost, WORKSPACE } from "../lib/processes.mjs"
 import { quantile } from "../lib/stats.mjs"
 import { contactFields } from "../lib/systems/shared.mjs"
@@ -91,6 +91,9 @@ export const webhooks = async ({ pg, settings, runs, log }) => {
     loadedP50: [],
     loadedP99: [],
     loadedRate: [],
+    halfP50: [],
+    halfP99: [],
+    halfRate: [],
     rate: [],
     drainSeconds: [],
     tunedRate: [],
@@ -143,6 +146,19 @@ export const webhooks = async ({ pg, settings, runs, log }) => {
       figures.loadedP50.push(quantile(loadedLatency, 0.5))
       figures.loadedP99.push(quantile(loadedLatency, 0.99))
 
+      // At half load: the same number of contacts, POSTed at half the rate the writers above
+      // reached, each on its own schedule (an open loop), so the latency is the system's at that
+      // rate and not the queue that a saturating client builds in front of it.
+      const half = []
+      const paced = await openLoop(loadedContacts, figures.loadedRate[run] / 2, async () => {
+        half.push((await post()).id)
+      })
+      figures.halfRate.push(paced.startedPerSecond)
+      await receiver.waitFor(half)
+      const halfLatency = half.map((id) => receiver.arrivals.get(id).at - receiver.arrivals.get(id).createdAt)
+      figures.halfP50.push(quantile(halfLatency, 0.5))
+      figures.halfP99.push(quantile(halfLatency, 0.99))
+
       // Throughput: with the host stopped, the engine in this process commits contacts, so their
       // deliveries are scheduled (the outbox) but nobody sends them; then a host starts and its
       // worker delivers the backlog. Rate = deliveries / (last receipt − first receipt).
@@ -180,6 +196,7 @@ export const webhooks = async ({ pg, settings, runs, log }) => {
       log(
         `  run ${run + 1}/${runs}: commit-to-receipt p50 ${figures.p50[run].toFixed(1)} ms, p99 ${figures.p99[run].toFixed(1)} ms; ` +
           `under ${concurrency} writers (${Math.round(figures.loadedRate[run])} contacts/s) p50 ${figures.loadedP50[run].toFixed(1)} ms, p99 ${figures.loadedP99[run].toFixed(1)} ms; ` +
+          `at half that (${Math.round(figures.halfRate[run])}/s) p50 ${figures.halfP50[run].toFixed(1)} ms, p99 ${figures.halfP99[run].toFixed(1)} ms; ` +
           `backlog of ${backlog.length} delivered at ${Math.round(one.rate)}/s by one host (${Math.round(tuned.rate)}/s with ${TUNED.join(" ")}), ${Math.round(two.rate)}/s by two`
       )
     }
@@ -253,19 +270,40 @@ export const webhooks = async ({ pg, settings, runs, log }) => {
       },
       {
         scenario: SCENARIO,
+        measure: "commit-to-receipt latency at half the writers' rate, p50",
+        system: "dealstream",
+        unit: "ms",
+        runs: figures.halfP50,
+        target: { text: "p50 < 10 ms", on: "value", atMost: 10 }
+      },
+      {
+        scenario: SCENARIO,
+        measure: "commit-to-receipt latency at half the writers' rate, p99",
+        system: "dealstream",
+        unit: "ms",
+        runs: figures.halfP99,
+        target: { text: "p99 < 25 ms", on: "value", atMost: 25 }
+      },
+      {
+        scenario: SCENARIO,
+        measure: "contacts/s POSTed at half the writers' rate (open loop)",
+        system: "dealstream",
+        unit: "req/s",
+        runs: figures.halfRate
+      },
+      {
+        scenario: SCENARIO,
         measure: `commit-to-receipt latency under ${concurrency} writers, p50`,
         system: "dealstream",
         unit: "ms",
-        runs: figures.loadedP50,
-        target: { text: "p50 < 10 ms", on: "value", atMost: 10 }
+        runs: figures.loadedP50
       },
       {
         scenario: SCENARIO,
         measure: `commit-to-receipt latency under ${concurrency} writers, p99`,
         system: "dealstream",
         unit: "ms",
-        runs: figures.loadedP99,
-        target: { text: "p99 < 25 ms", on: "value", atMost: 25 }
+        runs: figures.loadedP99
       },
       {
         scenario: SCENARIO,
@@ -297,7 +335,9 @@ export const webhooks = async ({ pg, settings, runs, log }) => {
         `${figures.tunedSeconds.map((s) => s.toFixed(1)).join(", ")} s with one host started with \`${TUNED.join(" ")}\` (the defaults, 8 per endpoint and 64 in flight, bound one webhook's drain at 8 requests at a time), ` +
         `${figures.twoHostSeconds.map((s) => s.toFixed(1)).join(", ")} s with two (both started together on the database, a backlog of the same size; the machine's 2 cores serve both hosts, the database and the receiver).`,
       `Under load: ${loadedContacts.toLocaleString("en-US")} contacts per run POSTed through the host by ${concurrency} concurrent writers while its worker delivers them; ` +
-        "latency as above, over every one of them.",
+        "latency as above, over every one of them. It saturates the host, so it measures the queue in front of it more than the delivery path.",
+      `At half load (issue 32's targets): then ${loadedContacts.toLocaleString("en-US")} more, each POST started on a fixed schedule at half the rate the ${concurrency} writers reached ` +
+        "(an open loop: a slow answer does not delay the next request), latency as above.",
       `Recovery: the host stopped, the engine in the bench process commits ${recoveryEvents.toLocaleString("en-US")} contacts that no webhook subscribes to; ` +
         "a host starts, a second webhook is registered to the receiver and POST …/recover {since} is sent; rate = events / (last receipt − the request). " +
         `It took ${figures.recoverySeconds.map((s) => s.toFixed(1)).join(", ")} s; the job scheduled ${recovery.scheduled} and skipped ${recovery.skipped}; ` +
