@@ -5,11 +5,14 @@ import { Duration, Effect, Fiber, Redacted } from "effect"
 import * as Reactivity from "effect/reactivity/Reactivity"
 import pg from "pg"
 import { event, fresh, upsert } from "../../packages/core/src/testing/storageFixtures.js"
+import { placedOn, workerConnection } from "../../packages/storage-pg/src/citusSnapshot.js"
 import { FEED_LOCK_CLASS } from "../../packages/storage-pg/src/internal/feedLock.js"
+import { FEED_OFFSET_SETTING } from "../../packages/storage-pg/src/internal/feedOffset.js"
 import { makePool } from "../../packages/storage-pg/src/pool.js"
 import { readWorkspaceLog } from "../../packages/storage-pg/src/readWorkspaceLog.js"
-import { fromPool, snapshot } from "../../packages/storage-pg/src/snapshot.js"
+import { type FeedLockConnection, fromPool, snapshot } from "../../packages/storage-pg/src/snapshot.js"
 import { citusDatabase } from "../support/citusDatabase.js"
+import { connect, move, placement } from "../support/citusShards.js"
 import { rowsOn, workersOf } from "../support/citusTransactions.js"
 
 // Issue 31: the export's snapshot on Citus (packages/storage-pg/src/citusSnapshot.ts). A commit of
@@ -36,6 +39,10 @@ const heldCommit = (workerUrl: string, ws: string) =>
       await client.connect()
       await client.query("BEGIN")
       await client.query("SELECT pg_advisory_xact_lock_shared($1, hashtext($2))", [FEED_LOCK_CLASS, ws])
+      await client.query(
+        `SELECT set_config('${FEED_OFFSET_SETTING}', coalesce((SELECT xact_offset FROM ds_feed_offsets WHERE workspace_id = $1), 0)::text, true)`,
+        [ws]
+      )
       await client.query(
         `INSERT INTO ds_events (stream_id, stream_version, workspace_id, type, data, metadata, recorded_at)
          SELECT 'con_held', 1, workspace_id, type, '{"n": 0}', metadata || '{"eventId": "evt_held"}', recorded_at
@@ -65,11 +72,21 @@ const snapshotWaiting = (workerUrl: string) =>
 
 const numbers = (events: ReadonlyArray<{ readonly data: Record<string, unknown> }>) => events.map((e) => Number(e.data["n"])).sort()
 
-/** What a snapshot held and the feed after its position, once the held commit and a later one are stored. */
-const splitOf = (url: string, storage: StorageService, take: Take, waitsForHeld: boolean) =>
+/**
+ * What a snapshot held and the feed after its position, once the held commit and a later one are
+ * stored. `prepare` runs after the workspace's first commit, before the held one begins.
+ */
+const splitOf = (
+  url: string,
+  storage: StorageService,
+  take: Take,
+  waitsForHeld: boolean,
+  prepare: (ws: string) => Effect.Effect<void> = () => Effect.void
+) =>
   Effect.gen(function* () {
     const ws = fresh("ws")
     yield* commitOne(storage, ws, 1)
+    yield* prepare(ws)
     const [port] = yield* workersOf(url, "ds_events", [ws])
     const workerUrl = Object.assign(new URL(url), { port: String(port) }).toString()
     const held = yield* heldCommit(workerUrl, ws)
@@ -125,6 +142,59 @@ describe("the export's snapshot on Citus", () => {
         const split = yield* splitOf(url, storage, onCoordinator, false)
         expect(split).toEqual({ held: [1, 2], later: [3] })
       }).pipe(Effect.scoped),
+    { timeout: 60_000 }
+  )
+
+  /**
+   * The workspace's shards move to the other worker after its first commit; then the snapshot's
+   * look-up of its worker answers where it was before (as one racing the move would), once.
+   * `guarded: false` is the planted bug: the snapshot does not ask again where the workspace is.
+   */
+  const acrossMove = (guarded: boolean) =>
+    Effect.gen(function* () {
+      const url = yield* citusDatabase
+      const storage = yield* PgStorage.make(url)
+      const coordinator = yield* connect(url)
+      const pool = yield* makePool({ url: Redacted.make(url), maxConnections: 3, statementTimeout: Duration.seconds(30) }).pipe(
+        Effect.provide(Reactivity.layer)
+      )
+      let stale: { readonly host: string; readonly port: number } | undefined
+      const lookUp = (ws: string) => {
+        const answer = stale
+        stale = undefined
+        return answer === undefined ? placedOn(pool.bounded)(ws) : Effect.succeed(answer)
+      }
+      const onWorker = workerConnection(pool.bounded, url, Duration.seconds(5), lookUp)
+      const lockOn: FeedLockConnection = guarded
+        ? onWorker
+        : (ws) => Effect.map(onWorker(ws), (lock) => ({ ...lock, stillThere: Effect.succeed(true) }))
+      const take: Take = (ws) =>
+        snapshot(pool.bounded, lockOn)(ws, (through) =>
+          Effect.map(readWorkspaceLog(pool.bounded)({ workspaceId: ws, after: 0, until: ALL, limit: 100 }), (events) => ({
+            through,
+            held: numbers(events)
+          }))
+        )
+      const moved = (ws: string) =>
+        Effect.gen(function* () {
+          const where = yield* placement(coordinator, ws)
+          yield* move(coordinator, where)
+          stale = { host: "127.0.0.1", port: where.source }
+          // The target's first commit of the workspace sets its feed offset there.
+          yield* Effect.orDie(commitOne(storage, ws, 5))
+        })
+      return yield* splitOf(url, storage, take, guarded, moved)
+    }).pipe(Effect.scoped)
+
+  it.live(
+    "a shard move between finding the worker and the first read: the snapshot is taken again on the new worker and holds every event once",
+    () => Effect.map(acrossMove(true), (split) => expect(split).toEqual({ held: [0, 1, 2, 5], later: [3] })),
+    { timeout: 60_000 }
+  )
+
+  it.live(
+    "the planted bug: not asking again, the lock stays on the old worker and the held commit's event is in neither",
+    () => Effect.map(acrossMove(false), (split) => expect(split).toEqual({ held: [1, 2, 5], later: [3] })),
     { timeout: 60_000 }
   )
 

@@ -16,8 +16,11 @@ import { tables } from "./tables.js"
  * snapshot is taken while the lock is held, and Citus keeps the transaction on that one connection
  * to the worker for its later reads of the workspace.
  *
- * A shard moved between the look-up and the lock would leave the lock on the old worker: moving
- * shards while hosts serve is not supported yet (docs/citus.md).
+ * A shard moved between the look-up and the snapshot's first read would leave the lock on the old
+ * worker, where no commit of the workspace takes it any more: the snapshot asks again, inside its
+ * transaction after that read, where the coordinator places the workspace's log (as of the
+ * transaction's snapshot, the placement its first read was routed by), and is taken again when that
+ * is no longer the locked worker (snapshot.ts).
  */
 const workerSql = `SELECT n.nodename AS host, n.nodeport AS port
 FROM pg_dist_placement AS p JOIN pg_dist_node AS n ON n.groupid = p.groupid
@@ -32,17 +35,35 @@ const noWorker = (workspaceId: string) =>
     })
   })
 
+interface Worker {
+  readonly host: string
+  readonly port: number
+}
+
+/** Where the coordinator places the workspace's log now; undefined when no active worker holds it. */
+export const placedOn =
+  (sql: SqlClient) =>
+  (workspaceId: string): Effect.Effect<Worker | undefined, SqlError> =>
+    Effect.map(sql.unsafe<Worker>(workerSql, [workspaceId]), ([worker]) => worker)
+
 export const workerConnection =
-  (sql: SqlClient, url: string, connectTimeout: Duration.Input): FeedLockConnection =>
+  (
+    sql: SqlClient,
+    url: string,
+    connectTimeout: Duration.Input,
+    lookUp: (workspaceId: string) => Effect.Effect<Worker | undefined, SqlError> = placedOn(sql)
+  ): FeedLockConnection =>
   (workspaceId) =>
     Effect.gen(function* () {
-      const [worker] = yield* sql.unsafe<{ readonly host: string; readonly port: number }>(workerSql, [workspaceId])
+      const worker = yield* lookUp(workspaceId)
       if (worker === undefined) return yield* Effect.fail(noWorker(workspaceId))
-      return yield* PgConnection.make({
+      const connection = yield* PgConnection.make({
         url: Redacted.make(url),
         host: worker.host,
         port: worker.port,
         connectTimeout,
         applicationName: "dealstream-snapshot"
       })
+      const stillThere = Effect.map(placedOn(sql)(workspaceId), (now) => now?.host === worker.host && now?.port === worker.port)
+      return { connection, stillThere }
     })

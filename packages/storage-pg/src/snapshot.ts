@@ -1,24 +1,41 @@
 import type { ChangeFeedPosition } from "@dealstream/core"
 import type * as PgConnection from "@effect/sql-pg/PgConnection"
-import { Effect, type Scope } from "effect"
+import { Data, Effect, type Scope } from "effect"
 import type { SqlClient } from "effect/sql/SqlClient"
-import type { SqlError } from "effect/sql/SqlError"
+import { SqlError, UnknownError } from "effect/sql/SqlError"
 import { FEED_LOCK_CLASS } from "./internal/feedLock.js"
 import type { Lender } from "./pool.js"
 import { tables } from "./tables.js"
+
+/** Where the snapshot takes the workspace's feed lock. */
+export interface FeedLock {
+  readonly connection: PgConnection.PgConnection
+  /**
+   * Whether the workspace's commits still run where `connection` is, asked inside the snapshot's
+   * transaction after its first read: on Citus a shard move between finding the worker and reading
+   * would leave the lock where no commit takes it any more.
+   */
+  readonly stillThere: Effect.Effect<boolean, SqlError>
+}
 
 /**
  * A connection of the snapshot's own to the server where `workspaceId`'s commits run, until the
  * scope closes: on one server a connection of the pool; on Citus one to the workspace's worker
  * (citusSnapshot.ts).
  */
-export type FeedLockConnection = (workspaceId: string) => Effect.Effect<PgConnection.PgConnection, SqlError, Scope.Scope>
+export type FeedLockConnection = (workspaceId: string) => Effect.Effect<FeedLock, SqlError, Scope.Scope>
 
-/** One server's: a connection reserved from the storage's pool. */
+/** One server's: a connection reserved from the storage's pool. Its commits never run elsewhere. */
 export const fromPool =
   (lender: Lender): FeedLockConnection =>
   () =>
-    Effect.map(lender.reserve, (lent) => lent.connection)
+    Effect.map(lender.reserve, (lent) => ({ connection: lent.connection, stillThere: Effect.succeed(true) }))
+
+/** The workspace moved to another worker while the snapshot was being taken: it is taken again. */
+class Moved extends Data.TaggedError("Moved")<{ readonly workspaceId: string }> {}
+
+/** Moves are rare and take seconds; a workspace moving under three snapshots in a row is an error. */
+const MOVED_RETRIES = 3
 
 /**
  * storage.snapshot on PostgreSQL: `read` runs in one REPEATABLE READ, READ ONLY transaction, so
@@ -40,7 +57,7 @@ export const snapshot =
   <A, E, R>(workspaceId: string, read: (through: ChangeFeedPosition | null) => Effect.Effect<A, E, R>): Effect.Effect<A, E | SqlError, R> =>
     Effect.scoped(
       Effect.gen(function* () {
-        const connection = yield* lockOn(workspaceId)
+        const { connection, stillThere } = yield* lockOn(workspaceId)
         const key = [FEED_LOCK_CLASS, workspaceId]
         yield* Effect.acquireRelease(connection.query("SELECT pg_advisory_lock($1, hashtext($2))", key), () =>
           Effect.ignore(connection.query("SELECT pg_advisory_unlock($1, hashtext($2))", key))
@@ -53,10 +70,27 @@ export const snapshot =
               `SELECT xact_id::text AS xact, sequence FROM ${tables.events} WHERE workspace_id = $1 ORDER BY xact_id DESC, sequence DESC LIMIT 1`,
               [workspaceId]
             )
+            // Before anything is read for the caller: a state taken where the lock is not is not kept.
+            if (!(yield* stillThere)) return yield* new Moved({ workspaceId })
             // The state is taken: commits may go on (the release above then finds the lock gone).
             yield* unlock
             return yield* read(last === undefined ? null : { transaction: last.xact, sequence: Number(last.sequence) })
           })
         )
       })
+    ).pipe(
+      Effect.retry({ while: (error) => error instanceof Moved, times: MOVED_RETRIES }),
+      Effect.catchIf(
+        (error): error is Moved => error instanceof Moved,
+        (moved) =>
+          Effect.fail(
+            new SqlError({
+              reason: new UnknownError({
+                cause: moved,
+                message: `${moved.workspaceId} moved between workers under ${MOVED_RETRIES + 1} snapshots in a row`,
+                operation: "snapshot"
+              })
+            })
+          )
+      )
     )
