@@ -6,12 +6,11 @@
 import { getPostgreSQLEventStore } from "@event-driven-io/emmett-postgresql"
 import { contactFields, dealFields, engineTemplates, newId, nextStage, workspaceId } from "./shared.mjs"
 
-export const emmettSystem = async (url, { stages, pipelineId }) => {
-  const store = getPostgreSQLEventStore(url)
+/** The commands as appends to `store`: one event each, with dealstream's event data. */
+export const emmettCommands = (store, { stages, pipelineId }) => {
   const metadata = () => ({ actor: "bench", requestId: null, workspaceId })
   const templates = engineTemplates({ stages, pipelineId })
   return {
-    name: "Emmett",
     createContact: (tag, n) => {
       const id = newId("con")
       const at = new Date().toISOString()
@@ -50,7 +49,11 @@ export const emmettSystem = async (url, { stages, pipelineId }) => {
       )
       deal.stage = to
       deal.version = result.nextExpectedStreamVersion
-    },
-    close: () => store.close()
+    }
   }
+}
+
+export const emmettSystem = async (url, shared) => {
+  const store = getPostgreSQLEventStore(url)
+  return { name: "Emmett", ...emmettCommands(store, shared), close: () => store.close() }
 }
