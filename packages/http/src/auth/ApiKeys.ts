@@ -1,6 +1,16 @@
-import { type ApiKeyOwner, type ApiKeyScopes, apiKeyIdOf, Engine, isScope, isWorkspaceId, type StorageUnavailable } from "@dealstream/core"
+import {
+  type ApiKeyOwner,
+  type ApiKeyScopes,
+  apiKeyIdOf,
+  Engine,
+  isScope,
+  isWorkspaceId,
+  Storage,
+  type StorageService,
+  type StorageUnavailable
+} from "@dealstream/core"
 import { hash, timingSafeEqual } from "node:crypto"
-import { Context, Effect, Layer, Option } from "effect"
+import { Cause, Context, Duration, Effect, Layer, Option, Stream } from "effect"
 import * as KeyUses from "./keyUses.js"
 import * as StoredKeyCache from "./storedKeyCache.js"
 
@@ -30,7 +40,8 @@ export interface ApiKeysService {
   readonly authenticate: (presented: string) => Effect.Effect<Option.Option<KeyOwner>, StorageUnavailable>
   /**
    * Forgets what this host remembers of a stored key, after changing or revoking it through this
-   * host: here the change applies at once, on other hosts within the cache's 5 s.
+   * host: here the change applies at once. Other hosts drop it when they hear of the change
+   * (`followKeyChanges`), and within the cache's 5 s if they do not.
    */
   readonly forget: (keyId: string) => Effect.Effect<void>
   /** Notes that a stored key was used now (its `last_used_at`), written in the background (keyUses.ts). */
@@ -87,20 +98,48 @@ export const make = (
 }
 
 /**
- * The host's own keys, and the keys stored in the engine's storage (cached for at most 5 s), with
- * their uses written in the background while the layer lasts.
+ * While the scope lasts, drops the remembered keys of a workspace whose settings changed, on every
+ * host: every change to a stored key bumps its workspace's settings version, and the storage tells
+ * every host of that (PostgreSQL: NOTIFY). Settings change rarely, so a workspace's keys are looked
+ * up again after its custom fields or pipelines change too, and that costs a read each. Whatever
+ * was said while no host was listening is unknown: everything is dropped then, and again when the
+ * signals fail, before listening starts again a second later. The cache's time limit still holds
+ * should a signal be lost.
+ */
+export const followKeyChanges = (storage: StorageService, cache: StoredKeyCache.StoredKeyCache<KeyOwner>) =>
+  Effect.forkScoped(
+    Effect.forever(
+      storage.settingsChanges.pipe(
+        Stream.runForEach((change) =>
+          Effect.sync(() =>
+            change._tag === "Changed" ? cache.forget((owner) => owner.workspaceId === change.workspaceId) : cache.forget(() => true)
+          )
+        ),
+        Effect.catchCause((cause) => (Cause.hasInterruptsOnly(cause) ? Effect.failCause(cause) : Effect.void)),
+        Effect.andThen(Effect.sync(() => cache.forget(() => true))),
+        Effect.andThen(Effect.sleep(Duration.seconds(1)))
+      )
+    )
+  )
+
+/**
+ * The host's own keys, and the keys stored in the engine's storage (cached for at most 5 s, and
+ * dropped as soon as the storage says they changed), with their uses written in the background
+ * while the layer lasts.
  */
 export const layer = (
   keys: ReadonlyArray<ApiKey>,
   cache: StoredKeyCache.StoredKeyCacheOptions = StoredKeyCache.defaults,
   uses: KeyUses.KeyUsesOptions = KeyUses.defaults
-): Layer.Layer<ApiKeys, never, Engine> =>
+): Layer.Layer<ApiKeys, never, Engine | Storage> =>
   Layer.effect(
     ApiKeys,
     Effect.gen(function* () {
       const engine = yield* Engine
       const recorder = yield* KeyUses.make(engine.apiKeys.recordUses, uses)
-      return make(keys, engine.apiKeys.authenticate, StoredKeyCache.make(cache), recorder)
+      const remembered = StoredKeyCache.make<KeyOwner>(cache)
+      yield* followKeyChanges(yield* Storage, remembered)
+      return make(keys, engine.apiKeys.authenticate, remembered, recorder)
     })
   )
 

@@ -16,6 +16,7 @@ import { hostname } from "node:os"
 import { HttpRouter, type HttpServer, type HttpServerError } from "effect/http"
 import { Effect, Layer } from "effect"
 import * as ApiKeys from "../auth/ApiKeys.js"
+import * as StoredKeyCache from "../auth/storedKeyCache.js"
 import { ApiLive } from "../Http.js"
 import { AddressRateLimit, type AddressRateLimitSettings } from "../rateLimit/AddressRateLimit.js"
 import * as RateLimiter from "../rateLimit/RateLimiter.js"
@@ -43,6 +44,11 @@ export type ServeOptions = Omit<HostConfig, "storage" | "dataDir" | "apiKeys" | 
   readonly ipRateBurst?: number
   /** Proxies (addresses or subnets) whose `X-Forwarded-For` names the client; none by default. */
   readonly trustProxy?: ReadonlyArray<string>
+  /**
+   * How long a stored key's answer is trusted without hearing of a change (default 5 s): a change
+   * to a key reaches every host by the storage's signal, and within this should a signal be lost.
+   */
+  readonly storedKeyMillis?: number
 }
 
 const workerOwner = () => `${hostname()}:${process.pid}:${randomBytes(4).toString("hex")}`
@@ -82,7 +88,10 @@ export const HostLive = (
       answerParserErrors(server, () => Effect.runSync(ids.make("req")))
       const api = ApiLive.pipe(
         Layer.provide([
-          ApiKeys.layer(options.apiKeys),
+          ApiKeys.layer(options.apiKeys, {
+            ...StoredKeyCache.defaults,
+            ...(options.storedKeyMillis === undefined ? {} : { ttlMillis: options.storedKeyMillis })
+          }),
           RateLimiter.layer({ rate: options.rateLimit, burst: options.rateBurst }),
           Layer.succeed(AddressRateLimit, addressLimit)
         ])

@@ -54,6 +54,11 @@ export interface StartOptions {
    * are all given them (the RecordTypes context). Default none.
    */
   readonly recordTypes?: ReadonlyArray<RecordTypePlugin>
+  /**
+   * How long a stored key's answer is trusted without hearing of a change (default 5 s). Changes to
+   * keys reach every host at once by the storage's signal; this bounds a lost signal.
+   */
+  readonly storedKeyMillis?: number
 }
 
 export interface RunningServer {
@@ -139,6 +144,7 @@ export const startServer = async (options: StartOptions = {}): Promise<RunningSe
         ...(options.ipRateLimit === undefined ? {} : { ipRateLimit: options.ipRateLimit }),
         ...(options.ipRateBurst === undefined ? {} : { ipRateBurst: options.ipRateBurst }),
         trustProxy,
+        ...(options.storedKeyMillis === undefined ? {} : { storedKeyMillis: options.storedKeyMillis }),
         log: options.log ?? true
       }).pipe(Layer.provide(Layer.succeedContext(engine)))
     )
