@@ -17,7 +17,7 @@ describe("the document's errors", () => {
       "413": "payload_too_large: the body is over 1 MiB",
       "415": "unsupported_media_type: the body is not application/json",
       "429": "rate_limited: retry after Retry-After seconds",
-      "500": "internal_error: the host failed unexpectedly; its log has the cause under the request id",
+      "500": "internal_error (the host failed unexpectedly; its log has the cause under the request id) or projection_failed",
       "503": "unavailable: the database cannot be reached; retry after Retry-After seconds"
     })
     expect(Object.keys(internalErrorResponse())).toEqual(["500"])
