@@ -68,8 +68,12 @@ describe("inline projections on PostgreSQL", () => {
   it.effect("write the embedder's table in the commit of the events they handle", () =>
     Effect.gen(function* () {
       const calls: Array<ReadonlyArray<InlineEvent>> = []
-      const { engine, rows } = yield* setUp(() => [contactEmails(store(), (events) => calls.push(events))])
+      const { batches, engine, rows } = yield* setUp(() => [contactEmails(store(), (events) => calls.push(events))])
+      yield* engine.pipelines.list(ctx)
+      const before = batches.sent()
       yield* engine.contacts.create(ctx, { email: "ada@x.io" })
+      // One statement for the commit and its projection's: still one round trip.
+      expect(batches.sent()).toEqual({ statements: before.statements + 1, commits: before.commits + 1 })
       const bob = yield* engine.contacts.create(ctx, { email: "bob@x.io" })
       yield* engine.contacts.update(ctx, String(bob.data["id"]), { email: "bob@y.io" }, null)
       expect(yield* rows).toEqual(["ada@x.io", "bob@y.io"])

@@ -25,7 +25,7 @@ describe("the document's errors", () => {
 
   it("shows the declared errors under their tags, in the error body with their codes", () => {
     const { renamed, schemas } = errorSchemas({ Contact: {}, NotFoundEncoded: {}, RateLimited: {} })
-    expect(Object.keys(schemas)).toEqual(["Contact", "InternalError", "NotFound", "RateLimited"])
+    expect(Object.keys(schemas)).toEqual(["Contact", "InternalError", "ProjectionFailed", "NotFound", "RateLimited"])
     expect(renamed.get("#/components/schemas/NotFoundEncoded")).toBe("#/components/schemas/NotFound")
     const code = (name: string) => (schemas[name] as any).properties.error.properties.code
     expect([code("InternalError"), code("NotFound"), code("RateLimited")]).toEqual([
