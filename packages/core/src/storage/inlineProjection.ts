@@ -72,7 +72,9 @@ export interface InlineProjectionOf<C, S> {
   readonly types?: ChangeFeedTypes
   /** What a commit's events (those of `types`, in commit order; never none) change. */
   readonly project: (events: ReadonlyArray<InlineEvent>) => ReadonlyArray<C>
+  /** PostgreSQL: the statements that write one change, run in order after the commit's events. */
   readonly postgres?: (change: C) => SqlStatement | ReadonlyArray<SqlStatement>
+  /** Memory: the store the memory storage keeps, and the pure fold of one change into its state. */
   readonly memory?: { readonly store: InlineStore<S>; readonly apply: (state: S, change: C) => S }
 }
 
@@ -82,6 +84,7 @@ export interface InlineProjectionOf<C, S> {
  */
 export interface InlineProjection {
   readonly name: string
+  /** As InlineProjectionOf's `types`; null for every type of the feed. */
   readonly types: ChangeFeedTypes | null
   readonly write: (events: ReadonlyArray<InlineEvent>) => InlineWrite
 }
