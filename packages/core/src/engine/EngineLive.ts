@@ -10,6 +10,8 @@ import { makeContacts } from "./records/contacts.js"
 import { makeCustomFields } from "./records/customFields.js"
 import { makeDeals } from "./records/deals.js"
 import { makeFeed } from "./feed/feed.js"
+import { makeConsumers } from "./feed/consume.js"
+import { ConsumerCheckpoints } from "../storage/ConsumerCheckpoints.js"
 import { engineDeps } from "./base/deps.js"
 import { DealRules, Engine, type EngineService } from "./contract/Engine.js"
 import { makeIdempotency } from "./commands/idempotency.js"
@@ -54,6 +56,8 @@ export const makeEngine: Effect.Effect<EngineService, never, EngineRequirements 
     ["activity", activities.shown],
     ...[...records].map(([name, service]) => [name, service.shown] as const)
   ])
+  const feed = makeFeed(deps, yield* Effect.scope)
+  const consumers = makeConsumers(feed.list, yield* Effect.serviceOption(ConsumerCheckpoints), yield* Effect.scope)
   return Engine.of({
     contacts,
     deals,
@@ -64,13 +68,14 @@ export const makeEngine: Effect.Effect<EngineService, never, EngineRequirements 
     customFields: makeCustomFields(deps),
     trash: makeTrash(deps, shown),
     webhooks: makeWebhooks(deps),
-    events: makeFeed(deps, yield* Effect.scope),
+    events: feed,
     idempotency: makeIdempotency(deps),
     apiKeys: makeApiKeys(deps),
     purgeExpired: makePurge(deps, [...aggregates, ...plugins.map(({ aggregate }) => aggregate)]),
     ping: deps.storage.ping,
     exportRecords: (ctx, list, params, encode) => exportRecords(deps.storage, ctx, list, params, encode),
-    position: deps.storage.position
+    position: deps.storage.position,
+    ...consumers
   })
 })
 

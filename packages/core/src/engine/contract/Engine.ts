@@ -9,6 +9,7 @@ import type { ListParams } from "../../query/parseListQuery.js"
 import type { StorageReadiness } from "../../storage/Storage.js"
 import type { StoragePosition } from "../../storage/positions.js"
 import type { RecordExport } from "../views/exportRecords.js"
+import type { Consume, ConsumersService } from "./Consumer.js"
 
 /** Who is asking: every command and query runs inside exactly one workspace. */
 export interface RequestContext {
@@ -349,6 +350,10 @@ export interface EngineService {
   ) => Effect.Effect<RecordExport<A>, ValidationError | StorageUnavailable, Scope.Scope>
   /** The storage's position now (storage/positions.ts): what a write that stored nothing answers. */
   readonly position: Effect.Effect<StoragePosition, StorageUnavailable>
+  /** Runs a handler over a workspace's change feed, each event once per checkpoint (feed/consume.ts). */
+  readonly consume: Consume
+  /** Consumers' checkpoints: read one, or reset it to rebuild a read model. */
+  readonly consumers: ConsumersService
 }
 
 export class Engine extends Context.Service<Engine, EngineService>()("@dealstream/core/Engine") {}
