@@ -61,7 +61,7 @@ describe("engine.consume on memory storage", () => {
           const model: ReadModel = emptyModel()
           const signals = handlerSignals()
           const handler = async (event: unknown) => {
-            apply(model, event as FeedContactEvent)
+            apply(model, event as unknown as FeedContactEvent)
             signals.changed()
           }
           const options = { name, workspaceId: "acme", handler, leaseMillis: 300 }
@@ -126,7 +126,7 @@ describe("engine.consume on memory storage", () => {
       leaseMillis: 300,
       batchSize: 1,
       handler: async (event) => {
-        apply(model, event as FeedContactEvent)
+        apply(model, event as unknown as FeedContactEvent)
         signals.changed()
       }
     })
