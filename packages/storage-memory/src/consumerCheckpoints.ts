@@ -63,7 +63,8 @@ export const makeConsumerCheckpoints = (): ConsumerCheckpointsService => {
                 return result
               })
             ),
-          renew
+          renew,
+          check: held
         }
       }),
     reset: (key, cursor) =>

@@ -24,6 +24,8 @@ const held = "workspace_id = $1 AND name = $2 AND lease_owner = $4"
 const beginSql = `UPDATE ${table} SET attempts = attempts + 1, lease_until = ${until} WHERE ${held} RETURNING attempts`
 const advanceSql = `UPDATE ${table} SET checkpoint = $5, attempts = 0, lease_until = ${until} WHERE ${held} RETURNING 1`
 const renewSql = `UPDATE ${table} SET lease_until = ${until} WHERE ${held} RETURNING 1`
+// $3 (the lease time) is unused but typed: every statement of a holder takes the same four parameters.
+const checkSql = `SELECT 1 FROM ${table} WHERE workspace_id = $1 AND name = $2 AND $3::integer IS NOT NULL AND lease_owner = $4`
 const releaseSql = `UPDATE ${table} SET lease_owner = NULL, lease_until = NULL WHERE workspace_id = $1 AND name = $2 AND lease_owner = $3`
 // A reset revokes the lease: its holder's next write fails, and it reads the checkpoint again.
 const resetSql = `INSERT INTO ${table} (workspace_id, name, checkpoint) VALUES ($1, $2, $3)
@@ -65,7 +67,8 @@ export const makeConsumerCheckpoints = (sql: SqlClient): ConsumerCheckpointsServ
               })
             )
             .pipe(orUnavailable),
-        renew: Effect.asVoid(write(renewSql))
+        renew: Effect.asVoid(write(renewSql)),
+        check: Effect.asVoid(write(checkSql))
       }
     }),
   reset: (key: ConsumerKey, cursor) => Effect.asVoid(orUnavailable(sql.unsafe(resetSql, [key.workspaceId, key.name, cursor]))),

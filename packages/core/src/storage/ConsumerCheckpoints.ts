@@ -53,6 +53,8 @@ export interface ConsumerLease {
   ) => Effect.Effect<A, E | StorageUnavailable | ConsumerLeaseLost>
   /** Extends the lease without moving the checkpoint. */
   readonly renew: Effect.Effect<void, StorageUnavailable | ConsumerLeaseLost>
+  /** Fails when the lease is no longer this holder's (a reset revoked it), writing nothing: for an idle holder. */
+  readonly check: Effect.Effect<void, StorageUnavailable | ConsumerLeaseLost>
 }
 
 /**

@@ -54,7 +54,11 @@ export const makeConsumers = (
               // Past events of other types too, so that they are not read again.
               if (page.next_cursor !== cursor) yield* lease.advance(page.next_cursor, () => Effect.void)
               else if ((yield* Clock.currentTimeMillis) - renewed > leaseMillis / 3) yield* lease.renew
-              else continue
+              else {
+                // A reset revokes the lease: an idle holder finds out here, within a read's wait.
+                yield* lease.check
+                continue
+              }
             } else {
               const attempt = yield* lease.begin
               const handled = yield* lease
