@@ -17,6 +17,7 @@ export interface ReadModel {
   readonly applied: Array<string>
 }
 
+/** A model nothing was applied to yet. */
 export const emptyModel = (): ReadModel => ({ titles: new Map(), applied: [] })
 
 /** One event into the model (what the handler does; on PostgreSQL the same as SQL). */
@@ -41,6 +42,3 @@ export const comparable = (model: ReadModel) => ({
   titles: [...model.titles].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
   applied: [...model.applied].sort()
 })
-
-/** Writers' plan: per writer one contact, created with title "0", then patched "1", "2", … */
-export type Writers = ReadonlyArray<number>

@@ -47,7 +47,9 @@ export interface PromiseConsumeOptions extends Omit<ConsumeOptions, "handler"> {
 
 /** A running consumer, as Promises. */
 export interface PromiseConsumer {
+  /** As Consumer's: a page not yet committed is rolled back (PostgreSQL), the lease released. */
   readonly stop: () => Promise<void>
+  /** Whether this process holds the lease now. */
   readonly active: () => Promise<boolean>
 }
 

@@ -43,7 +43,10 @@ export interface ConsumeOptions<E = never> {
 
 /** A running consumer of this process. */
 export interface Consumer {
-  /** Stops handling (a handler running is interrupted, its transaction rolled back) and releases the lease. */
+  /**
+   * Stops handling and releases the lease. On PostgreSQL a page not yet committed is rolled back
+   * (it comes again to the next holder); on memory storage the stop waits for the page and its checkpoint.
+   */
   readonly stop: Effect.Effect<void>
   /** Whether this process holds the lease now (another process may be the active one). */
   readonly active: Effect.Effect<boolean>
