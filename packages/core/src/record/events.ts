@@ -28,6 +28,13 @@ export const recordEvents = <const N extends string, const F extends Schema.Top>
    * only. Only a record type that adds it to its union has it (deals, activities).
    */
   const ContactUnlinked = DomainEvent(`${name}.contact_unlinked`, { contact_id: Schema.String, at: Schema.String })
+  /**
+   * The survivor of a merge (record/merge.ts): `changed` are the fields it took from the records
+   * `merged_ids`, which left for the trash in the same commit. Only a mergeable record type has it.
+   */
+  const Merged = DomainEvent(`${name}.merged`, { merged_ids: Schema.Array(Schema.String), changed: fields, at: Schema.String })
+  /** A record merged into `into`: it leaves every view for the trash, its fields as they were. */
+  const MergedInto = DomainEvent(`${name}.merged_into`, { into: Schema.String, at: Schema.String })
   return {
     Created,
     Updated,
@@ -36,6 +43,8 @@ export const recordEvents = <const N extends string, const F extends Schema.Top>
     Purged,
     Erased,
     ContactUnlinked,
+    Merged,
+    MergedInto,
     Event: Schema.Union([Created, Updated, Deleted, Restored, Purged])
   }
 }

@@ -17,7 +17,7 @@ import { contactIdsOf, withoutContact } from "./links.js"
 export type RecordState =
   | { readonly status: "absent" }
   | { readonly status: "live"; readonly fields: JsonObject }
-  | { readonly status: "deleted"; readonly fields: JsonObject; readonly deletedAt: string }
+  | { readonly status: "deleted"; readonly fields: JsonObject; readonly deletedAt: string; readonly mergedInto?: string }
   | { readonly status: "purged" }
 
 /** A record that exists and is not in the trash. */
@@ -29,6 +29,11 @@ export type RecordEvent<N extends string> =
   | { readonly type: `${N}.updated`; readonly data: { readonly changed: JsonObject; readonly at: string } }
   | { readonly type: `${N}.deleted` | `${N}.restored` | `${N}.purged` | `${N}.erased`; readonly data: { readonly at: string } }
   | { readonly type: `${N}.contact_unlinked`; readonly data: { readonly contact_id: string; readonly at: string } }
+  | {
+      readonly type: `${N}.merged`
+      readonly data: { readonly merged_ids: ReadonlyArray<string>; readonly changed: JsonObject; readonly at: string }
+    }
+  | { readonly type: `${N}.merged_into`; readonly data: { readonly into: string; readonly at: string } }
 
 /** A command of a record's life: its verb first in its type (`CreateCompany`, `Purge`, `Erase`, `Unlink`). */
 export interface LifeCommand {
@@ -38,6 +43,10 @@ export interface LifeCommand {
   readonly fields?: JsonObject
   /** The erased contact an `Unlink` command takes out of the record's contact_ids. */
   readonly contactId?: string
+  /** The records an `Absorb` takes fields from (record/merge.ts). */
+  readonly mergedIds?: ReadonlyArray<string>
+  /** The survivor a `MergeInto` names. */
+  readonly into?: string
 }
 
 /** The last millisecond of the 30-day window still restores; the purge takes only what is past it. */
@@ -90,6 +99,9 @@ export const recordLifecycle = <N extends string, E extends RecordEvent<N>>(name
       if (type.startsWith("Restore")) return life.restore(state, id, at)
       if (type.startsWith("Erase")) return life.erase(state, id, at)
       if (type.startsWith("Unlink")) return life.unlinkContact(state, id, command.contactId ?? "", at)
+      if (type === "Absorb") return life.absorb(state, id, command.mergedIds ?? [], fields, at)
+      if (type === "MergeInto") return life.mergeInto(state, id, command.into ?? "", at)
+      if (type === "Relink") return life.relink(state, id, fields, at)
       return life.purge(state, id, at)
     },
     /**
@@ -110,8 +122,25 @@ export const recordLifecycle = <N extends string, E extends RecordEvent<N>>(name
             : life.decide(state, command),
     remove: (state: RecordState, id: string, at: string): Decision =>
       state.status === "live" ? Result.succeed([event("deleted", { at })]) : notFound(id),
+    /** A merged record comes back by an unmerge only, never by a restore. */
     restore: (state: RecordState, id: string, at: string): Decision =>
-      state.status === "deleted" && recoverable(state.deletedAt, at) ? Result.succeed([event("restored", { at })]) : notFound(id),
+      state.status === "deleted" && state.mergedInto === undefined && recoverable(state.deletedAt, at)
+        ? Result.succeed([event("restored", { at })])
+        : notFound(id),
+    /** The survivor of a merge takes the fields the merge decided (record/merge.ts), even none. */
+    absorb: (state: RecordState, id: string, mergedIds: ReadonlyArray<string>, fields: JsonObject, at: string): Decision =>
+      state.status === "live"
+        ? Result.succeed([event("merged", { merged_ids: [...mergedIds], changed: changedFields(state.fields, fields), at })])
+        : notFound(id),
+    mergeInto: (state: RecordState, id: string, into: string, at: string): Decision =>
+      state.status === "live" ? Result.succeed([event("merged_into", { into, at })]) : notFound(id),
+    /** Links re-pointed to a merge's survivor, as an update; a record in the trash keeps its links. */
+    relink: (state: RecordState, id: string, fields: JsonObject, at: string): Decision =>
+      state.status === "live"
+        ? Result.succeed(life.changes(state.fields, fields, at))
+        : state.status === "deleted"
+          ? Result.succeed([])
+          : notFound(id),
     /**
      * The purge of a record in the trash past the window; `now`: of a live or trashed record at once
      * (an activity about an erased person alone, purged with them: activity/decider.ts).
@@ -146,8 +175,12 @@ export const recordLifecycle = <N extends string, E extends RecordEvent<N>>(name
     evolve: (state: RecordState, e: E): RecordState => {
       const data = e.data as Record<string, Json>
       if (isType(e, "created")) return { status: "live", fields: data["fields"] as JsonObject }
-      if (isType(e, "updated"))
+      if (isType(e, "updated") || isType(e, "merged"))
         return state.status === "live" ? { status: "live", fields: { ...state.fields, ...(data["changed"] as JsonObject) } } : state
+      if (isType(e, "merged_into"))
+        return state.status === "live"
+          ? { status: "deleted", fields: state.fields, deletedAt: data["at"] as string, mergedInto: data["into"] as string }
+          : state
       if (isType(e, "deleted"))
         return state.status === "live" ? { status: "deleted", fields: state.fields, deletedAt: data["at"] as string } : state
       if (isType(e, "restored")) return state.status === "deleted" ? { status: "live", fields: state.fields } : state
@@ -170,7 +203,10 @@ export const recordLifecycle = <N extends string, E extends RecordEvent<N>>(name
         return { data: { id: data["id"]!, ...(data["fields"] as JsonObject), created_at: at, updated_at: at }, deletedAt: null }
       }
       if (doc === null) return null
-      if (isType(e, "updated")) return { ...doc, data: withTimestamps(doc.data, data["changed"] as JsonObject, data["at"] as string) }
+      if (isType(e, "updated") || isType(e, "merged"))
+        return { ...doc, data: withTimestamps(doc.data, data["changed"] as JsonObject, data["at"] as string) }
+      // The record as it was, in the trash, naming the survivor (trash, redirects): updated_at stays.
+      if (isType(e, "merged_into")) return { data: { ...doc.data, merged_into: data["into"]! }, deletedAt: data["at"] as string }
       if (isType(e, "deleted")) return { ...doc, deletedAt: data["at"] as string }
       if (isType(e, "restored")) return { ...doc, deletedAt: null }
       // Not an edit of the record's own fields: updated_at stays as it was.

@@ -1,6 +1,7 @@
 import { Schema } from "effect"
 import { securedGroup } from "../documented.js"
 import { searchParams } from "../parameters.js"
+import { mergeEndpoint } from "../merge.js"
 import { batchEndpoint, recordEndpoints } from "../recordEndpoints.js"
 import { Company, CompanyInput, CompanyPatch } from "./schemas.js"
 
@@ -36,5 +37,9 @@ export class CompaniesApi extends securedGroup(
   companies.update,
   companies.delete,
   companies.restore,
-  companies.history
+  companies.history,
+  mergeEndpoint(
+    { name: "Company", type: "company", collection: "/v1/companies", linking: ["contact_ids", "deal_ids", "activity_ids"] },
+    Company
+  )
 ) {}

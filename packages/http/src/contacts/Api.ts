@@ -2,6 +2,7 @@ import { HttpApiEndpoint, OpenApi } from "effect/http-api"
 import { actionErrors, readErrors, replayable200 } from "../answerSchemas.js"
 import { securedGroup } from "../documented.js"
 import { contactListParams, contactParams, idempotencyHeader, idParams } from "../parameters.js"
+import { mergeEndpoint } from "../merge.js"
 import { batchEndpoint, recordEndpoints } from "../recordEndpoints.js"
 import { Contact, ContactErasure, ContactExport, ContactInput, ContactPatch } from "./schemas.js"
 
@@ -55,6 +56,10 @@ export class ContactsApi extends securedGroup(
   contacts.delete,
   contacts.restore,
   contacts.history,
+  mergeEndpoint(
+    { name: "Contact", type: "contact", collection: "/v1/contacts", linking: ["deal_ids", "activity_ids", "company_ids"] },
+    Contact
+  ),
   HttpApiEndpoint.get("exportPerson", "/v1/contacts/:id/export", {
     params: idParams,
     success: ContactExport,

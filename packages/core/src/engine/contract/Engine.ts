@@ -153,6 +153,15 @@ export interface ContactPrivacy {
   readonly erase: (ctx: RequestContext, id: string) => Effect.Effect<JsonObject, WriteError>
 }
 
+/** Merging duplicates (API.md, "Merge and duplicates"; records/merge.ts), for contacts and companies. */
+export interface RecordMerge {
+  /**
+   * body: `{merge_ids, prefer?, dry_run?}`. Answers `{<type>: the survivor, merged_ids, moved: {<linking
+   * type>_ids}}`; the whole merge is one commit, a dry run none.
+   */
+  readonly merge: (ctx: RequestContext, id: string, body: unknown) => Effect.Effect<JsonObject, WriteError>
+}
+
 /** `POST /v1/<records>/batch`, for the record types that have one (see commands/batch.ts). */
 export interface RecordBatch {
   readonly batch: (ctx: RequestContext, body: unknown) => Effect.Effect<BatchAnswer, ValidationError | Conflict | StorageUnavailable>
@@ -165,7 +174,7 @@ export interface EngineService {
    * (a walk of the workspace's log). batch: creates, updates and upserts by email. exportPerson and
    * erase: a person's data on request (ContactPrivacy).
    */
-  readonly contacts: RecordService<[expand: string | null]> & RecordAsOf & RecordBatch & ContactPrivacy
+  readonly contacts: RecordService<[expand: string | null]> & RecordAsOf & RecordBatch & ContactPrivacy & RecordMerge
   /**
    * list params: limit, cursor, search, filter, sort, pipeline_id, stage_id, owner_id, status,
    * contact_id, value_min, value_max, close_date_from, close_date_to. get's `expand`: the raw `expand`
@@ -191,7 +200,7 @@ export interface EngineService {
    * updated_at, custom). get's `expand`: the raw `expand` parameter (`contacts,deals,activities`) or
    * null. batch: creates, updates and upserts by domain.
    */
-  readonly companies: RecordService<[expand: string | null]> & RecordBatch
+  readonly companies: RecordService<[expand: string | null]> & RecordBatch & RecordMerge
   /**
    * list params: limit, cursor, filter, sort (due_at, created_at, updated_at), type, contact_id,
    * deal_id, company_id, owner_id, done. create's body: the activity's fields, and `done` (true sets

@@ -1,0 +1,205 @@
+import { describe, expect, it } from "vitest"
+import { errorOf, hostFor, STORAGES } from "./client.js"
+
+// Merging duplicates (API.md, "Merge and duplicates"; issue 28, item 1), over a real host on each
+// storage: the survivor's fields, the links that move to it, the merged records in the trash, a dry
+// run that changes nothing, bad bodies refused whole, and a merge racing writes to its records.
+
+type Json = Record<string, any>
+
+for (const storage of STORAGES) {
+  describe(`merging on ${storage} storage`, () => {
+    const host = hostFor(storage)
+
+    const ok = async (method: string, path: string, body?: unknown): Promise<Json> => {
+      const answer = await host.call(method, path, body === undefined ? {} : { body })
+      expect(answer.status, `${method} ${path}: ${answer.text}`).toBeLessThan(300)
+      return answer.body
+    }
+    const pipelineId = async () => (await ok("GET", "/v1/pipelines")).data[0].id as string
+    const trashed = async (type: string, id: string) =>
+      ((await ok("GET", `/v1/trash?type=${type}&limit=100`)).data as Array<Json>).find((item) => item.id === id)
+
+    it("fills the survivor's empty fields in the order given, takes prefer's choice, never copies the email, unions companies", async () => {
+      await ok("POST", "/v1/custom-fields", { object: "contact", key: "tier", label: "Tier", type: "text" })
+      const [c1, c2, c3] = await Promise.all(
+        ["Acme", "Beta", "Gamma"].map((name) => ok("POST", "/v1/companies", { name, domain: `${name.toLowerCase()}.merge.io` }))
+      )
+      const survivor = await ok("POST", "/v1/contacts", {
+        email: "ada@fields.io",
+        first_name: "Ada",
+        last_name: null,
+        title: "CTO",
+        company_ids: [c1!.id],
+        tier: "gold"
+      })
+      const first = await ok("POST", "/v1/contacts", {
+        email: "ada.l@fields.io",
+        last_name: "Lovelace",
+        phone: "+44 20 1111 1111",
+        title: "CEO",
+        company_ids: [c2!.id, c1!.id]
+      })
+      const second = await ok("POST", "/v1/contacts", {
+        email: "a.lovelace@fields.io",
+        last_name: "Byron",
+        phone: "+44 20 2222 2222",
+        source: "webinar",
+        company_ids: [c3!.id],
+        tier: "silver"
+      })
+      const answer = await ok("POST", `/v1/contacts/${survivor.id}/merge`, {
+        merge_ids: [first.id, second.id],
+        prefer: { phone: second.id, tier: second.id }
+      })
+      const expected = {
+        id: survivor.id,
+        email: "ada@fields.io",
+        first_name: "Ada",
+        last_name: "Lovelace",
+        phone: "+44 20 2222 2222",
+        title: "CTO",
+        company_id: c1!.id,
+        company_ids: [c1!.id, c2!.id, c3!.id],
+        source: "webinar",
+        tier: "silver"
+      }
+      expect(answer.contact).toMatchObject(expected)
+      expect(answer.merged_ids).toEqual([first.id, second.id])
+      expect(answer.moved).toEqual({ deal_ids: [], activity_ids: [], company_ids: [c2!.id, c3!.id] })
+      expect(await ok("GET", `/v1/contacts/${survivor.id}`)).toEqual(answer.contact)
+      for (const merged of [first, second]) {
+        expect((await host.call("GET", `/v1/contacts/${merged.id}`)).status).not.toBe(200)
+        const item = await trashed("contact", merged.id)
+        expect(item?.merged_into).toBe(survivor.id)
+        expect(item?.record).toMatchObject({ id: merged.id, email: merged.email })
+      }
+      // The merged emails are free again: the merged contacts hold no unique key.
+      await ok("POST", "/v1/contacts", { email: "ADA.L@fields.io" })
+      // A company lists the survivor once, and no merged contact.
+      const company = await ok("GET", `/v1/companies/${c1!.id}`)
+      expect(company.contact_ids).toEqual([survivor.id])
+    })
+
+    it("re-points every deal and activity link to the survivor, once, and the survivor's deal_ids show them", async () => {
+      const survivor = await ok("POST", "/v1/contacts", { email: "s@links.io" })
+      const merged = await ok("POST", "/v1/contacts", { email: "m@links.io" })
+      const bystander = await ok("POST", "/v1/contacts", { email: "b@links.io" })
+      const pipeline_id = await pipelineId()
+      const both = await ok("POST", "/v1/deals", { name: "Both", pipeline_id, contact_ids: [merged.id, bystander.id, survivor.id] })
+      const only = await ok("POST", "/v1/deals", { name: "Only", pipeline_id, contact_ids: [merged.id] })
+      const untouched = await ok("POST", "/v1/deals", { name: "Untouched", pipeline_id, contact_ids: [bystander.id] })
+      const call = await ok("POST", "/v1/activities", { type: "call", subject: "Call", contact_ids: [survivor.id, merged.id] })
+      const answer = await ok("POST", `/v1/contacts/${survivor.id}/merge`, { merge_ids: [merged.id] })
+      expect(answer.moved).toEqual({ deal_ids: [both.id, only.id].sort(), activity_ids: [call.id], company_ids: [] })
+      expect((await ok("GET", `/v1/deals/${both.id}`)).contact_ids).toEqual([survivor.id, bystander.id])
+      expect((await ok("GET", `/v1/deals/${only.id}`)).contact_ids).toEqual([survivor.id])
+      expect(await ok("GET", `/v1/deals/${untouched.id}`)).toEqual(untouched)
+      expect((await ok("GET", `/v1/activities/${call.id}`)).contact_ids).toEqual([survivor.id])
+      expect([...(await ok("GET", `/v1/contacts/${survivor.id}`)).deal_ids].sort()).toEqual([both.id, only.id].sort())
+      expect(answer.contact.deal_ids.slice().sort()).toEqual([both.id, only.id].sort())
+    })
+
+    it("answers a dry run as the merge would and changes nothing", async () => {
+      const survivor = await ok("POST", "/v1/contacts", { email: "s@dry.io" })
+      const merged = await ok("POST", "/v1/contacts", { email: "m@dry.io", first_name: "Mo", title: "VP" })
+      const deal = await ok("POST", "/v1/deals", { name: "Dry", pipeline_id: await pipelineId(), contact_ids: [merged.id] })
+      const dry = await ok("POST", `/v1/contacts/${survivor.id}/merge`, { merge_ids: [merged.id], dry_run: true })
+      expect(dry.contact).toMatchObject({ id: survivor.id, email: "s@dry.io", first_name: "Mo", title: "VP", deal_ids: [deal.id] })
+      expect(dry.moved).toEqual({ deal_ids: [deal.id], activity_ids: [], company_ids: [] })
+      expect(await ok("GET", `/v1/contacts/${survivor.id}`)).toEqual(survivor)
+      expect((await ok("GET", `/v1/contacts/${merged.id}`)).first_name).toBe("Mo")
+      expect(await ok("GET", `/v1/deals/${deal.id}`)).toEqual(deal)
+      const history = await ok("GET", `/v1/contacts/${survivor.id}/history`)
+      expect(history.data).toHaveLength(1)
+      const real = await ok("POST", `/v1/contacts/${survivor.id}/merge`, { merge_ids: [merged.id] })
+      expect({ ...real.contact, updated_at: null }).toEqual({ ...dry.contact, updated_at: null })
+      expect(real.moved).toEqual(dry.moved)
+    })
+
+    it("refuses a bad body whole with 400 at its paths, an unknown survivor with 404, and changes nothing", async () => {
+      const survivor = await ok("POST", "/v1/contacts", { email: "s@bad.io" })
+      const merged = await ok("POST", "/v1/contacts", { email: "m@bad.io", first_name: "Kept" })
+      const deleted = await ok("POST", "/v1/contacts", { email: "d@bad.io" })
+      await ok("DELETE", `/v1/contacts/${deleted.id}`)
+      const refused = async (body: unknown, paths: ReadonlyArray<string>) => {
+        const answer = await host.call("POST", `/v1/contacts/${survivor.id}/merge`, { body })
+        expect(answer.status, answer.text).toBe(400)
+        const error = errorOf(answer)
+        expect(error.code).toBe("validation_error")
+        expect(error.details.map((detail) => detail.path)).toEqual(paths)
+      }
+      await refused({}, ["merge_ids"])
+      await refused({ merge_ids: [] }, ["merge_ids"])
+      await refused({ merge_ids: Array.from({ length: 10 }, (_, i) => `con_${i}`) }, ["merge_ids"])
+      await refused({ merge_ids: [survivor.id] }, ["merge_ids[0]"])
+      await refused({ merge_ids: [merged.id, merged.id] }, ["merge_ids[1]"])
+      await refused({ merge_ids: [merged.id], prefer: { email: merged.id } }, ["prefer.email"])
+      await refused({ merge_ids: [merged.id], prefer: { nickname: merged.id } }, ["prefer.nickname"])
+      await refused({ merge_ids: [merged.id], prefer: { title: "con_other" } }, ["prefer.title"])
+      await refused({ merge_ids: [merged.id], dry_run: "yes" }, ["dry_run"])
+      await refused({ merge_ids: [merged.id], extra: 1 }, ["extra"])
+      await refused({ merge_ids: [merged.id, deleted.id] }, ["merge_ids[1]"])
+      await refused({ merge_ids: [merged.id, "con_nobody"] }, ["merge_ids[1]"])
+      const missing = await host.call("POST", "/v1/contacts/con_nobody/merge", { body: { merge_ids: [merged.id] } })
+      expect(missing.status).toBe(404)
+      expect(errorOf(missing).code).toBe("not_found")
+      expect(await ok("GET", `/v1/contacts/${survivor.id}`)).toEqual(survivor)
+      expect(await ok("GET", `/v1/contacts/${merged.id}`)).toEqual(merged)
+    })
+
+    it("merges companies: the domain is never copied; contacts' and deals' company links move to the survivor", async () => {
+      const survivor = await ok("POST", "/v1/companies", { name: "Acme", domain: "acme.co.merge" })
+      const merged = await ok("POST", "/v1/companies", { name: "ACME Inc", domain: "acme-inc.merge", industry: "Rockets", size: 40 })
+      const primary = await ok("POST", "/v1/contacts", { email: "p@acme.merge", company_ids: [merged.id, survivor.id] })
+      const secondary = await ok("POST", "/v1/contacts", { email: "s@acme.merge", company_ids: [survivor.id, merged.id] })
+      const deal = await ok("POST", "/v1/deals", { name: "Rocket", pipeline_id: await pipelineId(), company_id: merged.id })
+      const note = await ok("POST", "/v1/activities", { type: "note", subject: "Note", company_ids: [merged.id] })
+      const answer = await ok("POST", `/v1/companies/${survivor.id}/merge`, { merge_ids: [merged.id] })
+      expect(answer.company).toMatchObject({ id: survivor.id, name: "Acme", domain: "acme.co.merge", industry: "Rockets", size: 40 })
+      expect(answer.moved).toEqual({
+        contact_ids: [primary.id, secondary.id].sort(),
+        deal_ids: [deal.id],
+        activity_ids: [note.id]
+      })
+      expect(await ok("GET", `/v1/contacts/${primary.id}`)).toMatchObject({ company_id: survivor.id, company_ids: [survivor.id] })
+      expect(await ok("GET", `/v1/contacts/${secondary.id}`)).toMatchObject({ company_id: survivor.id, company_ids: [survivor.id] })
+      expect((await ok("GET", `/v1/deals/${deal.id}`)).company_id).toBe(survivor.id)
+      expect((await ok("GET", `/v1/activities/${note.id}`)).company_ids).toEqual([survivor.id])
+      const shown = await ok("GET", `/v1/companies/${survivor.id}`)
+      expect([...shown.contact_ids].sort()).toEqual([primary.id, secondary.id].sort())
+      expect(shown.deal_ids).toEqual([deal.id])
+      expect((await trashed("company", merged.id))?.merged_into).toBe(survivor.id)
+      // Its domain is free again.
+      await ok("POST", "/v1/companies", { name: "New", domain: "acme-inc.merge" })
+    })
+
+    it("never half-applies while the records it involves are written concurrently", async () => {
+      const pipeline_id = await pipelineId()
+      for (let round = 0; round < 4; round++) {
+        const survivor = await ok("POST", "/v1/contacts", { email: `s${round}@race.io` })
+        const merged = await ok("POST", "/v1/contacts", { email: `m${round}@race.io` })
+        const deals = await Promise.all(
+          [0, 1, 2].map((i) => ok("POST", "/v1/deals", { name: `Race ${i}`, pipeline_id, contact_ids: [merged.id] }))
+        )
+        const [merge, ...writes] = await Promise.all([
+          host.call("POST", `/v1/contacts/${survivor.id}/merge`, { body: { merge_ids: [merged.id] } }),
+          ...deals.map((deal, i) => host.call("PATCH", `/v1/deals/${deal.id}`, { body: { name: `Raced ${i}` } })),
+          host.call("PATCH", `/v1/contacts/${merged.id}`, { body: { title: "Raced" } }),
+          host.call("PATCH", `/v1/contacts/${survivor.id}`, { body: { phone: "+1 555 0100" } })
+        ])
+        expect([200, 409], merge!.text).toContain(merge!.status)
+        const applied = merge!.status === 200
+        for (const deal of deals) {
+          const now = await ok("GET", `/v1/deals/${deal.id}`)
+          expect(now.contact_ids).toEqual([applied ? survivor.id : merged.id])
+        }
+        expect((await host.call("GET", `/v1/contacts/${merged.id}`)).status === 200).toBe(!applied)
+        // The merged contact's own write either came first (and was merged) or failed on a merged contact.
+        const mergedWrite = writes[3]!
+        if (applied && mergedWrite.status === 200) expect((await ok("GET", `/v1/contacts/${survivor.id}`)).title).toBe("Raced")
+        expect((await ok("GET", `/v1/contacts/${survivor.id}`)).phone).toBe(writes[4]!.status === 200 ? "+1 555 0100" : null)
+      }
+    })
+  })
+}
