@@ -69,7 +69,7 @@ for (const storage of STORAGES) {
       expect(answer.moved).toEqual({ deal_ids: [], activity_ids: [], company_ids: [c2!.id, c3!.id] })
       expect(await ok("GET", `/v1/contacts/${survivor.id}`)).toEqual(answer.contact)
       for (const merged of [first, second]) {
-        expect((await host.call("GET", `/v1/contacts/${merged.id}`)).status).not.toBe(200)
+        expect((await host.call("GET", `/v1/contacts/${merged.id}`, { redirect: "manual" })).status).toBe(308)
         const item = await trashed("contact", merged.id)
         expect(item?.merged_into).toBe(survivor.id)
         expect(item?.record).toMatchObject({ id: merged.id, email: merged.email })
@@ -174,6 +174,57 @@ for (const storage of STORAGES) {
       await ok("POST", "/v1/companies", { name: "New", domain: "acme-inc.merge" })
     })
 
+    it("answers every request on a merged id with 308 to the survivor; a client following redirects gets the survivor", async () => {
+      const survivor = await ok("POST", "/v1/contacts", { email: "s@redirect.io" })
+      const merged = await ok("POST", "/v1/contacts", { email: "m@redirect.io" })
+      const company = await ok("POST", "/v1/companies", { name: "Redirect", domain: "redirect.io" })
+      const duplicate = await ok("POST", "/v1/companies", { name: "Redirect Ltd" })
+      await ok("POST", `/v1/contacts/${survivor.id}/merge`, { merge_ids: [merged.id] })
+      await ok("POST", `/v1/companies/${company.id}/merge`, { merge_ids: [duplicate.id] })
+      const requests: ReadonlyArray<readonly [string, string, unknown]> = [
+        ["GET", `/v1/contacts/${merged.id}`, undefined],
+        ["PATCH", `/v1/contacts/${merged.id}`, { title: "Lost" }],
+        ["DELETE", `/v1/contacts/${merged.id}`, undefined],
+        ["POST", `/v1/contacts/${merged.id}/restore`, undefined],
+        ["POST", `/v1/contacts/${merged.id}/merge`, { merge_ids: [survivor.id] }],
+        ["GET", `/v1/companies/${duplicate.id}`, undefined],
+        ["PATCH", `/v1/companies/${duplicate.id}`, { name: "Lost" }],
+        ["DELETE", `/v1/companies/${duplicate.id}`, undefined],
+        ["POST", `/v1/companies/${duplicate.id}/restore`, undefined]
+      ]
+      for (const [method, path, body] of requests) {
+        const answer = await host.call(method, path, { redirect: "manual", ...(body === undefined ? {} : { body }) })
+        expect(answer.status, `${method} ${path}: ${answer.text}`).toBe(308)
+        const into = path.startsWith("/v1/contacts") ? survivor.id : company.id
+        expect(answer.headers.get("location")).toBe(`/v1/${path.split("/")[2]}/${into}`)
+        const error = errorOf(answer)
+        expect(error.code).toBe("merged")
+        expect(error.details).toEqual([{ path: "", message: `merged into ${into}`, merged_into: into }])
+      }
+      // Nothing of those requests changed the survivors.
+      expect(await ok("GET", `/v1/contacts/${merged.id}`)).toEqual(await ok("GET", `/v1/contacts/${survivor.id}`))
+      expect((await ok("GET", `/v1/contacts/${survivor.id}`)).title).toBeNull()
+      expect((await ok("GET", `/v1/companies/${duplicate.id}`)).name).toBe("Redirect")
+      // Merging a merged record is refused at its place in merge_ids.
+      const again = await host.call("POST", `/v1/contacts/${survivor.id}/merge`, { body: { merge_ids: [merged.id] } })
+      expect(again.status).toBe(400)
+      expect(errorOf(again).details[0]?.path).toBe("merge_ids[0]")
+    })
+
+    it("never resurrects a merged contact by an upsert on its email: the upsert creates a new one", async () => {
+      const survivor = await ok("POST", "/v1/contacts", { email: "s@upsert.io" })
+      const merged = await ok("POST", "/v1/contacts", { email: "m@upsert.io", first_name: "Merged" })
+      await ok("POST", `/v1/contacts/${survivor.id}/merge`, { merge_ids: [merged.id] })
+      const batch = await ok("POST", "/v1/contacts/batch", {
+        operations: [{ op: "upsert", match: { email: "m@upsert.io" }, data: { title: "New" } }]
+      })
+      const created = batch.results[0]
+      expect(created.status, JSON.stringify(created)).toBe(201)
+      expect(created.data.id).not.toBe(merged.id)
+      expect(created.data).toMatchObject({ email: "m@upsert.io", first_name: null, title: "New" })
+      expect((await trashed("contact", merged.id))?.merged_into).toBe(survivor.id)
+    })
+
     it("never half-applies while the records it involves are written concurrently", async () => {
       const pipeline_id = await pipelineId()
       for (let round = 0; round < 4; round++) {
@@ -194,7 +245,7 @@ for (const storage of STORAGES) {
           const now = await ok("GET", `/v1/deals/${deal.id}`)
           expect(now.contact_ids).toEqual([applied ? survivor.id : merged.id])
         }
-        expect((await host.call("GET", `/v1/contacts/${merged.id}`)).status === 200).toBe(!applied)
+        expect((await host.call("GET", `/v1/contacts/${merged.id}`, { redirect: "manual" })).status).toBe(applied ? 308 : 200)
         // The merged contact's own write either came first (and was merged) or failed on a merged contact.
         const mergedWrite = writes[3]!
         if (applied && mergedWrite.status === 200) expect((await ok("GET", `/v1/contacts/${survivor.id}`)).title).toBe("Raced")

@@ -3,6 +3,7 @@ import type { HttpServerRequest } from "effect/http"
 import { Effect, Schema } from "effect"
 import { HttpApiEndpoint, OpenApi } from "effect/http-api"
 import { createErrors, replayable200 } from "./answerSchemas.js"
+import { MergedRecord } from "./errors/HttpErrors.js"
 import type { IdempotentRepliesService } from "./idempotency.js"
 import { idempotencyHeader, idParams } from "./parameters.js"
 import { postedJson, unconditional } from "./recordHandlers.js"
@@ -37,7 +38,7 @@ export const mergeEndpoint = <const Collection extends `/v1/${string}`, R extend
         })
       }).annotate({ identifier: `${resource.name}MergeResult` })
     ),
-    error: createErrors
+    error: [...createErrors, MergedRecord]
   }).annotate(
     OpenApi.Description,
     `Merges duplicates into the ${resource.type} :id, which keeps its id, in one commit. Its empty (null) fields take the first ` +

@@ -65,7 +65,15 @@ const withTimestamps = (data: JsonObject, changed: JsonObject, updatedAt: string
 export const recordLifecycle = <N extends string, E extends RecordEvent<N>>(name: N, plural: string) => {
   type Decision = Result.Result<ReadonlyArray<E>, DomainError>
   const event = (suffix: string, data: Record<string, Json>) => ({ type: `${name}.${suffix}`, data }) as unknown as E
-  const notFound = (id: string): Decision => Result.fail(new NotFound({ resource: name, id }))
+  /** Not found; a record merged into another says which (the API sends the request there). */
+  const notFound = (id: string, state?: RecordState): Decision =>
+    Result.fail(
+      new NotFound({
+        resource: name,
+        id,
+        ...(state?.status === "deleted" && state.mergedInto !== undefined ? { mergedInto: state.mergedInto } : {})
+      })
+    )
   const isType = (e: E, suffix: string) => e.type === `${name}.${suffix}`
 
   const life = {
@@ -82,7 +90,7 @@ export const recordLifecycle = <N extends string, E extends RecordEvent<N>>(name
     },
     /** A patch of a live record, nothing more to check. */
     update: (state: RecordState, id: string, patch: JsonObject, at: string): Decision => {
-      if (state.status !== "live") return notFound(id)
+      if (state.status !== "live") return notFound(id, state)
       const changed = changedFields(state.fields, patch)
       return Result.succeed(Object.keys(changed).length === 0 ? [] : [event("updated", { changed, at })])
     },
@@ -121,19 +129,19 @@ export const recordLifecycle = <N extends string, E extends RecordEvent<N>>(name
             ? own.update(command as Extract<C, { readonly type: `Update${string}` }>, state)
             : life.decide(state, command),
     remove: (state: RecordState, id: string, at: string): Decision =>
-      state.status === "live" ? Result.succeed([event("deleted", { at })]) : notFound(id),
+      state.status === "live" ? Result.succeed([event("deleted", { at })]) : notFound(id, state),
     /** A merged record comes back by an unmerge only, never by a restore. */
     restore: (state: RecordState, id: string, at: string): Decision =>
       state.status === "deleted" && state.mergedInto === undefined && recoverable(state.deletedAt, at)
         ? Result.succeed([event("restored", { at })])
-        : notFound(id),
+        : notFound(id, state),
     /** The survivor of a merge takes the fields the merge decided (record/merge.ts), even none. */
     absorb: (state: RecordState, id: string, mergedIds: ReadonlyArray<string>, fields: JsonObject, at: string): Decision =>
       state.status === "live"
         ? Result.succeed([event("merged", { merged_ids: [...mergedIds], changed: changedFields(state.fields, fields), at })])
-        : notFound(id),
+        : notFound(id, state),
     mergeInto: (state: RecordState, id: string, into: string, at: string): Decision =>
-      state.status === "live" ? Result.succeed([event("merged_into", { into, at })]) : notFound(id),
+      state.status === "live" ? Result.succeed([event("merged_into", { into, at })]) : notFound(id, state),
     /** Links re-pointed to a merge's survivor, as an update; a record in the trash keeps its links. */
     relink: (state: RecordState, id: string, fields: JsonObject, at: string): Decision =>
       state.status === "live"

@@ -123,3 +123,12 @@ export const relinked = (fields: JsonObject, links: ReadonlyArray<LinkField>, fr
   }
   return patch
 }
+
+/**
+ * A record's document in the trash naming the survivor it was merged into: what a NotFound for its
+ * id carries, so that the API sends the request there (308). Nothing for any other record.
+ */
+export const mergedIntoOf = (data: JsonObject | undefined): { readonly mergedInto?: string } => {
+  const into = data?.["merged_into"]
+  return typeof into === "string" ? { mergedInto: into } : {}
+}

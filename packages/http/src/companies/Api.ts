@@ -17,6 +17,7 @@ const companyGetParams = {
 const companies = recordEndpoints({
   name: "Company",
   collection: "/v1/companies",
+  merges: true,
   record: Company,
   input: CompanyInput,
   patch: CompanyPatch,

@@ -9,6 +9,7 @@ import { Contact, ContactErasure, ContactExport, ContactInput, ContactPatch } fr
 const contacts = recordEndpoints({
   name: "Contact",
   collection: "/v1/contacts",
+  merges: true,
   record: Contact,
   input: ContactInput,
   patch: ContactPatch,

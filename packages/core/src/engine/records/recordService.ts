@@ -1,3 +1,4 @@
+import { mergedIntoOf } from "../../record/merge.js"
 import { Effect, Result } from "effect"
 import type { Aggregate } from "../../aggregate.js"
 import type { Projected } from "../../decider.js"
@@ -186,7 +187,7 @@ export const makeRecordService = <C, E extends DomainEvent, S, F>(
   const get = (ctx: RequestContext, id: string) =>
     Effect.gen(function* () {
       const doc = yield* deps.storage.getDocument(kind.collection, ctx.workspaceId, id)
-      if (doc === null || doc.deletedAt !== null) return yield* new NotFound({ resource: name, id })
+      if (doc === null || doc.deletedAt !== null) return yield* new NotFound({ resource: name, id, ...mergedIntoOf(doc?.data) })
       return { data: yield* view(ctx, id, doc.data, kind.catalog(yield* catalogs(deps, ctx))), version: doc.version }
     })
 
