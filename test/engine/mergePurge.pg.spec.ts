@@ -12,7 +12,7 @@ const start = Date.parse("2026-03-01T00:00:00.000Z")
 /**
  * A merged contact is in the trash with the survivor's id, and the purge takes it once the 30-day
  * window is over, on engine time, like any deleted record: then its id is not found (no longer sent
- * to the survivor), and the survivor keeps what it took.
+ * to the survivor), and the survivor keeps what it took. Past the window it cannot be unmerged.
  */
 const purgeMerged = (storage: StorageService, queue: DeliveryQueueService) =>
   Effect.gen(function* () {
@@ -29,6 +29,12 @@ const purgeMerged = (storage: StorageService, queue: DeliveryQueueService) =>
     yield* TestClock.adjust(30 * DAY)
     expect(yield* engine.purgeExpired).toBe(0)
     yield* TestClock.adjust(1)
+    // Past the window, an unmerge is refused before the purge has run, as a restore is.
+    const late = yield* Effect.flip(engine.contacts.unmerge(ctx, survivor, { contact_id: merged }))
+    expect({ _tag: late._tag, message: late.message }).toEqual({
+      _tag: "ValidationError",
+      message: `contact_id must be a contact merged into ${survivor} within the last 30 days`
+    })
     expect(yield* engine.purgeExpired).toBe(1)
 
     const gone = yield* Effect.flip(engine.contacts.get(ctx, merged, null))

@@ -225,6 +225,108 @@ for (const storage of STORAGES) {
       expect((await trashed("contact", merged.id))?.merged_into).toBe(survivor.id)
     })
 
+    it("unmerges within the window: the record back exactly as it was, its links back, the survivor without its values", async () => {
+      const [acme, beta] = await Promise.all(["Acme", "Beta"].map((name) => ok("POST", "/v1/companies", { name })))
+      const survivor = await ok("POST", "/v1/contacts", { email: "s@unmerge.io", first_name: "Sue", company_ids: [acme!.id] })
+      const merged = await ok("POST", "/v1/contacts", {
+        email: "m@unmerge.io",
+        title: "CFO",
+        phone: "+1 555 0199",
+        company_ids: [beta!.id]
+      })
+      const other = await ok("POST", "/v1/contacts", { email: "o@unmerge.io", title: "CEO", source: "fair" })
+      const bystander = await ok("POST", "/v1/contacts", { email: "b@unmerge.io" })
+      const pipeline_id = await pipelineId()
+      const both = await ok("POST", "/v1/deals", { name: "Both", pipeline_id, contact_ids: [merged.id, bystander.id, other.id] })
+      const mine = await ok("POST", "/v1/deals", { name: "Mine", pipeline_id, contact_ids: [merged.id] })
+      const call = await ok("POST", "/v1/activities", { type: "call", subject: "Call", contact_ids: [merged.id, survivor.id] })
+      const beforeMerge = {
+        merged: await ok("GET", `/v1/contacts/${merged.id}`),
+        survivor: await ok("GET", `/v1/contacts/${survivor.id}`),
+        mine: await ok("GET", `/v1/deals/${mine.id}`),
+        call: await ok("GET", `/v1/activities/${call.id}`)
+      }
+      const merge = await ok("POST", `/v1/contacts/${survivor.id}/merge`, { merge_ids: [merged.id, other.id] })
+      expect(merge.contact).toMatchObject({ title: "CFO", phone: "+1 555 0199", source: "fair", company_ids: [acme!.id, beta!.id] })
+      const answer = await ok("POST", `/v1/contacts/${survivor.id}/unmerge`, { contact_id: merged.id })
+      expect(answer.restored).toEqual(beforeMerge.merged)
+      expect(await ok("GET", `/v1/contacts/${merged.id}`)).toEqual(beforeMerge.merged)
+      // The survivor keeps what came from the contact still merged, and its own; what came from the restored one goes.
+      expect(answer.contact).toMatchObject({ title: "CEO", phone: null, source: "fair", company_ids: [acme!.id], company_id: acme!.id })
+      expect(await ok("GET", `/v1/contacts/${survivor.id}`)).toEqual(answer.contact)
+      expect(await ok("GET", `/v1/deals/${mine.id}`)).toMatchObject({ contact_ids: beforeMerge.mine.contact_ids })
+      expect((await ok("GET", `/v1/activities/${call.id}`)).contact_ids).toEqual(beforeMerge.call.contact_ids)
+      // A deal that named both: the restored one is back where it was, the other still merged stays the survivor.
+      expect((await ok("GET", `/v1/deals/${both.id}`)).contact_ids).toEqual([merged.id, bystander.id, survivor.id])
+      expect([...answer.relinked_ids].sort()).toEqual([both.id, mine.id, call.id].sort())
+      expect((await host.call("GET", `/v1/contacts/${other.id}`, { redirect: "manual" })).status).toBe(308)
+      // Unmerged once: not again.
+      const again = await host.call("POST", `/v1/contacts/${survivor.id}/unmerge`, { body: { contact_id: merged.id } })
+      expect(again.status).toBe(400)
+      expect(errorOf(again).details[0]?.path).toBe("contact_id")
+      const history = (await ok("GET", `/v1/contacts/${merged.id}/history`)).data.map((entry: Json) => entry.type)
+      expect(history).toEqual(["contact.created", "contact.merged_into", "contact.unmerged"])
+      const survivorHistory = (await ok("GET", `/v1/contacts/${survivor.id}/history`)).data.map((entry: Json) => entry.type)
+      expect(survivorHistory).toEqual(["contact.created", "contact.merged", "contact.unmerged"])
+    })
+
+    it("leaves what changed since the merge as it is now: a field written on the survivor, a link written on a deal", async () => {
+      const survivor = await ok("POST", "/v1/contacts", { email: "s@since.io" })
+      const merged = await ok("POST", "/v1/contacts", { email: "m@since.io", title: "CTO", phone: "+1 555 0111" })
+      const pipeline_id = await pipelineId()
+      const kept = await ok("POST", "/v1/deals", { name: "Kept", pipeline_id, contact_ids: [merged.id] })
+      const moved = await ok("POST", "/v1/deals", { name: "Moved", pipeline_id, contact_ids: [merged.id] })
+      await ok("POST", `/v1/contacts/${survivor.id}/merge`, { merge_ids: [merged.id] })
+      await ok("PATCH", `/v1/contacts/${survivor.id}`, { title: "Chief" })
+      const third = await ok("POST", "/v1/contacts", { email: "t@since.io" })
+      await ok("PATCH", `/v1/deals/${kept.id}`, { contact_ids: [survivor.id, third.id] })
+      const answer = await ok("POST", `/v1/contacts/${survivor.id}/unmerge`, { contact_id: merged.id })
+      expect(answer.contact).toMatchObject({ title: "Chief", phone: null })
+      expect(answer.relinked_ids).toEqual([moved.id])
+      expect((await ok("GET", `/v1/deals/${kept.id}`)).contact_ids).toEqual([survivor.id, third.id])
+      expect((await ok("GET", `/v1/deals/${moved.id}`)).contact_ids).toEqual([merged.id])
+      expect(await ok("GET", `/v1/contacts/${merged.id}`)).toMatchObject({ title: "CTO", phone: "+1 555 0111", deal_ids: [moved.id] })
+    })
+
+    it("refuses an unmerge whose email was taken meanwhile with 409, and one of a record not merged into :id with 400", async () => {
+      const survivor = await ok("POST", "/v1/contacts", { email: "s@taken.io" })
+      const merged = await ok("POST", "/v1/contacts", { email: "m@taken.io" })
+      const stranger = await ok("POST", "/v1/contacts", { email: "x@taken.io" })
+      await ok("POST", `/v1/contacts/${survivor.id}/merge`, { merge_ids: [merged.id] })
+      const taker = await ok("POST", "/v1/contacts", { email: "M@taken.io" })
+      const taken = await host.call("POST", `/v1/contacts/${survivor.id}/unmerge`, { body: { contact_id: merged.id } })
+      expect(taken.status, taken.text).toBe(409)
+      expect(errorOf(taken).code).toBe("conflict")
+      expect((await host.call("GET", `/v1/contacts/${merged.id}`, { redirect: "manual" })).status).toBe(308)
+      for (const [path, body, at] of [
+        [`/v1/contacts/${survivor.id}/unmerge`, { contact_id: stranger.id }, "contact_id"],
+        [`/v1/contacts/${stranger.id}/unmerge`, { contact_id: merged.id }, "contact_id"],
+        [`/v1/contacts/${survivor.id}/unmerge`, {}, "contact_id"],
+        [`/v1/contacts/${survivor.id}/unmerge`, { contact_id: 5 }, "contact_id"]
+      ] as const) {
+        const refused = await host.call("POST", path, { body })
+        expect(refused.status, refused.text).toBe(400)
+        expect(errorOf(refused).details[0]?.path).toBe(at)
+      }
+      await ok("DELETE", `/v1/contacts/${taker.id}`)
+      const answer = await ok("POST", `/v1/contacts/${survivor.id}/unmerge`, { contact_id: merged.id })
+      expect(answer.restored.email).toBe("m@taken.io")
+    })
+
+    it("unmerges a company: contacts' and deals' company links come back", async () => {
+      const survivor = await ok("POST", "/v1/companies", { name: "Keep", domain: "keep.unmerge.io" })
+      const merged = await ok("POST", "/v1/companies", { name: "Dup", domain: "dup.unmerge.io", industry: "Ships" })
+      const person = await ok("POST", "/v1/contacts", { email: "p@dup.unmerge.io", company_ids: [merged.id] })
+      const deal = await ok("POST", "/v1/deals", { name: "Ship", pipeline_id: await pipelineId(), company_id: merged.id })
+      const before = await ok("GET", `/v1/companies/${merged.id}`)
+      await ok("POST", `/v1/companies/${survivor.id}/merge`, { merge_ids: [merged.id] })
+      const answer = await ok("POST", `/v1/companies/${survivor.id}/unmerge`, { company_id: merged.id })
+      expect(answer.company).toMatchObject({ industry: null, contact_ids: [], deal_ids: [] })
+      expect(answer.restored).toEqual(before)
+      expect(await ok("GET", `/v1/contacts/${person.id}`)).toMatchObject({ company_id: merged.id, company_ids: [merged.id] })
+      expect((await ok("GET", `/v1/deals/${deal.id}`)).company_id).toBe(merged.id)
+    })
+
     it("never half-applies while the records it involves are written concurrently", async () => {
       const pipeline_id = await pipelineId()
       for (let round = 0; round < 4; round++) {

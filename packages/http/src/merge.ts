@@ -48,6 +48,35 @@ export const mergeEndpoint = <const Collection extends `/v1/${string}`, R extend
       "400 for an id that is not a live record; 404 when :id is not one."
   )
 
+/** POST /v1/<records>/:id/unmerge: one merged record back, within the trash window. */
+export const unmergeEndpoint = <const Collection extends `/v1/${string}`, R extends Schema.Top>(
+  resource: { readonly name: string; readonly type: string; readonly collection: Collection },
+  record: R
+) =>
+  HttpApiEndpoint.post("unmerge", `${resource.collection}/:id/unmerge`, {
+    params: idParams,
+    headers: idempotencyHeader,
+    payload: Schema.Struct({
+      [`${resource.type}_id`]: Schema.String.annotate({ description: `The ${resource.type} merged into :id to bring back.` })
+    }).annotate({ identifier: `${resource.name}Unmerge` }),
+    success: replayable200(
+      Schema.Struct({
+        [resource.type]: record,
+        restored: record,
+        relinked_ids: Schema.Array(Schema.String).annotate({
+          description: "The records whose links the merge had moved and that link the restored record again."
+        })
+      }).annotate({ identifier: `${resource.name}UnmergeResult` })
+    ),
+    error: [...createErrors, MergedRecord]
+  }).annotate(
+    OpenApi.Description,
+    `Undoes the merge of one ${resource.type} into :id, within 30 days of it, in one commit: the ${resource.type} comes back ` +
+      "exactly as it was; the links the merge moved from it come back, except those changed since; the survivor gives back the " +
+      "values it took only from it (those changed since stay). 409 when its unique key is taken by another live record meanwhile; " +
+      "400 when it is not a record merged into :id within the window."
+  )
+
 /** The handler: the body to the engine, the answer as it gave it; under an Idempotency-Key, stored and replayed. */
 export const mergeRecords =
   (

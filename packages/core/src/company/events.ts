@@ -10,6 +10,7 @@ export const CompanyEvent = Schema.Union([
   events.Restored,
   events.Purged,
   events.Merged,
-  events.MergedInto
+  events.MergedInto,
+  events.Unmerged
 ])
 export type CompanyEvent = typeof CompanyEvent.Type

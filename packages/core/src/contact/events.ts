@@ -14,7 +14,8 @@ export const ContactEvent = Schema.Union([
   events.Purged,
   events.Erased,
   events.Merged,
-  events.MergedInto
+  events.MergedInto,
+  events.Unmerged
 ])
 export type ContactEvent = typeof ContactEvent.Type
 export type ContactCreated = typeof events.Created.Type

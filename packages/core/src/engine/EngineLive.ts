@@ -49,8 +49,8 @@ export const makeEngine: Effect.Effect<EngineService, never, EngineRequirements 
     makeActivities(deps)
   ]
   const merges = makeMerges(deps, { contact: served, deal: deals, company: firms, activity: activities })
-  const contacts = { ...served, merge: merges.contact.merge }
-  const companies = { ...firms, merge: merges.company.merge }
+  const contacts = { ...served, ...merges.contact }
+  const companies = { ...firms, ...merges.company }
   const shown = new Map([
     ["contact", contacts.shown],
     ["deal", deals.shown],

@@ -32,9 +32,30 @@ export const recordEvents = <const N extends string, const F extends Schema.Top>
    * The survivor of a merge (record/merge.ts): `changed` are the fields it took from the records
    * `merged_ids`, which left for the trash in the same commit. Only a mergeable record type has it.
    */
-  const Merged = DomainEvent(`${name}.merged`, { merged_ids: Schema.Array(Schema.String), changed: fields, at: Schema.String })
-  /** A record merged into `into`: it leaves every view for the trash, its fields as they were. */
-  const MergedInto = DomainEvent(`${name}.merged_into`, { into: Schema.String, at: Schema.String })
+  const Merged = DomainEvent(`${name}.merged`, {
+    merged_ids: Schema.Array(Schema.String),
+    changed: fields,
+    at: Schema.String,
+    /** Per changed field, the merged record its value came from; `before`: the survivor's values before. What an unmerge undoes. */
+    from: Schema.optionalKey(Schema.Record(Schema.String, Schema.String)),
+    before: Schema.optionalKey(Schema.JsonObject)
+  })
+  /**
+   * A record merged into `into`: it leaves every view for the trash, its fields as they were.
+   * `moved`: the records whose links the merge re-pointed from it, their link fields before and after.
+   */
+  const MergedInto = DomainEvent(`${name}.merged_into`, {
+    into: Schema.String,
+    at: Schema.String,
+    moved: Schema.optionalKey(
+      Schema.Array(Schema.Struct({ type: Schema.String, id: Schema.String, before: Schema.JsonObject, after: Schema.JsonObject }))
+    )
+  })
+  /**
+   * An unmerge (record/merge.ts): on the record merged, `restored_id` is its own id and it is back as
+   * it was; on the survivor, `changed` are the values it gives back.
+   */
+  const Unmerged = DomainEvent(`${name}.unmerged`, { restored_id: Schema.String, changed: fields, at: Schema.String })
   return {
     Created,
     Updated,
@@ -45,6 +66,7 @@ export const recordEvents = <const N extends string, const F extends Schema.Top>
     ContactUnlinked,
     Merged,
     MergedInto,
+    Unmerged,
     Event: Schema.Union([Created, Updated, Deleted, Restored, Purged])
   }
 }

@@ -6,6 +6,7 @@ import { Conflict, NotFound } from "../errors.js"
 import { changedFields } from "../field/changes.js"
 import type { Json, JsonObject } from "../json.js"
 import { contactIdsOf, withoutContact } from "./links.js"
+import type { MovedLinks } from "./merge.js"
 
 /**
  * What every soft-deletable record type shares (contacts, companies, activities): its life from
@@ -31,9 +32,19 @@ export type RecordEvent<N extends string> =
   | { readonly type: `${N}.contact_unlinked`; readonly data: { readonly contact_id: string; readonly at: string } }
   | {
       readonly type: `${N}.merged`
-      readonly data: { readonly merged_ids: ReadonlyArray<string>; readonly changed: JsonObject; readonly at: string }
+      readonly data: {
+        readonly merged_ids: ReadonlyArray<string>
+        readonly changed: JsonObject
+        readonly at: string
+        readonly from?: { readonly [field: string]: string }
+        readonly before?: JsonObject
+      }
     }
-  | { readonly type: `${N}.merged_into`; readonly data: { readonly into: string; readonly at: string } }
+  | {
+      readonly type: `${N}.merged_into`
+      readonly data: { readonly into: string; readonly at: string; readonly moved?: ReadonlyArray<JsonObject> }
+    }
+  | { readonly type: `${N}.unmerged`; readonly data: { readonly restored_id: string; readonly changed: JsonObject; readonly at: string } }
 
 /** A command of a record's life: its verb first in its type (`CreateCompany`, `Purge`, `Erase`, `Unlink`). */
 export interface LifeCommand {
@@ -45,8 +56,15 @@ export interface LifeCommand {
   readonly contactId?: string
   /** The records an `Absorb` takes fields from (record/merge.ts). */
   readonly mergedIds?: ReadonlyArray<string>
-  /** The survivor a `MergeInto` names. */
+  /** The survivor a `MergeInto` or an `Unmerge` names. */
   readonly into?: string
+  /** Of an `Absorb`: per changed field, the record its value came from, and the survivor's values before. */
+  readonly from?: { readonly [field: string]: string }
+  readonly before?: JsonObject
+  /** Of a `MergeInto`: the links the merge moved from the record. */
+  readonly moved?: ReadonlyArray<MovedLinks>
+  /** Of an `Unmerge`: the merged record brought back. */
+  readonly restoredId?: string
 }
 
 /** The last millisecond of the 30-day window still restores; the purge takes only what is past it. */
@@ -107,8 +125,9 @@ export const recordLifecycle = <N extends string, E extends RecordEvent<N>>(name
       if (type.startsWith("Restore")) return life.restore(state, id, at)
       if (type.startsWith("Erase")) return life.erase(state, id, at)
       if (type.startsWith("Unlink")) return life.unlinkContact(state, id, command.contactId ?? "", at)
-      if (type === "Absorb") return life.absorb(state, id, command.mergedIds ?? [], fields, at)
-      if (type === "MergeInto") return life.mergeInto(state, id, command.into ?? "", at)
+      if (type === "Absorb") return life.absorb(state, command, fields)
+      if (type === "MergeInto") return life.mergeInto(state, id, command.into ?? "", command.moved ?? [], at)
+      if (type === "Unmerge") return life.unmerge(state, command, fields)
       if (type === "Relink") return life.relink(state, id, fields, at)
       return life.purge(state, id, at)
     },
@@ -136,12 +155,35 @@ export const recordLifecycle = <N extends string, E extends RecordEvent<N>>(name
         ? Result.succeed([event("restored", { at })])
         : notFound(id, state),
     /** The survivor of a merge takes the fields the merge decided (record/merge.ts), even none. */
-    absorb: (state: RecordState, id: string, mergedIds: ReadonlyArray<string>, fields: JsonObject, at: string): Decision =>
+    absorb: (state: RecordState, command: LifeCommand, fields: JsonObject): Decision =>
       state.status === "live"
-        ? Result.succeed([event("merged", { merged_ids: [...mergedIds], changed: changedFields(state.fields, fields), at })])
-        : notFound(id, state),
-    mergeInto: (state: RecordState, id: string, into: string, at: string): Decision =>
-      state.status === "live" ? Result.succeed([event("merged_into", { into, at })]) : notFound(id, state),
+        ? Result.succeed([
+            event("merged", {
+              merged_ids: [...(command.mergedIds ?? [])],
+              changed: changedFields(state.fields, fields),
+              at: command.at,
+              from: command.from ?? {},
+              before: command.before ?? {}
+            })
+          ])
+        : notFound(command.id, state),
+    mergeInto: (state: RecordState, id: string, into: string, moved: ReadonlyArray<MovedLinks>, at: string): Decision =>
+      state.status === "live" ? Result.succeed([event("merged_into", { into, at, moved: moved as unknown as Json })]) : notFound(id, state),
+    /**
+     * An unmerge within the window: the merged record (`restoredId` is its id) comes back as it was,
+     * if it was merged into `into`; the survivor gives back `fields`.
+     */
+    unmerge: (state: RecordState, command: LifeCommand, fields: JsonObject): Decision => {
+      const { at, id } = command
+      const restoredId = command.restoredId ?? ""
+      if (id !== restoredId)
+        return state.status === "live"
+          ? Result.succeed([event("unmerged", { restored_id: restoredId, changed: changedFields(state.fields, fields), at })])
+          : notFound(id, state)
+      return state.status === "deleted" && state.mergedInto === command.into && recoverable(state.deletedAt, at)
+        ? Result.succeed([event("unmerged", { restored_id: id, changed: {}, at })])
+        : Result.fail(new NotFound({ resource: name, id }))
+    },
     /** Links re-pointed to a merge's survivor, as an update; a record in the trash keeps its links. */
     relink: (state: RecordState, id: string, fields: JsonObject, at: string): Decision =>
       state.status === "live"
@@ -185,6 +227,10 @@ export const recordLifecycle = <N extends string, E extends RecordEvent<N>>(name
       if (isType(e, "created")) return { status: "live", fields: data["fields"] as JsonObject }
       if (isType(e, "updated") || isType(e, "merged"))
         return state.status === "live" ? { status: "live", fields: { ...state.fields, ...(data["changed"] as JsonObject) } } : state
+      if (isType(e, "unmerged")) {
+        if (state.status === "deleted" && state.mergedInto !== undefined) return { status: "live", fields: state.fields }
+        return state.status === "live" ? { status: "live", fields: { ...state.fields, ...(data["changed"] as JsonObject) } } : state
+      }
       if (isType(e, "merged_into"))
         return state.status === "live"
           ? { status: "deleted", fields: state.fields, deletedAt: data["at"] as string, mergedInto: data["into"] as string }
@@ -213,6 +259,12 @@ export const recordLifecycle = <N extends string, E extends RecordEvent<N>>(name
       if (doc === null) return null
       if (isType(e, "updated") || isType(e, "merged"))
         return { ...doc, data: withTimestamps(doc.data, data["changed"] as JsonObject, data["at"] as string) }
+      if (isType(e, "unmerged")) {
+        if (doc.deletedAt === null) return { ...doc, data: withTimestamps(doc.data, data["changed"] as JsonObject, data["at"] as string) }
+        // Back exactly as it was when merged.
+        const { merged_into: _, ...kept } = doc.data
+        return { data: kept, deletedAt: null }
+      }
       // The record as it was, in the trash, naming the survivor (trash, redirects): updated_at stays.
       if (isType(e, "merged_into")) return { data: { ...doc.data, merged_into: data["into"]! }, deletedAt: data["at"] as string }
       if (isType(e, "deleted")) return { ...doc, deletedAt: data["at"] as string }

@@ -13,6 +13,17 @@ export interface AbsorbRecords {
   readonly at: string
   readonly fields: JsonObject
   readonly mergedIds: ReadonlyArray<string>
+  readonly from: { readonly [field: string]: string }
+  readonly before: JsonObject
+}
+
+/** The links a merge moved from a merged record: one linking record's link fields before and after. */
+export interface MovedLinks {
+  /** The linking record's type (`deal`). */
+  readonly type: string
+  readonly id: string
+  readonly before: JsonObject
+  readonly after: JsonObject
 }
 
 /** A merged record leaves every view for the trash, naming the survivor: `<type>.merged_into`. */
@@ -21,6 +32,20 @@ export interface MergeInto {
   readonly id: string
   readonly at: string
   readonly into: string
+  readonly moved: ReadonlyArray<MovedLinks>
+}
+
+/**
+ * An unmerge: on the merged record `restoredId` (then `id` is it), its return as it was; on the
+ * survivor `into`, the values it gives back (`fields`).
+ */
+export interface Unmerge {
+  readonly type: "Unmerge"
+  readonly id: string
+  readonly at: string
+  readonly into: string
+  readonly restoredId: string
+  readonly fields: JsonObject
 }
 
 /**
@@ -34,7 +59,7 @@ export interface Relink {
   readonly fields: JsonObject
 }
 
-export type MergeCommand = AbsorbRecords | MergeInto
+export type MergeCommand = AbsorbRecords | MergeInto | Unmerge
 
 /** A list of ids a merge unions, survivor's first, and the field naming its first element (a contact's companies). */
 export interface UnionLink {
@@ -71,22 +96,26 @@ export const mergedFields = (
   merged: ReadonlyArray<{ readonly id: string; readonly fields: JsonObject }>,
   prefer: ReadonlyMap<string, string>,
   rules: MergeRules
-): JsonObject => {
+): { readonly patch: JsonObject; readonly from: { readonly [field: string]: string }; readonly before: JsonObject } => {
   const all = [survivor, ...merged]
+  const from: Record<string, string> = {}
   const linkFields = new Set(rules.unions.flatMap((link) => [link.array, ...(link.primary === undefined ? [] : [link.primary])]))
   const keys = unique(all.flatMap((record) => Object.keys(record.fields)))
   const patch: Record<string, Json> = {}
   for (const key of keys) {
     if (notMerged.has(key) || key === rules.unique || linkFields.has(key)) continue
     const preferred = prefer.get(key)
-    const from = preferred !== undefined ? all.find((record) => record.id === preferred) : undefined
-    const value =
-      from !== undefined
-        ? (from.fields[key] ?? null)
+    const source =
+      preferred !== undefined
+        ? all.find((record) => record.id === preferred)
         : isEmpty(survivor.fields[key])
-          ? merged.map((record) => record.fields[key]).find((candidate) => !isEmpty(candidate))
+          ? merged.find((record) => !isEmpty(record.fields[key]))
           : undefined
-    if (value !== undefined && JSON.stringify(value) !== JSON.stringify(survivor.fields[key] ?? null)) patch[key] = value
+    const value = source === undefined ? undefined : (source.fields[key] ?? null)
+    if (source !== undefined && value !== undefined && JSON.stringify(value) !== JSON.stringify(survivor.fields[key] ?? null)) {
+      patch[key] = value
+      from[key] = source.id
+    }
   }
   for (const link of rules.unions) {
     const union = unique(all.flatMap((record) => idsIn(record.fields[link.array])))
@@ -95,6 +124,43 @@ export const mergedFields = (
       const primary = union[0] ?? null
       if (primary !== (survivor.fields[link.primary] ?? null)) patch[link.primary] = primary
     }
+  }
+  const before = Object.fromEntries(Object.keys(patch).map((key) => [key, survivor.fields[key] ?? null]))
+  return { patch, from, before }
+}
+
+const same = (a: Json | undefined, b: Json | undefined): boolean => JSON.stringify(a ?? null) === JSON.stringify(b ?? null)
+
+/**
+ * What the survivor gives back when `restored` is unmerged: each field whose value came from it and
+ * is still that value goes back to what the merge would have made without it (its own value before,
+ * or the first non-empty of the records still merged, in order); a union link loses the ids only the
+ * restored record brought, unless a write added them since. Fields changed since stay as they are.
+ */
+export const unmergedFields = (
+  current: JsonObject,
+  merge: { readonly changed: JsonObject; readonly from: { readonly [field: string]: string }; readonly before: JsonObject },
+  restored: { readonly id: string; readonly fields: JsonObject },
+  stillMerged: ReadonlyArray<{ readonly id: string; readonly fields: JsonObject }>,
+  rules: MergeRules
+): JsonObject => {
+  const patch: Record<string, Json> = {}
+  for (const [key, source] of Object.entries(merge.from)) {
+    if (source !== restored.id || !same(current[key], merge.changed[key])) continue
+    const own = merge.before[key] ?? null
+    patch[key] = !isEmpty(own) ? own : (stillMerged.map((record) => record.fields[key]).find((value) => !isEmpty(value)) ?? own)
+  }
+  for (const link of rules.unions) {
+    const others = new Set([
+      ...idsIn(merge.before[link.array] ?? current[link.array]),
+      ...stillMerged.flatMap((record) => idsIn(record.fields[link.array]))
+    ])
+    const brought = idsIn(restored.fields[link.array]).filter((id) => !others.has(id))
+    const ids = idsIn(current[link.array])
+    if (!brought.some((id) => ids.includes(id))) continue
+    const kept = ids.filter((id) => !brought.includes(id))
+    patch[link.array] = kept
+    if (link.primary !== undefined && (current[link.primary] ?? null) !== (kept[0] ?? null)) patch[link.primary] = kept[0] ?? null
   }
   return patch
 }

@@ -1,7 +1,7 @@
 import { Schema } from "effect"
 import { securedGroup } from "../documented.js"
 import { searchParams } from "../parameters.js"
-import { mergeEndpoint } from "../merge.js"
+import { mergeEndpoint, unmergeEndpoint } from "../merge.js"
 import { batchEndpoint, recordEndpoints } from "../recordEndpoints.js"
 import { Company, CompanyInput, CompanyPatch } from "./schemas.js"
 
@@ -42,5 +42,6 @@ export class CompaniesApi extends securedGroup(
   mergeEndpoint(
     { name: "Company", type: "company", collection: "/v1/companies", linking: ["contact_ids", "deal_ids", "activity_ids"] },
     Company
-  )
+  ),
+  unmergeEndpoint({ name: "Company", type: "company", collection: "/v1/companies" }, Company)
 ) {}

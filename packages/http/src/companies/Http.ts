@@ -18,6 +18,8 @@ export const CompaniesLive = (api: ServedApi) =>
       return handleRecordResource(
         handlers,
         recordResourceHandlers(idempotent, "/v1/companies", companies, get, { engine, object: "company", record: Company })
-      ).handleRaw("merge", mergeRecords(idempotent, companies.merge))
+      )
+        .handleRaw("merge", mergeRecords(idempotent, companies.merge))
+        .handleRaw("unmerge", mergeRecords(idempotent, companies.unmerge))
     })
   )

@@ -2,7 +2,7 @@ import { HttpApiEndpoint, OpenApi } from "effect/http-api"
 import { actionErrors, readErrors, replayable200 } from "../answerSchemas.js"
 import { securedGroup } from "../documented.js"
 import { contactListParams, contactParams, idempotencyHeader, idParams } from "../parameters.js"
-import { mergeEndpoint } from "../merge.js"
+import { mergeEndpoint, unmergeEndpoint } from "../merge.js"
 import { batchEndpoint, recordEndpoints } from "../recordEndpoints.js"
 import { Contact, ContactErasure, ContactExport, ContactInput, ContactPatch } from "./schemas.js"
 
@@ -61,6 +61,7 @@ export class ContactsApi extends securedGroup(
     { name: "Contact", type: "contact", collection: "/v1/contacts", linking: ["deal_ids", "activity_ids", "company_ids"] },
     Contact
   ),
+  unmergeEndpoint({ name: "Contact", type: "contact", collection: "/v1/contacts" }, Contact),
   HttpApiEndpoint.get("exportPerson", "/v1/contacts/:id/export", {
     params: idParams,
     success: ContactExport,

@@ -24,6 +24,7 @@ export const ContactsLive = (api: ServedApi) =>
           recordResourceHandlers(idempotent, "/v1/contacts", contacts, get, { engine, object: "contact", record: Contact })
         )
           .handleRaw("merge", mergeRecords(idempotent, contacts.merge))
+          .handleRaw("unmerge", mergeRecords(idempotent, contacts.unmerge))
           .handle("exportPerson", ({ params, request }) =>
             Effect.gen(function* () {
               yield* readQuery(request, [])

@@ -160,6 +160,11 @@ export interface RecordMerge {
    * type>_ids}}`; the whole merge is one commit, a dry run none.
    */
   readonly merge: (ctx: RequestContext, id: string, body: unknown) => Effect.Effect<JsonObject, WriteError>
+  /**
+   * body: `{<type>_id}`, a record merged into :id within 30 days. Answers `{<type>: the survivor,
+   * restored: the record back as it was, relinked_ids}`; 409 when its unique key is taken meanwhile.
+   */
+  readonly unmerge: (ctx: RequestContext, id: string, body: unknown) => Effect.Effect<JsonObject, WriteError>
 }
 
 /** `POST /v1/<records>/batch`, for the record types that have one (see commands/batch.ts). */

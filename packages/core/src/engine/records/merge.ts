@@ -4,7 +4,7 @@ import type { Projected } from "../../decider.js"
 import { Conflict, NotFound, ValidationError } from "../../errors.js"
 import type { Json, JsonObject } from "../../json.js"
 import type { Expr } from "../../query/ast.js"
-import { type LinkField, type MergeRules, mergedFields, notMerged, relinked } from "../../record/merge.js"
+import { type LinkField, type MergeRules, type MovedLinks, mergedFields, notMerged, relinked } from "../../record/merge.js"
 import { parseMergeInput } from "../../record/mergeInput.js"
 import type { Collection } from "../../storage/documents.js"
 import type { Commit, SettingsRead } from "../../storage/Storage.js"
@@ -104,6 +104,47 @@ export const makeMerge = (deps: EngineDeps, mergeable: Mergeable) => {
       for (let attempt = 1; ; attempt++) {
         const settings = settingsOf(deps.storage, deps.settings, ctx, true)
         const planned: Array<PlannedWrite<Projected | null>> = []
+        const moved: Record<string, Json> = {}
+        const movedFrom = new Map<string, Array<MovedLinks>>(mergeIds.map((mergedId) => [mergedId, []]))
+        const from = new Set(mergeIds)
+        // The links first: each merged record's event keeps those moved from it, for an unmerge.
+        for (const link of mergeable.links) {
+          const records = yield* linking(deps, unclaimed, link, mergeIds)
+          const changed: Array<string> = []
+          for (const record of records) {
+            let entry: MovedLinks | null = null
+            const plan = yield* Effect.result(
+              write(
+                deps,
+                link.aggregate,
+                {
+                  ...link.commandOn(unclaimed, record.id),
+                  command: ({ at, projected }) => {
+                    const data = projected?.data ?? {}
+                    const patch = relinked(data, link.fields, from, id)
+                    const before = Object.fromEntries(Object.keys(patch).map((key) => [key, data[key] ?? null]))
+                    entry = { type: link.aggregate.name, id: record.id, before, after: patch }
+                    return Effect.succeed({ type: "Relink", id: record.id, at, fields: patch })
+                  }
+                },
+                () => Effect.succeed(null)
+              ).plan(settings)
+            )
+            // Purged since the query: it links nothing.
+            if (Result.isFailure(plan)) {
+              if (plan.failure._tag === "NotFound") continue
+              return yield* plan.failure
+            }
+            if (plan.success.commit === null || entry === null) continue
+            const kept: MovedLinks = entry
+            changed.push(record.id)
+            planned.push(plan.success)
+            const named = (mergedId: string) =>
+              Object.values(kept.before).some((value) => value === mergedId || (Array.isArray(value) && value.includes(mergedId)))
+            for (const mergedId of mergeIds) if (named(mergedId)) movedFrom.get(mergedId)!.push(kept)
+          }
+          moved[link.moved] = changed
+        }
         const merged: Array<{ readonly id: string; readonly fields: JsonObject }> = []
         for (const [i, mergedId] of mergeIds.entries()) {
           const plan = yield* Effect.result(
@@ -114,7 +155,7 @@ export const makeMerge = (deps: EngineDeps, mergeable: Mergeable) => {
                 ...mergeable.writes.commandOn(unclaimed, mergedId),
                 command: ({ at, projected }) => {
                   merged.push({ id: mergedId, fields: projected?.data ?? {} })
-                  return Effect.succeed({ type: "MergeInto", id: mergedId, at, into: id })
+                  return Effect.succeed({ type: "MergeInto", id: mergedId, at, into: id, moved: movedFrom.get(mergedId) ?? [] })
                 }
               },
               (outcome) => Effect.succeed(outcome.projected)
@@ -135,46 +176,21 @@ export const makeMerge = (deps: EngineDeps, mergeable: Mergeable) => {
             ...mergeable.writes.commandOn(unclaimed, id),
             command: ({ at, projected }) => {
               before = projected?.data ?? {}
+              const decided = mergedFields({ id, fields: before }, merged, prefer, rules)
               return Effect.succeed({
                 type: "Absorb",
                 id,
                 at,
                 mergedIds: [...mergeIds],
-                fields: mergedFields({ id, fields: before }, merged, prefer, rules)
+                fields: decided.patch,
+                from: decided.from,
+                before: decided.before
               })
             }
           },
           (outcome) => Effect.succeed(outcome.projected)
         ).plan(settings)
         planned.push(survivor)
-        const moved: Record<string, Json> = {}
-        const from = new Set(mergeIds)
-        for (const link of mergeable.links) {
-          const records = yield* linking(deps, unclaimed, link, mergeIds)
-          const changed: Array<string> = []
-          for (const record of records) {
-            const plan = yield* Effect.result(
-              write(
-                deps,
-                link.aggregate,
-                {
-                  ...link.commandOn(unclaimed, record.id),
-                  command: ({ at, projected }) =>
-                    Effect.succeed({ type: "Relink", id: record.id, at, fields: relinked(projected?.data ?? {}, link.fields, from, id) })
-                },
-                () => Effect.succeed(null)
-              ).plan(settings)
-            )
-            // Purged since the query: it links nothing.
-            if (Result.isFailure(plan)) {
-              if (plan.failure._tag === "NotFound") continue
-              return yield* plan.failure
-            }
-            if (plan.success.commit !== null) changed.push(record.id)
-            planned.push(plan.success)
-          }
-          moved[link.moved] = changed
-        }
         for (const link of rules.unions) {
           const had = union(before[link.array], [])
           moved[link.array] = union(

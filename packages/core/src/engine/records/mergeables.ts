@@ -3,9 +3,13 @@ import { companyAggregate } from "../../company/index.js"
 import { contactAggregate } from "../../contact/index.js"
 import { dealAggregate } from "../../deal/index.js"
 import type { EngineDeps } from "../base/deps.js"
-import { makeMerge } from "./merge.js"
+import { makeMerge, type Mergeable } from "./merge.js"
+import { makeUnmerge } from "./unmerge.js"
 import type { RecordWrites } from "./recordService.js"
 import type { TrashShown } from "./trash.js"
+
+/** A record type's merge and unmerge. */
+const both = (deps: EngineDeps, mergeable: Mergeable) => ({ ...makeMerge(deps, mergeable), ...makeUnmerge(deps, mergeable) })
 
 /** A record type's service as a merge uses it. */
 interface Served {
@@ -22,7 +26,7 @@ export const makeMerges = (
   deps: EngineDeps,
   served: { readonly contact: Served; readonly deal: Served; readonly company: Served; readonly activity: Served }
 ) => ({
-  contact: makeMerge(deps, {
+  contact: both(deps, {
     aggregate: contactAggregate,
     ...served.contact,
     rules: { unique: "email", unions: [{ array: "company_ids", primary: "company_id" }] },
@@ -43,7 +47,7 @@ export const makeMerges = (
       }
     ]
   }),
-  company: makeMerge(deps, {
+  company: both(deps, {
     aggregate: companyAggregate,
     ...served.company,
     rules: { unique: "domain", unions: [] },
