@@ -1,4 +1,5 @@
-import { describe, expect, it } from "vitest"
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest"
+import { eventually, type Receiver, startReceiver } from "../webhooks/receiver.js"
 import { errorOf, hostFor, STORAGES } from "./client.js"
 
 // Merging duplicates (API.md, "Merge and duplicates"; issue 28, item 1), over a real host on each
@@ -9,7 +10,12 @@ type Json = Record<string, any>
 
 for (const storage of STORAGES) {
   describe(`merging on ${storage} storage`, () => {
-    const host = hostFor(storage)
+    const host = hostFor(storage, { webhooks: { allowInsecure: true } })
+    let receiver: Receiver
+    beforeAll(async () => {
+      receiver = await startReceiver()
+    })
+    afterAll(() => receiver.close())
 
     const ok = async (method: string, path: string, body?: unknown): Promise<Json> => {
       const answer = await host.call(method, path, body === undefined ? {} : { body })
@@ -265,7 +271,7 @@ for (const storage of STORAGES) {
       expect(again.status).toBe(400)
       expect(errorOf(again).details[0]?.path).toBe("contact_id")
       const history = (await ok("GET", `/v1/contacts/${merged.id}/history`)).data.map((entry: Json) => entry.type)
-      expect(history).toEqual(["contact.created", "contact.merged_into", "contact.unmerged"])
+      expect(history).toEqual(["contact.created", "contact.merged_into", "contact.merge_undone"])
       const survivorHistory = (await ok("GET", `/v1/contacts/${survivor.id}/history`)).data.map((entry: Json) => entry.type)
       expect(survivorHistory).toEqual(["contact.created", "contact.merged", "contact.unmerged"])
     })
@@ -325,6 +331,49 @@ for (const storage of STORAGES) {
       expect(answer.restored).toEqual(before)
       expect(await ok("GET", `/v1/contacts/${person.id}`)).toMatchObject({ company_id: merged.id, company_ids: [merged.id] })
       expect((await ok("GET", `/v1/deals/${deal.id}`)).company_id).toBe(merged.id)
+    })
+
+    it("announces contact.merged and contact.unmerged once each, to webhooks and the change feed, with the survivor as it became", async () => {
+      const types = ["contact.merged", "contact.unmerged", "company.merged", "company.unmerged"]
+      const listed = (await ok("GET", "/v1/webhook-event-types")).data.map((entry: Json) => entry.type)
+      for (const type of types) expect(listed).toContain(type)
+      const webhook = await ok("POST", "/v1/webhooks", { url: receiver.url, events: types })
+      onTestFinished(() => host.call("DELETE", `/v1/webhooks/${webhook.id}`).then(() => undefined))
+      const survivor = await ok("POST", "/v1/contacts", { email: "s@events.io" })
+      const merged = await ok("POST", "/v1/contacts", { email: "m@events.io", title: "COO" })
+      const deal = await ok("POST", "/v1/deals", { name: "Evented", pipeline_id: await pipelineId(), contact_ids: [merged.id] })
+      const merge = await ok("POST", `/v1/contacts/${survivor.id}/merge`, { merge_ids: [merged.id] })
+      const unmerge = await ok("POST", `/v1/contacts/${survivor.id}/unmerge`, { contact_id: merged.id })
+      const mine = (type: string) => (r: { json: Json }) => r.json?.type === type && r.json?.data?.contact?.id === survivor.id
+      await receiver.waitFor(
+        (received) => received.some(mine("contact.merged")) && received.some(mine("contact.unmerged")),
+        "the merge's and the unmerge's deliveries"
+      )
+      const mergedDelivery = receiver.received.filter(mine("contact.merged"))
+      expect(mergedDelivery.map((r) => r.json.data)).toEqual([{ contact: merge.contact, merged_ids: [merged.id] }])
+      expect(merge.contact.deal_ids).toEqual([deal.id])
+      const unmergedDelivery = receiver.received.filter(mine("contact.unmerged"))
+      expect(unmergedDelivery.map((r) => r.json.data)).toEqual([{ contact: unmerge.contact, restored_id: merged.id }])
+      expect(unmerge.contact.deal_ids).toEqual([])
+      const feed = await eventually(async () => {
+        const page = await ok("GET", "/v1/events?types=contact.*&limit=1000")
+        const ours = page.data.filter((e: Json) => [survivor.id, merged.id].includes(e.data?.contact?.id ?? e.data?.id))
+        return ours.some((e: Json) => e.type === "contact.unmerged") ? ours : undefined
+      }, "the unmerge in the feed")
+      expect(feed.map((e: Json) => e.type)).toEqual(["contact.created", "contact.created", "contact.merged", "contact.unmerged"])
+      expect(feed[2].data).toEqual(mergedDelivery[0]!.json.data)
+      expect(feed[3].data).toEqual(unmergedDelivery[0]!.json.data)
+    })
+
+    it("reads the records as they were before the merge with as_of", async () => {
+      const survivor = await ok("POST", "/v1/contacts", { email: "s@asof.io" })
+      const merged = await ok("POST", "/v1/contacts", { email: "m@asof.io", title: "Head" })
+      const merge = await ok("POST", `/v1/contacts/${survivor.id}/merge`, { merge_ids: [merged.id] })
+      // The millisecond before the merge's: the survivor's updated_at is the merge's time.
+      const before = new Date(Date.parse(merge.contact.updated_at) - 1).toISOString()
+      expect(await ok("GET", `/v1/contacts/${survivor.id}?as_of=${before}`)).toMatchObject({ id: survivor.id, title: null })
+      expect(await ok("GET", `/v1/contacts/${merged.id}?as_of=${before}`)).toMatchObject({ id: merged.id, title: "Head" })
+      expect((await ok("GET", `/v1/contacts/${survivor.id}`)).title).toBe("Head")
     })
 
     it("never half-applies while the records it involves are written concurrently", async () => {

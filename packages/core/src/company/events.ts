@@ -11,6 +11,7 @@ export const CompanyEvent = Schema.Union([
   events.Purged,
   events.Merged,
   events.MergedInto,
-  events.Unmerged
+  events.Unmerged,
+  events.MergeUndone
 ])
 export type CompanyEvent = typeof CompanyEvent.Type

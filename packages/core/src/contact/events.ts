@@ -15,7 +15,8 @@ export const ContactEvent = Schema.Union([
   events.Erased,
   events.Merged,
   events.MergedInto,
-  events.Unmerged
+  events.Unmerged,
+  events.MergeUndone
 ])
 export type ContactEvent = typeof ContactEvent.Type
 export type ContactCreated = typeof events.Created.Type

@@ -51,11 +51,10 @@ export const recordEvents = <const N extends string, const F extends Schema.Top>
       Schema.Array(Schema.Struct({ type: Schema.String, id: Schema.String, before: Schema.JsonObject, after: Schema.JsonObject }))
     )
   })
-  /**
-   * An unmerge (record/merge.ts): on the record merged, `restored_id` is its own id and it is back as
-   * it was; on the survivor, `changed` are the values it gives back.
-   */
+  /** An unmerge on the survivor (record/merge.ts): `changed` are the values it gives back to `restored_id`. */
   const Unmerged = DomainEvent(`${name}.unmerged`, { restored_id: Schema.String, changed: fields, at: Schema.String })
+  /** The same unmerge on the record merged: it is back as it was, out of the trash. Not announced (the survivor's is). */
+  const MergeUndone = DomainEvent(`${name}.merge_undone`, { into: Schema.String, at: Schema.String })
   return {
     Created,
     Updated,
@@ -67,6 +66,7 @@ export const recordEvents = <const N extends string, const F extends Schema.Top>
     Merged,
     MergedInto,
     Unmerged,
+    MergeUndone,
     Event: Schema.Union([Created, Updated, Deleted, Restored, Purged])
   }
 }

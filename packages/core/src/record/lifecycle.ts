@@ -45,6 +45,7 @@ export type RecordEvent<N extends string> =
       readonly data: { readonly into: string; readonly at: string; readonly moved?: ReadonlyArray<JsonObject> }
     }
   | { readonly type: `${N}.unmerged`; readonly data: { readonly restored_id: string; readonly changed: JsonObject; readonly at: string } }
+  | { readonly type: `${N}.merge_undone`; readonly data: { readonly into: string; readonly at: string } }
 
 /** A command of a record's life: its verb first in its type (`CreateCompany`, `Purge`, `Erase`, `Unlink`). */
 export interface LifeCommand {
@@ -181,7 +182,7 @@ export const recordLifecycle = <N extends string, E extends RecordEvent<N>>(name
           ? Result.succeed([event("unmerged", { restored_id: restoredId, changed: changedFields(state.fields, fields), at })])
           : notFound(id, state)
       return state.status === "deleted" && state.mergedInto === command.into && recoverable(state.deletedAt, at)
-        ? Result.succeed([event("unmerged", { restored_id: id, changed: {}, at })])
+        ? Result.succeed([event("merge_undone", { into: command.into ?? "", at })])
         : Result.fail(new NotFound({ resource: name, id }))
     },
     /** Links re-pointed to a merge's survivor, as an update; a record in the trash keeps its links. */
@@ -227,10 +228,9 @@ export const recordLifecycle = <N extends string, E extends RecordEvent<N>>(name
       if (isType(e, "created")) return { status: "live", fields: data["fields"] as JsonObject }
       if (isType(e, "updated") || isType(e, "merged"))
         return state.status === "live" ? { status: "live", fields: { ...state.fields, ...(data["changed"] as JsonObject) } } : state
-      if (isType(e, "unmerged")) {
-        if (state.status === "deleted" && state.mergedInto !== undefined) return { status: "live", fields: state.fields }
+      if (isType(e, "unmerged"))
         return state.status === "live" ? { status: "live", fields: { ...state.fields, ...(data["changed"] as JsonObject) } } : state
-      }
+      if (isType(e, "merge_undone")) return state.status === "deleted" ? { status: "live", fields: state.fields } : state
       if (isType(e, "merged_into"))
         return state.status === "live"
           ? { status: "deleted", fields: state.fields, deletedAt: data["at"] as string, mergedInto: data["into"] as string }
@@ -259,8 +259,8 @@ export const recordLifecycle = <N extends string, E extends RecordEvent<N>>(name
       if (doc === null) return null
       if (isType(e, "updated") || isType(e, "merged"))
         return { ...doc, data: withTimestamps(doc.data, data["changed"] as JsonObject, data["at"] as string) }
-      if (isType(e, "unmerged")) {
-        if (doc.deletedAt === null) return { ...doc, data: withTimestamps(doc.data, data["changed"] as JsonObject, data["at"] as string) }
+      if (isType(e, "unmerged")) return { ...doc, data: withTimestamps(doc.data, data["changed"] as JsonObject, data["at"] as string) }
+      if (isType(e, "merge_undone")) {
         // Back exactly as it was when merged.
         const { merged_into: _, ...kept } = doc.data
         return { data: kept, deletedAt: null }

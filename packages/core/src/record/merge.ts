@@ -198,3 +198,9 @@ export const mergedIntoOf = (data: JsonObject | undefined): { readonly mergedInt
   const into = data?.["merged_into"]
   return typeof into === "string" ? { mergedInto: into } : {}
 }
+
+/**
+ * The time of each event of a merge's (or an unmerge's) one commit: the same for all, so that an
+ * as-of read sees all of it or none; never before a stream's last event (a stream's history stays in order).
+ */
+export const oneTime = (shared: string, lastAt: string | undefined): string => (lastAt !== undefined && lastAt > shared ? lastAt : shared)

@@ -4,7 +4,7 @@ import type { Projected } from "../../decider.js"
 import { Conflict, NotFound, ValidationError } from "../../errors.js"
 import type { Json, JsonObject } from "../../json.js"
 import type { Expr } from "../../query/ast.js"
-import { type LinkField, type MergeRules, type MovedLinks, mergedFields, notMerged, relinked } from "../../record/merge.js"
+import { type LinkField, type MergeRules, type MovedLinks, mergedFields, notMerged, oneTime, relinked } from "../../record/merge.js"
 import { parseMergeInput } from "../../record/mergeInput.js"
 import type { Collection } from "../../storage/documents.js"
 import type { Commit, SettingsRead } from "../../storage/Storage.js"
@@ -102,6 +102,8 @@ export const makeMerge = (deps: EngineDeps, mergeable: Mergeable) => {
       // One claim of the Idempotency-Key for the whole merge, in its one commit.
       const { idempotency: claim, ...unclaimed } = ctx
       for (let attempt = 1; ; attempt++) {
+        // One time for every event of the commit (as-of reads see all of it or none), never before a stream's last event.
+        const shared = yield* nowIso
         const settings = settingsOf(deps.storage, deps.settings, ctx, true)
         const planned: Array<PlannedWrite<Projected | null>> = []
         const moved: Record<string, Json> = {}
@@ -119,7 +121,8 @@ export const makeMerge = (deps: EngineDeps, mergeable: Mergeable) => {
                 link.aggregate,
                 {
                   ...link.commandOn(unclaimed, record.id),
-                  command: ({ at, projected }) => {
+                  command: ({ lastAt, projected }) => {
+                    const at = oneTime(shared, lastAt)
                     const data = projected?.data ?? {}
                     const patch = relinked(data, link.fields, from, id)
                     const before = Object.fromEntries(Object.keys(patch).map((key) => [key, data[key] ?? null]))
@@ -153,7 +156,8 @@ export const makeMerge = (deps: EngineDeps, mergeable: Mergeable) => {
               aggregate,
               {
                 ...mergeable.writes.commandOn(unclaimed, mergedId),
-                command: ({ at, projected }) => {
+                command: ({ lastAt, projected }) => {
+                  const at = oneTime(shared, lastAt)
                   merged.push({ id: mergedId, fields: projected?.data ?? {} })
                   return Effect.succeed({ type: "MergeInto", id: mergedId, at, into: id, moved: movedFrom.get(mergedId) ?? [] })
                 }
@@ -168,13 +172,22 @@ export const makeMerge = (deps: EngineDeps, mergeable: Mergeable) => {
           }
           planned.push(plan.success)
         }
+        // The survivor as announced, from a view read before the commit: with the links the commit moves to it.
+        const withMoved = (shown: JsonObject): JsonObject => {
+          const out: Record<string, Json> = { ...shown }
+          for (const link of mergeable.links)
+            if (Array.isArray(shown[link.moved]))
+              out[link.moved] = [...union(shown[link.moved], moved[link.moved] as ReadonlyArray<string>)]
+          return out
+        }
         let before: JsonObject = {}
         const survivor = yield* write(
           deps,
           aggregate,
           {
-            ...mergeable.writes.commandOn(unclaimed, id),
-            command: ({ at, projected }) => {
+            ...mergeable.writes.commandOn(unclaimed, id, withMoved),
+            command: ({ lastAt, projected }) => {
+              const at = oneTime(shared, lastAt)
               before = projected?.data ?? {}
               const decided = mergedFields({ id, fields: before }, merged, prefer, rules)
               return Effect.succeed({
@@ -224,11 +237,7 @@ export const makeMerge = (deps: EngineDeps, mergeable: Mergeable) => {
         if (after === null) return yield* new NotFound({ resource: name, id })
         const view = yield* mergeable.writes.view(ctx, id, after.data, catalog)
         // Stored, the view derives the moved links itself; a dry run's storage still has them elsewhere.
-        const shown: Record<string, Json> = { ...view }
-        if (dryRun)
-          for (const link of mergeable.links)
-            if (Array.isArray(view[link.moved]))
-              shown[link.moved] = [...union(view[link.moved], moved[link.moved] as ReadonlyArray<string>)]
+        const shown = dryRun ? withMoved(view) : view
         return { [name]: shown, merged_ids: [...mergeIds], moved } satisfies JsonObject
       }
     })

@@ -2,7 +2,7 @@ import { Effect, Result } from "effect"
 import type { Projected } from "../../decider.js"
 import { Conflict, NotFound, ValidationError } from "../../errors.js"
 import { isJsonObject, type Json, type JsonObject } from "../../json.js"
-import { type MovedLinks, relinked, unmergedFields } from "../../record/merge.js"
+import { type MovedLinks, oneTime, relinked, unmergedFields } from "../../record/merge.js"
 import type { Collection } from "../../storage/documents.js"
 import type { Commit, SettingsRead } from "../../storage/Storage.js"
 import { type EngineDeps, nowIso } from "../base/deps.js"
@@ -50,6 +50,8 @@ export const makeUnmerge = (deps: EngineDeps, mergeable: Mergeable) => {
       const catalog = mergeable.shown.catalog(yield* catalogs(deps, ctx))
       const { idempotency: claim, ...unclaimed } = ctx
       for (let attempt = 1; ; attempt++) {
+        // One time for every event of the commit (as-of reads see all of it or none), never before a stream's last event.
+        const shared = yield* nowIso
         // What the merge recorded: the links it moved from the record, the survivor's provenance.
         const restoredEvents = yield* deps.storage.readStream(restoredId, 0, ctx.workspaceId)
         const mergedInto = [...restoredEvents].reverse().find((e) => e.type === `${name}.merged_into`)
@@ -79,7 +81,8 @@ export const makeUnmerge = (deps: EngineDeps, mergeable: Mergeable) => {
             aggregate,
             {
               ...mergeable.writes.commandOn(unclaimed, restoredId),
-              command: ({ at, projected }) => {
+              command: ({ lastAt, projected }) => {
+                const at = oneTime(shared, lastAt)
                 restoredFields = projected?.data ?? {}
                 return Effect.succeed({ type: "Unmerge", id: restoredId, at, into: id, restoredId, fields: {} })
               }
@@ -93,34 +96,6 @@ export const makeUnmerge = (deps: EngineDeps, mergeable: Mergeable) => {
           return yield* restored.failure
         }
         planned.push(restored.success)
-        const survivor = yield* write(
-          deps,
-          aggregate,
-          {
-            ...mergeable.writes.commandOn(unclaimed, id),
-            command: ({ at, projected }) =>
-              Effect.succeed({
-                type: "Unmerge",
-                id,
-                at,
-                into: id,
-                restoredId,
-                fields: unmergedFields(
-                  projected?.data ?? {},
-                  {
-                    changed: merge["changed"] as JsonObject,
-                    from: (merge["from"] ?? {}) as { readonly [field: string]: string },
-                    before: (merge["before"] ?? {}) as JsonObject
-                  },
-                  { id: restoredId, fields: restoredFields },
-                  others,
-                  rules
-                )
-              })
-          },
-          (outcome) => Effect.succeed(outcome.projected)
-        ).plan(settings)
-        planned.push(survivor)
         const relinkedIds: Array<string> = []
         for (const entry of movedLinks) {
           const link = mergeable.links.find((candidate) => candidate.aggregate.name === entry.type)
@@ -131,7 +106,8 @@ export const makeUnmerge = (deps: EngineDeps, mergeable: Mergeable) => {
               link.aggregate,
               {
                 ...link.commandOn(unclaimed, entry.id),
-                command: ({ at, projected }) => {
+                command: ({ lastAt, projected }) => {
+                  const at = oneTime(shared, lastAt)
                   const data = projected?.data ?? {}
                   // Links changed since the merge stay where they are now.
                   const untouched = Object.entries(entry.after).every(([field, value]) => same(data[field], value))
@@ -152,6 +128,46 @@ export const makeUnmerge = (deps: EngineDeps, mergeable: Mergeable) => {
           if (plan.success.commit !== null) relinkedIds.push(entry.id)
           planned.push(plan.success)
         }
+        // The survivor as announced, from a view read before the commit: without the links the commit gives back.
+        const withoutBack = (shown: JsonObject): JsonObject => {
+          const out: Record<string, Json> = { ...shown }
+          for (const link of mergeable.links) {
+            const value = shown[link.moved]
+            const back = new Set(
+              movedLinks.filter((entry) => entry.type === link.aggregate.name && relinkedIds.includes(entry.id)).map((entry) => entry.id)
+            )
+            if (Array.isArray(value)) out[link.moved] = value.filter((linked) => typeof linked !== "string" || !back.has(linked))
+          }
+          return out
+        }
+        const survivor = yield* write(
+          deps,
+          aggregate,
+          {
+            ...mergeable.writes.commandOn(unclaimed, id, withoutBack),
+            command: ({ lastAt, projected }) =>
+              Effect.succeed({
+                type: "Unmerge",
+                id,
+                at: oneTime(shared, lastAt),
+                into: id,
+                restoredId,
+                fields: unmergedFields(
+                  projected?.data ?? {},
+                  {
+                    changed: merge["changed"] as JsonObject,
+                    from: (merge["from"] ?? {}) as { readonly [field: string]: string },
+                    before: (merge["before"] ?? {}) as JsonObject
+                  },
+                  { id: restoredId, fields: restoredFields },
+                  others,
+                  rules
+                )
+              })
+          },
+          (outcome) => Effect.succeed(outcome.projected)
+        ).plan(settings)
+        planned.push(survivor)
         const commits = planned.flatMap((plan) => (plan.commit === null ? [] : [plan.commit]))
         const claimed = claim === undefined ? [] : [claimWrite(ctx.workspaceId, claim, { resource: name, id }, yield* nowIso)]
         const all = mergeCommits(commits)
