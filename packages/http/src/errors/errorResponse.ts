@@ -139,6 +139,9 @@ const byTag = (error: object): Mapped | undefined => {
     case "StorageUnavailable":
       // The storage message may name hosts or SQL; the client only needs to know to retry.
       return answer("StorageUnavailable", { message: "storage is unavailable, retry later", headers: { "Retry-After": "1" } })
+    case "ProjectionFailed":
+      // Its message names the projection and what failed: the embedder's own code, theirs to see.
+      return answer("ProjectionFailed", { message: text(error, "message", "an inline projection failed") })
     case "InvalidJson":
       return answer("InvalidJson", { message: text(error, "message", "malformed JSON") })
     case "Unauthorized":

@@ -98,6 +98,12 @@ export const ERRORS = {
   InternalError: answered(500, "internal_error", "the host failed unexpectedly; its log has the cause under the request id", {
     rateLimit: "perhaps"
   }),
+  // An inline projection of the embedding service failed inside the commit (core's
+  // storage/inlineProjection.ts): nothing was stored. A 500, not a 503: the embedder's code or
+  // tables are at fault, not the request nor a passing outage, so the same request fails again.
+  ProjectionFailed: answered(500, "projection_failed", "an inline projection of the embedding service failed; nothing was stored", {
+    rateLimit: "perhaps"
+  }),
   // Perhaps before the key is known: authentication reads stored keys (503, not 401: the key may be valid).
   StorageUnavailable: answered(503, "unavailable", "the database cannot be reached; retry after Retry-After seconds", {
     headers: ["Retry-After"],

@@ -135,6 +135,7 @@ describe("the error table", () => {
       "unsupported_media_type",
       "rate_limited",
       "internal_error",
+      "projection_failed",
       "unavailable"
     ])
   })

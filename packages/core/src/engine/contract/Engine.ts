@@ -3,6 +3,7 @@ import type { DealRule } from "../../deal/rules.js"
 import type { ApiKeyCreate } from "../../apiKey/input.js"
 import type { ApiKeyOwner } from "../../apiKey/projection.js"
 import type { ApiKeyScopes } from "../../apiKey/scopes.js"
+import type { ProjectionFailed } from "../../storage/inlineProjection.js"
 import type { Conflict, NotFound, PreconditionFailed, ScopeNotGranted, StorageUnavailable, ValidationError } from "../../errors.js"
 import type { JsonObject } from "../../json.js"
 import type { ListParams } from "../../query/parseListQuery.js"
@@ -75,7 +76,8 @@ export type WebhookTestAttempt = {
 }
 
 export type ReadError = NotFound | ValidationError | StorageUnavailable
-export type WriteError = NotFound | ValidationError | Conflict | PreconditionFailed | StorageUnavailable
+/** ProjectionFailed: an inline projection of the embedder's failed inside the commit (storage/inlineProjection.ts). */
+export type WriteError = NotFound | ValidationError | Conflict | PreconditionFailed | ProjectionFailed | StorageUnavailable
 
 /** What each operation of a batch came to, in request order (see commands/batch.ts). */
 export type BatchOutcome =
@@ -169,7 +171,10 @@ export interface RecordMerge {
 
 /** `POST /v1/<records>/batch`, for the record types that have one (see commands/batch.ts). */
 export interface RecordBatch {
-  readonly batch: (ctx: RequestContext, body: unknown) => Effect.Effect<BatchAnswer, ValidationError | Conflict | StorageUnavailable>
+  readonly batch: (
+    ctx: RequestContext,
+    body: unknown
+  ) => Effect.Effect<BatchAnswer, ValidationError | Conflict | ProjectionFailed | StorageUnavailable>
 }
 
 export interface EngineService {
@@ -219,7 +224,8 @@ export interface EngineService {
    */
   readonly records: ReadonlyMap<string, RecordService & RecordBatch>
   readonly pipelines: {
-    readonly list: (ctx: RequestContext) => Effect.Effect<Page, StorageUnavailable>
+    /** Stores the workspace's default pipeline on the first call, hence ProjectionFailed. */
+    readonly list: (ctx: RequestContext) => Effect.Effect<Page, ProjectionFailed | StorageUnavailable>
     readonly get: (ctx: RequestContext, id: string) => Effect.Effect<Versioned, ReadError>
     readonly create: (ctx: RequestContext, body: unknown) => Effect.Effect<Versioned, WriteError>
     readonly update: (ctx: RequestContext, id: string, body: unknown, ifMatch: IfMatch) => Effect.Effect<Versioned, WriteError>
@@ -328,7 +334,7 @@ export interface EngineService {
       body: unknown,
       keySha256: string,
       manager: KeyManager
-    ) => Effect.Effect<Versioned, ValidationError | Conflict | StorageUnavailable | ScopeNotGranted>
+    ) => Effect.Effect<Versioned, ValidationError | Conflict | ProjectionFailed | StorageUnavailable | ScopeNotGranted>
     /** PATCH /v1/api-keys/:id: any of `name`, `scopes`, `expires_at`. Conflict for a revoked or expired key, or the last manager's. */
     readonly update: (
       ctx: RequestContext,
