@@ -1,5 +1,6 @@
 // Item 2: commands per second on PostgreSQL for dealstream's engine, the raw ceiling, Emmett and
-// Emmett with inline documents (issue 32),
+// Emmett with inline documents (issue 32), and dealstream with an inline projection of one row per
+// event (issue 29),
 // each on a fresh database of the one embedded server, measured round by round side by side; then
 // issue 13's move-stage on a deal with a long history against a fresh deal, on a database of its own.
 import { dealHistory, dealHistoryNote, dealHistoryRows } from "../lib/dealHistory.mjs"
@@ -50,6 +51,7 @@ export const commitPath = async ({ pg, settings, runs, log }) => {
   const rawUrl = await pg.createDatabase("bench_commit_raw")
   const emmettUrl = await pg.createDatabase("bench_commit_emmett")
   const emmettDocumentsUrl = await pg.createDatabase("bench_commit_emmett_documents")
+  const inlineUrl = await pg.createDatabase("bench_commit_dealstream_inline")
   await migrateDealstream(rawUrl)
 
   const dealstream = await dealstreamSystem(dsUrl, { poolSize: POOL_SIZE })
@@ -63,7 +65,8 @@ export const commitPath = async ({ pg, settings, runs, log }) => {
     systems.push(
       await rawSystem(rawUrl, shared),
       await emmettSystem(emmettUrl, shared),
-      await emmettDocumentsSystem(emmettDocumentsUrl, shared)
+      await emmettDocumentsSystem(emmettDocumentsUrl, shared),
+      await dealstreamSystem(inlineUrl, { poolSize: POOL_SIZE, inline: true })
     )
 
     let n = 0
@@ -165,6 +168,15 @@ export const commitPath = async ({ pg, settings, runs, log }) => {
         runs: measured.Emmett,
         ratio: ratios(ds, measured.Emmett)
       })
+      // What one inline projection costs: dealstream's rate over its own with the projection (no target).
+      rows.push({
+        scenario: SCENARIO,
+        measure,
+        system: "dealstream + inline projection",
+        unit: "cmd/s",
+        runs: measured["dealstream + inline projection"],
+        ratio: ratios(ds, measured["dealstream + inline projection"])
+      })
     }
   }
 
@@ -185,6 +197,9 @@ export const commitPath = async ({ pg, settings, runs, log }) => {
         "moves pass `expectedStreamVersion`. Emmett writes no documents (no projections registered): a lower bound, with no target. " +
         "Emmett + documents: the same appends on a store with two inline `pongoSingleStreamProjection`s, so each append also upserts the contact's or deal's " +
         "Pongo document in its transaction (the deal's stage on a move), as dealstream's commit writes its document; dealstream's also writes search words and a stream version row.",
+      "dealstream + inline projection: the same engine with one inline projection registered (`createPromiseEngine(…, { inlineProjections })`), " +
+        "writing one row per event of the feed (`INSERT INTO bench_event_rows … VALUES ($1, $2, $3, $4::integer)`: its id, stream, type and version) " +
+        "inside the commit; its ratio is dealstream's rate over it, so above 1 is what the projection costs.",
       `move-stage: ${dealCount} deals per system, created before the runs and dealt out so no two workers move the same deal (no conflicts); ` +
         "each move goes to the next stage of the 6-stage pipeline, so every move is a real change. Deal streams grow during the runs (dealstream reads the whole stream per command): " +
         `at the end a dealstream deal stream held ${dealEvents.avg.toFixed(1)} events on average (at most ${dealEvents.max}).`,

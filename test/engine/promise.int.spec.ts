@@ -1,6 +1,15 @@
-import { createPromiseEngine, type DealRule, fieldsAfter, type NotFound, ValidationError } from "@dealstream/core"
+import {
+  createPromiseEngine,
+  type DealRule,
+  fieldsAfter,
+  inlineStore,
+  type NotFound,
+  type ProjectionFailed,
+  ValidationError
+} from "@dealstream/core"
 import { MemoryStorage } from "@dealstream/storage-memory"
 import { describe, expect, it } from "vitest"
+import { contactEmails } from "./inlineProjections.js"
 
 const ctx = { workspaceId: "acme", requestId: null, actor: "embedder" }
 
@@ -36,6 +45,23 @@ describe("Promise facade", () => {
       expect(refused?.details).toEqual([{ path: "name", message: "pilots are not sold here" }])
       expect((await crm.deals.create(ctx, { name: "Renewal", pipeline_id })).data["name"]).toBe("Renewal")
       expect((await crm.deals.list(ctx, {})).data.map((d) => d["name"])).toEqual(["Renewal"])
+    } finally {
+      await crm.dispose()
+    }
+  })
+
+  it("runs the inline projections it is given in every commit, and rejects with ProjectionFailed when one fails", async () => {
+    const store = inlineStore<ReadonlyMap<string, string>>(new Map())
+    const crm = await createPromiseEngine(MemoryStorage.layer, { inlineProjections: [contactEmails(store)] })
+    try {
+      const ada = await crm.contacts.create(ctx, { email: "ada@x.io" })
+      expect([...store.current()]).toEqual([[ada.data["id"], "ada@x.io"]])
+      const failed = await crm.contacts.create(ctx, { email: "throw@x.io" }).then(
+        () => null,
+        (e: ProjectionFailed) => e
+      )
+      expect(failed?._tag).toBe("ProjectionFailed")
+      expect((await crm.contacts.list(ctx, {})).data.map((c) => c["email"])).toEqual(["ada@x.io"])
     } finally {
       await crm.dispose()
     }

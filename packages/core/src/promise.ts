@@ -7,6 +7,7 @@ import type { JsonObject } from "./json.js"
 import { IdsLive } from "./engine/contract/Ids.js"
 import type { DeliveryQueue } from "./storage/DeliveryQueue.js"
 import type { Storage } from "./storage/Storage.js"
+import { type InlineProjection, InlineProjections } from "./storage/inlineProjection.js"
 import { DeliveryWorkerLive, type DeliveryWorkerOptions } from "./engine/workers/deliveryWorker.js"
 import { WebhookConfig, type WebhookConfigService } from "./engine/contract/WebhookConfig.js"
 import { WebhookTransport, WebhookTransportUnavailable } from "./engine/contract/WebhookTransport.js"
@@ -74,6 +75,11 @@ export interface PromiseEngineOptions {
   readonly worker?: DeliveryWorkerOptions
   /** Deal rules of your own, checked inside the deal's decider (see DealRule). */
   readonly dealRules?: ReadonlyArray<DealRule>
+  /**
+   * Inline projections (see inlineProjection): run inside every commit of the events they handle,
+   * stored or undone with it. A failing one rejects the command with ProjectionFailed.
+   */
+  readonly inlineProjections?: ReadonlyArray<InlineProjection>
 }
 
 /** `const crm = await createPromiseEngine(MemoryStorage.layer)`, then `await crm.contacts.create(ctx, body)`. */
@@ -86,7 +92,8 @@ export const createPromiseEngine = async <E>(
     IdsLive,
     WebhookConfig.layer(options.webhooks),
     options.transport ?? Layer.succeed(WebhookTransport, WebhookTransportUnavailable),
-    options.dealRules === undefined ? Layer.empty : dealRulesLayer(options.dealRules)
+    options.dealRules === undefined ? Layer.empty : dealRulesLayer(options.dealRules),
+    options.inlineProjections === undefined ? Layer.empty : Layer.succeed(InlineProjections, options.inlineProjections)
   )
   const worker = options.worker === undefined ? Layer.empty : DeliveryWorkerLive(options.worker)
   const runtime = ManagedRuntime.make(Layer.merge(EngineLive, worker).pipe(Layer.provide(services)))

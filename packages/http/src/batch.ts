@@ -1,4 +1,5 @@
 import {
+  type ProjectionFailed,
   type BatchAnswer,
   type JsonObject,
   type BatchOutcome,
@@ -101,7 +102,10 @@ const tooMany = (body: unknown) =>
 export const batchRecords =
   (
     idempotent: IdempotentRepliesService,
-    run: (ctx: RequestContext, body: unknown) => Effect.Effect<BatchAnswer, ValidationError | Conflict | StorageUnavailable>
+    run: (
+      ctx: RequestContext,
+      body: unknown
+    ) => Effect.Effect<BatchAnswer, ValidationError | Conflict | ProjectionFailed | StorageUnavailable>
   ) =>
   ({ request }: { readonly request: HttpServerRequest.HttpServerRequest }) =>
     postedJson(idempotent, request, (ctx: RequestContext, body: unknown) =>

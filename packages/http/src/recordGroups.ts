@@ -1,4 +1,4 @@
-import type { Page, ReadError, RecordBatch, RequestContext, StorageUnavailable, Versioned } from "@dealstream/core"
+import type { Page, ProjectionFailed, ReadError, RecordBatch, RequestContext, StorageUnavailable, Versioned } from "@dealstream/core"
 import type { HttpApiBuilder, HttpApiEndpoint } from "effect/http-api"
 import type { Effect } from "effect"
 import type { Caller } from "./auth/Authentication.js"
@@ -50,7 +50,8 @@ export const recordResourceHandlers = <Get>(
 
 /** The engine calls behind a collection a workspace holds a handful of (pipelines, webhooks). */
 export interface WholeCollectionCalls extends Pick<StandardRecordCalls, "create" | "update"> {
-  readonly list: (ctx: RequestContext) => Effect.Effect<Page, StorageUnavailable>
+  /** A pipelines' list may store the workspace's default pipeline, hence ProjectionFailed. */
+  readonly list: (ctx: RequestContext) => Effect.Effect<Page, ProjectionFailed | StorageUnavailable>
   readonly get: (ctx: RequestContext, id: string) => Effect.Effect<Versioned, ReadError>
 }
 

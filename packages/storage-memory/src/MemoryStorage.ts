@@ -27,10 +27,12 @@ import {
   UniqueViolation,
   VersionConflict,
   noteWritten,
+  type ProjectionFailed,
   WrittenAt
 } from "@dealstream/core"
-import { Clock, Context, Deferred, Effect, Layer, PubSub, Stream } from "effect"
+import { Clock, Context, Deferred, Effect, Layer, PubSub, Result, Stream } from "effect"
 import { DocumentTable } from "./documentTable.js"
+import { inlineInstalls } from "./inlineInstalls.js"
 import { PendingDeliveries, sequenceOf } from "./pendingDeliveries.js"
 import { Trash } from "./trash.js"
 import { makeConsumerCheckpoints } from "./consumerCheckpoints.js"
@@ -176,7 +178,7 @@ export const makeWithQueue: Effect.Effect<Services> = Effect.gen(function* () {
 
   const commitNow = (commit: Commit) =>
     Effect.flatMap(Clock.currentTimeMillis, (now) =>
-      Effect.suspend((): Effect.Effect<CommitResult, VersionConflict | UniqueViolation> => {
+      Effect.suspend((): Effect.Effect<CommitResult, VersionConflict | UniqueViolation | ProjectionFailed> => {
         for (const append of commit.streams) {
           const actual = streams.get(append.streamId)?.length ?? 0
           if (actual !== append.expectedVersion) {
@@ -199,6 +201,9 @@ export const makeWithQueue: Effect.Effect<Services> = Effect.gen(function* () {
         }
         const violation = findUniqueViolation(commit.documents)
         if (violation !== null) return Effect.fail(violation)
+        // The projections' next states, made before anything is written: one that fails stores nothing.
+        const installs = inlineInstalls(commit.inline ?? [])
+        if (Result.isFailure(installs)) return Effect.fail(installs.failure)
 
         for (const streamId of commit.redactStreams ?? []) {
           const events = streams.get(streamId) ?? []
@@ -233,6 +238,7 @@ export const makeWithQueue: Effect.Effect<Services> = Effect.gen(function* () {
           }
         }
         for (const write of commit.documents) writeRow(write)
+        for (const install of installs.success) install()
         const changed = new Set(
           commit.streams
             .filter((append) => append.settings === true && append.events.length > 0)

@@ -66,6 +66,20 @@ const SEVERAL_LOGS: CommitOutcome = {
   }
 }
 
+/**
+ * Inline projections are refused on Citus: their statements would run inside the function Citus
+ * delegates to a worker, where the embedder's tables (not distributed by workspace alongside ours)
+ * cannot be written without a distributed transaction, which nothing on a request's path may need.
+ */
+const inlineRefused = (projection: string): CommitOutcome => ({
+  error: {
+    code: "0A000",
+    constraint: null,
+    message: "inline projections do not run on Citus: register them on a single PostgreSQL server or memory storage",
+    projection
+  }
+})
+
 const wrongCount = (cause: unknown) =>
   new SqlError({
     reason: new UnknownError({ cause, message: "ds_commit_batch answered for a different number of commits", operation: "query" })
@@ -104,6 +118,10 @@ const sendShares = (
     const shares = new Map<string | null, Array<number>>()
     const outcomes = new Array<CommitOutcome>(params.length)
     params.forEach((p, i) => {
+      if (p.x !== undefined) {
+        outcomes[i] = inlineRefused(p.x[0]?.n ?? "")
+        return
+      }
       const workspace = workspaceOf(p)
       if (workspace === "several") {
         outcomes[i] = SEVERAL_LOGS

@@ -3,14 +3,16 @@ import {
   type CommitResult,
   type DocumentRemove,
   type DocumentUpsert,
+  ProjectionFailed,
   type StoredEvent,
   UniqueViolation,
   VersionConflict
 } from "@dealstream/core"
-import { Effect } from "effect"
+import { Effect, Result } from "effect"
 import type { SqlClient } from "effect/sql/SqlClient"
 import type { SqlError } from "effect/sql/SqlError"
 import type { CommitParams, SubmitCommit } from "./commitBatches.js"
+import { inlineParams } from "./inlineParams.js"
 import { upsertRecord } from "./internal/documentRow.js"
 import { serverError, sqlStateOf } from "./internal/sqlState.js"
 import type { DocumentTableMap } from "./documentTableMap.js"
@@ -159,21 +161,29 @@ const MAX_ATTEMPTS = 3
 
 export const commit =
   (sql: SqlClient, submit: SubmitCommit, tableMap: DocumentTableMap) =>
-  (commit: Commit, recordedAt: string): Effect.Effect<CommitResult, VersionConflict | UniqueViolation | SqlError> =>
+  (commit: Commit, recordedAt: string): Effect.Effect<CommitResult, VersionConflict | UniqueViolation | ProjectionFailed | SqlError> =>
     Effect.suspend(() => {
       // A document of a collection without a table is the caller's defect, found before anything is
       // sent (ds_commit would refuse it as an error like any other, a CASE without its branch).
       for (const write of commit.documents) tableMap.table(write.collection)
       const twice = claimedTwice(commit)
       if (twice !== null) return Effect.fail(twice)
-      const params = paramsOf(commit, recordedAt)
+      const inline = inlineParams(commit)
+      if (Result.isFailure(inline)) return Effect.fail(inline.failure)
+      const params = inline.success === undefined ? paramsOf(commit, recordedAt) : { ...paramsOf(commit, recordedAt), x: inline.success }
 
-      const attempt = (n: number): Effect.Effect<CommitResult, VersionConflict | UniqueViolation | SqlError> =>
+      const attempt = (n: number): Effect.Effect<CommitResult, VersionConflict | UniqueViolation | ProjectionFailed | SqlError> =>
         submit(params).pipe(
-          Effect.flatMap((outcome): Effect.Effect<CommitResult, VersionConflict | SqlError> => {
+          Effect.flatMap((outcome): Effect.Effect<CommitResult, VersionConflict | ProjectionFailed | SqlError> => {
             if ("conflict" in outcome) {
               const [streamId, expectedVersion, actualVersion] = outcome.conflict
               return Effect.fail(new VersionConflict({ streamId, expectedVersion, actualVersion }))
+            }
+            const projection = "error" in outcome ? outcome.error.projection : undefined
+            if ("error" in outcome && projection !== undefined && projection !== null) {
+              return Effect.fail(
+                new ProjectionFailed({ projection, message: `inline projection ${projection} failed: ${outcome.error.message}` })
+              )
             }
             // Undone alone inside a batch: its SQLSTATE and constraint say why, as a thrown error's would.
             if ("error" in outcome) return Effect.fail(serverError(outcome.error))

@@ -18,6 +18,15 @@ export interface CommitParams {
   readonly u: ReadonlyArray<unknown>
   readonly at: string
   readonly q?: ReadonlyArray<unknown>
+  /** Its inline projections' statements, `[{n, q, p}]` (functions/inlineStatements.ts): none when absent. */
+  readonly x?: ReadonlyArray<InlineStatementParam>
+}
+
+/** One inline projection statement as ds_commit_batch runs it: the projection's name, the SQL, its parameters as text. */
+export interface InlineStatementParam {
+  readonly n: string
+  readonly q: string
+  readonly p: ReadonlyArray<string | null>
 }
 
 export type CommitOutcome =
@@ -26,7 +35,15 @@ export type CommitOutcome =
   /** [sequence, streamId, streamVersion] of each appended event. */
   | { readonly events: ReadonlyArray<readonly [number, string, number]> }
   /** The commit failed inside a batch and was undone alone (see functions/ds_commit_batch.ts). */
-  | { readonly error: { readonly code: string; readonly constraint: string | null; readonly message: string } }
+  | {
+      readonly error: {
+        readonly code: string
+        readonly constraint: string | null
+        readonly message: string
+        /** The inline projection whose statement failed; absent or null for any other failure. */
+        readonly projection?: string | null
+      }
+    }
 
 /**
  * Stores a commit and answers its outcome; a stored one's position (core's positions.ts) is noted
@@ -113,7 +130,8 @@ export const makeCommitBatches = (sql: SqlClient, options: CommitBatchOptions): 
     type Answer = { readonly outcome: CommitOutcome; readonly written_at: string }
     const send = (params: ReadonlyArray<CommitParams>): Effect.Effect<Sent, SqlError> => {
       if (options.citus !== undefined) return options.citus.send(sql, params)
-      if (params.length === 1) {
+      // A lone commit with inline projection statements goes as a batch of one: ds_commit has no room for them.
+      if (params.length === 1 && params[0]!.x === undefined) {
         const [text, args] = committedAtCall(params[0]!)
         return Effect.map(sql.unsafe<Answer>(text, args), ([row]) => ({
           outcomes: [row?.outcome ?? { events: [] }],

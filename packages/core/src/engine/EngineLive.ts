@@ -18,6 +18,7 @@ import { makeIdempotency } from "./commands/idempotency.js"
 import type { Ids } from "./contract/Ids.js"
 import { makePipelineFigures } from "./records/pipelineFigures.js"
 import { makePipelines } from "./records/pipelines.js"
+import { makeMerges } from "./records/mergeables.js"
 import { makePrivacy } from "./records/privacy.js"
 import { pluginKind } from "./records/pluginRecords.js"
 import { makeRecordService } from "./records/recordService.js"
@@ -43,12 +44,15 @@ export const makeEngine: Effect.Effect<EngineService, never, EngineRequirements 
   const records = new Map(plugins.map(({ aggregate, plugin }) => [plugin.name, makeRecordService(deps, pluginKind(plugin, aggregate))]))
   const figures = makePipelineFigures(deps)
   const people = makeContacts(deps)
-  const [contacts, deals, companies, activities] = [
+  const [served, deals, firms, activities] = [
     { ...people, ...makePrivacy(deps, people) },
     { ...makeDeals(deps, dealRules), forecast: figures.forecast },
     makeCompanies(deps),
     makeActivities(deps)
   ]
+  const merges = makeMerges(deps, { contact: served, deal: deals, company: firms, activity: activities })
+  const contacts = { ...served, ...merges.contact }
+  const companies = { ...firms, ...merges.company }
   const shown = new Map([
     ["contact", contacts.shown],
     ["deal", deals.shown],

@@ -7,6 +7,7 @@ import type { FiguresQuery } from "./figures.js"
 import type { NewEvent, StoredEvent } from "./events.js"
 import type { ChangeFeedPage, ChangeFeedPosition, ChangeFeedTypes } from "./changeFeed.js"
 import type { StoragePosition } from "./positions.js"
+import type { InlineWrite, ProjectionFailed } from "./inlineProjection.js"
 
 /** Events to append to one stream, valid only if the stream is still at `expectedVersion`. */
 export interface StreamAppend {
@@ -50,6 +51,11 @@ export interface Commit {
   readonly documents: ReadonlyArray<DocumentWrite>
   readonly redactStreams?: ReadonlyArray<string>
   readonly settingsRead?: ReadonlyArray<SettingsRead>
+  /**
+   * What the inline projections make of its events (inlineProjection.ts): run inside the commit,
+   * stored or undone with it. A failure stores nothing and fails the commit with ProjectionFailed.
+   */
+  readonly inline?: ReadonlyArray<InlineWrite>
 }
 
 export interface CommitResult {
@@ -93,7 +99,9 @@ export interface RecordsRead {
 }
 
 export interface StorageService {
-  readonly commit: (commit: Commit) => Effect.Effect<CommitResult, VersionConflict | UniqueViolation | StorageUnavailable>
+  readonly commit: (
+    commit: Commit
+  ) => Effect.Effect<CommitResult, VersionConflict | UniqueViolation | ProjectionFailed | StorageUnavailable>
   /**
    * The events of one stream in version order (empty for an unknown stream): all of them, or those
    * after version `after`, so a host that knows a stream up to a version reads only what came since.

@@ -14,7 +14,7 @@
  */
 
 /** A header that comes with an error, as it is written; the document describes it (openApi/headers.ts). */
-export type ErrorHeader = "Retry-After" | "WWW-Authenticate" | "ETag" | "Connection"
+export type ErrorHeader = "Retry-After" | "WWW-Authenticate" | "ETag" | "Connection" | "Location"
 
 /**
  * Whether an authenticated operation's answer carries RateLimit-*: authentication shows the limit
@@ -71,6 +71,11 @@ const refused = <const Code extends string, const Header extends ErrorHeader = n
  * refusals before any operation.
  */
 export const ERRORS = {
+  // A contact or company merged into another (API.md, "Merge and duplicates"): a client that
+  // follows redirects reaches the survivor.
+  Merged: answered(308, "merged", "the record was merged into another; Location and details name the survivor", {
+    headers: ["Location"]
+  }),
   ValidationError: answered(400, "validation_error", "a body, query, path or header value is invalid"),
   InvalidJson: answered(400, "invalid_json", "the body is not valid JSON"),
   // Before the key is known: the key is unknown, or was never sent.
@@ -91,6 +96,12 @@ export const ERRORS = {
   // Declared by no operation, since any of them may fail unexpectedly (openApi/document.ts): a
   // defect, an unknown failure, or our own answer failing to encode. Perhaps during authentication.
   InternalError: answered(500, "internal_error", "the host failed unexpectedly; its log has the cause under the request id", {
+    rateLimit: "perhaps"
+  }),
+  // An inline projection of the embedding service failed inside the commit (core's
+  // storage/inlineProjection.ts): nothing was stored. A 500, not a 503: the embedder's code or
+  // tables are at fault, not the request nor a passing outage, so the same request fails again.
+  ProjectionFailed: answered(500, "projection_failed", "an inline projection of the embedding service failed; nothing was stored", {
     rateLimit: "perhaps"
   }),
   // Perhaps before the key is known: authentication reads stored keys (503, not 401: the key may be valid).

@@ -17,6 +17,12 @@ const shown = rows.filter(([, row]) => !row.beforeOperations)
 /** Declared by no operation: any of them may fail unexpectedly (see document.ts). */
 export const INTERNAL_ERROR = "InternalError" satisfies ErrorTag
 
+/**
+ * Declared by no operation either: any write may run an embedder's inline projection, which may
+ * fail. Answered with INTERNAL_ERROR's status, so the 500 shows both bodies.
+ */
+export const PROJECTION_FAILED = "ProjectionFailed" satisfies ErrorTag
+
 /** The rows of each status, in the table's order. */
 const byStatus = shown.reduce((statuses, [, row]) => {
   statuses.set(row.status, [...(statuses.get(row.status) ?? []), row])
@@ -61,7 +67,11 @@ const withCode = (code: ErrorCode): Record<string, unknown> => {
 export const errorSchemas = (
   schemas: Record<string, unknown>
 ): { readonly schemas: Record<string, unknown>; readonly renamed: ReadonlyMap<string, string> } => {
-  const out: Record<string, unknown> = { ...schemas, [INTERNAL_ERROR]: withCode(ERRORS[INTERNAL_ERROR].code) }
+  const out: Record<string, unknown> = {
+    ...schemas,
+    [INTERNAL_ERROR]: withCode(ERRORS[INTERNAL_ERROR].code),
+    [PROJECTION_FAILED]: withCode(ERRORS[PROJECTION_FAILED].code)
+  }
   const renamed = new Map<string, string>()
   for (const [name, { code }] of shown) {
     for (const generated of [`${name}Encoded`, name]) {
@@ -74,13 +84,15 @@ export const errorSchemas = (
   return { schemas: out, renamed }
 }
 
-/** The 500 every operation may answer, under its status. */
+/** The 500 every operation may answer, under its status: a failure of the host's, or of an inline projection. */
 export const internalErrorResponse = () => {
   const status = String(ERRORS[INTERNAL_ERROR].status)
   return {
     [status]: {
       description: DESCRIPTIONS[status]!,
-      content: { "application/json": { schema: { $ref: `${REF}${INTERNAL_ERROR}` } } }
+      content: {
+        "application/json": { schema: { anyOf: [INTERNAL_ERROR, PROJECTION_FAILED].map((name) => ({ $ref: `${REF}${name}` })) } }
+      }
     }
   }
 }

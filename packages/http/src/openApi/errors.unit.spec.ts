@@ -8,6 +8,7 @@ import { hostHeaders } from "./headers.js"
 describe("the document's errors", () => {
   it("describes each status by its rows: one code with its meaning, or the first's naming the others", () => {
     expect(DESCRIPTIONS).toEqual({
+      "308": "merged: the record was merged into another; Location and details name the survivor",
       "400": "validation_error (a body, query, path or header value is invalid) or invalid_json",
       "401": "unauthorized: missing Authorization header, another scheme than Bearer, or an unknown API key",
       "403": "forbidden: the API key lacks the scope the route needs; details name it",
@@ -17,7 +18,7 @@ describe("the document's errors", () => {
       "413": "payload_too_large: the body is over 1 MiB",
       "415": "unsupported_media_type: the body is not application/json",
       "429": "rate_limited: retry after Retry-After seconds",
-      "500": "internal_error: the host failed unexpectedly; its log has the cause under the request id",
+      "500": "internal_error (the host failed unexpectedly; its log has the cause under the request id) or projection_failed",
       "503": "unavailable: the database cannot be reached; retry after Retry-After seconds"
     })
     expect(Object.keys(internalErrorResponse())).toEqual(["500"])
@@ -25,7 +26,7 @@ describe("the document's errors", () => {
 
   it("shows the declared errors under their tags, in the error body with their codes", () => {
     const { renamed, schemas } = errorSchemas({ Contact: {}, NotFoundEncoded: {}, RateLimited: {} })
-    expect(Object.keys(schemas)).toEqual(["Contact", "InternalError", "NotFound", "RateLimited"])
+    expect(Object.keys(schemas)).toEqual(["Contact", "InternalError", "ProjectionFailed", "NotFound", "RateLimited"])
     expect(renamed.get("#/components/schemas/NotFoundEncoded")).toBe("#/components/schemas/NotFound")
     const code = (name: string) => (schemas[name] as any).properties.error.properties.code
     expect([code("InternalError"), code("NotFound"), code("RateLimited")]).toEqual([

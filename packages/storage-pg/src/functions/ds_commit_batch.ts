@@ -1,4 +1,5 @@
 import { markFeeds } from "./feedMark.js"
+import { runInlineStatements } from "./inlineStatements.js"
 
 /**
  * A transaction-local setting that keeps a batch off the set path (ds_commit_set), set by
@@ -19,6 +20,14 @@ import type { StoredFunction } from "./StoredFunction.js"
  * mismatch is already an outcome, not an error. An item carrying settings reads (`q`, which the
  * client sends whenever the commit touches settings) goes through ds_commit_with_settings, any other
  * through ds_commit; an item without `q` is exactly what an earlier host sends.
+ *
+ * An item's inline projection statements (`x`, functions/inlineStatements.ts) run after its commit
+ * stored its events, inside its block: a statement that fails undoes that commit alone, and its
+ * slot's error names the projection (`projection`; null for any other failure, and for a deadlock
+ * or serialization failure, a lost race the commit retries like any other). On the set path they
+ * run after the whole batch is written, in batch order; one failing undoes the set path, and the
+ * commits go one by one as above. A single commit with statements comes here as a batch of one
+ * (commitBatches.ts): ds_commit has no room for them.
  */
 export const ds_commit_batch: StoredFunction = {
   name: "ds_commit_batch",
@@ -31,11 +40,16 @@ export const ds_commit_batch: StoredFunction = {
       failed_code text;
       failed_constraint text;
       failed_message text;
+      projecting text;
+      inline_statement record;
     BEGIN
       ${markFeeds("e.w", "jsonb_array_elements(items) AS it(item), jsonb_to_recordset(it.item -> 'e') AS e(w text)")}
       IF jsonb_array_length(items) > 1 AND current_setting('${ONE_BY_ONE}', true) IS DISTINCT FROM 'on' THEN
         BEGIN
           outcomes := ds_commit_set(items);
+          IF outcomes IS NOT NULL THEN
+            ${runInlineStatements("jsonb_array_elements(items) WITH ORDINALITY AS it(item, n)", "projecting")}
+          END IF;
         EXCEPTION WHEN OTHERS THEN
           outcomes := NULL;
         END;
@@ -45,6 +59,7 @@ export const ds_commit_batch: StoredFunction = {
       END IF;
       outcomes := '[]'::jsonb;
       FOR item IN SELECT value FROM jsonb_array_elements(items) LOOP
+        projecting := NULL;
         BEGIN
           IF item ? 'q' THEN
             outcome := ds_commit_with_settings(
@@ -57,6 +72,9 @@ export const ds_commit_batch: StoredFunction = {
               item -> 'd', item -> 'u', (item ->> 'at')::timestamptz
             );
           END IF;
+          IF item ? 'x' AND outcome ? 'events' THEN
+            ${runInlineStatements("(SELECT item, 1) AS it(item, n)", "projecting")}
+          END IF;
         EXCEPTION WHEN OTHERS THEN
           GET STACKED DIAGNOSTICS failed_code = RETURNED_SQLSTATE,
             failed_constraint = CONSTRAINT_NAME,
@@ -64,7 +82,8 @@ export const ds_commit_batch: StoredFunction = {
           outcome := jsonb_build_object('error', jsonb_build_object(
             'code', failed_code,
             'constraint', nullif(failed_constraint, ''),
-            'message', failed_message
+            'message', failed_message,
+            'projection', CASE WHEN failed_code IN ('40P01', '40001') THEN NULL ELSE projecting END
           ));
         END;
         outcomes := outcomes || jsonb_build_array(outcome);

@@ -5,6 +5,8 @@ import { RecordTypes } from "../../record/plugin.js"
 import { type RecordTypeSet, recordTypeSet } from "../../record/recordTypeSet.js"
 import { DeliveryQueue, type DeliveryQueueService } from "../../storage/DeliveryQueue.js"
 import { Storage, type StorageService } from "../../storage/Storage.js"
+import { InlineProjections } from "../../storage/inlineProjection.js"
+import { withInlineProjections } from "./inlineProjections.js"
 import { Ids, type IdsService } from "../contract/Ids.js"
 import { followSettingsChanges, makeSettingsCache, type SettingsCache } from "./settings.js"
 import { makeStreamStates, type StreamStates } from "./streamStates.js"
@@ -13,6 +15,7 @@ import { WebhookTransport, type WebhookTransportService } from "../contract/Webh
 
 /** The services every engine module works with, captured once when the engine is made. */
 export interface EngineDeps {
+  /** The storage, its commits carrying the inline projections in the InlineProjections context. */
   readonly storage: StorageService
   readonly ids: IdsService
   readonly queue: DeliveryQueueService
@@ -37,7 +40,8 @@ export const nowIso: Effect.Effect<string> = Effect.map(Clock.currentTimeMillis,
  */
 export const makeEngineDeps = (options: { readonly listen: boolean }) =>
   Effect.gen(function* () {
-    const storage = yield* Storage
+    const recordTypes = recordTypeSet(yield* RecordTypes)
+    const storage = withInlineProjections(yield* Storage, yield* InlineProjections, recordTypes)
     const settings = makeSettingsCache()
     if (options.listen) yield* followSettingsChanges(storage, settings)
     return {
@@ -47,7 +51,7 @@ export const makeEngineDeps = (options: { readonly listen: boolean }) =>
       webhooks: { config: yield* WebhookConfig, transport: yield* WebhookTransport },
       states: makeStreamStates(),
       settings,
-      recordTypes: recordTypeSet(yield* RecordTypes)
+      recordTypes
     } satisfies EngineDeps
   })
 

@@ -2,6 +2,7 @@ import { Context, Effect, Option, Result } from "effect"
 import { Conflict, type DomainError, type StorageUnavailable, ValidationError } from "../../errors.js"
 import { isJsonObject, type JsonObject } from "../../json.js"
 import type { Commit, SettingsRead } from "../../storage/Storage.js"
+import type { ProjectionFailed } from "../../storage/inlineProjection.js"
 import { type EngineDeps, nowIso } from "../base/deps.js"
 import type { BatchAnswer, BatchOutcome, RequestContext, Versioned, WriteError } from "../contract/Engine.js"
 import type { PlannedWrite, Write } from "./handleCommand.js"
@@ -284,7 +285,7 @@ export const runBatch = (
   ctx: RequestContext,
   body: unknown,
   writes: BatchWrites
-): Effect.Effect<BatchAnswer, ValidationError | Conflict | StorageUnavailable> =>
+): Effect.Effect<BatchAnswer, ValidationError | Conflict | ProjectionFailed | StorageUnavailable> =>
   Effect.gen(function* () {
     const parsed = parseBatch(yield* storableBody(body), writes)
     if (Result.isFailure(parsed)) return yield* parsed.failure

@@ -67,10 +67,10 @@ export const redactStoredAnswers = (deps: EngineDeps, ctx: RequestContext, resou
         writes.push({ ...doc, _tag: "Upsert", uniqueKey: null, searchWords: [], data })
       }
       if (writes.length > 0) {
-        // Documents only, no streams and no unique key: neither conflict can happen.
+        // Documents only, no streams and no unique key: neither conflict can happen, and no projection runs.
         yield* deps.storage
           .commit({ streams: [], documents: writes })
-          .pipe(Effect.catchTags({ VersionConflict: Effect.die, UniqueViolation: Effect.die }))
+          .pipe(Effect.catchTags({ VersionConflict: Effect.die, UniqueViolation: Effect.die, ProjectionFailed: Effect.die }))
         redacted += writes.length
       }
       const last = page[page.length - 1]
@@ -114,7 +114,7 @@ export const makeIdempotency = (deps: EngineDeps) => ({
       })
       .pipe(
         Effect.asVoid,
-        // Documents only, no streams and no unique key: neither conflict can happen.
-        Effect.catchTags({ VersionConflict: Effect.die, UniqueViolation: Effect.die })
+        // Documents only, no streams and no unique key: neither conflict can happen, and no projection runs.
+        Effect.catchTags({ VersionConflict: Effect.die, UniqueViolation: Effect.die, ProjectionFailed: Effect.die })
       )
 })

@@ -3,6 +3,7 @@ import type { DealRule } from "../../deal/rules.js"
 import type { ApiKeyCreate } from "../../apiKey/input.js"
 import type { ApiKeyOwner } from "../../apiKey/projection.js"
 import type { ApiKeyScopes } from "../../apiKey/scopes.js"
+import type { ProjectionFailed } from "../../storage/inlineProjection.js"
 import type { Conflict, NotFound, PreconditionFailed, ScopeNotGranted, StorageUnavailable, ValidationError } from "../../errors.js"
 import type { JsonObject } from "../../json.js"
 import type { ListParams } from "../../query/parseListQuery.js"
@@ -76,7 +77,8 @@ export type WebhookTestAttempt = {
 }
 
 export type ReadError = NotFound | ValidationError | StorageUnavailable
-export type WriteError = NotFound | ValidationError | Conflict | PreconditionFailed | StorageUnavailable
+/** ProjectionFailed: an inline projection of the embedder's failed inside the commit (storage/inlineProjection.ts). */
+export type WriteError = NotFound | ValidationError | Conflict | PreconditionFailed | ProjectionFailed | StorageUnavailable
 
 /** What each operation of a batch came to, in request order (see commands/batch.ts). */
 export type BatchOutcome =
@@ -154,9 +156,26 @@ export interface ContactPrivacy {
   readonly erase: (ctx: RequestContext, id: string) => Effect.Effect<JsonObject, WriteError>
 }
 
+/** Merging duplicates (API.md, "Merge and duplicates"; records/merge.ts), for contacts and companies. */
+export interface RecordMerge {
+  /**
+   * body: `{merge_ids, prefer?, dry_run?}`. Answers `{<type>: the survivor, merged_ids, moved: {<linking
+   * type>_ids}}`; the whole merge is one commit, a dry run none.
+   */
+  readonly merge: (ctx: RequestContext, id: string, body: unknown) => Effect.Effect<JsonObject, WriteError>
+  /**
+   * body: `{<type>_id}`, a record merged into :id within 30 days. Answers `{<type>: the survivor,
+   * restored: the record back as it was, relinked_ids}`; 409 when its unique key is taken meanwhile.
+   */
+  readonly unmerge: (ctx: RequestContext, id: string, body: unknown) => Effect.Effect<JsonObject, WriteError>
+}
+
 /** `POST /v1/<records>/batch`, for the record types that have one (see commands/batch.ts). */
 export interface RecordBatch {
-  readonly batch: (ctx: RequestContext, body: unknown) => Effect.Effect<BatchAnswer, ValidationError | Conflict | StorageUnavailable>
+  readonly batch: (
+    ctx: RequestContext,
+    body: unknown
+  ) => Effect.Effect<BatchAnswer, ValidationError | Conflict | ProjectionFailed | StorageUnavailable>
 }
 
 export interface EngineService {
@@ -166,7 +185,7 @@ export interface EngineService {
    * (a walk of the workspace's log). batch: creates, updates and upserts by email. exportPerson and
    * erase: a person's data on request (ContactPrivacy).
    */
-  readonly contacts: RecordService<[expand: string | null]> & RecordAsOf & RecordBatch & ContactPrivacy
+  readonly contacts: RecordService<[expand: string | null]> & RecordAsOf & RecordBatch & ContactPrivacy & RecordMerge
   /**
    * list params: limit, cursor, search, filter, sort, pipeline_id, stage_id, owner_id, status,
    * contact_id, value_min, value_max, close_date_from, close_date_to. get's `expand`: the raw `expand`
@@ -192,7 +211,7 @@ export interface EngineService {
    * updated_at, custom). get's `expand`: the raw `expand` parameter (`contacts,deals,activities`) or
    * null. batch: creates, updates and upserts by domain.
    */
-  readonly companies: RecordService<[expand: string | null]> & RecordBatch
+  readonly companies: RecordService<[expand: string | null]> & RecordBatch & RecordMerge
   /**
    * list params: limit, cursor, filter, sort (due_at, created_at, updated_at), type, contact_id,
    * deal_id, company_id, owner_id, done. create's body: the activity's fields, and `done` (true sets
@@ -206,7 +225,8 @@ export interface EngineService {
    */
   readonly records: ReadonlyMap<string, RecordService & RecordBatch>
   readonly pipelines: {
-    readonly list: (ctx: RequestContext) => Effect.Effect<Page, StorageUnavailable>
+    /** Stores the workspace's default pipeline on the first call, hence ProjectionFailed. */
+    readonly list: (ctx: RequestContext) => Effect.Effect<Page, ProjectionFailed | StorageUnavailable>
     readonly get: (ctx: RequestContext, id: string) => Effect.Effect<Versioned, ReadError>
     readonly create: (ctx: RequestContext, body: unknown) => Effect.Effect<Versioned, WriteError>
     readonly update: (ctx: RequestContext, id: string, body: unknown, ifMatch: IfMatch) => Effect.Effect<Versioned, WriteError>
@@ -315,7 +335,7 @@ export interface EngineService {
       body: unknown,
       keySha256: string,
       manager: KeyManager
-    ) => Effect.Effect<Versioned, ValidationError | Conflict | StorageUnavailable | ScopeNotGranted>
+    ) => Effect.Effect<Versioned, ValidationError | Conflict | ProjectionFailed | StorageUnavailable | ScopeNotGranted>
     /** PATCH /v1/api-keys/:id: any of `name`, `scopes`, `expires_at`. Conflict for a revoked or expired key, or the last manager's. */
     readonly update: (
       ctx: RequestContext,

@@ -305,8 +305,8 @@ export const makeApiKeys = (deps: EngineDeps) => {
           }))
         })
         .pipe(
-          // Documents only, no streams and no unique key: neither conflict can happen.
-          Effect.catchTags({ VersionConflict: Effect.die, UniqueViolation: Effect.die })
+          // Documents only, no streams and no unique key: neither conflict can happen, and no projection runs.
+          Effect.catchTags({ VersionConflict: Effect.die, UniqueViolation: Effect.die, ProjectionFailed: Effect.die })
         )
     })
 
