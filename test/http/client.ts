@@ -27,6 +27,8 @@ export interface CallOptions {
   readonly body?: unknown
   readonly raw?: string | Uint8Array
   readonly headers?: Record<string, string>
+  /** `manual`: a redirect (308 `merged`) is the answer, not followed. fetch follows by default. */
+  readonly redirect?: "manual" | "follow"
 }
 
 /** The real host on a free port of 127.0.0.1, two workspaces; memory storage unless told otherwise. */
@@ -58,7 +60,12 @@ export const callerOf =
       body = JSON.stringify(options.body)
       headers["content-type"] ??= "application/json"
     }
-    const response = await fetch(`${url}${path}`, { method, headers, body: body as RequestInit["body"] })
+    const response = await fetch(`${url}${path}`, {
+      method,
+      headers,
+      body: body as RequestInit["body"],
+      redirect: options.redirect ?? "follow"
+    })
     const text = await response.text()
     let parsed: unknown = null
     if (text !== "" && (response.headers.get("content-type") ?? "").includes("json")) parsed = JSON.parse(text)

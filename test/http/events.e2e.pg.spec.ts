@@ -231,7 +231,7 @@ describe.each(STORAGES)("the change feed on %s storage", { timeout: 120_000 }, (
     }
     await refused("?after=not-a-cursor", "after")
     await refused(`?after=${cursor.slice(0, -2)}`, "after")
-    await refused("?types=contact.merged", "types")
+    await refused("?types=contact.split", "types")
     await refused("?types=nothing.*", "types")
     await refused("?limit=0", "limit")
     await refused("?limit=1001", "limit")

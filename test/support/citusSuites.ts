@@ -7,6 +7,7 @@ export const suitesOnCitus: ReadonlyArray<string> = [
   "test/http/contacts.e2e.pg.spec.ts",
   "test/http/deals.e2e.pg.spec.ts",
   "test/http/batch.e2e.pg.spec.ts",
+  "test/http/merge.e2e.pg.spec.ts",
   "test/http/idempotency.e2e.pg.spec.ts",
   "test/http/idempotencyLostAnswer.e2e.pg.spec.ts",
   "test/http/ifMatch.e2e.pg.spec.ts",

@@ -103,3 +103,6 @@ export const LATER_EVENT_TYPES = [
 
 /** The tombstone of a person's erasure (issue 33), in the API's order after LATER_EVENT_TYPES. */
 export const ERASURE_EVENT_TYPES = ["contact.erased"]
+
+/** A merge and its undoing (issue 28), in the API's order after ERASURE_EVENT_TYPES. */
+export const MERGE_EVENT_TYPES = ["contact.merged", "contact.unmerged", "company.merged", "company.unmerged"]

@@ -11,6 +11,7 @@ import {
   ERASURE_EVENT_TYPES,
   EVENT_TYPES,
   LATER_EVENT_TYPES,
+  MERGE_EVENT_TYPES,
   receiverForTest,
   register,
   type Scoped,
@@ -185,7 +186,13 @@ describe.each(STORAGES)("webhook tooling on %s storage", { timeout: 90_000 }, (s
     const api = as(host, workspace())
     const { answer, listed } = await eventTypesOf(api)
     expect(answer.body.next_cursor).toBeNull()
-    expect(listed.map((entry) => entry.type)).toEqual([...EVENT_TYPES, ...LATER_EVENT_TYPES, ...ERASURE_EVENT_TYPES, "webhook.test"])
+    expect(listed.map((entry) => entry.type)).toEqual([
+      ...EVENT_TYPES,
+      ...LATER_EVENT_TYPES,
+      ...ERASURE_EVENT_TYPES,
+      ...MERGE_EVENT_TYPES,
+      "webhook.test"
+    ])
     for (const entry of listed) {
       expect(Object.keys(entry), entry.type).toEqual(["type", "description", "schema"])
       expect(entry.description.trim().length, entry.type).toBeGreaterThan(10)
@@ -259,7 +266,23 @@ describe.each(STORAGES)("webhook tooling on %s storage", { timeout: 90_000 }, (s
     // A person's erasure: its tombstone is delivered (its contact.created may have been cancelled by it).
     const erased = (await api.call("POST", "/v1/contacts", { body: { email: "erased.schema@example.com" } })).body
     expect((await api.call("POST", `/v1/contacts/${erased.id}/erase`)).status).toBe(200)
-    await receiver.waitFor((r) => r.length >= 19 && r.some((one) => one.json.type === "contact.erased"), "a delivery of each record event")
+    // A merge and its undoing, of contacts and of companies.
+    for (const [collection, bodies, key] of [
+      ["contacts", [{ email: "survivor.schema@example.com" }, { email: "merged.schema@example.com", tier: "gold" }], "contact_id"],
+      ["companies", [{ name: "Survivor Inc" }, { name: "Merged Inc", zone: "eu" }], "company_id"]
+    ] as const) {
+      // One after the other: the last created of each type is checked below, and carries the custom field.
+      const survivor = (await api.call("POST", `/v1/${collection}`, { body: bodies[0] })).body
+      const merged = (await api.call("POST", `/v1/${collection}`, { body: bodies[1] })).body
+      const merge = await api.call("POST", `/v1/${collection}/${survivor.id}/merge`, { body: { merge_ids: [merged.id] } })
+      expect(merge.status, merge.text).toBe(200)
+      const unmerge = await api.call("POST", `/v1/${collection}/${survivor.id}/unmerge`, { body: { [key]: merged.id } })
+      expect(unmerge.status, unmerge.text).toBe(200)
+    }
+    await receiver.waitFor(
+      (r) => r.length >= 23 && r.some((one) => one.json.type === "contact.erased") && r.some((one) => one.json.type === "company.unmerged"),
+      "a delivery of each record event"
+    )
     expect((await testWebhook(api, webhook.id)).body.status_code).toBe(200)
 
     // A retry would repeat its delivery's bytes: one of each type is what is checked. The erased
@@ -270,7 +293,9 @@ describe.each(STORAGES)("webhook tooling on %s storage", { timeout: 90_000 }, (s
         .filter((r) => r.json.data?.contact?.id !== erased.id && r.json.data?.redacted !== true)
         .map((r) => [r.json.type as string, r.json.data as Record<string, any>])
     )
-    expect([...byType.keys()].sort()).toEqual([...EVENT_TYPES, ...LATER_EVENT_TYPES, ...ERASURE_EVENT_TYPES, "webhook.test"].sort())
+    expect([...byType.keys()].sort()).toEqual(
+      [...EVENT_TYPES, ...LATER_EVENT_TYPES, ...ERASURE_EVENT_TYPES, ...MERGE_EVENT_TYPES, "webhook.test"].sort()
+    )
     const { validators } = await eventTypesOf(api)
     for (const [type, data] of byType) expect(problemsOf(validators, type, data), type).toEqual([])
     expect(byType.get("contact.created")!.contact.tier).toBe("gold")

@@ -27,10 +27,17 @@ export class ValidationError extends Schema.TaggedError<ValidationError>()("Vali
 
 export class NotFound extends Schema.TaggedError<NotFound>()("NotFound", {
   resource: Schema.String,
-  id: Schema.String
+  id: Schema.String,
+  /**
+   * The survivor a record was merged into (API.md, "Merge and duplicates"): any request on the
+   * merged id is sent there (308 `merged`) instead of being not found.
+   */
+  mergedInto: Schema.optionalKey(Schema.String)
 }) {
   override get message(): string {
-    return `${this.resource} ${this.id} not found`
+    return this.mergedInto === undefined
+      ? `${this.resource} ${this.id} not found`
+      : `${this.resource} ${this.id} was merged into ${this.mergedInto}`
   }
 }
 

@@ -2,6 +2,8 @@ import { Effect, Layer, ManagedRuntime } from "effect"
 import { dealRulesLayer, Engine, type EngineService } from "./engine/contract/Engine.js"
 import type { DealRule } from "./deal/rules.js"
 import { EngineLive } from "./engine/EngineLive.js"
+import type { ConsumeOptions, Consumer } from "./engine/contract/Consumer.js"
+import type { JsonObject } from "./json.js"
 import { IdsLive } from "./engine/contract/Ids.js"
 import type { DeliveryQueue } from "./storage/DeliveryQueue.js"
 import type { Storage } from "./storage/Storage.js"
@@ -23,9 +25,33 @@ type Promised<F> = F extends (...args: infer A) => Effect.Effect<infer R, infer 
  * The engine for callers who do not use Effect: every operation returns a Promise, and a failure
  * rejects with the tagged domain error itself (`error._tag` is "NotFound", "ValidationError", …).
  */
-export type PromiseEngine = Promised<EngineService> & {
+export type PromiseEngine = Promised<Omit<EngineService, "consume">> & {
   /** Releases the storage (pools, embedded servers). */
   readonly dispose: () => Promise<void>
+  /** `engine.consume` with a Promise handler (see ConsumeOptions); resolves once the consumer runs. */
+  readonly consume: (options: PromiseConsumeOptions) => Promise<PromiseConsumer>
+}
+
+/** What a Promise handler is told beside each event: ConsumerDelivery, its transaction's statements as Promises. */
+export interface PromiseConsumerDelivery {
+  readonly attempt: number
+  /** Runs one statement in the transaction that stores the checkpoint (PostgreSQL); null on memory storage. */
+  readonly transaction: {
+    readonly execute: (sql: string, params?: ReadonlyArray<unknown>) => Promise<ReadonlyArray<Record<string, unknown>>>
+  } | null
+}
+
+/** ConsumeOptions with a handler that returns a Promise; a rejection is retried as a failed Effect is. */
+export interface PromiseConsumeOptions extends Omit<ConsumeOptions, "handler"> {
+  readonly handler: (event: JsonObject, delivery: PromiseConsumerDelivery) => Promise<void>
+}
+
+/** A running consumer, as Promises. */
+export interface PromiseConsumer {
+  /** As Consumer's: a page not yet committed is rolled back (PostgreSQL), the lease released. */
+  readonly stop: () => Promise<void>
+  /** Whether this process holds the lease now. */
+  readonly active: () => Promise<boolean>
 }
 
 type Run = (effect: Effect.Effect<unknown, unknown>) => Promise<unknown>
@@ -77,5 +103,28 @@ export const createPromiseEngine = async <E>(
     runtime
       .runPromise(Effect.result(effect))
       .then((result) => (result._tag === "Success" ? result.success : Promise.reject(result.failure)))
-  return { ...(promised(engine, run) as Promised<EngineService>), dispose: () => runtime.dispose() }
+  const consume = (options: PromiseConsumeOptions) =>
+    run(
+      engine.consume({
+        ...options,
+        handler: (event, { attempt, transaction }) =>
+          // The handler's statements run in this fiber's transaction, so they are run with its context.
+          Effect.flatMap(Effect.context<never>(), (context) =>
+            Effect.tryPromise(() =>
+              options.handler(event, {
+                attempt,
+                transaction:
+                  transaction === null
+                    ? null
+                    : { execute: (sql, params) => Effect.runPromiseWith(context)(transaction.execute(sql, params)) }
+              })
+            )
+          )
+      })
+    ) as Promise<Consumer>
+  return {
+    ...(promised(engine, run) as Promised<Omit<EngineService, "consume">>),
+    consume: (options) => consume(options).then((consumer) => promised(consumer, run) as PromiseConsumer),
+    dispose: () => runtime.dispose()
+  }
 }

@@ -34,14 +34,24 @@ export const erasedEventTypes = ["contact.erased"] as const
 
 export type ErasedEventType = (typeof erasedEventTypes)[number]
 
+/**
+ * A merge and its undoing (API.md, "Merge and duplicates"; record/merge.ts), announced on the
+ * survivor: listed after the erasure's tombstones, where the API added them.
+ */
+export const mergeEventTypes = ["contact.merged", "contact.unmerged", "company.merged", "company.unmerged"] as const
+
+export type MergeEventType = (typeof mergeEventTypes)[number]
+
 /** A record type's webhook event types: its life's and its own (and a contact's erasure). */
 export type RecordEventType<T extends RecordType = RecordType> = T extends RecordType
-  ? `${T}.${(typeof lifeEvents)[number] | (typeof recordTypeFacts)[T]["ownEvents"][number]}` | Extract<ErasedEventType, `${T}.${string}`>
+  ?
+      | `${T}.${(typeof lifeEvents)[number] | (typeof recordTypeFacts)[T]["ownEvents"][number]}`
+      | Extract<ErasedEventType | MergeEventType, `${T}.${string}`>
   : never
 
 /**
  * Every record type's webhook event types, in the API's order: per record type created, updated,
- * its own, deleted, restored; then the erasure's tombstones.
+ * its own, deleted, restored; then the erasure's tombstones, then the merges'.
  */
 export const recordEventTypes: ReadonlyArray<RecordEventType> = [
   ...recordTypes.flatMap((type) => {
@@ -49,7 +59,8 @@ export const recordEventTypes: ReadonlyArray<RecordEventType> = [
     const own: ReadonlyArray<string> = recordTypeFacts[type].ownEvents
     return [created, updated, ...own, deleted, restored].map((event) => `${type}.${event}` as RecordEventType)
   }),
-  ...erasedEventTypes
+  ...erasedEventTypes,
+  ...mergeEventTypes
 ]
 
 export const isRecordType = (u: unknown): u is RecordType => typeof u === "string" && (recordTypes as ReadonlyArray<string>).includes(u)

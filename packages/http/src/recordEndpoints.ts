@@ -14,6 +14,7 @@ import {
   single,
   writeErrors
 } from "./answerSchemas.js"
+import { MergedRecord } from "./errors/HttpErrors.js"
 import { batchDescription, batchInput, BatchResults } from "./batch.js"
 import { pageOf } from "./documented.js"
 import { historyDescription, HistoryEntry } from "./history/schemas.js"
@@ -42,6 +43,8 @@ export interface RecordResource<
   readonly patch: Patch
   readonly list: { readonly query?: ListQuery; readonly description?: string }
   readonly get: { readonly query?: GetQuery; readonly description?: string }
+  /** Its records merge (merge.ts): a request on one of its merged ids answers 308 `merged`. */
+  readonly merges?: boolean
 }
 
 /**
@@ -59,6 +62,9 @@ export const recordEndpoints = <
   resource: RecordResource<Collection, Record, Input, Patch, ListQuery, GetQuery>
 ) => {
   const { collection, record } = resource
+  // Typed as if every record type merged: a declared error a handler never fails with costs nothing; the document shows it where it is.
+  const redirected = <const L extends ReadonlyArray<Schema.Top>>(errors: L) =>
+    (resource.merges === true ? [...errors, MergedRecord] : errors) as unknown as readonly [...L, typeof MergedRecord]
   const one = `${collection}/:id` as const
   const list = HttpApiEndpoint.get("list", collection, {
     query: resource.list.query,
@@ -69,7 +75,7 @@ export const recordEndpoints = <
     params: idParams,
     query: resource.get.query,
     success: single(record),
-    error: readErrors
+    error: redirected(readErrors)
   })
   return {
     list: resource.list.description === undefined ? list : list.annotate(OpenApi.Description, resource.list.description),
@@ -85,19 +91,19 @@ export const recordEndpoints = <
       payload: resource.patch,
       headers: ifMatchHeader,
       success: single(record),
-      error: writeErrors
+      error: redirected(writeErrors)
     }),
     delete: HttpApiEndpoint.delete("delete", one, {
       params: idParams,
       headers: ifMatchHeader,
       success: NoContent,
-      error: deleteErrors
+      error: redirected(deleteErrors)
     }),
     restore: HttpApiEndpoint.post("restore", `${one}/restore`, {
       params: idParams,
       headers: idempotencyHeader,
       success: restored(record),
-      error: actionErrors
+      error: redirected(actionErrors)
     }),
     export: HttpApiEndpoint.get("export", `${collection}/export`, {
       query: resource.list.query,

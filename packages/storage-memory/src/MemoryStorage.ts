@@ -1,4 +1,5 @@
 import {
+  ConsumerCheckpoints,
   type Collection,
   type Commit,
   type CommitResult,
@@ -34,6 +35,7 @@ import { DocumentTable } from "./documentTable.js"
 import { inlineInstalls } from "./inlineInstalls.js"
 import { PendingDeliveries, sequenceOf } from "./pendingDeliveries.js"
 import { Trash } from "./trash.js"
+import { makeConsumerCheckpoints } from "./consumerCheckpoints.js"
 
 interface Row extends StoredDocument {
   readonly uniqueKey: string | null
@@ -445,7 +447,9 @@ export const makeWithQueue: Effect.Effect<Services> = Effect.gen(function* () {
 /** The storage alone. */
 export const make: Effect.Effect<StorageService> = Effect.map(makeWithQueue, (services) => services.storage)
 
-/** Storage and DeliveryQueue over one memory. */
-export const layer: Layer.Layer<Storage | DeliveryQueue> = Layer.effectContext(
-  Effect.map(makeWithQueue, ({ queue, storage }) => Context.make(Storage, storage).pipe(Context.add(DeliveryQueue, queue)))
+/** Storage, DeliveryQueue and consumers' checkpoints over one memory. */
+export const layer: Layer.Layer<Storage | DeliveryQueue | ConsumerCheckpoints> = Layer.effectContext(
+  Effect.map(makeWithQueue, ({ queue, storage }) =>
+    Context.make(Storage, storage).pipe(Context.add(DeliveryQueue, queue), Context.add(ConsumerCheckpoints, makeConsumerCheckpoints()))
+  )
 )

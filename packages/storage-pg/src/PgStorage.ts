@@ -1,10 +1,20 @@
-import { DeliveryQueue, type DeliveryQueueService, RecordTypes, recordTypeSet, Storage, type StorageService } from "@dealstream/core"
+import {
+  ConsumerCheckpoints,
+  type ConsumerCheckpointsService,
+  DeliveryQueue,
+  type DeliveryQueueService,
+  RecordTypes,
+  recordTypeSet,
+  Storage,
+  type StorageService
+} from "@dealstream/core"
 import { Clock, Context, Duration, Effect, Layer, Redacted, type Scope } from "effect"
 import * as Reactivity from "effect/reactivity/Reactivity"
 import type { SqlClient } from "effect/sql/SqlClient"
 import type { SqlError } from "effect/sql/SqlError"
 import { claimDeliveries } from "./claimDeliveries.js"
 import { commit } from "./commit.js"
+import { makeConsumerCheckpoints } from "./consumerCheckpoints.js"
 import { isCitus } from "./citus.js"
 import { type CitusCommits, citusCommits } from "./citusCommits.js"
 import { readFeedOnCitus } from "./citusFeed.js"
@@ -193,6 +203,7 @@ export const queueFromClient = (sql: SqlClient, listen: ListenOptions, citus = f
 export interface Services {
   readonly storage: StorageService
   readonly queue: DeliveryQueueService
+  readonly checkpoints: ConsumerCheckpointsService
 }
 
 /**
@@ -308,7 +319,8 @@ export const makeWithQueue = (options: Options | string): Effect.Effect<Services
       }
       return {
         storage: fromClient(sql, batches.submit, listen, tableMap, reads, feedLock, citus),
-        queue: queueFromClient(sql, listen, citus !== undefined)
+        queue: queueFromClient(sql, listen, citus !== undefined),
+        checkpoints: makeConsumerCheckpoints(sql)
       }
     })
   )
@@ -320,8 +332,10 @@ const realClock = Clock.Clock.defaultValue()
 export const make = (options: Options | string): Effect.Effect<StorageService, DatabaseError, Scope.Scope> =>
   Effect.map(makeWithQueue(options), (services) => services.storage)
 
-/** Storage and DeliveryQueue over one pool. */
-export const layer = (options: Options | string): Layer.Layer<Storage | DeliveryQueue, DatabaseError> =>
+/** Storage, DeliveryQueue and consumers' checkpoints over one pool. */
+export const layer = (options: Options | string): Layer.Layer<Storage | DeliveryQueue | ConsumerCheckpoints, DatabaseError> =>
   Layer.effectContext(
-    Effect.map(makeWithQueue(options), ({ queue, storage }) => Context.make(Storage, storage).pipe(Context.add(DeliveryQueue, queue)))
+    Effect.map(makeWithQueue(options), ({ checkpoints, queue, storage }) =>
+      Context.make(Storage, storage).pipe(Context.add(DeliveryQueue, queue), Context.add(ConsumerCheckpoints, checkpoints))
+    )
   )

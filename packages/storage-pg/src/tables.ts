@@ -14,7 +14,9 @@ export const tables = {
   /** Each live deal's contact_ids, a row per contact, kept by triggers on ds_deals (migration 0026). */
   dealContacts: "ds_deal_contacts",
   /** Per workspace on Citus, what lifts its new worker's transaction ids into its feed order (migration 0029). */
-  feedOffsets: "ds_feed_offsets"
+  feedOffsets: "ds_feed_offsets",
+  /** Per workspace and consumer name, its checkpoint and who holds its lease (migration 0030). */
+  consumers: "ds_consumers"
 } as const
 
 /**

@@ -1,4 +1,5 @@
 import type { JsonObject } from "../json.js"
+import type { Relink } from "../record/merge.js"
 import type { LinkIds } from "./links.js"
 
 /** `fields` and `done` come from `parseActivityCreate`; the engine looked up the linked records. */
@@ -55,4 +56,11 @@ export interface UnlinkActivityContact {
   readonly contactId: string
 }
 
-export type ActivityCommand = CreateActivity | UpdateActivity | DeleteActivity | RestoreActivity | PurgeActivity | UnlinkActivityContact
+export type ActivityCommand =
+  | CreateActivity
+  | UpdateActivity
+  | DeleteActivity
+  | RestoreActivity
+  | PurgeActivity
+  | UnlinkActivityContact
+  | Relink

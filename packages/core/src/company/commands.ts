@@ -1,4 +1,5 @@
 import type { JsonObject } from "../json.js"
+import type { MergeCommand } from "../record/merge.js"
 
 /** `fields` comes from `parseCompanyCreate`. */
 export interface CreateCompany {
@@ -34,4 +35,4 @@ export interface PurgeCompany {
   readonly at: string
 }
 
-export type CompanyCommand = CreateCompany | UpdateCompany | DeleteCompany | RestoreCompany | PurgeCompany
+export type CompanyCommand = CreateCompany | UpdateCompany | DeleteCompany | RestoreCompany | PurgeCompany | MergeCommand

@@ -1,4 +1,5 @@
 import type { JsonObject } from "../json.js"
+import type { MergeCommand, Relink } from "../record/merge.js"
 import type { NamedCompany } from "./companyLinks.js"
 
 /** `fields` comes from `parseContactCreate`; the engine looked up the companies it names. */
@@ -50,4 +51,12 @@ export interface EraseContact {
   readonly at: string
 }
 
-export type ContactCommand = CreateContact | UpdateContact | DeleteContact | RestoreContact | PurgeContact | EraseContact
+export type ContactCommand =
+  | CreateContact
+  | UpdateContact
+  | DeleteContact
+  | RestoreContact
+  | PurgeContact
+  | EraseContact
+  | MergeCommand
+  | Relink

@@ -1,4 +1,5 @@
 import type { JsonObject } from "../json.js"
+import type { Relink } from "../record/merge.js"
 import type { PipelineInfo } from "../pipeline/decider.js"
 
 /** `fields` comes from `parseDealCreate`; the engine looked up the pipeline and the contacts. */
@@ -83,4 +84,4 @@ export interface UnlinkContact {
   readonly contactId: string
 }
 
-export type DealCommand = CreateDeal | UpdateDeal | MoveStage | DeleteDeal | RestoreDeal | PurgeDeal | UnlinkContact
+export type DealCommand = CreateDeal | UpdateDeal | MoveStage | DeleteDeal | RestoreDeal | PurgeDeal | UnlinkContact | Relink

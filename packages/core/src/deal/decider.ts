@@ -298,6 +298,13 @@ const decide = (command: DealCommand, state: DealState): Decision => {
           ? [{ type: "deal.contact_unlinked", data: { contact_id: command.contactId, at } }]
           : []
       )
+    case "Relink": {
+      // A merge's survivor takes the merged record's place in the links: no stage rule sees it.
+      if (state.status === "deleted") return Result.succeed([])
+      if (state.status !== "live") return notFound(id)
+      const changed = changedFields(state.fields, command.fields)
+      return Result.succeed(Object.keys(changed).length === 0 ? [] : [{ type: "deal.updated", data: { changed, at } }])
+    }
   }
 }
 

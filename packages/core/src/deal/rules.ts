@@ -48,7 +48,8 @@ export const withDealRules = (
         ...decider,
         decide: (command, state) => {
           const decided = decider.decide(command, state)
-          if (Result.isFailure(decided) || decided.success.length === 0 || command.type === "UnlinkContact") return decided
+          if (Result.isFailure(decided) || decided.success.length === 0 || command.type === "UnlinkContact" || command.type === "Relink")
+            return decided
           const decision = { events: decided.success, after: decided.success.reduce(decider.evolve, state) }
           for (const rule of rules) {
             const refusal = rule(command, state, decision)

@@ -80,6 +80,12 @@ export const payloadDataFor = (event: DomainEvent, record: JsonObject, known: Re
       const entry = isStageChange(event) && typeof id === "string" ? timelineEntryOf(id, event) : null
       return { deal: record, timeline_entry: entry }
     }
+    case "merged": {
+      const ids = (event.data as { readonly merged_ids?: ReadonlyArray<string> }).merged_ids ?? []
+      return { [type]: record, merged_ids: [...ids] }
+    }
+    case "unmerged":
+      return { [type]: record, restored_id: (event.data as { readonly restored_id?: string }).restored_id ?? null }
     case "deleted":
     case "erased":
       // The record has left every view (an erased one every store too); the receiver learns only which one.
@@ -117,7 +123,7 @@ export const payloadDataInOrder = (data: JsonObject, known: RecordTypeSet = buil
           : value
   }
   // The members in payloadDataFor's order, then any other as stored (none today).
-  const members: ReadonlyArray<string> = ["id", ...known.names, "changed_fields", "timeline_entry"]
+  const members: ReadonlyArray<string> = ["id", ...known.names, "changed_fields", "timeline_entry", "merged_ids", "restored_id"]
   for (const key of members) at(key)
   for (const key of Object.keys(data)) if (!members.includes(key)) at(key)
   return out

@@ -10,12 +10,15 @@ import { makeContacts } from "./records/contacts.js"
 import { makeCustomFields } from "./records/customFields.js"
 import { makeDeals } from "./records/deals.js"
 import { makeFeed } from "./feed/feed.js"
+import { makeConsumers } from "./feed/consume.js"
+import { ConsumerCheckpoints } from "../storage/ConsumerCheckpoints.js"
 import { engineDeps } from "./base/deps.js"
 import { DealRules, Engine, type EngineService } from "./contract/Engine.js"
 import { makeIdempotency } from "./commands/idempotency.js"
 import type { Ids } from "./contract/Ids.js"
 import { makePipelineFigures } from "./records/pipelineFigures.js"
 import { makePipelines } from "./records/pipelines.js"
+import { makeMerges } from "./records/mergeables.js"
 import { makePrivacy } from "./records/privacy.js"
 import { pluginKind } from "./records/pluginRecords.js"
 import { makeRecordService } from "./records/recordService.js"
@@ -41,12 +44,15 @@ export const makeEngine: Effect.Effect<EngineService, never, EngineRequirements 
   const records = new Map(plugins.map(({ aggregate, plugin }) => [plugin.name, makeRecordService(deps, pluginKind(plugin, aggregate))]))
   const figures = makePipelineFigures(deps)
   const people = makeContacts(deps)
-  const [contacts, deals, companies, activities] = [
+  const [served, deals, firms, activities] = [
     { ...people, ...makePrivacy(deps, people) },
     { ...makeDeals(deps, dealRules), forecast: figures.forecast },
     makeCompanies(deps),
     makeActivities(deps)
   ]
+  const merges = makeMerges(deps, { contact: served, deal: deals, company: firms, activity: activities })
+  const contacts = { ...served, ...merges.contact }
+  const companies = { ...firms, ...merges.company }
   const shown = new Map([
     ["contact", contacts.shown],
     ["deal", deals.shown],
@@ -54,6 +60,8 @@ export const makeEngine: Effect.Effect<EngineService, never, EngineRequirements 
     ["activity", activities.shown],
     ...[...records].map(([name, service]) => [name, service.shown] as const)
   ])
+  const feed = makeFeed(deps, yield* Effect.scope)
+  const consumers = makeConsumers(feed.list, yield* Effect.serviceOption(ConsumerCheckpoints), yield* Effect.scope)
   return Engine.of({
     contacts,
     deals,
@@ -64,13 +72,14 @@ export const makeEngine: Effect.Effect<EngineService, never, EngineRequirements 
     customFields: makeCustomFields(deps),
     trash: makeTrash(deps, shown),
     webhooks: makeWebhooks(deps),
-    events: makeFeed(deps, yield* Effect.scope),
+    events: feed,
     idempotency: makeIdempotency(deps),
     apiKeys: makeApiKeys(deps),
     purgeExpired: makePurge(deps, [...aggregates, ...plugins.map(({ aggregate }) => aggregate)]),
     ping: deps.storage.ping,
     exportRecords: (ctx, list, params, encode) => exportRecords(deps.storage, ctx, list, params, encode),
-    position: deps.storage.position
+    position: deps.storage.position,
+    ...consumers
   })
 })
 

@@ -28,6 +28,33 @@ export const recordEvents = <const N extends string, const F extends Schema.Top>
    * only. Only a record type that adds it to its union has it (deals, activities).
    */
   const ContactUnlinked = DomainEvent(`${name}.contact_unlinked`, { contact_id: Schema.String, at: Schema.String })
+  /**
+   * The survivor of a merge (record/merge.ts): `changed` are the fields it took from the records
+   * `merged_ids`, which left for the trash in the same commit. Only a mergeable record type has it.
+   */
+  const Merged = DomainEvent(`${name}.merged`, {
+    merged_ids: Schema.Array(Schema.String),
+    changed: fields,
+    at: Schema.String,
+    /** Per changed field, the merged record its value came from; `before`: the survivor's values before. What an unmerge undoes. */
+    from: Schema.optionalKey(Schema.Record(Schema.String, Schema.String)),
+    before: Schema.optionalKey(Schema.JsonObject)
+  })
+  /**
+   * A record merged into `into`: it leaves every view for the trash, its fields as they were.
+   * `moved`: the records whose links the merge re-pointed from it, their link fields before and after.
+   */
+  const MergedInto = DomainEvent(`${name}.merged_into`, {
+    into: Schema.String,
+    at: Schema.String,
+    moved: Schema.optionalKey(
+      Schema.Array(Schema.Struct({ type: Schema.String, id: Schema.String, before: Schema.JsonObject, after: Schema.JsonObject }))
+    )
+  })
+  /** An unmerge on the survivor (record/merge.ts): `changed` are the values it gives back to `restored_id`. */
+  const Unmerged = DomainEvent(`${name}.unmerged`, { restored_id: Schema.String, changed: fields, at: Schema.String })
+  /** The same unmerge on the record merged: it is back as it was, out of the trash. Not announced (the survivor's is). */
+  const MergeUndone = DomainEvent(`${name}.merge_undone`, { into: Schema.String, at: Schema.String })
   return {
     Created,
     Updated,
@@ -36,6 +63,10 @@ export const recordEvents = <const N extends string, const F extends Schema.Top>
     Purged,
     Erased,
     ContactUnlinked,
+    Merged,
+    MergedInto,
+    Unmerged,
+    MergeUndone,
     Event: Schema.Union([Created, Updated, Deleted, Restored, Purged])
   }
 }

@@ -6,6 +6,7 @@ import { Conflict, NotFound } from "../errors.js"
 import { changedFields } from "../field/changes.js"
 import type { Json, JsonObject } from "../json.js"
 import { contactIdsOf, withoutContact } from "./links.js"
+import type { MovedLinks } from "./merge.js"
 
 /**
  * What every soft-deletable record type shares (contacts, companies, activities): its life from
@@ -17,7 +18,7 @@ import { contactIdsOf, withoutContact } from "./links.js"
 export type RecordState =
   | { readonly status: "absent" }
   | { readonly status: "live"; readonly fields: JsonObject }
-  | { readonly status: "deleted"; readonly fields: JsonObject; readonly deletedAt: string }
+  | { readonly status: "deleted"; readonly fields: JsonObject; readonly deletedAt: string; readonly mergedInto?: string }
   | { readonly status: "purged" }
 
 /** A record that exists and is not in the trash. */
@@ -29,6 +30,22 @@ export type RecordEvent<N extends string> =
   | { readonly type: `${N}.updated`; readonly data: { readonly changed: JsonObject; readonly at: string } }
   | { readonly type: `${N}.deleted` | `${N}.restored` | `${N}.purged` | `${N}.erased`; readonly data: { readonly at: string } }
   | { readonly type: `${N}.contact_unlinked`; readonly data: { readonly contact_id: string; readonly at: string } }
+  | {
+      readonly type: `${N}.merged`
+      readonly data: {
+        readonly merged_ids: ReadonlyArray<string>
+        readonly changed: JsonObject
+        readonly at: string
+        readonly from?: { readonly [field: string]: string }
+        readonly before?: JsonObject
+      }
+    }
+  | {
+      readonly type: `${N}.merged_into`
+      readonly data: { readonly into: string; readonly at: string; readonly moved?: ReadonlyArray<JsonObject> }
+    }
+  | { readonly type: `${N}.unmerged`; readonly data: { readonly restored_id: string; readonly changed: JsonObject; readonly at: string } }
+  | { readonly type: `${N}.merge_undone`; readonly data: { readonly into: string; readonly at: string } }
 
 /** A command of a record's life: its verb first in its type (`CreateCompany`, `Purge`, `Erase`, `Unlink`). */
 export interface LifeCommand {
@@ -38,6 +55,17 @@ export interface LifeCommand {
   readonly fields?: JsonObject
   /** The erased contact an `Unlink` command takes out of the record's contact_ids. */
   readonly contactId?: string
+  /** The records an `Absorb` takes fields from (record/merge.ts). */
+  readonly mergedIds?: ReadonlyArray<string>
+  /** The survivor a `MergeInto` or an `Unmerge` names. */
+  readonly into?: string
+  /** Of an `Absorb`: per changed field, the record its value came from, and the survivor's values before. */
+  readonly from?: { readonly [field: string]: string }
+  readonly before?: JsonObject
+  /** Of a `MergeInto`: the links the merge moved from the record. */
+  readonly moved?: ReadonlyArray<MovedLinks>
+  /** Of an `Unmerge`: the merged record brought back. */
+  readonly restoredId?: string
 }
 
 /** The last millisecond of the 30-day window still restores; the purge takes only what is past it. */
@@ -56,7 +84,15 @@ const withTimestamps = (data: JsonObject, changed: JsonObject, updatedAt: string
 export const recordLifecycle = <N extends string, E extends RecordEvent<N>>(name: N, plural: string) => {
   type Decision = Result.Result<ReadonlyArray<E>, DomainError>
   const event = (suffix: string, data: Record<string, Json>) => ({ type: `${name}.${suffix}`, data }) as unknown as E
-  const notFound = (id: string): Decision => Result.fail(new NotFound({ resource: name, id }))
+  /** Not found; a record merged into another says which (the API sends the request there). */
+  const notFound = (id: string, state?: RecordState): Decision =>
+    Result.fail(
+      new NotFound({
+        resource: name,
+        id,
+        ...(state?.status === "deleted" && state.mergedInto !== undefined ? { mergedInto: state.mergedInto } : {})
+      })
+    )
   const isType = (e: E, suffix: string) => e.type === `${name}.${suffix}`
 
   const life = {
@@ -73,7 +109,7 @@ export const recordLifecycle = <N extends string, E extends RecordEvent<N>>(name
     },
     /** A patch of a live record, nothing more to check. */
     update: (state: RecordState, id: string, patch: JsonObject, at: string): Decision => {
-      if (state.status !== "live") return notFound(id)
+      if (state.status !== "live") return notFound(id, state)
       const changed = changedFields(state.fields, patch)
       return Result.succeed(Object.keys(changed).length === 0 ? [] : [event("updated", { changed, at })])
     },
@@ -90,6 +126,10 @@ export const recordLifecycle = <N extends string, E extends RecordEvent<N>>(name
       if (type.startsWith("Restore")) return life.restore(state, id, at)
       if (type.startsWith("Erase")) return life.erase(state, id, at)
       if (type.startsWith("Unlink")) return life.unlinkContact(state, id, command.contactId ?? "", at)
+      if (type === "Absorb") return life.absorb(state, command, fields)
+      if (type === "MergeInto") return life.mergeInto(state, id, command.into ?? "", command.moved ?? [], at)
+      if (type === "Unmerge") return life.unmerge(state, command, fields)
+      if (type === "Relink") return life.relink(state, id, fields, at)
       return life.purge(state, id, at)
     },
     /**
@@ -109,9 +149,49 @@ export const recordLifecycle = <N extends string, E extends RecordEvent<N>>(name
             ? own.update(command as Extract<C, { readonly type: `Update${string}` }>, state)
             : life.decide(state, command),
     remove: (state: RecordState, id: string, at: string): Decision =>
-      state.status === "live" ? Result.succeed([event("deleted", { at })]) : notFound(id),
+      state.status === "live" ? Result.succeed([event("deleted", { at })]) : notFound(id, state),
+    /** A merged record comes back by an unmerge only, never by a restore. */
     restore: (state: RecordState, id: string, at: string): Decision =>
-      state.status === "deleted" && recoverable(state.deletedAt, at) ? Result.succeed([event("restored", { at })]) : notFound(id),
+      state.status === "deleted" && state.mergedInto === undefined && recoverable(state.deletedAt, at)
+        ? Result.succeed([event("restored", { at })])
+        : notFound(id, state),
+    /** The survivor of a merge takes the fields the merge decided (record/merge.ts), even none. */
+    absorb: (state: RecordState, command: LifeCommand, fields: JsonObject): Decision =>
+      state.status === "live"
+        ? Result.succeed([
+            event("merged", {
+              merged_ids: [...(command.mergedIds ?? [])],
+              changed: changedFields(state.fields, fields),
+              at: command.at,
+              from: command.from ?? {},
+              before: command.before ?? {}
+            })
+          ])
+        : notFound(command.id, state),
+    mergeInto: (state: RecordState, id: string, into: string, moved: ReadonlyArray<MovedLinks>, at: string): Decision =>
+      state.status === "live" ? Result.succeed([event("merged_into", { into, at, moved: moved as unknown as Json })]) : notFound(id, state),
+    /**
+     * An unmerge within the window: the merged record (`restoredId` is its id) comes back as it was,
+     * if it was merged into `into`; the survivor gives back `fields`.
+     */
+    unmerge: (state: RecordState, command: LifeCommand, fields: JsonObject): Decision => {
+      const { at, id } = command
+      const restoredId = command.restoredId ?? ""
+      if (id !== restoredId)
+        return state.status === "live"
+          ? Result.succeed([event("unmerged", { restored_id: restoredId, changed: changedFields(state.fields, fields), at })])
+          : notFound(id, state)
+      return state.status === "deleted" && state.mergedInto === command.into && recoverable(state.deletedAt, at)
+        ? Result.succeed([event("merge_undone", { into: command.into ?? "", at })])
+        : Result.fail(new NotFound({ resource: name, id }))
+    },
+    /** Links re-pointed to a merge's survivor, as an update; a record in the trash keeps its links. */
+    relink: (state: RecordState, id: string, fields: JsonObject, at: string): Decision =>
+      state.status === "live"
+        ? Result.succeed(life.changes(state.fields, fields, at))
+        : state.status === "deleted"
+          ? Result.succeed([])
+          : notFound(id),
     /**
      * The purge of a record in the trash past the window; `now`: of a live or trashed record at once
      * (an activity about an erased person alone, purged with them: activity/decider.ts).
@@ -146,8 +226,15 @@ export const recordLifecycle = <N extends string, E extends RecordEvent<N>>(name
     evolve: (state: RecordState, e: E): RecordState => {
       const data = e.data as Record<string, Json>
       if (isType(e, "created")) return { status: "live", fields: data["fields"] as JsonObject }
-      if (isType(e, "updated"))
+      if (isType(e, "updated") || isType(e, "merged"))
         return state.status === "live" ? { status: "live", fields: { ...state.fields, ...(data["changed"] as JsonObject) } } : state
+      if (isType(e, "unmerged"))
+        return state.status === "live" ? { status: "live", fields: { ...state.fields, ...(data["changed"] as JsonObject) } } : state
+      if (isType(e, "merge_undone")) return state.status === "deleted" ? { status: "live", fields: state.fields } : state
+      if (isType(e, "merged_into"))
+        return state.status === "live"
+          ? { status: "deleted", fields: state.fields, deletedAt: data["at"] as string, mergedInto: data["into"] as string }
+          : state
       if (isType(e, "deleted"))
         return state.status === "live" ? { status: "deleted", fields: state.fields, deletedAt: data["at"] as string } : state
       if (isType(e, "restored")) return state.status === "deleted" ? { status: "live", fields: state.fields } : state
@@ -170,7 +257,16 @@ export const recordLifecycle = <N extends string, E extends RecordEvent<N>>(name
         return { data: { id: data["id"]!, ...(data["fields"] as JsonObject), created_at: at, updated_at: at }, deletedAt: null }
       }
       if (doc === null) return null
-      if (isType(e, "updated")) return { ...doc, data: withTimestamps(doc.data, data["changed"] as JsonObject, data["at"] as string) }
+      if (isType(e, "updated") || isType(e, "merged"))
+        return { ...doc, data: withTimestamps(doc.data, data["changed"] as JsonObject, data["at"] as string) }
+      if (isType(e, "unmerged")) return { ...doc, data: withTimestamps(doc.data, data["changed"] as JsonObject, data["at"] as string) }
+      if (isType(e, "merge_undone")) {
+        // Back exactly as it was when merged.
+        const { merged_into: _, ...kept } = doc.data
+        return { data: kept, deletedAt: null }
+      }
+      // The record as it was, in the trash, naming the survivor (trash, redirects): updated_at stays.
+      if (isType(e, "merged_into")) return { data: { ...doc.data, merged_into: data["into"]! }, deletedAt: data["at"] as string }
       if (isType(e, "deleted")) return { ...doc, deletedAt: data["at"] as string }
       if (isType(e, "restored")) return { ...doc, deletedAt: null }
       // Not an edit of the record's own fields: updated_at stays as it was.

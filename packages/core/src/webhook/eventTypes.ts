@@ -47,6 +47,18 @@ export const WEBHOOK_EVENT_DESCRIPTIONS: { readonly [Type in WebhookSentEventTyp
   "contact.erased":
     "A contact was erased at once on request (POST /v1/contacts/:id/erase), live or in the trash: its data left every view, the " +
     "log, the change feed and the payloads of its earlier deliveries; data.id is its id, and nothing else of it remains.",
+  "contact.merged":
+    "Contacts were merged into this one (POST /v1/contacts/:id/merge), in one commit; data.contact is the survivor after the merge " +
+    "and data.merged_ids the contacts merged into it, now in the trash. Deals and activities that named them name it instead.",
+  "contact.unmerged":
+    "A contact merged into this one was brought back (POST /v1/contacts/:id/unmerge); data.contact is the survivor after it and " +
+    "data.restored_id the contact back as it was, with the links the merge moved from it.",
+  "company.merged":
+    "Companies were merged into this one (POST /v1/companies/:id/merge), in one commit; data.company is the survivor after the " +
+    "merge and data.merged_ids the companies merged into it, now in the trash. Contacts, deals and activities that named them name it instead.",
+  "company.unmerged":
+    "A company merged into this one was brought back (POST /v1/companies/:id/unmerge); data.company is the survivor after it and " +
+    "data.restored_id the company back as it was, with the links the merge moved from it.",
   "webhook.test": "Sent only by POST /v1/webhooks/:id/test, never on its own; data.webhook_id is the webhook tested."
 }
 

@@ -26,8 +26,8 @@ describe("parseWebhookCreate", () => {
     expect(Result.map(create({ secret: null }), (w) => w.secret)).toEqual(Result.succeed(null))
   })
 
-  it("knows the eighteen event names and the wildcard", () => {
-    expect(WEBHOOK_EVENT_TYPES).toHaveLength(18)
+  it("knows the twenty-two event names and the wildcard", () => {
+    expect(WEBHOOK_EVENT_TYPES).toHaveLength(22)
     expect(Result.isSuccess(create({ events: [...WEBHOOK_EVENT_TYPES] }))).toBe(true)
     expect(Result.map(create({ events: ["*"] }), (w) => w.events)).toEqual(Result.succeed(["*"]))
   })

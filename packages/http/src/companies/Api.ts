@@ -1,6 +1,7 @@
 import { Schema } from "effect"
 import { securedGroup } from "../documented.js"
 import { searchParams } from "../parameters.js"
+import { mergeEndpoint, unmergeEndpoint } from "../merge.js"
 import { batchEndpoint, recordEndpoints } from "../recordEndpoints.js"
 import { Company, CompanyInput, CompanyPatch } from "./schemas.js"
 
@@ -16,6 +17,7 @@ const companyGetParams = {
 const companies = recordEndpoints({
   name: "Company",
   collection: "/v1/companies",
+  merges: true,
   record: Company,
   input: CompanyInput,
   patch: CompanyPatch,
@@ -36,5 +38,10 @@ export class CompaniesApi extends securedGroup(
   companies.update,
   companies.delete,
   companies.restore,
-  companies.history
+  companies.history,
+  mergeEndpoint(
+    { name: "Company", type: "company", collection: "/v1/companies", linking: ["contact_ids", "deal_ids", "activity_ids"] },
+    Company
+  ),
+  unmergeEndpoint({ name: "Company", type: "company", collection: "/v1/companies" }, Company)
 ) {}

@@ -4,6 +4,7 @@ import { Effect } from "effect"
 import type { ServedApi } from "../Api.js"
 import { IdempotentReplies } from "../idempotency.js"
 import { handleRecordResource, recordResourceHandlers } from "../recordGroups.js"
+import { mergeRecords } from "../merge.js"
 import { getExpandable } from "../recordHandlers.js"
 import { Company } from "./schemas.js"
 
@@ -13,9 +14,12 @@ export const CompaniesLive = (api: ServedApi) =>
       const engine = yield* Engine
       const { companies } = engine
       const get = getExpandable(companies.get)
+      const idempotent = yield* IdempotentReplies
       return handleRecordResource(
         handlers,
-        recordResourceHandlers(yield* IdempotentReplies, "/v1/companies", companies, get, { engine, object: "company", record: Company })
+        recordResourceHandlers(idempotent, "/v1/companies", companies, get, { engine, object: "company", record: Company })
       )
+        .handleRaw("merge", mergeRecords(idempotent, companies.merge))
+        .handleRaw("unmerge", mergeRecords(idempotent, companies.unmerge))
     })
   )

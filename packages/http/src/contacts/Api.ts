@@ -2,12 +2,14 @@ import { HttpApiEndpoint, OpenApi } from "effect/http-api"
 import { actionErrors, readErrors, replayable200 } from "../answerSchemas.js"
 import { securedGroup } from "../documented.js"
 import { contactListParams, contactParams, idempotencyHeader, idParams } from "../parameters.js"
+import { mergeEndpoint, unmergeEndpoint } from "../merge.js"
 import { batchEndpoint, recordEndpoints } from "../recordEndpoints.js"
 import { Contact, ContactErasure, ContactExport, ContactInput, ContactPatch } from "./schemas.js"
 
 const contacts = recordEndpoints({
   name: "Contact",
   collection: "/v1/contacts",
+  merges: true,
   record: Contact,
   input: ContactInput,
   patch: ContactPatch,
@@ -55,6 +57,11 @@ export class ContactsApi extends securedGroup(
   contacts.delete,
   contacts.restore,
   contacts.history,
+  mergeEndpoint(
+    { name: "Contact", type: "contact", collection: "/v1/contacts", linking: ["deal_ids", "activity_ids", "company_ids"] },
+    Contact
+  ),
+  unmergeEndpoint({ name: "Contact", type: "contact", collection: "/v1/contacts" }, Contact),
   HttpApiEndpoint.get("exportPerson", "/v1/contacts/:id/export", {
     params: idParams,
     success: ContactExport,

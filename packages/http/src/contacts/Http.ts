@@ -6,6 +6,7 @@ import { IdempotentReplies } from "../idempotency.js"
 import { handleRecordResource, recordResourceHandlers } from "../recordGroups.js"
 import { getExpandable, postedAction, unconditional } from "../recordHandlers.js"
 import { readQuery } from "../request/queryParams.js"
+import { mergeRecords } from "../merge.js"
 import { json, respond } from "../replies.js"
 import { Caller } from "../auth/Authentication.js"
 import { Contact } from "./schemas.js"
@@ -22,6 +23,8 @@ export const ContactsLive = (api: ServedApi) =>
           handlers,
           recordResourceHandlers(idempotent, "/v1/contacts", contacts, get, { engine, object: "contact", record: Contact })
         )
+          .handleRaw("merge", mergeRecords(idempotent, contacts.merge))
+          .handleRaw("unmerge", mergeRecords(idempotent, contacts.unmerge))
           .handle("exportPerson", ({ params, request }) =>
             Effect.gen(function* () {
               yield* readQuery(request, [])

@@ -6,7 +6,8 @@ export const ErrorDetail = Schema.Struct({
   path: Schema.String.annotate({ examples: ["email", "filter.$or[1].value.$gt", "limit"] }),
   message: Schema.String,
   id: Schema.optionalKey(Schema.String.annotate({ description: "The record a conflict is with." })),
-  scope: Schema.optionalKey(Schema.String.annotate({ description: "The scope the API key lacks (403 forbidden)." }))
+  scope: Schema.optionalKey(Schema.String.annotate({ description: "The scope the API key lacks (403 forbidden)." })),
+  merged_into: Schema.optionalKey(Schema.String.annotate({ description: "The survivor a record was merged into (308 merged)." }))
 })
 
 /** The codes of the error table (errorTable.ts). */

@@ -71,6 +71,18 @@ export class RateLimited extends Schema.TaggedError<RateLimited>()(
   row("RateLimited")
 ) {}
 
+/**
+ * The engine's NotFound of a record merged into another, as the edge answers it (308, errorResponse.ts):
+ * declared by the endpoints of the record types that merge, so that their documents show it.
+ */
+export class MergedRecord extends Schema.TaggedError<MergedRecord>()(
+  "Merged",
+  {
+    message: Schema.String
+  },
+  row("Merged")
+) {}
+
 /** An engine error with its row's status (a TaggedError's identifier is its tag). */
 const declared = <S extends Schema.Top & { readonly identifier: string; readonly Type: { readonly _tag: ErrorTag } }>(
   error: S

@@ -17,7 +17,11 @@ interface Detail {
   readonly message: string
   readonly id?: string | undefined
   readonly scope?: string | undefined
+  readonly merged_into?: string | undefined
 }
+
+/** The collection of a record type that merges, as its paths name it. */
+const collectionOf = (resource: string): string => (resource === "company" ? "companies" : `${resource}s`)
 
 interface Mapped {
   readonly status: number
@@ -113,8 +117,15 @@ const byTag = (error: object): Mapped | undefined => {
   switch (field(error, "_tag")) {
     case "ValidationError":
       return answer("ValidationError", { message: text(error, "message", "invalid request"), details: detailsOf(error) })
-    case "NotFound":
-      return answer("NotFound", { message: String(field(error, "message")) })
+    case "NotFound": {
+      const into = field(error, "mergedInto")
+      if (typeof into !== "string") return answer("NotFound", { message: String(field(error, "message")) })
+      return answer("Merged", {
+        message: String(field(error, "message")),
+        details: [{ path: "", message: `merged into ${into}`, merged_into: into }],
+        headers: { Location: `/v1/${collectionOf(String(field(error, "resource")))}/${into}` }
+      })
+    }
     case "Conflict":
       return answer("Conflict", { message: text(error, "message", "conflict"), details: detailsOf(error) })
     case "PreconditionFailed": {
@@ -195,11 +206,12 @@ const errorOf = ({ code, details, message }: Mapped, requestId: string): JsonObj
   code,
   message,
   details: details.map(
-    ({ id, message, path, scope }): JsonObject => ({
+    ({ id, merged_into, message, path, scope }): JsonObject => ({
       path,
       message,
       ...(id === undefined ? {} : { id }),
-      ...(scope === undefined ? {} : { scope })
+      ...(scope === undefined ? {} : { scope }),
+      ...(merged_into === undefined ? {} : { merged_into })
     })
   ),
   request_id: requestId

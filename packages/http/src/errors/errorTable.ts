@@ -14,7 +14,7 @@
  */
 
 /** A header that comes with an error, as it is written; the document describes it (openApi/headers.ts). */
-export type ErrorHeader = "Retry-After" | "WWW-Authenticate" | "ETag" | "Connection"
+export type ErrorHeader = "Retry-After" | "WWW-Authenticate" | "ETag" | "Connection" | "Location"
 
 /**
  * Whether an authenticated operation's answer carries RateLimit-*: authentication shows the limit
@@ -71,6 +71,11 @@ const refused = <const Code extends string, const Header extends ErrorHeader = n
  * refusals before any operation.
  */
 export const ERRORS = {
+  // A contact or company merged into another (API.md, "Merge and duplicates"): a client that
+  // follows redirects reaches the survivor.
+  Merged: answered(308, "merged", "the record was merged into another; Location and details name the survivor", {
+    headers: ["Location"]
+  }),
   ValidationError: answered(400, "validation_error", "a body, query, path or header value is invalid"),
   InvalidJson: answered(400, "invalid_json", "the body is not valid JSON"),
   // Before the key is known: the key is unknown, or was never sent.

@@ -122,6 +122,7 @@ describe("the error table", () => {
 
   it("has each code once in ErrorCode, in the table's order", () => {
     expect(ErrorCode.literals).toEqual([
+      "merged",
       "validation_error",
       "invalid_json",
       "unauthorized",

@@ -8,6 +8,7 @@ import { hostHeaders } from "./headers.js"
 describe("the document's errors", () => {
   it("describes each status by its rows: one code with its meaning, or the first's naming the others", () => {
     expect(DESCRIPTIONS).toEqual({
+      "308": "merged: the record was merged into another; Location and details name the survivor",
       "400": "validation_error (a body, query, path or header value is invalid) or invalid_json",
       "401": "unauthorized: missing Authorization header, another scheme than Bearer, or an unknown API key",
       "403": "forbidden: the API key lacks the scope the route needs; details name it",

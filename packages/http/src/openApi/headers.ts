@@ -48,6 +48,7 @@ const ERROR_HEADERS: { readonly [Name in ErrorHeader]: Header | null } = {
   "Retry-After": header("Seconds to wait before retrying.", { type: "integer", minimum: 1 }),
   "WWW-Authenticate": header("The scheme to authenticate with.", { const: "Bearer" }),
   ETag: header('The record\'s current version, `"<version>"`.', { type: "string", pattern: '^"[0-9]+"$' }),
+  Location: header("The record this one was merged into, `/v1/<records>/<survivor id>`.", { type: "string" }),
   // Hop-by-hop: it says what becomes of the connection, not what the answer is.
   Connection: null
 }

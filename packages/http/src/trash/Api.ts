@@ -10,7 +10,10 @@ export const trashGroup = (types: ReadonlyArray<string>) => {
     type: Schema.Literals(types),
     id: Schema.String,
     deleted_at: Timestamp,
-    purge_at: Timestamp.annotate({ description: "30 days after deleted_at; restore works until then." }),
+    purge_at: Timestamp.annotate({ description: "30 days after deleted_at; restore (or, for a merged record, unmerge) works until then." }),
+    merged_into: Schema.optionalKey(Schema.String).annotate({
+      description: "Present for a record merged into another (POST /v1/contacts/:id/merge): the survivor's id."
+    }),
     record: Schema.Record(Schema.String, Schema.Unknown).annotate({
       description: "The record as it was when deleted."
     })

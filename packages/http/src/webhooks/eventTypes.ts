@@ -32,6 +32,10 @@ const RECORD_SCHEMAS: { readonly [T in RecordType]: Schema.Top } = { contact: Co
 /** The payload's `data` of the types that are not a record type's life (created, updated, deleted, restored). */
 const OWN_PAYLOAD_DATA: { readonly [Type in Exclude<WebhookSentEventType, `${RecordType}.${(typeof lifeEvents)[number]}`>]: Schema.Top } = {
   "deal.stage_changed": Schema.Struct({ deal: Deal, timeline_entry: TimelineEntry }),
+  "contact.merged": Schema.Struct({ contact: Contact, merged_ids: Schema.Array(Schema.String) }),
+  "contact.unmerged": Schema.Struct({ contact: Contact, restored_id: Schema.String }),
+  "company.merged": Schema.Struct({ company: Company, merged_ids: Schema.Array(Schema.String) }),
+  "company.unmerged": Schema.Struct({ company: Company, restored_id: Schema.String }),
   "contact.erased": Schema.Struct({
     id: Schema.String.annotate({ description: "The id of the contact erased: nothing else of it remains." })
   }),

@@ -25,6 +25,7 @@ import { migration as dealContactLinks } from "./0026_deal_contact_links.js"
 import { migration as streamRowsInTheirLog } from "./0027_stream_rows_in_their_log.js"
 import { migration as figureDeltasOfAnyRow } from "./0028_figure_deltas_of_any_row.js"
 import { migration as feedOffsets } from "./0029_feed_offsets.js"
+import { migration as consumers } from "./0030_consumers.js"
 import type { Migration } from "./Migration.js"
 
 export type { Migration } from "./Migration.js"
@@ -57,5 +58,6 @@ export const migrations: ReadonlyArray<Migration> = [
   dealContactLinks,
   streamRowsInTheirLog,
   figureDeltasOfAnyRow,
-  feedOffsets
+  feedOffsets,
+  consumers
 ]

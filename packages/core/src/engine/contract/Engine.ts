@@ -10,6 +10,7 @@ import type { ListParams } from "../../query/parseListQuery.js"
 import type { StorageReadiness } from "../../storage/Storage.js"
 import type { StoragePosition } from "../../storage/positions.js"
 import type { RecordExport } from "../views/exportRecords.js"
+import type { Consume, ConsumersService } from "./Consumer.js"
 
 /** Who is asking: every command and query runs inside exactly one workspace. */
 export interface RequestContext {
@@ -155,6 +156,20 @@ export interface ContactPrivacy {
   readonly erase: (ctx: RequestContext, id: string) => Effect.Effect<JsonObject, WriteError>
 }
 
+/** Merging duplicates (API.md, "Merge and duplicates"; records/merge.ts), for contacts and companies. */
+export interface RecordMerge {
+  /**
+   * body: `{merge_ids, prefer?, dry_run?}`. Answers `{<type>: the survivor, merged_ids, moved: {<linking
+   * type>_ids}}`; the whole merge is one commit, a dry run none.
+   */
+  readonly merge: (ctx: RequestContext, id: string, body: unknown) => Effect.Effect<JsonObject, WriteError>
+  /**
+   * body: `{<type>_id}`, a record merged into :id within 30 days. Answers `{<type>: the survivor,
+   * restored: the record back as it was, relinked_ids}`; 409 when its unique key is taken meanwhile.
+   */
+  readonly unmerge: (ctx: RequestContext, id: string, body: unknown) => Effect.Effect<JsonObject, WriteError>
+}
+
 /** `POST /v1/<records>/batch`, for the record types that have one (see commands/batch.ts). */
 export interface RecordBatch {
   readonly batch: (
@@ -170,7 +185,7 @@ export interface EngineService {
    * (a walk of the workspace's log). batch: creates, updates and upserts by email. exportPerson and
    * erase: a person's data on request (ContactPrivacy).
    */
-  readonly contacts: RecordService<[expand: string | null]> & RecordAsOf & RecordBatch & ContactPrivacy
+  readonly contacts: RecordService<[expand: string | null]> & RecordAsOf & RecordBatch & ContactPrivacy & RecordMerge
   /**
    * list params: limit, cursor, search, filter, sort, pipeline_id, stage_id, owner_id, status,
    * contact_id, value_min, value_max, close_date_from, close_date_to. get's `expand`: the raw `expand`
@@ -196,7 +211,7 @@ export interface EngineService {
    * updated_at, custom). get's `expand`: the raw `expand` parameter (`contacts,deals,activities`) or
    * null. batch: creates, updates and upserts by domain.
    */
-  readonly companies: RecordService<[expand: string | null]> & RecordBatch
+  readonly companies: RecordService<[expand: string | null]> & RecordBatch & RecordMerge
   /**
    * list params: limit, cursor, filter, sort (due_at, created_at, updated_at), type, contact_id,
    * deal_id, company_id, owner_id, done. create's body: the activity's fields, and `done` (true sets
@@ -355,6 +370,10 @@ export interface EngineService {
   ) => Effect.Effect<RecordExport<A>, ValidationError | StorageUnavailable, Scope.Scope>
   /** The storage's position now (storage/positions.ts): what a write that stored nothing answers. */
   readonly position: Effect.Effect<StoragePosition, StorageUnavailable>
+  /** Runs a handler over a workspace's change feed, each event once per checkpoint (feed/consume.ts). */
+  readonly consume: Consume
+  /** Consumers' checkpoints: read one, or reset it to rebuild a read model. */
+  readonly consumers: ConsumersService
 }
 
 export class Engine extends Context.Service<Engine, EngineService>()("@dealstream/core/Engine") {}

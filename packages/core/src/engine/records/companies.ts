@@ -1,3 +1,4 @@
+import { mergedIntoOf } from "../../record/merge.js"
 import { Effect, Result } from "effect"
 import {
   companyAggregate,
@@ -43,7 +44,7 @@ export const makeCompanies = (deps: EngineDeps) => {
       const expand = parseCompanyExpand(expandRaw)
       if (Result.isFailure(expand)) return yield* expand.failure
       const doc = yield* deps.storage.getDocument("company", ctx.workspaceId, id)
-      if (doc === null || doc.deletedAt !== null) return yield* new NotFound({ resource: "company", id })
+      if (doc === null || doc.deletedAt !== null) return yield* new NotFound({ resource: "company", id, ...mergedIntoOf(doc?.data) })
       const known = yield* catalogs(deps, ctx)
       // The linked records are read once, for the ids and for what expand shows of them.
       const [contacts, deals] = yield* Effect.all([contactsNaming(deps, ctx, [id]), dealsOfCompanies(deps, ctx, [id])], { concurrency: 2 })

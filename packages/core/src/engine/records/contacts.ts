@@ -1,3 +1,4 @@
+import { mergedIntoOf } from "../../record/merge.js"
 import { Effect, Result } from "effect"
 import {
   contactAggregate,
@@ -109,7 +110,7 @@ export const makeContacts = (deps: EngineDeps) => {
       // its companies (none to read for most contacts) beside the catalogs, when those are not kept.
       const read = yield* deps.storage.readRecord("contact", ctx.workspaceId, id, dealsLinkingContacts)
       const doc = read.document
-      if (doc === null || doc.deletedAt !== null) return yield* new NotFound({ resource: "contact", id })
+      if (doc === null || doc.deletedAt !== null) return yield* new NotFound({ resource: "contact", id, ...mergedIntoOf(doc?.data) })
       const [known, companies] = yield* Effect.all(
         [settingsOf(deps.storage, deps.settings, ctx, { version: read.settingsVersion }).catalogs, liveCompaniesOf(deps, ctx, [doc.data])],
         { concurrency: 2 }

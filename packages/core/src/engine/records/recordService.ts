@@ -1,3 +1,4 @@
+import { mergedIntoOf } from "../../record/merge.js"
 import { Effect, Result } from "effect"
 import type { Aggregate } from "../../aggregate.js"
 import type { Projected } from "../../decider.js"
@@ -108,7 +109,12 @@ export const makeRecordService = <C, E extends DomainEvent, S, F>(
     Effect.map(kind.views(ctx, [{ id, data }], catalog), ([shown]) => shown!)
 
   /** What every command shares: its stream, the outbox announcing its events with the record shown. */
-  const on = <P>(ctx: RequestContext, id: string, prepare: (settings: Settings) => Effect.Effect<P, WriteError>) => ({
+  const on = <P>(
+    ctx: RequestContext,
+    id: string,
+    prepare: (settings: Settings) => Effect.Effect<P, WriteError>,
+    adjust: (shown: JsonObject) => JsonObject = (shown) => shown
+  ) => ({
     ctx,
     streamId: id,
     prepare,
@@ -116,7 +122,7 @@ export const makeRecordService = <C, E extends DomainEvent, S, F>(
       const catalog = kind.catalog(known)
       return event.type === `${name}.created` && kind.createdView !== undefined
         ? Effect.succeed(kind.createdView(id, data, catalog))
-        : view(ctx, id, data, catalog)
+        : Effect.map(view(ctx, id, data, catalog), adjust)
     })
   })
 
@@ -186,7 +192,7 @@ export const makeRecordService = <C, E extends DomainEvent, S, F>(
   const get = (ctx: RequestContext, id: string) =>
     Effect.gen(function* () {
       const doc = yield* deps.storage.getDocument(kind.collection, ctx.workspaceId, id)
-      if (doc === null || doc.deletedAt !== null) return yield* new NotFound({ resource: name, id })
+      if (doc === null || doc.deletedAt !== null) return yield* new NotFound({ resource: name, id, ...mergedIntoOf(doc?.data) })
       return { data: yield* view(ctx, id, doc.data, kind.catalog(yield* catalogs(deps, ctx))), version: doc.version }
     })
 
@@ -222,7 +228,7 @@ export const makeRecordService = <C, E extends DomainEvent, S, F>(
         ...(unique === undefined ? {} : { upsert: { field: unique.field, write: upsertWrite } })
       }),
     shown: { catalog: kind.catalog, views: kind.views },
-    writes: { create: createWrite, update: updateWrite, commandOn: (ctx, id) => on(ctx, id, catalogsOnly), written, view }
+    writes: { create: createWrite, update: updateWrite, commandOn: (ctx, id, adjust) => on(ctx, id, catalogsOnly, adjust), written, view }
   }
 }
 
@@ -230,10 +236,15 @@ export const makeRecordService = <C, E extends DomainEvent, S, F>(
 export interface RecordWrites {
   readonly create: (ctx: RequestContext, input: unknown) => Effect.Effect<Write<Versioned>, StorageUnavailable>
   readonly update: (ctx: RequestContext, id: string, input: unknown, ifMatch: IfMatch) => Write<Versioned>
-  /** What a command of the record type's own shares with the others: its stream, the catalogs, the outbox. */
+  /**
+   * What a command of the record type's own shares with the others: its stream, the catalogs, the
+   * outbox. `adjust`: the record as announced, from its view read before the commit (a merge's
+   * survivor, whose derived links the same commit moves).
+   */
   readonly commandOn: (
     ctx: RequestContext,
-    id: string
+    id: string,
+    adjust?: (shown: JsonObject) => JsonObject
   ) => Pick<HandleOptions<any, any, any, Prepared<undefined>>, "ctx" | "streamId" | "prepare" | "also">
   readonly written: (
     ctx: RequestContext,

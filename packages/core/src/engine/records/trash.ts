@@ -51,6 +51,8 @@ export const makeTrash = (deps: EngineDeps, shown: ReadonlyMap<string, TrashShow
               id: row.id,
               deleted_at: row.deletedAt,
               purge_at: row.deletedAt === null ? null : purgeAt(row.deletedAt),
+              // A merged record is in the trash too, naming its survivor (record/merge.ts).
+              ...(typeof row.data["merged_into"] === "string" ? { merged_into: row.data["merged_into"] } : {}),
               record: records[i]!
             })
           ),

@@ -1,6 +1,18 @@
 import * as fc from "fast-check"
 import { DAY, WORDS } from "../arbitraries/common.js"
 
+/** A merge of made records (by index) into `target`, or only its dry run. */
+type MergeOf<Kind extends string> = {
+  readonly kind: Kind
+  readonly ws: number
+  readonly target: number
+  readonly merged: ReadonlyArray<number>
+  readonly dryRun: boolean
+}
+
+/** An unmerge of the made record `merged` (by index) from `target`. */
+type UnmergeOf<Kind extends string> = { readonly kind: Kind; readonly ws: number; readonly target: number; readonly merged: number }
+
 /** A command naming one made record (by index) and nothing else: a delete, a restore. */
 type OnRecord<Kind extends string> = { readonly kind: Kind; readonly ws: number; readonly target: number }
 
@@ -76,6 +88,12 @@ export type WorkspaceCommand =
   | { readonly kind: "updateCompany"; readonly ws: number; readonly target: number; readonly body: Body }
   | OnRecord<"deleteCompany">
   | OnRecord<"restoreCompany">
+  /** POST /v1/<records>/:id/merge: made records (by index) merged into `target`, or only tried (`dryRun`). */
+  | MergeOf<"mergeContacts">
+  | MergeOf<"mergeCompanies">
+  /** POST /v1/<records>/:id/unmerge: a made record (by index) brought back from `target`. */
+  | UnmergeOf<"unmergeContact">
+  | UnmergeOf<"unmergeCompany">
   /** POST /v1/companies/batch: creates, updates of made companies (by index) and upserts by domain. */
   | BatchCommand<"companyBatch", "domain">
   /** Links name made records by index; with none at all the engine refuses the activity. */
@@ -197,6 +215,11 @@ const DEFAULT_WEIGHTS: Record<WorkspaceCommand["kind"], number> = {
   updateCompany: 2,
   deleteCompany: 1,
   restoreCompany: 1,
+  // Opt in, as eraseContact: kinds added after the seeded examples (issue 28).
+  mergeContacts: 0,
+  unmergeContact: 0,
+  mergeCompanies: 0,
+  unmergeCompany: 0,
   companyBatch: 1,
   createActivity: 3,
   updateActivity: 2,
@@ -286,6 +309,22 @@ export const workspaceCommand = (options: WorkspaceCommandOptions = {}): fc.Arbi
     updateCompany: fc.record({ kind: fc.constant("updateCompany"), ws, target, body: companyBody }),
     deleteCompany: fc.record({ kind: fc.constant("deleteCompany"), ws, target }),
     restoreCompany: fc.record({ kind: fc.constant("restoreCompany"), ws, target }),
+    mergeContacts: fc.record({
+      kind: fc.constant("mergeContacts"),
+      ws,
+      target,
+      merged: fc.array(fc.nat(12), { minLength: 1, maxLength: 3 }),
+      dryRun: fc.boolean()
+    }),
+    unmergeContact: fc.record({ kind: fc.constant("unmergeContact"), ws, target, merged: fc.nat(12) }),
+    mergeCompanies: fc.record({
+      kind: fc.constant("mergeCompanies"),
+      ws,
+      target,
+      merged: fc.array(fc.nat(12), { minLength: 1, maxLength: 3 }),
+      dryRun: fc.boolean()
+    }),
+    unmergeCompany: fc.record({ kind: fc.constant("unmergeCompany"), ws, target, merged: fc.nat(12) }),
     companyBatch: batchOf<"companyBatch", "domain">(
       "companyBatch",
       companyBody,
@@ -405,6 +444,11 @@ export const EVERY_KIND: ReadonlyArray<WorkspaceCommand> = [
   { kind: "updatePipeline", ws: 0, target: 1, change: "append" },
   { kind: "deleteContact", ws: 0, target: 1 },
   { kind: "restoreContact", ws: 0, target: 1 },
+  { kind: "mergeContacts", ws: 0, target: 0, merged: [1], dryRun: true },
+  { kind: "mergeContacts", ws: 0, target: 0, merged: [1], dryRun: false },
+  { kind: "unmergeContact", ws: 0, target: 0, merged: 1 },
+  { kind: "mergeCompanies", ws: 0, target: 0, merged: [1], dryRun: false },
+  { kind: "unmergeCompany", ws: 0, target: 0, merged: 1 },
   { kind: "deleteDeal", ws: 0, target: 0 },
   { kind: "restoreDeal", ws: 0, target: 1 },
   { kind: "deleteField", ws: 0, field: 0 },

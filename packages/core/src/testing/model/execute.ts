@@ -194,6 +194,25 @@ export const executeCommand = (world: World<WorkspaceCommand>, command: Workspac
         if ((yield* run(engine.companies.restore(ctx, id))) !== null) made.deletedCompanies = made.deletedCompanies.filter((d) => d !== id)
         break
       }
+      case "mergeContacts":
+      case "mergeCompanies": {
+        const [ids, none] = command.kind === "mergeContacts" ? [made.contacts, "con_none"] : [made.companies, "comp_none"]
+        const service = command.kind === "mergeContacts" ? engine.contacts : engine.companies
+        const survivor = pick(ids, command.target, none)
+        const mergeIds = command.merged.map((i) => pick(ids, i, none))
+        yield* run(service.merge(ctx, survivor, { merge_ids: mergeIds, dry_run: command.dryRun }))
+        break
+      }
+      case "unmergeContact":
+      case "unmergeCompany": {
+        const contact = command.kind === "unmergeContact"
+        const ids = contact ? made.contacts : made.companies
+        const none = contact ? "con_none" : "comp_none"
+        const service = contact ? engine.contacts : engine.companies
+        const body = { [contact ? "contact_id" : "company_id"]: pick(ids, command.merged, none) }
+        yield* run(service.unmerge(ctx, pick(ids, command.target, none), body))
+        break
+      }
       case "companyBatch": {
         const operations = command.operations.map((operation) =>
           operation.op === "create"

@@ -159,8 +159,15 @@ const onlyUnlinked = (before: JsonObject, now: JsonObject): boolean => {
 /**
  * Delete then restore is identity: a record (contact, deal, company, activity) restored from the trash holds exactly the
  * document it held before it was deleted (stored data; its version moves on), but for the contacts
- * a person's erasure took out of it meanwhile, the one change a record in the trash may see.
+ * a person's erasure took out of it meanwhile, the one change a record in the trash may see. A merge
+ * is such a delete and an unmerge such a restore: in the trash the merged record only names its
+ * survivor (`merged_into`, which the trash shows), and comes back exactly as it was.
  */
+const inTrash = (data: JsonObject): JsonObject => {
+  const { merged_into: _, ...kept } = data
+  return kept
+}
+
 export const deleteThenRestoreIsIdentity: Invariant = {
   name: "delete then restore is identity",
   start: () => {
@@ -177,8 +184,8 @@ export const deleteThenRestoreIsIdentity: Invariant = {
             if (live !== undefined) beforeDelete.set(key, live)
             lastLive.delete(key)
             const held = beforeDelete.get(key)
-            if (held !== undefined && !sameData(doc.data, held)) {
-              if (onlyUnlinked(held, doc.data)) beforeDelete.set(key, doc.data)
+            if (held !== undefined && !sameData(inTrash(doc.data), held)) {
+              if (onlyUnlinked(held, inTrash(doc.data))) beforeDelete.set(key, inTrash(doc.data))
               else problems.push(`${key} changed in the trash from ${JSON.stringify(held)} to ${JSON.stringify(doc.data)}`)
             }
             continue

@@ -59,7 +59,9 @@ describe("checkModel", () => {
     const result = await checkModel({
       storage: MemoryStorage.layer,
       numRuns: 25,
-      commands: workspaceCommands({ weights: { eraseContact: 1 } }),
+      commands: workspaceCommands({
+        weights: { eraseContact: 1, mergeContacts: 2, unmergeContact: 2, mergeCompanies: 1, unmergeCompany: 1 }
+      }),
       examples: [EVERY_KIND],
       afterRun: (world) =>
         Effect.sync(() => {
@@ -85,6 +87,8 @@ describe("checkModel", () => {
       "deleteDeal",
       "deleteField",
       "eraseContact",
+      "mergeCompanies",
+      "mergeContacts",
       "moveStage",
       "purged",
       "restoreActivity",
@@ -92,6 +96,8 @@ describe("checkModel", () => {
       "restoreContact",
       "restoreDeal",
       "revokeKey",
+      "unmergeCompany",
+      "unmergeContact",
       "updateActivity",
       "updateCompany",
       "updateContact",

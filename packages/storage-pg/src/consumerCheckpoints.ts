@@ -1,0 +1,79 @@
+import { type ConsumerCheckpoint, type ConsumerCheckpointsService, type ConsumerKey, ConsumerLeaseLost } from "@dealstream/core"
+import { Effect } from "effect"
+import type { SqlClient } from "effect/sql/SqlClient"
+import { orUnavailable } from "./errors.js"
+import { tables } from "./tables.js"
+
+const table = tables.consumers
+const until = "now() + $3 * interval '1 millisecond'"
+
+/** Free, expired or already ours: the lease is taken, and a consumer seen first starts at `from`. */
+const acquireSql = `INSERT INTO ${table} AS c (workspace_id, name, checkpoint, lease_owner, lease_until)
+  VALUES ($1, $2, $5, $4, ${until})
+  ON CONFLICT (workspace_id, name) DO UPDATE SET lease_owner = EXCLUDED.lease_owner, lease_until = EXCLUDED.lease_until
+  WHERE c.lease_owner IS NULL OR c.lease_until < now() OR c.lease_owner = EXCLUDED.lease_owner
+  RETURNING checkpoint, attempts`
+
+/**
+ * Every step of a holder starts by writing its own row, where it still holds the lease: in the
+ * checkpoint's transaction that locks the row first, so a rival's takeover waits for the commit
+ * (and then finds the lease renewed), and a holder that lost it writes nothing.
+ */
+const held = "workspace_id = $1 AND name = $2 AND lease_owner = $4"
+
+const beginSql = `UPDATE ${table} SET attempts = attempts + 1, lease_until = ${until} WHERE ${held} RETURNING attempts`
+const advanceSql = `UPDATE ${table} SET checkpoint = $5, attempts = 0, lease_until = ${until} WHERE ${held} RETURNING 1`
+const renewSql = `UPDATE ${table} SET lease_until = ${until} WHERE ${held} RETURNING 1`
+// $3 (the lease time) is unused but typed: every statement of a holder takes the same four parameters.
+const checkSql = `SELECT 1 FROM ${table} WHERE workspace_id = $1 AND name = $2 AND $3::integer IS NOT NULL AND lease_owner = $4`
+const releaseSql = `UPDATE ${table} SET lease_owner = NULL, lease_until = NULL WHERE workspace_id = $1 AND name = $2 AND lease_owner = $3`
+// A reset revokes the lease: its holder's next write fails, and it reads the checkpoint again.
+const resetSql = `INSERT INTO ${table} (workspace_id, name, checkpoint) VALUES ($1, $2, $3)
+  ON CONFLICT (workspace_id, name) DO UPDATE SET checkpoint = EXCLUDED.checkpoint, attempts = 0, lease_owner = NULL, lease_until = NULL`
+const readSql = `SELECT checkpoint, attempts FROM ${table} WHERE workspace_id = $1 AND name = $2`
+
+type Row = { readonly checkpoint: string | null; readonly attempts: number }
+
+const checkpointOf = (row: Row): ConsumerCheckpoint => ({ cursor: row.checkpoint, attempts: Number(row.attempts) })
+
+/** Consumers' checkpoints and leases in ds_consumers (migration 0030). */
+export const makeConsumerCheckpoints = (sql: SqlClient): ConsumerCheckpointsService => ({
+  acquire: (key, owner, leaseMillis, from) =>
+    Effect.gen(function* () {
+      const rows = yield* orUnavailable(sql.unsafe<Row>(acquireSql, [key.workspaceId, key.name, leaseMillis, owner, from]))
+      const row = rows[0]
+      if (row === undefined) return null
+      const lost = new ConsumerLeaseLost({ name: key.name, workspaceId: key.workspaceId })
+      const write = (statement: string, more: ReadonlyArray<unknown> = []) =>
+        Effect.flatMap(
+          orUnavailable(sql.unsafe<Record<string, unknown>>(statement, [key.workspaceId, key.name, leaseMillis, owner, ...more])),
+          (written) => (written.length === 0 ? Effect.fail(lost) : Effect.succeed(written[0]!))
+        )
+      yield* Effect.addFinalizer(() => Effect.ignore(sql.unsafe(releaseSql, [key.workspaceId, key.name, owner])))
+      return {
+        checkpoint: checkpointOf(row),
+        begin: Effect.map(write(beginSql), (written) => Number(written["attempts"])),
+        advance: (cursor, work) =>
+          sql
+            .withTransaction(
+              Effect.gen(function* () {
+                yield* write(advanceSql, [cursor])
+                // The handler's statements may run in another fiber (the Promise facade): they carry this one's transaction.
+                const context = yield* Effect.context<never>()
+                return yield* work({
+                  execute: (statement, params = []) =>
+                    orUnavailable(sql.unsafe<Record<string, unknown>>(statement, params)).pipe(Effect.provideContext(context))
+                })
+              })
+            )
+            .pipe(orUnavailable),
+        renew: Effect.asVoid(write(renewSql)),
+        check: Effect.asVoid(write(checkSql))
+      }
+    }),
+  reset: (key: ConsumerKey, cursor) => Effect.asVoid(orUnavailable(sql.unsafe(resetSql, [key.workspaceId, key.name, cursor]))),
+  read: (key) =>
+    Effect.map(orUnavailable(sql.unsafe<Row>(readSql, [key.workspaceId, key.name])), (rows) =>
+      rows[0] === undefined ? null : checkpointOf(rows[0])
+    )
+})
