@@ -38,7 +38,14 @@ export * from "./engine/contract/WebhookConfig.js"
 export { EngineLive, makeEngine } from "./engine/EngineLive.js"
 export type { RecordExport } from "./engine/views/exportRecords.js"
 export { type RebuildProgress, type RebuildResult, rebuildDocuments } from "./engine/workers/rebuild.js"
-export { createPromiseEngine, type PromiseEngine, type PromiseEngineOptions } from "./promise.js"
+export {
+  createPromiseEngine,
+  type PromiseConsumeOptions,
+  type PromiseConsumer,
+  type PromiseConsumerDelivery,
+  type PromiseEngine,
+  type PromiseEngineOptions
+} from "./promise.js"
 export { attemptDelivery, DeliveryWorkerLive, type DeliveryWorkerOptions, runDeliveryWorker } from "./engine/workers/deliveryWorker.js"
 export { type BatchOperation, MAX_BATCH_OPERATIONS, parseBatch } from "./engine/commands/batch.js"
 export { RECOVERY_CHUNK, type RecoveryRunnerOptions, runWebhookRecoveries } from "./engine/workers/recoveryRunner.js"
