@@ -7,14 +7,13 @@ import type { Expr } from "../../query/ast.js"
 import { type LinkField, type MergeRules, type MovedLinks, mergedFields, notMerged, oneTime, relinked } from "../../record/merge.js"
 import { parseMergeInput } from "../../record/mergeInput.js"
 import type { Collection } from "../../storage/documents.js"
-import type { Commit, SettingsRead } from "../../storage/Storage.js"
 import { type EngineDeps, nowIso } from "../base/deps.js"
 import { queryAll } from "../base/reads.js"
 import { catalogs, settingsOf } from "../base/settings.js"
 import { storableBody } from "../base/storable.js"
 import { type PlannedWrite, write } from "../commands/handleCommand.js"
-import { claimWrite } from "../commands/idempotencyClaim.js"
 import type { RequestContext, WriteError } from "../contract/Engine.js"
+import { commitPlanned } from "./mergeCommit.js"
 import type { RecordWrites } from "./recordService.js"
 import type { TrashShown } from "./trash.js"
 
@@ -26,9 +25,6 @@ import type { TrashShown } from "./trash.js"
  * version it was decided on: a concurrent write to any record involved fails the commit, and the
  * whole merge is decided again on what is stored then.
  */
-
-/** Version conflicts a merge retries, all of it, before the client gets 409. */
-const MAX_ATTEMPTS = 5
 
 /** A record type whose records link the merged type, and where the answer's `moved` lists them. */
 export interface LinkingRecords {
@@ -47,16 +43,6 @@ export interface Mergeable {
   readonly shown: TrashShown
   readonly rules: MergeRules
   readonly links: ReadonlyArray<LinkingRecords>
-}
-
-const mergeCommits = (commits: ReadonlyArray<Commit>): Commit => {
-  const reads = new Map<string, SettingsRead>()
-  for (const commit of commits) for (const read of commit.settingsRead ?? []) reads.set(read.workspaceId, read)
-  return {
-    streams: commits.flatMap((commit) => commit.streams),
-    documents: commits.flatMap((commit) => commit.documents),
-    settingsRead: [...reads.values()]
-  }
 }
 
 /** The live records whose link fields name any of `ids`. */
@@ -211,27 +197,15 @@ export const makeMerge = (deps: EngineDeps, mergeable: Mergeable) => {
             merged.flatMap((record) => union(record.fields[link.array], []))
           ).filter((linked) => !had.includes(linked))
         }
-        const commits = planned.flatMap((plan) => (plan.commit === null ? [] : [plan.commit]))
         if (!dryRun) {
-          const claimed = claim === undefined ? [] : [claimWrite(ctx.workspaceId, claim, { resource: name, id }, yield* nowIso)]
-          const all = mergeCommits(commits)
-          const stored = yield* Effect.result(deps.storage.commit({ ...all, documents: [...all.documents, ...claimed] }))
-          if (Result.isFailure(stored)) {
-            const error = stored.failure
-            if (error._tag === "VersionConflict") {
-              if (error.streamId.startsWith("settings:")) deps.settings.delete(ctx.workspaceId)
-              if (attempt < MAX_ATTEMPTS) continue
-              return yield* new Conflict({
-                message: `the ${name}s of the merge are being changed concurrently; retry the request`,
-                details: []
-              })
-            }
-            if (error._tag === "UniqueViolation") {
-              return yield* new Conflict({ message: `a unique key is already taken by ${error.existingId}`, details: [] })
-            }
-            return yield* error
-          }
-          yield* Effect.forEach(planned, (plan) => plan.stored, { discard: true })
+          const outcome = yield* commitPlanned(deps, ctx, planned, {
+            claim,
+            applied: { resource: name, id },
+            attempt,
+            doing: "merge",
+            uniqueKeyTaken: (error) => new Conflict({ message: `a unique key is already taken by ${error.existingId}`, details: [] })
+          })
+          if (outcome === "retry") continue
         }
         const after = yield* survivor.answer
         if (after === null) return yield* new NotFound({ resource: name, id })

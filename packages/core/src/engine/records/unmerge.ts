@@ -1,17 +1,18 @@
 import { Effect, Result } from "effect"
 import type { Projected } from "../../decider.js"
-import { Conflict, NotFound, ValidationError } from "../../errors.js"
+import { NotFound, ValidationError } from "../../errors.js"
 import { isJsonObject, type Json, type JsonObject } from "../../json.js"
 import { type MovedLinks, oneTime, relinked, unmergedFields } from "../../record/merge.js"
 import type { Collection } from "../../storage/documents.js"
-import type { Commit, SettingsRead } from "../../storage/Storage.js"
 import { type EngineDeps, nowIso } from "../base/deps.js"
 import { catalogs, settingsOf } from "../base/settings.js"
 import { storableBody } from "../base/storable.js"
 import { type PlannedWrite, write } from "../commands/handleCommand.js"
-import { claimWrite } from "../commands/idempotencyClaim.js"
 import type { RequestContext, WriteError } from "../contract/Engine.js"
 import type { Mergeable } from "./merge.js"
+import { commitPlanned } from "./mergeCommit.js"
+
+const same = (a: Json | undefined, b: Json | undefined) => JSON.stringify(a ?? null) === JSON.stringify(b ?? null)
 
 /**
  * The undoing of one merged record within the trash window (API.md, "Merge and duplicates"): it
@@ -20,17 +21,6 @@ import type { Mergeable } from "./merge.js"
  * since, links it again as before (less the records still merged). One commit, like the merge; a
  * unique key taken meanwhile is 409.
  */
-
-const MAX_ATTEMPTS = 5
-
-const mergeCommits = (commits: ReadonlyArray<Commit>): Commit => {
-  const reads = new Map<string, SettingsRead>()
-  for (const commit of commits) for (const read of commit.settingsRead ?? []) reads.set(read.workspaceId, read)
-  return { streams: commits.flatMap((c) => c.streams), documents: commits.flatMap((c) => c.documents), settingsRead: [...reads.values()] }
-}
-
-const same = (a: Json | undefined, b: Json | undefined) => JSON.stringify(a ?? null) === JSON.stringify(b ?? null)
-
 export const makeUnmerge = (deps: EngineDeps, mergeable: Mergeable) => {
   const { aggregate, rules } = mergeable
   const name = aggregate.name
@@ -168,24 +158,14 @@ export const makeUnmerge = (deps: EngineDeps, mergeable: Mergeable) => {
           (outcome) => Effect.succeed(outcome.projected)
         ).plan(settings)
         planned.push(survivor)
-        const commits = planned.flatMap((plan) => (plan.commit === null ? [] : [plan.commit]))
-        const claimed = claim === undefined ? [] : [claimWrite(ctx.workspaceId, claim, { resource: name, id }, yield* nowIso)]
-        const all = mergeCommits(commits)
-        const stored = yield* Effect.result(deps.storage.commit({ ...all, documents: [...all.documents, ...claimed] }))
-        if (Result.isFailure(stored)) {
-          const error = stored.failure
-          if (error._tag === "VersionConflict") {
-            if (error.streamId.startsWith("settings:")) deps.settings.delete(ctx.workspaceId)
-            if (attempt < MAX_ATTEMPTS) continue
-            return yield* new Conflict({
-              message: `the ${name}s of the unmerge are being changed concurrently; retry the request`,
-              details: []
-            })
-          }
-          if (error._tag === "UniqueViolation") return yield* restored.success.uniqueKeyTaken(error)
-          return yield* error
-        }
-        yield* Effect.forEach(planned, (plan) => plan.stored, { discard: true })
+        const outcome = yield* commitPlanned(deps, ctx, planned, {
+          claim,
+          applied: { resource: name, id },
+          attempt,
+          doing: "unmerge",
+          uniqueKeyTaken: restored.success.uniqueKeyTaken
+        })
+        if (outcome === "retry") continue
         const [after, back] = yield* Effect.all([survivor.answer, restored.success.answer])
         if (after === null || back === null) return yield* new NotFound({ resource: name, id })
         const [shownSurvivor, shownRestored] = yield* mergeable.shown.views(
