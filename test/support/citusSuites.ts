@@ -8,6 +8,8 @@ export const suitesOnCitus: ReadonlyArray<string> = [
   "test/http/deals.e2e.pg.spec.ts",
   "test/http/batch.e2e.pg.spec.ts",
   "test/http/merge.e2e.pg.spec.ts",
+  "test/engine/consumeLease.pg.spec.ts",
+  "test/engine/consume.e2e.pg.spec.ts",
   "test/http/idempotency.e2e.pg.spec.ts",
   "test/http/idempotencyLostAnswer.e2e.pg.spec.ts",
   "test/http/ifMatch.e2e.pg.spec.ts",

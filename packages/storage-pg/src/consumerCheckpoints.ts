@@ -7,11 +7,18 @@ import { tables } from "./tables.js"
 const table = tables.consumers
 const until = "now() + $3 * interval '1 millisecond'"
 
-/** Free, expired or already ours: the lease is taken, and a consumer seen first starts at `from`. */
-const acquireSql = `INSERT INTO ${table} AS c (workspace_id, name, checkpoint, lease_owner, lease_until)
+/**
+ * A consumer seen first: its row, leased to us and starting at `from`. Then, for one that exists,
+ * the lease taken where it is free, expired or already ours. Two statements rather than one upsert
+ * with that condition: Citus refuses a function that is not IMMUTABLE (`now()`) in the WHERE of an
+ * INSERT's ON CONFLICT on a distributed table, and takes it in an UPDATE's.
+ */
+const createSql = `INSERT INTO ${table} (workspace_id, name, checkpoint, lease_owner, lease_until)
   VALUES ($1, $2, $5, $4, ${until})
-  ON CONFLICT (workspace_id, name) DO UPDATE SET lease_owner = EXCLUDED.lease_owner, lease_until = EXCLUDED.lease_until
-  WHERE c.lease_owner IS NULL OR c.lease_until < now() OR c.lease_owner = EXCLUDED.lease_owner
+  ON CONFLICT (workspace_id, name) DO NOTHING
+  RETURNING checkpoint, attempts`
+const takeSql = `UPDATE ${table} AS c SET lease_owner = $4, lease_until = ${until}
+  WHERE c.workspace_id = $1 AND c.name = $2 AND (c.lease_owner IS NULL OR c.lease_until < now() OR c.lease_owner = $4)
   RETURNING checkpoint, attempts`
 
 /**
@@ -40,8 +47,8 @@ const checkpointOf = (row: Row): ConsumerCheckpoint => ({ cursor: row.checkpoint
 export const makeConsumerCheckpoints = (sql: SqlClient): ConsumerCheckpointsService => ({
   acquire: (key, owner, leaseMillis, from) =>
     Effect.gen(function* () {
-      const rows = yield* orUnavailable(sql.unsafe<Row>(acquireSql, [key.workspaceId, key.name, leaseMillis, owner, from]))
-      const row = rows[0]
+      const created = yield* orUnavailable(sql.unsafe<Row>(createSql, [key.workspaceId, key.name, leaseMillis, owner, from]))
+      const row = created[0] ?? (yield* orUnavailable(sql.unsafe<Row>(takeSql, [key.workspaceId, key.name, leaseMillis, owner])))[0]
       if (row === undefined) return null
       const lost = new ConsumerLeaseLost({ name: key.name, workspaceId: key.workspaceId })
       const write = (statement: string, more: ReadonlyArray<unknown> = []) =>
