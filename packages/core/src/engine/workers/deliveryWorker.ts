@@ -79,12 +79,21 @@ const sequenceOf = (deps: EngineDeps, workspaceId: string, delivery: DeliveryDoc
 const cancel = (deps: EngineDeps, doc: StoredDocument, delivery: DeliveryDocument) =>
   onDelivery(deps, doc, (at) => ({ type: "CancelDelivery", id: doc.id, at }), null, claimedState(doc, delivery)).pipe(Effect.ignore)
 
+/**
+ * The webhook turned failed after its delivery's record: tried again while the storage is
+ * unavailable (a webhook left active would keep receiving), and a failure that remains is logged,
+ * never lost silently.
+ */
 const markWebhookFailed = (deps: EngineDeps, workspaceId: string, webhookId: string, reason: "gone" | "exhausted") =>
   handleCommand(deps, webhookAggregate, {
     ctx: webhookSystemContext(workspaceId),
     streamId: webhookId,
     command: ({ at }) => Effect.succeed({ type: "MarkWebhookFailed" as const, id: webhookId, at, reason })
-  }).pipe(Effect.ignore)
+  }).pipe(
+    whileUnavailable("20 seconds"),
+    Effect.tapError((error) => Effect.logWarning("could not turn the webhook failed", error)),
+    Effect.ignore
+  )
 
 /**
  * One attempt of one claimed delivery: POST the signed payload to the webhook's current URL, then
