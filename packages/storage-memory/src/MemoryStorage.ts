@@ -3,6 +3,7 @@ import {
   type Collection,
   type Commit,
   type CommitResult,
+  runInlineTargets,
   DeliveryQueue,
   type DeliveryQueueService,
   type DocumentWrite,
@@ -32,7 +33,6 @@ import {
 } from "@dealstream/core"
 import { Clock, Context, Deferred, Effect, Layer, PubSub, Result, Stream } from "effect"
 import { DocumentTable } from "./documentTable.js"
-import { inlineInstalls } from "./inlineInstalls.js"
 import { PendingDeliveries, sequenceOf } from "./pendingDeliveries.js"
 import { Trash } from "./trash.js"
 import { makeConsumerCheckpoints } from "./consumerCheckpoints.js"
@@ -202,7 +202,7 @@ export const makeWithQueue: Effect.Effect<Services> = Effect.gen(function* () {
         const violation = findUniqueViolation(commit.documents)
         if (violation !== null) return Effect.fail(violation)
         // The projections' next states, made before anything is written: one that fails stores nothing.
-        const installs = inlineInstalls(commit.inline ?? [])
+        const installs = runInlineTargets(commit.inline ?? [], "memory", (write) => write.memory)
         if (Result.isFailure(installs)) return Effect.fail(installs.failure)
 
         for (const streamId of commit.redactStreams ?? []) {

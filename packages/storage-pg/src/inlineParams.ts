@@ -1,4 +1,4 @@
-import { type Commit, type Json, MAX_STATEMENT_PARAMS, ProjectionFailed, projectionFailed } from "@dealstream/core"
+import { type Commit, type Json, MAX_STATEMENT_PARAMS, ProjectionFailed, runInlineTargets } from "@dealstream/core"
 import { Result } from "effect"
 import type { InlineStatementParam } from "./commitBatches.js"
 
@@ -14,32 +14,23 @@ const asText = (value: Json): string | null =>
  */
 export const inlineParams = (commit: Commit): Result.Result<ReadonlyArray<InlineStatementParam> | undefined, ProjectionFailed> => {
   if (commit.inline === undefined || commit.inline.length === 0) return Result.succeed(undefined)
+  const made = runInlineTargets(commit.inline, "postgres", (write) =>
+    write.statements === null
+      ? null
+      : () => write.statements!().map((statement) => ({ n: write.projection, q: statement.sql, p: statement.params ?? [] }))
+  )
+  if (Result.isFailure(made)) return Result.fail(made.failure)
   const out: Array<InlineStatementParam> = []
-  for (const write of commit.inline) {
-    if (write.statements === null) {
+  for (const { n, p, q } of made.success.flat()) {
+    if (p.length > MAX_STATEMENT_PARAMS) {
       return Result.fail(
         new ProjectionFailed({
-          projection: write.projection,
-          message: `inline projection ${write.projection} has no postgres target, and the storage is PostgreSQL`
+          projection: n,
+          message: `inline projection ${n} gave a statement ${p.length} parameters; at most ${MAX_STATEMENT_PARAMS} are taken`
         })
       )
     }
-    try {
-      for (const statement of write.statements()) {
-        const params = statement.params ?? []
-        if (params.length > MAX_STATEMENT_PARAMS) {
-          return Result.fail(
-            new ProjectionFailed({
-              projection: write.projection,
-              message: `inline projection ${write.projection} gave a statement ${params.length} parameters; at most ${MAX_STATEMENT_PARAMS} are taken`
-            })
-          )
-        }
-        out.push({ n: write.projection, q: statement.sql, p: params.map(asText) })
-      }
-    } catch (cause) {
-      return Result.fail(projectionFailed(write.projection, cause))
-    }
+    out.push({ n, q, p: p.map(asText) })
   }
   return Result.succeed(out.length === 0 ? undefined : out)
 }

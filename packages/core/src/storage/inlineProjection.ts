@@ -1,4 +1,4 @@
-import { Context, Schema } from "effect"
+import { Context, Result, Schema } from "effect"
 import type { Json, JsonObject } from "../json.js"
 import type { ChangeFeedTypes } from "./changeFeed.js"
 
@@ -144,3 +144,33 @@ export const projectionFailed = (projection: string, cause: unknown): Projection
     projection,
     message: `inline projection ${projection} failed: ${cause instanceof Error ? cause.message : String(cause)}`
   })
+
+/**
+ * Runs each projection's target for the storage at hand (`target` picks it, `storage` names the
+ * storage): a projection without one, or one whose target throws, fails the commit before anything
+ * is written, naming the projection.
+ */
+export const runInlineTargets = <T>(
+  writes: ReadonlyArray<InlineWrite>,
+  storage: string,
+  target: (write: InlineWrite) => (() => T) | null
+): Result.Result<ReadonlyArray<T>, ProjectionFailed> => {
+  const results: Array<T> = []
+  for (const write of writes) {
+    const run = target(write)
+    if (run === null) {
+      return Result.fail(
+        new ProjectionFailed({
+          projection: write.projection,
+          message: `inline projection ${write.projection} has no ${storage} target, and the storage is ${storage}`
+        })
+      )
+    }
+    try {
+      results.push(run())
+    } catch (cause) {
+      return Result.fail(projectionFailed(write.projection, cause))
+    }
+  }
+  return Result.succeed(results)
+}
