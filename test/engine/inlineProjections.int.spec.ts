@@ -11,7 +11,7 @@ import {
 } from "@dealstream/core"
 import { MemoryStorage } from "@dealstream/storage-memory"
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Layer } from "effect"
+import { Cause, Effect, Layer } from "effect"
 import { ctxOf, noWebhookSending } from "../support/engine.js"
 import { contactEmails } from "./inlineProjections.js"
 
@@ -136,16 +136,45 @@ describe("inline projections on memory storage", () => {
     )
   })
 
-  it.effect("refuse a projection without a memory target, naming it", () =>
-    withProjections(
-      [inlineProjection({ name: "sql_only", project: (events) => events, postgres: () => ({ sql: "SELECT 1" }) })],
-      Effect.gen(function* () {
-        const failed = yield* Effect.flip((yield* Engine).contacts.create(ctx, { email: "a@x.io" }))
-        expect(failed._tag === "ProjectionFailed" ? failed.message : failed).toBe(
-          "inline projection sql_only has no memory target, and the storage is memory"
+  it.effect("refuse, when the engine is built, a projection without a memory target, naming it", () =>
+    Effect.gen(function* () {
+      const built = yield* Effect.exit(
+        withProjections(
+          [inlineProjection({ name: "sql_only", project: (events) => events, postgres: () => ({ sql: "SELECT 1" }) })],
+          Effect.void
         )
-        expect(yield* stored).toEqual({ contactEvents: 0, contacts: 0 })
-      })
-    )
+      )
+      expect(built._tag === "Failure" ? Cause.squash(built.cause) : built).toEqual(
+        new Error("inline projection sql_only has no memory target, and the storage is memory")
+      )
+    })
+  )
+
+  it.effect("refuse, when the engine is built, any projection on a storage that runs none (Citus)", () =>
+    Effect.gen(function* () {
+      const projection = inlineProjection({ name: "emails", project: (events) => events, postgres: () => ({ sql: "SELECT 1" }) })
+      const built = yield* Effect.exit(
+        Effect.void.pipe(
+          Effect.provide(
+            EngineLive.pipe(
+              Layer.provideMerge(
+                Layer.effect(
+                  Storage,
+                  Effect.map(MemoryStorage.make, (storage) => ({ ...storage, inlineTarget: null }))
+                )
+              ),
+              Layer.provide(MemoryStorage.layer),
+              Layer.provide(IdsLive),
+              Layer.provide(noWebhookSending),
+              Layer.provide(Layer.succeed(InlineProjections, [projection]))
+            ),
+            { local: true }
+          )
+        )
+      )
+      expect(built._tag === "Failure" ? String(Cause.squash(built.cause)) : built).toContain(
+        "inline projections do not run on this storage (PostgreSQL on Citus): register emails"
+      )
+    })
   )
 })

@@ -10,6 +10,7 @@ export const suitesOnCitus: ReadonlyArray<string> = [
   "test/http/merge.e2e.pg.spec.ts",
   "test/engine/consumeLease.pg.spec.ts",
   "test/engine/consume.e2e.pg.spec.ts",
+  "test/engine/consumeEveryWorkspace.pg.spec.ts",
   "test/http/idempotency.e2e.pg.spec.ts",
   "test/http/idempotencyLostAnswer.e2e.pg.spec.ts",
   "test/http/ifMatch.e2e.pg.spec.ts",

@@ -1,5 +1,6 @@
 import {
   ConsumerCheckpoints,
+  type ConsumerCheckpointsService,
   type Collection,
   type Commit,
   type CommitResult,
@@ -50,6 +51,7 @@ const tableSlot = (collection: Collection, workspaceId: string) => `${collection
 export interface Services {
   readonly storage: StorageService
   readonly queue: DeliveryQueueService
+  readonly checkpoints: ConsumerCheckpointsService
   /**
    * Everything this memory holds, as plain data: the log, every stream, every table's rows (with
    * their unique keys) and the values its sort indexes keep, the unique keys, the trash, the
@@ -89,6 +91,8 @@ export const makeWithQueue: Effect.Effect<Services> = Effect.gen(function* () {
   const log: Array<StoredEvent> = []
   /** Each event's index in the log by its public id (GET /v1/events/:id). */
   const eventIndex = new Map<string, number>()
+  /** The workspaces whose log holds an event: a consumer over every workspace's partitions. */
+  const workspaces = new Set<string>()
   const streams = new Map<string, Array<StoredEvent>>()
   const tables = new Map<string, DocumentTable<Row>>()
   const uniques = new Map<string, string>()
@@ -233,6 +237,7 @@ export const makeWithQueue: Effect.Effect<Services> = Effect.gen(function* () {
             }
             eventIndex.set(stored.metadata.eventId, log.length)
             log.push(stored)
+            workspaces.add(stored.metadata.workspaceId)
             events.push(stored)
             appended.push(stored)
           }
@@ -413,7 +418,8 @@ export const makeWithQueue: Effect.Effect<Services> = Effect.gen(function* () {
       }),
     snapshot,
     position: Effect.sync(() => BigInt(commits)),
-    ping: Effect.succeed({ primary: null, replicas: [] })
+    ping: Effect.succeed({ primary: null, replicas: [] }),
+    inlineTarget: "memory"
   }
 
   /** A claimed delivery with its event's position, looked up in the log when scheduling did not know it. */
@@ -441,7 +447,7 @@ export const makeWithQueue: Effect.Effect<Services> = Effect.gen(function* () {
     pendingDeliveries: deliveries.contents(),
     settingsVersions: [...settingsVersions]
   }))
-  return { storage: service, queue, contents }
+  return { storage: service, queue, checkpoints: makeConsumerCheckpoints(() => workspaces), contents }
 })
 
 /** The storage alone. */
@@ -449,7 +455,7 @@ export const make: Effect.Effect<StorageService> = Effect.map(makeWithQueue, (se
 
 /** Storage, DeliveryQueue and consumers' checkpoints over one memory. */
 export const layer: Layer.Layer<Storage | DeliveryQueue | ConsumerCheckpoints> = Layer.effectContext(
-  Effect.map(makeWithQueue, ({ queue, storage }) =>
-    Context.make(Storage, storage).pipe(Context.add(DeliveryQueue, queue), Context.add(ConsumerCheckpoints, makeConsumerCheckpoints()))
+  Effect.map(makeWithQueue, ({ checkpoints, queue, storage }) =>
+    Context.make(Storage, storage).pipe(Context.add(DeliveryQueue, queue), Context.add(ConsumerCheckpoints, checkpoints))
   )
 )

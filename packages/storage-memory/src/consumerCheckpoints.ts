@@ -10,9 +10,10 @@ interface Row {
 /**
  * Checkpoints and leases in this process's memory, with PostgreSQL's semantics: engines sharing one
  * memory share the leases. There is no transaction to hand a handler, so its writes are its own to
- * undo; a checkpoint is stored only after its work succeeded.
+ * undo; a checkpoint is stored only after its work succeeded. `workspaces` are those whose log holds
+ * an event.
  */
-export const makeConsumerCheckpoints = (): ConsumerCheckpointsService => {
+export const makeConsumerCheckpoints = (workspaces: () => Iterable<string>): ConsumerCheckpointsService => {
   const rows = new Map<string, Row>()
   const rowOf = (key: ConsumerKey): Row => {
     const id = JSON.stringify([key.workspaceId, key.name])
@@ -73,6 +74,21 @@ export const makeConsumerCheckpoints = (): ConsumerCheckpointsService => {
         row.checkpoint = { cursor, attempts: 0 }
         row.owner = null
       }),
+    resetAll: (name) =>
+      Effect.sync(() => {
+        for (const [id, row] of rows) {
+          if ((JSON.parse(id) as [string, string])[1] !== name) continue
+          row.checkpoint = { cursor: null, attempts: 0 }
+          row.owner = null
+        }
+      }),
+    workspaces: (after, limit) =>
+      Effect.sync(() =>
+        [...workspaces()]
+          .filter((id) => after === null || id > after)
+          .sort()
+          .slice(0, limit)
+      ),
     read: (key) => Effect.sync(() => rows.get(JSON.stringify([key.workspaceId, key.name]))?.checkpoint ?? null)
   }
 }

@@ -151,6 +151,7 @@ export const fromClient = (
     replaceDocuments: (collections, writes) => orUnavailable(replaceDocuments(sql, tableMap, citus !== undefined)(collections, writes)),
     eventCount: orUnavailable(eventCount(sql)),
     workspaceHeadSequence: (workspaceId) => orUnavailable(workspaceHeadSequence(sql)(workspaceId)),
+    inlineTarget: citus === undefined ? "postgres" : null,
     snapshot: (workspaceId, read) =>
       feedLock === undefined
         ? Effect.die(new Error("snapshot needs the storage's own pool (PgStorage.make)"))
@@ -320,7 +321,7 @@ export const makeWithQueue = (options: Options | string): Effect.Effect<Services
       return {
         storage: fromClient(sql, batches.submit, listen, tableMap, reads, feedLock, citus),
         queue: queueFromClient(sql, listen, citus !== undefined),
-        checkpoints: makeConsumerCheckpoints(sql)
+        checkpoints: makeConsumerCheckpoints(sql, citus !== undefined)
       }
     })
   )

@@ -39,12 +39,31 @@ const resetSql = `INSERT INTO ${table} (workspace_id, name, checkpoint) VALUES (
   ON CONFLICT (workspace_id, name) DO UPDATE SET checkpoint = EXCLUDED.checkpoint, attempts = 0, lease_owner = NULL, lease_until = NULL`
 const readSql = `SELECT checkpoint, attempts FROM ${table} WHERE workspace_id = $1 AND name = $2`
 
+const resetAllSql = `UPDATE ${table} SET checkpoint = NULL, attempts = 0, lease_owner = NULL, lease_until = NULL WHERE name = $1`
+
+/**
+ * The workspaces with events after $1, in order, at most $2. On PostgreSQL a walk of the feed's
+ * index (ds_events_workspace_feed) that steps from one workspace to the next, one descent each,
+ * however many events they hold. Citus takes no recursive query over a distributed table; there
+ * each worker lists its shards' distinct workspaces from their streams (one row per stream, not per
+ * event), and the coordinator merges them: work for a consumer starting or catching a lost signal,
+ * not for a request.
+ */
+const workspacesSql = `WITH RECURSIVE w(id) AS (
+    (SELECT workspace_id FROM ${tables.events} WHERE workspace_id > $1 ORDER BY workspace_id LIMIT 1)
+    UNION ALL
+    SELECT (SELECT e.workspace_id FROM ${tables.events} AS e WHERE e.workspace_id > w.id ORDER BY e.workspace_id LIMIT 1)
+    FROM w WHERE w.id IS NOT NULL
+  )
+  SELECT id FROM w WHERE id IS NOT NULL LIMIT $2`
+const workspacesOnCitusSql = `SELECT DISTINCT workspace_id AS id FROM ${tables.streams} WHERE workspace_id > $1 ORDER BY 1 LIMIT $2`
+
 type Row = { readonly checkpoint: string | null; readonly attempts: number }
 
 const checkpointOf = (row: Row): ConsumerCheckpoint => ({ cursor: row.checkpoint, attempts: Number(row.attempts) })
 
 /** Consumers' checkpoints and leases in ds_consumers (migration 0030). */
-export const makeConsumerCheckpoints = (sql: SqlClient): ConsumerCheckpointsService => ({
+export const makeConsumerCheckpoints = (sql: SqlClient, citus: boolean): ConsumerCheckpointsService => ({
   acquire: (key, owner, leaseMillis, from) =>
     Effect.gen(function* () {
       const created = yield* orUnavailable(sql.unsafe<Row>(createSql, [key.workspaceId, key.name, leaseMillis, owner, from]))
@@ -79,6 +98,12 @@ export const makeConsumerCheckpoints = (sql: SqlClient): ConsumerCheckpointsServ
       }
     }),
   reset: (key: ConsumerKey, cursor) => Effect.asVoid(orUnavailable(sql.unsafe(resetSql, [key.workspaceId, key.name, cursor]))),
+  resetAll: (name) => Effect.asVoid(orUnavailable(sql.unsafe(resetAllSql, [name]))),
+  workspaces: (after, limit) =>
+    Effect.map(
+      orUnavailable(sql.unsafe<{ readonly id: string }>(citus ? workspacesOnCitusSql : workspacesSql, [after ?? "", limit])),
+      (rows) => rows.map((row) => row.id)
+    ),
   read: (key) =>
     Effect.map(orUnavailable(sql.unsafe<Row>(readSql, [key.workspaceId, key.name])), (rows) =>
       rows[0] === undefined ? null : checkpointOf(rows[0])

@@ -61,7 +61,12 @@ export const makeEngine: Effect.Effect<EngineService, never, EngineRequirements 
     ...[...records].map(([name, service]) => [name, service.shown] as const)
   ])
   const feed = makeFeed(deps, yield* Effect.scope)
-  const consumers = makeConsumers(feed.list, yield* Effect.serviceOption(ConsumerCheckpoints), yield* Effect.scope)
+  const consumers = makeConsumers(
+    feed.list,
+    deps.storage.feedChanges,
+    yield* Effect.serviceOption(ConsumerCheckpoints),
+    yield* Effect.scope
+  )
   return Engine.of({
     contacts,
     deals,

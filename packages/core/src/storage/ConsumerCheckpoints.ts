@@ -74,8 +74,15 @@ export interface ConsumerCheckpointsService {
   ) => Effect.Effect<ConsumerLease | null, StorageUnavailable, Scope.Scope>
   /** Moves the checkpoint to `cursor` (null: the oldest event) and revokes the lease, so its holder reads it again. */
   readonly reset: (key: ConsumerKey, cursor: string | null) => Effect.Effect<void, StorageUnavailable>
+  /** Every checkpoint of the name, whatever its workspace, back to the oldest event, their leases revoked. */
+  readonly resetAll: (name: string) => Effect.Effect<void, StorageUnavailable>
   /** The stored checkpoint, or null. */
   readonly read: (key: ConsumerKey) => Effect.Effect<ConsumerCheckpoint | null, StorageUnavailable>
+  /**
+   * The workspaces whose log holds an event, in id order, after `after` (null: from the first), at
+   * most `limit`: the partitions of a consumer over every workspace.
+   */
+  readonly workspaces: (after: string | null, limit: number) => Effect.Effect<ReadonlyArray<string>, StorageUnavailable>
 }
 
 /** Consumers' checkpoints, offered by both storages' layers beside Storage. */

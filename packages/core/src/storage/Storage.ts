@@ -255,6 +255,12 @@ export interface StorageService {
    * those at or before it (null: none yet). So a reader that takes the state, then follows the feed
    * after that position, sees every later change once and none the state already held. Reads only.
    */
+  /**
+   * Which target of an inline projection (InlineProjectionOf) this storage runs inside its commits,
+   * or null when it runs none: PostgreSQL on Citus, where the embedder's tables would need a
+   * distributed transaction. The engine refuses, when built, projections it cannot run.
+   */
+  readonly inlineTarget: "postgres" | "memory" | null
   readonly snapshot: <A, E, R>(
     workspaceId: string,
     read: (through: ChangeFeedPosition | null) => Effect.Effect<A, E, R>

@@ -78,6 +78,23 @@ export interface InlineProjectionOf<C, S> {
   readonly memory?: { readonly store: InlineStore<S>; readonly apply: (state: S, change: C) => S }
 }
 
+/** A storage an inline projection can be written to (StorageService's inlineTarget). */
+export type InlineTarget = "postgres" | "memory"
+
+/**
+ * Why the engine cannot run these projections on a storage whose target is `target` (null: one
+ * that runs none, PostgreSQL on Citus), or null when it can: said when the engine is built, so a
+ * misconfigured projection fails at start rather than at its first commit.
+ */
+export const inlineRefusal = (projections: ReadonlyArray<InlineProjection>, target: InlineTarget | null): string | null => {
+  if (projections.length === 0) return null
+  if (target === null) {
+    return `inline projections do not run on this storage (PostgreSQL on Citus): register ${projections.map((p) => p.name).join(", ")} on a single PostgreSQL server or memory storage`
+  }
+  const lacking = projections.find((projection) => !projection.targets.includes(target))
+  return lacking === undefined ? null : `inline projection ${lacking.name} has no ${target} target, and the storage is ${target}`
+}
+
 /**
  * The form the engine takes projections in, whatever their change and state types (made by
  * `inlineProjection`): `write` runs `project` over a commit's events and readies both targets.
@@ -86,6 +103,8 @@ export interface InlineProjection {
   readonly name: string
   /** As InlineProjectionOf's `types`; null for every type of the feed. */
   readonly types: ChangeFeedTypes | null
+  /** The storages it has a target for: the engine refuses it, when built, on a storage it lacks. */
+  readonly targets: ReadonlyArray<InlineTarget>
   readonly write: (events: ReadonlyArray<InlineEvent>) => InlineWrite
 }
 
@@ -106,6 +125,10 @@ export interface InlineWrite {
 export const inlineProjection = <C, S = never>(definition: InlineProjectionOf<C, S>): InlineProjection => ({
   name: definition.name,
   types: definition.types ?? null,
+  targets: [
+    ...(definition.postgres === undefined ? [] : ["postgres" as const]),
+    ...(definition.memory === undefined ? [] : ["memory" as const])
+  ],
   write: (events) => {
     const changes = definition.project(events)
     const { memory, postgres } = definition

@@ -5,7 +5,7 @@ import { RecordTypes } from "../../record/plugin.js"
 import { type RecordTypeSet, recordTypeSet } from "../../record/recordTypeSet.js"
 import { DeliveryQueue, type DeliveryQueueService } from "../../storage/DeliveryQueue.js"
 import { Storage, type StorageService } from "../../storage/Storage.js"
-import { InlineProjections } from "../../storage/inlineProjection.js"
+import { InlineProjections, inlineRefusal } from "../../storage/inlineProjection.js"
 import { withInlineProjections } from "./inlineProjections.js"
 import { Ids, type IdsService } from "../contract/Ids.js"
 import { followSettingsChanges, makeSettingsCache, type SettingsCache } from "./settings.js"
@@ -41,7 +41,11 @@ export const nowIso: Effect.Effect<string> = Effect.map(Clock.currentTimeMillis,
 export const makeEngineDeps = (options: { readonly listen: boolean }) =>
   Effect.gen(function* () {
     const recordTypes = recordTypeSet(yield* RecordTypes)
-    const storage = withInlineProjections(yield* Storage, yield* InlineProjections, recordTypes)
+    const projections = yield* InlineProjections
+    const stored = yield* Storage
+    const refusal = inlineRefusal(projections, stored.inlineTarget)
+    if (refusal !== null) return yield* Effect.die(new Error(refusal))
+    const storage = withInlineProjections(stored, projections, recordTypes)
     const settings = makeSettingsCache()
     if (options.listen) yield* followSettingsChanges(storage, settings)
     return {

@@ -22,7 +22,14 @@ export interface ConsumerDelivery {
 export interface ConsumeOptions<E = never> {
   /** The consumer's name: its checkpoint and its lease are kept under it (and the workspace). */
   readonly name: string
-  /** Whose events: one workspace's change feed. */
+  /**
+   * Whose events: one workspace's change feed, or ALL_WORKSPACES (`"*"`) for every workspace's.
+   * Over every workspace each workspace is a partition with a checkpoint and a lease of its own:
+   * its events come in its commit order, workspaces are not ordered among themselves, and several
+   * processes running the name share the workspaces between them. A workspace's first event starts
+   * its partition (the storage's feed signal; a list of the workspaces with events catches any
+   * signal lost, every DISCOVER_MILLIS).
+   */
   readonly workspaceId: string
   /** Event types as the change feed takes them (`deal.stage_changed`, `contact.*`); empty or absent: all. */
   readonly types?: ReadonlyArray<string>
@@ -31,7 +38,10 @@ export interface ConsumeOptions<E = never> {
    * A failure is retried with the same events (the attempt number grows); the consumer never skips.
    */
   readonly handler: (event: JsonObject, delivery: ConsumerDelivery) => Effect.Effect<void, E>
-  /** Where a consumer with no checkpoint yet starts: a change feed cursor; absent or null, the oldest event. */
+  /**
+   * Where a consumer with no checkpoint yet starts: a change feed cursor; absent or null, the oldest
+   * event. A cursor names one workspace, so over every workspace only null is taken.
+   */
   readonly from?: string | null
   /** Named in this process's lease, for whoever reads the table (a random suffix keeps it unique). */
   readonly owner?: string
@@ -52,7 +62,14 @@ export interface Consumer {
   readonly active: Effect.Effect<boolean>
 }
 
-/** Where a consumer is reset to: `from` a change feed cursor, or null for the oldest event. */
+/** `workspaceId` of a consumer over every workspace's events (ConsumeOptions). */
+export const ALL_WORKSPACES = "*"
+
+/**
+ * Where a consumer is reset to: `from` a change feed cursor, or null for the oldest event. With
+ * `workspaceId` ALL_WORKSPACES every workspace's checkpoint of the name goes back to the oldest
+ * event (`from` must be null); one workspace's partition is reset by naming it.
+ */
 export interface ConsumerReset {
   readonly name: string
   readonly workspaceId: string
@@ -73,7 +90,7 @@ export type Consume = <E>(options: ConsumeOptions<E>) => Effect.Effect<Consumer,
 /** The stored side of the engine's consumers. */
 export interface ConsumersService {
   /** Moves a consumer's checkpoint (all its processes read it again), to rebuild its read model. */
-  readonly reset: (reset: ConsumerReset) => Effect.Effect<void, ConsumersUnavailable | StorageUnavailable>
+  readonly reset: (reset: ConsumerReset) => Effect.Effect<void, ConsumersUnavailable | ValidationError | StorageUnavailable>
   /** A consumer's stored checkpoint, or null if it never ran. */
   readonly checkpoint: (
     consumer: Pick<ConsumerReset, "name" | "workspaceId">

@@ -1,8 +1,9 @@
-import { Clock, Effect, Fiber, Option, Random, type Scope } from "effect"
-import type { ValidationError } from "../../errors.js"
+import { Clock, Effect, Exit, Fiber, Option, Random, Scope, Stream } from "effect"
+import { type StorageUnavailable, ValidationError } from "../../errors.js"
 import type { ConsumerCheckpointsService, ConsumerLease } from "../../storage/ConsumerCheckpoints.js"
+import type { FeedChange } from "../../storage/Storage.js"
 import type { Consume, Consumer, ConsumeOptions, ConsumersService } from "../contract/Consumer.js"
-import { ConsumersUnavailable } from "../contract/Consumer.js"
+import { ALL_WORKSPACES, ConsumersUnavailable } from "../contract/Consumer.js"
 import type { EngineService, RequestContext } from "../contract/Engine.js"
 
 /** How long one feed read waits for an event (seconds): the lease is renewed between reads. */
@@ -15,13 +16,21 @@ const unavailable = new ConsumersUnavailable({
   message: "this storage keeps no consumer checkpoints (ConsumerCheckpoints is not provided)"
 })
 
+/** A consumer over every workspace lists the workspaces with events this often, for any feed signal lost. */
+export const DISCOVER_MILLIS = 60_000
+
+/** Workspaces listed per storage read while discovering. */
+const DISCOVER_PAGE = 500
+
 /**
  * Consumers: a handler run over a workspace's change feed (the feed's own reads, so the same order
  * and the same payloads), page by page, each page's handling and its checkpoint stored together,
- * by whichever process holds the consumer's lease.
+ * by whichever process holds the consumer's lease. Over every workspace (ALL_WORKSPACES) each
+ * workspace is such a consumer of its own, a partition, started when the workspace is first seen.
  */
 export const makeConsumers = (
   list: EngineService["events"]["list"],
+  feedChanges: Stream.Stream<FeedChange, StorageUnavailable>,
   checkpoints: Option.Option<ConsumerCheckpointsService>,
   scope: Scope.Scope
 ): { readonly consume: Consume; readonly consumers: ConsumersService } => {
@@ -30,21 +39,27 @@ export const makeConsumers = (
   const consume = <E>(options: ConsumeOptions<E>): Effect.Effect<Consumer, ConsumersUnavailable | ValidationError> =>
     Effect.gen(function* () {
       const checkpoints = yield* store
-      const key = { name: options.name, workspaceId: options.workspaceId }
-      const ctx: RequestContext = { workspaceId: options.workspaceId, requestId: null, actor: `consumer ${options.name}` }
+      const every = options.workspaceId === ALL_WORKSPACES
+      if (every && (options.from ?? null) !== null) {
+        return yield* Effect.fail(ValidationError.at("from", "must be absent over every workspace: a cursor names one workspace"))
+      }
       const leaseMillis = options.leaseMillis ?? 30_000
       const limit = String(options.batchSize ?? 100)
       const types = (options.types ?? []).join(",")
-      const read = (cursor: string | null, wait: string) =>
-        list(ctx, { ...(cursor === null ? {} : { after: cursor }), ...(types === "" ? {} : { types }), limit, wait })
+      const reader = (workspaceId: string) => {
+        const ctx: RequestContext = { workspaceId, requestId: null, actor: `consumer ${options.name}` }
+        return (cursor: string | null, wait: string) =>
+          list(ctx, { ...(cursor === null ? {} : { after: cursor }), ...(types === "" ? {} : { types }), limit, wait })
+      }
       // A cursor of another workspace, or options the feed refuses, are said now rather than retried forever.
-      yield* read(options.from ?? null, "0").pipe(Effect.catchTag("StorageUnavailable", () => Effect.void))
+      yield* reader(options.workspaceId)(options.from ?? null, "0").pipe(Effect.catchTag("StorageUnavailable", () => Effect.void))
       const owner = `${options.owner ?? "consumer"}:${(yield* Random.nextIntBetween(0, 2 ** 31)).toString(36)}`
-      let active = false
+      const holding = new Set<string>()
 
-      /** Handles pages while the lease is this process's; ends only by failing. */
-      const follow = (lease: ConsumerLease) =>
+      /** Handles one workspace's pages while the lease is this process's; ends only by failing. */
+      const follow = (workspaceId: string, lease: ConsumerLease) =>
         Effect.gen(function* () {
+          const read = reader(workspaceId)
           let cursor = lease.checkpoint.cursor
           let renewed = yield* Clock.currentTimeMillis
           let retry: number = RETRY_MILLIS.first
@@ -84,26 +99,76 @@ export const makeConsumers = (
           }
         })
 
-      const hold = Effect.scoped(
-        Effect.gen(function* () {
-          const lease = yield* checkpoints.acquire(key, owner, leaseMillis, options.from ?? null)
-          if (lease === null) return
-          active = true
-          yield* follow(lease).pipe(Effect.ensuring(Effect.sync(() => (active = false))))
-        })
-      ).pipe(
-        Effect.catchTag("ConsumerLeaseLost", () => Effect.void),
-        Effect.catchTag("StorageUnavailable", (error) => Effect.logWarning(`consumer ${options.name}: ${error.message}`))
+      /**
+       * One workspace's consumer: takes the lease when it is free, follows while it holds it, and
+       * asks again a few times per lease time, to take over from a holder that died. Over every
+       * workspace a partition asks less often: a standby process asks for each of them.
+       */
+      const partition = (workspaceId: string) => {
+        const hold = Effect.scoped(
+          Effect.gen(function* () {
+            const lease = yield* checkpoints.acquire({ name: options.name, workspaceId }, owner, leaseMillis, options.from ?? null)
+            if (lease === null) return
+            holding.add(workspaceId)
+            yield* follow(workspaceId, lease).pipe(Effect.ensuring(Effect.sync(() => holding.delete(workspaceId))))
+          })
+        ).pipe(
+          Effect.catchTag("ConsumerLeaseLost", () => Effect.void),
+          Effect.catchTag("StorageUnavailable", (error) => Effect.logWarning(`consumer ${options.name}: ${error.message}`))
+        )
+        const again = every ? leaseMillis / 3 : Math.min(leaseMillis / 3, 1_000)
+        return Effect.forever(Effect.andThen(hold, () => Effect.sleep(again)))
+      }
+
+      if (!every) {
+        const fiber = yield* Effect.forkIn(partition(options.workspaceId), scope)
+        return { stop: Fiber.interrupt(fiber), active: Effect.sync(() => holding.size > 0) }
+      }
+
+      // Every workspace: a partition per workspace, in a scope of this consumer's that stop closes.
+      const partitions = yield* Scope.fork(scope, "parallel")
+      const started = new Set<string>()
+      const start = (workspaceId: string) =>
+        started.has(workspaceId)
+          ? Effect.void
+          : Effect.suspend(() => {
+              started.add(workspaceId)
+              return Effect.asVoid(Effect.forkIn(partition(workspaceId), partitions))
+            })
+      const discover = Effect.gen(function* () {
+        for (let after: string | null = null; ; ) {
+          const page: ReadonlyArray<string> = yield* checkpoints.workspaces(after, DISCOVER_PAGE)
+          yield* Effect.forEach(page, start, { discard: true })
+          if (page.length < DISCOVER_PAGE) return
+          after = page.at(-1)!
+        }
+      })
+      const retried = <A>(effect: Effect.Effect<A, StorageUnavailable>) =>
+        effect.pipe(
+          Effect.catchTag("StorageUnavailable", (error) =>
+            Effect.andThen(Effect.logWarning(`consumer ${options.name}: ${error.message}`), Effect.sleep(1_000))
+          )
+        )
+      // The signal names each workspace that gains events; Resumed (a lost listening connection) stands for any.
+      const signalled = Stream.runForEach(feedChanges, (change) => (change._tag === "Appended" ? start(change.workspaceId) : discover))
+      const listed = Effect.andThen(retried(discover), Effect.sleep(DISCOVER_MILLIS))
+      yield* Effect.forkIn(
+        Effect.all([Effect.forever(retried(signalled)), Effect.forever(listed)], { concurrency: "unbounded", discard: true }),
+        partitions
       )
-      // Not holding the lease, a process asks again a few times per lease time, to take over from a holder that died.
-      const fiber = yield* Effect.forkIn(Effect.forever(Effect.andThen(hold, () => Effect.sleep(Math.min(leaseMillis / 3, 1_000)))), scope)
-      return { stop: Fiber.interrupt(fiber), active: Effect.sync(() => active) }
+      return { stop: Scope.close(partitions, Exit.void), active: Effect.sync(() => holding.size > 0) }
     })
 
   return {
     consume,
     consumers: {
-      reset: ({ from, name, workspaceId }) => Effect.flatMap(store, (checkpoints) => checkpoints.reset({ name, workspaceId }, from)),
+      reset: ({ from, name, workspaceId }) =>
+        Effect.flatMap(store, (checkpoints): Effect.Effect<void, ValidationError | StorageUnavailable> => {
+          if (workspaceId !== ALL_WORKSPACES) return checkpoints.reset({ name, workspaceId }, from)
+          if (from !== null)
+            return Effect.fail(ValidationError.at("from", "must be null over every workspace: a cursor names one workspace"))
+          return checkpoints.resetAll(name)
+        }),
       checkpoint: (key) => Effect.flatMap(store, (checkpoints) => checkpoints.read(key))
     }
   }
