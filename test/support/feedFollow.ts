@@ -98,9 +98,15 @@ export const follow = (hosts: readonly [StorageService, StorageService], { pages
         }
         if (seen.length >= expected) return
         if (++idle >= FEED_PORT_READS) {
+          // Held back or passed over: a read from the start says which, and where the cursor stood.
+          const all = yield* hosts[0].readFeed({ workspaceId: workspace, after: null, types: [], limit: 100_000 })
+          const had = new Set(seen.map((e) => e.id))
+          const missing = all.events.filter((e) => !had.has(e.metadata.eventId))
           return yield* Effect.die(
             new Error(
-              `after the writers finished, ${idle} reads in a row found nothing: the feed gave ${seen.length} of the ${expected} events written`
+              `after the writers finished, ${idle} reads in a row found nothing: the feed gave ${seen.length} of the ${expected} events written; ` +
+                `read from the start it gives ${all.events.length}, missing ${JSON.stringify(missing.map((e) => [e.metadata.eventId, e.position]))}, ` +
+                `the cursor at ${JSON.stringify(after)}`
             )
           )
         }
