@@ -1,4 +1,4 @@
-import { type EngineService, type JsonObject, type RequestContext } from "@dealstream/core"
+import type { EngineService, JsonObject, RequestContext } from "@dealstream/core"
 import {
   assertModel,
   associationsHideDeleted,

@@ -1,4 +1,4 @@
-import { type EngineService } from "@dealstream/core"
+import type { EngineService } from "@dealstream/core"
 import { MemoryStorage } from "@dealstream/storage-memory"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Fiber, Layer } from "effect"
