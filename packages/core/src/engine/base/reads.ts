@@ -7,6 +7,7 @@ import { scalarOf } from "../../query/fieldValue.js"
 import { sortValueOf } from "../../query/sortKeys.js"
 import type { Collection, StoredDocument } from "../../storage/documents.js"
 import type { StorageService } from "../../storage/Storage.js"
+import { LinkGuards } from "./linkGuards.js"
 
 const BATCH = 500
 
@@ -53,10 +54,14 @@ export const liveNaming = (deps: Reader, collection: Collection, workspaceId: st
 
 /** Which of these ids name records of `collection` in the workspace that are live, and which are in its trash: one read. */
 export const recordStates = (deps: Reader, collection: Collection, workspaceId: string, ids: ReadonlyArray<string>) =>
-  Effect.map(ids.length === 0 ? Effect.succeed([]) : deps.storage.getDocuments(collection, workspaceId, [...new Set(ids)]), (docs) => ({
-    live: new Set(docs.filter((doc) => doc.deletedAt === null).map((doc) => doc.id)),
-    trashed: new Set(docs.filter((doc) => doc.deletedAt !== null).map((doc) => doc.id))
-  }))
+  Effect.gen(function* () {
+    const guards = yield* LinkGuards
+    const docs = ids.length === 0 ? [] : yield* deps.storage.getDocuments(collection, workspaceId, [...new Set(ids)])
+    const live = docs.filter((doc) => doc.deletedAt === null)
+    // Inside a write's decision, the records found live are checked again by its commit (linkGuards.ts).
+    if (guards !== null) for (const doc of live) guards.add(doc.id, doc.version)
+    return { live: new Set(live.map((doc) => doc.id)), trashed: new Set(docs.filter((doc) => doc.deletedAt !== null).map((doc) => doc.id)) }
+  })
 
 /** Whether any document matches, among the live ones or those in the trash. */
 export const existsWhere = (

@@ -5,6 +5,7 @@ import type { JsonObject } from "../../json.js"
 import type { DomainEvent } from "../../storage/events.js"
 import type { Commit, StreamAppend, UniqueViolation } from "../../storage/Storage.js"
 import { type EngineDeps, nowIso } from "../base/deps.js"
+import { LinkGuards } from "../base/linkGuards.js"
 import type { Settings } from "../base/settings.js"
 import { emptyState, keep, loadState } from "../base/streamStates.js"
 import type { WriteError } from "../contract/Engine.js"
@@ -24,6 +25,15 @@ const withPayloads = (append: StreamAppend, payloads: ReadonlyArray<JsonObject |
           return payload === null || payload === undefined ? event : { ...event, metadata: { ...event.metadata, payload } }
         })
       }
+
+/** The appends, then a check (no new event) of each guarded record the commit does not append to. */
+const withGuards = (streams: ReadonlyArray<StreamAppend>, guards: ReadonlyMap<string, number>): ReadonlyArray<StreamAppend> => {
+  const written = new Set(streams.map((append) => append.streamId))
+  const checks = [...guards]
+    .filter(([id]) => !written.has(id))
+    .map(([streamId, expectedVersion]): StreamAppend => ({ streamId, expectedVersion, events: [] }))
+  return checks.length === 0 ? streams : [...streams, ...checks]
+}
 
 /**
  * One attempt decided, not yet stored: its outcome, the commit that stores it (null when the command
@@ -54,7 +64,14 @@ export const planAttempt = <C, E extends DomainEvent, S, P>(
 ): Effect.Effect<PlannedAttempt<E, S, P>, WriteError> =>
   Effect.gen(function* () {
     const { ctx, streamId } = options
-    const prepared = options.prepare === undefined ? (undefined as P) : yield* options.prepare(settings)
+    // The records the decision finds live, checked again by the commit (base/linkGuards.ts).
+    const guards = new Map<string, number>()
+    const guarded = Effect.provideService(LinkGuards, {
+      add: (id, version) => {
+        if (!guards.has(id)) guards.set(id, version)
+      }
+    })
+    const prepared = options.prepare === undefined ? (undefined as P) : yield* guarded(options.prepare(settings))
     const loaded = mode.assumeEmpty
       ? { stream: emptyState(aggregate), verified: true }
       : options.known !== undefined && !mode.verify
@@ -74,7 +91,7 @@ export const planAttempt = <C, E extends DomainEvent, S, P>(
     }
     const now = yield* nowIso
     const at = stream.lastAt !== undefined && stream.lastAt > now ? stream.lastAt : now
-    const command = yield* options.command({ ...stream, at, settings, prepared })
+    const command = yield* guarded(options.command({ ...stream, at, settings, prepared }))
     const definitions = aggregate.searched === true ? (yield* settings.catalogs).defs : []
     const decided = yield* decide(deps, aggregate, { ctx, streamId, stream, definitions }, command)
     const uniqueKeyTaken = (violation: UniqueViolation): DomainError =>
@@ -104,7 +121,7 @@ export const planAttempt = <C, E extends DomainEvent, S, P>(
     return {
       outcome: { ...handledOf(decided, payloads), prepared },
       commit: {
-        streams: [withPayloads(decided.append, payloads), ...addition.streams],
+        streams: withGuards([withPayloads(decided.append, payloads), ...addition.streams], guards),
         documents: [...decided.documents, ...addition.documents, ...claimed],
         ...(addition.redactStreams === undefined ? {} : { redactStreams: addition.redactStreams }),
         ...(settingsRead === null ? {} : { settingsRead: [settingsRead] })

@@ -64,6 +64,41 @@ const union = (a: Json | undefined, b: ReadonlyArray<string>): ReadonlyArray<str
 
 export const makeMerge = (deps: EngineDeps, mergeable: Mergeable) => {
   const { aggregate, rules } = mergeable
+
+  /**
+   * The write that points one record's links at the survivor `into` instead of the records of
+   * `from`, at `shared` (or after the record's last event); `seen` is told what it moves.
+   */
+  const relinkWrite = (
+    link: LinkingRecords,
+    ctx: RequestContext,
+    recordId: string,
+    from: ReadonlySet<string>,
+    into: string,
+    shared: string,
+    seen: (moved: MovedLinks) => void = () => {}
+  ) =>
+    write(
+      deps,
+      link.aggregate,
+      {
+        ...link.commandOn(ctx, recordId),
+        command: ({ lastAt, projected }) => {
+          const at = oneTime(shared, lastAt)
+          const data = projected?.data ?? {}
+          const patch = relinked(data, link.fields, from, into)
+          seen({
+            type: link.aggregate.name,
+            id: recordId,
+            before: Object.fromEntries(Object.keys(patch).map((key) => [key, data[key] ?? null])),
+            after: patch
+          })
+          return Effect.succeed({ type: "Relink", id: recordId, at, fields: patch })
+        }
+      },
+      () => Effect.succeed(null)
+    )
+
   const name = aggregate.name
   const linkNames = new Set(rules.unions.flatMap((link) => [link.array, ...(link.primary === undefined ? [] : [link.primary])]))
 
@@ -102,22 +137,9 @@ export const makeMerge = (deps: EngineDeps, mergeable: Mergeable) => {
           for (const record of records) {
             let entry: MovedLinks | null = null
             const plan = yield* Effect.result(
-              write(
-                deps,
-                link.aggregate,
-                {
-                  ...link.commandOn(unclaimed, record.id),
-                  command: ({ lastAt, projected }) => {
-                    const at = oneTime(shared, lastAt)
-                    const data = projected?.data ?? {}
-                    const patch = relinked(data, link.fields, from, id)
-                    const before = Object.fromEntries(Object.keys(patch).map((key) => [key, data[key] ?? null]))
-                    entry = { type: link.aggregate.name, id: record.id, before, after: patch }
-                    return Effect.succeed({ type: "Relink", id: record.id, at, fields: patch })
-                  }
-                },
-                () => Effect.succeed(null)
-              ).plan(settings)
+              relinkWrite(link, unclaimed, record.id, from, id, shared, (made) => {
+                entry = made
+              }).plan(settings)
             )
             // Purged since the query: it links nothing.
             if (Result.isFailure(plan)) {
@@ -206,6 +228,19 @@ export const makeMerge = (deps: EngineDeps, mergeable: Mergeable) => {
             uniqueKeyTaken: (error) => new Conflict({ message: `a unique key is already taken by ${error.existingId}`, details: [] })
           })
           if (outcome === "retry") continue
+          // Links stored between the query above and the commit: their writes found the merged
+          // records live before it, and none can be stored after it (base/linkGuards.ts). Each is
+          // re-pointed now, on its own; an unmerge leaves it with the survivor.
+          for (const link of mergeable.links) {
+            for (const record of yield* linking(deps, unclaimed, link, mergeIds)) {
+              const relinkedLate = yield* Effect.result(relinkWrite(link, unclaimed, record.id, from, id, yield* nowIso).run)
+              if (Result.isFailure(relinkedLate)) {
+                if (relinkedLate.failure._tag === "NotFound") continue
+                return yield* relinkedLate.failure
+              }
+              moved[link.moved] = [...(moved[link.moved] as ReadonlyArray<string>), record.id]
+            }
+          }
         }
         const after = yield* survivor.answer
         if (after === null) return yield* new NotFound({ resource: name, id })
