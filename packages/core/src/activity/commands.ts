@@ -37,6 +37,8 @@ export interface RestoreActivity {
   readonly type: "RestoreActivity"
   readonly id: string
   readonly at: string
+  /** Links to records merged while it was in the trash, pointed at their survivors (engine/records/mergeLinks.ts). */
+  readonly fields?: JsonObject
 }
 
 export interface PurgeActivity {

@@ -36,6 +36,8 @@ export interface RestoreContact {
   readonly type: "RestoreContact"
   readonly id: string
   readonly at: string
+  /** Links to records merged while it was in the trash, pointed at their survivors (engine/records/mergeLinks.ts). */
+  readonly fields?: JsonObject
 }
 
 export interface PurgeContact {

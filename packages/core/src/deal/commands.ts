@@ -65,6 +65,8 @@ export interface RestoreDeal {
   readonly type: "RestoreDeal"
   readonly id: string
   readonly at: string
+  /** Links to records merged while it was in the trash, pointed at their survivors (engine/records/mergeLinks.ts). */
+  readonly fields?: JsonObject
 }
 
 export interface PurgeDeal {

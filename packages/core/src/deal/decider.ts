@@ -277,10 +277,15 @@ const decide = (command: DealCommand, state: DealState): Decision => {
       return state.status === "live" ? move(command, state) : notFound(id)
     case "DeleteDeal":
       return state.status === "live" ? Result.succeed([{ type: "deal.deleted", data: { at } }]) : notFound(id)
-    case "RestoreDeal":
-      return state.status === "deleted" && withinRecoveryWindow(state.deletedAt, at)
-        ? Result.succeed([{ type: "deal.restored", data: { at } }])
-        : notFound(id)
+    case "RestoreDeal": {
+      if (state.status !== "deleted" || !withinRecoveryWindow(state.deletedAt, at)) return notFound(id)
+      // Links to records merged while it was in the trash point at their survivors as it comes back.
+      const changed = changedFields(state.fields, command.fields ?? {})
+      return Result.succeed([
+        { type: "deal.restored", data: { at } },
+        ...(Object.keys(changed).length === 0 ? [] : [{ type: "deal.updated" as const, data: { changed, at } }])
+      ])
+    }
     case "PurgeDeal":
       if (state.status === "absent" || state.status === "purged") return notFound(id)
       return state.status === "deleted" && !withinRecoveryWindow(state.deletedAt, at)

@@ -123,7 +123,7 @@ export const recordLifecycle = <N extends string, E extends RecordEvent<N>>(name
       if (type.startsWith("Create")) return life.create(state, id, fields, at)
       if (type.startsWith("Update")) return life.update(state, id, fields, at)
       if (type.startsWith("Delete")) return life.remove(state, id, at)
-      if (type.startsWith("Restore")) return life.restore(state, id, at)
+      if (type.startsWith("Restore")) return life.restore(state, id, at, fields)
       if (type.startsWith("Erase")) return life.erase(state, id, at)
       if (type.startsWith("Unlink")) return life.unlinkContact(state, id, command.contactId ?? "", at)
       if (type === "Absorb") return life.absorb(state, command, fields)
@@ -150,10 +150,13 @@ export const recordLifecycle = <N extends string, E extends RecordEvent<N>>(name
             : life.decide(state, command),
     remove: (state: RecordState, id: string, at: string): Decision =>
       state.status === "live" ? Result.succeed([event("deleted", { at })]) : notFound(id, state),
-    /** A merged record comes back by an unmerge only, never by a restore. */
-    restore: (state: RecordState, id: string, at: string): Decision =>
+    /**
+     * A merged record comes back by an unmerge only, never by a restore. `relink`: links to records
+     * merged while it was in the trash, pointed at their survivors as it comes back (an update).
+     */
+    restore: (state: RecordState, id: string, at: string, relink: JsonObject = {}): Decision =>
       state.status === "deleted" && state.mergedInto === undefined && recoverable(state.deletedAt, at)
-        ? Result.succeed([event("restored", { at })])
+        ? Result.succeed([event("restored", { at }), ...life.changes(state.fields, relink, at)])
         : notFound(id, state),
     /** The survivor of a merge takes the fields the merge decided (record/merge.ts), even none. */
     absorb: (state: RecordState, command: LifeCommand, fields: JsonObject): Decision =>

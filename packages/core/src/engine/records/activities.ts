@@ -60,7 +60,7 @@ export const makeActivities = (deps: EngineDeps) => {
           }
         }),
       delete: (id, at) => ({ type: "DeleteActivity" as const, id, at }),
-      restore: (id, at) => ({ type: "RestoreActivity" as const, id, at })
+      restore: (id, at, relink) => ({ type: "RestoreActivity" as const, id, at, fields: relink })
     },
     // An activity's view shows only the live records among its links: every view reads them.
     views: (ctx, rows, catalog) => activityViews(deps, ctx, rows, catalog),

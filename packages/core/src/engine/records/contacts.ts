@@ -93,7 +93,7 @@ export const makeContacts = (deps: EngineDeps) => {
           }
         }),
       delete: (id, at) => ({ type: "DeleteContact" as const, id, at }),
-      restore: (id, at) => ({ type: "RestoreContact" as const, id, at })
+      restore: (id, at, relink) => ({ type: "RestoreContact" as const, id, at, fields: relink })
     },
     views: (ctx, rows, catalog) => contactViews(deps, ctx, rows, catalog),
     // No deal can name a contact before it exists (deals check their contact ids), and the companies

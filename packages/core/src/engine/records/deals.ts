@@ -104,7 +104,7 @@ export const makeDeals = (deps: EngineDeps, rules: ReadonlyArray<DealRule> = [])
           }
         }),
       delete: (id, at) => ({ type: "DeleteDeal" as const, id, at }),
-      restore: (id, at) => ({ type: "RestoreDeal" as const, id, at })
+      restore: (id, at, relink) => ({ type: "RestoreDeal" as const, id, at, fields: relink })
     },
     views: (ctx, rows, catalog) =>
       dealViews(

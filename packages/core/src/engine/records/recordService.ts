@@ -1,4 +1,5 @@
 import { mergedIntoOf } from "../../record/merge.js"
+import { survivorsPatch } from "./mergeLinks.js"
 import { Effect, Result } from "effect"
 import type { Aggregate } from "../../aggregate.js"
 import type { Projected } from "../../decider.js"
@@ -56,7 +57,8 @@ export interface RecordKind<C, E extends DomainEvent, S, F> {
       input: unknown
     ) => Effect.Effect<NoInfer<C>, WriteError>
     readonly delete: (id: string, at: string) => NoInfer<C>
-    readonly restore: (id: string, at: string) => NoInfer<C>
+    /** `relink`: its links to records merged while it was in the trash, pointed at their survivors (mergeLinks.ts). */
+    readonly restore: (id: string, at: string, relink: JsonObject) => NoInfer<C>
   }
   /** Records as the API shows them, read together: a list page, the trash, a write's answer, a payload. */
   readonly views: (
@@ -218,7 +220,15 @@ export const makeRecordService = <C, E extends DomainEvent, S, F>(
         })
       ),
     restore: (ctx, id) =>
-      writeOf({ ...on(ctx, id, catalogsOnly), command: ({ at }) => Effect.succeed(kind.commands.restore(id, at)) }, ctx, id).run,
+      writeOf(
+        {
+          ...on(ctx, id, catalogsOnly),
+          command: ({ at, projected }) =>
+            Effect.map(survivorsPatch(deps, ctx, kind.collection, projected?.data ?? {}), (relink) => kind.commands.restore(id, at, relink))
+        },
+        ctx,
+        id
+      ).run,
     history: (ctx, id, params) =>
       Effect.flatMap(catalogs(deps, ctx), (known) => historyPage(deps, ctx, aggregate, id, params, kind.catalog(known))),
     batch: (ctx, body) =>
