@@ -1,6 +1,7 @@
 export * from "./json.js"
 export * from "./recordTypes.js"
 export * from "./record/plugin.js"
+export * from "./record/duplicateKeys.js"
 export { builtInRecordTypes, type RecordTypeSet, recordTypeSet } from "./record/recordTypeSet.js"
 export * from "./errors.js"
 export * from "./decider.js"

@@ -2,10 +2,11 @@ import type { JsonObject, RequestContext, WriteError } from "@dealstream/core"
 import type { HttpServerRequest } from "effect/http"
 import { Effect, Schema } from "effect"
 import { HttpApiEndpoint, OpenApi } from "effect/http-api"
-import { createErrors, replayable200 } from "./answerSchemas.js"
+import { createErrors, listErrors, replayable200 } from "./answerSchemas.js"
 import { MergedRecord } from "./errors/HttpErrors.js"
 import type { IdempotentRepliesService } from "./idempotency.js"
-import { idempotencyHeader, idParams } from "./parameters.js"
+import { pageOf } from "./documented.js"
+import { idempotencyHeader, idParams, pagingParams } from "./parameters.js"
 import { postedJson, unconditional } from "./recordHandlers.js"
 import { json } from "./replies.js"
 
@@ -75,6 +76,35 @@ export const unmergeEndpoint = <const Collection extends `/v1/${string}`, R exte
       "exactly as it was; the links the merge moved from it come back, except those changed since; the survivor gives back the " +
       "values it took only from it (those changed since stay). 409 when its unique key is taken by another live record meanwhile; " +
       "400 when it is not a record merged into :id within the window."
+  )
+
+/** GET /v1/<records>/duplicates: groups of live records sharing a duplicate key, paged as every list. */
+export const duplicatesEndpoint = <const Collection extends `/v1/${string}`>(resource: {
+  readonly name: string
+  readonly type: string
+  readonly collection: Collection
+  readonly rules: ReadonlyArray<readonly [rule: string, meaning: string]>
+}) =>
+  HttpApiEndpoint.get("duplicates", `${resource.collection}/duplicates`, {
+    query: pagingParams,
+    success: pageOf(
+      Schema.Struct({
+        ids: Schema.Array(Schema.String).annotate({
+          description: `The live ${resource.type} records of the group, in id order (two or more).`
+        }),
+        rule: Schema.Literals(resource.rules.map(([rule]) => rule)),
+        value: Schema.String.annotate({ description: "What they share, as compared: trimmed and lowercased (a phone: its digits)." }),
+        company_id: Schema.optionalKey(Schema.String).annotate({ description: "name_company: the company they have in common." })
+      }).annotate({ identifier: `${resource.name}DuplicateGroup` }),
+      `${resource.name}DuplicatePage`
+    ),
+    error: listErrors
+  }).annotate(
+    OpenApi.Description,
+    `Groups of live ${resource.type} records that look like duplicates, each a candidate for a merge: ` +
+      resource.rules.map(([rule, meaning]) => `\`${rule}\`, ${meaning}`).join("; ") +
+      ". Trimming removes ASCII whitespace; lowercasing is Unicode's. A record is in one group per rule it matches (per company, for " +
+      "name_company). Groups come in (rule, value) order. On PostgreSQL a page reads an index kept in every commit, not the records."
   )
 
 /** The handler: the body to the engine, the answer as it gave it; under an Idempotency-Key, stored and replayed. */

@@ -1,4 +1,5 @@
 import {
+  duplicateGroupsOf,
   ConsumerCheckpoints,
   type ConsumerCheckpointsService,
   type Collection,
@@ -394,6 +395,15 @@ export const makeWithQueue: Effect.Effect<Services> = Effect.gen(function* () {
           .sort((a, b) => (a.workspaceId < b.workspaceId ? -1 : a.workspaceId > b.workspaceId ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
           .slice(0, limit)
       }),
+    duplicates: (collection, workspaceId, after, limit) =>
+      Effect.sync(() =>
+        duplicateGroupsOf(
+          collection,
+          [...(tables.get(tableSlot(collection, workspaceId))?.rows.values() ?? [])].filter((row) => row.deletedAt === null),
+          after,
+          limit
+        )
+      ),
     listDeletedBefore: (collection, cutoff, limit) => Effect.sync(() => trash.deletedBefore(collection, cutoff, limit)),
     replaceDocuments: (collections, writes) =>
       Effect.sync(() => {

@@ -15,6 +15,7 @@ import type { SqlError } from "effect/sql/SqlError"
 import { claimDeliveries } from "./claimDeliveries.js"
 import { commit } from "./commit.js"
 import { makeConsumerCheckpoints } from "./consumerCheckpoints.js"
+import { duplicates } from "./duplicates.js"
 import { isCitus } from "./citus.js"
 import { type CitusCommits, citusCommits } from "./citusCommits.js"
 import { readFeedOnCitus } from "./citusFeed.js"
@@ -151,6 +152,7 @@ export const fromClient = (
     replaceDocuments: (collections, writes) => orUnavailable(replaceDocuments(sql, tableMap, citus !== undefined)(collections, writes)),
     eventCount: orUnavailable(eventCount(sql)),
     workspaceHeadSequence: (workspaceId) => orUnavailable(workspaceHeadSequence(sql)(workspaceId)),
+    duplicates: (collection, workspaceId, after, limit) => orUnavailable(duplicates(sql)(collection, workspaceId, after, limit)),
     inlineTarget: citus === undefined ? "postgres" : null,
     snapshot: (workspaceId, read) =>
       feedLock === undefined

@@ -2,6 +2,7 @@ import { Context, type Effect, type Stream } from "effect"
 import { Schema } from "effect"
 import type { StorageUnavailable } from "../errors.js"
 import type { DocumentQuery } from "../query/ast.js"
+import type { DuplicateCollection, DuplicateGroup, DuplicateKey } from "../record/duplicateKeys.js"
 import type { Collection, DocumentWrite, StoredDocument } from "./documents.js"
 import type { FiguresQuery } from "./figures.js"
 import type { NewEvent, StoredEvent } from "./events.js"
@@ -224,6 +225,17 @@ export interface StorageService {
     key: string,
     limit: number
   ) => Effect.Effect<ReadonlyArray<StoredDocument>, StorageUnavailable>
+  /**
+   * Groups of a workspace's live contacts or companies that share a duplicate key (record/
+   * duplicateKeys.ts), after `after` in (rule, key) order, at most `limit`, each group's ids in
+   * order. PostgreSQL reads them from an index kept in the commit; memory storage reads the records.
+   */
+  readonly duplicates: (
+    collection: DuplicateCollection,
+    workspaceId: string,
+    after: DuplicateKey | null,
+    limit: number
+  ) => Effect.Effect<ReadonlyArray<DuplicateGroup>, StorageUnavailable>
   /** Soft-deleted documents whose deletedAt is at or before `cutoff`, across workspaces. */
   readonly listDeletedBefore: (
     collection: Collection,

@@ -1,7 +1,7 @@
 import { Schema } from "effect"
 import { securedGroup } from "../documented.js"
 import { searchParams } from "../parameters.js"
-import { mergeEndpoint, unmergeEndpoint } from "../merge.js"
+import { duplicatesEndpoint, mergeEndpoint, unmergeEndpoint } from "../merge.js"
 import { batchEndpoint, recordEndpoints } from "../recordEndpoints.js"
 import { Company, CompanyInput, CompanyPatch } from "./schemas.js"
 
@@ -32,6 +32,15 @@ export class CompaniesApi extends securedGroup(
   "companies",
   companies.list,
   companies.export,
+  duplicatesEndpoint({
+    name: "Company",
+    type: "company",
+    collection: "/v1/companies",
+    rules: [
+      ["domain", "the same domain, trimmed and lowercased, without a leading www."],
+      ["name", "the same name, trimmed and lowercased"]
+    ]
+  }),
   companies.get,
   batchEndpoint({ name: "Company", collection: "/v1/companies" }, "domain"),
   companies.create,

@@ -5,7 +5,7 @@ import type { ServedApi } from "../Api.js"
 import { IdempotentReplies } from "../idempotency.js"
 import { handleRecordResource, recordResourceHandlers } from "../recordGroups.js"
 import { mergeRecords } from "../merge.js"
-import { getExpandable } from "../recordHandlers.js"
+import { getExpandable, listRecords } from "../recordHandlers.js"
 import { Company } from "./schemas.js"
 
 export const CompaniesLive = (api: ServedApi) =>
@@ -19,6 +19,7 @@ export const CompaniesLive = (api: ServedApi) =>
         handlers,
         recordResourceHandlers(idempotent, "/v1/companies", companies, get, { engine, object: "company", record: Company })
       )
+        .handle("duplicates", listRecords(companies.duplicates))
         .handleRaw("merge", mergeRecords(idempotent, companies.merge))
         .handleRaw("unmerge", mergeRecords(idempotent, companies.unmerge))
     })

@@ -2,7 +2,7 @@ import { HttpApiEndpoint, OpenApi } from "effect/http-api"
 import { actionErrors, readErrors, replayable200 } from "../answerSchemas.js"
 import { securedGroup } from "../documented.js"
 import { contactListParams, contactParams, idempotencyHeader, idParams } from "../parameters.js"
-import { mergeEndpoint, unmergeEndpoint } from "../merge.js"
+import { duplicatesEndpoint, mergeEndpoint, unmergeEndpoint } from "../merge.js"
 import { batchEndpoint, recordEndpoints } from "../recordEndpoints.js"
 import { Contact, ContactErasure, ContactExport, ContactInput, ContactPatch } from "./schemas.js"
 
@@ -50,6 +50,16 @@ export class ContactsApi extends securedGroup(
   "contacts",
   contacts.list,
   contacts.export,
+  duplicatesEndpoint({
+    name: "Contact",
+    type: "contact",
+    collection: "/v1/contacts",
+    rules: [
+      ["email", "the same email, trimmed and lowercased"],
+      ["phone", "the same digits of the phone, at least 7"],
+      ["name_company", "the same first and last name, trimmed and lowercased, and a company in common"]
+    ]
+  }),
   contacts.get,
   batchEndpoint({ name: "Contact", collection: "/v1/contacts" }, "email"),
   contacts.create,

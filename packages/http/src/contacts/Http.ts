@@ -4,7 +4,7 @@ import { Effect } from "effect"
 import type { ServedApi } from "../Api.js"
 import { IdempotentReplies } from "../idempotency.js"
 import { handleRecordResource, recordResourceHandlers } from "../recordGroups.js"
-import { getExpandable, postedAction, unconditional } from "../recordHandlers.js"
+import { getExpandable, listRecords, postedAction, unconditional } from "../recordHandlers.js"
 import { readQuery } from "../request/queryParams.js"
 import { mergeRecords } from "../merge.js"
 import { json, respond } from "../replies.js"
@@ -23,6 +23,7 @@ export const ContactsLive = (api: ServedApi) =>
           handlers,
           recordResourceHandlers(idempotent, "/v1/contacts", contacts, get, { engine, object: "contact", record: Contact })
         )
+          .handle("duplicates", listRecords(contacts.duplicates))
           .handleRaw("merge", mergeRecords(idempotent, contacts.merge))
           .handleRaw("unmerge", mergeRecords(idempotent, contacts.unmerge))
           .handle("exportPerson", ({ params, request }) =>

@@ -26,6 +26,7 @@ import { migration as streamRowsInTheirLog } from "./0027_stream_rows_in_their_l
 import { migration as figureDeltasOfAnyRow } from "./0028_figure_deltas_of_any_row.js"
 import { migration as feedOffsets } from "./0029_feed_offsets.js"
 import { migration as consumers } from "./0030_consumers.js"
+import { migration as duplicateKeys } from "./0031_duplicate_keys.js"
 import type { Migration } from "./Migration.js"
 
 export type { Migration } from "./Migration.js"
@@ -59,5 +60,6 @@ export const migrations: ReadonlyArray<Migration> = [
   streamRowsInTheirLog,
   figureDeltasOfAnyRow,
   feedOffsets,
-  consumers
+  consumers,
+  duplicateKeys
 ]

@@ -168,6 +168,18 @@ export interface RecordMerge {
    * restored: the record back as it was, relinked_ids}`; 409 when its unique key is taken meanwhile.
    */
   readonly unmerge: (ctx: RequestContext, id: string, body: unknown) => Effect.Effect<JsonObject, WriteError>
+  /**
+   * `GET /v1/<records>/duplicates`: groups of live records sharing a duplicate key (record/
+   * duplicateKeys.ts), `{data: [{ids, rule, value, company_id?}], next_cursor}`, paged by `limit`
+   * and `cursor` as every list.
+   */
+  readonly duplicates: (
+    ctx: RequestContext,
+    params: ListParams
+  ) => Effect.Effect<
+    { readonly data: ReadonlyArray<JsonObject>; readonly next_cursor: string | null },
+    ValidationError | StorageUnavailable
+  >
 }
 
 /** `POST /v1/<records>/batch`, for the record types that have one (see commands/batch.ts). */

@@ -3,14 +3,19 @@ import { companyAggregate } from "../../company/index.js"
 import { contactAggregate } from "../../contact/index.js"
 import { dealAggregate } from "../../deal/index.js"
 import type { EngineDeps } from "../base/deps.js"
+import { makeDuplicates } from "./duplicates.js"
 import { type LinkingRecords, makeMerge, type Mergeable } from "./merge.js"
 import { type Linking, type Merging, mergeLinks } from "./mergeLinks.js"
 import { makeUnmerge } from "./unmerge.js"
 import type { RecordWrites } from "./recordService.js"
 import type { TrashShown } from "./trash.js"
 
-/** A record type's merge and unmerge. */
-const both = (deps: EngineDeps, mergeable: Mergeable) => ({ ...makeMerge(deps, mergeable), ...makeUnmerge(deps, mergeable) })
+/** A record type's merge, unmerge and duplicates. */
+const both = (deps: EngineDeps, mergeable: Mergeable, type: Merging) => ({
+  ...makeMerge(deps, mergeable),
+  ...makeUnmerge(deps, mergeable),
+  ...makeDuplicates(deps, type)
+})
 
 /** A record type's service as a merge uses it. */
 interface Served {
@@ -35,17 +40,25 @@ export const makeMerges = (deps: EngineDeps, served: Readonly<Record<Linking | "
       commandOn: served[type as Linking].writes.commandOn
     }))
   return {
-    contact: both(deps, {
-      aggregate: contactAggregate,
-      ...served.contact,
-      rules: { unique: "email", unions: [{ array: "company_ids", primary: "company_id" }] },
-      links: linkedBy("contact")
-    }),
-    company: both(deps, {
-      aggregate: companyAggregate,
-      ...served.company,
-      rules: { unique: "domain", unions: [] },
-      links: linkedBy("company")
-    })
+    contact: both(
+      deps,
+      {
+        aggregate: contactAggregate,
+        ...served.contact,
+        rules: { unique: "email", unions: [{ array: "company_ids", primary: "company_id" }] },
+        links: linkedBy("contact")
+      },
+      "contact"
+    ),
+    company: both(
+      deps,
+      {
+        aggregate: companyAggregate,
+        ...served.company,
+        rules: { unique: "domain", unions: [] },
+        links: linkedBy("company")
+      },
+      "company"
+    )
   }
 }

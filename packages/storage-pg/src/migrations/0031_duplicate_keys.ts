@@ -1,0 +1,127 @@
+import type { Migration } from "./Migration.js"
+
+/**
+ * Finding duplicates from an index (API.md, "Merge and duplicates"; issue 28): per collection, the
+ * duplicate keys of each live document (core's record/duplicateKeys.ts says which), and per key how
+ * many live documents hold it, with a partial index of the keys more than one holds. A page of
+ * groups is then one range of that index and, per group, one range of the keys: no scan of the
+ * workspace's records, however many there are.
+ *
+ * The keys are computed here in SQL from `data` and `folded` (which holds JavaScript's lowercase of
+ * every string that lowercasing changes, so `coalesce(folded ->> f, data ->> f)` is exactly core's
+ * toLowerCase()); core computes the same for memory storage, and a property holds the two to one
+ * answer. Row triggers keep both tables in the commit that writes the document, as the search
+ * words' do (migration 0011): an update fires only when the data or the deletion changed, then
+ * removes the keys it lost and adds those it gained. The triggers come first, so the fill below
+ * misses no write.
+ */
+
+const CUT = 200
+
+/** ASCII whitespace off both ends, as core's trim. */
+const trimmed = (value: string) => `regexp_replace(${value}, '^[ \\t\\n\\r\\f\\v]+|[ \\t\\n\\r\\f\\v]+$', '', 'g')`
+
+/** JavaScript's lowercase of a top-level string field, trimmed ('' when absent or not a string). */
+const lowered = (field: string) =>
+  trimmed(`coalesce(folded ->> '${field}', CASE WHEN jsonb_typeof(data -> '${field}') = 'string' THEN data ->> '${field}' END, '')`)
+
+const keyFunctions = [
+  `CREATE FUNCTION ds_contact_duplicate_keys(data jsonb, folded jsonb) RETURNS TABLE (rule text, key text)
+    LANGUAGE sql IMMUTABLE AS $$
+    WITH v AS (
+      SELECT ${lowered("email")} AS email,
+        CASE WHEN jsonb_typeof(data -> 'phone') = 'string' THEN regexp_replace(data ->> 'phone', '[^0-9]', '', 'g') ELSE '' END AS phone,
+        ${lowered("first_name")} AS first, ${lowered("last_name")} AS last,
+        CASE WHEN jsonb_typeof(data -> 'company_ids') = 'array' THEN data -> 'company_ids'
+          WHEN jsonb_typeof(data -> 'company_id') = 'string' THEN jsonb_build_array(data -> 'company_id')
+          ELSE '[]'::jsonb END AS companies
+    )
+    SELECT DISTINCT k.rule, left(k.key, ${CUT}) FROM (
+      SELECT 'email' AS rule, email AS key FROM v WHERE email <> ''
+      UNION ALL SELECT 'phone', phone FROM v WHERE length(phone) >= 7
+      UNION ALL SELECT 'name_company', (c.value #>> '{}') || ' ' || first || ' ' || last
+        FROM v, jsonb_array_elements(v.companies) AS c(value)
+        WHERE (first <> '' OR last <> '') AND jsonb_typeof(c.value) = 'string'
+    ) AS k
+  $$`,
+  `CREATE FUNCTION ds_company_duplicate_keys(data jsonb, folded jsonb) RETURNS TABLE (rule text, key text)
+    LANGUAGE sql IMMUTABLE AS $$
+    WITH v AS (SELECT regexp_replace(${lowered("domain")}, '^www\\.', '') AS domain, ${lowered("name")} AS name)
+    SELECT DISTINCT k.rule, left(k.key, ${CUT}) FROM (
+      SELECT 'domain' AS rule, domain AS key FROM v WHERE domain <> ''
+      UNION ALL SELECT 'name', name FROM v WHERE name <> ''
+    ) AS k
+  $$`
+]
+
+const collections: ReadonlyArray<{ readonly table: string; readonly type: string }> = [
+  { table: "ds_contacts", type: "contact" },
+  { table: "ds_companies", type: "company" }
+]
+
+const triggerFunction = (name: string, body: string) =>
+  `CREATE FUNCTION ${name}() RETURNS trigger LANGUAGE plpgsql AS $$
+  DECLARE
+    k record;
+  BEGIN
+    ${body}
+    RETURN NULL;
+  END
+  $$`
+
+const duplicatesOf = ({ table, type }: { readonly table: string; readonly type: string }) => {
+  const keys = `${table}_duplicate_keys`
+  const groups = `${table}_duplicate_groups`
+  const fn = `ds_${type}_duplicate_keys`
+  const live = (row: "OLD" | "NEW") => `SELECT x.rule, x.key FROM ${fn}(${row}.data, ${row}.folded) AS x WHERE ${row}.deleted_at IS NULL`
+  const remove = (gone: string) => `FOR k IN ${gone} LOOP
+      DELETE FROM ${keys} WHERE workspace_id = OLD.workspace_id AND rule = k.rule AND key = k.key AND id = OLD.id;
+      UPDATE ${groups} SET n = n - 1 WHERE workspace_id = OLD.workspace_id AND rule = k.rule AND key = k.key;
+      DELETE FROM ${groups} WHERE workspace_id = OLD.workspace_id AND rule = k.rule AND key = k.key AND n <= 0;
+    END LOOP;`
+  const add = (came: string) => `FOR k IN ${came} LOOP
+      INSERT INTO ${keys} (workspace_id, rule, key, id) VALUES (NEW.workspace_id, k.rule, k.key, NEW.id);
+      INSERT INTO ${groups} AS g (workspace_id, rule, key, n) VALUES (NEW.workspace_id, k.rule, k.key, 1)
+        ON CONFLICT (workspace_id, rule, key) DO UPDATE SET n = g.n + 1;
+    END LOOP;`
+  return [
+    `CREATE TABLE ${keys} (
+      workspace_id text COLLATE "C" NOT NULL,
+      rule text COLLATE "C" NOT NULL,
+      key text COLLATE "C" NOT NULL,
+      id text COLLATE "C" NOT NULL
+    )`,
+    `CREATE TABLE ${groups} (
+      workspace_id text COLLATE "C" NOT NULL,
+      rule text COLLATE "C" NOT NULL,
+      key text COLLATE "C" NOT NULL,
+      n integer NOT NULL
+    )`,
+    triggerFunction(`${keys}_inserted`, add(live("NEW"))),
+    triggerFunction(
+      `${keys}_updated`,
+      `${remove(`${live("OLD")} EXCEPT ${live("NEW")}`)}\n    ${add(`${live("NEW")} EXCEPT ${live("OLD")}`)}`
+    ),
+    triggerFunction(`${keys}_deleted`, remove(live("OLD"))),
+    triggerFunction(`${keys}_truncated`, `TRUNCATE ${keys}, ${groups};`),
+    `CREATE TRIGGER ${keys}_inserted AFTER INSERT ON ${table} FOR EACH ROW EXECUTE FUNCTION ${keys}_inserted()`,
+    `CREATE TRIGGER ${keys}_updated AFTER UPDATE ON ${table} FOR EACH ROW
+      WHEN (OLD.data IS DISTINCT FROM NEW.data OR OLD.deleted_at IS DISTINCT FROM NEW.deleted_at) EXECUTE FUNCTION ${keys}_updated()`,
+    `CREATE TRIGGER ${keys}_deleted AFTER DELETE ON ${table} FOR EACH ROW EXECUTE FUNCTION ${keys}_deleted()`,
+    `CREATE TRIGGER ${keys}_truncated AFTER TRUNCATE ON ${table} FOR EACH STATEMENT EXECUTE FUNCTION ${keys}_truncated()`,
+    `INSERT INTO ${keys} (workspace_id, rule, key, id)
+      SELECT t.workspace_id, x.rule, x.key, t.id FROM ${table} AS t, ${fn}(t.data, t.folded) AS x WHERE t.deleted_at IS NULL`,
+    `INSERT INTO ${groups} (workspace_id, rule, key, n) SELECT workspace_id, rule, key, count(*) FROM ${keys} GROUP BY 1, 2, 3`,
+    `ALTER TABLE ${keys} ADD PRIMARY KEY (workspace_id, rule, key, id)`,
+    `ALTER TABLE ${groups} ADD PRIMARY KEY (workspace_id, rule, key)`,
+    `CREATE INDEX ${groups}_shared ON ${groups} (workspace_id, rule, key) WHERE n > 1`,
+    `ANALYZE ${keys}`,
+    `ANALYZE ${groups}`
+  ]
+}
+
+export const migration: Migration = {
+  id: 31,
+  name: "duplicate keys",
+  statements: [...keyFunctions, ...collections.flatMap(duplicatesOf)]
+}
