@@ -67,6 +67,30 @@ const verifyThroughHost = async ({ base, url, contacts, deals, baseMs, pipeline 
     await request(base, "GET", `/v1/deals?${q({ pipeline_id: pipeline.id, stage_id: stage, sort: "-value", cursor: board.next_cursor })}`)
   ).json()
   check(pageTwo.data.length === 25 && pageTwo.data[0].value <= board.data[24].value, "deal board second page")
+  // Every 50th contact shares the phone of the one before (seed.mjs): pairs by phone.
+  const duplicates = (await request(base, "GET", "/v1/contacts/duplicates?limit=100")).json()
+  check(
+    duplicates.data.length === Math.min(100, Math.floor(contacts / 50)) &&
+      duplicates.data.every((group) => group.rule === "phone" && group.ids.length === 2),
+    `duplicates page: ${JSON.stringify(duplicates.data.slice(0, 2))}`
+  )
+}
+
+/** The cursors of the first `pages` pages of duplicates, 25 groups each (the first page's is null). */
+const duplicateCursors = async (base, pages) => {
+  const cursors = [null]
+  while (cursors.length < pages) {
+    const page = (
+      await request(
+        base,
+        "GET",
+        `/v1/contacts/duplicates?${q({ limit: "25", ...(cursors.at(-1) === null ? {} : { cursor: cursors.at(-1) }) })}`
+      )
+    ).json()
+    if (page.next_cursor === null) break
+    cursors.push(page.next_cursor)
+  }
+  return cursors
 }
 
 /** Sequential requests over one keep-alive connection; per-request latency in ms. */
@@ -94,6 +118,7 @@ export const queries = async ({ pg, settings, runs, log, quick }) => {
     )
 
     const person = (i) => seededContact(1 + ((i * 104_729) % contacts), seeded.baseMs)
+    const cursors = await duplicateCursors(host.url, requests * runs)
     const figures = [
       {
         measure: "contact list page: filter source, sort -created_at or last_name, 25",
@@ -115,6 +140,12 @@ export const queries = async ({ pg, settings, runs, log, quick }) => {
         measure: "contact search: first and last name",
         path: (i) => `/v1/contacts?${q({ search: `${person(i).firstName} ${person(i).lastName}` })}`,
         target: SEARCH_TARGET
+      },
+      {
+        measure: "duplicates page: 25 groups of contacts by phone, following next_cursor",
+        path: (i) =>
+          `/v1/contacts/duplicates?${q({ limit: "25", ...(cursors[i % cursors.length] === null ? {} : { cursor: cursors[i % cursors.length] }) })}`,
+        target: { text: "p99 < 100 ms at 1M contacts (issue 28)", on: "value", atMost: 100 }
       },
       { measure: "contact search: whole email", path: (i) => `/v1/contacts?${q({ search: person(i).email })}`, target: SEARCH_TARGET },
       // What a user types before the address is complete: its first 10 characters (`first.last…`).

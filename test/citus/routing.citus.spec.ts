@@ -236,7 +236,7 @@ describe("on Citus every statement of a request goes to one worker", () => {
       })
     )
 
-    it.effect("more of a day's requests: companies, activities, expand, batch, as-of, trash, settings, events", () =>
+    it.effect("more of a day's requests: companies, activities, expand, batch, as-of, trash, settings, events, duplicates, a merge", () =>
       Effect.gen(function* () {
         const { engine, routed } = yield* Cluster
         const ctx = contextOf(fresh("ws"))
@@ -263,8 +263,13 @@ describe("on Citus every statement of a request goes to one worker", () => {
           restored: yield* routed(engine.contacts.restore(ctx, contact)),
           feed: yield* routed(engine.events.list(ctx, { limit: "100" })),
           customFields: yield* routed(engine.customFields.list(ctx, null)),
-          webhooks: yield* routed(engine.webhooks.list(ctx))
+          webhooks: yield* routed(engine.webhooks.list(ctx)),
+          duplicates: yield* routed(engine.contacts.duplicates(ctx, {})),
+          companyDuplicates: yield* routed(engine.companies.duplicates(ctx, {}))
         }
+        // A merge: its links read, its one commit, the links stored meanwhile read again.
+        const other = String((yield* engine.contacts.create(ctx, { email: "other@example.com" })).data["id"])
+        const merged = yield* routed(engine.contacts.merge(ctx, contact, { merge_ids: [other] }))
         const [first] = requests.feed.value.data
         const one = yield* routed(engine.events.get(ctx, String(first!["id"])))
         const after = yield* routed(engine.events.list(ctx, { after: String(requests.feed.value.next_cursor), types: "contact.*" }))
@@ -273,7 +278,7 @@ describe("on Citus every statement of a request goes to one worker", () => {
         expect(requests.trash.value.data).toHaveLength(1)
         expect((requests.expanded.value.data["activities"] as ReadonlyArray<unknown>).length).toBe(1)
         const node = expectOneWorker(one.routed)
-        for (const [name, request] of Object.entries({ ...requests, after })) {
+        for (const [name, request] of Object.entries({ ...requests, after, merged })) {
           expect([name, expectOneWorker(request.routed)]).toEqual([name, node])
         }
       })
