@@ -5,6 +5,7 @@ import * as Reactivity from "effect/reactivity/Reactivity"
 import type { SqlClient } from "effect/sql/SqlClient"
 import { emptyDatabase } from "../../../test/support/pg.js"
 import { FIGURE_FUNCTIONS } from "./migrations/0022_deal_figures.js"
+import { DUPLICATE_FUNCTIONS } from "./migrations/0031_duplicate_keys.js"
 import { functions } from "./functions/index.js"
 import { migrate, schema } from "./migrate.js"
 import { migrations } from "./migrations/index.js"
@@ -45,7 +46,7 @@ describe("stored functions", () => {
     Effect.gen(function* () {
       const sql = yield* migrated
       const before = yield* catalog(sql)
-      expect([...before.keys()].sort()).toEqual([...functions.map((f) => f.name), ...FIGURE_FUNCTIONS].sort())
+      expect([...before.keys()].sort()).toEqual([...functions.map((f) => f.name), ...FIGURE_FUNCTIONS, ...DUPLICATE_FUNCTIONS].sort())
 
       expect(yield* migrate(sql, withChanged("ds_commit"))).toEqual({ migrations: [], functions: ["ds_commit"] })
       const after = yield* catalog(sql)

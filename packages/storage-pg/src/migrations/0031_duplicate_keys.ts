@@ -120,6 +120,17 @@ const duplicatesOf = ({ table, type }: { readonly table: string; readonly type: 
   ]
 }
 
+/**
+ * The functions this migration creates, which live here rather than in functions/ (as 0022's
+ * FIGURE_FUNCTIONS do): the fill above needs the key functions as the migration runs, before the
+ * functions step. The schema tests know them by this list.
+ */
+export const DUPLICATE_FUNCTIONS = [
+  "ds_contact_duplicate_keys",
+  "ds_company_duplicate_keys",
+  ...collections.flatMap(({ table }) => ["inserted", "updated", "deleted", "truncated"].map((what) => `${table}_duplicate_keys_${what}`))
+]
+
 export const migration: Migration = {
   id: 31,
   name: "duplicate keys",
