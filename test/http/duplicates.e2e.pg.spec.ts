@@ -103,6 +103,49 @@ for (const storage of STORAGES) {
       expect(added).toEqual([`domain gamma.io :: ${sorted([one, two])}`, `name gamma works :: ${sorted([one, two, three])}`])
     })
 
+    it("takes merged and deleted companies out of their groups, and pages companies", async () => {
+      const before = await groups("companies", 100)
+      const one = (await ok("POST", "/v1/companies", { name: "Delta Co", domain: "delta.io" })).id
+      const two = (await ok("POST", "/v1/companies", { name: "DELTA CO ", domain: "www.delta.io" })).id
+      const three = (await ok("POST", "/v1/companies", { name: "delta co", domain: "delta.co" })).id
+      const four = (await ok("POST", "/v1/companies", { name: "Delta Co", domain: "www.delta.co" })).id
+      const added = async (limit: number) => (await groups("companies", limit)).filter((g) => !before.includes(g))
+      const all = [
+        `domain delta.co :: ${sorted([three, four])}`,
+        `domain delta.io :: ${sorted([one, two])}`,
+        `name delta co :: ${sorted([one, two, three, four])}`
+      ]
+      expect(await added(1)).toEqual(all)
+      expect(await added(2)).toEqual(all)
+      // two merged into one: out of both its groups (the domain group, left with one, is gone).
+      await ok("POST", `/v1/companies/${one}/merge`, { merge_ids: [two] })
+      expect(await added(1)).toEqual([`domain delta.co :: ${sorted([three, four])}`, `name delta co :: ${sorted([one, three, four])}`])
+      // four deleted: its groups lose it; restored, it is back in both.
+      await ok("DELETE", `/v1/companies/${four}`)
+      expect(await added(100)).toEqual([`name delta co :: ${sorted([one, three])}`])
+      await ok("POST", `/v1/companies/${four}/restore`)
+      expect(await added(100)).toEqual([`domain delta.co :: ${sorted([three, four])}`, `name delta co :: ${sorted([one, three, four])}`])
+      // Unmerged, two is back where its values put it.
+      await ok("POST", `/v1/companies/${one}/unmerge`, { company_id: two })
+      expect(await added(3)).toEqual([
+        `domain delta.co :: ${sorted([three, four])}`,
+        `domain delta.io :: ${sorted([one, two])}`,
+        `name delta co :: ${sorted([one, two, three, four])}`
+      ])
+    })
+
+    it("has no email group among live contacts: the same email, trimmed and in any case, is refused 409", async () => {
+      const first = (await ok("POST", "/v1/contacts", { email: "Same@Dup.io" })).id
+      for (const email of ["same@dup.io", " SAME@dup.io\t"]) {
+        const answer = await host.call("POST", "/v1/contacts", { body: { email } })
+        expect(answer.status, email).toBe(409)
+      }
+      // Deleted, its email is free: the new contact holds it alone, the deleted one is in no group.
+      await ok("DELETE", `/v1/contacts/${first}`)
+      await ok("POST", "/v1/contacts", { email: "same@dup.io" })
+      expect((await groups("contacts", 100)).filter((g) => g.startsWith("email "))).toEqual([])
+    })
+
     it("refuses a bad limit, a bad cursor and an unknown parameter with 400, in the error shape", async () => {
       for (const query of ["limit=0", "limit=101", "limit=x", "cursor=nope", "sort=id"]) {
         const answer = await host.call("GET", `/v1/contacts/duplicates?${query}`)
@@ -116,6 +159,18 @@ for (const storage of STORAGES) {
       const answer = await host.call("GET", `/v1/contacts/duplicates?cursor=${listCursor}`)
       expect(answer.status).toBe(400)
       expect(errorOf(answer).details[0]?.path).toBe("cursor")
+      // Nor is the contacts' duplicates cursor the companies'.
+      for (const n of [1, 2]) {
+        const phone = `555 0000 00${n}`
+        await ok("POST", "/v1/contacts", { email: `cursor.a${n}@dup.io`, phone })
+        await ok("POST", "/v1/contacts", { email: `cursor.b${n}@dup.io`, phone })
+      }
+      const contactsCursor = (await ok("GET", "/v1/contacts/duplicates?limit=1")).next_cursor
+      expect(contactsCursor).toEqual(expect.any(String))
+      expect((await host.call("GET", `/v1/contacts/duplicates?limit=1&cursor=${contactsCursor}`)).status).toBe(200)
+      const crossed = await host.call("GET", `/v1/companies/duplicates?cursor=${contactsCursor}`)
+      expect(crossed.status).toBe(400)
+      expect(errorOf(crossed).details[0]?.path).toBe("cursor")
     })
   })
 }
