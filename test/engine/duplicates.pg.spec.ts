@@ -178,7 +178,36 @@ const property = (services: { readonly storage: StorageService; readonly queue: 
     )
   }).pipe(Effect.scoped)
 
+/** Writers creating and deleting holders of one phone at once: the group counts them all (PostgreSQL serializes a key's changes). */
+const concurrent = (services: { readonly storage: StorageService; readonly queue: DeliveryQueueService }) =>
+  Effect.gen(function* () {
+    const engine = yield* engineOver(services)
+    const ctx = { workspaceId: `dups_race_${Date.now().toString(36)}_${runs++}`, requestId: null, actor: "test" }
+    const made = yield* Effect.forEach(
+      Array.from({ length: 12 }, (_, i) => i),
+      (i) => Effect.map(engine.contacts.create(ctx, { email: `r${i}@race.io`, phone: "+1 555 010 9999" }), (c) => c.data["id"] as string),
+      { concurrency: "unbounded" }
+    )
+    yield* Effect.forEach(made.slice(0, 5), (id) => engine.contacts.delete(ctx, id, null), { concurrency: "unbounded" })
+    const page = yield* engine.contacts.duplicates(ctx, {})
+    expect(page.data).toEqual([{ ids: [...made.slice(5)].sort(), rule: "phone", value: "15550109999" }])
+    yield* Effect.forEach(made.slice(5, 11), (id) => engine.contacts.delete(ctx, id, null), { concurrency: "unbounded" })
+    expect((yield* engine.contacts.duplicates(ctx, {})).data).toEqual([])
+  }).pipe(Effect.scoped)
+
 describe("duplicates: groups of live records sharing a key, paged", () => {
+  it.effect("memory storage, concurrent holders of one key", () =>
+    Effect.flatMap(MemoryStorage.makeWithQueue, ({ queue, storage }) => concurrent({ storage, queue }))
+  )
+
+  it.layer(pgStorageLayer, { timeout: 120_000 })((it) => {
+    it.effect("PostgreSQL, concurrent holders of one key", () =>
+      Effect.gen(function* () {
+        yield* concurrent({ storage: yield* Storage, queue: yield* DeliveryQueue })
+      })
+    )
+  })
+
   it.effect("memory storage", () => Effect.flatMap(MemoryStorage.makeWithQueue, ({ queue, storage }) => property({ storage, queue }, 40)))
 
   it.layer(pgStorageLayer, { timeout: 120_000 })((it) => {

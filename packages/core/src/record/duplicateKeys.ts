@@ -5,9 +5,12 @@ import { compareText } from "../query/compareText.js"
  * Finding duplicates (API.md, "Merge and duplicates"): the keys under which a live record is
  * grouped with others. Two records are duplicates by a rule when they share its key.
  *
- * - contacts: `email` (trimmed, lowercased), `phone` (its digits, 7 or more), `name_company` (first
- *   and last name, trimmed and lowercased, and one company the contact links: one key per company,
- *   `<company id> <first> <last>`, so the key says which company they share);
+ * - contacts: `phone` (its digits, 7 or more), `name_company` (first and last name, trimmed and
+ *   lowercased, and one company the contact links: one key per company, `<company id> <first>
+ *   <last>`, so the key says which company they share). API.md's third rule, the same email
+ *   (trimmed, lowercased), can never group live contacts: a live contact's email is its unique key,
+ *   compared the same way, and a second one is refused (409). So no key is kept for it: it would
+ *   cost every contact's commit a row and never answer anything;
  * - companies: `domain` (trimmed, lowercased, without a leading `www.`), `name` (trimmed, lowercased).
  *
  * Lowercasing is JavaScript's toLowerCase(), trimming removes ASCII whitespace, and keys are cut to
@@ -52,8 +55,6 @@ const companiesOf = (data: JsonObject): ReadonlyArray<string> => {
 export const duplicateKeys = (collection: DuplicateCollection, data: JsonObject): ReadonlyArray<DuplicateKey> => {
   const keys: Array<DuplicateKey> = []
   if (collection === "contact") {
-    const email = text(data["email"])
-    if (email !== "") keys.push({ rule: "email", key: email })
     const phone = typeof data["phone"] === "string" ? data["phone"].replace(/[^0-9]/g, "") : ""
     if (phone.length >= 7) keys.push({ rule: "phone", key: phone })
     const first = text(data["first_name"])

@@ -55,7 +55,7 @@ export class ContactsApi extends securedGroup(
     type: "contact",
     collection: "/v1/contacts",
     rules: [
-      ["email", "the same email, trimmed and lowercased"],
+      ["email", "the same email, trimmed and lowercased; never listed, since a live contact's email is unique (a second is refused 409)"],
       ["phone", "the same digits of the phone, at least 7"],
       ["name_company", "the same first and last name, trimmed and lowercased, and a company in common"]
     ]

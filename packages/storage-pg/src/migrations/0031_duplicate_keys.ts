@@ -29,16 +29,14 @@ const keyFunctions = [
   `CREATE FUNCTION ds_contact_duplicate_keys(data jsonb, folded jsonb) RETURNS TABLE (rule text, key text)
     LANGUAGE sql IMMUTABLE AS $$
     WITH v AS (
-      SELECT ${lowered("email")} AS email,
-        CASE WHEN jsonb_typeof(data -> 'phone') = 'string' THEN regexp_replace(data ->> 'phone', '[^0-9]', '', 'g') ELSE '' END AS phone,
+      SELECT CASE WHEN jsonb_typeof(data -> 'phone') = 'string' THEN regexp_replace(data ->> 'phone', '[^0-9]', '', 'g') ELSE '' END AS phone,
         ${lowered("first_name")} AS first, ${lowered("last_name")} AS last,
         CASE WHEN jsonb_typeof(data -> 'company_ids') = 'array' THEN data -> 'company_ids'
           WHEN jsonb_typeof(data -> 'company_id') = 'string' THEN jsonb_build_array(data -> 'company_id')
           ELSE '[]'::jsonb END AS companies
     )
     SELECT DISTINCT k.rule, left(k.key, ${CUT}) FROM (
-      SELECT 'email' AS rule, email AS key FROM v WHERE email <> ''
-      UNION ALL SELECT 'phone', phone FROM v WHERE length(phone) >= 7
+      SELECT 'phone' AS rule, phone AS key FROM v WHERE length(phone) >= 7
       UNION ALL SELECT 'name_company', (c.value #>> '{}') || ' ' || first || ' ' || last
         FROM v, jsonb_array_elements(v.companies) AS c(value)
         WHERE (first <> '' OR last <> '') AND jsonb_typeof(c.value) = 'string'
