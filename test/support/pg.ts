@@ -1,5 +1,7 @@
 import { PgStorage } from "@dealstream/storage-pg"
-import { Effect, Layer, type Scope } from "effect"
+import * as PgClient from "@effect/sql-pg/PgClient"
+import { Effect, Layer, Redacted, type Scope } from "effect"
+import * as Reactivity from "effect/reactivity/Reactivity"
 import { inject } from "vitest"
 import { citusDatabase } from "./citusDatabase.js"
 import { EMPTY_DATABASE, onServer, uniqueName, withDatabase } from "./templateDatabase.js"
@@ -54,3 +56,13 @@ export const emptyDatabase: Effect.Effect<string, never, Scope.Scope> = database
 
 /** PgStorage on a fresh database of its own. */
 export const pgStorageLayer = Layer.unwrap(Effect.map(testDatabase, (url) => PgStorage.layer(url)))
+
+/** A bare PgClient on a fresh database of its own: for the plan tests, which seed by SQL and read EXPLAIN. */
+export const testSqlLayer: Layer.Layer<PgClient.PgClient> = Layer.unwrap(
+  Effect.map(testDatabase, (url) =>
+    Layer.effect(PgClient.PgClient, PgClient.make({ url: Redacted.make(url), transformJson: false })).pipe(
+      Layer.provide(Reactivity.layer),
+      Layer.orDie
+    )
+  )
+)

@@ -1,10 +1,9 @@
 import type { DocumentQuery, Expr } from "@dealstream/core"
 import * as PgClient from "@effect/sql-pg/PgClient"
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Layer, Redacted } from "effect"
-import * as Reactivity from "effect/reactivity/Reactivity"
+import { Effect } from "effect"
 import type { SqlClient } from "effect/sql/SqlClient"
-import { testDatabase } from "../../../test/support/pg.js"
+import { testSqlLayer } from "../../../test/support/pg.js"
 import { claimSql } from "./claimDeliveries.js"
 import { migrate } from "./migrate.js"
 import { nextDueSql } from "./nextDue.js"
@@ -16,11 +15,6 @@ const DELIVERIES = 100_000
 const ws = "ws_big"
 
 const Sql = PgClient.PgClient
-const sqlLayer = Layer.unwrap(
-  Effect.map(testDatabase, (url) =>
-    Layer.effect(Sql, PgClient.make({ url: Redacted.make(url), transformJson: false })).pipe(Layer.provide(Reactivity.layer), Layer.orDie)
-  )
-)
 
 // A delivery history as it grows: almost every delivery sent long ago, a queue of 2% pending
 // (due or scheduled retries), 20 webhooks per workspace, a few other workspaces.
@@ -81,7 +75,7 @@ const ofWebhook = (status: string | null): DocumentQuery => {
 }
 
 describe("delivery query plans on 100k deliveries", () => {
-  it.layer(sqlLayer, { timeout: 120_000 })((it) => {
+  it.layer(testSqlLayer, { timeout: 120_000 })((it) => {
     it.effect("claim, next due and release read the pending index; a webhook's list and a purged record's deliveries read their own", () =>
       Effect.gen(function* () {
         yield* seed(yield* Sql)

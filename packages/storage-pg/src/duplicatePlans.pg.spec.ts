@@ -1,10 +1,9 @@
 import type { DuplicateCollection, DuplicateKey } from "@dealstream/core"
 import * as PgClient from "@effect/sql-pg/PgClient"
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Layer, Redacted } from "effect"
-import * as Reactivity from "effect/reactivity/Reactivity"
+import { Effect } from "effect"
 import type { SqlClient } from "effect/sql/SqlClient"
-import { testDatabase } from "../../../test/support/pg.js"
+import { testSqlLayer } from "../../../test/support/pg.js"
 import { duplicatePageQuery } from "./duplicates.js"
 
 /**
@@ -20,11 +19,6 @@ const COMPANIES = 8_000
 const ws = "ws_dups"
 
 const Sql = PgClient.PgClient
-const sqlLayer = Layer.unwrap(
-  Effect.map(testDatabase, (url) =>
-    Layer.effect(Sql, PgClient.make({ url: Redacted.make(url), transformJson: false })).pipe(Layer.provide(Reactivity.layer), Layer.orDie)
-  )
-)
 
 // One contact in 20 shares its phone with another, every 50th is deleted; one company in 40
 // shares its name; a tenth of each in other workspaces.
@@ -111,7 +105,7 @@ const plans = (collection: DuplicateCollection, after: DuplicateKey | null) =>
   })
 
 describe(`duplicate pages on ${CONTACTS.toLocaleString("en-US")} contacts and ${COMPANIES.toLocaleString("en-US")} companies`, () => {
-  it.layer(sqlLayer, { timeout: 120_000 })((it) => {
+  it.layer(testSqlLayer, { timeout: 120_000 })((it) => {
     it.effect(
       "read the groups' partial index and the keys' primary key, never a sequential scan",
       () =>

@@ -1,10 +1,9 @@
 import type { Collection, DocumentQuery, Expr, FieldRef } from "@dealstream/core"
 import * as PgClient from "@effect/sql-pg/PgClient"
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Layer, Redacted } from "effect"
-import * as Reactivity from "effect/reactivity/Reactivity"
+import { Effect } from "effect"
 import type { SqlClient } from "effect/sql/SqlClient"
-import { testDatabase } from "../../../test/support/pg.js"
+import { testSqlLayer } from "../../../test/support/pg.js"
 import { migrate } from "./migrate.js"
 import { builtInTables } from "./documentTableMap.js"
 import { compileQuery } from "./queryDocuments.js"
@@ -15,11 +14,6 @@ const DEALS = 50_000
 const ws = "ws_big"
 
 const Sql = PgClient.PgClient
-const sqlLayer = Layer.unwrap(
-  Effect.map(testDatabase, (url) =>
-    Layer.effect(Sql, PgClient.make({ url: Redacted.make(url), transformJson: false })).pipe(Layer.provide(Reactivity.layer), Layer.orDie)
-  )
-)
 
 // Seeded in one statement per table; a few other workspaces make workspace_id selective as in life.
 // The migrations' secondary indexes are dropped for the load and re-created from their own
@@ -138,7 +132,7 @@ const search = (...terms: ReadonlyArray<string>): Expr => ({
 })
 
 describe("query plans on 100k contacts and 50k deals", () => {
-  it.layer(sqlLayer, { timeout: 120_000 })((it) => {
+  it.layer(testSqlLayer, { timeout: 120_000 })((it) => {
     it.effect(
       "use the list indexes, never a sequential scan of a document table",
       () =>
