@@ -64,7 +64,8 @@ export const makeConsumers = (
           let renewed = yield* Clock.currentTimeMillis
           let retry: number = RETRY_MILLIS.first
           for (;;) {
-            const page = yield* Effect.orDie(read(cursor, WAIT_SECONDS))
+            // Options were checked at the start: a refusal now is a defect; an unavailable storage ends the hold (see partition).
+            const page = yield* read(cursor, WAIT_SECONDS).pipe(Effect.catchTag("ValidationError", Effect.die))
             if (page.data.length === 0) {
               // Past events of other types too, so that they are not read again.
               if (page.next_cursor !== cursor) yield* lease.advance(page.next_cursor, () => Effect.void)
@@ -114,7 +115,10 @@ export const makeConsumers = (
           })
         ).pipe(
           Effect.catchTag("ConsumerLeaseLost", () => Effect.void),
-          Effect.catchTag("StorageUnavailable", (error) => Effect.logWarning(`consumer ${options.name}: ${error.message}`))
+          Effect.catchTag("StorageUnavailable", (error) => Effect.logWarning(`consumer ${options.name}: ${error.message}`)),
+          // Whatever else ends a hold (a defect in a handler, say) is logged, and the partition asks
+          // again: a consumer never stops for good while it runs.
+          Effect.catchCause((cause) => Effect.logError(`consumer ${options.name} (${workspaceId}) stopped holding`, cause))
         )
         const again = every ? leaseMillis / 3 : Math.min(leaseMillis / 3, 1_000)
         return Effect.forever(Effect.andThen(hold, () => Effect.sleep(again)))
