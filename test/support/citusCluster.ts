@@ -155,7 +155,45 @@ export const addWorker = async (url: string, port: number): Promise<void> => {
 // Any constant; it names the lock that serializes the suites' database setups.
 const SETUP_LOCK = 3_141_592_653
 
+/**
+ * Drops a test's database on every node. DROP … WITH (FORCE) ends the sessions still in it (and is
+ * asked again when one outlasts its wait: "being accessed by other users", which failed CI once),
+ * but refuses a database that holds prepared transactions: a two-phase commit the coordinator prepared
+ * on a worker and had not finished when the test ended (Citus recovers those later, by itself). The
+ * database is going, so they are rolled back first, on each node, in the database itself.
+ */
 export const dropCitusDatabase = async (ports: ReadonlyArray<number>, url: string): Promise<void> => {
   const name = new URL(url).pathname.slice(1)
-  for (const port of ports) await onNode(urlOf(port), [`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`])
+  for (const port of ports) {
+    const client = new pg.Client({ connectionString: urlOf(port) })
+    await client.connect()
+    let prepared: ReadonlyArray<string>
+    try {
+      prepared = (await client.query<{ gid: string }>("SELECT gid FROM pg_prepared_xacts WHERE database = $1", [name])).rows.map(
+        (row) => row.gid
+      )
+    } finally {
+      await client.end()
+    }
+    if (prepared.length > 0) {
+      const inside = new pg.Client({ connectionString: urlOf(port, name) })
+      await inside.connect()
+      try {
+        // One finished meanwhile by Citus's own recovery is gone: not an error here.
+        for (const gid of prepared) await inside.query(`ROLLBACK PREPARED '${gid.replace(/'/g, "''")}'`).catch(() => undefined)
+      } finally {
+        await inside.end()
+      }
+    }
+    // FORCE ends the sessions in it and waits 5 s for them to go; under load one may outlast that,
+    // or a connection the cluster opens itself (Citus's maintenance) arrive meanwhile: asked again.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await onNode(urlOf(port), [`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`])
+        break
+      } catch (error) {
+        if ((error as { code?: string }).code !== "55006" || attempt >= 5) throw error
+      }
+    }
+  }
 }
