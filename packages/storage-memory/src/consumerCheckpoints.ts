@@ -1,4 +1,10 @@
-import { type ConsumerCheckpoint, type ConsumerCheckpointsService, type ConsumerKey, ConsumerLeaseLost } from "@dealstream/core"
+import {
+  type ConsumerCheckpoint,
+  type ConsumerCheckpointsService,
+  type ConsumerKey,
+  ConsumerLeaseLost,
+  compareText
+} from "@dealstream/core"
 import { Clock, Effect } from "effect"
 
 interface Row {
@@ -84,9 +90,10 @@ export const makeConsumerCheckpoints = (workspaces: () => Iterable<string>): Con
       }),
     workspaces: (after, limit) =>
       Effect.sync(() =>
+        // In PostgreSQL's order (COLLATE "C"), which a page's `after` continues.
         [...workspaces()]
-          .filter((id) => after === null || id > after)
-          .sort()
+          .filter((id) => after === null || compareText(id, after) > 0)
+          .sort(compareText)
           .slice(0, limit)
       ),
     read: (key) => Effect.sync(() => rows.get(JSON.stringify([key.workspaceId, key.name]))?.checkpoint ?? null)

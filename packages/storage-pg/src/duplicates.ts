@@ -1,12 +1,8 @@
 import type { DuplicateCollection, DuplicateGroup, DuplicateKey } from "@dealstream/core"
-import { Effect } from "effect"
+import type { Effect } from "effect"
 import type { SqlClient } from "effect/sql/SqlClient"
 import type { SqlError } from "effect/sql/SqlError"
-
-const tablesOf: Readonly<Record<DuplicateCollection, string>> = {
-  contact: "ds_contacts_duplicate",
-  company: "ds_companies_duplicate"
-}
+import { documentTables } from "./tables.js"
 
 /**
  * The statement of a page of duplicate groups (migration 0031), with its parameters: a range of the
@@ -20,7 +16,7 @@ export const duplicatePageQuery = (
   after: DuplicateKey | null,
   limit: number
 ): { readonly text: string; readonly params: ReadonlyArray<string | number> } => {
-  const table = tablesOf[collection]
+  const table = `${documentTables[collection]}_duplicate`
   return {
     text: `SELECT g.rule, g.key, ARRAY(
            SELECT k.id FROM ${table}_keys AS k WHERE k.workspace_id = $1 AND k.rule = g.rule AND k.key = g.key ORDER BY k.id
@@ -42,8 +38,5 @@ export const duplicates =
     limit: number
   ): Effect.Effect<ReadonlyArray<DuplicateGroup>, SqlError> => {
     const query = duplicatePageQuery(collection, workspaceId, after, limit)
-    return Effect.map(
-      sql.unsafe<{ readonly rule: string; readonly key: string; readonly ids: ReadonlyArray<string> }>(query.text, query.params),
-      (rows) => rows.map((row) => ({ rule: row.rule, key: row.key, ids: [...row.ids] }))
-    )
+    return sql.unsafe<DuplicateGroup>(query.text, query.params)
   }

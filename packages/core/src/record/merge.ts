@@ -171,6 +171,14 @@ export interface LinkField {
   readonly type: "id" | "id_array"
 }
 
+/** The ids a linking record's link fields name, each once, in field order. */
+export const linkedIds = (fields: JsonObject, links: ReadonlyArray<LinkField>): ReadonlyArray<string> =>
+  unique(
+    links.flatMap((link) =>
+      link.type === "id" ? (typeof fields[link.name] === "string" ? [fields[link.name] as string] : []) : idsIn(fields[link.name])
+    )
+  )
+
 /**
  * A linking record's link fields with every id of `from` replaced by `to`, each list naming it
  * once and keeping its order: only the fields that change.

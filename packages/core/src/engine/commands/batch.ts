@@ -1,20 +1,16 @@
 import { Context, Effect, Option, Result } from "effect"
 import { Conflict, type DomainError, type StorageUnavailable, ValidationError } from "../../errors.js"
 import { isJsonObject, type JsonObject } from "../../json.js"
-import type { Commit, SettingsRead } from "../../storage/Storage.js"
 import type { ProjectionFailed } from "../../storage/inlineProjection.js"
 import { type EngineDeps, nowIso } from "../base/deps.js"
 import type { BatchAnswer, BatchOutcome, RequestContext, Versioned, WriteError } from "../contract/Engine.js"
-import type { PlannedWrite, Write } from "./handleCommand.js"
+import { MAX_ATTEMPTS, type PlannedWrite, sharedCommit, type Write } from "./handleCommand.js"
 import { claimWrite } from "./idempotencyClaim.js"
 import { settingsOf } from "../base/settings.js"
 import { storableBody } from "../base/storable.js"
 
 /** The most operations one batch may hold (the HTTP API answers 413 beyond). */
 export const MAX_BATCH_OPERATIONS = 100
-
-/** Version conflicts an atomic batch retries, all of it, before its operations get 409. */
-const MAX_ATTEMPTS = 5
 
 export type BatchOperation =
   | { readonly op: "create"; readonly data: JsonObject }
@@ -180,17 +176,6 @@ const eachAlone = (deps: EngineDeps, ctx: RequestContext, writes: BatchWrites, o
     return outcomes
   })
 
-const mergeCommits = (commits: ReadonlyArray<Commit>): Commit => {
-  const reads = new Map<string, SettingsRead>()
-  for (const commit of commits) for (const read of commit.settingsRead ?? []) reads.set(read.workspaceId, read)
-  return {
-    streams: commits.flatMap((commit) => commit.streams),
-    documents: commits.flatMap((commit) => commit.documents),
-    redactStreams: commits.flatMap((commit) => commit.redactStreams ?? []),
-    settingsRead: [...reads.values()]
-  }
-}
-
 const failedAt = (count: number, index: number, error: WriteError): ReadonlyArray<BatchOutcome> =>
   Array.from(
     { length: count },
@@ -237,7 +222,7 @@ const allOrNothing = (deps: EngineDeps, ctx: RequestContext, writes: BatchWrites
       const claimed =
         claim !== undefined && commits.length > 0 ? [claimWrite(ctx.workspaceId, claim, { resource: "batch", id: "" }, yield* nowIso)] : []
       if (commits.length > 0) {
-        const merged = mergeCommits(commits)
+        const merged = sharedCommit(commits)
         const stored = yield* Effect.result(deps.storage.commit({ ...merged, documents: [...merged.documents, ...claimed] }))
         if (Result.isFailure(stored)) {
           const error = stored.failure

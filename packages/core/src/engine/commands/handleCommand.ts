@@ -2,7 +2,7 @@ import { Effect, Result } from "effect"
 import type { Aggregate } from "../../aggregate.js"
 import { Conflict, type DomainError } from "../../errors.js"
 import type { DomainEvent } from "../../storage/events.js"
-import type { Commit, UniqueViolation } from "../../storage/Storage.js"
+import type { Commit, SettingsRead, UniqueViolation } from "../../storage/Storage.js"
 import type { EngineDeps } from "../base/deps.js"
 import { type Settings, settingsOf } from "../base/settings.js"
 import type { WriteError } from "../contract/Engine.js"
@@ -10,8 +10,8 @@ import type { HandleOptions } from "./commandOptions.js"
 import type { Handled } from "./decide.js"
 import { planAttempt } from "./planAttempt.js"
 
-/** Version conflicts are retried this many times before the client gets a 409. */
-const MAX_ATTEMPTS = 5
+/** Version conflicts are retried this many times before the client gets a 409 (a command, an atomic batch, a merge). */
+export const MAX_ATTEMPTS = 5
 
 /** One attempt, and whether it decided on anything this host kept rather than read just now. */
 const attemptOnce = <C, E extends DomainEvent, S, P>(
@@ -96,6 +96,21 @@ export interface PlannedWrite<A> {
   readonly uniqueKeyTaken: (violation: UniqueViolation) => DomainError
   readonly stored: Effect.Effect<void>
   readonly answer: Effect.Effect<A, WriteError>
+}
+
+/**
+ * The commits of writes planned together (an atomic batch's, a merge's) as one: every stream at the
+ * version it was decided on, every settings read once.
+ */
+export const sharedCommit = (commits: ReadonlyArray<Commit>): Commit => {
+  const reads = new Map<string, SettingsRead>()
+  for (const commit of commits) for (const read of commit.settingsRead ?? []) reads.set(read.workspaceId, read)
+  return {
+    streams: commits.flatMap((commit) => commit.streams),
+    documents: commits.flatMap((commit) => commit.documents),
+    redactStreams: commits.flatMap((commit) => commit.redactStreams ?? []),
+    settingsRead: [...reads.values()]
+  }
 }
 
 /**

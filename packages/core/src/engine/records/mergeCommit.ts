@@ -1,24 +1,10 @@
 import { Effect, Result } from "effect"
 import { Conflict, type DomainError } from "../../errors.js"
-import type { Commit, SettingsRead, UniqueViolation } from "../../storage/Storage.js"
+import type { UniqueViolation } from "../../storage/Storage.js"
 import { type EngineDeps, nowIso } from "../base/deps.js"
-import type { PlannedWrite } from "../commands/handleCommand.js"
+import { MAX_ATTEMPTS, type PlannedWrite, sharedCommit } from "../commands/handleCommand.js"
 import { claimWrite } from "../commands/idempotencyClaim.js"
 import type { IdempotencyClaimShape, RequestContext, WriteError } from "../contract/Engine.js"
-
-/** Version conflicts a merge or an unmerge retries, all of it, before the client gets 409. */
-export const MAX_ATTEMPTS = 5
-
-/** The planned writes' commits as one: every stream at the version it was decided on. */
-const oneCommit = (commits: ReadonlyArray<Commit>): Commit => {
-  const reads = new Map<string, SettingsRead>()
-  for (const commit of commits) for (const read of commit.settingsRead ?? []) reads.set(read.workspaceId, read)
-  return {
-    streams: commits.flatMap((commit) => commit.streams),
-    documents: commits.flatMap((commit) => commit.documents),
-    settingsRead: [...reads.values()]
-  }
-}
 
 export interface MergeCommitOptions {
   /** The request's Idempotency-Key claim, stored in the same commit (the merge's one claim). */
@@ -43,7 +29,7 @@ export const commitPlanned = (
   options: MergeCommitOptions
 ): Effect.Effect<"stored" | "retry", WriteError> =>
   Effect.gen(function* () {
-    const all = oneCommit(planned.flatMap((plan) => (plan.commit === null ? [] : [plan.commit])))
+    const all = sharedCommit(planned.flatMap((plan) => (plan.commit === null ? [] : [plan.commit])))
     const claimed = options.claim === undefined ? [] : [claimWrite(ctx.workspaceId, options.claim, options.applied, yield* nowIso)]
     const stored = yield* Effect.result(deps.storage.commit({ ...all, documents: [...all.documents, ...claimed] }))
     if (Result.isFailure(stored)) {

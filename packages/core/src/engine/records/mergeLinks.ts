@@ -1,7 +1,7 @@
 import { Effect } from "effect"
 import type { StorageUnavailable } from "../../errors.js"
 import type { JsonObject } from "../../json.js"
-import { type LinkField, relinked } from "../../record/merge.js"
+import { type LinkField, linkedIds, relinked } from "../../record/merge.js"
 import type { Collection } from "../../storage/documents.js"
 import type { EngineDeps } from "../base/deps.js"
 import type { RequestContext } from "../contract/Engine.js"
@@ -34,9 +34,6 @@ export const mergeLinks: { readonly [M in Merging]: Partial<Readonly<Record<Link
 /** Merges of merges are followed this far: a survivor merged in turn hands on to its own. */
 const MAX_HOPS = 10
 
-const idsIn = (value: unknown): ReadonlyArray<string> =>
-  typeof value === "string" ? [value] : Array.isArray(value) ? value.filter((id): id is string => typeof id === "string") : []
-
 /**
  * The patch that points a record's links at the survivors of the merged records it names: for a
  * record coming back from the trash, which a merge made while it was there did not re-point (a
@@ -54,7 +51,7 @@ export const survivorsPatch = (
     for (const target of ["contact", "company"] as const) {
       const links = mergeLinks[target][collection as Linking]
       if (links === undefined) continue
-      const named = [...new Set(links.flatMap((link) => idsIn(fields[link.name])))]
+      const named = linkedIds(fields, links)
       // Each merged id's survivor, followed through later merges to the record that took them all.
       const survivors = new Map<string, string>()
       let asked = named
