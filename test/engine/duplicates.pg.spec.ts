@@ -1,17 +1,9 @@
-import {
-  DeliveryQueue,
-  type DeliveryQueueService,
-  type EngineService,
-  type JsonObject,
-  Storage,
-  type StorageService
-} from "@dealstream/core"
-import { MemoryStorage } from "@dealstream/storage-memory"
-import { describe, expect, it } from "@effect/vitest"
+import { onBothStorages, type StorageServices } from "../support/bothStorages.js"
+import type { EngineService, JsonObject } from "@dealstream/core"
+import { describe, expect } from "@effect/vitest"
 import { Effect } from "effect"
 import * as fc from "fast-check"
 import { engineOver } from "../support/engine.js"
-import { pgStorageLayer } from "../support/pg.js"
 
 /**
  * Finding duplicates (issue 28, item 5), the same on both storages: random contacts and companies,
@@ -30,7 +22,7 @@ interface ContactSpec {
   readonly companies: ReadonlyArray<number>
 }
 
-const variant = (base: string) =>
+const _variant = (base: string) =>
   fc.tuple(fc.constantFrom(base, base.toUpperCase(), ` ${base}`, `${base}\t`), fc.constant(base)).map(([v]) => v)
 const person = fc.record({
   email: fc.constantFrom("ann", "bob", "cy"),
@@ -167,7 +159,7 @@ const run = (engine: EngineService, s: Scenario) =>
     expect(new Set(contactsFound).size).toBe(contactsFound.length)
   })
 
-const property = (services: { readonly storage: StorageService; readonly queue: DeliveryQueueService }, numRuns: number) =>
+const property = (services: StorageServices, numRuns: number) =>
   Effect.gen(function* () {
     const engine = yield* engineOver(services)
     yield* Effect.promise(() =>
@@ -179,7 +171,7 @@ const property = (services: { readonly storage: StorageService; readonly queue: 
   }).pipe(Effect.scoped)
 
 /** Writers creating and deleting holders of one phone at once: the group counts them all (PostgreSQL serializes a key's changes). */
-const concurrent = (services: { readonly storage: StorageService; readonly queue: DeliveryQueueService }) =>
+const concurrent = (services: StorageServices) =>
   Effect.gen(function* () {
     const engine = yield* engineOver(services)
     const ctx = { workspaceId: `dups_race_${Date.now().toString(36)}_${runs++}`, requestId: null, actor: "test" }
@@ -196,25 +188,7 @@ const concurrent = (services: { readonly storage: StorageService; readonly queue
   }).pipe(Effect.scoped)
 
 describe("duplicates: groups of live records sharing a key, paged", () => {
-  it.effect("memory storage, concurrent holders of one key", () =>
-    Effect.flatMap(MemoryStorage.makeWithQueue, ({ queue, storage }) => concurrent({ storage, queue }))
-  )
-
-  it.layer(pgStorageLayer, { timeout: 120_000 })((it) => {
-    it.effect("PostgreSQL, concurrent holders of one key", () =>
-      Effect.gen(function* () {
-        yield* concurrent({ storage: yield* Storage, queue: yield* DeliveryQueue })
-      })
-    )
-  })
-
-  it.effect("memory storage", () => Effect.flatMap(MemoryStorage.makeWithQueue, ({ queue, storage }) => property({ storage, queue }, 40)))
-
-  it.layer(pgStorageLayer, { timeout: 120_000 })((it) => {
-    it.effect("PostgreSQL", () =>
-      Effect.gen(function* () {
-        yield* property({ storage: yield* Storage, queue: yield* DeliveryQueue }, 15)
-      })
-    )
-  })
+  onBothStorages(concurrent, ", concurrent holders of one key")
+  // Memory storage takes more runs: each costs it a fraction of PostgreSQL's.
+  onBothStorages((services, kind) => property(services, kind === "memory" ? 40 : 15))
 })

@@ -1,17 +1,8 @@
-import {
-  type Commit,
-  DeliveryQueue,
-  type DeliveryQueueService,
-  type EngineService,
-  type JsonObject,
-  Storage,
-  type StorageService
-} from "@dealstream/core"
-import { MemoryStorage } from "@dealstream/storage-memory"
-import { describe, expect, it } from "@effect/vitest"
+import { onBothStorages, type StorageServices } from "../support/bothStorages.js"
+import type { Commit, EngineService, JsonObject, StorageService } from "@dealstream/core"
+import { describe, expect } from "@effect/vitest"
 import { Effect } from "effect"
 import { engineOver } from "../support/engine.js"
-import { pgStorageLayer } from "../support/pg.js"
 
 /**
  * A deal that comes to name a contact while that contact is being merged (issue 28): its link is
@@ -35,7 +26,7 @@ const racing = (storage: StorageService, planted: boolean) => {
     ...storage,
     commit: (commit) => {
       const sent = planted ? { ...commit, streams: commit.streams.filter((s) => s.events.length > 0) } : commit
-      const due = hook !== null && hook.when(commit) ? hook : null
+      const due = hook?.when(commit) ? hook : null
       if (due === null) return storage.commit(sent)
       hook = null
       return Effect.andThen(Effect.orDie(due.before), storage.commit(sent))
@@ -46,7 +37,7 @@ const racing = (storage: StorageService, planted: boolean) => {
 
 let runs = 0
 
-const race = (services: { readonly storage: StorageService; readonly queue: DeliveryQueueService }, planted: boolean) =>
+const race = (services: StorageServices, planted: boolean) =>
   Effect.gen(function* () {
     const { setHook, storage } = racing(services.storage, planted)
     const engine: EngineService = yield* engineOver({ storage, queue: services.queue })
@@ -92,7 +83,7 @@ const race = (services: { readonly storage: StorageService; readonly queue: Deli
     return { late, naming: yield* dealsNaming(merged2) }
   }).pipe(Effect.scoped)
 
-const checked = (services: { readonly storage: StorageService; readonly queue: DeliveryQueueService }) =>
+const checked = (services: StorageServices) =>
   Effect.gen(function* () {
     const { late, naming } = yield* race(services, false)
     expect(late._tag === "Failure" ? { _tag: late.failure._tag, message: late.failure.message } : late).toMatchObject({
@@ -107,13 +98,5 @@ const checked = (services: { readonly storage: StorageService; readonly queue: D
   })
 
 describe("a deal naming a contact while it is merged", () => {
-  it.effect("memory storage", () => Effect.flatMap(MemoryStorage.makeWithQueue, ({ queue, storage }) => checked({ storage, queue })))
-
-  it.layer(pgStorageLayer, { timeout: 120_000 })((it) => {
-    it.effect("PostgreSQL", () =>
-      Effect.gen(function* () {
-        yield* checked({ storage: yield* Storage, queue: yield* DeliveryQueue })
-      })
-    )
-  })
+  onBothStorages(checked)
 })

@@ -1,9 +1,8 @@
-import { DeliveryQueue, type DeliveryQueueService, type EngineService, Storage, type StorageService } from "@dealstream/core"
-import { MemoryStorage } from "@dealstream/storage-memory"
-import { describe, expect, it } from "@effect/vitest"
+import { onBothStorages, type StorageServices } from "../support/bothStorages.js"
+import type { EngineService } from "@dealstream/core"
+import { describe, expect } from "@effect/vitest"
 import { Effect } from "effect"
 import { engineOver } from "../support/engine.js"
-import { pgStorageLayer } from "../support/pg.js"
 
 /**
  * A merge re-points the links of live records; a record in the trash keeps its links as they were
@@ -14,7 +13,7 @@ import { pgStorageLayer } from "../support/pg.js"
 
 let runs = 0
 
-const restored = (services: { readonly storage: StorageService; readonly queue: DeliveryQueueService }) =>
+const restored = (services: StorageServices) =>
   Effect.gen(function* () {
     const engine: EngineService = yield* engineOver(services)
     const ctx = { workspaceId: `merge_trash_${Date.now().toString(36)}_${runs++}`, requestId: null, actor: "test" }
@@ -47,7 +46,7 @@ const restored = (services: { readonly storage: StorageService; readonly queue: 
     yield* engine.contacts.merge(ctx, last, { merge_ids: [middle] })
     yield* engine.companies.merge(ctx, keptCompany, { merge_ids: [mergedCompany] })
     // In the trash, they are as they were deleted.
-    expect((yield* storage(services).getDocument("deal", ctx.workspaceId, deal))?.data["contact_ids"]).toEqual([merged, unmerged, chained])
+    expect((yield* services.storage.getDocument("deal", ctx.workspaceId, deal))?.data["contact_ids"]).toEqual([merged, unmerged, chained])
 
     yield* engine.deals.restore(ctx, deal)
     yield* engine.activities.restore(ctx, activity)
@@ -65,16 +64,6 @@ const restored = (services: { readonly storage: StorageService; readonly queue: 
     ])
   }).pipe(Effect.scoped)
 
-const storage = (services: { readonly storage: StorageService }) => services.storage
-
 describe("a record restored from the trash names the survivors of records merged meanwhile", () => {
-  it.effect("memory storage", () => Effect.flatMap(MemoryStorage.makeWithQueue, ({ queue, storage }) => restored({ storage, queue })))
-
-  it.layer(pgStorageLayer, { timeout: 120_000 })((it) => {
-    it.effect("PostgreSQL", () =>
-      Effect.gen(function* () {
-        yield* restored({ storage: yield* Storage, queue: yield* DeliveryQueue })
-      })
-    )
-  })
+  onBothStorages(restored)
 })

@@ -3,6 +3,7 @@ import * as PgClient from "@effect/sql-pg/PgClient"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import type { SqlClient } from "effect/sql/SqlClient"
+import { nodesOf, type PlanNode } from "../../../test/support/planNodes.js"
 import { testSqlLayer } from "../../../test/support/pg.js"
 import { claimSql } from "./claimDeliveries.js"
 import { migrate } from "./migrate.js"
@@ -36,15 +37,6 @@ const seed = (sql: SqlClient) =>
       FROM generate_series(1, ${DELIVERIES}) AS n`)
     yield* sql.unsafe(`ANALYZE ds_deliveries`)
   })
-
-interface PlanNode {
-  readonly "Node Type": string
-  readonly "Relation Name"?: string
-  readonly "Index Name"?: string
-  readonly Plans?: ReadonlyArray<PlanNode>
-}
-
-const nodesOf = (node: PlanNode): ReadonlyArray<PlanNode> => [node, ...(node.Plans ?? []).flatMap(nodesOf)]
 
 const explain = (text: string, params: ReadonlyArray<unknown>) =>
   Effect.gen(function* () {

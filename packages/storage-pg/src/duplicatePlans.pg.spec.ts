@@ -3,6 +3,7 @@ import * as PgClient from "@effect/sql-pg/PgClient"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import type { SqlClient } from "effect/sql/SqlClient"
+import { nodesOf, type PlanNode } from "../../../test/support/planNodes.js"
 import { testSqlLayer } from "../../../test/support/pg.js"
 import { duplicatePageQuery } from "./duplicates.js"
 
@@ -50,16 +51,6 @@ const seed = (sql: SqlClient) =>
       yield* sql.unsafe(`ANALYZE ${table}_duplicate_groups`)
     }
   })
-
-interface PlanNode {
-  readonly "Node Type": string
-  readonly "Relation Name"?: string
-  readonly "Index Name"?: string
-  readonly "Rows Removed by Filter"?: number
-  readonly Plans?: ReadonlyArray<PlanNode>
-}
-
-const nodesOf = (node: PlanNode): ReadonlyArray<PlanNode> => [node, ...(node.Plans ?? []).flatMap(nodesOf)]
 
 const summary = (plan: PlanNode) => {
   const nodes = nodesOf(plan)

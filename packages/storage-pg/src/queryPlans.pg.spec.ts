@@ -3,6 +3,7 @@ import * as PgClient from "@effect/sql-pg/PgClient"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import type { SqlClient } from "effect/sql/SqlClient"
+import { nodesOf, type PlanNode } from "../../../test/support/planNodes.js"
 import { testSqlLayer } from "../../../test/support/pg.js"
 import { migrate } from "./migrate.js"
 import { builtInTables } from "./documentTableMap.js"
@@ -85,16 +86,6 @@ const seed = (sql: SqlClient) =>
     yield* sql.unsafe(`ANALYZE ds_deals`)
     yield* sql.unsafe(`ANALYZE ds_contacts_words`)
   })
-
-interface PlanNode {
-  readonly "Node Type": string
-  readonly "Rows Removed by Filter"?: number
-  readonly "Relation Name"?: string
-  readonly "Index Name"?: string
-  readonly Plans?: ReadonlyArray<PlanNode>
-}
-
-const nodesOf = (node: PlanNode): ReadonlyArray<PlanNode> => [node, ...(node.Plans ?? []).flatMap(nodesOf)]
 
 const explain = (collection: Collection, query: DocumentQuery) =>
   Effect.gen(function* () {
