@@ -13,6 +13,8 @@ export const suitesOnCitus: ReadonlyArray<string> = [
   "test/engine/consumeEveryWorkspace.pg.spec.ts",
   "test/engine/duplicates.pg.spec.ts",
   "test/http/duplicates.e2e.pg.spec.ts",
+  // Migration 0032 fixing keys on tables already distributed.
+  "packages/storage-pg/src/duplicateKeysOfBefore.pg.spec.ts",
   "test/engine/mergeRaces.pg.spec.ts",
   "test/engine/mergeTrashed.pg.spec.ts",
   "test/http/idempotency.e2e.pg.spec.ts",

@@ -1,3 +1,4 @@
+import { linkedCompanyIds } from "../contact/companyLinks.js"
 import type { Json, JsonObject } from "../json.js"
 import { compareText } from "../query/compareText.js"
 
@@ -7,16 +8,18 @@ import { compareText } from "../query/compareText.js"
  *
  * - contacts: `phone` (its digits, 7 or more), `name_company` (first and last name, trimmed and
  *   lowercased, and one company the contact links: one key per company, `<company id> <first>
- *   <last>`, so the key says which company they share). API.md's third rule, the same email
- *   (trimmed, lowercased), can never group live contacts: a live contact's email is its unique key,
- *   compared the same way, and a second one is refused (409). So no key is kept for it: it would
- *   cost every contact's commit a row and never answer anything;
+ *   <last>`, so the key says which company they share). The companies linked are
+ *   contact/companyLinks.ts's linkedCompanyIds: a contact written before contacts stored
+ *   `company_ids` links none (its `company_id` was free text then), so it has no such key. API.md's
+ *   third rule, the same email (trimmed, lowercased), can never group live contacts: a live
+ *   contact's email is its unique key, compared the same way, and a second one is refused (409). So
+ *   no key is kept for it: it would cost every contact's commit a row and never answer anything;
  * - companies: `domain` (trimmed, lowercased, without a leading `www.`), `name` (trimmed, lowercased).
  *
  * Lowercasing is JavaScript's toLowerCase(), trimming removes ASCII whitespace, and keys are cut to
  * their first 200 code points. PostgreSQL computes the same keys in SQL (storage-pg migration 0031,
- * from the documents' `folded` column, which holds exactly these lowercase values), and a property
- * (test/engine/duplicates.*) holds the two to one answer.
+ * whose companies 0032 corrects, from the documents' `folded` column, which holds exactly these
+ * lowercase values), and a property (test/engine/duplicates.*) holds the two to one answer.
  */
 
 export type DuplicateCollection = "contact" | "company"
@@ -42,15 +45,6 @@ const cut = (key: string): string => {
   return points.length <= DUPLICATE_KEY_LENGTH ? key : points.slice(0, DUPLICATE_KEY_LENGTH).join("")
 }
 
-const companiesOf = (data: JsonObject): ReadonlyArray<string> => {
-  const ids = Array.isArray(data["company_ids"])
-    ? data["company_ids"].filter((id): id is string => typeof id === "string")
-    : typeof data["company_id"] === "string"
-      ? [data["company_id"]]
-      : []
-  return [...new Set(ids)]
-}
-
 /** A live record's duplicate keys (none repeated). */
 export const duplicateKeys = (collection: DuplicateCollection, data: JsonObject): ReadonlyArray<DuplicateKey> => {
   const keys: Array<DuplicateKey> = []
@@ -60,7 +54,7 @@ export const duplicateKeys = (collection: DuplicateCollection, data: JsonObject)
     const first = text(data["first_name"])
     const last = text(data["last_name"])
     if (first !== "" || last !== "")
-      for (const company of companiesOf(data)) keys.push({ rule: "name_company", key: `${company} ${first} ${last}` })
+      for (const company of linkedCompanyIds(data)) keys.push({ rule: "name_company", key: `${company} ${first} ${last}` })
   } else {
     const domain = text(data["domain"]).replace(/^www\./, "")
     if (domain !== "") keys.push({ rule: "domain", key: domain })

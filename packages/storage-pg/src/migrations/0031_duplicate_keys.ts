@@ -25,15 +25,19 @@ const trimmed = (value: string) => `regexp_replace(${value}, '^[ \\t\\n\\r\\f\\v
 const lowered = (field: string) =>
   trimmed(`coalesce(folded ->> '${field}', CASE WHEN jsonb_typeof(data -> '${field}') = 'string' THEN data ->> '${field}' END, '')`)
 
-const keyFunctions = [
-  `CREATE FUNCTION ds_contact_duplicate_keys(data jsonb, folded jsonb) RETURNS TABLE (rule text, key text)
+/**
+ * The statement making a contact's key function, whose `companies` is a jsonb array expression of
+ * `data` (its string elements are the companies). Migration 0032 makes it again with the companies
+ * it should have had: this migration's also took a contact's `company_id` when it had no
+ * `company_ids`, which for a contact of before is free text, not a company.
+ */
+export const contactKeysFunction = (create: "CREATE" | "CREATE OR REPLACE", companies: string) =>
+  `${create} FUNCTION ds_contact_duplicate_keys(data jsonb, folded jsonb) RETURNS TABLE (rule text, key text)
     LANGUAGE sql IMMUTABLE AS $$
     WITH v AS (
       SELECT CASE WHEN jsonb_typeof(data -> 'phone') = 'string' THEN regexp_replace(data ->> 'phone', '[^0-9]', '', 'g') ELSE '' END AS phone,
         ${lowered("first_name")} AS first, ${lowered("last_name")} AS last,
-        CASE WHEN jsonb_typeof(data -> 'company_ids') = 'array' THEN data -> 'company_ids'
-          WHEN jsonb_typeof(data -> 'company_id') = 'string' THEN jsonb_build_array(data -> 'company_id')
-          ELSE '[]'::jsonb END AS companies
+        ${companies} AS companies
     )
     SELECT DISTINCT k.rule, left(k.key, ${CUT}) FROM (
       SELECT 'phone' AS rule, phone AS key FROM v WHERE length(phone) >= 7
@@ -41,7 +45,15 @@ const keyFunctions = [
         FROM v, jsonb_array_elements(v.companies) AS c(value)
         WHERE (first <> '' OR last <> '') AND jsonb_typeof(c.value) = 'string'
     ) AS k
-  $$`,
+  $$`
+
+const keyFunctions = [
+  contactKeysFunction(
+    "CREATE",
+    `CASE WHEN jsonb_typeof(data -> 'company_ids') = 'array' THEN data -> 'company_ids'
+          WHEN jsonb_typeof(data -> 'company_id') = 'string' THEN jsonb_build_array(data -> 'company_id')
+          ELSE '[]'::jsonb END`
+  ),
   `CREATE FUNCTION ds_company_duplicate_keys(data jsonb, folded jsonb) RETURNS TABLE (rule text, key text)
     LANGUAGE sql IMMUTABLE AS $$
     WITH v AS (SELECT regexp_replace(${lowered("domain")}, '^www\\.', '') AS domain, ${lowered("name")} AS name)

@@ -27,6 +27,7 @@ import { migration as figureDeltasOfAnyRow } from "./0028_figure_deltas_of_any_r
 import { migration as feedOffsets } from "./0029_feed_offsets.js"
 import { migration as consumers } from "./0030_consumers.js"
 import { migration as duplicateKeys } from "./0031_duplicate_keys.js"
+import { migration as duplicateKeysOfLinkedCompanies } from "./0032_duplicate_keys_of_linked_companies.js"
 import type { Migration } from "./Migration.js"
 
 export type { Migration } from "./Migration.js"
@@ -61,5 +62,6 @@ export const migrations: ReadonlyArray<Migration> = [
   figureDeltasOfAnyRow,
   feedOffsets,
   consumers,
-  duplicateKeys
+  duplicateKeys,
+  duplicateKeysOfLinkedCompanies
 ]
