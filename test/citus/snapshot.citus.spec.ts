@@ -20,8 +20,6 @@ import { rowsOn, workersOf } from "../support/citusTransactions.js"
 // while a later commit of the workspace lands; then a snapshot is taken and the held commit ends.
 // The state and the feed after the snapshot's position must hold every event once.
 
-const ALL = Number.MAX_SAFE_INTEGER
-
 /** A snapshot of `ws` answering its position and the numbers of the workspace's events in its state. */
 type Take = (ws: string) => Effect.Effect<{ readonly through: ChangeFeedPosition | null; readonly held: ReadonlyArray<number> }, unknown>
 
@@ -111,7 +109,7 @@ describe("the export's snapshot on Citus", () => {
         const storage = yield* PgStorage.make(url)
         const take: Take = (ws) =>
           storage.snapshot(ws, (through) =>
-            Effect.map(storage.readWorkspaceLog({ workspaceId: ws, after: 0, until: ALL, limit: 100 }), (events) => ({
+            Effect.map(storage.readWorkspaceLog({ workspaceId: ws, after: null, limit: 100 }), (events) => ({
               through,
               held: numbers(events)
             }))
@@ -134,7 +132,7 @@ describe("the export's snapshot on Citus", () => {
         )
         const onCoordinator: Take = (ws) =>
           snapshot(pool.bounded, fromPool(pool.lender))(ws, (through) =>
-            Effect.map(readWorkspaceLog(pool.bounded)({ workspaceId: ws, after: 0, until: ALL, limit: 100 }), (events) => ({
+            Effect.map(readWorkspaceLog(pool.bounded)({ workspaceId: ws, after: null, limit: 100 }), (events) => ({
               through,
               held: numbers(events)
             }))
@@ -170,7 +168,7 @@ describe("the export's snapshot on Citus", () => {
         : (ws) => Effect.map(onWorker(ws), (lock) => ({ ...lock, stillThere: Effect.succeed(true) }))
       const take: Take = (ws) =>
         snapshot(pool.bounded, lockOn)(ws, (through) =>
-          Effect.map(readWorkspaceLog(pool.bounded)({ workspaceId: ws, after: 0, until: ALL, limit: 100 }), (events) => ({
+          Effect.map(readWorkspaceLog(pool.bounded)({ workspaceId: ws, after: null, limit: 100 }), (events) => ({
             through,
             held: numbers(events)
           }))

@@ -24,7 +24,7 @@ import { acceptingTargets, engineOver } from "../support/engine.js"
 const DAY = 86_400_000
 const start = Date.parse("2026-03-01T00:00:00.000Z")
 
-const runner = (
+export const runner = (
   storage: StorageService,
   queue: DeliveryQueueService,
   owner: string,
@@ -34,7 +34,7 @@ const runner = (
     Effect.provide(Layer.mergeAll(Layer.succeed(Storage, storage), Layer.succeed(DeliveryQueue, queue), IdsLive, acceptingTargets))
   )
 
-const deliveriesOf = (storage: StorageService, ctx: RequestContext, webhookId: string) =>
+export const deliveriesOf = (storage: StorageService, ctx: RequestContext, webhookId: string) =>
   storage.queryDocuments("delivery", ctx.workspaceId, {
     where: { _tag: "Compare", field: { name: "webhook_id", type: "id" }, op: "eq", value: webhookId },
     scope: "live",
@@ -44,7 +44,7 @@ const deliveriesOf = (storage: StorageService, ctx: RequestContext, webhookId: s
   })
 
 /** Until the job is no longer running (the runners move it; TestClock wakes their polls). */
-const finished = (engine: EngineService, ctx: RequestContext, webhookId: string, jobId: string) =>
+export const finished = (engine: EngineService, ctx: RequestContext, webhookId: string, jobId: string) =>
   Effect.gen(function* () {
     for (let i = 0; i < 20_000; i++) {
       const job = (yield* engine.webhooks.recovery(ctx, webhookId, jobId)).data

@@ -303,13 +303,17 @@ export const makeWithQueue: Effect.Effect<Services> = Effect.gen(function* () {
     settingsVersion: (workspaceId) => Effect.sync(() => settingsVersions.get(workspaceId) ?? 0),
     settingsChanges: Stream.fromPubSub(settingsChanges),
     readLog: ({ after, limit }) => Effect.sync(() => log.slice(Math.max(0, after), Math.max(0, after) + limit)),
-    // The log is one array in sequence order: a walk from `after` to `until`, fine for a memory store.
+    // The log is one array in sequence order, which is commit order here (readFeed): a walk from
+    // `after` to `until`, fine for a memory store, with the feed's positions.
     readWorkspaceLog: ({ after, limit, types, until, workspaceId }) =>
       Effect.sync(() => {
-        const out: Array<StoredEvent> = []
-        for (let i = Math.max(0, after); i < Math.min(until, log.length) && out.length < limit; i++) {
+        const out: Array<ChangeFeedEvent> = []
+        const end = Math.min(until?.sequence ?? log.length, log.length)
+        for (let i = Math.max(0, after?.sequence ?? 0); i < end && out.length < limit; i++) {
           const event = log[i]!
-          if (event.metadata.workspaceId === workspaceId && (types === undefined || types.includes(event.type))) out.push(event)
+          if (event.metadata.workspaceId === workspaceId && (types === undefined || types.includes(event.type))) {
+            out.push({ ...event, position: { transaction: "0", sequence: event.sequence } })
+          }
         }
         return out
       }),
@@ -421,10 +425,12 @@ export const makeWithQueue: Effect.Effect<Services> = Effect.gen(function* () {
         for (const write of writes) writeRow(write)
       }),
     eventCount: Effect.sync(() => log.length),
-    workspaceHeadSequence: (workspaceId) =>
+    workspaceHead: (workspaceId) =>
       Effect.sync(() => {
-        for (let i = log.length - 1; i >= 0; i--) if (log[i]!.metadata.workspaceId === workspaceId) return log[i]!.sequence
-        return 0
+        for (let i = log.length - 1; i >= 0; i--) {
+          if (log[i]!.metadata.workspaceId === workspaceId) return { transaction: "0", sequence: log[i]!.sequence }
+        }
+        return null
       }),
     snapshot,
     position: Effect.sync(() => BigInt(commits)),

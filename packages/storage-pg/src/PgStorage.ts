@@ -50,7 +50,7 @@ import { listenFeedChanges } from "./feedChanges.js"
 import { readEvent } from "./readEvent.js"
 import { documentByUniqueKey } from "./documentByUniqueKey.js"
 import { settingsVersion } from "./settingsVersion.js"
-import { eventCount, workspaceHeadSequence } from "./headSequence.js"
+import { eventCount, workspaceHead } from "./headSequence.js"
 
 export interface Options {
   /**
@@ -151,7 +151,7 @@ export const fromClient = (
     listDeletedBefore: (collection, cutoff, limit) => orUnavailable(listDeletedBefore(sql, tableMap)(collection, cutoff, limit)),
     replaceDocuments: (collections, writes) => orUnavailable(replaceDocuments(sql, tableMap, citus !== undefined)(collections, writes)),
     eventCount: orUnavailable(eventCount(sql)),
-    workspaceHeadSequence: (workspaceId) => orUnavailable(workspaceHeadSequence(sql)(workspaceId)),
+    workspaceHead: (workspaceId) => orUnavailable(workspaceHead(sql)(workspaceId)),
     duplicates: (collection, workspaceId, after, limit) => orUnavailable(duplicates(sql)(collection, workspaceId, after, limit)),
     inlineTarget: citus === undefined ? "postgres" : null,
     snapshot: (workspaceId, read) =>

@@ -1,3 +1,4 @@
+import type { ChangeFeedPosition } from "@dealstream/core"
 import { Effect } from "effect"
 import type { SqlClient } from "effect/sql/SqlClient"
 import type { SqlError } from "effect/sql/SqlError"
@@ -9,10 +10,17 @@ export const eventCountSql = `SELECT count(*)::text AS events FROM ${tables.even
 export const eventCount = (sql: SqlClient): Effect.Effect<number, SqlError> =>
   Effect.map(sql.unsafe<{ readonly events: string }>(eventCountSql), ([row]) => Number(row?.events ?? 0))
 
-/** One workspace's, from the end of its (workspace_id, sequence) index: on Citus a router query. */
-export const workspaceHeadSequenceSql = `SELECT coalesce(max(sequence), 0)::text AS head FROM ${tables.events} WHERE workspace_id = $1`
+/**
+ * One workspace's last feed position: one step backwards from the end of its range of
+ * ds_events_workspace_feed (0013), on Citus a router query. Where readWorkspaceLog's walks stop.
+ */
+export const workspaceHeadSql =
+  `SELECT xact_id::text AS xact, sequence::text AS seq FROM ${tables.events} WHERE workspace_id = $1 ` +
+  `ORDER BY xact_id DESC, sequence DESC LIMIT 1`
 
-export const workspaceHeadSequence =
+export const workspaceHead =
   (sql: SqlClient) =>
-  (workspaceId: string): Effect.Effect<number, SqlError> =>
-    Effect.map(sql.unsafe<{ readonly head: string }>(workspaceHeadSequenceSql, [workspaceId]), ([row]) => Number(row?.head ?? 0))
+  (workspaceId: string): Effect.Effect<ChangeFeedPosition | null, SqlError> =>
+    Effect.map(sql.unsafe<{ readonly xact: string; readonly seq: string }>(workspaceHeadSql, [workspaceId]), ([row]) =>
+      row === undefined ? null : { transaction: row.xact, sequence: Number(row.seq) }
+    )

@@ -1,3 +1,5 @@
+import type { ChangeFeedPosition } from "../storage/changeFeed.js"
+
 /** A recovery job is created with the webhook's `webhook.recovery_started`, in the same commit. */
 export interface StartRecovery {
   readonly type: "StartRecovery"
@@ -18,10 +20,13 @@ export interface RecordRecoveryProgress {
   readonly at: string
   /** Which host's runner: others leave the job alone while it keeps making progress. */
   readonly runner: string
-  /** The last position of the walk, fixed by the first chunk (the log's head once the job was visible). */
-  readonly until: number
+  /**
+   * The last position of the walk, fixed by the first chunk (the workspace's head once the job was
+   * visible): a position in the change feed's order, which survives a workspace's move between servers.
+   */
+  readonly until: ChangeFeedPosition
   /** The last position this chunk read. */
-  readonly position: number
+  readonly position: ChangeFeedPosition
   readonly scheduled: number
   readonly skipped: number
 }

@@ -1,5 +1,6 @@
 import { Result } from "effect"
 import type { Decider } from "../decider.js"
+import type { ChangeFeedPosition } from "../storage/changeFeed.js"
 import type { DomainError } from "../errors.js"
 import { Conflict, NotFound } from "../errors.js"
 import type { RecoveryCommand } from "./commands.js"
@@ -11,9 +12,9 @@ export interface RecoveryJob {
   readonly since: string
   readonly status: "running" | "done" | "failed"
   /** Null until the first chunk fixed it. */
-  readonly until: number | null
-  /** The last position read: the walk goes on after it. */
-  readonly position: number
+  readonly until: ChangeFeedPosition | null
+  /** The last position read, null before the first: the walk goes on after it. */
+  readonly position: ChangeFeedPosition | null
   readonly scheduled: number
   readonly skipped: number
   readonly reason: string | null
@@ -60,7 +61,7 @@ const evolve = (state: RecoveryState, event: RecoveryEvent): RecoveryState => {
           since,
           status: "running",
           until: null,
-          position: 0,
+          position: null,
           scheduled: 0,
           skipped: 0,
           reason: null,
@@ -75,9 +76,21 @@ const evolve = (state: RecoveryState, event: RecoveryEvent): RecoveryState => {
       if (state.status === "absent") return state
       const { at, position, runner, scheduled, skipped, until } = event.data
       const job = state.job
+      // A chunk recorded before the walk followed the feed's order names sequences, which say
+      // nothing of it: the job walks again from the start, to a head it takes again. Events it
+      // already scheduled are covered by their deliveries and skipped (and counted again).
+      const ordered = typeof position !== "number" && typeof until !== "number"
       return {
         status: "present",
-        job: { ...job, until, position, scheduled: job.scheduled + scheduled, skipped: job.skipped + skipped, runner, lastAt: at }
+        job: {
+          ...job,
+          until: ordered ? until : null,
+          position: ordered ? position : null,
+          scheduled: job.scheduled + scheduled,
+          skipped: job.skipped + skipped,
+          runner,
+          lastAt: at
+        }
       }
     }
     case "recovery.finished":

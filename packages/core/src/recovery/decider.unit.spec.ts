@@ -9,9 +9,10 @@ const t0 = "2026-01-01T00:00:00.000Z"
 const t1 = "2026-01-01T00:00:01.000Z"
 const t2 = "2026-01-01T00:00:02.000Z"
 const started: RecoveryEvent = { type: "recovery.started", data: { id, webhook_id: "wh_1", since: "2025-12-31T00:00:00.000Z", at: t0 } }
-const progress = (position: number, scheduled: number, skipped: number, at: string): RecoveryEvent => ({
+const pos = (sequence: number) => ({ transaction: "7", sequence })
+const progress = (sequence: number, scheduled: number, skipped: number, time: string): RecoveryEvent => ({
   type: "recovery.progressed",
-  data: { runner: "host-a", until: 900, position, scheduled, skipped, at }
+  data: { runner: "host-a", until: pos(900), position: pos(sequence), scheduled, skipped, at: time }
 })
 const fold = (events: ReadonlyArray<RecoveryEvent>) => events.reduce(recoveryDecider.evolve, recoveryDecider.initialState)
 
@@ -28,8 +29,8 @@ describe("recoveryDecider", () => {
       id,
       at: t1,
       runner: "host-a",
-      until: 900,
-      position: 500,
+      until: pos(900),
+      position: pos(500),
       scheduled: 480,
       skipped: 20
     } as const
@@ -46,7 +47,7 @@ describe("recoveryDecider", () => {
   it("sums the chunks' counts, and shows the job as the API does", () => {
     const state = fold([started, progress(500, 480, 20, t1), progress(900, 390, 10, t2)])
     if (state.status !== "present") throw new Error("absent")
-    expect(state.job).toMatchObject({ position: 900, until: 900, scheduled: 870, skipped: 30, runner: "host-a", lastAt: t2 })
+    expect(state.job).toMatchObject({ position: pos(900), until: pos(900), scheduled: 870, skipped: 30, runner: "host-a", lastAt: t2 })
     const done = fold([started, progress(500, 480, 20, t1), { type: "recovery.finished", data: { status: "done", reason: null, at: t2 } }])
     if (done.status !== "present") throw new Error("absent")
     expect(recoveryView(done.job)).toEqual({
@@ -59,5 +60,18 @@ describe("recoveryDecider", () => {
       created_at: t0,
       finished_at: t2
     })
+  })
+
+  it("walks again from the start after a chunk recorded in sequences, before positions were the feed's", () => {
+    const legacy: RecoveryEvent = {
+      type: "recovery.progressed",
+      data: { runner: "host-a", until: 900, position: 500, scheduled: 480, skipped: 20, at: t1 }
+    }
+    const state = fold([started, legacy])
+    if (state.status !== "present") throw new Error("absent")
+    expect(state.job).toMatchObject({ position: null, until: null, scheduled: 480, skipped: 20, status: "running" })
+    const next = fold([started, legacy, progress(300, 10, 5, t2)])
+    if (next.status !== "present") throw new Error("absent")
+    expect(next.job).toMatchObject({ position: pos(300), until: pos(900), scheduled: 490, skipped: 25 })
   })
 })

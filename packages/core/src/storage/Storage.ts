@@ -6,7 +6,7 @@ import type { DuplicateCollection, DuplicateGroup, DuplicateKey } from "../recor
 import type { Collection, DocumentWrite, StoredDocument } from "./documents.js"
 import type { FiguresQuery } from "./figures.js"
 import type { NewEvent, StoredEvent } from "./events.js"
-import type { ChangeFeedPage, ChangeFeedPosition, ChangeFeedTypes } from "./changeFeed.js"
+import type { ChangeFeedEvent, ChangeFeedPage, ChangeFeedPosition, ChangeFeedTypes } from "./changeFeed.js"
 import type { StoragePosition } from "./positions.js"
 import type { InlineWrite, ProjectionFailed } from "./inlineProjection.js"
 
@@ -131,17 +131,21 @@ export interface StorageService {
     readonly limit: number
   }) => Effect.Effect<ReadonlyArray<StoredEvent>, StorageUnavailable>
   /**
-   * One workspace's events with `after < sequence <= until`, of the given types (all without
-   * `types`), in sequence order, at most `limit`. Like readLog, a commit still in flight may later
-   * fill a gap below a position already read.
+   * One workspace's events after position `after` (from the start with null) up to `until`
+   * (inclusive; to the end without it), of the given types (all without `types`), at most `limit`,
+   * in the change feed's order and each with its feed position (readFeed's): an order that holds on
+   * a storage spread over servers when a workspace moves to another one, where sequences do not.
+   * Unlike readFeed nothing is held back: a commit still in flight may later land below a position
+   * already read. A stream's events come in version order but for such a commit racing the one
+   * before it; a reader that folds streams sorts each by version.
    */
   readonly readWorkspaceLog: (options: {
     readonly workspaceId: string
-    readonly after: number
-    readonly until: number
+    readonly after: ChangeFeedPosition | null
+    readonly until?: ChangeFeedPosition
     readonly types?: ReadonlyArray<string>
     readonly limit: number
-  }) => Effect.Effect<ReadonlyArray<StoredEvent>, StorageUnavailable>
+  }) => Effect.Effect<ReadonlyArray<ChangeFeedEvent>, StorageUnavailable>
   /**
    * The change feed: one workspace's events after a position (from the start without one), in
    * commit order, of the types the patterns keep, at most `limit`. Gap-free: an event is given
@@ -256,10 +260,11 @@ export interface StorageService {
    */
   readonly eventCount: Effect.Effect<number, StorageUnavailable>
   /**
-   * The highest sequence in one workspace's log, 0 when it has none: where a request's walk of it
-   * (readWorkspaceLog) stops. On a storage spread over servers by workspace it asks one server.
+   * The feed position of the last event in one workspace's log (feed order), null when it has none:
+   * where a request's walk of it (readWorkspaceLog) stops. On a storage spread over servers by
+   * workspace it asks one server.
    */
-  readonly workspaceHeadSequence: (workspaceId: string) => Effect.Effect<number, StorageUnavailable>
+  readonly workspaceHead: (workspaceId: string) => Effect.Effect<ChangeFeedPosition | null, StorageUnavailable>
   /**
    * Runs `read` so that every read it makes of the storage sees one state (PostgreSQL: one
    * REPEATABLE READ transaction; memory: commits wait until it is done), and gives it the change

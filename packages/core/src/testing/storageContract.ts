@@ -368,30 +368,37 @@ export const storageContractSuite = (name: string, layer: Layer.Layer<Storage, u
         })
       )
 
-      it.effect("reads one workspace's log between two positions, of some types, in sequence order", () =>
+      it.effect("reads one workspace's log between two feed positions, of some types, in the feed's order", () =>
         Effect.gen(function* () {
           const storage = yield* Storage
           const [ws, other] = [fresh("ws"), fresh("ws")]
           const [a, b] = [fresh("con"), fresh("con")]
-          const { events } = yield* commitLogs(storage, {
+          yield* commitLogs(storage, {
             streams: [
               { streamId: a, expectedVersion: 0, events: [1, 2, 3, 4].map((n) => event(ws, n % 2 === 0 ? "x.even" : "x.odd", { n }, n)) },
               { streamId: b, expectedVersion: 0, events: [event(other, "x.odd", { n: 9 }, 9)] }
             ],
             documents: []
           })
-          const start = events[0]!.sequence - 1
-          const head = events.filter((e) => e.metadata.workspaceId === ws).at(-1)!.sequence
-          const read = (after: number, until: number, limit: number, types?: ReadonlyArray<string>) =>
+          const all = yield* storage.readWorkspaceLog({ workspaceId: ws, after: null, limit: 100 })
+          expect(all.map((e) => e.data["n"])).toEqual([1, 2, 3, 4])
+          expect(all.every((e, i) => i === 0 || compareChangeFeedPositions(all[i - 1]!.position, e.position) < 0)).toBe(true)
+          // The positions are the feed's, and so is the order.
+          const feed = yield* storage.readFeed({ workspaceId: ws, after: null, types: [], limit: 100 })
+          expect(all.map((e) => e.position)).toEqual(feed.events.map((e) => e.position))
+          const head = yield* storage.workspaceHead(ws)
+          expect(head).toEqual(all[3]!.position)
+          const read = (after: ChangeFeedPosition | null, until: ChangeFeedPosition, limit: number, types?: ReadonlyArray<string>) =>
             Effect.map(
               storage.readWorkspaceLog({ workspaceId: ws, after, until, limit, ...(types === undefined ? {} : { types }) }),
               (page) => page.map((e) => e.data["n"])
             )
-          expect(yield* read(start, head, 100)).toEqual([1, 2, 3, 4])
-          expect(yield* read(start, head, 2)).toEqual([1, 2])
-          expect(yield* read(start + 1, events[2]!.sequence, 100)).toEqual([2, 3])
-          expect(yield* read(start, head, 100, ["x.odd"])).toEqual([1, 3])
-          expect(yield* read(start, head, 1, ["x.even"])).toEqual([2])
+          expect(yield* read(null, head!, 100)).toEqual([1, 2, 3, 4])
+          expect(yield* read(null, head!, 2)).toEqual([1, 2])
+          expect(yield* read(all[0]!.position, all[2]!.position, 100)).toEqual([2, 3])
+          expect(yield* read(null, head!, 100, ["x.odd"])).toEqual([1, 3])
+          expect(yield* read(null, head!, 1, ["x.even"])).toEqual([2])
+          expect(yield* read(head, head!, 100)).toEqual([])
         })
       )
 
@@ -642,11 +649,11 @@ export const storageContractSuite = (name: string, layer: Layer.Layer<Storage, u
         })
       )
 
-      it.effect("reports a workspace's head: the sequence of its last event, 0 for one without any", () =>
+      it.effect("reports a workspace's head: the feed position of its last event, null for one without any", () =>
         Effect.gen(function* () {
           const storage = yield* Storage
           const [ws, other] = [fresh("ws"), fresh("ws")]
-          const first = yield* storage.commit({
+          yield* storage.commit({
             streams: [{ streamId: fresh("con"), expectedVersion: 0, events: [event(ws, "x.one"), event(ws, "x.two", {}, 1)] }],
             documents: []
           })
@@ -654,8 +661,10 @@ export const storageContractSuite = (name: string, layer: Layer.Layer<Storage, u
             streams: [{ streamId: fresh("con"), expectedVersion: 0, events: [event(other, "x.one")] }],
             documents: []
           })
-          expect(yield* storage.workspaceHeadSequence(ws)).toBe(first.events[1]!.sequence)
-          expect(yield* storage.workspaceHeadSequence(fresh("ws"))).toBe(0)
+          const log = yield* storage.readWorkspaceLog({ workspaceId: ws, after: null, limit: 100 })
+          expect(log.map((e) => e.type)).toEqual(["x.one", "x.two"])
+          expect(yield* storage.workspaceHead(ws)).toEqual(log[1]!.position)
+          expect(yield* storage.workspaceHead(fresh("ws"))).toBeNull()
         })
       )
 

@@ -9,7 +9,8 @@ import { NotFound, type StorageUnavailable, ValidationError } from "../../errors
 import { eventAt, recordAsOf } from "../../history/index.js"
 import { normaliseTimestamp } from "../../query/calendar.js"
 import type { FieldCatalog } from "../../query/fields.js"
-import { type DomainEvent, isRedacted } from "../../storage/events.js"
+import type { ChangeFeedEvent, ChangeFeedPosition } from "../../storage/changeFeed.js"
+import { type DomainEvent, isRedacted, type StoredEvent } from "../../storage/events.js"
 import type { EngineDeps } from "../base/deps.js"
 import type { RequestContext, Versioned } from "../contract/Engine.js"
 import { visibleFields } from "../base/reads.js"
@@ -73,35 +74,52 @@ const dealEventTypes = ["created", "updated", "stage_changed", "deleted", "resto
 /**
  * Every deal of the workspace as it stood at an instant, by id (deals in the trash then included,
  * with their deletedAt): each folded from its events up to then, read in one walk of the workspace's
- * deal events (so it costs what the workspace's deal history does). Purged deals are left out:
- * their data is erased.
+ * deal events in the change feed's order, up to its head (so it costs what the workspace's deal
+ * history does). Each deal's events are folded in version order, which the walk's order is but for
+ * a commit that raced the one before it. Purged deals are left out: their data is erased.
  */
 export const dealsAt = (deps: EngineDeps, ctx: RequestContext, instant: string) =>
   Effect.gen(function* () {
     const deals = new Map<string, Projected>()
     const project = dealAggregate.project
     if (project === null) return deals
-    const until = yield* deps.storage.workspaceHeadSequence(ctx.workspaceId)
+    const until = yield* deps.storage.workspaceHead(ctx.workspaceId)
+    if (until === null) return deals
+    const streams = new Map<string, Array<StoredEvent>>()
     const purged = new Set<string>()
-    for (let after = 0; ; ) {
-      const page = yield* deps.storage.readWorkspaceLog({ workspaceId: ctx.workspaceId, after, until, types: dealEventTypes, limit: PAGE })
+    for (let after: ChangeFeedPosition | null = null; ; ) {
+      const page: ReadonlyArray<ChangeFeedEvent> = yield* deps.storage.readWorkspaceLog({
+        workspaceId: ctx.workspaceId,
+        after,
+        until,
+        types: dealEventTypes,
+        limit: PAGE
+      })
       for (const stored of page) {
         const id = stored.streamId
         if (!isStreamOf(dealAggregate, id) || purged.has(id)) continue
         if (isRedacted(stored.data) || stored.type.endsWith(".purged")) {
           purged.add(id)
-          deals.delete(id)
+          streams.delete(id)
           continue
         }
         if (eventAt(stored) > instant) continue
-        const decoded = decodeEvents(dealAggregate, [stored])
-        if (Result.isFailure(decoded)) return yield* Effect.die(decoded.failure)
-        const next = project(deals.get(id) ?? null, decoded.success[0]!)
-        if (next === null) deals.delete(id)
-        else deals.set(id, next)
+        const stream = streams.get(id)
+        if (stream === undefined) streams.set(id, [stored])
+        else stream.push(stored)
       }
       if (page.length < PAGE) break
-      after = page[page.length - 1]!.sequence
+      after = page[page.length - 1]!.position
+    }
+    for (const [id, stream] of streams) {
+      const decoded = decodeEvents(
+        dealAggregate,
+        [...stream].sort((a, b) => a.streamVersion - b.streamVersion)
+      )
+      if (Result.isFailure(decoded)) return yield* Effect.die(decoded.failure)
+      let deal: Projected | null = null
+      for (const event of decoded.success) deal = project(deal, event)
+      if (deal !== null) deals.set(id, deal)
     }
     return deals
   })

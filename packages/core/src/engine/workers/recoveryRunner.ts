@@ -76,10 +76,14 @@ const nextChunk = (
     // Fixed by the first chunk, after the job's commit: later events are the outbox's. A write
     // decided while the webhook was failed cannot commit after a reactivation (its settings read
     // no longer holds), so every event below this head that the outbox skipped is visible here.
-    const until = job.until ?? (yield* deps.storage.workspaceHeadSequence(ctx.workspaceId))
+    // Positions are the change feed's, whose order holds when the workspace moves between servers.
+    const until = job.until ?? (yield* deps.storage.workspaceHead(ctx.workspaceId))
     const types = webhook.events.includes(WEBHOOK_ALL_EVENTS) ? [...deps.recordTypes.eventTypes] : [...webhook.events]
-    const events = yield* deps.storage.readWorkspaceLog({ workspaceId: ctx.workspaceId, after: job.position, until, types, limit: size })
-    if (events.length === 0) {
+    const events =
+      until === null
+        ? []
+        : yield* deps.storage.readWorkspaceLog({ workspaceId: ctx.workspaceId, after: job.position, until, types, limit: size })
+    if (until === null || events.length === 0) {
       return { command: { type: "FinishRecovery", id: job.id, at, status: "done", reason: null }, scheduled: [] } satisfies Chunk
     }
     const since = Date.parse(job.since)
@@ -98,7 +102,7 @@ const nextChunk = (
         at,
         runner,
         until,
-        position: events[events.length - 1]!.sequence,
+        position: events[events.length - 1]!.position,
         scheduled: scheduled.length,
         skipped: inRange.length - scheduled.length
       },

@@ -3,6 +3,7 @@ import { apiKeyIdOf, SYSTEM_WORKSPACE } from "../../apiKey/input.js"
 import type { EngineService, RequestContext } from "../../engine/contract/Engine.js"
 import type { StorageUnavailable } from "../../errors.js"
 import { recordTypes } from "../../recordTypes.js"
+import type { ChangeFeedPosition } from "../../storage/changeFeed.js"
 import type { Collection, StoredDocument } from "../../storage/documents.js"
 import type { StoredEvent } from "../../storage/events.js"
 import type { StorageService } from "../../storage/Storage.js"
@@ -90,7 +91,7 @@ export const makeWorld = <Step>(
   // Each workspace's log from where the last read ended: a run's workspaces are new, so from the
   // start. Read per workspace, not after a head of the whole log: on Citus each worker numbers
   // its own events, so no one sequence is a position in every workspace's log.
-  const readUpTo = new Map<string, number>()
+  const readUpTo = new Map<string, ChangeFeedPosition>()
   let documents: ReadonlyArray<StoredDocument> | null = null
   const add = (event: StoredEvent) => {
     const key = `${event.streamId}\u0000${event.streamVersion}`
@@ -102,10 +103,11 @@ export const makeWorld = <Step>(
   const readEvents = Effect.gen(function* () {
     for (const workspaceId of ids) {
       for (;;) {
-        const after = readUpTo.get(workspaceId) ?? 0
-        const batch = yield* storage.readWorkspaceLog({ workspaceId, after, until: Number.MAX_SAFE_INTEGER, limit: 1_000 })
-        for (const event of batch) add(event)
-        readUpTo.set(workspaceId, batch.at(-1)?.sequence ?? after)
+        const after = readUpTo.get(workspaceId) ?? null
+        const batch = yield* storage.readWorkspaceLog({ workspaceId, after, limit: 1_000 })
+        for (const { position: _, ...event } of batch) add(event)
+        const last = batch.at(-1)?.position ?? after
+        if (last !== null) readUpTo.set(workspaceId, last)
         if (batch.length < 1_000) break
       }
     }
