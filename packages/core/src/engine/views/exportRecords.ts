@@ -46,20 +46,28 @@ export const exportRecords = <A>(
     const { cursor: _cursor, limit: _limit, sort: _sort, ...filters } = params
     const started = yield* Deferred.make<string | null, ValidationError | StorageUnavailable>()
     const pages = yield* Queue.bounded<A, ValidationError | StorageUnavailable | Cause.Done>(AHEAD)
+    // One page: read, encoded, offered; only its cursor is kept for the next read, so that the
+    // page's records are garbage before the next read waits for the storage.
+    const exportPage = (cursor: string | null, next: string | null, first: boolean) =>
+      Effect.flatMap(
+        Effect.provideService(
+          list(ctx, { ...filters, limit: String(PAGE), ...(next === null ? {} : { cursor: next }) }),
+          ListPageMax,
+          PAGE
+        ),
+        (page) => {
+          const bytes = page.data.length > 0 ? encode(page.data) : null
+          const after = page.next_cursor
+          // The first page read: the parameters were good, and the answer may start.
+          const begun = first ? Deferred.succeed(started, cursor) : Effect.void
+          return Effect.andThen(begun, bytes === null ? Effect.succeed(after) : Effect.as(Queue.offer(pages, bytes), after))
+        }
+      )
     const read = storage.snapshot(ctx.workspaceId, (through) =>
       Effect.gen(function* () {
         const cursor = through === null ? null : encodeFeedCursor(ctx.workspaceId, through)
-        for (let next: string | null | undefined, first = true; first || next !== null; first = false) {
-          const page: Page = yield* Effect.provideService(
-            list(ctx, { ...filters, limit: String(PAGE), ...(next == null ? {} : { cursor: next }) }),
-            ListPageMax,
-            PAGE
-          )
-          // The first page read: the parameters were good, and the answer may start.
-          if (first) yield* Deferred.succeed(started, cursor)
-          if (page.data.length > 0) yield* Queue.offer(pages, encode(page.data))
-          next = page.next_cursor
-        }
+        let next = yield* exportPage(cursor, null, true)
+        while (next !== null) next = yield* exportPage(cursor, next, false)
       })
     )
     yield* Effect.forkScoped(
