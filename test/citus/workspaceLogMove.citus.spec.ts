@@ -64,6 +64,27 @@ const onHigherGroup = (coordinator: pg.Client, mover: pg.Client, workspace: stri
     return where
   })
 
+/**
+ * A host, and one stream of a new workspace whose shards sit on the higher group's worker
+ * (onHigherGroup below), written by `commit` one event a version.
+ */
+const streamOnHigherGroup = (prefix: string) =>
+  Effect.gen(function* () {
+    const url = yield* citusDatabase
+    const host = yield* PgStorage.make(url)
+    const coordinator = yield* connect(url)
+    const tag = Date.now().toString(36)
+    const workspace = `${prefix}_${tag}`
+    const where = yield* onHigherGroup(coordinator, coordinator, workspace)
+    const stream = `con_${tag}`
+    const commit = (version: number) =>
+      host.commit({
+        streams: [{ streamId: stream, expectedVersion: version - 1, events: [trafficEvent(workspace, stream, version)] }],
+        documents: []
+      })
+    return { commit, coordinator, host, stream, where, workspace }
+  })
+
 describe("a workspace's log walked across a move of its shards to another worker", () => {
   it.live(
     "while hosts write and the shards move, every event is in the walk once, in the feed's order, with the feed's positions",
@@ -120,18 +141,7 @@ describe("a workspace's log walked across a move of its shards to another worker
     "a walk fixed before the move goes on after it to its head, and the next one from there finds the target's events",
     () =>
       Effect.gen(function* () {
-        const url = yield* citusDatabase
-        const host = yield* PgStorage.make(url)
-        const coordinator = yield* connect(url)
-        const tag = Date.now().toString(36)
-        const workspace = `ws_logwalk_${tag}`
-        const where = yield* onHigherGroup(coordinator, coordinator, workspace)
-        const stream = `con_${tag}`
-        const commit = (version: number) =>
-          host.commit({
-            streams: [{ streamId: stream, expectedVersion: version - 1, events: [trafficEvent(workspace, stream, version)] }],
-            documents: []
-          })
+        const { commit, coordinator, host, stream, where, workspace } = yield* streamOnHigherGroup("ws_logwalk")
         const eventIds = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => `evt_${stream}_${from + i}`)
 
         for (let version = 1; version <= 10; version++) yield* commit(version)
@@ -213,18 +223,7 @@ describe("a workspace's log walked across a move of its shards to another worker
     "the planted bug: walked by sequence, the target's events come first from the start, and after the old head never",
     () =>
       Effect.gen(function* () {
-        const url = yield* citusDatabase
-        const host = yield* PgStorage.make(url)
-        const coordinator = yield* connect(url)
-        const tag = Date.now().toString(36)
-        const workspace = `ws_logseq_${tag}`
-        const where = yield* onHigherGroup(coordinator, coordinator, workspace)
-        const stream = `con_${tag}`
-        const commit = (version: number) =>
-          host.commit({
-            streams: [{ streamId: stream, expectedVersion: version - 1, events: [trafficEvent(workspace, stream, version)] }],
-            documents: []
-          })
+        const { commit, coordinator, host, stream, where, workspace } = yield* streamOnHigherGroup("ws_logseq")
         for (let version = 1; version <= 3; version++) yield* commit(version)
         const [{ head } = { head: "0" }] = yield* query<{ readonly head: string }>(
           coordinator,

@@ -3,9 +3,22 @@ export interface PlanNode {
   readonly "Node Type": string
   readonly "Relation Name"?: string
   readonly "Index Name"?: string
+  readonly "Index Cond"?: string
+  readonly "Scan Direction"?: string
   readonly "Rows Removed by Filter"?: number
   readonly Plans?: ReadonlyArray<PlanNode>
 }
 
+/** A node of `EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON)`: what it found and read, besides its shape. */
+export interface AnalyzedPlanNode extends PlanNode {
+  readonly "Actual Rows": number
+  readonly "Shared Hit Blocks": number
+  readonly "Shared Read Blocks": number
+  readonly Plans?: ReadonlyArray<AnalyzedPlanNode>
+}
+
 /** The node and every node below it, depth first. */
-export const nodesOf = (node: PlanNode): ReadonlyArray<PlanNode> => [node, ...(node.Plans ?? []).flatMap(nodesOf)]
+export const nodesOf = <N extends PlanNode>(node: N): ReadonlyArray<N> => [
+  node,
+  ...((node.Plans ?? []) as ReadonlyArray<N>).flatMap((child) => nodesOf(child))
+]

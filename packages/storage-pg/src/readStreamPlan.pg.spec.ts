@@ -2,22 +2,10 @@ import * as PgClient from "@effect/sql-pg/PgClient"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Redacted } from "effect"
 import * as Reactivity from "effect/reactivity/Reactivity"
+import { type AnalyzedPlanNode as PlanNode, nodesOf } from "../../../test/support/planNodes.js"
 import { testDatabase } from "../../../test/support/pg.js"
 import { migrate } from "./migrate.js"
 import { readStreamSql, readWorkspaceStreamSql } from "./readStream.js"
-
-interface PlanNode {
-  readonly "Node Type": string
-  readonly "Index Name"?: string
-  readonly "Index Cond"?: string
-  readonly "Rows Removed by Filter"?: number
-  readonly "Actual Rows": number
-  readonly "Shared Hit Blocks": number
-  readonly "Shared Read Blocks": number
-  readonly Plans?: ReadonlyArray<PlanNode>
-}
-
-const nodesOf = (node: PlanNode): ReadonlyArray<PlanNode> => [node, ...(node.Plans ?? []).flatMap(nodesOf)]
 
 describe("readStream's plan", () => {
   it.live("reads the tail of a 1,000-event stream from the index, at the version it asks for", () =>

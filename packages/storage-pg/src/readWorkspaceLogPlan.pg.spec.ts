@@ -2,23 +2,11 @@ import * as PgClient from "@effect/sql-pg/PgClient"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Redacted } from "effect"
 import * as Reactivity from "effect/reactivity/Reactivity"
+import { type AnalyzedPlanNode as PlanNode, nodesOf } from "../../../test/support/planNodes.js"
 import { testDatabase } from "../../../test/support/pg.js"
 import { workspaceHeadSql } from "./headSequence.js"
 import { migrate } from "./migrate.js"
 import { readWorkspaceLogParams, readWorkspaceLogSql } from "./readWorkspaceLog.js"
-
-interface PlanNode {
-  readonly "Node Type": string
-  readonly "Index Name"?: string
-  readonly "Index Cond"?: string
-  readonly "Scan Direction"?: string
-  readonly "Actual Rows": number
-  readonly "Shared Hit Blocks": number
-  readonly "Shared Read Blocks": number
-  readonly Plans?: ReadonlyArray<PlanNode>
-}
-
-const nodesOf = (node: PlanNode): ReadonlyArray<PlanNode> => [node, ...(node.Plans ?? []).flatMap(nodesOf)]
 
 // A workspace's walk (recovery runners, as-of reads) follows the change feed's order: one range of
 // ds_events_workspace_feed (0013) between two feed positions, and its head one step of it backwards.
