@@ -49,6 +49,12 @@ const documentSlot = (collection: Collection, workspaceId: string, id: string) =
 
 const tableSlot = (collection: Collection, workspaceId: string) => `${collection}\u0000${workspaceId}`
 
+/**
+ * The change feed position of the event at `sequence`: the log is one array in commit order, so a
+ * sequence alone orders the feed; the transaction key PostgreSQL's positions lead with is constant.
+ */
+const positionOf = (sequence: number): ChangeFeedPosition => ({ transaction: "0", sequence })
+
 export interface Services {
   readonly storage: StorageService
   readonly queue: DeliveryQueueService
@@ -169,7 +175,7 @@ export const makeWithQueue: Effect.Effect<Services> = Effect.gen(function* () {
       Effect.sync(() => {
         if (snapshots++ === 0) thawed = Deferred.makeUnsafe<void>()
         // Every event of the workspace so far is at or before the log's end, every later one after it.
-        return log.length === 0 ? null : { transaction: "0", sequence: log.length }
+        return log.length === 0 ? null : positionOf(log.length)
       }),
       read,
       () =>
@@ -312,7 +318,7 @@ export const makeWithQueue: Effect.Effect<Services> = Effect.gen(function* () {
         for (let i = Math.max(0, after?.sequence ?? 0); i < end && out.length < limit; i++) {
           const event = log[i]!
           if (event.metadata.workspaceId === workspaceId && (types === undefined || types.includes(event.type))) {
-            out.push({ ...event, position: { transaction: "0", sequence: event.sequence } })
+            out.push({ ...event, position: positionOf(event.sequence) })
           }
         }
         return out
@@ -368,7 +374,7 @@ export const makeWithQueue: Effect.Effect<Services> = Effect.gen(function* () {
         for (let i = after?.sequence ?? 0; i < log.length && events.length < limit; i++) {
           const event = log[i]!
           if (event.metadata.workspaceId !== workspaceId) continue
-          tail = { transaction: "0", sequence: event.sequence }
+          tail = positionOf(event.sequence)
           if (changeFeedTypeMatches(types, event.type)) events.push({ ...event, position: tail })
         }
         return { events, through: feedThrough(events, limit, after, tail) }
@@ -428,7 +434,7 @@ export const makeWithQueue: Effect.Effect<Services> = Effect.gen(function* () {
     workspaceHead: (workspaceId) =>
       Effect.sync(() => {
         for (let i = log.length - 1; i >= 0; i--) {
-          if (log[i]!.metadata.workspaceId === workspaceId) return { transaction: "0", sequence: log[i]!.sequence }
+          if (log[i]!.metadata.workspaceId === workspaceId) return positionOf(log[i]!.sequence)
         }
         return null
       }),

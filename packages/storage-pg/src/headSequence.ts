@@ -12,7 +12,8 @@ export const eventCount = (sql: SqlClient): Effect.Effect<number, SqlError> =>
 
 /**
  * One workspace's last feed position: one step backwards from the end of its range of
- * ds_events_workspace_feed (0013), on Citus a router query. Where readWorkspaceLog's walks stop.
+ * ds_events_workspace_feed (0013), on Citus a router query. Where readWorkspaceLog's walks stop,
+ * and the state a snapshot is given (snapshot.ts).
  */
 export const workspaceHeadSql =
   `SELECT xact_id::text AS xact, sequence::text AS seq FROM ${tables.events} WHERE workspace_id = $1 ` +

@@ -1,4 +1,4 @@
-import type { ChangeFeedEvent, ChangeFeedPosition } from "@dealstream/core"
+import type { ChangeFeedEvent, ChangeFeedPosition, StorageService } from "@dealstream/core"
 import { Effect } from "effect"
 import type { SqlClient } from "effect/sql/SqlClient"
 import type { SqlError } from "effect/sql/SqlError"
@@ -9,6 +9,9 @@ import { tables } from "./tables.js"
 const START: ChangeFeedPosition = { transaction: "0", sequence: 0 }
 /** After every event: the highest xid8 and bigint. */
 const END: ChangeFeedPosition = { transaction: "18446744073709551615", sequence: Number.MAX_SAFE_INTEGER }
+
+/** What a walk asks for: storage.readWorkspaceLog's options. */
+type WalkOptions = Parameters<StorageService["readWorkspaceLog"]>[0]
 
 const whole = (n: number) => String(Math.max(0, Math.floor(n)))
 const transaction = (position: ChangeFeedPosition) => {
@@ -30,13 +33,7 @@ export const readWorkspaceLogSql = (typed: boolean) =>
   `${typed ? " AND type = ANY($7::text[])" : ""} ORDER BY xact_id, sequence LIMIT $6::int`
 
 /** The statement's parameters, in its order. */
-export const readWorkspaceLogParams = (options: {
-  readonly workspaceId: string
-  readonly after: ChangeFeedPosition | null
-  readonly until?: ChangeFeedPosition
-  readonly types?: ReadonlyArray<string>
-  readonly limit: number
-}): Array<unknown> => {
+export const readWorkspaceLogParams = (options: WalkOptions): Array<unknown> => {
   const after = options.after ?? START
   const until = options.until ?? END
   const params: Array<unknown> = [
@@ -53,13 +50,7 @@ export const readWorkspaceLogParams = (options: {
 
 export const readWorkspaceLog =
   (sql: SqlClient) =>
-  (options: {
-    readonly workspaceId: string
-    readonly after: ChangeFeedPosition | null
-    readonly until?: ChangeFeedPosition
-    readonly types?: ReadonlyArray<string>
-    readonly limit: number
-  }): Effect.Effect<ReadonlyArray<ChangeFeedEvent>, SqlError> =>
+  (options: WalkOptions): Effect.Effect<ReadonlyArray<ChangeFeedEvent>, SqlError> =>
     Effect.suspend(() =>
       Effect.map(
         sql.unsafe<EventRow & { readonly xact: string }>(readWorkspaceLogSql(options.types !== undefined), readWorkspaceLogParams(options)),

@@ -5,7 +5,7 @@ import type { SqlClient } from "effect/sql/SqlClient"
 import { SqlError, UnknownError } from "effect/sql/SqlError"
 import { FEED_LOCK_CLASS } from "./internal/feedLock.js"
 import type { Lender } from "./pool.js"
-import { tables } from "./tables.js"
+import { workspaceHead } from "./headSequence.js"
 
 /** Where the snapshot takes the workspace's feed lock. */
 export interface FeedLock {
@@ -66,15 +66,12 @@ export const snapshot =
         return yield* sql.withTransaction(
           Effect.gen(function* () {
             yield* sql.unsafe("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
-            const [last] = yield* sql.unsafe<{ readonly xact: string; readonly sequence: bigint }>(
-              `SELECT xact_id::text AS xact, sequence FROM ${tables.events} WHERE workspace_id = $1 ORDER BY xact_id DESC, sequence DESC LIMIT 1`,
-              [workspaceId]
-            )
+            const through = yield* workspaceHead(sql)(workspaceId)
             // Before anything is read for the caller: a state taken where the lock is not is not kept.
             if (!(yield* stillThere)) return yield* new Moved({ workspaceId })
             // The state is taken: commits may go on (the release above then finds the lock gone).
             yield* unlock
-            return yield* read(last === undefined ? null : { transaction: last.xact, sequence: Number(last.sequence) })
+            return yield* read(through)
           })
         )
       })
