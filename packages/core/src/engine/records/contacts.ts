@@ -35,13 +35,12 @@ import { makeRecordService } from "./recordService.js"
 /** The deals whose contact_ids name a contact: its derived deal_ids. */
 const dealsLinkingContacts = { collection: "deal", field: "contact_ids" } as const
 
-/** The contact list's own query parameters, besides limit, cursor, filter, search and sort. */
 /**
  * A list page's contacts as shown, each with the deals its read found naming it (`read`'s rows are
  * the page's documents in order, and one beyond). Built here rather than by a callback inside the
  * list's generator: a value such a callback captures is stored in the generator's context once the
  * page is read, and an export's pages kept that way outlived young-generation collections, growing
- * the host's memory by some 130 MB an export (bench/ANALYSIS.md, issue 34).
+ * the host's memory as listPageRead says.
  */
 const pageViews = (
   rows: ReadonlyArray<StoredDocument>,
@@ -53,6 +52,7 @@ const pageViews = (
   return rows.map((doc, i) => contactViewWith(visibleFields(doc.data, catalog), linked[i]?.linkedIds ?? [], companies))
 }
 
+/** The contact list's own query parameters, besides limit, cursor, filter, search and sort. */
 export const contactListParams: ReadonlyArray<string> = ["company_id"]
 
 const companyIdsField = { name: "company_ids", type: "id_array" } as const

@@ -48,26 +48,22 @@ export const exportRecords = <A>(
     const pages = yield* Queue.bounded<A, ValidationError | StorageUnavailable | Cause.Done>(AHEAD)
     // One page: read, encoded, offered; only its cursor is kept for the next read, so that the
     // page's records are garbage before the next read waits for the storage.
-    const exportPage = (cursor: string | null, next: string | null, first: boolean) =>
+    const exportPage = (next: string | null) =>
       Effect.flatMap(
         Effect.provideService(
           list(ctx, { ...filters, limit: String(PAGE), ...(next === null ? {} : { cursor: next }) }),
           ListPageMax,
           PAGE
         ),
-        (page) => {
-          const bytes = page.data.length > 0 ? encode(page.data) : null
-          const after = page.next_cursor
-          // The first page read: the parameters were good, and the answer may start.
-          const begun = first ? Deferred.succeed(started, cursor) : Effect.void
-          return Effect.andThen(begun, bytes === null ? Effect.succeed(after) : Effect.as(Queue.offer(pages, bytes), after))
-        }
+        (page) =>
+          page.data.length > 0 ? Effect.as(Queue.offer(pages, encode(page.data)), page.next_cursor) : Effect.succeed(page.next_cursor)
       )
     const read = storage.snapshot(ctx.workspaceId, (through) =>
       Effect.gen(function* () {
-        const cursor = through === null ? null : encodeFeedCursor(ctx.workspaceId, through)
-        let next = yield* exportPage(cursor, null, true)
-        while (next !== null) next = yield* exportPage(cursor, next, false)
+        let next = yield* exportPage(null)
+        // The first page was read: the parameters were good, and the answer may start.
+        yield* Deferred.succeed(started, through === null ? null : encodeFeedCursor(ctx.workspaceId, through))
+        while (next !== null) next = yield* exportPage(next)
       })
     )
     yield* Effect.forkScoped(

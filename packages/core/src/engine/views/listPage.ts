@@ -51,7 +51,8 @@ export const listPage = (
  * read's answer comes back with the page, not through a variable the read's callback sets: an
  * export reads a thousand rows a page, and rows stored into an object made before the read waited
  * for PostgreSQL were kept past young-generation collections, so that each page was promoted to the
- * old generation and the host's memory grew by some 200 MB an export (bench/ANALYSIS.md, issue 34).
+ * old generation and the host's memory grew by some 230 MB an export of 1,000,000 contacts, 76 MB
+ * since (bench/ANALYSIS.md, issue 34).
  */
 export const listPageRead = <A>(
   params: ListParams,

@@ -79,11 +79,13 @@ const nextChunk = (
     // Positions are the change feed's, whose order holds when the workspace moves between servers.
     const until = job.until ?? (yield* deps.storage.workspaceHead(ctx.workspaceId))
     const types = webhook.events.includes(WEBHOOK_ALL_EVENTS) ? [...deps.recordTypes.eventTypes] : [...webhook.events]
+    // A workspace without events has no head: nothing to walk.
     const events =
       until === null
         ? []
         : yield* deps.storage.readWorkspaceLog({ workspaceId: ctx.workspaceId, after: job.position, until, types, limit: size })
-    if (until === null || events.length === 0) {
+    const last = events.at(-1)
+    if (until === null || last === undefined) {
       return { command: { type: "FinishRecovery", id: job.id, at, status: "done", reason: null }, scheduled: [] } satisfies Chunk
     }
     const since = Date.parse(job.since)
@@ -102,7 +104,7 @@ const nextChunk = (
         at,
         runner,
         until,
-        position: events[events.length - 1]!.position,
+        position: last.position,
         scheduled: scheduled.length,
         skipped: inRange.length - scheduled.length
       },
