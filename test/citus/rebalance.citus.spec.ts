@@ -5,7 +5,7 @@ import { Effect } from "effect"
 import { inject } from "vitest"
 import { addWorker, startCitusCluster } from "../support/citusCluster.js"
 import { citusDatabase } from "../support/citusDatabase.js"
-import { connect, placement, query, sourceAhead } from "../support/citusShards.js"
+import { connect, placement, query, sourceAhead, workerIdsHeld } from "../support/citusShards.js"
 import { expectEachOnceInOrder, trafficAcrossMove, trafficEvent } from "../support/citusTraffic.js"
 import { readUntil } from "../support/feedPolling.js"
 
@@ -46,7 +46,12 @@ describe("adding a worker and rebalancing while hosts serve every shard group", 
           if (!byShard.has(shard)) byShard.set(shard, workspace)
         }
         const workspaces = [...byShard.values()]
-        for (const port of inject("citusPorts").slice(1)) yield* sourceAhead(port, newPort, 20_000)
+        yield* Effect.scoped(
+          Effect.gen(function* () {
+            yield* workerIdsHeld
+            for (const port of inject("citusPorts").slice(1)) yield* sourceAhead(port, newPort, 20_000)
+          })
+        )
         yield* Effect.promise(() => addWorker(url, newPort))
 
         const rebalance = Effect.gen(function* () {

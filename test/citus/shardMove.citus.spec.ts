@@ -9,7 +9,7 @@ import { paramsOf } from "../../packages/storage-pg/src/commit.js"
 import { workspaceWriters } from "../../packages/storage-pg/src/feedBound.js"
 import { readFeed } from "../../packages/storage-pg/src/readFeed.js"
 import { citusDatabase } from "../support/citusDatabase.js"
-import { burnIds, connect, groupOf, move, nodeUrl, offsetOf, placement, query, sourceAhead } from "../support/citusShards.js"
+import { burnIds, connect, groupOf, move, nodeUrl, offsetOf, placement, query, sourceAhead, workerIdsHeld } from "../support/citusShards.js"
 import { expectEachOnceInOrder, trafficAcrossMove, trafficEvent, type WorkspaceTraffic } from "../support/citusTraffic.js"
 import { readUntil } from "../support/feedPolling.js"
 
@@ -36,6 +36,7 @@ describe("moving a workspace's shards between workers while hosts serve it", () 
         const tag = Date.now().toString(36)
         const workspace = `ws_move_${tag}`
         const where = yield* placement(coordinator, workspace)
+        yield* workerIdsHeld
         yield* sourceAhead(where.source, where.target, 20_000)
 
         const traffic = yield* trafficAcrossMove({
@@ -127,6 +128,7 @@ describe("moving a workspace's shards between workers while hosts serve it", () 
         const workspace = `ws_planted_${tag}`
         const stream = `con_${tag}`
         const where = yield* placement(coordinator, workspace)
+        yield* workerIdsHeld
         yield* sourceAhead(where.source, where.target, 20_000)
         const commit = (version: number) =>
           host.commit({
@@ -176,6 +178,7 @@ describe("moving a workspace's shards between workers while hosts serve it", () 
         const ids = (events: ReadonlyArray<ChangeFeedEvent>) => events.map((e) => e.metadata.eventId)
         const fromStart = { workspaceId: workspace, after: null, types: [], limit: 100 } as const
         const where = yield* placement(coordinator, workspace)
+        yield* workerIdsHeld
         yield* sourceAhead(where.source, where.target, 20_000)
         for (let version = 1; version <= 3; version++) yield* host.commit(commitOf(a, version))
         // The source's bound runs far past its last commit's key, as a busy server's would.

@@ -6,7 +6,7 @@ import { TestClock } from "effect/testing"
 import type pg from "pg"
 import { deliveriesOf, finished, runner } from "../engine/webhookRecovery.js"
 import { citusDatabase } from "../support/citusDatabase.js"
-import { connect, groupOf, move, placement, query, sourceAhead } from "../support/citusShards.js"
+import { connect, groupOf, move, placement, query, sourceAhead, workerIdsHeld } from "../support/citusShards.js"
 import { acceptingTargets, ctxOf, engineOver } from "../support/engine.js"
 import { expectEachOnceInOrder, trafficAcrossMove, trafficEvent, type WorkspaceTraffic } from "../support/citusTraffic.js"
 
@@ -60,6 +60,7 @@ const onHigherGroup = (coordinator: pg.Client, mover: pg.Client, workspace: stri
       yield* move(mover, where)
       where = { shard: where.shard, source: where.target, target: where.source }
     }
+    yield* workerIdsHeld
     yield* sourceAhead(where.source, where.target, 20_000)
     return where
   })

@@ -63,6 +63,18 @@ const currentId = (port: number) =>
     )
   )
 
+/**
+ * Holds, until the scope ends, the run's lock on its workers' transaction ids: a file that needs one
+ * worker's ids ahead of the other's until its commits on the other have run (shardMove,
+ * workspaceLogMove) takes it before sourceAhead, and so does a file that burns ids on both
+ * (rebalance), so that none of them moves the ids another relies on while that one runs. A session
+ * lock on the coordinator's own database, which every file's database shares a server with.
+ */
+export const workerIdsHeld = Effect.gen(function* () {
+  const client = yield* connect(nodeUrl(inject("citusPorts")[0]!, "postgres"))
+  yield* query(client, "SELECT pg_advisory_lock(31, 4)")
+})
+
 /** Moves the source's ids at least `ahead` past the target's, as a worker that served far longer would be. */
 export const sourceAhead = (source: number, target: number, ahead: number) =>
   Effect.gen(function* () {

@@ -4,6 +4,9 @@ import { tables } from "../tables.js"
 import { ONE_BY_ONE } from "./ds_commit_batch.js"
 import type { StoredFunction } from "./StoredFunction.js"
 
+/** PostgreSQL's ShareLock, by the number lock_shard_metadata takes. */
+const SHARE_LOCK = 5
+
 /**
  * ds_commit_batch for commits of one workspace, named as its first argument: on Citus this is the
  * function delegated to the worker holding that workspace (citus.ts), so the whole batch runs there
@@ -21,6 +24,17 @@ import type { StoredFunction } from "./StoredFunction.js"
  * and never below the old offset, so a bound a reader took with the old one stays below every new
  * key (ds_feed_bound_in). Taken before the batch's shared marks, since a lock cannot be raised
  * from shared to exclusive without deadlocking against another commit doing the same.
+ *
+ * Before all of it, Citus's shard metadata lock on the workspace's shard of the log, shared, held to
+ * the commit, and only then the check that the shard is here. A move blocks writes by taking that
+ * lock exclusively on every worker (BlockWritesToShardList, citus operations/shard_transfer.c) and
+ * switches the placement before it lets go. Without it, a call that passed the check just before a
+ * move would wait in its first insert, and Citus's executor, loading the placements once it has the
+ * lock, would send the rows to the new worker with keys made here: late, and below keys the new
+ * worker's commits had already shown followers (test/citus/rebalance caught it). Now such a call
+ * waits here, is refused, and the host sends it again to the new worker. No deadlock with the move:
+ * it takes the colocated shards' locks in shard id order, the log's first (distributed first, its
+ * shards have the lowest ids), so while this call holds the log's it holds nothing else of ours.
  */
 export const ds_commit_batch_in: StoredFunction = {
   name: "ds_commit_batch_in",
@@ -31,6 +45,7 @@ export const ds_commit_batch_in: StoredFunction = {
       era record;
       shift bigint;
     BEGIN
+      PERFORM lock_shard_metadata(${SHARE_LOCK}, ARRAY[get_shard_id_for_distribution_column('${tables.events}', workspace)]);
       PERFORM ds_workspace_here(workspace);
       PERFORM set_config('${ONE_BY_ONE}', 'on', true);
       SELECT o.server, o.xact_offset INTO era FROM ${tables.feedOffsets} AS o WHERE o.workspace_id = workspace;
