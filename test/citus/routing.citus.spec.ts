@@ -7,11 +7,12 @@ import { Context, Effect, Exit, Layer } from "effect"
 import { citusDatabase } from "../support/citusDatabase.js"
 import { routingOf, type Routing } from "../support/citusRouting.js"
 import { engineOver } from "../support/engine.js"
-import { type LoggedStatement, startStatementLog } from "../support/statementLog.js"
+import { type LoggedStatement, type StatementLog, startStatementLog } from "../support/statementLog.js"
 import { openWireExplain, type WireExplain } from "../support/wireExplain.js"
 
 // Issue 31: every statement a request makes goes to one worker. The engine runs each request on a
-// PgStorage whose connections pass through a proxy that logs every statement as sent (text,
+// PgStorage whose connections (to the coordinator, and to the workers it sends commits and feed
+// bounds to itself) pass through proxies that log every statement as sent (text,
 // parameter types, binary values); each is then EXPLAINed on the coordinator with those very values,
 // and Citus's plan must be one task (a router query, or a call Citus delegates by its workspace
 // argument) on the request's workspace's worker, or touch no distributed table at all.
@@ -61,14 +62,34 @@ const clusterLayer = Layer.effect(
     )
     const through = new URL(url)
     through.port = String(log.port)
-    const services = yield* PgStorage.makeWithQueue(through.toString()).pipe(Effect.orDie)
+    // The host sends a workspace's commits and feed bounds to its worker itself (citusWorkers.ts):
+    // a log in front of each worker too, which the host reaches through.
+    const [nodes] = yield* Effect.promise(() =>
+      explainer.query("SELECT string_agg(nodename || ':' || nodeport, ',') FROM pg_dist_node WHERE groupid > 0 AND noderole = 'primary'")
+    )
+    const workerLogs: Array<StatementLog> = []
+    const citusWorkerUrls: Record<string, string> = {}
+    for (const node of nodes!.split(",")) {
+      const at = node.lastIndexOf(":")
+      const workerLog = yield* Effect.acquireRelease(
+        Effect.promise(() => startStatementLog(Number(node.slice(at + 1)), node.slice(0, at))),
+        (started) => Effect.promise(() => started.close())
+      )
+      workerLogs.push(workerLog)
+      const reached = new URL(url)
+      reached.hostname = "127.0.0.1"
+      reached.port = String(workerLog.port)
+      citusWorkerUrls[node] = reached.toString()
+    }
+    const services = yield* PgStorage.makeWithQueue({ url: through.toString(), citusWorkerUrls }).pipe(Effect.orDie)
     const engine = yield* engineOver(services)
+    const take = () => [log, ...workerLogs].flatMap((logged) => logged.take())
     // The tests of a file run one after another: a request's statements are those between two takes.
     const captured = <A, E>(effect: Effect.Effect<A, E>) =>
       Effect.gen(function* () {
-        log.take()
+        take()
         const exit = yield* Effect.exit(effect)
-        const statements = log.take().filter((statement) => !UNPLANNED.test(statement.text))
+        const statements = take().filter((statement) => !UNPLANNED.test(statement.text))
         const routed: Array<Routed> = []
         for (const statement of statements) {
           routed.push({ statement, routing: routingOf(yield* Effect.promise(() => explainer.explain(statement))) })

@@ -5,6 +5,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect, Redacted } from "effect"
 import * as Reactivity from "effect/reactivity/Reactivity"
 import { feedBoundOnCitus, readBelow } from "../../packages/storage-pg/src/citusFeed.js"
+import { throughCoordinator } from "../../packages/storage-pg/src/citusWorkers.js"
 import { paramsOf } from "../../packages/storage-pg/src/commit.js"
 import { workspaceWriters } from "../../packages/storage-pg/src/feedBound.js"
 import { readFeed } from "../../packages/storage-pg/src/readFeed.js"
@@ -183,7 +184,7 @@ describe("moving a workspace's shards between workers while hosts serve it", () 
         for (let version = 1; version <= 3; version++) yield* host.commit(commitOf(a, version))
         // The source's bound runs far past its last commit's key, as a busy server's would.
         yield* burnIds(where.source, 20_000)
-        const stale = yield* feedBoundOnCitus(sql, workspace)
+        const stale = yield* feedBoundOnCitus(throughCoordinator(sql), workspace)
         expect(stale.era).toBe(`${yield* groupOf(coordinator, where.source)}:${(yield* offsetOf(coordinator, workspace)).offset}`)
 
         yield* move(coordinator, where)

@@ -6,6 +6,7 @@ import * as Reactivity from "effect/reactivity/Reactivity"
 import pg from "pg"
 import { event, fresh, upsert } from "../../packages/core/src/testing/storageFixtures.js"
 import { placedOn, workerConnection } from "../../packages/storage-pg/src/citusSnapshot.js"
+import { workerAddress } from "../../packages/storage-pg/src/citusWorkers.js"
 import { FEED_LOCK_CLASS } from "../../packages/storage-pg/src/internal/feedLock.js"
 import { FEED_OFFSET_SETTING } from "../../packages/storage-pg/src/internal/feedOffset.js"
 import { makePool } from "../../packages/storage-pg/src/pool.js"
@@ -162,7 +163,7 @@ describe("the export's snapshot on Citus", () => {
         stale = undefined
         return answer === undefined ? placedOn(pool.bounded)(ws) : Effect.succeed(answer)
       }
-      const onWorker = workerConnection(pool.bounded, url, Duration.seconds(5), lookUp)
+      const onWorker = workerConnection(pool.bounded, workerAddress(url, undefined), Duration.seconds(5), lookUp)
       const lockOn: FeedLockConnection = guarded
         ? onWorker
         : (ws) => Effect.map(onWorker(ws), (lock) => ({ ...lock, stillThere: Effect.succeed(true) }))

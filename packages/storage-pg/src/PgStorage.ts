@@ -19,6 +19,7 @@ import { duplicates } from "./duplicates.js"
 import { isCitus } from "./citus.js"
 import { type CitusCommits, citusCommits } from "./citusCommits.js"
 import { readFeedOnCitus } from "./citusFeed.js"
+import { makeWorkerRoutes, workerAddress } from "./citusWorkers.js"
 import { claimDeliveriesOnCitus, releaseLeasesOnCitus } from "./citusQueue.js"
 import { lsnPosition, makeCommitBatches, type SubmitCommit } from "./commitBatches.js"
 import { makeReads, type Reads } from "./replicas.js"
@@ -105,6 +106,13 @@ export interface Options {
   readonly readMaxLag?: Duration.Input
   /** How often each replica is asked what it has replayed. Default 100 milliseconds. */
   readonly readPoll?: Duration.Input
+  /**
+   * On Citus the host sends a workspace's commits, its feed's bound and a snapshot's feed lock to
+   * the worker holding it, at the address the coordinator knows the worker by (`host:port` in
+   * pg_dist_node) with this URL's user, password and database. Where a host reaches a worker
+   * otherwise (a proxy, another network's name for it), its URL by that `host:port`. Default none.
+   */
+  readonly citusWorkerUrls?: Readonly<Record<string, string>>
 }
 
 /**
@@ -137,7 +145,7 @@ export const fromClient = (
     settingsChanges: listenSettingsChanges(listen),
     readLog: (options) => orUnavailable(readLog(sql)(options)),
     readWorkspaceLog: (options) => orUnavailable(readWorkspaceLog(sql)(options)),
-    readFeed: (options) => orUnavailable(citus === undefined ? readFeed(sql)(options) : readFeedOnCitus(sql)(options)),
+    readFeed: (options) => orUnavailable(citus === undefined ? readFeed(sql)(options) : readFeedOnCitus(sql, citus.routes)(options)),
     readEvent: (workspaceId, eventId) => routed(readEvent(read)(workspaceId, eventId)),
     feedChanges: listenFeedChanges(listen),
     getDocument: (collection, workspaceId, id) => routed(getDocument(read, tableMap)(collection, workspaceId, id)),
@@ -224,6 +232,7 @@ export interface Services {
  */
 export const makeWithQueue = (options: Options | string): Effect.Effect<Services, DatabaseError, Scope.Scope> => {
   const {
+    citusWorkerUrls,
     commitLanes,
     connectTimeout,
     listenHeartbeat,
@@ -302,7 +311,16 @@ export const makeWithQueue = (options: Options | string): Effect.Effect<Services
               poll: readPoll ?? Duration.millis(100)
             }).pipe(Effect.provide(Reactivity.layer), Effect.mapError(cannotConnect))
       const citus = (yield* isCitus(sql).pipe(Effect.mapError(cannotConnect)))
-        ? citusCommits(recordTypeSet(tableMap.plugins).feedPrefixes)
+        ? citusCommits(
+            recordTypeSet(tableMap.plugins).feedPrefixes,
+            yield* makeWorkerRoutes(sql, {
+              url,
+              workerUrls: citusWorkerUrls,
+              maxConnections: poolOptions.maxConnections,
+              connectTimeout: poolOptions.connectTimeout,
+              statementTimeout: statementTimeout ?? Duration.seconds(30)
+            }).pipe(Effect.provide(Reactivity.layer))
+          )
         : undefined
       if (citus !== undefined && readUrls !== undefined && readUrls.length > 0) {
         return yield* new DatabaseError({ message: "read replicas are not offered on Citus: a cluster has no one position to follow" })
@@ -314,7 +332,10 @@ export const makeWithQueue = (options: Options | string): Effect.Effect<Services
         ...(citus === undefined ? {} : { citus })
       })
       // On Citus the snapshot's feed lock is taken on the workspace's worker (citusSnapshot.ts).
-      const feedLock = citus === undefined ? fromPool(lender) : workerConnection(sql, url, connectTimeout ?? Duration.seconds(5))
+      const feedLock =
+        citus === undefined
+          ? fromPool(lender)
+          : workerConnection(sql, workerAddress(url, citusWorkerUrls), connectTimeout ?? Duration.seconds(5))
       const listen: ListenOptions = {
         url: listenUrl,
         connectTimeout: connectTimeout ?? Duration.seconds(5),

@@ -1,13 +1,14 @@
 import { Effect } from "effect"
 import type { SqlClient } from "effect/sql/SqlClient"
 import { SqlError, UnknownError } from "effect/sql/SqlError"
-import { delegated } from "./citusDelegation.js"
+import type { WorkerRoutes } from "./citusWorkers.js"
 import type { CommitOutcome, CommitParams, Sent } from "./commitBatches.js"
 
 /**
  * Group commit on Citus. A batch's commits are split by workspace, and each workspace's share goes
- * as one `ds_commit_batch_in(workspace, items)` call, which Citus delegates to the worker holding
- * the workspace: one local transaction there, with that worker's transaction ids and feed marks,
+ * as one `ds_commit_batch_in(workspace, items)` call to the worker holding the workspace, straight
+ * from the host (citusWorkers.ts; through the coordinator, which delegates it there, when no worker
+ * is found): one local transaction there, with that worker's transaction ids and feed marks,
  * so the feed's bound (feedBound.ts) holds per worker as it does on one server. The shares go out
  * at once, each on a connection of its own. A commit that also writes a document of another
  * workspace (an API key's entry in the system workspace) still runs on its log's worker, which
@@ -27,6 +28,8 @@ import type { CommitOutcome, CommitParams, Sent } from "./commitBatches.js"
 export interface CitusCommits {
   readonly send: (sql: SqlClient, params: ReadonlyArray<CommitParams>) => Effect.Effect<Sent, SqlError>
   readonly position: () => bigint
+  /** Where the delegated calls go (citusWorkers.ts): the commits, and the feed's bound. */
+  readonly routes: WorkerRoutes
 }
 
 interface Named {
@@ -93,7 +96,7 @@ const outcomesOf = (rows: ReadonlyArray<{ readonly outcome: unknown }>, expected
 }
 
 /** `feedPrefixes`: the event type prefixes of the change feed (core's recordTypeSet), as the trigger's. */
-export const citusCommits = (feedPrefixes: ReadonlyArray<string>): CitusCommits => {
+export const citusCommits = (feedPrefixes: ReadonlyArray<string>, routes: WorkerRoutes): CitusCommits => {
   let last = 0n
   const position = () => {
     const now = BigInt(Date.now()) * 1000n
@@ -105,11 +108,12 @@ export const citusCommits = (feedPrefixes: ReadonlyArray<string>): CitusCommits 
     last += 1n
     return last
   }
-  return { send: (sql, params) => sendShares(sql, params, feedPrefixes, next), position }
+  return { send: (sql, params) => sendShares(sql, routes, params, feedPrefixes, next), position, routes }
 }
 
 const sendShares = (
   sql: SqlClient,
+  routes: WorkerRoutes,
   params: ReadonlyArray<CommitParams>,
   feedPrefixes: ReadonlyArray<string>,
   next: () => bigint
@@ -138,8 +142,8 @@ const sendShares = (
         const call =
           workspace === null
             ? sql.unsafe<{ readonly outcome: unknown }>("SELECT ds_commit_batch($1::jsonb) AS outcome", [items])
-            : delegated(
-                sql.unsafe<{ readonly outcome: unknown }>("SELECT ds_commit_batch_in($1::text, $2::jsonb) AS outcome", [workspace, items])
+            : routes.run(workspace, (on) =>
+                on.unsafe<{ readonly outcome: unknown }>("SELECT ds_commit_batch_in($1::text, $2::jsonb) AS outcome", [workspace, items])
               )
         return Effect.map(
           Effect.flatMap(call, (rows) => outcomesOf(rows, indices.length)),

@@ -2,7 +2,7 @@ import type { ChangeFeedPage } from "@dealstream/core"
 import { Effect } from "effect"
 import type { SqlClient } from "effect/sql/SqlClient"
 import type { SqlError } from "effect/sql/SqlError"
-import { delegated } from "./citusDelegation.js"
+import type { WorkerRoutes } from "./citusWorkers.js"
 import { feedEra } from "./internal/feedOffset.js"
 import { type FeedRead, readFeedOnce } from "./readFeed.js"
 
@@ -27,10 +27,10 @@ export interface CitusFeedBound {
  * (`ended`), as readFeed does on one server.
  */
 export const readFeedOnCitus =
-  (sql: SqlClient) =>
+  (sql: SqlClient, routes: WorkerRoutes) =>
   (options: FeedRead): Effect.Effect<ChangeFeedPage, SqlError> => {
     const read = (again: number): Effect.Effect<ChangeFeedPage, SqlError> =>
-      Effect.flatMap(feedBoundOnCitus(sql, options.workspaceId), (bound) =>
+      Effect.flatMap(feedBoundOnCitus(routes, options.workspaceId), (bound) =>
         bound.ended && again > 0
           ? read(again - 1)
           : Effect.flatMap(readBelow(sql, bound)(options), (once) =>
@@ -41,9 +41,9 @@ export const readFeedOnCitus =
   }
 
 /** The bound of a workspace's feed, from the worker holding it (functions/ds_feed_bound_in.ts). */
-export const feedBoundOnCitus = (sql: SqlClient, workspaceId: string): Effect.Effect<CitusFeedBound, SqlError> =>
+export const feedBoundOnCitus = (routes: WorkerRoutes, workspaceId: string): Effect.Effect<CitusFeedBound, SqlError> =>
   Effect.map(
-    delegated(sql.unsafe<{ readonly bound: CitusFeedBound }>("SELECT ds_feed_bound_in($1) AS bound", [workspaceId])),
+    routes.run(workspaceId, (on) => on.unsafe<{ readonly bound: CitusFeedBound }>("SELECT ds_feed_bound_in($1) AS bound", [workspaceId])),
     ([row]) => row!.bound
   )
 

@@ -1,5 +1,5 @@
 import * as PgConnection from "@effect/sql-pg/PgConnection"
-import { type Duration, Effect, Redacted } from "effect"
+import { type Duration, Effect, type Redacted } from "effect"
 import type { SqlClient } from "effect/sql/SqlClient"
 import { SqlError, UnknownError } from "effect/sql/SqlError"
 import type { FeedLockConnection } from "./snapshot.js"
@@ -10,8 +10,8 @@ import { tables } from "./tables.js"
  * it (ds_commit_batch_in, delegated), and take the workspace's feed lock shared there, with that
  * worker's transaction ids; a lock taken on the coordinator would hold none of them back. So the
  * snapshot holds the lock on a connection of its own to that worker (Citus serves clients on every
- * node since 11), found from the coordinator's placement of the workspace's log shard, with the
- * coordinator URL's user, password and database. The state is then read through the coordinator:
+ * node since 11), found from the coordinator's placement of the workspace's log shard, and reached
+ * as citusWorkers.ts reaches it (`reach`: workerAddress). The state is then read through the coordinator:
  * its first statement is a router query on that worker, where the REPEATABLE READ transaction's
  * snapshot is taken while the lock is held, and Citus keeps the transaction on that one connection
  * to the worker for its later reads of the workspace.
@@ -49,7 +49,7 @@ export const placedOn =
 export const workerConnection =
   (
     sql: SqlClient,
-    url: string,
+    reach: (worker: Worker) => { readonly url: Redacted.Redacted; readonly host?: string; readonly port?: number },
     connectTimeout: Duration.Input,
     lookUp: (workspaceId: string) => Effect.Effect<Worker | undefined, SqlError> = placedOn(sql)
   ): FeedLockConnection =>
@@ -58,9 +58,7 @@ export const workerConnection =
       const worker = yield* lookUp(workspaceId)
       if (worker === undefined) return yield* Effect.fail(noWorker(workspaceId))
       const connection = yield* PgConnection.make({
-        url: Redacted.make(url),
-        host: worker.host,
-        port: worker.port,
+        ...reach(worker),
         connectTimeout,
         applicationName: "dealstream-snapshot"
       })

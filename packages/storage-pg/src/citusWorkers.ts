@@ -1,0 +1,131 @@
+import { type Duration, Effect, Redacted, Scope, Semaphore } from "effect"
+import type * as Reactivity from "effect/reactivity/Reactivity"
+import type { SqlClient } from "effect/sql/SqlClient"
+import type { SqlError } from "effect/sql/SqlError"
+import { delegated, notHere } from "./citusDelegation.js"
+import { placedOn } from "./citusSnapshot.js"
+import { makePool } from "./pool.js"
+
+/**
+ * A workspace's delegated calls (`…_in`) sent straight to the worker holding it, not through the
+ * coordinator. Through the coordinator each call pays a planning and a hop there (0.2–0.4 ms of the
+ * coordinator's CPU, bench/ANALYSIS.md, "Where 1.3× is within reach"), and every commit of the
+ * cluster passes one server, which bounds the write capacity however many workers there are. On the
+ * worker holding the workspace the call runs where it is (Citus does not delegate a call to the
+ * node it is on), as a delegated one would.
+ *
+ * Where each workspace is comes from the coordinator's placement of its log shard, kept per
+ * workspace. A kept place goes stale when the shards move: the worker then refuses the call
+ * (functions/ds_workspace_here.ts, checked under the shard lock a move takes), and the place is
+ * asked again. A commit refused that way changed nothing, so sending it again is safe. The workers
+ * are reached at the addresses the coordinator knows them by (pg_dist_node), with the coordinator
+ * URL's user, password and database, as the snapshot's feed lock already is (citusSnapshot.ts).
+ * One pool per worker, made when the first call goes there and closed with the storage.
+ */
+export interface WorkerRoutes {
+  /** Runs `call` on the worker holding the workspace, or through the coordinator if none is found. */
+  readonly run: <A>(workspaceId: string, call: (sql: SqlClient) => Effect.Effect<A, SqlError>) => Effect.Effect<A, SqlError>
+}
+
+/**
+ * How the host reaches a worker the coordinator knows as `host:port` (pg_dist_node): the URL given
+ * for it, or that address with the coordinator URL's user, password, database and parameters.
+ */
+export const workerAddress =
+  (url: string, workerUrls: Readonly<Record<string, string>> | undefined) =>
+  (worker: {
+    readonly host: string
+    readonly port: number
+  }): { readonly url: Redacted.Redacted; readonly host?: string; readonly port?: number } => {
+    const given = workerUrls?.[`${worker.host}:${worker.port}`]
+    return given === undefined ? { url: Redacted.make(url), host: worker.host, port: worker.port } : { url: Redacted.make(given) }
+  }
+
+/** Every call through the coordinator, which delegates it (what tests compare the routes with). */
+export const throughCoordinator = (coordinator: SqlClient): WorkerRoutes => ({ run: (_, call) => delegated(call(coordinator)) })
+
+/** How many workspaces' places a host keeps; past it the oldest kept is asked again when next used. */
+const KEPT_PLACES = 10_000
+
+/** Refusals in a row before a call goes through the coordinator instead (a move under way). */
+const TRIES = 4
+
+export interface WorkerRoutesOptions {
+  readonly url: string
+  /** Where a worker is reached from the host, where that differs (PgStorage's `citusWorkerUrls`). */
+  readonly workerUrls?: Readonly<Record<string, string>> | undefined
+  readonly maxConnections: number
+  readonly connectTimeout: Duration.Input
+  readonly statementTimeout: Duration.Input
+}
+
+export const makeWorkerRoutes = (
+  coordinator: SqlClient,
+  options: WorkerRoutesOptions
+): Effect.Effect<WorkerRoutes, never, Scope.Scope | Reactivity.Reactivity> =>
+  Effect.gen(function* () {
+    const scope = yield* Effect.scope
+    const context = yield* Effect.context<Reactivity.Reactivity>()
+    const places = new Map<string, string>()
+    const pools = new Map<string, SqlClient>()
+    const making = Semaphore.makeUnsafe(1)
+    const lookUp = placedOn(coordinator)
+
+    const poolFor = (host: string, port: number): Effect.Effect<SqlClient, SqlError> => {
+      const key = `${host}:${port}`
+      const made = pools.get(key)
+      if (made !== undefined) return Effect.succeed(made)
+      return making.withPermits(1)(
+        Effect.suspend(() => {
+          const again = pools.get(key)
+          if (again !== undefined) return Effect.succeed(again)
+          return makePool({
+            ...workerAddress(options.url, options.workerUrls)({ host, port }),
+            maxConnections: options.maxConnections,
+            connectTimeout: options.connectTimeout,
+            keepAlive: "10 seconds",
+            applicationName: "dealstream worker",
+            statementTimeout: options.statementTimeout
+          }).pipe(
+            Scope.provide(scope),
+            Effect.provideContext(context),
+            Effect.map(({ bounded }) => {
+              pools.set(key, bounded)
+              return bounded
+            })
+          )
+        })
+      )
+    }
+
+    /** The kept place of the workspace, or the coordinator's answer, kept. */
+    const placeOf = (workspaceId: string): Effect.Effect<string | undefined, SqlError> => {
+      const kept = places.get(workspaceId)
+      if (kept !== undefined) return Effect.succeed(kept)
+      return Effect.map(lookUp(workspaceId), (worker) => {
+        if (worker === undefined) return undefined
+        const key = `${worker.host}:${worker.port}`
+        if (places.size >= KEPT_PLACES) places.delete(places.keys().next().value!)
+        places.set(workspaceId, key)
+        return key
+      })
+    }
+
+    const run = <A>(workspaceId: string, call: (sql: SqlClient) => Effect.Effect<A, SqlError>): Effect.Effect<A, SqlError> => {
+      const attempt = (left: number): Effect.Effect<A, SqlError> =>
+        left === 0
+          ? delegated(call(coordinator))
+          : Effect.flatMap(placeOf(workspaceId), (place) => {
+              if (place === undefined) return delegated(call(coordinator))
+              const at = place.lastIndexOf(":")
+              return Effect.flatMap(poolFor(place.slice(0, at), Number(place.slice(at + 1))), (sql) =>
+                Effect.catchIf(call(sql), notHere, () => {
+                  places.delete(workspaceId)
+                  return attempt(left - 1)
+                })
+              )
+            })
+      return attempt(TRIES)
+    }
+    return { run }
+  })
