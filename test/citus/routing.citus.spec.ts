@@ -26,6 +26,8 @@ const UNPLANNED = /^\s*(BEGIN|START|COMMIT|ROLLBACK|SAVEPOINT|RELEASE|LISTEN|UNL
 interface Routed {
   readonly statement: LoggedStatement
   readonly routing: Routing
+  /** Where the host sent it: the coordinator, or a worker itself. */
+  readonly sentTo: "coordinator" | "worker"
 }
 
 class Cluster extends Context.Service<
@@ -83,16 +85,19 @@ const clusterLayer = Layer.effect(
     }
     const services = yield* PgStorage.makeWithQueue({ url: through.toString(), citusWorkerUrls }).pipe(Effect.orDie)
     const engine = yield* engineOver(services)
-    const take = () => [log, ...workerLogs].flatMap((logged) => logged.take())
+    const take = () => [
+      ...log.take().map((statement) => ({ statement, sentTo: "coordinator" as const })),
+      ...workerLogs.flatMap((logged) => logged.take().map((statement) => ({ statement, sentTo: "worker" as const })))
+    ]
     // The tests of a file run one after another: a request's statements are those between two takes.
     const captured = <A, E>(effect: Effect.Effect<A, E>) =>
       Effect.gen(function* () {
         take()
         const exit = yield* Effect.exit(effect)
-        const statements = take().filter((statement) => !UNPLANNED.test(statement.text))
+        const statements = take().filter(({ statement }) => !UNPLANNED.test(statement.text))
         const routed: Array<Routed> = []
-        for (const statement of statements) {
-          routed.push({ statement, routing: routingOf(yield* Effect.promise(() => explainer.explain(statement))) })
+        for (const { sentTo, statement } of statements) {
+          routed.push({ statement, sentTo, routing: routingOf(yield* Effect.promise(() => explainer.explain(statement))) })
         }
         return { exit, routed }
       })
@@ -195,6 +200,10 @@ describe("on Citus every statement of a request goes to one worker", () => {
         expectOneWorker(statements)
         // The claim's read, the write with its claim, the stored answer: the last two as delegated calls.
         expect(texts(statements).filter((text) => text.includes("ds_commit_batch_in("))).toHaveLength(2)
+        expect(statements.filter(({ statement }) => statement.text.includes("ds_commit_batch_in(")).map(({ sentTo }) => sentTo)).toEqual([
+          "worker",
+          "worker"
+        ])
         expect(texts(statements).some((text) => /FROM ds_idempotency_keys\b/.test(text))).toBe(true)
         const { routed: replay, value } = yield* routed(engine.idempotency.get(ctx, key))
         expect(value?.status).toBe(201)
@@ -244,7 +253,7 @@ describe("on Citus every statement of a request goes to one worker", () => {
       })
     )
 
-    it.effect("the change feed: its bound from the worker, then the page", () =>
+    it.effect("the change feed: its bound from the worker, then the page, both sent to the worker", () =>
       Effect.gen(function* () {
         const { engine, routed } = yield* Cluster
         const ctx = contextOf(fresh("ws"))
@@ -254,6 +263,8 @@ describe("on Citus every statement of a request goes to one worker", () => {
         expectOneWorker(feed.routed)
         expect(texts(feed.routed).some((text) => text.includes("ds_feed_bound_in("))).toBe(true)
         expect(texts(feed.routed).some((text) => /FROM ds_events\b/.test(text))).toBe(true)
+        // Both sent to the worker by the host: the feed costs the coordinator nothing.
+        expect(feed.routed.filter(({ sentTo }) => sentTo === "coordinator").map(({ statement }) => statement.text)).toEqual([])
       })
     )
 
@@ -389,7 +400,7 @@ describe("on Citus every statement of a request goes to one worker", () => {
         const unrouted = { ...page!.statement, text }
         const routing = routingOf(yield* Effect.promise(() => explainer.explain(unrouted)))
         expect(routing).toEqual({ _tag: "MultiShard", why: "Task Count 4" })
-        expect(() => expectOneWorker([{ statement: unrouted, routing }])).toThrow()
+        expect(() => expectOneWorker([{ statement: unrouted, routing, sentTo: page!.sentTo }])).toThrow()
       })
     )
 

@@ -145,7 +145,7 @@ export const fromClient = (
     settingsChanges: listenSettingsChanges(listen),
     readLog: (options) => orUnavailable(readLog(sql)(options)),
     readWorkspaceLog: (options) => orUnavailable(readWorkspaceLog(sql)(options)),
-    readFeed: (options) => orUnavailable(citus === undefined ? readFeed(sql)(options) : readFeedOnCitus(sql, citus.routes)(options)),
+    readFeed: (options) => orUnavailable(citus === undefined ? readFeed(sql)(options) : readFeedOnCitus(citus.routes)(options)),
     readEvent: (workspaceId, eventId) => routed(readEvent(read)(workspaceId, eventId)),
     feedChanges: listenFeedChanges(listen),
     getDocument: (collection, workspaceId, id) => routed(getDocument(read, tableMap)(collection, workspaceId, id)),

@@ -15,37 +15,45 @@ export interface CitusFeedBound {
 
 /**
  * The change feed on Citus: the bound first, from the worker holding the workspace
- * (functions/ds_feed_bound_in.ts), then the page below it, a router query to that worker. Two
- * statements where one server needs one; the bound still holds when the page is read, since
- * transactions below it had ended or never wrote to this workspace, and new ones take higher ids.
+ * (functions/ds_feed_bound_in.ts), then the page below it, a router query. Both go to that worker
+ * straight from the host (citusWorkers.ts), so a feed read costs the coordinator nothing; where no
+ * worker is found, both go through the coordinator. Two statements where one server needs one; the
+ * bound still holds when the page is read, since transactions below it had ended or never wrote to
+ * this workspace, and new ones take higher ids.
  *
  * Unless the workspace moved to another worker in between and committed there: the bound, in the
  * old worker's ids plus the old offset, says nothing of the new worker's commits still running. So
  * the page is read only while the offset's era the bound was taken in still holds where it is read
  * (internal/feedOffset.ts; the new worker's first commit changes it); otherwise it reads nothing
  * and both are taken again. So is a bound held back by a transaction that ended while it was taken
- * (`ended`), as readFeed does on one server.
+ * (`ended`), as readFeed does on one server. (A page read on a worker the shards just left is
+ * sent on by Citus to the one holding them: the era check is the same.)
  */
 export const readFeedOnCitus =
-  (sql: SqlClient, routes: WorkerRoutes) =>
+  (routes: WorkerRoutes) =>
   (options: FeedRead): Effect.Effect<ChangeFeedPage, SqlError> => {
+    /** The page, or undefined where it is worth reading again (a bound held back, an era gone). */
+    const once =
+      (last: boolean) =>
+      (on: SqlClient): Effect.Effect<ChangeFeedPage | undefined, SqlError> =>
+        Effect.flatMap(boundOn(on, options.workspaceId), (bound) =>
+          bound.ended && !last
+            ? Effect.succeed(undefined)
+            : Effect.map(readBelow(on, bound)(options), (read) => (read.ended && !last ? undefined : read.page))
+        )
     const read = (again: number): Effect.Effect<ChangeFeedPage, SqlError> =>
-      Effect.flatMap(feedBoundOnCitus(routes, options.workspaceId), (bound) =>
-        bound.ended && again > 0
-          ? read(again - 1)
-          : Effect.flatMap(readBelow(sql, bound)(options), (once) =>
-              once.ended && again > 0 ? read(again - 1) : Effect.succeed(once.page)
-            )
+      Effect.flatMap(routes.run(options.workspaceId, once(again === 0)), (page) =>
+        page === undefined ? read(again - 1) : Effect.succeed(page)
       )
     return read(3)
   }
 
+const boundOn = (on: SqlClient, workspaceId: string): Effect.Effect<CitusFeedBound, SqlError> =>
+  Effect.map(on.unsafe<{ readonly bound: CitusFeedBound }>("SELECT ds_feed_bound_in($1) AS bound", [workspaceId]), ([row]) => row!.bound)
+
 /** The bound of a workspace's feed, from the worker holding it (functions/ds_feed_bound_in.ts). */
 export const feedBoundOnCitus = (routes: WorkerRoutes, workspaceId: string): Effect.Effect<CitusFeedBound, SqlError> =>
-  Effect.map(
-    routes.run(workspaceId, (on) => on.unsafe<{ readonly bound: CitusFeedBound }>("SELECT ds_feed_bound_in($1) AS bound", [workspaceId])),
-    ([row]) => row!.bound
-  )
+  routes.run(workspaceId, (on) => boundOn(on, workspaceId))
 
 /**
  * The page below `bound`, read only where the bound's era still holds; where it does not, no event
