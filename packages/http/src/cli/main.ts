@@ -27,6 +27,11 @@ const STORAGE_OPTIONS = `  --storage <kind>      DEALSTREAM_STORAGE     embedded
   --read-max-lag <duration>
                         DEALSTREAM_READ_MAX_LAG
                                                a replica lagging more than this is skipped (default 5s)
+  --citus-worker-urls <pairs>
+                        DEALSTREAM_CITUS_WORKER_URLS
+                                               on Citus, host:port=postgres://… pairs, comma separated:
+                                               where this host reaches a worker that pg_dist_node names
+                                               host:port (default: that address, the URL's credentials)
   --data-dir <path>     DEALSTREAM_DATA_DIR    (default ./.dealstream; holds the dev API key and the
                                                embedded database)`
 

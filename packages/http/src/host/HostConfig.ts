@@ -55,6 +55,7 @@ export const VARIABLES = {
   "database-timeout": "DEALSTREAM_DATABASE_TIMEOUT",
   "read-urls": "DEALSTREAM_READ_URLS",
   "read-max-lag": "DEALSTREAM_READ_MAX_LAG",
+  "citus-worker-urls": "DEALSTREAM_CITUS_WORKER_URLS",
   "data-dir": "DEALSTREAM_DATA_DIR",
   "api-keys": "DEALSTREAM_API_KEYS",
   "rate-limit": "DEALSTREAM_RATE_LIMIT",
@@ -137,6 +138,31 @@ const readUrlList: Reader<ReadonlyArray<string>> = (name, text) => {
 }
 
 /**
+ * On Citus, where the host reaches a worker the coordinator knows by another address:
+ * `host:port=postgres://…` pairs separated by commas (never echoed: passwords).
+ */
+const workerUrlMap: Reader<Readonly<Record<string, string>>> = (name, text) => {
+  const pairs = text
+    .split(/,(?=\s*[^,=\s]+:\d+\s*=)/)
+    .map((pair) => pair.trim())
+    .filter((pair) => pair !== "")
+  if (pairs.length === 0) throw new ConfigProblem(`${name} must list host:port=postgres://… pairs, separated by commas`)
+  const map: Record<string, string> = {}
+  pairs.forEach((pair, i) => {
+    const at = pair.indexOf("=")
+    const node = pair.slice(0, at).trim()
+    const url = pair.slice(at + 1).trim()
+    if (at < 0 || !/^[^:\s]+:\d+$/.test(node))
+      throw new ConfigProblem(`${name}: pair ${i + 1} must start with the worker's host:port as pg_dist_node has it, then =`)
+    const problem = /^postgres(ql)?:\/\/./i.test(url) ? databaseUrlProblem(url) : "not a postgres:// URL"
+    if (problem !== null) throw new ConfigProblem(`${name}: ${node}: ${problem}`)
+    if (databaseHosts(url).hosts.length > 1) throw new ConfigProblem(`${name}: ${node} must name one server`)
+    map[node] = url
+  })
+  return map
+}
+
+/**
  * A lease that ran out while its attempt was still waiting for an answer would let another worker
  * send the delivery again during every slow attempt: it must outlast the timeout.
  */
@@ -172,17 +198,21 @@ export const resolveHostConfig = (flags: Partial<Record<Setting, string>>, env: 
   )
   const reads = setting<ReadonlyArray<string> | undefined>("read-urls", undefined, readUrlList)
   const maxLag = setting<number | undefined>("read-max-lag", undefined, duration)
+  const workerUrls = setting<Readonly<Record<string, string>> | undefined>("citus-worker-urls", undefined, workerUrlMap)
   let storageWithReads = storage
-  if (reads !== undefined || maxLag !== undefined) {
+  if (reads !== undefined || maxLag !== undefined || workerUrls !== undefined) {
     if (storage === "memory" || !("postgres" in storage)) {
       throw new ConfigProblem(
-        `${label(reads !== undefined ? "read-urls" : "read-max-lag")} needs storage postgres (read replicas of its database)`
+        reads === undefined && maxLag === undefined
+          ? `${label("citus-worker-urls")} needs storage postgres (the coordinator of a Citus cluster)`
+          : `${label(reads !== undefined ? "read-urls" : "read-max-lag")} needs storage postgres (read replicas of its database)`
       )
     }
     storageWithReads = {
       ...storage,
       ...(reads === undefined ? {} : { readUrls: reads }),
-      ...(maxLag === undefined ? {} : { readMaxLagMillis: maxLag })
+      ...(maxLag === undefined ? {} : { readMaxLagMillis: maxLag }),
+      ...(workerUrls === undefined ? {} : { citusWorkerUrls: workerUrls })
     }
   }
   const apiKeys = setting<ReadonlyArray<ApiKeys.ApiKey> | null>("api-keys", null, apiKeyList)

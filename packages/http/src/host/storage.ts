@@ -24,6 +24,8 @@ export interface PostgresChoice {
   readonly databaseTimeoutMillis?: number
   readonly readUrls?: ReadonlyArray<string>
   readonly readMaxLagMillis?: number
+  /** On Citus: where the host reaches a worker, by its `host:port` in pg_dist_node (PgStorage's `citusWorkerUrls`). */
+  readonly citusWorkerUrls?: Readonly<Record<string, string>>
 }
 
 /** PgStorage's options for a database at `url`, with the chosen timeout and replicas if any. */
@@ -31,7 +33,8 @@ const pgOptions = (url: string, choice: Omit<PostgresChoice, "postgres">): PgSto
   url,
   ...(choice.databaseTimeoutMillis === undefined ? {} : { statementTimeout: Duration.millis(choice.databaseTimeoutMillis) }),
   ...(choice.readUrls === undefined ? {} : { readUrls: choice.readUrls }),
-  ...(choice.readMaxLagMillis === undefined ? {} : { readMaxLag: Duration.millis(choice.readMaxLagMillis) })
+  ...(choice.readMaxLagMillis === undefined ? {} : { readMaxLag: Duration.millis(choice.readMaxLagMillis) }),
+  ...(choice.citusWorkerUrls === undefined ? {} : { citusWorkerUrls: choice.citusWorkerUrls })
 })
 
 /** The storage a host actually runs on, worded for its start banner (never with a password). */
