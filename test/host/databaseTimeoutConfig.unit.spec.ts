@@ -1,6 +1,7 @@
 import { resolve } from "node:path"
 import { describe, expect, it } from "vitest"
-import { ConfigProblem, resolveHostConfig } from "../../packages/http/src/host/HostConfig.js"
+import { resolveHostConfig } from "../../packages/http/src/host/HostConfig.js"
+import { hostConfigProblem } from "../support/hostConfigProblem.js"
 
 const url = "postgres://app:secret@db.internal:5432/crm"
 
@@ -23,19 +24,10 @@ describe("--database-timeout / DEALSTREAM_DATABASE_TIMEOUT", () => {
   })
 
   it("refuses what is not a duration, naming the flag or the variable", () => {
-    const problem = (flags: Parameters<typeof resolveHostConfig>[0], env: Parameters<typeof resolveHostConfig>[1]) => {
-      try {
-        resolveHostConfig(flags, env)
-      } catch (error) {
-        if (error instanceof ConfigProblem) return error.message
-        throw error
-      }
-      return null
-    }
-    expect(problem({ storage: "postgres", "database-url": url, "database-timeout": "soon" }, {})).toBe(
+    expect(hostConfigProblem({ storage: "postgres", "database-url": url, "database-timeout": "soon" }, {})).toBe(
       `--database-timeout: "soon" is not a duration such as 500ms, 15s, 5m, 2h or 1d`
     )
-    expect(problem({ storage: "postgres", "database-url": url }, { DEALSTREAM_DATABASE_TIMEOUT: "0s" })).toBe(
+    expect(hostConfigProblem({ storage: "postgres", "database-url": url }, { DEALSTREAM_DATABASE_TIMEOUT: "0s" })).toBe(
       `DEALSTREAM_DATABASE_TIMEOUT: "0s" must be greater than zero`
     )
   })
