@@ -185,6 +185,18 @@ export const dropCitusDatabase = async (ports: ReadonlyArray<number>, url: strin
         await inside.end()
       }
     }
+    // New connections are refused first: a host still running as its file ends (one stopped after
+    // the database, or a reader polling its feed) would reconnect to a worker as fast as FORCE ends
+    // its sessions; since hosts send commits and feed reads to the workers themselves, one did.
+    // Not propagated by Citus: each node's copy is closed here, in turn.
+    await onNode(urlOf(port), [
+      "SET citus.enable_ddl_propagation = off",
+      `DO $close$ BEGIN
+         IF EXISTS (SELECT 1 FROM pg_database WHERE datname = '${name}') THEN
+           EXECUTE 'ALTER DATABASE ${name} ALLOW_CONNECTIONS false';
+         END IF;
+       END $close$`
+    ])
     // FORCE ends the sessions in it and waits 5 s for them to go; under load one may outlast that,
     // or a connection the cluster opens itself (Citus's maintenance) arrive meanwhile: asked again.
     for (let attempt = 1; ; attempt++) {
