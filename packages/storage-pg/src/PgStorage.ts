@@ -107,7 +107,7 @@ export interface Options {
   /** How often each replica is asked what it has replayed. Default 100 milliseconds. */
   readonly readPoll?: Duration.Input
   /**
-   * On Citus the host sends a workspace's commits, its feed's bound and a snapshot's feed lock to
+   * On Citus the host sends a workspace's commits, its feed reads and a snapshot's feed lock to
    * the worker holding it, at the address the coordinator knows the worker by (`host:port` in
    * pg_dist_node) with this URL's user, password and database. Where a host reaches a worker
    * otherwise (a proxy, another network's name for it), its URL by that `host:port`. Default none.
@@ -310,12 +310,13 @@ export const makeWithQueue = (options: Options | string): Effect.Effect<Services
               maxLag: readMaxLag ?? Duration.seconds(5),
               poll: readPoll ?? Duration.millis(100)
             }).pipe(Effect.provide(Reactivity.layer), Effect.mapError(cannotConnect))
+      // On Citus, how the commits, the feed reads and the snapshot's feed lock reach a worker.
+      const reach = workerAddress(url, citusWorkerUrls)
       const citus = (yield* isCitus(sql).pipe(Effect.mapError(cannotConnect)))
         ? citusCommits(
             recordTypeSet(tableMap.plugins).feedPrefixes,
             yield* makeWorkerRoutes(sql, {
-              url,
-              workerUrls: citusWorkerUrls,
+              reach,
               maxConnections: poolOptions.maxConnections,
               connectTimeout: poolOptions.connectTimeout,
               statementTimeout: statementTimeout ?? Duration.seconds(30)
@@ -332,10 +333,7 @@ export const makeWithQueue = (options: Options | string): Effect.Effect<Services
         ...(citus === undefined ? {} : { citus })
       })
       // On Citus the snapshot's feed lock is taken on the workspace's worker (citusSnapshot.ts).
-      const feedLock =
-        citus === undefined
-          ? fromPool(lender)
-          : workerConnection(sql, workerAddress(url, citusWorkerUrls), connectTimeout ?? Duration.seconds(5))
+      const feedLock = citus === undefined ? fromPool(lender) : workerConnection(sql, reach, connectTimeout ?? Duration.seconds(5))
       const listen: ListenOptions = {
         url: listenUrl,
         connectTimeout: connectTimeout ?? Duration.seconds(5),

@@ -28,7 +28,7 @@ import type { CommitOutcome, CommitParams, Sent } from "./commitBatches.js"
 export interface CitusCommits {
   readonly send: (sql: SqlClient, params: ReadonlyArray<CommitParams>) => Effect.Effect<Sent, SqlError>
   readonly position: () => bigint
-  /** Where the delegated calls go (citusWorkers.ts): the commits, and the feed's bound. */
+  /** Where a workspace's calls go (citusWorkers.ts): its commits, and its feed reads. */
   readonly routes: WorkerRoutes
 }
 

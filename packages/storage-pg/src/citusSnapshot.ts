@@ -1,17 +1,17 @@
 import * as PgConnection from "@effect/sql-pg/PgConnection"
-import { type Duration, Effect, type Redacted } from "effect"
+import { type Duration, Effect } from "effect"
 import type { SqlClient } from "effect/sql/SqlClient"
 import { SqlError, UnknownError } from "effect/sql/SqlError"
+import { placedOn, type Reach, type Worker } from "./citusWorkers.js"
 import type { FeedLockConnection } from "./snapshot.js"
-import { tables } from "./tables.js"
 
 /**
  * The snapshot's feed lock on Citus (snapshot.ts). Commits of a workspace run on the worker holding
  * it (ds_commit_batch_in, delegated), and take the workspace's feed lock shared there, with that
  * worker's transaction ids; a lock taken on the coordinator would hold none of them back. So the
  * snapshot holds the lock on a connection of its own to that worker (Citus serves clients on every
- * node since 11), found from the coordinator's placement of the workspace's log shard, and reached
- * as citusWorkers.ts reaches it (`reach`: workerAddress). The state is then read through the coordinator:
+ * node since 11), found from the coordinator's placement of the workspace's log shard (placedOn),
+ * and reached as the commits reach it (`reach`, citusWorkers.ts). The state is then read through the coordinator:
  * its first statement is a router query on that worker, where the REPEATABLE READ transaction's
  * snapshot is taken while the lock is held, and Citus keeps the transaction on that one connection
  * to the worker for its later reads of the workspace.
@@ -22,10 +22,6 @@ import { tables } from "./tables.js"
  * transaction's snapshot, the placement its first read was routed by), and is taken again when that
  * is no longer the locked worker (snapshot.ts).
  */
-const workerSql = `SELECT n.nodename AS host, n.nodeport AS port
-FROM pg_dist_placement AS p JOIN pg_dist_node AS n ON n.groupid = p.groupid
-WHERE p.shardid = get_shard_id_for_distribution_column('${tables.events}', $1::text) AND n.isactive AND n.noderole = 'primary'`
-
 const noWorker = (workspaceId: string) =>
   new SqlError({
     reason: new UnknownError({
@@ -35,21 +31,10 @@ const noWorker = (workspaceId: string) =>
     })
   })
 
-interface Worker {
-  readonly host: string
-  readonly port: number
-}
-
-/** Where the coordinator places the workspace's log now; undefined when no active worker holds it. */
-export const placedOn =
-  (sql: SqlClient) =>
-  (workspaceId: string): Effect.Effect<Worker | undefined, SqlError> =>
-    Effect.map(sql.unsafe<Worker>(workerSql, [workspaceId]), ([worker]) => worker)
-
 export const workerConnection =
   (
     sql: SqlClient,
-    reach: (worker: Worker) => { readonly url: Redacted.Redacted; readonly host?: string; readonly port?: number },
+    reach: Reach,
     connectTimeout: Duration.Input,
     lookUp: (workspaceId: string) => Effect.Effect<Worker | undefined, SqlError> = placedOn(sql)
   ): FeedLockConnection =>

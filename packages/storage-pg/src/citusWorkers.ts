@@ -3,8 +3,8 @@ import type * as Reactivity from "effect/reactivity/Reactivity"
 import type { SqlClient } from "effect/sql/SqlClient"
 import type { SqlError } from "effect/sql/SqlError"
 import { delegated, notHere } from "./citusDelegation.js"
-import { placedOn } from "./citusSnapshot.js"
 import { makePool } from "./pool.js"
+import { tables } from "./tables.js"
 
 /**
  * A workspace's delegated calls (`…_in`) sent straight to the worker holding it, not through the
@@ -27,16 +27,32 @@ export interface WorkerRoutes {
   readonly run: <A>(workspaceId: string, call: (sql: SqlClient) => Effect.Effect<A, SqlError>) => Effect.Effect<A, SqlError>
 }
 
+/** A worker as the coordinator knows it (pg_dist_node). */
+export interface Worker {
+  readonly host: string
+  readonly port: number
+}
+
+const workerSql = `SELECT n.nodename AS host, n.nodeport AS port
+FROM pg_dist_placement AS p JOIN pg_dist_node AS n ON n.groupid = p.groupid
+WHERE p.shardid = get_shard_id_for_distribution_column('${tables.events}', $1::text) AND n.isactive AND n.noderole = 'primary'`
+
+/** Where the coordinator places the workspace's log now; undefined when no active worker holds it. */
+export const placedOn =
+  (sql: SqlClient) =>
+  (workspaceId: string): Effect.Effect<Worker | undefined, SqlError> =>
+    Effect.map(sql.unsafe<Worker>(workerSql, [workspaceId]), ([worker]) => worker)
+
+/** What a connection to a worker is made with: a URL, and the address that overrides its own. */
+export type Reach = (worker: Worker) => { readonly url: Redacted.Redacted; readonly host?: string; readonly port?: number }
+
 /**
  * How the host reaches a worker the coordinator knows as `host:port` (pg_dist_node): the URL given
  * for it, or that address with the coordinator URL's user, password, database and parameters.
  */
 export const workerAddress =
-  (url: string, workerUrls: Readonly<Record<string, string>> | undefined) =>
-  (worker: {
-    readonly host: string
-    readonly port: number
-  }): { readonly url: Redacted.Redacted; readonly host?: string; readonly port?: number } => {
+  (url: string, workerUrls: Readonly<Record<string, string>> | undefined): Reach =>
+  (worker) => {
     const given = workerUrls?.[`${worker.host}:${worker.port}`]
     return given === undefined ? { url: Redacted.make(url), host: worker.host, port: worker.port } : { url: Redacted.make(given) }
   }
@@ -51,9 +67,8 @@ const KEPT_PLACES = 10_000
 const TRIES = 4
 
 export interface WorkerRoutesOptions {
-  readonly url: string
-  /** Where a worker is reached from the host, where that differs (PgStorage's `citusWorkerUrls`). */
-  readonly workerUrls?: Readonly<Record<string, string>> | undefined
+  /** How a worker is reached (workerAddress), as the snapshot's feed lock reaches it. */
+  readonly reach: Reach
   readonly maxConnections: number
   readonly connectTimeout: Duration.Input
   readonly statementTimeout: Duration.Input
@@ -66,13 +81,13 @@ export const makeWorkerRoutes = (
   Effect.gen(function* () {
     const scope = yield* Effect.scope
     const context = yield* Effect.context<Reactivity.Reactivity>()
-    const places = new Map<string, string>()
+    const places = new Map<string, Worker>()
     const pools = new Map<string, SqlClient>()
     const making = Semaphore.makeUnsafe(1)
     const lookUp = placedOn(coordinator)
 
-    const poolFor = (host: string, port: number): Effect.Effect<SqlClient, SqlError> => {
-      const key = `${host}:${port}`
+    const poolFor = (worker: Worker): Effect.Effect<SqlClient, SqlError> => {
+      const key = `${worker.host}:${worker.port}`
       const made = pools.get(key)
       if (made !== undefined) return Effect.succeed(made)
       return making.withPermits(1)(
@@ -80,7 +95,7 @@ export const makeWorkerRoutes = (
           const again = pools.get(key)
           if (again !== undefined) return Effect.succeed(again)
           return makePool({
-            ...workerAddress(options.url, options.workerUrls)({ host, port }),
+            ...options.reach(worker),
             maxConnections: options.maxConnections,
             connectTimeout: options.connectTimeout,
             keepAlive: "10 seconds",
@@ -99,15 +114,14 @@ export const makeWorkerRoutes = (
     }
 
     /** The kept place of the workspace, or the coordinator's answer, kept. */
-    const placeOf = (workspaceId: string): Effect.Effect<string | undefined, SqlError> => {
+    const placeOf = (workspaceId: string): Effect.Effect<Worker | undefined, SqlError> => {
       const kept = places.get(workspaceId)
       if (kept !== undefined) return Effect.succeed(kept)
       return Effect.map(lookUp(workspaceId), (worker) => {
         if (worker === undefined) return undefined
-        const key = `${worker.host}:${worker.port}`
         if (places.size >= KEPT_PLACES) places.delete(places.keys().next().value!)
-        places.set(workspaceId, key)
-        return key
+        places.set(workspaceId, worker)
+        return worker
       })
     }
 
@@ -115,16 +129,16 @@ export const makeWorkerRoutes = (
       const attempt = (left: number): Effect.Effect<A, SqlError> =>
         left === 0
           ? delegated(call(coordinator))
-          : Effect.flatMap(placeOf(workspaceId), (place) => {
-              if (place === undefined) return delegated(call(coordinator))
-              const at = place.lastIndexOf(":")
-              return Effect.flatMap(poolFor(place.slice(0, at), Number(place.slice(at + 1))), (sql) =>
-                Effect.catchIf(call(sql), notHere, () => {
-                  places.delete(workspaceId)
-                  return attempt(left - 1)
-                })
-              )
-            })
+          : Effect.flatMap(placeOf(workspaceId), (worker) =>
+              worker === undefined
+                ? delegated(call(coordinator))
+                : Effect.flatMap(poolFor(worker), (sql) =>
+                    Effect.catchIf(call(sql), notHere, () => {
+                      places.delete(workspaceId)
+                      return attempt(left - 1)
+                    })
+                  )
+            )
       return attempt(TRIES)
     }
     return { run }
