@@ -29,9 +29,17 @@ interface Caught {
   readonly acknowledged: ReadonlyArray<string>
 }
 
+/**
+ * Advisory locks waited for in this file's database on a worker (`worker` is connected to it): the
+ * run's other files, on databases of their own on the same workers, wait for theirs too.
+ */
 const waitingLocks = (worker: pg.Client) =>
   Effect.map(
-    query<{ readonly n: number }>(worker, "SELECT count(*)::int AS n FROM pg_locks WHERE NOT granted AND locktype = 'advisory'"),
+    query<{ readonly n: number }>(
+      worker,
+      `SELECT count(*)::int AS n FROM pg_locks
+       WHERE NOT granted AND locktype = 'advisory' AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`
+    ),
     ([row]) => row!.n
   )
 
