@@ -130,6 +130,44 @@ for (const storage of STORAGES) {
       expect(existsSync(`${path}.dealstream-import`)).toBe(false)
     })
 
+    it("sends again on resume a batch of upserts the host applied only in part, and every row ends up once", async () => {
+      const count = 1_000
+      const emailOf = (i: number) => `partial-${storage}-${i}@example.com`
+      const rows = Array.from({ length: count }, (_, i) => `${emailOf(i)},P${i}`)
+      const path = file(`partial-${storage}.csv`, `email,first_name\n${rows.join("\n")}\n`)
+      const args = ["import", path, "--type", "contacts", "--match", "email", "--concurrency", "1"]
+      const partial = run(args, { DEALSTREAM_URL: host.url, DEALSTREAM_API_KEY: KEY_A })
+      const journalOf = () =>
+        JSON.parse(readFileSync(`${path}.dealstream-import`, "utf8")) as { key: string; run: string; done: Array<number> }
+      for (;;) {
+        if (existsSync(`${path}.dealstream-import`) && journalOf().done.length >= 1) break
+        await new Promise((resolve) => setTimeout(resolve, 5))
+      }
+      partial.child.kill("SIGKILL")
+      await partial.exit
+      const journal = journalOf()
+      expect(journal.done).not.toContain(9)
+      // The last batch's key, taken by 10 of its rows only: as a host that stopped part-way leaves
+      // it, the resume's send of the whole batch is answered 409 idempotency_conflict.
+      const operations = Array.from({ length: 10 }, (_, i) => 900 + i).map((i) => ({
+        op: "upsert",
+        match: { email: emailOf(i) },
+        data: { email: emailOf(i), first_name: `P${i}` }
+      }))
+      const taken = await host.call("POST", "/v1/contacts/batch", {
+        body: { operations },
+        headers: { "idempotency-key": `import-${journal.key}-${journal.run}-9` }
+      })
+      expect(taken.status, taken.text).toBe(200)
+
+      const resumed = await cli([...args, "--resume"], host.url)
+      expect(resumed.code, resumed.stderr).toBe(0)
+      expect(resumed.stderr).toMatch(/imported 1000 rows: \d+ created, 0 updated, \d+ unchanged, 0 rejected\n/)
+      const ours = (await listAll(host, "/v1/contacts")).filter((c) => String(c["email"]).startsWith(`partial-${storage}-`))
+      expect(ours.length).toBe(count)
+      expect(new Set(ours.map((c) => c["email"])).size).toBe(count)
+    })
+
     it("exports as JSON lines or CSV to a file, and says the feed cursor to follow", async () => {
       const output = join(dir, `export-${storage}.jsonl`)
       const done = await cli(["export", "--type", "contacts", "--output", output], host.url)

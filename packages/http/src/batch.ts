@@ -69,7 +69,8 @@ export const batchDescription = (records: string, upsert: string | null) =>
   "operation is applied on its own (operations on one record in request order, the others together, in as few commits as group " +
   "commit makes); with `atomic: true`, all in one commit or none (an atomic batch writes each record once). Webhooks and the change " +
   "feed get one event per applied operation. An Idempotency-Key covers the whole batch: a retry gets the stored answer; should the " +
-  "answer have been lost after the batch applied, the retry is 409 idempotency_conflict (read the records)."
+  "answer have been lost after the batch applied (a host that stopped mid-batch: one that is not atomic may be partly applied), the " +
+  "retry is 409 idempotency_conflict (read the records). A client that goes away does not stop a batch: the host finishes it."
 
 const resultOf = (outcome: BatchOutcome, index: number, requestId: string): JsonObject => {
   switch (outcome._tag) {

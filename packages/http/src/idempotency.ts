@@ -1,7 +1,7 @@
 import { Engine, type Json, type RequestContext, type StorageUnavailable, ValidationError } from "@dealstream/core"
 import type { HttpServerRequest, HttpServerResponse } from "effect/http"
 import { createHash } from "node:crypto"
-import { Clock, Context, Effect, Layer, Semaphore } from "effect"
+import { Clock, Context, Effect, Fiber, Layer, Semaphore } from "effect"
 import { IdempotencyConflict } from "./errors/HttpErrors.js"
 import { IDEMPOTENCY_KEY_MESSAGE, MAX_IDEMPOTENCY_KEY_LENGTH } from "./parameters.js"
 import { type Reply, respond } from "./replies.js"
@@ -61,6 +61,15 @@ export class IdempotentReplies extends Context.Service<IdempotentReplies, Idempo
   "@dealstream/http/IdempotentReplies"
 ) {}
 
+/**
+ * A write runs to its end even when its client goes away: the server interrupts a request whose
+ * socket closed, and a non-atomic batch interrupted part-way would stay half applied, its key
+ * claimed by the first commit, so that its retry is refused as applied (a resumed import lost the
+ * rest of a batch this way). The write runs in a fiber of its own; only the waiting is abandoned.
+ */
+const finishedEvenIfAbandoned = <A, E, R>(write: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+  Effect.flatMap(Effect.forkDetach(write), Fiber.join)
+
 export const IdempotentRepliesLive = Layer.effect(
   IdempotentReplies,
   Effect.gen(function* () {
@@ -86,54 +95,58 @@ export const IdempotentRepliesLive = Layer.effect(
     return IdempotentReplies.of({
       run: (ctx, request, body, reply, recover, options) => {
         const key = request.headers["idempotency-key"]
-        if (key === undefined) return Effect.map(reply(ctx), (r) => respond(r))
+        if (key === undefined) return Effect.map(finishedEvenIfAbandoned(reply(ctx)), (r) => respond(r))
         // The endpoints' header schema refuses such a key first (parameters.ts); this guards any other caller.
         if (key.length === 0 || key.length > MAX_IDEMPOTENCY_KEY_LENGTH) {
           return Effect.fail(ValidationError.at("Idempotency-Key", IDEMPOTENCY_KEY_MESSAGE))
         }
         const print = fingerprint(request.method, new URL(request.url, "http://localhost").pathname, body)
-        return withLock(
-          `${ctx.workspaceId}\u0000${key}`,
-          Effect.gen(function* () {
-            const stored = yield* engine.idempotency.get(ctx, key)
-            if (stored !== null) {
-              if (stored.fingerprint !== print) {
-                return yield* new IdempotencyConflict({
-                  message: "this Idempotency-Key was already used with another method, path or body"
-                })
-              }
-              if (stored.status === null) {
-                const applied = stored.applied ?? null
-                if (recover === undefined || applied === null) {
+        // Held until the write's answer is stored, so a retry waits for it rather than finding the
+        // key claimed and no answer.
+        return finishedEvenIfAbandoned(
+          withLock(
+            `${ctx.workspaceId}\u0000${key}`,
+            Effect.gen(function* () {
+              const stored = yield* engine.idempotency.get(ctx, key)
+              if (stored !== null) {
+                if (stored.fingerprint !== print) {
                   return yield* new IdempotencyConflict({
-                    message: "the request made with this Idempotency-Key was applied, but its answer was lost; read the record"
+                    message: "this Idempotency-Key was already used with another method, path or body"
                   })
                 }
-                return respond(yield* recover(applied), { "idempotent-replayed": "true" })
+                if (stored.status === null) {
+                  const applied = stored.applied ?? null
+                  if (recover === undefined || applied === null) {
+                    return yield* new IdempotencyConflict({
+                      message: "the request made with this Idempotency-Key was applied, but its answer was lost; read the record"
+                    })
+                  }
+                  return respond(yield* recover(applied), { "idempotent-replayed": "true" })
+                }
+                return respond(
+                  { status: stored.status, body: stored.body, location: stored.location, version: null },
+                  { "idempotent-replayed": "true" }
+                )
               }
-              return respond(
-                { status: stored.status, body: stored.body, location: stored.location, version: null },
-                { "idempotent-replayed": "true" }
-              )
-            }
-            // The write's own commit records the key too, so that even a host stopping before the
-            // answer below is stored cannot let a retry apply it twice.
-            const answer = yield* reply({ ...ctx, idempotency: { key, fingerprint: print } })
-            if (answer.status >= 200 && answer.status < 300 && options?.storeAnswer !== false) {
-              const now = yield* Clock.currentTimeMillis
-              // The write already happened: failing to remember it must not turn success into an error.
-              yield* engine.idempotency
-                .put(ctx, key, {
-                  fingerprint: print,
-                  status: answer.status,
-                  body: answer.body satisfies Json | null,
-                  location: answer.location,
-                  created_at: new Date(now).toISOString()
-                })
-                .pipe(Effect.catch((error) => Effect.logWarning("idempotency key not stored", error.message)))
-            }
-            return respond(answer)
-          })
+              // The write's own commit records the key too, so that even a host stopping before the
+              // answer below is stored cannot let a retry apply it twice.
+              const answer = yield* reply({ ...ctx, idempotency: { key, fingerprint: print } })
+              if (answer.status >= 200 && answer.status < 300 && options?.storeAnswer !== false) {
+                const now = yield* Clock.currentTimeMillis
+                // The write already happened: failing to remember it must not turn success into an error.
+                yield* engine.idempotency
+                  .put(ctx, key, {
+                    fingerprint: print,
+                    status: answer.status,
+                    body: answer.body satisfies Json | null,
+                    location: answer.location,
+                    created_at: new Date(now).toISOString()
+                  })
+                  .pipe(Effect.catch((error) => Effect.logWarning("idempotency key not stored", error.message)))
+              }
+              return respond(answer)
+            })
+          )
         )
       }
     })

@@ -16,7 +16,10 @@ import { csvEscape, rateProgress } from "./transferProgress.js"
  * - Every batch is sent under an Idempotency-Key made of the file's content, the options, the run
  *   and the batch's number, and each one answered is noted in a journal beside the file. After a crash or
  *   Ctrl-C, `--resume` skips the batches noted; one applied but not yet noted is answered again by
- *   its key instead of applied twice. A finished import removes its journal.
+ *   its key instead of applied twice (the host finishes a batch whose client went away). A batch of
+ *   upserts whose host stopped before keeping its answer is sent again, since upserts converge; a
+ *   batch of creates is not, so a host killed mid-batch can leave rows of it out (--match avoids
+ *   that). A finished import removes its journal.
  * - Rows the API refused go to a report (line, column, message), and the end says how many rows
  *   were created, updated, left unchanged (an upsert that changed nothing) and rejected.
  */
@@ -304,11 +307,16 @@ export const importRecords = async (
         const matchValue = options.match === null ? undefined : data[options.match]
         return typeof matchValue === "string" ? { op: "upsert", match: { [options.match!]: matchValue }, data } : { op: "create", data }
       })
-      const answer = await host.request("POST", `/v1/${options.type}/batch`, { operations }, key)
+      let answer = await host.request("POST", `/v1/${options.type}/batch`, { operations }, key)
       if (answer.status === 409 && answer.body?.error?.code === "idempotency_conflict") {
-        // Applied by the run that stopped, its answer lost with it: not applied again.
-        counts.applied += batch.length
-        return finished(index, batch, rejected)
+        // Applied by the run that stopped, its answer lost with it: a host that stopped mid-batch
+        // may have applied part of it. Upserts converge, so a batch of them is sent again under a
+        // key of its own (what was applied answers unchanged); creates are not sent twice.
+        if (!operations.every((operation) => operation.op === "upsert")) {
+          counts.applied += batch.length
+          return finished(index, batch, rejected)
+        }
+        answer = await host.request("POST", `/v1/${options.type}/batch`, { operations }, `${key}-again`)
       }
       if (answer.status !== 200) {
         throw new ImportFailed(
