@@ -21,6 +21,8 @@ export interface Schema {
   readonly migrations: ReadonlyArray<Migration>
   /** Absent: the stored functions are left as they are (tests build earlier states of a database). */
   readonly functions?: ReadonlyArray<StoredFunction>
+  /** The same on a Citus coordinator (functions/workspaceRows.ts); absent: `functions`. */
+  readonly citusFunctions?: ReadonlyArray<StoredFunction>
   /** The record type plug-ins whose migrations apply (applyPluginMigrations.ts); absent: none. */
   readonly plugins?: ReadonlyArray<RecordTypePlugin>
 }
@@ -29,6 +31,7 @@ export interface Schema {
 export const schemaOf = (tableMap: DocumentTableMap): Schema => ({
   migrations,
   functions: functionsOf(tableMap),
+  citusFunctions: functionsOf(tableMap, "citus"),
   plugins: tableMap.plugins
 })
 
@@ -86,7 +89,7 @@ export const migrate = (sql: SqlClient, target: Schema = schema): Effect.Effect<
       const known = new Set(target.migrations.map((migration) => migration.id))
       const newer = [...applied].some((id) => !known.has(id))
       if (newer || target.functions === undefined) return { migrations: ran, functions: [], ...pluginMigrations }
-      const functions = yield* applyFunctions(sql, target.functions)
+      const functions = yield* applyFunctions(sql, citus ? (target.citusFunctions ?? target.functions) : target.functions)
       if (citus) yield* distributeFunctionsOnCitus(sql)
       return { migrations: ran, functions, ...pluginMigrations }
     })

@@ -3,6 +3,15 @@ import { FEED_OFFSET_SETTING, localServer } from "../internal/feedOffset.js"
 import { tables } from "../tables.js"
 import { ONE_BY_ONE } from "./ds_commit_batch.js"
 import type { StoredFunction } from "./StoredFunction.js"
+import { LOCAL_WORKSPACE_SETTING, localStatement } from "./workspaceRows.js"
+
+const eraOf = localStatement("citus", {
+  table: tables.feedOffsets,
+  workspace: "workspace",
+  sql: "SELECT o.server, o.xact_offset FROM {t} AS o WHERE o.workspace_id = $1",
+  params: ["workspace"],
+  into: "era"
+})
 
 /** PostgreSQL's ShareLock, by the number lock_shard_metadata takes. */
 const SHARE_LOCK = 5
@@ -14,6 +23,8 @@ const SHARE_LOCK = 5
  * and the coordinator only forwards the call; run anywhere else it refuses (ds_workspace_here.ts).
  * commitBatches.ts sends it on Citus only, with every commit of the batch in `workspace`; on plain
  * PostgreSQL it is never called.
+ *
+ * The workspace's shards being here, the commit writes their tables directly (workspaceRows.ts).
  *
  * First the workspace's feed offset (internal/feedOffset.ts), handed to the log's key through a
  * transaction-local setting. Where the offset was set for another worker (the workspace's shards
@@ -48,11 +59,12 @@ export const ds_commit_batch_in: StoredFunction = {
       PERFORM lock_shard_metadata(${SHARE_LOCK}, ARRAY[get_shard_id_for_distribution_column('${tables.events}', workspace)]);
       PERFORM ds_workspace_here(workspace);
       PERFORM set_config('${ONE_BY_ONE}', 'on', true);
-      SELECT o.server, o.xact_offset INTO era FROM ${tables.feedOffsets} AS o WHERE o.workspace_id = workspace;
-      IF NOT FOUND OR era.server <> here THEN
+      PERFORM set_config('${LOCAL_WORKSPACE_SETTING}', workspace, true);
+      ${eraOf}
+      IF era.server IS NULL OR era.server <> here THEN
         PERFORM pg_advisory_xact_lock(${FEED_LOCK_CLASS}, hashtext(workspace));
-        SELECT o.server, o.xact_offset INTO era FROM ${tables.feedOffsets} AS o WHERE o.workspace_id = workspace;
-        IF NOT FOUND OR era.server <> here THEN
+        ${eraOf}
+        IF era.server IS NULL OR era.server <> here THEN
           shift := greatest(
             coalesce(era.xact_offset, 0),
             coalesce((SELECT max(e.xact_id) FROM ${tables.events} AS e WHERE e.workspace_id = workspace)::text::bigint, 0)

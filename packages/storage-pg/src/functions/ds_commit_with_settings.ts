@@ -1,4 +1,17 @@
+import { tables } from "../tables.js"
 import type { StoredFunction } from "./StoredFunction.js"
+import { commitStatement, type Layout } from "./workspaceRows.js"
+
+/** The version of the settings of the workspace `workspace` (a PL/pgSQL expression) into `actual`. */
+const versionOf = (layout: Layout, workspace: string) =>
+  `${commitStatement(layout, {
+    table: tables.settingsVersions,
+    workspace,
+    sql: "SELECT version FROM {t} WHERE workspace_id = $1",
+    params: [workspace],
+    into: "actual"
+  })}
+        actual := coalesce(actual, 0);`
 
 /**
  * ds_commit with the settings versions around it, for the commits that read settings or append to
@@ -26,7 +39,7 @@ import type { StoredFunction } from "./StoredFunction.js"
  * ds_commit (its read; the rest are plain expressions), any other the locks in one statement and
  * a read per workspace it read, and only a commit that moves versions on writes them.
  */
-export const ds_commit_with_settings: StoredFunction = {
+export const ds_commit_with_settings = (layout: Layout): StoredFunction => ({
   name: "ds_commit_with_settings",
   text: `CREATE OR REPLACE FUNCTION ds_commit_with_settings(
       streams jsonb, events jsonb, redact text[], removes jsonb, upserts jsonb, recorded timestamptz, settings_read jsonb
@@ -47,7 +60,7 @@ export const ds_commit_with_settings: StoredFunction = {
         IF NOT pg_try_advisory_xact_lock_shared(1936028788, hashtext(read_at)) THEN
           PERFORM pg_advisory_xact_lock_shared(1936028788, hashtext(read_at));
         END IF;
-        actual := coalesce((SELECT version FROM ds_settings_versions WHERE workspace_id = read_at), 0);
+        ${versionOf(layout, "read_at")}
         IF actual <> (settings_read -> 0 ->> 'v')::int THEN
           RETURN jsonb_build_object('conflict', jsonb_build_array('settings:' || read_at, (settings_read -> 0 ->> 'v')::int, actual));
         END IF;
@@ -74,7 +87,7 @@ export const ds_commit_with_settings: StoredFunction = {
       -- one per workspace read, each naming its workspace: on Citus a read of the versions by a
       -- join would go to every shard (a commit reads a workspace or two).
       FOR stale IN SELECT q.w, q.v FROM jsonb_to_recordset(settings_read) AS q(i int, w text, v int) ORDER BY q.i LOOP
-        actual := coalesce((SELECT version FROM ds_settings_versions WHERE workspace_id = stale.w), 0);
+        ${versionOf(layout, "stale.w")}
         IF actual <> stale.v THEN
           RETURN jsonb_build_object('conflict', jsonb_build_array('settings:' || stale.w, stale.v, actual));
         END IF;
@@ -97,4 +110,4 @@ export const ds_commit_with_settings: StoredFunction = {
       RETURN outcome;
     END
     $commit$`
-}
+})

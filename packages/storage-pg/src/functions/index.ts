@@ -12,17 +12,19 @@ import { ds_feed_bound_in } from "./ds_feed_bound_in.js"
 import { ds_workspace_here } from "./ds_workspace_here.js"
 import { searchWords } from "./searchWords.js"
 import type { StoredFunction } from "./StoredFunction.js"
+import type { Layout } from "./workspaceRows.js"
+import { duplicateKeys } from "./duplicateKeys.js"
 
 export type { StoredFunction } from "./StoredFunction.js"
 
 /**
  * Every stored function of the schema of a storage serving `tableMap`'s collections, as it runs
  * today (see StoredFunction.ts): the commit functions write its tables, the feed trigger tells of
- * its plug-ins' events.
+ * its plug-ins' events; on Citus they write a workspace's shards directly (workspaceRows.ts).
  */
-export const functionsOf = (tableMap: DocumentTableMap): ReadonlyArray<StoredFunction> => [
-  ds_commit(tableMap.list),
-  ds_commit_with_settings,
+export const functionsOf = (tableMap: DocumentTableMap, layout: Layout = "plain"): ReadonlyArray<StoredFunction> => [
+  ds_commit(tableMap.list, layout),
+  ds_commit_with_settings(layout),
   ds_commit_set(tableMap.list),
   ds_commit_batch,
   ds_commit_batch_in,
@@ -33,7 +35,8 @@ export const functionsOf = (tableMap: DocumentTableMap): ReadonlyArray<StoredFun
   ds_events_notify_feed(tableMap.plugins),
   ds_feed_bound_in,
   ds_workspace_here,
-  ...searchWords,
+  ...searchWords(layout),
+  ...duplicateKeys(layout),
   ...dealContactLinks
 ]
 

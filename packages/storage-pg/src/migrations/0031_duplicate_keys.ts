@@ -1,3 +1,4 @@
+import { duplicateKeyCollections, duplicateKeys } from "../functions/duplicateKeys.js"
 import type { Migration } from "./Migration.js"
 
 /**
@@ -64,36 +65,10 @@ const keyFunctions = [
   $$`
 ]
 
-const collections: ReadonlyArray<{ readonly table: string; readonly type: string }> = [
-  { table: "ds_contacts", type: "contact" },
-  { table: "ds_companies", type: "company" }
-]
-
-const triggerFunction = (name: string, body: string) =>
-  `CREATE FUNCTION ${name}() RETURNS trigger LANGUAGE plpgsql AS $$
-  DECLARE
-    k record;
-  BEGIN
-    ${body}
-    RETURN NULL;
-  END
-  $$`
-
 const duplicatesOf = ({ table, type }: { readonly table: string; readonly type: string }) => {
   const keys = `${table}_duplicate_keys`
   const groups = `${table}_duplicate_groups`
   const fn = `ds_${type}_duplicate_keys`
-  const live = (row: "OLD" | "NEW") => `SELECT x.rule, x.key FROM ${fn}(${row}.data, ${row}.folded) AS x WHERE ${row}.deleted_at IS NULL`
-  const remove = (gone: string) => `FOR k IN ${gone} LOOP
-      DELETE FROM ${keys} WHERE workspace_id = OLD.workspace_id AND rule = k.rule AND key = k.key AND id = OLD.id;
-      UPDATE ${groups} SET n = n - 1 WHERE workspace_id = OLD.workspace_id AND rule = k.rule AND key = k.key;
-      DELETE FROM ${groups} WHERE workspace_id = OLD.workspace_id AND rule = k.rule AND key = k.key AND n <= 0;
-    END LOOP;`
-  const add = (came: string) => `FOR k IN ${came} LOOP
-      INSERT INTO ${keys} (workspace_id, rule, key, id) VALUES (NEW.workspace_id, k.rule, k.key, NEW.id);
-      INSERT INTO ${groups} AS g (workspace_id, rule, key, n) VALUES (NEW.workspace_id, k.rule, k.key, 1)
-        ON CONFLICT (workspace_id, rule, key) DO UPDATE SET n = g.n + 1;
-    END LOOP;`
   return [
     `CREATE TABLE ${keys} (
       workspace_id text COLLATE "C" NOT NULL,
@@ -107,13 +82,10 @@ const duplicatesOf = ({ table, type }: { readonly table: string; readonly type: 
       key text COLLATE "C" NOT NULL,
       n integer NOT NULL
     )`,
-    triggerFunction(`${keys}_inserted`, add(live("NEW"))),
-    triggerFunction(
-      `${keys}_updated`,
-      `${remove(`${live("OLD")} EXCEPT ${live("NEW")}`)}\n    ${add(`${live("NEW")} EXCEPT ${live("OLD")}`)}`
-    ),
-    triggerFunction(`${keys}_deleted`, remove(live("OLD"))),
-    triggerFunction(`${keys}_truncated`, `TRUNCATE ${keys}, ${groups};`),
+    // The triggers' functions, as functions/duplicateKeys.ts writes them on one server.
+    ...duplicateKeys("plain")
+      .filter((f) => f.name.startsWith(`${keys}_`))
+      .map((f) => f.text),
     `CREATE TRIGGER ${keys}_inserted AFTER INSERT ON ${table} FOR EACH ROW EXECUTE FUNCTION ${keys}_inserted()`,
     `CREATE TRIGGER ${keys}_updated AFTER UPDATE ON ${table} FOR EACH ROW
       WHEN (OLD.data IS DISTINCT FROM NEW.data OR OLD.deleted_at IS DISTINCT FROM NEW.deleted_at) EXECUTE FUNCTION ${keys}_updated()`,
@@ -131,18 +103,14 @@ const duplicatesOf = ({ table, type }: { readonly table: string; readonly type: 
 }
 
 /**
- * The functions this migration creates, which live here rather than in functions/ (as 0022's
- * FIGURE_FUNCTIONS do): the fill above needs the key functions as the migration runs, before the
- * functions step. The schema tests know them by this list.
+ * The key functions this migration creates, which live here rather than in functions/ (as 0022's
+ * FIGURE_FUNCTIONS do): the fill above needs them as the migration runs, before the functions
+ * step. The schema tests know them by this list.
  */
-export const DUPLICATE_FUNCTIONS = [
-  "ds_contact_duplicate_keys",
-  "ds_company_duplicate_keys",
-  ...collections.flatMap(({ table }) => ["inserted", "updated", "deleted", "truncated"].map((what) => `${table}_duplicate_keys_${what}`))
-]
+export const DUPLICATE_FUNCTIONS = ["ds_contact_duplicate_keys", "ds_company_duplicate_keys"]
 
 export const migration: Migration = {
   id: 31,
   name: "duplicate keys",
-  statements: [...keyFunctions, ...collections.flatMap(duplicatesOf)]
+  statements: [...keyFunctions, ...duplicateKeyCollections.flatMap(duplicatesOf)]
 }

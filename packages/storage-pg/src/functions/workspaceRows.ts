@@ -1,0 +1,65 @@
+/**
+ * Where the stored functions run, which decides how they write a workspace's rows.
+ *
+ * - "plain": one PostgreSQL server. Every statement is static SQL, whose plan PL/pgSQL caches.
+ * - "citus": a Citus worker, inside the call ds_commit_batch_in delegates there. A static statement
+ *   on a distributed table goes through Citus's planner and executor even on the worker that holds
+ *   the shard: 10–40 times its plain cost (bench/ANALYSIS.md, issue 31). So a statement on the rows
+ *   of a workspace whose shards are here names the workspace's shard table itself, by EXECUTE:
+ *   plain PostgreSQL planning, no Citus. That is safe because ds_commit_batch_in holds Citus's
+ *   shard metadata lock and has checked that the shards are here, so no move can take them away
+ *   before the commit ends. Other rows (an API key's entry in the system workspace, written by a
+ *   commit of another) keep the static statement, through Citus.
+ */
+export type Layout = "plain" | "citus"
+
+/** The transaction-local setting naming the workspace whose shards ds_commit_batch_in found here. */
+export const LOCAL_WORKSPACE_SETTING = "dealstream.local_workspace"
+
+export interface WorkspaceRows {
+  /** The distributed table. */
+  readonly table: string
+  /** A PL/pgSQL expression: the workspace of the rows the statement touches. */
+  readonly workspace: string
+  /** The statement, `{t}` for the table, `$1`… for `params`; a SELECT with `into` or `perform`. */
+  readonly sql: string
+  /** PL/pgSQL expressions, `$1` first. */
+  readonly params?: ReadonlyArray<string>
+  /** A PL/pgSQL target for the statement's one row (NULL when there is none). */
+  readonly into?: string
+  /** A SELECT run for its effect (a row lock): PERFORM in static form. */
+  readonly perform?: boolean
+}
+
+const staticForm = (rows: WorkspaceRows): string => {
+  const params = rows.params ?? []
+  let text = rows.sql.replaceAll("{t}", rows.table).replace(/\$(\d+)/g, (_, n: string) => `(${params[Number(n) - 1]})`)
+  if (rows.perform === true) text = text.replace(/^SELECT\b/, "PERFORM")
+  return `${text}${rows.into === undefined ? "" : ` INTO ${rows.into}`};`
+}
+
+/** The workspace's shard of `table`: Citus names a shard `<table>_<shard id>`. */
+export const shardOf = (table: string, workspace: string) => `'${table}_' || get_shard_id_for_distribution_column('${table}', ${workspace})`
+
+const shardForm = (rows: WorkspaceRows): string => {
+  const text = rows.sql.replaceAll("'", "''").replaceAll("%", "%%").replaceAll("{t}", "%1$I")
+  const using = (rows.params ?? []).length === 0 ? "" : ` USING ${rows.params!.join(", ")}`
+  return `EXECUTE format('${text}', ${shardOf(rows.table, rows.workspace)})${rows.into === undefined ? "" : ` INTO ${rows.into}`}${using};`
+}
+
+/** A statement of a commit function: on Citus into the shard when the workspace's shards are here. */
+export const commitStatement = (layout: Layout, rows: WorkspaceRows): string =>
+  layout === "plain"
+    ? staticForm(rows)
+    : `IF ${rows.workspace} = current_setting('${LOCAL_WORKSPACE_SETTING}', true) THEN
+          ${shardForm(rows)}
+        ELSE
+          ${staticForm(rows)}
+        END IF;`
+
+/**
+ * A statement on rows whose shards are known to be here, on Citus: those of a row trigger on a
+ * document table, which fires on the document's shard, so that the workspace's shards of the
+ * colocated tables it writes are on the same worker; those of ds_commit_batch_in's workspace.
+ */
+export const localStatement = (layout: Layout, rows: WorkspaceRows): string => (layout === "plain" ? staticForm(rows) : shardForm(rows))
