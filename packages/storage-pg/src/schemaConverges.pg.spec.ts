@@ -10,7 +10,6 @@ import { emptyDatabase, serverUrl } from "../../../test/support/pg.js"
 import { functions } from "./functions/index.js"
 import { migrate, type Schema, schema } from "./migrate.js"
 import { migration as storedFunctions } from "./migrations/0018_stored_functions.js"
-import { FIGURE_FUNCTIONS } from "./migrations/0022_deal_figures.js"
 import { DUPLICATE_FUNCTIONS } from "./migrations/0031_duplicate_keys.js"
 import { type Migration, migrations } from "./migrations/index.js"
 
@@ -119,9 +118,7 @@ describe("the schema, however it was reached", () => {
         )
         const expected = yield* catalogOf(fresh!.sql)
         for (const { name, sql } of upgraded) expect(yield* catalogOf(sql), name).toEqual(expected)
-        expect(yield* ownFunctionNames(fresh!.sql)).toEqual(
-          [...functions.map((f) => f.name), ...FIGURE_FUNCTIONS, ...DUPLICATE_FUNCTIONS].sort()
-        )
+        expect(yield* ownFunctionNames(fresh!.sql)).toEqual([...functions.map((f) => f.name), ...DUPLICATE_FUNCTIONS].sort())
       }).pipe(Effect.scoped),
     120_000
   )

@@ -4,7 +4,6 @@ import { Effect, Redacted } from "effect"
 import * as Reactivity from "effect/reactivity/Reactivity"
 import type { SqlClient } from "effect/sql/SqlClient"
 import { emptyDatabase } from "../../../test/support/pg.js"
-import { FIGURE_FUNCTIONS } from "./migrations/0022_deal_figures.js"
 import { DUPLICATE_FUNCTIONS } from "./migrations/0031_duplicate_keys.js"
 import { functions } from "./functions/index.js"
 import { migrate, schema } from "./migrate.js"
@@ -46,7 +45,7 @@ describe("stored functions", () => {
     Effect.gen(function* () {
       const sql = yield* migrated
       const before = yield* catalog(sql)
-      expect([...before.keys()].sort()).toEqual([...functions.map((f) => f.name), ...FIGURE_FUNCTIONS, ...DUPLICATE_FUNCTIONS].sort())
+      expect([...before.keys()].sort()).toEqual([...functions.map((f) => f.name), ...DUPLICATE_FUNCTIONS].sort())
 
       expect(yield* migrate(sql, withChanged("ds_commit"))).toEqual({ migrations: [], functions: ["ds_commit"] })
       const after = yield* catalog(sql)

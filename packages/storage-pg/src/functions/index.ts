@@ -13,6 +13,7 @@ import { ds_workspace_here } from "./ds_workspace_here.js"
 import { searchWords } from "./searchWords.js"
 import type { StoredFunction } from "./StoredFunction.js"
 import type { Layout } from "./workspaceRows.js"
+import { dealFigures } from "./dealFigures.js"
 import { duplicateKeys } from "./duplicateKeys.js"
 
 export type { StoredFunction } from "./StoredFunction.js"
@@ -37,6 +38,7 @@ export const functionsOf = (tableMap: DocumentTableMap, layout: Layout = "plain"
   ds_workspace_here,
   ...searchWords(layout),
   ...duplicateKeys(layout),
+  ...dealFigures(layout),
   ...dealContactLinks
 ]
 

@@ -17,8 +17,10 @@ export type Layout = "plain" | "citus"
 export const LOCAL_WORKSPACE_SETTING = "dealstream.local_workspace"
 
 export interface WorkspaceRows {
-  /** The distributed table. */
+  /** The distributed table, `{t}` in `sql`. */
   readonly table: string
+  /** Colocated tables the statement touches too, `{t1}`, `{t2}`… in `sql`. */
+  readonly also?: ReadonlyArray<string>
   /** A PL/pgSQL expression: the workspace of the rows the statement touches. */
   readonly workspace: string
   /** The statement, `{t}` for the table, `$1`… for `params`; a SELECT with `into` or `perform`. */
@@ -31,9 +33,13 @@ export interface WorkspaceRows {
   readonly perform?: boolean
 }
 
+const tablesOf = (rows: WorkspaceRows) => [rows.table, ...(rows.also ?? [])]
+
 const staticForm = (rows: WorkspaceRows): string => {
   const params = rows.params ?? []
-  let text = rows.sql.replaceAll("{t}", rows.table).replace(/\$(\d+)/g, (_, n: string) => `(${params[Number(n) - 1]})`)
+  let text = tablesOf(rows)
+    .reduce((sql, table, i) => sql.replaceAll(i === 0 ? "{t}" : `{t${i}}`, table), rows.sql)
+    .replace(/\$(\d+)/g, (_, n: string) => `(${params[Number(n) - 1]})`)
   if (rows.perform === true) text = text.replace(/^SELECT\b/, "PERFORM")
   return `${text}${rows.into === undefined ? "" : ` INTO ${rows.into}`};`
 }
@@ -42,9 +48,14 @@ const staticForm = (rows: WorkspaceRows): string => {
 export const shardOf = (table: string, workspace: string) => `'${table}_' || get_shard_id_for_distribution_column('${table}', ${workspace})`
 
 const shardForm = (rows: WorkspaceRows): string => {
-  const text = rows.sql.replaceAll("'", "''").replaceAll("%", "%%").replaceAll("{t}", "%1$I")
+  const tables = tablesOf(rows)
+  const text = tables.reduce(
+    (sql, _, i) => sql.replaceAll(i === 0 ? "{t}" : `{t${i}}`, `%${i + 1}$I`),
+    rows.sql.replaceAll("'", "''").replaceAll("%", "%%")
+  )
+  const shards = tables.map((table) => shardOf(table, rows.workspace)).join(", ")
   const using = (rows.params ?? []).length === 0 ? "" : ` USING ${rows.params!.join(", ")}`
-  return `EXECUTE format('${text}', ${shardOf(rows.table, rows.workspace)})${rows.into === undefined ? "" : ` INTO ${rows.into}`}${using};`
+  return `EXECUTE format('${text}', ${shards})${rows.into === undefined ? "" : ` INTO ${rows.into}`}${using};`
 }
 
 /** A statement of a commit function: on Citus into the shard when the workspace's shards are here. */

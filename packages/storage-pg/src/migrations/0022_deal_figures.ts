@@ -1,3 +1,4 @@
+import { dealFigures, figureDeltasOf, KEYS, MEASURES } from "../functions/dealFigures.js"
 import type { Migration } from "./Migration.js"
 
 /**
@@ -41,21 +42,7 @@ const numeric = (key: string) => `${key} numeric GENERATED ALWAYS AS ((data ->> 
 const timestamp = (key: string) =>
   `((CASE WHEN jsonb_typeof(data -> '${key}') = 'string' AND (data ->> '${key}') COLLATE "C" ~ '^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\\.[0-9]{3}Z$' THEN data ->> '${key}' END) COLLATE "C")`
 
-/** The measures a total keeps, each a sum of its deals' contributions (figures.ts says how they are read). */
-const MEASURES = [
-  "n bigint NOT NULL",
-  "valued bigint NOT NULL",
-  "value numeric NOT NULL",
-  "own_n bigint NOT NULL",
-  "own numeric NOT NULL",
-  "bare_n bigint NOT NULL",
-  "bare numeric NOT NULL",
-  "entered numeric NOT NULL",
-  "cycle numeric NOT NULL"
-]
-const KEYS = ["kind", "pipeline_id", "stage_id", "status", "currency", "owner_id", "period"]
 const keyColumns = KEYS.map((key) => `${key} text COLLATE "C"`)
-const measureNames = MEASURES.map((measure) => measure.split(" ")[0]!)
 
 /**
  * Totals of the standings that the summary, the forecast and the won and lost counts read, kept by
@@ -74,60 +61,6 @@ const measureNames = MEASURES.map((measure) => measure.split(" ")[0]!)
  * deltas in one statement, which sees a move into the totals whole or not at all. A TRUNCATE of
  * the standings (a rebuild) empties both.
  */
-const key = KEYS.map((k) => `coalesce(${k}, chr(30))`).join(" || chr(31) || ")
-
-const contribution = (row: string, kind: string, columns: Record<string, string>) => {
-  const values = KEYS.map((k) => columns[k] ?? "NULL")
-  return `INSERT INTO ds_figure_deltas (workspace_id, ${KEYS.join(", ")}, ${measureNames.join(", ")})
-      VALUES (${row}.workspace_id, '${kind}', ${values.slice(1).join(", ")},
-        sign, CASE WHEN ${row}.value IS NULL THEN 0 ELSE sign END, sign * coalesce(${row}.value, 0),
-        CASE WHEN ${row}.value IS NULL OR ${row}.probability IS NULL THEN 0 ELSE sign END,
-        sign * coalesce(${row}.value * ${row}.probability, 0),
-        CASE WHEN ${row}.value IS NULL OR ${row}.probability IS NOT NULL THEN 0 ELSE sign END,
-        CASE WHEN ${row}.probability IS NULL THEN sign * coalesce(${row}.value, 0) ELSE 0 END,
-        sign * coalesce(${row}.entered_ms, 0),
-        sign * coalesce(${row}.closed_ms - coalesce(${row}.created_ms, ${row}.closed_ms), 0));`
-}
-
-const month = (ms: string) => `to_char(to_timestamp(${ms} / 1000.0) AT TIME ZONE 'UTC', 'YYYY-MM')`
-const day = (ms: string) => `to_char(to_timestamp(${ms} / 1000.0) AT TIME ZONE 'UTC', 'YYYY-MM-DD')`
-
-const contributionsOf = (row: string) => `
-    ${contribution(row, "stage", { pipeline_id: `${row}.pipeline_id`, stage_id: `${row}.stage_id`, status: `${row}.status`, currency: `${row}.currency`, owner_id: `${row}.owner_id` })}
-    IF ${row}.status = 'open' THEN
-      ${contribution(row, "forecast", { pipeline_id: `${row}.pipeline_id`, stage_id: `${row}.stage_id`, status: "'open'", currency: `${row}.currency`, owner_id: `${row}.owner_id`, period: `substr(${row}.expected_close_date, 1, 7)` })}
-    ELSIF ${row}.status = 'won' AND ${row}.closed_ms IS NOT NULL THEN
-      ${contribution(row, "forecast", { pipeline_id: `${row}.pipeline_id`, stage_id: `${row}.stage_id`, status: "'won'", currency: `${row}.currency`, owner_id: `${row}.owner_id`, period: month(`${row}.closed_ms`) })}
-    END IF;
-    IF ${row}.status IN ('won', 'lost') AND ${row}.closed_ms IS NOT NULL THEN
-      ${contribution(row, "closed", { pipeline_id: `${row}.pipeline_id`, status: `${row}.status`, owner_id: `${row}.owner_id`, period: day(`${row}.closed_ms`) })}
-    END IF;`
-
-export const FIGURE_LOCK_CLASS = 1_717_920_127
-
-/**
- * The functions this migration makes, beside the stored functions of functions/ (which were not
- * to be changed while they were another's work): the totals' trigger and its parts. They belong
- * there, written as current text; until moved, the schema tests know them by this list.
- */
-export const FIGURE_FUNCTIONS = [
-  "ds_deal_standings_totals",
-  "ds_deal_standings_truncated",
-  "ds_figure_deltas_of",
-  "ds_figure_totals_compact"
-]
-
-/**
- * The function that adds a standing's contribution to the deltas, its row given as `rowType`: the
- * table's type here; migration 0028 makes it take any record, so that it also takes the row of a
- * Citus shard (`ds_deal_standings_102344`), whose type is the shard's own.
- */
-export const figureDeltasOf = (rowType: string) =>
-  `CREATE FUNCTION ds_figure_deltas_of(s ${rowType}, sign integer) RETURNS void LANGUAGE plpgsql AS $$
-  BEGIN${contributionsOf("s")}
-  END
-  $$`
-
 const figureTotals = [
   `CREATE TABLE ds_figure_totals (
     workspace_id text COLLATE "C" NOT NULL,
@@ -143,42 +76,15 @@ const figureTotals = [
     ${MEASURES.join(",\n    ")}
   )`,
   `CREATE INDEX ds_figure_deltas_kind ON ds_figure_deltas (workspace_id, kind, pipeline_id, period)`,
+  // The functions as functions/dealFigures.ts writes them on one server, but for the row type
+  // (migration 0028 made it record).
   figureDeltasOf("ds_deal_standings"),
-  `CREATE FUNCTION ds_figure_totals_compact(w text) RETURNS void LANGUAGE plpgsql AS $$
-  BEGIN
-    WITH moved AS (DELETE FROM ds_figure_deltas WHERE workspace_id = w RETURNING *)
-    INSERT INTO ds_figure_totals AS t (workspace_id, k, ${KEYS.join(", ")}, ${measureNames.join(", ")})
-      SELECT workspace_id, ${key}, ${KEYS.join(", ")}, ${measureNames.map((m) => `sum(${m})`).join(", ")}
-      FROM moved GROUP BY workspace_id, ${KEYS.join(", ")}
-      ON CONFLICT (workspace_id, k) DO UPDATE SET ${measureNames.map((m) => `${m} = t.${m} + excluded.${m}`).join(", ")};
-  END
-  $$`,
-  `CREATE FUNCTION ds_deal_standings_totals() RETURNS trigger LANGUAGE plpgsql AS $$
-  DECLARE
-    w text;
-  BEGIN
-    IF TG_OP = 'UPDATE' AND (OLD.deleted_at, OLD.pipeline_id, OLD.stage_id, OLD.status, OLD.owner_id, OLD.value, OLD.currency,
-        OLD.probability, OLD.expected_close_date, OLD.created_ms, OLD.closed_ms, OLD.entered_ms)
-      IS NOT DISTINCT FROM (NEW.deleted_at, NEW.pipeline_id, NEW.stage_id, NEW.status, NEW.owner_id, NEW.value, NEW.currency,
-        NEW.probability, NEW.expected_close_date, NEW.created_ms, NEW.closed_ms, NEW.entered_ms) THEN
-      RETURN NULL;
-    END IF;
-    IF TG_OP <> 'INSERT' AND OLD.deleted_at IS NULL THEN PERFORM ds_figure_deltas_of(OLD, -1); END IF;
-    IF TG_OP <> 'DELETE' AND NEW.deleted_at IS NULL THEN PERFORM ds_figure_deltas_of(NEW, 1); END IF;
-    w := CASE WHEN TG_OP = 'DELETE' THEN OLD.workspace_id ELSE NEW.workspace_id END;
-    -- Never waits: a transaction that does not get the lock leaves its deltas to the next one that does.
-    IF pg_try_advisory_xact_lock(${FIGURE_LOCK_CLASS}, hashtext(w)) THEN PERFORM ds_figure_totals_compact(w); END IF;
-    RETURN NULL;
-  END
-  $$`,
+  ...dealFigures("plain")
+    .filter(({ name }) => name !== "ds_figure_deltas_of" && name !== "ds_deal_standings_truncated")
+    .map(({ text }) => text),
   `CREATE TRIGGER ds_deal_standings_totals AFTER INSERT OR UPDATE OR DELETE ON ds_deal_standings
     FOR EACH ROW EXECUTE FUNCTION ds_deal_standings_totals()`,
-  `CREATE FUNCTION ds_deal_standings_truncated() RETURNS trigger LANGUAGE plpgsql AS $$
-  BEGIN
-    TRUNCATE ds_figure_totals, ds_figure_deltas;
-    RETURN NULL;
-  END
-  $$`,
+  dealFigures("plain").find(({ name }) => name === "ds_deal_standings_truncated")!.text,
   `CREATE TRIGGER ds_deal_standings_truncated AFTER TRUNCATE ON ds_deal_standings FOR EACH STATEMENT EXECUTE FUNCTION ds_deal_standings_truncated()`
 ]
 

@@ -1,4 +1,4 @@
-import { figureDeltasOf } from "./0022_deal_figures.js"
+import { figureDeltasOf } from "../functions/dealFigures.js"
 import type { Migration } from "./Migration.js"
 
 /**

@@ -103,9 +103,9 @@ const duplicatesOf = ({ table, type }: { readonly table: string; readonly type: 
 }
 
 /**
- * The key functions this migration creates, which live here rather than in functions/ (as 0022's
- * FIGURE_FUNCTIONS do): the fill above needs them as the migration runs, before the functions
- * step. The schema tests know them by this list.
+ * The key functions this migration creates, which live here rather than in functions/: the fill
+ * above needs them as the migration runs, before the functions step. The schema tests know them by
+ * this list.
  */
 export const DUPLICATE_FUNCTIONS = ["ds_contact_duplicate_keys", "ds_company_duplicate_keys"]
 
