@@ -9,10 +9,8 @@ import { testDatabase } from "../support/pg.js"
 import { rowsContaining, sha256Hex, until } from "./support.js"
 
 // `dealstream keys` against a real PostgreSQL database, and a host process of the built CLI on it.
-// Each `dealstream keys` is a process that opens the storage and migrates: on the Citus cluster
-// shared by the suite's files in parallel, one test's processes took over 120 s in CI.
-const CLI_TIMEOUT = 300_000
-
+// 300 s a test: each `dealstream keys` is a process that opens the storage and migrates, and on the
+// Citus cluster shared by the suite's files in parallel one test's processes took over 120 s in CI.
 describe("dealstream keys on PostgreSQL", () => {
   const scope = Effect.runSync(Scope.make())
   let url = ""
@@ -42,98 +40,86 @@ describe("dealstream keys on PostgreSQL", () => {
     return { key, keyId: keyId![1]! }
   }
 
-  it(
-    "a created key opens its own workspace on a running host, a revoked one stops within the cache window, and the database never holds the key",
-    async () => {
-      const acme = await create("acme")
-      const globex = await create("globex")
+  it("a created key opens its own workspace on a running host, a revoked one stops within the cache window, and the database never holds the key", async () => {
+    const acme = await create("acme")
+    const globex = await create("globex")
 
-      // No keys configured, keys stored: the host makes no dev key and says so.
-      const dataDir = mkdtempSync(join(tmpdir(), "dealstream-keys-"))
-      const host = await serve([...storage, "--data-dir", dataDir])
-      try {
-        expect(host.stderr()).toContain("API keys: 2 made with `dealstream keys create`; no dev key while keys are stored")
-        expect(host.stderr()).not.toContain("dev workspace")
-        expect(existsSync(join(dataDir, "dev-api-key.json"))).toBe(false)
+    // No keys configured, keys stored: the host makes no dev key and says so.
+    const dataDir = mkdtempSync(join(tmpdir(), "dealstream-keys-"))
+    const host = await serve([...storage, "--data-dir", dataDir])
+    try {
+      expect(host.stderr()).toContain("API keys: 2 made with `dealstream keys create`; no dev key while keys are stored")
+      expect(host.stderr()).not.toContain("dev workspace")
+      expect(existsSync(join(dataDir, "dev-api-key.json"))).toBe(false)
 
-        const call = (key: string, method: string, path: string, body?: unknown) =>
-          fetch(`${host.url}${path}`, {
-            method,
-            headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
-            ...(body === undefined ? {} : { body: JSON.stringify(body) })
-          }).then(async (response) => ({ status: response.status, body: (await response.json().catch(() => null)) as any }))
+      const call = (key: string, method: string, path: string, body?: unknown) =>
+        fetch(`${host.url}${path}`, {
+          method,
+          headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+          ...(body === undefined ? {} : { body: JSON.stringify(body) })
+        }).then(async (response) => ({ status: response.status, body: (await response.json().catch(() => null)) as any }))
 
-        const mine = await call(acme.key, "POST", "/v1/contacts", { email: "ada@acme.example" })
-        expect(mine.status).toBe(201)
-        const theirs = await call(globex.key, "POST", "/v1/contacts", { email: "bob@globex.example" })
-        expect(theirs.status).toBe(201)
-        const listed = await call(acme.key, "GET", "/v1/contacts")
-        expect(listed.status).toBe(200)
-        expect(listed.body.data.map((c: any) => c.email)).toEqual(["ada@acme.example"])
-        expect((await call(acme.key, "GET", `/v1/contacts/${theirs.body.id}`)).status).toBe(404)
+      const mine = await call(acme.key, "POST", "/v1/contacts", { email: "ada@acme.example" })
+      expect(mine.status).toBe(201)
+      const theirs = await call(globex.key, "POST", "/v1/contacts", { email: "bob@globex.example" })
+      expect(theirs.status).toBe(201)
+      const listed = await call(acme.key, "GET", "/v1/contacts")
+      expect(listed.status).toBe(200)
+      expect(listed.body.data.map((c: any) => c.email)).toEqual(["ada@acme.example"])
+      expect((await call(acme.key, "GET", `/v1/contacts/${theirs.body.id}`)).status).toBe(404)
 
-        const revoked = await keys("revoke", acme.keyId)
-        expect(revoked.code).toBe(0)
-        expect(revoked.stdout).toBe(`revoked ${acme.keyId} (workspace "acme"); running hosts refuse it within 5 seconds\n`)
-        // The host may answer from its cache for up to 5 s; 10 s is a generous bound, not a measurement.
-        await until(async () => (await call(acme.key, "GET", "/v1/contacts")).status === 401, "the revoked key to be refused", 10_000)
-        const refused = await call(acme.key, "GET", "/v1/contacts")
-        expect(refused.body.error.code).toBe("unauthorized")
-        expect((await call(globex.key, "GET", "/v1/contacts")).status).toBe(200)
+      const revoked = await keys("revoke", acme.keyId)
+      expect(revoked.code).toBe(0)
+      expect(revoked.stdout).toBe(`revoked ${acme.keyId} (workspace "acme"); running hosts refuse it within 5 seconds\n`)
+      // The host may answer from its cache for up to 5 s; 10 s is a generous bound, not a measurement.
+      await until(async () => (await call(acme.key, "GET", "/v1/contacts")).status === 401, "the revoked key to be refused", 10_000)
+      const refused = await call(acme.key, "GET", "/v1/contacts")
+      expect(refused.body.error.code).toBe("unauthorized")
+      expect((await call(globex.key, "GET", "/v1/contacts")).status).toBe(200)
 
-        const again = await keys("revoke", acme.keyId)
-        expect(again.code).toBe(0)
-        expect(again.stdout).toMatch(new RegExp(`^${acme.keyId} \\(workspace "acme"\\) was already revoked at \\d{4}-`))
-      } finally {
-        host.child.kill("SIGTERM")
-        expect(await host.exit).toBe(0)
-        rmSync(dataDir, { recursive: true, force: true })
-      }
-      expect(host.stdout() + host.stderr()).not.toMatch(new RegExp(`${acme.key}|${globex.key}`))
+      const again = await keys("revoke", acme.keyId)
+      expect(again.code).toBe(0)
+      expect(again.stdout).toMatch(new RegExp(`^${acme.keyId} \\(workspace "acme"\\) was already revoked at \\d{4}-`))
+    } finally {
+      host.child.kill("SIGTERM")
+      expect(await host.exit).toBe(0)
+      rmSync(dataDir, { recursive: true, force: true })
+    }
+    expect(host.stdout() + host.stderr()).not.toMatch(new RegExp(`${acme.key}|${globex.key}`))
 
-      const listed = await keys("list")
-      expect(listed.code).toBe(0)
-      const rows = lines(listed.stdout)
-      expect(rows[0]).toMatch(/^KEY ID\s+WORKSPACE\s+CREATED\s+REVOKED\s+EXPIRES\s+SCOPES\s+NAME$/)
-      const acmeRow = rows.find((row) => row.startsWith(acme.keyId))!.split(/\s+/)
-      expect(acmeRow).toEqual([
-        acme.keyId,
-        "acme",
-        expect.stringMatching(/^\d{4}-.*Z$/),
-        expect.stringMatching(/^\d{4}-.*Z$/),
-        "-",
-        "*",
-        "-"
-      ])
-      expect(rows.find((row) => row.startsWith(globex.keyId))!.split(/\s+/)).toEqual([
-        globex.keyId,
-        "globex",
-        expect.any(String),
-        "-",
-        "-",
-        "*",
-        "-"
-      ])
-      for (const secret of [acme.key, globex.key, sha256Hex(acme.key), sha256Hex(globex.key)]) {
-        expect(listed.stdout + listed.stderr).not.toContain(secret)
-      }
-      expect(lines((await keys("list", "--workspace", "globex")).stdout)).toHaveLength(2)
-      expect((await keys("list", "--workspace", "initech")).stdout).toBe("no API keys\n")
+    const listed = await keys("list")
+    expect(listed.code).toBe(0)
+    const rows = lines(listed.stdout)
+    expect(rows[0]).toMatch(/^KEY ID\s+WORKSPACE\s+CREATED\s+REVOKED\s+EXPIRES\s+SCOPES\s+NAME$/)
+    const acmeRow = rows.find((row) => row.startsWith(acme.keyId))!.split(/\s+/)
+    expect(acmeRow).toEqual([acme.keyId, "acme", expect.stringMatching(/^\d{4}-.*Z$/), expect.stringMatching(/^\d{4}-.*Z$/), "-", "*", "-"])
+    expect(rows.find((row) => row.startsWith(globex.keyId))!.split(/\s+/)).toEqual([
+      globex.keyId,
+      "globex",
+      expect.any(String),
+      "-",
+      "-",
+      "*",
+      "-"
+    ])
+    for (const secret of [acme.key, globex.key, sha256Hex(acme.key), sha256Hex(globex.key)]) {
+      expect(listed.stdout + listed.stderr).not.toContain(secret)
+    }
+    expect(lines((await keys("list", "--workspace", "globex")).stdout)).toHaveLength(2)
+    expect((await keys("list", "--workspace", "initech")).stdout).toBe("no API keys\n")
 
-      // Every column of every table, event payloads included: the digest is there (so the search
-      // works), the key is nowhere.
-      for (const { key } of [acme, globex]) {
-        const withKey = await rowsContaining(url, key)
-        expect(Object.keys(withKey)).toEqual(expect.arrayContaining(["ds_events", "ds_api_keys", "ds_contacts"]))
-        expect(Object.values(withKey).every((n) => n === 0)).toBe(true)
-        const withDigest = await rowsContaining(url, sha256Hex(key))
-        expect(withDigest["ds_events"]).toBe(1)
-        expect(withDigest["ds_api_keys"]).toBe(1)
-      }
-      // Eleven CLI processes and a host: 30 to 50 s on a 2-core machine shared with other test files.
-    },
-    CLI_TIMEOUT
-  )
+    // Every column of every table, event payloads included: the digest is there (so the search
+    // works), the key is nowhere.
+    for (const { key } of [acme, globex]) {
+      const withKey = await rowsContaining(url, key)
+      expect(Object.keys(withKey)).toEqual(expect.arrayContaining(["ds_events", "ds_api_keys", "ds_contacts"]))
+      expect(Object.values(withKey).every((n) => n === 0)).toBe(true)
+      const withDigest = await rowsContaining(url, sha256Hex(key))
+      expect(withDigest["ds_events"]).toBe(1)
+      expect(withDigest["ds_api_keys"]).toBe(1)
+    }
+    // Eleven CLI processes and a host: 30 to 50 s on a 2-core machine shared with other test files.
+  }, 300_000)
 
   it("says what is wrong in one line: an unknown key id, a missing or bad workspace, memory storage", async () => {
     const unknown = await keys("revoke", "key_000000000000")
@@ -248,55 +234,51 @@ describe("dealstream keys create with a name, scopes and an expiry", () => {
 })
 
 describe("dealstream keys on the embedded storage", () => {
-  it(
-    "works next to a running host through its database server; the host's dev key stays until it restarts",
-    async () => {
-      const dataDir = mkdtempSync(join(tmpdir(), "dealstream-keys-embedded-"))
-      const devKey = () => String(JSON.parse(readFileSync(join(dataDir, "dev-api-key.json"), "utf8")).api_key)
+  it("works next to a running host through its database server; the host's dev key stays until it restarts", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "dealstream-keys-embedded-"))
+    const devKey = () => String(JSON.parse(readFileSync(join(dataDir, "dev-api-key.json"), "utf8")).api_key)
+    try {
+      const host = await serve(["--data-dir", dataDir], {}, { cliDefault: true })
+      let stopped = false
       try {
-        const host = await serve(["--data-dir", dataDir], {}, { cliDefault: true })
-        let stopped = false
-        try {
-          expect(host.stderr()).toContain("API key (new)")
-          const created = run(["keys", "create", "--workspace", "acme", "--data-dir", dataDir])
-          expect(await created.exit).toBe(0)
-          expect(created.stderr()).toContain("of a running host")
-          const key = created.stdout().trim()
-          const status = (auth: string) =>
-            fetch(`${host.url}/v1/contacts`, { headers: { authorization: `Bearer ${auth}` } }).then((r) => r.status)
-          expect(await status(key)).toBe(200)
-          // The dev key was decided when this host started: it keeps working here.
-          expect(await status(devKey())).toBe(200)
+        expect(host.stderr()).toContain("API key (new)")
+        const created = run(["keys", "create", "--workspace", "acme", "--data-dir", dataDir])
+        expect(await created.exit).toBe(0)
+        expect(created.stderr()).toContain("of a running host")
+        const key = created.stdout().trim()
+        const status = (auth: string) =>
+          fetch(`${host.url}/v1/contacts`, { headers: { authorization: `Bearer ${auth}` } }).then((r) => r.status)
+        expect(await status(key)).toBe(200)
+        // The dev key was decided when this host started: it keeps working here.
+        expect(await status(devKey())).toBe(200)
 
-          const keyId = `key_${sha256Hex(key).slice(0, 12)}`
-          const revoked = run(["keys", "revoke", keyId, "--data-dir", dataDir])
-          expect(await revoked.exit).toBe(0)
-          await until(async () => (await status(key)) === 401, "the revoked key to be refused", 10_000)
+        const keyId = `key_${sha256Hex(key).slice(0, 12)}`
+        const revoked = run(["keys", "revoke", keyId, "--data-dir", dataDir])
+        expect(await revoked.exit).toBe(0)
+        await until(async () => (await status(key)) === 401, "the revoked key to be refused", 10_000)
 
-          host.child.kill("SIGTERM")
-          stopped = true
-          expect(await host.exit).toBe(0)
-        } finally {
-          if (!stopped) host.child.kill("SIGKILL")
-        }
-
-        // Stopped: the command starts the cluster itself. A key has been stored, so the next start makes no dev key.
-        const listed = run(["keys", "list", "--data-dir", dataDir])
-        expect(await listed.exit).toBe(0)
-        expect(lines(listed.stdout())).toHaveLength(2)
-        const again = await serve(["--data-dir", dataDir], {}, { cliDefault: true })
-        expect(again.stderr()).toContain("API keys: 0 made with `dealstream keys create` (and 1 revoked); no dev key while keys are stored")
-        try {
-          const refused = await fetch(`${again.url}/v1/contacts`, { headers: { authorization: `Bearer ${devKey()}` } })
-          expect(refused.status).toBe(401)
-        } finally {
-          again.child.kill("SIGTERM")
-        }
-        expect(await again.exit).toBe(0)
+        host.child.kill("SIGTERM")
+        stopped = true
+        expect(await host.exit).toBe(0)
       } finally {
-        rmSync(dataDir, { recursive: true, force: true })
+        if (!stopped) host.child.kill("SIGKILL")
       }
-    },
-    CLI_TIMEOUT
-  )
+
+      // Stopped: the command starts the cluster itself. A key has been stored, so the next start makes no dev key.
+      const listed = run(["keys", "list", "--data-dir", dataDir])
+      expect(await listed.exit).toBe(0)
+      expect(lines(listed.stdout())).toHaveLength(2)
+      const again = await serve(["--data-dir", dataDir], {}, { cliDefault: true })
+      expect(again.stderr()).toContain("API keys: 0 made with `dealstream keys create` (and 1 revoked); no dev key while keys are stored")
+      try {
+        const refused = await fetch(`${again.url}/v1/contacts`, { headers: { authorization: `Bearer ${devKey()}` } })
+        expect(refused.status).toBe(401)
+      } finally {
+        again.child.kill("SIGTERM")
+      }
+      expect(await again.exit).toBe(0)
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true })
+    }
+  }, 300_000)
 })

@@ -77,19 +77,23 @@ export const IdempotentRepliesLive = Layer.effect(
     // Two concurrent requests with one key would both miss the store and both run; within this
     // process they take turns instead. (Across hosts the window remains: the store has no lock.)
     const locks = new Map<string, { readonly lock: Semaphore.Semaphore; users: number }>()
+    // Held until a write's answer is stored, even when its client goes away, so a retry waits for
+    // it rather than finding the key claimed and no answer.
     const withLock = <A, E>(name: string, effect: Effect.Effect<A, E>) =>
-      Effect.acquireUseRelease(
-        Effect.sync(() => {
-          const entry = locks.get(name) ?? { lock: Semaphore.makeUnsafe(1), users: 0 }
-          entry.users++
-          locks.set(name, entry)
-          return entry
-        }),
-        (entry) => entry.lock.withPermits(1)(effect),
-        (entry) =>
+      finishedEvenIfAbandoned(
+        Effect.acquireUseRelease(
           Effect.sync(() => {
-            if (--entry.users === 0) locks.delete(name)
-          })
+            const entry = locks.get(name) ?? { lock: Semaphore.makeUnsafe(1), users: 0 }
+            entry.users++
+            locks.set(name, entry)
+            return entry
+          }),
+          (entry) => entry.lock.withPermits(1)(effect),
+          (entry) =>
+            Effect.sync(() => {
+              if (--entry.users === 0) locks.delete(name)
+            })
+        )
       )
 
     return IdempotentReplies.of({
@@ -101,52 +105,48 @@ export const IdempotentRepliesLive = Layer.effect(
           return Effect.fail(ValidationError.at("Idempotency-Key", IDEMPOTENCY_KEY_MESSAGE))
         }
         const print = fingerprint(request.method, new URL(request.url, "http://localhost").pathname, body)
-        // Held until the write's answer is stored, so a retry waits for it rather than finding the
-        // key claimed and no answer.
-        return finishedEvenIfAbandoned(
-          withLock(
-            `${ctx.workspaceId}\u0000${key}`,
-            Effect.gen(function* () {
-              const stored = yield* engine.idempotency.get(ctx, key)
-              if (stored !== null) {
-                if (stored.fingerprint !== print) {
+        return withLock(
+          `${ctx.workspaceId}\u0000${key}`,
+          Effect.gen(function* () {
+            const stored = yield* engine.idempotency.get(ctx, key)
+            if (stored !== null) {
+              if (stored.fingerprint !== print) {
+                return yield* new IdempotencyConflict({
+                  message: "this Idempotency-Key was already used with another method, path or body"
+                })
+              }
+              if (stored.status === null) {
+                const applied = stored.applied ?? null
+                if (recover === undefined || applied === null) {
                   return yield* new IdempotencyConflict({
-                    message: "this Idempotency-Key was already used with another method, path or body"
+                    message: "the request made with this Idempotency-Key was applied, but its answer was lost; read the record"
                   })
                 }
-                if (stored.status === null) {
-                  const applied = stored.applied ?? null
-                  if (recover === undefined || applied === null) {
-                    return yield* new IdempotencyConflict({
-                      message: "the request made with this Idempotency-Key was applied, but its answer was lost; read the record"
-                    })
-                  }
-                  return respond(yield* recover(applied), { "idempotent-replayed": "true" })
-                }
-                return respond(
-                  { status: stored.status, body: stored.body, location: stored.location, version: null },
-                  { "idempotent-replayed": "true" }
-                )
+                return respond(yield* recover(applied), { "idempotent-replayed": "true" })
               }
-              // The write's own commit records the key too, so that even a host stopping before the
-              // answer below is stored cannot let a retry apply it twice.
-              const answer = yield* reply({ ...ctx, idempotency: { key, fingerprint: print } })
-              if (answer.status >= 200 && answer.status < 300 && options?.storeAnswer !== false) {
-                const now = yield* Clock.currentTimeMillis
-                // The write already happened: failing to remember it must not turn success into an error.
-                yield* engine.idempotency
-                  .put(ctx, key, {
-                    fingerprint: print,
-                    status: answer.status,
-                    body: answer.body satisfies Json | null,
-                    location: answer.location,
-                    created_at: new Date(now).toISOString()
-                  })
-                  .pipe(Effect.catch((error) => Effect.logWarning("idempotency key not stored", error.message)))
-              }
-              return respond(answer)
-            })
-          )
+              return respond(
+                { status: stored.status, body: stored.body, location: stored.location, version: null },
+                { "idempotent-replayed": "true" }
+              )
+            }
+            // The write's own commit records the key too, so that even a host stopping before the
+            // answer below is stored cannot let a retry apply it twice.
+            const answer = yield* reply({ ...ctx, idempotency: { key, fingerprint: print } })
+            if (answer.status >= 200 && answer.status < 300 && options?.storeAnswer !== false) {
+              const now = yield* Clock.currentTimeMillis
+              // The write already happened: failing to remember it must not turn success into an error.
+              yield* engine.idempotency
+                .put(ctx, key, {
+                  fingerprint: print,
+                  status: answer.status,
+                  body: answer.body satisfies Json | null,
+                  location: answer.location,
+                  created_at: new Date(now).toISOString()
+                })
+                .pipe(Effect.catch((error) => Effect.logWarning("idempotency key not stored", error.message)))
+            }
+            return respond(answer)
+          })
         )
       }
     })

@@ -42,6 +42,8 @@ const numeric = (key: string) => `${key} numeric GENERATED ALWAYS AS ((data ->> 
 const timestamp = (key: string) =>
   `((CASE WHEN jsonb_typeof(data -> '${key}') = 'string' AND (data ->> '${key}') COLLATE "C" ~ '^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\\.[0-9]{3}Z$' THEN data ->> '${key}' END) COLLATE "C")`
 
+const plainFigures = new Map(dealFigures("plain").map(({ name, text }) => [name, text]))
+
 const keyColumns = KEYS.map((key) => `${key} text COLLATE "C"`)
 
 /**
@@ -79,12 +81,11 @@ const figureTotals = [
   // The functions as functions/dealFigures.ts writes them on one server, but for the row type
   // (migration 0028 made it record).
   figureDeltasOf("ds_deal_standings"),
-  ...dealFigures("plain")
-    .filter(({ name }) => name !== "ds_figure_deltas_of" && name !== "ds_deal_standings_truncated")
-    .map(({ text }) => text),
+  plainFigures.get("ds_figure_totals_compact")!,
+  plainFigures.get("ds_deal_standings_totals")!,
   `CREATE TRIGGER ds_deal_standings_totals AFTER INSERT OR UPDATE OR DELETE ON ds_deal_standings
     FOR EACH ROW EXECUTE FUNCTION ds_deal_standings_totals()`,
-  dealFigures("plain").find(({ name }) => name === "ds_deal_standings_truncated")!.text,
+  plainFigures.get("ds_deal_standings_truncated")!,
   `CREATE TRIGGER ds_deal_standings_truncated AFTER TRUNCATE ON ds_deal_standings FOR EACH STATEMENT EXECUTE FUNCTION ds_deal_standings_truncated()`
 ]
 
