@@ -22,7 +22,7 @@ import { contactFields, dealFields, nextStage } from "./lib/systems/shared.mjs"
 const commands = Number(process.argv[2] ?? 200)
 const DATABASE = "bench"
 const WORKSPACES = 16
-const TOP = 14
+const TOP = 24
 const STATEMENTS = { "pg_stat_statements.track": "all", "pg_stat_statements.track_planning": "on" }
 
 const unavailable = citusUnavailable()
@@ -115,11 +115,14 @@ try {
       for (const [role, server] of system.servers) {
         const rows = await group.query(
           server,
-          `SELECT calls, total_exec_time AS exec, total_plan_time AS plan, toplevel,
-             left(regexp_replace(query, '\\s+', ' ', 'g'), 120) AS text
-           FROM pg_stat_statements JOIN pg_database AS d ON d.oid = dbid
-           WHERE d.datname = '${DATABASE}' AND query NOT LIKE '%pg_stat_statements%'
-           ORDER BY total_exec_time + total_plan_time DESC LIMIT ${TOP}`,
+          // One row per statement whatever shard it wrote: the shard's number is cut from the text.
+          `SELECT sum(calls) AS calls, sum(total_exec_time) AS exec, sum(total_plan_time) AS plan, toplevel, text
+           FROM (SELECT calls, total_exec_time, total_plan_time, toplevel,
+                   left(regexp_replace(regexp_replace(query, '\\s+', ' ', 'g'), '(ds_[a-z_]+)_[0-9]{6}', '\\1_<shard>', 'g'), 120) AS text
+                 FROM pg_stat_statements JOIN pg_database AS d ON d.oid = dbid
+                 WHERE d.datname = '${DATABASE}' AND query NOT LIKE '%pg_stat_statements%') AS s
+           GROUP BY toplevel, text
+           ORDER BY sum(total_exec_time) + sum(total_plan_time) DESC LIMIT ${TOP}`,
           DATABASE
         )
         print(`### ${role}: calls, exec ms, plan ms per command; top level; statement`)

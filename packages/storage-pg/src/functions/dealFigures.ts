@@ -4,9 +4,9 @@ import { type Layout, localStatement } from "./workspaceRows.js"
 /**
  * The functions that keep the pipeline figures' totals (migration 0022 says what they hold, and
  * creates the tables and the triggers): a row trigger on ds_deal_standings adds each standing's
- * old contribution taken away and its new one added as delta rows, and one transaction at a time,
- * the one that gets the workspace's advisory lock without waiting, moves the deltas it can see into
- * the totals. No transaction ever waits on a total, so none can deadlock on one; a reader sums
+ * old contribution taken away and its new one added as delta rows, and now and then (one change
+ * in COMPACT_EVERY) a transaction that gets the workspace's advisory lock without waiting moves
+ * the deltas it can see into the totals, one at a time. No transaction ever waits on a total, so none can deadlock on one; a reader sums
  * totals and deltas in one statement. A TRUNCATE of the standings (a rebuild) empties both.
  */
 
@@ -26,6 +26,8 @@ export const KEYS = ["kind", "pipeline_id", "stage_id", "status", "currency", "o
 const measureNames = MEASURES.map((measure) => measure.split(" ")[0]!)
 
 export const FIGURE_LOCK_CLASS = 1_717_920_127
+/** How many standing changes, on average, per attempt to move the deltas into the totals. */
+const COMPACT_EVERY = 8
 
 const key = KEYS.map((k) => `coalesce(${k}, chr(30))`).join(" || chr(31) || ")
 
@@ -129,7 +131,11 @@ export const dealFigures = (layout: Layout): ReadonlyArray<StoredFunction> => [
     IF TG_OP <> 'DELETE' AND NEW.deleted_at IS NULL THEN PERFORM ds_figure_deltas_of(NEW, 1); END IF;
     w := CASE WHEN TG_OP = 'DELETE' THEN OLD.workspace_id ELSE NEW.workspace_id END;
     -- Never waits: a transaction that does not get the lock leaves its deltas to the next one that does.
-    IF pg_try_advisory_xact_lock(${FIGURE_LOCK_CLASS}, hashtext(w)) THEN PERFORM ds_figure_totals_compact(w); END IF;
+    -- One change in ${COMPACT_EVERY} on average tries (readers sum the deltas too, so a few left over cost them
+    -- little); compacting at every change cost a move a tenth of its time, a third on Citus.
+    IF random() < 1.0 / ${COMPACT_EVERY} AND pg_try_advisory_xact_lock(${FIGURE_LOCK_CLASS}, hashtext(w)) THEN
+      PERFORM ds_figure_totals_compact(w);
+    END IF;
     RETURN NULL;
   END
   $$`
