@@ -18,7 +18,8 @@ import type { CommitOutcome, CommitParams, Sent } from "./commitBatches.js"
  * a trigger's NOTIFY would sound on a worker, where no host listens, and PostgreSQL refuses NOTIFY
  * in a transaction a distributed commit prepares. The host tells the coordinator's channel once the
  * commits are stored, as the trigger would: the workspaces that gained record events, and those
- * whose settings moved on. Signals stay best effort, as on one server (listenChannel.ts).
+ * whose settings moved on. A failure of that call does not fail the batch, whose commits are
+ * stored. Signals stay best effort, as on one server: workers also poll.
  *
  * A cluster has no single WAL position, so a position here is this host's clock in microseconds,
  * moved on by at least one at each batch: it only grows, and `position()` is at or after every
@@ -178,7 +179,10 @@ const sendShares = (
     tell("dealstream_feed", "Appended", fed)
     tell("dealstream_settings", "Changed", settled)
     if (channels.length > 0) {
-      yield* sql.unsafe("SELECT pg_notify(n.c, n.p) FROM unnest($1::text[], $2::text[]) AS n(c, p)", [channels, payloads])
+      // The commits are stored: their answers must not fail with this call (a write answered 503
+      // after it was stored would be sent again). Still waited for, so that a batch's statements
+      // all end before its answer, as on one server.
+      yield* Effect.ignore(sql.unsafe("SELECT pg_notify(n.c, n.p) FROM unnest($1::text[], $2::text[]) AS n(c, p)", [channels, payloads]))
     }
     return { outcomes, position: next() }
   })
