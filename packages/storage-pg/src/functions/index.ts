@@ -39,7 +39,7 @@ export const functionsOf = (tableMap: DocumentTableMap, layout: Layout = "plain"
   ...searchWords(layout),
   ...duplicateKeys(layout),
   ...dealFigures(layout),
-  ...dealContactLinks
+  ...dealContactLinks(layout)
 ]
 
 /** The stored functions of a storage without plug-ins. */
