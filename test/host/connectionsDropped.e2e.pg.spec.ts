@@ -20,7 +20,11 @@ afterAll(async () => {
 const WRITERS = 8
 /** A request taking longer than this hangs; it fails the test with what it was. */
 const HANG_MS = 30_000
-const CONNECT_TIMEOUT_MS = 5_000 // PgStorage's default
+/**
+ * The host's connect timeout here, far beyond HANG_MS: a request that waited for a connection
+ * instead of being refused at once would hang, and fail the test as one, whatever the machine's load.
+ */
+const CONNECT_TIMEOUT_MS = 600_000
 
 interface Call {
   readonly kind: "create contact" | "create deal" | "move deal" | "update contact"
@@ -46,7 +50,7 @@ describe("a host whose database connections are cut mid-request", () => {
     cleanup.push(() => receiver.close())
 
     const host: Host = await startHost({
-      storage: { postgres: viaProxy(databaseUrl, proxy) },
+      storage: { postgres: viaProxy(databaseUrl, proxy), connectTimeoutMillis: CONNECT_TIMEOUT_MS },
       rateLimit: 100_000,
       rateBurst: 100_000,
       // A claim whose answer the cut lost is sent once its lease runs out: 5 s, not timeout + 30 s.
@@ -156,8 +160,6 @@ describe("a host whose database connections are cut mid-request", () => {
     for (const refused of calls.filter((c) => c.status === 503)) {
       expect(refused.body.error.code).toBe("unavailable")
       expect(refused.retryAfter).toBe("1")
-      // Refused at once, not after waiting out the pool's connect timeout.
-      expect(refused.endedAt - refused.startedAt).toBeLessThan(CONNECT_TIMEOUT_MS)
     }
 
     // Nothing by halves: an answered write is in the log once, a refused one at most once.

@@ -13,7 +13,12 @@ import { eventually, type Received, type Receiver, startReceiver } from "../webh
 // the pool's connect timeout), /readyz says so, and when it is back the host serves again by
 // itself, its LISTEN connection back in place, and deliveries queued before the outage go out.
 
-const CONNECT_TIMEOUT_MS = 5_000 // PgStorage's default: a request that waited for it did not fail fast
+/**
+ * The host's connect timeout here, far beyond the test's own: a request that waited for a connection
+ * instead of failing fast would never be answered in time, and the test fails on it, whatever the
+ * machine's load, with no deadline of ours to measure against.
+ */
+const CONNECT_TIMEOUT_MS = 600_000
 
 const cleanup: Array<() => Promise<unknown>> = []
 afterAll(async () => {
@@ -58,7 +63,7 @@ describe("a host whose PostgreSQL restarts", () => {
     })
     const host: Host = await startHost({
       log: true,
-      storage: { postgres: started.url },
+      storage: { postgres: started.url, connectTimeoutMillis: CONNECT_TIMEOUT_MS },
       webhooks: { allowInsecure: true, retrySchedule: Array.from({ length: 20 }, () => 1_000), timeoutMillis: 2_000 }
     })
     cleanup.push(() => host.close())
@@ -90,7 +95,7 @@ describe("a host whose PostgreSQL restarts", () => {
     })
     await eventually(async () => (writes.length >= 20 ? true : undefined), "writes before the stop")
 
-    // Down: every kind of request is 503 `unavailable`, answered well before a connect timeout.
+    // Down: every kind of request is 503 `unavailable`, answered without waiting for a connection.
     await sql.close()
     await Effect.runPromise(Scope.close(server, Exit.void))
     outage = true
@@ -103,11 +108,10 @@ describe("a host whose PostgreSQL restarts", () => {
         timed(() => host.call("PATCH", `/v1/contacts/${queued[i % 10]}`, { body: { title: "down" } }))
       )
     ])
-    for (const { answer, millis } of whileDown) {
+    for (const { answer } of whileDown) {
       expect(answer.status, `${answer.text}\n${internals.join("\n")}`).toBe(503)
       expect(errorOf(answer).code).toBe("unavailable")
       expect(answer.headers.get("retry-after")).toBe("1")
-      expect(millis).toBeLessThan(CONNECT_TIMEOUT_MS)
     }
     expect((await host.call("GET", "/healthz", { key: null })).status).toBe(200)
 

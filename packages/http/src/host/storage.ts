@@ -24,6 +24,8 @@ export interface PostgresChoice {
   readonly databaseTimeoutMillis?: number
   readonly readUrls?: ReadonlyArray<string>
   readonly readMaxLagMillis?: number
+  /** How long opening a connection may take (PgStorage's `connectTimeout`, 5 s when not given). */
+  readonly connectTimeoutMillis?: number
   /** On Citus: where the host reaches a worker, by its `host:port` in pg_dist_node (PgStorage's `citusWorkerUrls`). */
   readonly citusWorkerUrls?: Readonly<Record<string, string>>
 }
@@ -34,6 +36,7 @@ const pgOptions = (url: string, choice: Omit<PostgresChoice, "postgres">): PgSto
   ...(choice.databaseTimeoutMillis === undefined ? {} : { statementTimeout: Duration.millis(choice.databaseTimeoutMillis) }),
   ...(choice.readUrls === undefined ? {} : { readUrls: choice.readUrls }),
   ...(choice.readMaxLagMillis === undefined ? {} : { readMaxLag: Duration.millis(choice.readMaxLagMillis) }),
+  ...(choice.connectTimeoutMillis === undefined ? {} : { connectTimeout: Duration.millis(choice.connectTimeoutMillis) }),
   ...(choice.citusWorkerUrls === undefined ? {} : { citusWorkerUrls: choice.citusWorkerUrls })
 })
 
