@@ -227,6 +227,8 @@ describe("on Citus every statement of a request goes to one worker", () => {
         expect(expectOneWorker(history.routed)).toBe(node)
         expect(texts(update.routed).some((text) => text.includes("ds_commit_batch_in("))).toBe(true)
         expect(texts(history.routed).some((text) => /FROM ds_events\b/.test(text))).toBe(true)
+        // The GET is read on the worker's shards by ds_read_in, sent to the worker by the host.
+        expect(get.routed.map(({ statement, sentTo }) => [statement.text.slice(0, 17), sentTo])).toEqual([["SELECT ds_read_in", "worker"]])
       })
     )
 

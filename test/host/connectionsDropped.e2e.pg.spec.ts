@@ -2,7 +2,8 @@ import { Effect, Exit, Scope } from "effect"
 import { afterAll, describe, expect, it } from "vitest"
 import { errorOf, type Host, KEY_A, startHost } from "../http/client.js"
 import { eventLog, listenConnections, liveFromLog, openSql, rebuildComparison, timelineProblems } from "../support/consistency.js"
-import { testDatabase } from "../support/pg.js"
+import { atPort, citusWorkerNodes } from "../support/citusNodes.js"
+import { onCitus, testDatabase } from "../support/pg.js"
 import { startTcpProxy, type TcpProxy, viaProxy } from "../support/tcpProxy.js"
 import { eventually, type Receiver, startReceiver } from "../webhooks/receiver.js"
 
@@ -46,11 +47,23 @@ describe("a host whose database connections are cut mid-request", () => {
     cleanup.push(() => proxy.close())
     const sql = await openSql(databaseUrl)
     cleanup.push(() => sql.close())
+    // On Citus the host reaches each worker too, through a proxy of its own: the cut is every one.
+    const workers = onCitus() ? await citusWorkerNodes(sql) : []
+    const workerProxies = await Promise.all(workers.map(({ port }) => startTcpProxy(port)))
+    for (const workerProxy of workerProxies) cleanup.push(() => workerProxy.close())
+    const proxies = [proxy, ...workerProxies]
+    const citusWorkerUrls = Object.fromEntries(
+      workers.map(({ node, port }, i) => [node, viaProxy(atPort(databaseUrl, port), workerProxies[i]!)])
+    )
     const receiver: Receiver = await startReceiver()
     cleanup.push(() => receiver.close())
 
     const host: Host = await startHost({
-      storage: { postgres: viaProxy(databaseUrl, proxy), connectTimeoutMillis: CONNECT_TIMEOUT_MS },
+      storage: {
+        postgres: viaProxy(databaseUrl, proxy),
+        connectTimeoutMillis: CONNECT_TIMEOUT_MS,
+        ...(workers.length === 0 ? {} : { citusWorkerUrls })
+      },
       rateLimit: 100_000,
       rateBurst: 100_000,
       // A claim whose answer the cut lost is sent once its lease runs out: 5 s, not timeout + 30 s.
@@ -128,14 +141,14 @@ describe("a host whose database connections are cut mid-request", () => {
     // Cut everything once the load is on, and refuse new connections until 30 requests were refused.
     await eventually(async () => (answered() >= 150 ? true : undefined), "150 answers before the cut")
     const cutAt = performance.now()
-    proxy.refuse(true)
-    const cut = proxy.cutAll()
+    for (const each of proxies) each.refuse(true)
+    const cut = proxies.reduce((sum, each) => sum + each.cutAll(), 0)
     await eventually(
       async () => (calls.filter((c) => c.startedAt > cutAt && c.status === 503).length >= 30 ? true : undefined),
       "30 refusals"
     )
     const ready = await host.call("GET", "/readyz", { key: null })
-    proxy.refuse(false)
+    for (const each of proxies) each.refuse(false)
     const reopenedAt = performance.now()
     expect(ready.status).toBe(503)
     expect(errorOf(ready).code).toBe("unavailable")

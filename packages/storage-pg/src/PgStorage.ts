@@ -28,7 +28,7 @@ import { workerConnection } from "./citusSnapshot.js"
 import { type DocumentTableMap, documentTableMap } from "./documentTableMap.js"
 import { DatabaseError, orUnavailable, reasonOf, targetOf } from "./errors.js"
 import { getDocument } from "./getDocument.js"
-import { queryRecords, readRecord } from "./readRecord.js"
+import { queryRecords, readRecord, readRecordOnWorker } from "./readRecord.js"
 import { getDocuments } from "./getDocuments.js"
 import { listDeletedBefore } from "./listDeletedBefore.js"
 import type { ListenOptions } from "./listenChannel.js"
@@ -151,7 +151,10 @@ export const fromClient = (
     getDocument: (collection, workspaceId, id) => routed(getDocument(read, tableMap)(collection, workspaceId, id)),
     documentByUniqueKey: (collection, workspaceId, uniqueKey) =>
       routed(documentByUniqueKey(read, tableMap)(collection, workspaceId, uniqueKey)),
-    readRecord: (collection, workspaceId, id, linked) => routed(readRecord(read, tableMap)(collection, workspaceId, id, linked)),
+    readRecord: (collection, workspaceId, id, linked) =>
+      citus === undefined
+        ? routed(readRecord(read, tableMap)(collection, workspaceId, id, linked))
+        : orUnavailable(readRecordOnWorker(citus.routes, tableMap)(collection, workspaceId, id, linked)),
     queryRecords: (collection, workspaceId, query, linked) => routed(queryRecords(read, tableMap)(collection, workspaceId, query, linked)),
     getDocuments: (collection, workspaceId, ids) => routed(getDocuments(read, tableMap)(collection, workspaceId, ids)),
     queryDocuments: (collection, workspaceId, query) => routed(queryDocuments(read, tableMap)(collection, workspaceId, query)),

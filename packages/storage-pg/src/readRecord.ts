@@ -6,6 +6,7 @@ import { fieldKey } from "./fieldSql.js"
 import { documentColumns, type DocumentRow, toStoredDocument } from "./internal/documentRow.js"
 import { compileQuery } from "./queryDocuments.js"
 import type { DocumentTableMap } from "./documentTableMap.js"
+import type { WorkerRoutes } from "./citusWorkers.js"
 import { tables } from "./tables.js"
 
 interface Row {
@@ -23,14 +24,19 @@ interface Row {
 // 0026) are a range of its key; any other link condition is the shape HasElement compiles to, so
 // the GIN index on the linking array serves it, once per row.
 
-const settingsVersionSql = `coalesce((SELECT v.version FROM ${tables.settingsVersions} AS v WHERE v.workspace_id = $1), 0)`
+/** How a statement names a table: itself on one server, a placeholder ds_read_in names a shard for on Citus. */
+type Named = (table: string) => string
+const itself: Named = (table) => table
 
-const linkedSql = (tableMap: DocumentTableMap, linked: LinkedDocuments | null, id: string) =>
+const settingsVersionSql = (name: Named) =>
+  `coalesce((SELECT v.version FROM ${name(tables.settingsVersions)} AS v WHERE v.workspace_id = $1), 0)`
+
+const linkedSql = (tableMap: DocumentTableMap, linked: LinkedDocuments | null, id: string, name: Named = itself) =>
   linked === null
     ? "'{}'::text[]"
     : linked.collection === "deal" && linked.field === "contact_ids"
-      ? `ARRAY(SELECT k.deal_id FROM ${tables.dealContacts} AS k WHERE k.workspace_id = $1 AND k.contact_id = ${id} ORDER BY k.deal_id)`
-      : `ARRAY(SELECT l.id FROM ${tableMap.table(linked.collection)} AS l WHERE l.workspace_id = $1 AND l.deleted_at IS NULL ` +
+      ? `ARRAY(SELECT k.deal_id FROM ${name(tables.dealContacts)} AS k WHERE k.workspace_id = $1 AND k.contact_id = ${id} ORDER BY k.deal_id)`
+      : `ARRAY(SELECT l.id FROM ${name(tableMap.table(linked.collection))} AS l WHERE l.workspace_id = $1 AND l.deleted_at IS NULL ` +
         `AND (l.data -> ${fieldKey(linked.field)}) @> jsonb_build_array(${id}) ORDER BY l.id)`
 
 const columnsOf = (alias: string) =>
@@ -44,24 +50,53 @@ const documentOf = (collection: Collection, workspaceId: string, row: Row) =>
     ? null
     : toStoredDocument(collection, workspaceId, { id: row.id, version: row.version, deleted_at: row.deleted_at, data: row.data })
 
+// The one-row FROM answers for an absent document too.
+const recordSql = (tableMap: DocumentTableMap, collection: Collection, linked: LinkedDocuments | null, name: Named) =>
+  `SELECT ${columnsOf("d")}, ${settingsVersionSql(name)} AS settings_version, ${linkedSql(tableMap, linked, "$2::text", name)} AS linked_ids ` +
+  `FROM (SELECT 1) AS one LEFT JOIN ${name(tableMap.table(collection))} AS d ON d.workspace_id = $1 AND d.id = $2`
+
+const recordOf = (collection: Collection, workspaceId: string, row: Row | undefined): RecordRead => ({
+  document: row === undefined ? null : documentOf(collection, workspaceId, row),
+  linkedIds: row?.linked_ids ?? [],
+  settingsVersion: row?.settings_version ?? 0
+})
+
 export const readRecord =
   (sql: SqlClient, tableMap: DocumentTableMap) =>
   (collection: Collection, workspaceId: string, id: string, linked: LinkedDocuments | null): Effect.Effect<RecordRead, SqlError> =>
     Effect.suspend(() =>
-      Effect.map(
-        // The one-row FROM answers for an absent document too.
-        sql.unsafe<Row>(
-          `SELECT ${columnsOf("d")}, ${settingsVersionSql} AS settings_version, ${linkedSql(tableMap, linked, "$2::text")} AS linked_ids ` +
-            `FROM (SELECT 1) AS one LEFT JOIN ${tableMap.table(collection)} AS d ON d.workspace_id = $1 AND d.id = $2`,
-          [workspaceId, id]
-        ),
-        ([row]) => ({
-          document: row === undefined ? null : documentOf(collection, workspaceId, row),
-          linkedIds: row?.linked_ids ?? [],
-          settingsVersion: row?.settings_version ?? 0
-        })
+      Effect.map(sql.unsafe<Row>(recordSql(tableMap, collection, linked, itself), [workspaceId, id]), ([row]) =>
+        recordOf(collection, workspaceId, row)
       )
     )
+
+/**
+ * The same read on Citus, sent to the worker holding the workspace (citusWorkers.ts), where
+ * ds_read_in runs it on the workspace's shards with PostgreSQL's own planner: through the
+ * coordinator, Citus plans it twice and the coordinator pays a hop (bench/ANALYSIS.md, issue 31).
+ */
+export const readRecordOnWorker =
+  (routes: WorkerRoutes, tableMap: DocumentTableMap) =>
+  (collection: Collection, workspaceId: string, id: string, linked: LinkedDocuments | null): Effect.Effect<RecordRead, SqlError> =>
+    Effect.suspend(() => {
+      const names = new Set<string>()
+      const name: Named = (table) => {
+        names.add(table)
+        return `{${table}}`
+      }
+      const query = recordSql(tableMap, collection, linked, name)
+      return Effect.map(
+        routes.run(workspaceId, (on) =>
+          on.unsafe<{ readonly rows: ReadonlyArray<Row> }>("SELECT ds_read_in($1::text, $2::text, $3::text[], $4::text) AS rows", [
+            workspaceId,
+            query,
+            [...names],
+            id
+          ])
+        ),
+        ([answer]) => recordOf(collection, workspaceId, answer?.rows[0])
+      )
+    })
 
 /**
  * The page as queryDocuments compiles it, joined laterally to a one-row FROM so that an empty page
@@ -83,7 +118,7 @@ export const queryRecords =
       ({ links, params, text }) =>
         Effect.map(
           sql.unsafe<Row>(
-            `SELECT ${columnsOf("p")}, ${settingsVersionSql} AS settings_version, ${links} AS linked_ids ` +
+            `SELECT ${columnsOf("p")}, ${settingsVersionSql(itself)} AS settings_version, ${links} AS linked_ids ` +
               `FROM (SELECT 1) AS one LEFT JOIN LATERAL (SELECT page.*, row_number() OVER () AS n FROM (${text}) AS page) AS p ON TRUE ORDER BY p.n`,
             // A query that can match nothing compiles without parameters; the version still needs $1.
             params.length === 0 ? [workspaceId] : params

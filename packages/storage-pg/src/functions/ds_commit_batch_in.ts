@@ -2,6 +2,7 @@ import { FEED_LOCK_CLASS } from "../internal/feedLock.js"
 import { FEED_OFFSET_SETTING, localServer } from "../internal/feedOffset.js"
 import { tables } from "../tables.js"
 import { ONE_BY_ONE } from "./ds_commit_batch.js"
+import { holdWorkspaceHere } from "./ds_workspace_here.js"
 import type { StoredFunction } from "./StoredFunction.js"
 import { LOCAL_WORKSPACE_SETTING, localStatement } from "./workspaceRows.js"
 
@@ -12,9 +13,6 @@ const eraOf = localStatement("citus", {
   params: ["workspace"],
   into: "era"
 })
-
-/** PostgreSQL's ShareLock, by the number lock_shard_metadata takes. */
-const SHARE_LOCK = 5
 
 /**
  * ds_commit_batch for commits of one workspace, named as its first argument: on Citus this is the
@@ -56,8 +54,7 @@ export const ds_commit_batch_in: StoredFunction = {
       era record;
       shift bigint;
     BEGIN
-      PERFORM lock_shard_metadata(${SHARE_LOCK}, ARRAY[get_shard_id_for_distribution_column('${tables.events}', workspace)]);
-      PERFORM ds_workspace_here(workspace);
+      ${holdWorkspaceHere("workspace")}
       PERFORM set_config('${ONE_BY_ONE}', 'on', true);
       PERFORM set_config('${LOCAL_WORKSPACE_SETTING}', workspace, true);
       ${eraOf}

@@ -1,3 +1,4 @@
+import { tables } from "../tables.js"
 import type { StoredFunction } from "./StoredFunction.js"
 
 /**
@@ -32,3 +33,17 @@ export const ds_workspace_here: StoredFunction = {
     END
     $here$`
 }
+
+/** PostgreSQL's ShareLock, by the number lock_shard_metadata takes. */
+const SHARE_LOCK = 5
+
+/**
+ * The first statements of a function that works on a workspace's shards where it runs: Citus's
+ * shard metadata lock on the workspace's log shard, shared and held to the transaction's end, and
+ * only then the check that the shard is here. A move takes that lock exclusively before it switches
+ * the placements, so once the check passed the shards stay here until the transaction ends
+ * (ds_commit_batch_in.ts says what went wrong without it).
+ */
+export const holdWorkspaceHere = (workspace: string) =>
+  `PERFORM lock_shard_metadata(${SHARE_LOCK}, ARRAY[get_shard_id_for_distribution_column('${tables.events}', ${workspace})]);
+      PERFORM ds_workspace_here(${workspace});`

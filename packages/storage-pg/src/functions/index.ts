@@ -9,6 +9,7 @@ import { ds_commit_at, ds_commit_batch_at, ds_commit_with_settings_at } from "./
 import { ds_events_drop_redacted_payload } from "./ds_events_drop_redacted_payload.js"
 import { ds_events_notify_feed } from "./ds_events_notify_feed.js"
 import { ds_feed_bound_in } from "./ds_feed_bound_in.js"
+import { ds_read_in } from "./ds_read_in.js"
 import { ds_workspace_here } from "./ds_workspace_here.js"
 import { searchWords } from "./searchWords.js"
 import type { StoredFunction } from "./StoredFunction.js"
@@ -35,6 +36,7 @@ export const functionsOf = (tableMap: DocumentTableMap, layout: Layout = "plain"
   ds_events_drop_redacted_payload,
   ds_events_notify_feed(tableMap.plugins),
   ds_feed_bound_in,
+  ds_read_in,
   ds_workspace_here,
   ...searchWords(layout),
   ...duplicateKeys(layout),
