@@ -27,6 +27,7 @@ interface Row {
 /** How a statement names a table: itself on one server, a placeholder ds_read_in names a shard for on Citus. */
 type Named = (table: string) => string
 const itself: Named = (table) => table
+const placeholder: Named = (table) => `{${table}}`
 
 const settingsVersionSql = (name: Named) =>
   `coalesce((SELECT v.version FROM ${name(tables.settingsVersions)} AS v WHERE v.workspace_id = $1), 0)`
@@ -79,18 +80,14 @@ export const readRecordOnWorker =
   (routes: WorkerRoutes, tableMap: DocumentTableMap) =>
   (collection: Collection, workspaceId: string, id: string, linked: LinkedDocuments | null): Effect.Effect<RecordRead, SqlError> =>
     Effect.suspend(() => {
-      const names = new Set<string>()
-      const name: Named = (table) => {
-        names.add(table)
-        return `{${table}}`
-      }
-      const query = recordSql(tableMap, collection, linked, name)
+      const query = recordSql(tableMap, collection, linked, placeholder)
+      const names = [...new Set(Array.from(query.matchAll(/\{(\w+)\}/g), (match) => match[1]!))]
       return Effect.map(
         routes.run(workspaceId, (on) =>
           on.unsafe<{ readonly rows: ReadonlyArray<Row> }>("SELECT ds_read_in($1::text, $2::text, $3::text[], $4::text) AS rows", [
             workspaceId,
             query,
-            [...names],
+            names,
             id
           ])
         ),

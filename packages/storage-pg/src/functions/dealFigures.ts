@@ -6,8 +6,9 @@ import { type Layout, localStatement } from "./workspaceRows.js"
  * creates the tables and the triggers): a row trigger on ds_deal_standings adds each standing's
  * old contribution taken away and its new one added as delta rows, and now and then (one change
  * in COMPACT_EVERY) a transaction that gets the workspace's advisory lock without waiting moves
- * the deltas it can see into the totals, one at a time. No transaction ever waits on a total, so none can deadlock on one; a reader sums
- * totals and deltas in one statement. A TRUNCATE of the standings (a rebuild) empties both.
+ * the deltas it can see into the totals, one at a time. No transaction ever waits on a total, so
+ * none can deadlock on one; a reader sums totals and deltas in one statement. A TRUNCATE of the
+ * standings (a rebuild) empties both.
  */
 
 /** The measures a total keeps, each a sum of its deals' contributions (figures.ts says how they are read). */

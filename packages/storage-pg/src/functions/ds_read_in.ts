@@ -1,5 +1,6 @@
 import { holdWorkspaceHere } from "./ds_workspace_here.js"
 import type { StoredFunction } from "./StoredFunction.js"
+import { shardOf } from "./workspaceRows.js"
 
 /**
  * A read of one workspace's rows, run on the worker holding it (Citus only; never called on one
@@ -11,8 +12,9 @@ import type { StoredFunction } from "./StoredFunction.js"
  *
  * As ds_commit_batch_in, it first holds the workspace here (ds_workspace_here.ts): a move cannot
  * take the shards away while the read runs, and a call that reached a worker the workspace has
- * left is refused, to be sent again where it lives. The text comes from the host's own code (readRecord.ts), never from a
- * request; the function can do nothing its caller could not do with the same SQL.
+ * left is refused, to be sent again where it lives. The text comes from the host's own code
+ * (readRecord.ts), never from a request; the function can do nothing its caller could not do with
+ * the same SQL.
  */
 export const ds_read_in: StoredFunction = {
   name: "ds_read_in",
@@ -25,8 +27,7 @@ export const ds_read_in: StoredFunction = {
     BEGIN
       ${holdWorkspaceHere("workspace")}
       FOREACH name IN ARRAY names LOOP
-        rendered := replace(rendered, '{' || name || '}',
-          quote_ident(name || '_' || get_shard_id_for_distribution_column(name, workspace)));
+        rendered := replace(rendered, '{' || name || '}', quote_ident(${shardOf("name", "workspace")}));
       END LOOP;
       EXECUTE 'SELECT coalesce(jsonb_agg(to_jsonb(r)), ''[]'') FROM (' || rendered || ') AS r' INTO answer USING workspace, id;
       RETURN answer;

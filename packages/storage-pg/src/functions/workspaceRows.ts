@@ -44,8 +44,12 @@ const staticForm = (rows: WorkspaceRows): string => {
   return `${text}${rows.into === undefined ? "" : ` INTO ${rows.into}`};`
 }
 
-/** The workspace's shard of `table`: Citus names a shard `<table>_<shard id>`. */
-export const shardOf = (table: string, workspace: string) => `'${table}_' || get_shard_id_for_distribution_column('${table}', ${workspace})`
+/**
+ * The name of the workspace's shard of a table, `table` being a PL/pgSQL text expression (a quoted
+ * name, or a variable holding one): Citus names a shard `<table>_<shard id>`.
+ */
+export const shardOf = (table: string, workspace: string) =>
+  `${table} || '_' || get_shard_id_for_distribution_column(${table}, ${workspace})`
 
 const shardForm = (rows: WorkspaceRows): string => {
   const tables = tablesOf(rows)
@@ -53,7 +57,7 @@ const shardForm = (rows: WorkspaceRows): string => {
     (sql, _, i) => sql.replaceAll(i === 0 ? "{t}" : `{t${i}}`, `%${i + 1}$I`),
     rows.sql.replaceAll("'", "''").replaceAll("%", "%%")
   )
-  const shards = tables.map((table) => shardOf(table, rows.workspace)).join(", ")
+  const shards = tables.map((table) => shardOf(`'${table}'`, rows.workspace)).join(", ")
   const using = (rows.params ?? []).length === 0 ? "" : ` USING ${rows.params!.join(", ")}`
   return `EXECUTE format('${text}', ${shards})${rows.into === undefined ? "" : ` INTO ${rows.into}`}${using};`
 }
