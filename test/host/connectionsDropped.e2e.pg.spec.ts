@@ -2,8 +2,8 @@ import { Effect, Exit, Scope } from "effect"
 import { afterAll, describe, expect, it } from "vitest"
 import { errorOf, type Host, KEY_A, startHost } from "../http/client.js"
 import { eventLog, listenConnections, liveFromLog, openSql, rebuildComparison, timelineProblems } from "../support/consistency.js"
-import { atPort, citusWorkerNodes } from "../support/citusNodes.js"
-import { onCitus, testDatabase } from "../support/pg.js"
+import { workersBehindProxies } from "../support/citusNodes.js"
+import { testDatabase } from "../support/pg.js"
 import { startTcpProxy, type TcpProxy, viaProxy } from "../support/tcpProxy.js"
 import { eventually, type Receiver, startReceiver } from "../webhooks/receiver.js"
 
@@ -48,13 +48,14 @@ describe("a host whose database connections are cut mid-request", () => {
     const sql = await openSql(databaseUrl)
     cleanup.push(() => sql.close())
     // On Citus the host reaches each worker too, through a proxy of its own: the cut is every one.
-    const workers = onCitus() ? await citusWorkerNodes(sql) : []
-    const workerProxies = await Promise.all(workers.map(({ port }) => startTcpProxy(port)))
-    for (const workerProxy of workerProxies) cleanup.push(() => workerProxy.close())
-    const proxies = [proxy, ...workerProxies]
-    const citusWorkerUrls = Object.fromEntries(
-      workers.map(({ node, port }, i) => [node, viaProxy(atPort(databaseUrl, port), workerProxies[i]!)])
+    const workers = await workersBehindProxies(
+      sql,
+      databaseUrl,
+      ({ port }) => startTcpProxy(port),
+      (proxy, url) => viaProxy(url, proxy)
     )
+    for (const workerProxy of workers.proxies) cleanup.push(() => workerProxy.close())
+    const proxies = [proxy, ...workers.proxies]
     const receiver: Receiver = await startReceiver()
     cleanup.push(() => receiver.close())
 
@@ -62,7 +63,7 @@ describe("a host whose database connections are cut mid-request", () => {
       storage: {
         postgres: viaProxy(databaseUrl, proxy),
         connectTimeoutMillis: CONNECT_TIMEOUT_MS,
-        ...(workers.length === 0 ? {} : { citusWorkerUrls })
+        ...(workers.proxies.length === 0 ? {} : { citusWorkerUrls: workers.urls })
       },
       rateLimit: 100_000,
       rateBurst: 100_000,

@@ -3,8 +3,8 @@ import { afterAll, describe, expect, it } from "vitest"
 import { serve } from "../http/cli.js"
 import { callerOf, errorOf, KEY_A } from "../http/client.js"
 import { openSql } from "../support/consistency.js"
-import { atPort, citusWorkerNodes } from "../support/citusNodes.js"
-import { onCitus, testDatabase } from "../support/pg.js"
+import { workersBehindProxies } from "../support/citusNodes.js"
+import { testDatabase } from "../support/pg.js"
 import { type SilencingProxy, startSilencingProxy } from "../storage/silencingProxy.js"
 
 // The host (the built CLI, `dealstream serve`) reaches PostgreSQL through a proxy that then drops
@@ -28,14 +28,20 @@ describe("a host whose database goes silent", () => {
     cleanup.push(() => sql.close())
     // On Citus the host reaches each worker too (storage-pg's citusWorkers.ts), through a proxy of
     // its own here.
-    const workers = onCitus() ? await citusWorkerNodes(sql) : []
-    const workerProxies = await Promise.all(workers.map(({ port }) => startSilencingProxy(atPort(databaseUrl, port))))
-    for (const workerProxy of workerProxies) cleanup.push(() => workerProxy.close())
-    const workerUrls = workers.map(({ node }, i) => `${node}=${workerProxies[i]!.url}`).join(",")
+    const workers = await workersBehindProxies(
+      sql,
+      databaseUrl,
+      ({ url }) => startSilencingProxy(url),
+      (proxy) => proxy.url
+    )
+    for (const workerProxy of workers.proxies) cleanup.push(() => workerProxy.close())
+    const workerUrls = Object.entries(workers.urls)
+      .map(([node, url]) => `${node}=${url}`)
+      .join(",")
 
     const host = await serve(["--storage", "postgres", "--database-timeout", "1s", "--api-keys", `ws_a:${KEY_A}`], {
       DATABASE_URL: proxy.url,
-      ...(workers.length === 0 ? {} : { DEALSTREAM_CITUS_WORKER_URLS: workerUrls })
+      ...(workerUrls === "" ? {} : { DEALSTREAM_CITUS_WORKER_URLS: workerUrls })
     })
     cleanup.push(async () => {
       host.child.kill("SIGKILL")
@@ -55,7 +61,7 @@ describe("a host whose database goes silent", () => {
     }
 
     proxy.partition()
-    if (workers.length > 0) {
+    if (workers.proxies.length > 0) {
       // The coordinator alone silent: a GET and a commit go to the workspace's worker, and answer.
       // The write is stored there, and the coordinator's signal failing after it does not make it a
       // 503, which a client would send again.
@@ -66,7 +72,7 @@ describe("a host whose database goes silent", () => {
       expect(stored.status, stored.text).toBe(201)
       const rows = await sql.query("SELECT id FROM ds_contacts WHERE data ->> 'email' = 'meanwhile@example.com'")
       expect(rows.map((row) => row["id"])).toEqual([stored.body.id])
-      for (const workerProxy of workerProxies) workerProxy.partition()
+      for (const workerProxy of workers.proxies) workerProxy.partition()
     }
 
     const { answer: read, seconds: readSeconds } = await timed(() => call("GET", `/v1/contacts/${created.body.id}`))

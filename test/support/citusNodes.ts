@@ -1,27 +1,38 @@
 import type { Sql } from "./consistency.js"
+import { onCitus } from "./pg.js"
 
-/** A primary worker of a Citus cluster, as the coordinator knows it (pg_dist_node). */
-export interface CitusWorkerNode {
-  /** `host:port`: the key of a host's citusWorkerUrls. */
+/** A primary worker of a Citus cluster: `host:port` as the coordinator knows it, and its URL. */
+interface WorkerNode {
   readonly node: string
   readonly port: number
+  /** The coordinator's database URL at the worker's port (a worker holds a database of that name). */
+  readonly url: string
 }
 
-/**
- * The cluster's primary workers, read on the coordinator. A host sends commits, feed bounds and
- * GETs straight to them (storage-pg's citusWorkers.ts), so a fault test that stands between a host
- * and its database stands in front of each of them too, and names them in citusWorkerUrls.
- */
-export const citusWorkerNodes = async (sql: Sql): Promise<ReadonlyArray<CitusWorkerNode>> =>
+const workerNodes = async (sql: Sql, databaseUrl: string): Promise<ReadonlyArray<WorkerNode>> =>
   (
     await sql.query<{ readonly nodename: string; readonly nodeport: number }>(
       "SELECT nodename, nodeport FROM pg_dist_node WHERE groupid > 0 AND noderole = 'primary' ORDER BY nodeport"
     )
-  ).map((row) => ({ node: `${row.nodename}:${row.nodeport}`, port: Number(row.nodeport) }))
+  ).map((row) => {
+    const url = new URL(databaseUrl)
+    url.port = String(row.nodeport)
+    return { node: `${row.nodename}:${row.nodeport}`, port: Number(row.nodeport), url: url.toString() }
+  })
 
-/** A URL of the coordinator's database, at a worker's port (a worker holds a database of that name). */
-export const atPort = (databaseUrl: string, port: number): string => {
-  const url = new URL(databaseUrl)
-  url.port = String(port)
-  return url.toString()
+/**
+ * A host sends commits, feed bounds and GETs straight to the workers (storage-pg's
+ * citusWorkers.ts), so a fault test that stands between a host and its database stands in front of
+ * each worker too. On Citus: a proxy per primary worker (`start`), and the citusWorkerUrls (by
+ * `host:port` in pg_dist_node) that send a host through them (`reach`); on one server, none.
+ */
+export const workersBehindProxies = async <P>(
+  sql: Sql,
+  databaseUrl: string,
+  start: (worker: { readonly url: string; readonly port: number }) => Promise<P>,
+  reach: (proxy: P, workerUrl: string) => string
+): Promise<{ readonly proxies: ReadonlyArray<P>; readonly urls: Readonly<Record<string, string>> }> => {
+  const workers = onCitus() ? await workerNodes(sql, databaseUrl) : []
+  const proxies = await Promise.all(workers.map(start))
+  return { proxies, urls: Object.fromEntries(workers.map((worker, i) => [worker.node, reach(proxies[i]!, worker.url)])) }
 }
