@@ -39,6 +39,11 @@ export interface ApiKeysService {
    */
   readonly authenticate: (presented: string) => Effect.Effect<Option.Option<KeyOwner>, StorageUnavailable>
   /**
+   * The owner of a presented key when this host knows it at `now` without asking storage (one of
+   * its own keys, or a stored key it remembers); undefined when only `authenticate` can tell.
+   */
+  readonly knownAt: (presented: string, now: number) => KeyOwner | undefined
+  /**
    * Forgets what this host remembers of a stored key, after changing or revoking it through this
    * host: here the change applies at once. Other hosts drop it when they hear of the change
    * (`followKeyChanges`), and within the cache's 5 s if they do not.
@@ -46,6 +51,8 @@ export interface ApiKeysService {
   readonly forget: (keyId: string) => Effect.Effect<void>
   /** Notes that a stored key was used now (its `last_used_at`), written in the background (keyUses.ts). */
   readonly used: (owner: KeyOwner) => Effect.Effect<void>
+  /** The same at a time the caller read. */
+  readonly usedAt: (owner: KeyOwner, now: number) => void
 }
 
 export class ApiKeys extends Context.Service<ApiKeys, ApiKeysService>()("@dealstream/http/ApiKeys") {}
@@ -64,7 +71,7 @@ export const make = (
   keys: ReadonlyArray<ApiKey>,
   lookup: (keySha256: string) => Effect.Effect<ApiKeyOwner | null, StorageUnavailable>,
   cache: StoredKeyCache.StoredKeyCache<KeyOwner> = StoredKeyCache.make(),
-  uses: Pick<KeyUses.KeyUses, "note"> = { note: () => Effect.void }
+  uses: Pick<KeyUses.KeyUses, "note" | "noteAt"> = { note: () => Effect.void, noteAt: () => {} }
 ): ApiKeysService => {
   const entries = keys.map(({ key, scopes, workspaceId }, index) => {
     // Embedders pass keys without going through `parse`; a workspace outside the API's syntax (the
@@ -80,20 +87,31 @@ export const make = (
     }
     return { digest, owner }
   })
+  const configuredOwner = (digest: Buffer): KeyOwner | undefined => {
+    let found: KeyOwner | undefined
+    for (const entry of entries) {
+      if (timingSafeEqual(entry.digest, digest)) found = entry.owner
+    }
+    return found
+  }
   return {
+    knownAt: (presented, now) => {
+      const digest = sha256(presented)
+      return configuredOwner(digest) ?? cache.peek(digest.toString("hex"), now)
+    },
     authenticate: (presented) => {
       const digest = sha256(presented)
-      let found: KeyOwner | undefined
-      for (const entry of entries) {
-        if (timingSafeEqual(entry.digest, digest)) found = entry.owner
-      }
+      const found = configuredOwner(digest)
       if (found !== undefined) return Effect.succeed(Option.some(found))
       const hex = digest.toString("hex")
       const stored = Effect.map(lookup(hex), (owner): KeyOwner | null => (owner === null ? null : { ...owner, configured: false }))
       return Effect.map(cache.lookup(hex, stored), Option.fromNullishOr)
     },
     forget: (keyId) => Effect.sync(() => cache.forget((owner) => owner.keyId === keyId)),
-    used: (owner) => (owner.configured ? Effect.void : uses.note(owner.keyId))
+    used: (owner) => (owner.configured ? Effect.void : uses.note(owner.keyId)),
+    usedAt: (owner, now) => {
+      if (!owner.configured) uses.noteAt(owner.keyId, now)
+    }
   }
 }
 

@@ -1,12 +1,13 @@
-import { Engine, type KeyManager, RecordTypes, type RequestContext } from "@dealstream/core"
+import { Engine, type KeyManager, RecordTypes, type RequestContext, type ValidationError } from "@dealstream/core"
 import { HttpEffect, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { HttpApiMiddleware, HttpApiSecurity } from "effect/http-api"
 import { Clock, Context, Effect, Layer, Option } from "effect"
 import { Forbidden, Invalid, RateLimited, Unauthorized, Unavailable } from "../errors/HttpErrors.js"
 import * as AddressLimiter from "../rateLimit/AddressRateLimit.js"
 import { type RateDecision, RateLimiter } from "../rateLimit/RateLimiter.js"
-import { rateLimitHeaders, RequestInfo } from "../request/RequestInfo.js"
-import { ApiKeys } from "./ApiKeys.js"
+import { pathOf } from "../host/requestFront.js"
+import { rateLimitHeaders, type RequestInfoShape, requestInfoOf } from "../request/RequestInfo.js"
+import { ApiKeys, type KeyOwner } from "./ApiKeys.js"
 import { LastWrites, withPositions } from "./readYourWrites.js"
 import { missingScope } from "./scopes.js"
 
@@ -34,30 +35,29 @@ export class Authentication extends HttpApiMiddleware.Service<Authentication, { 
 
 const BEARER = /^Bearer[ \t]+(\S+)[ \t]*$/i
 
-/** The path of a request target: origin-form (`/v1/…?…`) sliced, anything else parsed. */
-const pathOf = (target: string): string => {
-  if (!target.startsWith("/")) return new URL(target, "http://localhost").pathname
-  const query = target.indexOf("?")
-  return query < 0 ? target : target.slice(0, query)
+/**
+ * The RateLimit-* headers of a decision, on whatever answer the request gets: under the host, its
+ * front sets them on the Node response; under a router of an embedder's own, a pre-response handler
+ * does. Null when nothing is left to run.
+ */
+const showLimit = (
+  info: RequestInfoShape,
+  decision: RateDecision
+): Effect.Effect<void, never, HttpServerRequest.HttpServerRequest> | null => {
+  if (info.setHeaders !== null) {
+    info.setHeaders(rateLimitHeaders(decision))
+    return null
+  }
+  return HttpEffect.appendPreResponseHandler((_, response) =>
+    Effect.succeed(HttpServerResponse.setHeaders(response, rateLimitHeaders(decision)))
+  )
 }
 
-/**
- * The RateLimit-* headers of a decision, on whatever answer the request gets: the host middleware
- * sets them from RequestInfo; under a router of an embedder's own, a pre-response handler does.
- */
-const showLimit = (decision: RateDecision) =>
-  RequestInfo.use((info) => {
-    if (info.hosted) {
-      info.rateLimit = decision
-      return Effect.void
-    }
-    return HttpEffect.appendPreResponseHandler((_, response) =>
-      Effect.succeed(HttpServerResponse.setHeaders(response, rateLimitHeaders(decision)))
-    )
-  })
-
-const refused = (decision: RateDecision) =>
-  Effect.andThen(showLimit(decision), new RateLimited({ message: "rate limit exceeded", retryAfterSeconds: decision.retryAfterSeconds }))
+const refused = (info: RequestInfoShape, decision: RateDecision) => {
+  const refusal = new RateLimited({ message: "rate limit exceeded", retryAfterSeconds: decision.retryAfterSeconds })
+  const shown = showLimit(info, decision)
+  return shown === null ? Effect.fail(refusal) : Effect.andThen(shown, Effect.fail(refusal))
+}
 
 /**
  * HttpApi's bearer security hands us whatever follows the scheme (`Bearer a b` included), so the
@@ -65,6 +65,11 @@ const refused = (decision: RateDecision) =>
  * else, since an unknown key costs a storage read and a flood of them must stop before the
  * database; then the key's, once the key is known. Every request to an authenticated route is
  * charged to its address, a valid key's too.
+ *
+ * Plain code between one read of the fiber (its request and Clock) and the endpoint: a key the host
+ * knows (its own, or a stored one it remembers) is admitted without another step; only a key it
+ * must look up waits for storage. As an Effect.gen of eleven steps it cost about 16 µs of the
+ * memory host's 75 per GET (bench/ANALYSIS.md, issue 32).
  */
 export const AuthenticationLive = Layer.effect(
   Authentication,
@@ -75,50 +80,75 @@ export const AuthenticationLive = Layer.effect(
     const engine = yield* Engine
     const lastWrites = new LastWrites()
     const plurals = new Set((yield* RecordTypes).map((plugin) => plugin.plural))
+
+    const admit = <E, R>(
+      httpEffect: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>,
+      request: HttpServerRequest.HttpServerRequest,
+      info: RequestInfoShape,
+      byAddress: RateDecision,
+      owner: KeyOwner,
+      now: number
+    ): Effect.Effect<
+      HttpServerResponse.HttpServerResponse,
+      E | Unauthorized | RateLimited | Forbidden | ValidationError,
+      Exclude<R, Caller> | HttpServerRequest.HttpServerRequest
+    > => {
+      // An expiry is checked on every request against the clock, whatever the cache holds.
+      const { expiresAt } = owner
+      if (expiresAt !== null && Date.parse(expiresAt) <= now) {
+        return Effect.fail(new Unauthorized({ message: `this API key expired at ${expiresAt}` }))
+      }
+      // In memory only: the write of last_used_at never runs on the request's path (keyUses.ts).
+      keys.usedAt(owner, now)
+      info.workspaceId = owner.workspaceId
+      const byKey = limiter.takeAt(owner.keyId, now)
+      if (!byKey.allowed) return refused(info, byKey)
+      // One set of headers: the limit nearer to refusing this client (the key's on a tie).
+      const shown = showLimit(info, byKey.remaining <= byAddress.remaining ? byKey : byAddress)
+      const lacking = missingScope(owner.scopes, request.method, pathOf(request.url), plurals)
+      const answer: Effect.Effect<
+        HttpServerResponse.HttpServerResponse,
+        E | Forbidden | ValidationError,
+        Exclude<R, Caller> | HttpServerRequest.HttpServerRequest
+      > =
+        lacking !== null
+          ? Effect.fail(new Forbidden({ message: `this API key may not do this: it lacks the scope ${lacking}`, scope: lacking }))
+          : withPositions(
+              request,
+              owner.keyId,
+              lastWrites,
+              engine,
+              Effect.provideService(httpEffect, Caller, {
+                workspaceId: owner.workspaceId,
+                requestId: info.id,
+                actor: owner.keyId,
+                key: { scopes: owner.scopes, configured: owner.configured }
+              })
+            )
+      return shown === null ? answer : Effect.andThen(shown, answer)
+    }
+
     return Authentication.of({
       bearer: (httpEffect) =>
-        Effect.gen(function* () {
-          const request = yield* HttpServerRequest.HttpServerRequest
-          const byAddress = yield* addresses.take(request)
-          if (!byAddress.allowed) return yield* refused(byAddress)
+        Effect.withFiber((fiber) => {
+          const request = Context.getUnsafe(fiber.context, HttpServerRequest.HttpServerRequest)
+          const now = fiber.getRef(Clock.Clock).currentTimeMillisUnsafe()
+          const info = requestInfoOf(request)
+          const byAddress = addresses.takeAt(request, now)
+          if (!byAddress.allowed) return refused(info, byAddress)
           const header = request.headers["authorization"]
           if (header === undefined) {
-            return yield* new Unauthorized({ message: "missing Authorization header (expected: Bearer <API key>)" })
+            return Effect.fail(new Unauthorized({ message: "missing Authorization header (expected: Bearer <API key>)" }))
           }
           const match = BEARER.exec(header)
-          if (match === null) {
-            return yield* new Unauthorized({ message: "the Authorization header must use the Bearer scheme" })
-          }
-          const owner = yield* keys.authenticate(match[1]!)
-          if (Option.isNone(owner)) return yield* new Unauthorized({ message: "unknown API key" })
-          // An expiry is checked on every request against the clock, whatever the cache holds.
-          const { expiresAt } = owner.value
-          if (expiresAt !== null && Date.parse(expiresAt) <= (yield* Clock.currentTimeMillis)) {
-            return yield* new Unauthorized({ message: `this API key expired at ${expiresAt}` })
-          }
-          // In memory only: the write of last_used_at never runs on the request's path (keyUses.ts).
-          yield* keys.used(owner.value)
-          const info = yield* RequestInfo
-          info.workspaceId = owner.value.workspaceId
-
-          const byKey = yield* limiter.take(owner.value.keyId)
-          if (!byKey.allowed) return yield* refused(byKey)
-          // One set of headers: the limit nearer to refusing this client (the key's on a tie).
-          yield* showLimit(byKey.remaining <= byAddress.remaining ? byKey : byAddress)
-          const lacking = missingScope(owner.value.scopes, request.method, pathOf(request.url), plurals)
-          if (lacking !== null)
-            return yield* new Forbidden({ message: `this API key may not do this: it lacks the scope ${lacking}`, scope: lacking })
-          return yield* withPositions(
-            request,
-            owner.value.keyId,
-            lastWrites,
-            engine,
-            Effect.provideService(httpEffect, Caller, {
-              workspaceId: owner.value.workspaceId,
-              requestId: info.id,
-              actor: owner.value.keyId,
-              key: { scopes: owner.value.scopes, configured: owner.value.configured }
-            })
+          if (match === null) return Effect.fail(new Unauthorized({ message: "the Authorization header must use the Bearer scheme" }))
+          const presented = match[1]!
+          const known = keys.knownAt(presented, now)
+          if (known !== undefined) return admit(httpEffect, request, info, byAddress, known, now)
+          return Effect.flatMap(keys.authenticate(presented), (owner) =>
+            Option.isNone(owner)
+              ? Effect.fail(new Unauthorized({ message: "unknown API key" }))
+              : Effect.flatMap(Clock.currentTimeMillis, (later) => admit(httpEffect, request, info, byAddress, owner.value, later))
           )
         })
     })

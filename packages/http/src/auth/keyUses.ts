@@ -19,6 +19,8 @@ export interface KeyUses {
    * note is not noted.
    */
   readonly note: (keyId: string) => Effect.Effect<void>
+  /** The same at a time the caller read (the fiber's Clock, read once per request). */
+  readonly noteAt: (keyId: string, now: number) => void
   /** Writes what was noted since the last flush (the fiber's step; tests call it themselves). */
   readonly flush: Effect.Effect<void>
   /** Uses noted and not written yet. */
@@ -41,15 +43,15 @@ export const make = (
     const noted = new Map<string, number>()
     let waiting = new Map<string, string>()
 
-    const note = (keyId: string) =>
-      Effect.map(Clock.currentTimeMillis, (now) => {
-        const last = noted.get(keyId)
-        if (last !== undefined && now - last < options.everyMillis) return
-        noted.delete(keyId)
-        noted.set(keyId, now)
-        while (noted.size > options.capacity) noted.delete(noted.keys().next().value!)
-        waiting.set(keyId, new Date(now).toISOString())
-      })
+    const noteAt = (keyId: string, now: number) => {
+      const last = noted.get(keyId)
+      if (last !== undefined && now - last < options.everyMillis) return
+      noted.delete(keyId)
+      noted.set(keyId, now)
+      while (noted.size > options.capacity) noted.delete(noted.keys().next().value!)
+      waiting.set(keyId, new Date(now).toISOString())
+    }
+    const note = (keyId: string) => Effect.map(Clock.currentTimeMillis, (now) => noteAt(keyId, now))
 
     const flush = Effect.suspend(() => {
       if (waiting.size === 0) return Effect.void
@@ -71,5 +73,5 @@ export const make = (
     yield* Effect.forkScoped(Effect.forever(Effect.andThen(Effect.sleep(Duration.millis(options.flushMillis)), flush)))
     // What was noted last is written as the scope closes (a host stopping), unless the database is away.
     yield* Effect.addFinalizer(() => flush.pipe(Effect.timeoutOption(Duration.seconds(2)), Effect.ignore))
-    return { note, flush, pending: () => waiting.size }
+    return { note, noteAt, flush, pending: () => waiting.size }
   })

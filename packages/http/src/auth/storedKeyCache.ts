@@ -16,6 +16,8 @@ export interface StoredKeyCache<A> {
    * soundly anyway: a key may be created a moment later).
    */
   readonly lookup: <E>(digest: string, lookup: Effect.Effect<A | null, E>) => Effect.Effect<A | null, E>
+  /** The answer held for `digest` and still trusted at `now`, without asking anyone. */
+  readonly peek: (digest: string, now: number) => A | undefined
   /**
    * Drops the answers `matches` picks: a key changed or revoked through this host applies here at
    * once, as the next lookup asks the database (other hosts take up to `ttlMillis`).
@@ -34,12 +36,17 @@ export interface StoredKeyCache<A> {
 export const make = <A>(options: StoredKeyCacheOptions = defaults): StoredKeyCache<A> => {
   // Insertion order is age order: an answer is (re)inserted when looked up, so the first is the oldest.
   const answers = new Map<string, { readonly value: A; readonly since: number }>()
+  const peek = (digest: string, now: number): A | undefined => {
+    const cached = answers.get(digest)
+    return cached !== undefined && now - cached.since < options.ttlMillis ? cached.value : undefined
+  }
   return {
+    peek,
     lookup: (digest, lookup) =>
       Effect.gen(function* () {
         const now = yield* Clock.currentTimeMillis
-        const cached = answers.get(digest)
-        if (cached !== undefined && now - cached.since < options.ttlMillis) return cached.value
+        const trusted = peek(digest, now)
+        if (trusted !== undefined) return trusted
         answers.delete(digest)
         const value = yield* lookup
         if (value === null) return null

@@ -1,6 +1,6 @@
 import type { HttpServerResponse } from "effect/http"
 import { type Cause, Effect, Option } from "effect"
-import { RequestInfo } from "../request/RequestInfo.js"
+import { currentRequestInfo } from "../request/RequestInfo.js"
 import { errorResponse } from "./errorResponse.js"
 
 /**
@@ -9,8 +9,9 @@ import { errorResponse } from "./errorResponse.js"
  * answer.
  */
 export const answerFailure = (cause: Cause.Cause<unknown>): Effect.Effect<HttpServerResponse.HttpServerResponse> =>
-  RequestInfo.use((info) =>
-    Option.match(errorResponse(cause, info.id), {
+  Effect.withFiber((fiber) => {
+    const info = currentRequestInfo(fiber)
+    return Option.match(errorResponse(cause, info.id), {
       // Interruptions only: the cause holds no failure to type.
       onNone: () => Effect.failCause(cause as Cause.Cause<never>),
       onSome: (mapped) => {
@@ -18,4 +19,4 @@ export const answerFailure = (cause: Cause.Cause<unknown>): Effect.Effect<HttpSe
         return Effect.succeed(mapped.response)
       }
     })
-  )
+  })

@@ -23,6 +23,7 @@ import * as RateLimiter from "../rateLimit/RateLimiter.js"
 import { drainConnections } from "./drainConnections.js"
 import type { HostConfig } from "./HostConfig.js"
 import { hostMiddleware } from "./hostMiddleware.js"
+import { installRequestFront } from "./requestFront.js"
 import * as JsonLogger from "./jsonLogger.js"
 import { answerParserErrors } from "./parserErrors.js"
 import { purgeSchedule } from "./purgeSchedule.js"
@@ -85,7 +86,9 @@ export const HostLive = (
       // 60 s, and Node's 5 s default made a busy test process do so). Clients learn it from the
       // Keep-Alive header and close their side first.
       server.keepAliveTimeout = 65_000
-      answerParserErrors(server, () => Effect.runSync(ids.make("req")))
+      const newRequestId = () => ids.makeUnsafe("req")
+      answerParserErrors(server, newRequestId)
+      installRequestFront(server, { log: options.log, newRequestId })
       const api = ApiLive.pipe(
         Layer.provide([
           ApiKeys.layer(options.apiKeys, {
@@ -96,9 +99,9 @@ export const HostLive = (
           Layer.succeed(AddressRateLimit, addressLimit)
         ])
       )
-      // Our own request log line (hostMiddleware) replaces HttpRouter's, and the start banner is the
+      // Our own request log line (requestFront) replaces HttpRouter's, and the start banner is the
       // CLI's: stdout carries only the JSON lines of jsonLogger.
-      const served = HttpRouter.serve(Layer.merge(api, hostMiddleware(options.log)), { disableLogger: true, disableListenLog: true })
+      const served = HttpRouter.serve(Layer.merge(api, hostMiddleware), { disableLogger: true, disableListenLog: true })
       // Built after the server and released before it: see drainConnections. Reads long-polling the
       // change feed answer first, so their connections need not wait out the drain's grace.
       const drain = Layer.effectDiscard(

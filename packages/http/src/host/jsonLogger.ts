@@ -42,7 +42,7 @@ export const requestLine = (date: Date, fields: RequestFields): string =>
 
 /**
  * Every log line of the host is one JSON object on stdout (logLine); the request log line is
- * written by the host middleware itself, without going through a logger.
+ * written by the host's front itself (requestFront.ts), without going through a logger.
  */
 export const jsonLogger = Logger.make(({ cause, date, fiber, logLevel, message }) => {
   const messages = (Array.isArray(message) ? message : [message]).filter((part) => part !== undefined)

@@ -3,7 +3,7 @@ import { type ErrorHeader, type ErrorRow, rows } from "../errors/errorTable.js"
 /**
  * The response headers the host sends besides those an endpoint declares (answerSchemas.ts): the
  * request id on every answer, the rate limit on authenticated ones, and what comes with a refusal. They
- * are the host's and the middleware's (host/hostMiddleware.ts, auth/Authentication.ts,
+ * are the host's and the middleware's (host/requestFront.ts, auth/Authentication.ts,
  * errors/errorResponse.ts), so they are declared here by rule rather than on each endpoint: on a
  * refusal, by the rows of its status in the error table (errors/errorTable.ts).
  */

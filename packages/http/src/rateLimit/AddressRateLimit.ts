@@ -1,5 +1,5 @@
 import type { HttpServerRequest } from "effect/http"
-import { Context, type Effect, Option } from "effect"
+import { Context, Option } from "effect"
 import { addressBucket, clientAddress, trustedProxies } from "./clientAddress.js"
 import * as RateLimiter from "./RateLimiter.js"
 
@@ -30,8 +30,8 @@ export const AddressRateLimit = Context.Reference<AddressRateLimitSettings>("@de
 export const KEYS_PER_ADDRESS = 10
 
 export interface AddressLimiter {
-  /** Charges the request's client address. */
-  readonly take: (request: HttpServerRequest.HttpServerRequest) => Effect.Effect<RateLimiter.RateDecision>
+  /** Charges the request's client address at `now` (the fiber's Clock, read by the caller). */
+  readonly takeAt: (request: HttpServerRequest.HttpServerRequest, now: number) => RateLimiter.RateDecision
 }
 
 /** Throws on a trusted proxy entry that is not an address or subnet. */
@@ -42,9 +42,9 @@ export const make = (settings: AddressRateLimitSettings, perKey: RateLimiter.Rat
     burst: settings.burst ?? KEYS_PER_ADDRESS * perKey.burst
   })
   return {
-    take: (request) => {
+    takeAt: (request, now) => {
       const forwarded = request.headers["x-forwarded-for"]
-      return limiter.take(addressBucket(clientAddress(Option.getOrUndefined(request.remoteAddress), forwarded, trusted)))
+      return limiter.takeAt(addressBucket(clientAddress(Option.getOrUndefined(request.remoteAddress), forwarded, trusted)), now)
     }
   }
 }

@@ -25,6 +25,8 @@ export interface RateDecision {
 
 export interface RateLimiterService {
   readonly take: (bucket: string) => Effect.Effect<RateDecision>
+  /** The same at a time the caller read (the host's front reads the fiber's Clock once per request). */
+  readonly takeAt: (bucket: string, now: number) => RateDecision
   /** The options it was made with (the address limit's defaults derive from the per-key ones). */
   readonly options: RateLimitOptions
   /** Buckets held now. */
@@ -61,26 +63,27 @@ export const make = (options: RateLimitOptions): RateLimiterService => {
       buckets.delete(name)
     }
   }
+  const takeAt = (name: string, now: number): RateDecision => {
+    const held = buckets.get(name)
+    const bucket = held === undefined ? { tokens: burst, updatedAt: now } : { tokens: refilled(held, now), updatedAt: now }
+    buckets.delete(name)
+    const allowed = bucket.tokens >= 1
+    if (allowed) bucket.tokens -= 1
+    buckets.set(name, bucket)
+    evict(now)
+    return {
+      allowed,
+      limit: burst,
+      remaining: Math.floor(bucket.tokens),
+      resetSeconds: Math.ceil((burst - bucket.tokens) / rate),
+      retryAfterSeconds: Math.max(1, Math.ceil((1 - bucket.tokens) / rate))
+    }
+  }
   return {
     options,
     size: () => buckets.size,
-    take: (name) =>
-      Effect.map(Clock.currentTimeMillis, (now) => {
-        const held = buckets.get(name)
-        const bucket = held === undefined ? { tokens: burst, updatedAt: now } : { tokens: refilled(held, now), updatedAt: now }
-        buckets.delete(name)
-        const allowed = bucket.tokens >= 1
-        if (allowed) bucket.tokens -= 1
-        buckets.set(name, bucket)
-        evict(now)
-        return {
-          allowed,
-          limit: burst,
-          remaining: Math.floor(bucket.tokens),
-          resetSeconds: Math.ceil((burst - bucket.tokens) / rate),
-          retryAfterSeconds: Math.max(1, Math.ceil((1 - bucket.tokens) / rate))
-        }
-      })
+    takeAt,
+    take: (name) => Effect.map(Clock.currentTimeMillis, (now) => takeAt(name, now))
   }
 }
 

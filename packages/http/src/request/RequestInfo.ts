@@ -1,11 +1,13 @@
-import { Context } from "effect"
+import { HttpServerRequest } from "effect/http"
+import { Context, type Fiber } from "effect"
 import type { RateDecision } from "../rateLimit/RateLimiter.js"
 
 /**
  * What the host knows about the request in flight: its id (for the response header, error bodies
  * and the engine's event metadata), once authenticated its workspace (for the request log), and
- * for a 500 what went wrong (for the log line only). Provided per request by the host middleware;
- * the default only exists for code run outside one.
+ * for a 500 what went wrong (for the log line only). The host's front (host/requestFront.ts) makes
+ * it before the request reaches Effect and keeps it on the Node request; outside the host (an
+ * embedder's own router) the first reader makes a bare one.
  */
 export interface RequestInfoShape {
   readonly id: string
@@ -13,17 +15,42 @@ export interface RequestInfoShape {
   /** Set when the answer is a 500: what the operator needs to see, never sent to the client. */
   internal: string | null
   /**
-   * The rate limit to show in the answer's RateLimit-* headers, which the host middleware sets with
-   * X-Request-Id (once per answer, instead of a pre-response handler per request). False in the
-   * default: outside the host's middleware, Authentication sets the headers itself.
+   * Adds headers to the answer, whatever it turns out to be: the host's front sets them on the Node
+   * response before Effect writes it. Null outside the host, where Authentication adds a
+   * pre-response handler instead.
    */
-  rateLimit: RateDecision | null
-  readonly hosted: boolean
+  readonly setHeaders: ((headers: Record<string, string>) => void) | null
 }
 
-export const RequestInfo = Context.Reference<RequestInfoShape>("@dealstream/http/RequestInfo", {
-  defaultValue: () => ({ id: "req_none", workspaceId: null, internal: null, rateLimit: null, hosted: false })
-})
+// A symbol on the request object: one property read per use, no Context lookup and no per-request
+// provideService (a fiber's context is copied on each provide).
+const INFO = Symbol.for("@dealstream/http/RequestInfo")
+
+type Carrier = { [INFO]?: RequestInfoShape }
+
+/** Keeps `info` on the platform's request (Node's IncomingMessage under the host). */
+export const attachRequestInfo = (source: object, info: RequestInfoShape): void => {
+  ;(source as Carrier)[INFO] = info
+}
+
+const bare = (): RequestInfoShape => ({ id: "req_none", workspaceId: null, internal: null, setHeaders: null })
+
+/** The request's info, made bare on first use when no front made it. */
+export const requestInfoOf = (request: HttpServerRequest.HttpServerRequest): RequestInfoShape => {
+  const carrier = request.source as Carrier
+  if (typeof carrier !== "object" || carrier === null) return bare()
+  const held = carrier[INFO]
+  if (held !== undefined) return held
+  const made = bare()
+  carrier[INFO] = made
+  return made
+}
+
+/** The info of the request the fiber serves; a bare one for code run outside any request. */
+export const currentRequestInfo = (fiber: Fiber.Fiber<unknown, unknown>): RequestInfoShape => {
+  const request = Context.getOrUndefined(fiber.context, HttpServerRequest.HttpServerRequest)
+  return request === undefined ? bare() : requestInfoOf(request)
+}
 
 /** The RateLimit-* headers of a decision. */
 export const rateLimitHeaders = (decision: RateDecision): Record<string, string> => ({

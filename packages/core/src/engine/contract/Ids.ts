@@ -10,6 +10,11 @@ export type IdPrefix = string
 export interface IdsService {
   /** A new id `<prefix>_<26 chars>`, increasing with creation time within one process. */
   readonly make: (prefix: IdPrefix) => Effect.Effect<string>
+  /**
+   * The same, outside any fiber (the host's front, before a request reaches Effect): from the
+   * system clock and Math.random rather than the fiber's Clock and Random.
+   */
+  readonly makeUnsafe: (prefix: IdPrefix) => string
 }
 
 export class Ids extends Context.Service<Ids, IdsService>()("@dealstream/core/Ids") {}
@@ -34,7 +39,7 @@ const encodeTime = (millis: number): string => {
 export const makeIds = Effect.sync(() => {
   let lastTime = -1
   let lastRandom: Array<number> = []
-  const next = (prefix: IdPrefix, now: number, random: Random.Random) => {
+  const next = (prefix: IdPrefix, now: number, random: () => number) => {
     const time = Math.max(now, lastTime)
     if (time === lastTime) {
       let i = lastRandom.length - 1
@@ -45,7 +50,7 @@ export const makeIds = Effect.sync(() => {
       if (i >= 0) lastRandom[i] = lastRandom[i]! + 1
     } else {
       lastRandom = []
-      for (let i = 0; i < 16; i++) lastRandom.push(Math.floor(random.nextDoubleUnsafe() * 32))
+      for (let i = 0; i < 16; i++) lastRandom.push(Math.floor(random() * 32))
       // Leave headroom so increments within a millisecond do not overflow.
       lastRandom[0] = lastRandom[0]! % 16
     }
@@ -57,10 +62,11 @@ export const makeIds = Effect.sync(() => {
   // The fiber's Clock and Random (a test's, when it provides them) read directly: an id is made for
   // every request and event, and an Effect.gen over Clock and Random cost 7 µs of each request.
   const make = (prefix: IdPrefix) =>
-    Effect.withFiber((fiber) =>
-      Effect.succeed(next(prefix, fiber.getRef(Clock.Clock).currentTimeMillisUnsafe(), fiber.getRef(Random.Random)))
-    )
-  return Ids.of({ make })
+    Effect.withFiber((fiber) => {
+      const random = fiber.getRef(Random.Random)
+      return Effect.succeed(next(prefix, fiber.getRef(Clock.Clock).currentTimeMillisUnsafe(), () => random.nextDoubleUnsafe()))
+    })
+  return Ids.of({ make, makeUnsafe: (prefix) => next(prefix, Date.now(), Math.random) })
 })
 
 export const IdsLive = Layer.effect(Ids, makeIds)
