@@ -4,6 +4,7 @@ import { fresh } from "../../packages/core/src/testing/storageFixtures.js"
 import { PgStorage } from "@dealstream/storage-pg"
 import { describe, expect, it } from "@effect/vitest"
 import { Context, Effect, Exit, Layer } from "effect"
+import { shardOf } from "../../packages/storage-pg/src/functions/workspaceRows.js"
 import { citusDatabase } from "../support/citusDatabase.js"
 import { routingOf, type Routing } from "../support/citusRouting.js"
 import { engineOver } from "../support/engine.js"
@@ -42,6 +43,11 @@ class Cluster extends Context.Service<
     ) => Effect.Effect<{ readonly exit: Exit.Exit<A, E>; readonly routed: ReadonlyArray<Routed> }>
     readonly storage: StorageService
     readonly explainer: WireExplain
+    /**
+     * The tables a read sent through ds_read_in (readOnWorker.ts) scans on the worker without the
+     * condition on its workspace: explained there, on the workspace's shards, with its own values.
+     */
+    readonly unscoped: (statement: LoggedStatement) => Promise<ReadonlyArray<string>>
     /** A connection opened as the storage's are, after the database's setting. */
     readonly session: WireExplain
   }
@@ -71,8 +77,19 @@ const clusterLayer = Layer.effect(
     )
     const workerLogs: Array<StatementLog> = []
     const citusWorkerUrls: Record<string, string> = {}
+    const workerExplainers = new Map<string, WireExplain>()
     for (const node of nodes!.split(",")) {
       const at = node.lastIndexOf(":")
+      const direct = new URL(url)
+      direct.hostname = node.slice(0, at)
+      direct.port = node.slice(at + 1)
+      workerExplainers.set(
+        node,
+        yield* Effect.acquireRelease(
+          Effect.promise(() => openWireExplain(direct.toString())),
+          (opened) => Effect.sync(() => opened.close())
+        )
+      )
       const workerLog = yield* Effect.acquireRelease(
         Effect.promise(() => startStatementLog(Number(node.slice(at + 1)), node.slice(0, at))),
         (started) => Effect.promise(() => started.close())
@@ -107,7 +124,23 @@ const clusterLayer = Layer.effect(
       Effect.promise(() => openWireExplain(url)),
       (session) => Effect.sync(() => session.close())
     )
-    return { engine, routed, captured, storage: services.storage, explainer, session }
+    const unscoped = async (statement: LoggedStatement) => {
+      const read = workerReadOf(statement)
+      if (read === null) throw new Error(`not a read through ds_read_in: ${statement.text.slice(0, 80)}`)
+      const [node] = await explainer.query(
+        `SELECT n.nodename || ':' || n.nodeport FROM pg_dist_placement AS p JOIN pg_dist_node AS n ON n.groupid = p.groupid
+        WHERE p.shardid = get_shard_id_for_distribution_column('ds_events', ${literal(read.workspace)}) AND n.noderole = 'primary'`
+      )
+      let rendered = read.query
+      // A table is named `{ds_contacts}`; a regular expression's `{4}` is not one.
+      for (const table of new Set(Array.from(read.query.matchAll(/\{([a-z]\w*)\}/g), (match) => match[1]!))) {
+        const [shard] = await explainer.query(`SELECT ${shardOf(`'${table}'`, literal(read.workspace))}`)
+        rendered = rendered.replaceAll(`{${table}}`, shard!)
+      }
+      const plan = await workerExplainers.get(node!)!.explain({ ...read.params, text: rendered })
+      return scansWithout(plan as Json, read.workspace)
+    }
+    return { engine, routed, captured, storage: services.storage, explainer, session, unscoped }
   })
 )
 
@@ -133,6 +166,55 @@ const expectOneWorker = (routed: ReadonlyArray<Routed>): string => {
 }
 
 const texts = (routed: ReadonlyArray<Routed>) => routed.map(({ statement }) => statement.text)
+
+const literal = (text: string) => `'${text.replaceAll("'", "''")}'`
+
+/** A text parameter as bound: the same bytes in the text and the binary format. */
+const textValue = (statement: LoggedStatement, index: number) => statement.values[index]?.toString("utf8") ?? ""
+
+const TEXT_ARRAY = 1009
+
+/**
+ * A read the host sent through ds_read_in(workspace, query, names, params): its workspace, its
+ * query as written (tables as `{ds_contacts}`, parameters as `$1[k]`) and its parameters as bound,
+ * to be given to that query alone.
+ */
+const workerReadOf = (statement: LoggedStatement) => {
+  if (!statement.text.startsWith("SELECT ds_read_in(")) return null
+  const format = statement.formats.length === 1 ? statement.formats[0]! : (statement.formats[3] ?? 0)
+  return {
+    workspace: textValue(statement, 0),
+    query: textValue(statement, 1),
+    params: { parameterTypes: [TEXT_ARRAY], formats: [format], values: [statement.values[3] ?? null] }
+  }
+}
+
+type Json = null | boolean | number | string | ReadonlyArray<Json> | { readonly [key: string]: Json }
+
+/**
+ * The relations a plan scans without a condition on the workspace (its index condition, filter or
+ * recheck, or its bitmap index scan's): on a worker, a shard holds many workspaces' rows, and a scan
+ * without it would read theirs. The plan is a custom one: the workspace appears as its value.
+ */
+const scansWithout = (plan: Json, workspace: string): ReadonlyArray<string> => {
+  const condition = `workspace_id = ${literal(workspace)}::text`
+  const conditions = (node: { readonly [key: string]: Json }): ReadonlyArray<string> => [
+    ...["Index Cond", "Filter", "Recheck Cond"].flatMap((key) => (typeof node[key] === "string" ? [node[key] as string] : [])),
+    ...(Array.isArray(node["Plans"]) ? node["Plans"] : [])
+      .filter((child): child is { readonly [key: string]: Json } => typeof child === "object" && child !== null && !Array.isArray(child))
+      .filter((child) => child["Node Type"] === "Bitmap Index Scan" || child["Node Type"] === "BitmapAnd")
+      .flatMap(conditions)
+  ]
+  const walk = (value: Json): ReadonlyArray<string> => {
+    if (Array.isArray(value)) return value.flatMap(walk)
+    if (typeof value !== "object" || value === null) return []
+    const node = value as { readonly [key: string]: Json }
+    const relation = node["Relation Name"]
+    const own = typeof relation === "string" && !conditions(node).some((text) => text.includes(condition)) ? [relation] : []
+    return [...own, ...Object.values(node).flatMap(walk)]
+  }
+  return walk(plan)
+}
 
 /**
  * A key's first commit as the engine makes it (its created event, its document in the system
@@ -232,9 +314,9 @@ describe("on Citus every statement of a request goes to one worker", () => {
       })
     )
 
-    it.effect("a list page with a filter and a cursor, and a search", () =>
+    it.effect("a list page with a filter and a cursor, and a search, each read on the worker's shards", () =>
       Effect.gen(function* () {
-        const { engine, routed } = yield* Cluster
+        const { engine, routed, unscoped } = yield* Cluster
         const ctx = contextOf(fresh("ws"))
         for (const email of ["a1@example.com", "a2@example.com", "a3@example.com"]) {
           yield* engine.contacts.create(ctx, { email, first_name: "Ann" })
@@ -250,8 +332,15 @@ describe("on Citus every statement of a request goes to one worker", () => {
         const node = expectOneWorker(first.routed)
         expect(expectOneWorker(next.routed)).toBe(node)
         expect(expectOneWorker(search.routed)).toBe(node)
-        expect(texts(next.routed).some((text) => /FROM ds_contacts\b/.test(text))).toBe(true)
-        expect(texts(search.routed).some((text) => text.includes("ds_contacts_words"))).toBe(true)
+        for (const request of [first, next, search]) {
+          // Read on the worker's shards by ds_read_in, sent there by the host, each scan held to the workspace.
+          expect(request.routed.map(({ statement, sentTo }) => [statement.text.slice(0, 17), sentTo])).toEqual([
+            ["SELECT ds_read_in", "worker"]
+          ])
+          expect(yield* Effect.promise(() => unscoped(request.routed[0]!.statement))).toEqual([])
+        }
+        expect(workerReadOf(next.routed[0]!.statement)!.query).toMatch(/FROM \{ds_contacts\}/)
+        expect(workerReadOf(search.routed[0]!.statement)!.query).toContain("{ds_contacts_words}")
       })
     )
 
@@ -382,7 +471,7 @@ describe("on Citus every statement of a request goes to one worker", () => {
 
     it.effect("refuses a list query without its workspace predicate", () =>
       Effect.gen(function* () {
-        const { captured, engine, explainer, storage } = yield* Cluster
+        const { captured, engine, storage, unscoped } = yield* Cluster
         const ctx = contextOf(fresh("ws"))
         yield* engine.contacts.create(ctx, { email: "bug@example.com" })
         const list = yield* captured(
@@ -395,14 +484,18 @@ describe("on Citus every statement of a request goes to one worker", () => {
           })
         )
         const [page] = list.routed
-        expect(page!.routing._tag).toBe("OneTask")
-        // The same statement with the same values, the workspace's predicate left out ($1 still typed).
-        const text = page!.statement.text.replace(/\bworkspace_id = \$1 AND /, "$1::text IS NOT NULL AND ")
-        expect(text).not.toBe(page!.statement.text)
-        const unrouted = { ...page!.statement, text }
-        const routing = routingOf(yield* Effect.promise(() => explainer.explain(unrouted)))
-        expect(routing).toEqual({ _tag: "MultiShard", why: "Task Count 4" })
-        expect(() => expectOneWorker([{ statement: unrouted, routing, sentTo: page!.sentTo }])).toThrow()
+        expect(page!.sentTo).toBe("worker")
+        expect(yield* Effect.promise(() => unscoped(page!.statement))).toEqual([])
+        // The same read with the same values, the workspace's predicate left out: on the worker it
+        // scans the whole shard, which holds other workspaces' rows too.
+        const query = workerReadOf(page!.statement)!.query
+        const bug = query.replace(/\bworkspace_id = \$1\[1\] AND /, "$1[1] IS NOT NULL AND ")
+        expect(bug).not.toBe(query)
+        const values = [...page!.statement.values]
+        values[1] = Buffer.from(bug, "utf8")
+        const leaked = yield* Effect.promise(() => unscoped({ ...page!.statement, values }))
+        expect(leaked).toHaveLength(1)
+        expect(leaked[0]).toMatch(/^ds_contacts_\d+$/)
       })
     )
 

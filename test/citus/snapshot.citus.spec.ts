@@ -1,4 +1,4 @@
-import type { ChangeFeedPosition, StorageService } from "@dealstream/core"
+import type { ChangeFeedPosition, DocumentQuery, StorageService } from "@dealstream/core"
 import { PgStorage } from "@dealstream/storage-pg"
 import { describe, expect, it } from "@effect/vitest"
 import { Duration, Effect, Fiber, Redacted } from "effect"
@@ -117,6 +117,43 @@ describe("the export's snapshot on Citus", () => {
           )
         const split = yield* splitOf(url, storage, take, true)
         expect(split).toEqual({ held: [0, 1, 2], later: [3] })
+      }).pipe(Effect.scoped),
+    { timeout: 60_000 }
+  )
+
+  it.live(
+    "its GETs and pages read the snapshot's state, though outside one a workspace's reads go to its worker",
+    () =>
+      Effect.gen(function* () {
+        const url = yield* citusDatabase
+        const storage = yield* PgStorage.make(url)
+        const ws = fresh("ws")
+        const id = fresh("con")
+        const write = (n: number) =>
+          storage.commit({
+            streams: [{ streamId: id, expectedVersion: n - 1, events: [event(ws, "contact.updated", { n }, n)] }],
+            documents: [upsert(ws, id, { n }, { version: n })]
+          })
+        const page: DocumentQuery = {
+          where: { _tag: "True" },
+          scope: "live",
+          sort: { field: { name: "id", type: "id" }, direction: "asc" },
+          after: null,
+          limit: 10
+        }
+        const read = Effect.all({
+          page: Effect.map(storage.queryDocuments("contact", ws, page), (rows) => rows.map((row) => row.data["n"])),
+          records: Effect.map(storage.queryRecords("contact", ws, page, null), (read) => read.rows.map((row) => row.document.data["n"])),
+          record: Effect.map(storage.readRecord("contact", ws, id, null), (read) => read.document?.data["n"])
+        })
+        yield* write(1)
+        const inside = yield* storage.snapshot(ws, () =>
+          // Lands once the state is taken: the snapshot's reads must not see it.
+          Effect.andThen(write(2), read)
+        )
+        expect(inside).toEqual({ page: [1], records: [1], record: 1 })
+        // Outside a snapshot the same reads, on the worker, see it.
+        expect(yield* read).toEqual({ page: [2], records: [2], record: 2 })
       }).pipe(Effect.scoped),
     { timeout: 60_000 }
   )

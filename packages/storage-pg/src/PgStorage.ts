@@ -8,7 +8,7 @@ import {
   Storage,
   type StorageService
 } from "@dealstream/core"
-import { Clock, Context, Duration, Effect, Layer, Redacted, type Scope } from "effect"
+import { Clock, Context, Duration, Effect, Layer, Option, Redacted, type Scope } from "effect"
 import * as Reactivity from "effect/reactivity/Reactivity"
 import type { SqlClient } from "effect/sql/SqlClient"
 import type { SqlError } from "effect/sql/SqlError"
@@ -19,7 +19,7 @@ import { duplicates } from "./duplicates.js"
 import { isCitus } from "./citus.js"
 import { type CitusCommits, citusCommits } from "./citusCommits.js"
 import { readFeedOnCitus } from "./citusFeed.js"
-import { makeWorkerRoutes, workerAddress } from "./citusWorkers.js"
+import { makeWorkerRoutes, type WorkerRoutes, workerAddress } from "./citusWorkers.js"
 import { claimDeliveriesOnCitus, releaseLeasesOnCitus } from "./citusQueue.js"
 import { lsnPosition, makeCommitBatches, type SubmitCommit } from "./commitBatches.js"
 import { makeReads, type Reads } from "./replicas.js"
@@ -28,7 +28,7 @@ import { workerConnection } from "./citusSnapshot.js"
 import { type DocumentTableMap, documentTableMap } from "./documentTableMap.js"
 import { DatabaseError, orUnavailable, reasonOf, targetOf } from "./errors.js"
 import { getDocument } from "./getDocument.js"
-import { queryRecords, readRecord, readRecordOnWorker } from "./readRecord.js"
+import { queryRecords, queryRecordsOnWorker, readRecord, readRecordOnWorker } from "./readRecord.js"
 import { getDocuments } from "./getDocuments.js"
 import { listDeletedBefore } from "./listDeletedBefore.js"
 import type { ListenOptions } from "./listenChannel.js"
@@ -132,6 +132,19 @@ export const fromClient = (
   // What a read request may be served by a replica: the reads of records, lists, searches, history.
   const read = reads.client
   const routed = <A>(effect: Effect.Effect<A, SqlError>) => orUnavailable(reads.routed(effect))
+  /**
+   * On Citus, a read sent to the workspace's worker (readOnWorker.ts), unless it runs inside a
+   * transaction of this storage (a snapshot's, snapshot.ts): there it must read that transaction's
+   * state, through the coordinator.
+   */
+  const onWorker = <A>(worker: (routes: WorkerRoutes) => Effect.Effect<A, SqlError>, here: Effect.Effect<A, SqlError>) =>
+    citus === undefined
+      ? routed(here)
+      : orUnavailable(
+          Effect.flatMap(Effect.serviceOption(sql.transactionService), (transaction) =>
+            Option.isSome(transaction) ? reads.routed(here) : worker(citus.routes)
+          )
+        )
   return {
     // recordedAt comes from Effect's Clock, as in the memory adapter, so tests on TestClock see the
     // same times on either storage.
@@ -152,12 +165,21 @@ export const fromClient = (
     documentByUniqueKey: (collection, workspaceId, uniqueKey) =>
       routed(documentByUniqueKey(read, tableMap)(collection, workspaceId, uniqueKey)),
     readRecord: (collection, workspaceId, id, linked) =>
-      citus === undefined
-        ? routed(readRecord(read, tableMap)(collection, workspaceId, id, linked))
-        : orUnavailable(readRecordOnWorker(citus.routes, tableMap)(collection, workspaceId, id, linked)),
-    queryRecords: (collection, workspaceId, query, linked) => routed(queryRecords(read, tableMap)(collection, workspaceId, query, linked)),
+      onWorker(
+        (routes) => readRecordOnWorker(routes, tableMap)(collection, workspaceId, id, linked),
+        readRecord(read, tableMap)(collection, workspaceId, id, linked)
+      ),
+    queryRecords: (collection, workspaceId, query, linked) =>
+      onWorker(
+        (routes) => queryRecordsOnWorker(routes, tableMap)(collection, workspaceId, query, linked),
+        queryRecords(read, tableMap)(collection, workspaceId, query, linked)
+      ),
     getDocuments: (collection, workspaceId, ids) => routed(getDocuments(read, tableMap)(collection, workspaceId, ids)),
-    queryDocuments: (collection, workspaceId, query) => routed(queryDocuments(read, tableMap)(collection, workspaceId, query)),
+    queryDocuments: (collection, workspaceId, query) =>
+      onWorker(
+        (routes) => queryDocuments(read, tableMap, routes)(collection, workspaceId, query),
+        queryDocuments(read, tableMap)(collection, workspaceId, query)
+      ),
     documentsWith: (collection, key, limit) => orUnavailable(documentsWith(sql, tableMap)(collection, key, limit)),
     listDeletedBefore: (collection, cutoff, limit) => orUnavailable(listDeletedBefore(sql, tableMap)(collection, cutoff, limit)),
     replaceDocuments: (collections, writes) => orUnavailable(replaceDocuments(sql, tableMap, citus !== undefined)(collections, writes)),

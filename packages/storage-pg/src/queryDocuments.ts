@@ -7,6 +7,8 @@ import { jsonTypeOf, scalarParam, valueSql } from "./fieldSql.js"
 import { type DocumentRow, documentColumns, toStoredDocument } from "./internal/documentRow.js"
 import { Params } from "./internal/params.js"
 import type { DocumentTableMap } from "./documentTableMap.js"
+import type { WorkerRoutes } from "./citusWorkers.js"
+import { itself, type Named, placeholders, readOnWorker } from "./readOnWorker.js"
 import { queryFigures } from "./figures.js"
 
 export interface CompiledQuery {
@@ -53,14 +55,16 @@ export const compileQuery = (
   tableMap: DocumentTableMap,
   collection: Collection,
   workspaceId: string,
-  query: DocumentQuery
+  query: DocumentQuery,
+  name: Named = itself
 ): CompiledQuery => {
   const params = new Params()
-  const table = tableMap.table(collection)
+  const table = name(tableMap.table(collection))
   const scope = query.scope === "live" ? "deleted_at IS NULL" : "deleted_at IS NOT NULL"
   const workspace = params.add(workspaceId)
   const base = `workspace_id = ${workspace} AND ${scope} AND ${compileExpr(query.where, params)}`
-  const limit = params.add(Math.max(0, Math.floor(query.limit)))
+  // Cast as every parameter here is: on Citus the worker is given them as text (readOnWorker.ts).
+  const limit = `${params.add(Math.max(0, Math.floor(query.limit)))}::int`
   const v = valueSql(query.sort.field)
   const asc = query.sort.direction === "asc"
   const valueOrder = asc ? `${v} ASC NULLS LAST, id ASC` : `${v} DESC NULLS FIRST, id DESC`
@@ -123,7 +127,8 @@ export const compileQuery = (
   // A search reads its candidates from the words table first, then one of two plans runs, the
   // other stopped by its one-time filter on the count: the planner cannot choose between them
   // itself, since a prepared statement's generic plan knows nothing of how common the terms are.
-  const words = tableMap.words(collection)
+  const wordsTable = tableMap.words(collection)
+  const words = wordsTable === undefined ? undefined : name(wordsTable)
   const candidates = words === undefined ? null : searchCandidates(query.where, { words, workspace }, params, SEARCH_CANDIDATES)
   const ids = "(SELECT ids FROM candidates)"
   const few = page(` AND cardinality(${ids}) <= ${SEARCH_CANDIDATES} AND id = ANY(${ids}::text[])`)
@@ -139,9 +144,13 @@ export const compileQuery = (
   }
 }
 
-/** A page of documents, or the rows of a figures query (figures.ts), as core's port asks. */
+/**
+ * A page of documents, or the rows of a figures query (figures.ts), as core's port asks. On Citus
+ * (`routes`) a page is read on the workspace's worker (readOnWorker.ts); figures go through the
+ * coordinator.
+ */
 export const queryDocuments =
-  (sql: SqlClient, tableMap: DocumentTableMap) =>
+  (sql: SqlClient, tableMap: DocumentTableMap, routes?: WorkerRoutes) =>
   (
     collection: Collection,
     workspaceId: string,
@@ -149,7 +158,9 @@ export const queryDocuments =
   ): Effect.Effect<ReadonlyArray<StoredDocument>, SqlError> =>
     isFiguresQuery(query)
       ? queryFigures(sql, tableMap)(collection, workspaceId, query)
-      : queryPage(sql, tableMap)(collection, workspaceId, query)
+      : routes === undefined
+        ? queryPage(sql, tableMap)(collection, workspaceId, query)
+        : queryPageOnWorker(routes, tableMap)(collection, workspaceId, query)
 
 const queryPage =
   (sql: SqlClient, tableMap: DocumentTableMap) =>
@@ -160,4 +171,20 @@ const queryPage =
       Effect.sync(() => compileQuery(tableMap, collection, workspaceId, query)),
       ({ params, text }) =>
         Effect.map(sql.unsafe<DocumentRow>(text, params), (rows) => rows.map((row) => toStoredDocument(collection, workspaceId, row)))
+    )
+
+const queryPageOnWorker =
+  (routes: WorkerRoutes, tableMap: DocumentTableMap) =>
+  (collection: Collection, workspaceId: string, query: DocumentQuery): Effect.Effect<ReadonlyArray<StoredDocument>, SqlError> =>
+    Effect.flatMap(
+      Effect.sync(() => {
+        const { name, names } = placeholders()
+        // Numbered as the page's ORDER BY yields them: the rows come back as one jsonb array.
+        const { params, text } = compileQuery(tableMap, collection, workspaceId, query, name)
+        return { names, params, text: `SELECT page.*, row_number() OVER () AS n FROM (${text}) AS page` }
+      }),
+      ({ names, params, text }) =>
+        Effect.map(readOnWorker<DocumentRow & { readonly n: number }>(routes, workspaceId, text, names, params), (rows) =>
+          [...rows].sort((a, b) => a.n - b.n).map((row) => toStoredDocument(collection, workspaceId, row))
+        )
     )

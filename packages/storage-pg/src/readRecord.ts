@@ -7,6 +7,7 @@ import { documentColumns, type DocumentRow, toStoredDocument } from "./internal/
 import { compileQuery } from "./queryDocuments.js"
 import type { DocumentTableMap } from "./documentTableMap.js"
 import type { WorkerRoutes } from "./citusWorkers.js"
+import { itself, type Named, placeholders, readOnWorker } from "./readOnWorker.js"
 import { tables } from "./tables.js"
 
 interface Row {
@@ -23,11 +24,6 @@ interface Row {
 // here (compileQuery adds it first). Links a table keeps (the deals naming a contact: migration
 // 0026) are a range of its key; any other link condition is the shape HasElement compiles to, so
 // the GIN index on the linking array serves it, once per row.
-
-/** How a statement names a table: itself on one server, a placeholder ds_read_in names a shard for on Citus. */
-type Named = (table: string) => string
-const itself: Named = (table) => table
-const placeholder: Named = (table) => `{${table}}`
 
 const settingsVersionSql = (name: Named) =>
   `coalesce((SELECT v.version FROM ${name(tables.settingsVersions)} AS v WHERE v.workspace_id = $1), 0)`
@@ -71,27 +67,15 @@ export const readRecord =
       )
     )
 
-/**
- * The same read on Citus, sent to the worker holding the workspace (citusWorkers.ts), where
- * ds_read_in runs it on the workspace's shards with PostgreSQL's own planner: through the
- * coordinator, Citus plans it twice and the coordinator pays a hop (bench/ANALYSIS.md, issue 31).
- */
+/** The same read on Citus, on the worker holding the workspace (readOnWorker.ts). */
 export const readRecordOnWorker =
   (routes: WorkerRoutes, tableMap: DocumentTableMap) =>
   (collection: Collection, workspaceId: string, id: string, linked: LinkedDocuments | null): Effect.Effect<RecordRead, SqlError> =>
     Effect.suspend(() => {
-      const query = recordSql(tableMap, collection, linked, placeholder)
-      const names = [...new Set(Array.from(query.matchAll(/\{(\w+)\}/g), (match) => match[1]!))]
-      return Effect.map(
-        routes.run(workspaceId, (on) =>
-          on.unsafe<{ readonly rows: ReadonlyArray<Row> }>("SELECT ds_read_in($1::text, $2::text, $3::text[], $4::text) AS rows", [
-            workspaceId,
-            query,
-            names,
-            id
-          ])
-        ),
-        ([answer]) => recordOf(collection, workspaceId, answer?.rows[0])
+      const { name, names } = placeholders()
+      const query = recordSql(tableMap, collection, linked, name)
+      return Effect.map(readOnWorker<Row>(routes, workspaceId, query, names, [workspaceId, id]), ([row]) =>
+        recordOf(collection, workspaceId, row)
       )
     })
 
@@ -100,6 +84,32 @@ export const readRecordOnWorker =
  * still answers the settings version (one row of nulls). `n` numbers the rows as the page's ORDER
  * BY yields them, and the outer ORDER BY keeps that order through the join.
  */
+const pageSql = (
+  tableMap: DocumentTableMap,
+  collection: Collection,
+  workspaceId: string,
+  query: DocumentQuery,
+  linked: LinkedDocuments | null,
+  name: Named
+) => {
+  const { params, text } = compileQuery(tableMap, collection, workspaceId, query, name)
+  return {
+    text:
+      `SELECT ${columnsOf("p")}, p.n, ${settingsVersionSql(name)} AS settings_version, ${linkedSql(tableMap, linked, "p.id", name)} AS linked_ids ` +
+      `FROM (SELECT 1) AS one LEFT JOIN LATERAL (SELECT page.*, row_number() OVER () AS n FROM (${text}) AS page) AS p ON TRUE ORDER BY p.n`,
+    // A query that can match nothing compiles without parameters; the version still needs $1.
+    params: params.length === 0 ? [workspaceId] : params
+  }
+}
+
+const recordsOf = (collection: Collection, workspaceId: string, rows: ReadonlyArray<Row>): RecordsRead => ({
+  rows: rows.flatMap((row) => {
+    const document = documentOf(collection, workspaceId, row)
+    return document === null ? [] : [{ document, linkedIds: row.linked_ids }]
+  }),
+  settingsVersion: rows[0]?.settings_version ?? 0
+})
+
 export const queryRecords =
   (sql: SqlClient, tableMap: DocumentTableMap) =>
   (
@@ -111,21 +121,33 @@ export const queryRecords =
     Effect.flatMap(
       // A field name the compiler refuses, or a collection it has no table for, is a defect of the
       // caller, not a storage failure.
-      Effect.sync(() => ({ ...compileQuery(tableMap, collection, workspaceId, query), links: linkedSql(tableMap, linked, "p.id") })),
-      ({ links, params, text }) =>
-        Effect.map(
-          sql.unsafe<Row>(
-            `SELECT ${columnsOf("p")}, ${settingsVersionSql(itself)} AS settings_version, ${links} AS linked_ids ` +
-              `FROM (SELECT 1) AS one LEFT JOIN LATERAL (SELECT page.*, row_number() OVER () AS n FROM (${text}) AS page) AS p ON TRUE ORDER BY p.n`,
-            // A query that can match nothing compiles without parameters; the version still needs $1.
-            params.length === 0 ? [workspaceId] : params
-          ),
-          (rows) => ({
-            rows: rows.flatMap((row) => {
-              const document = documentOf(collection, workspaceId, row)
-              return document === null ? [] : [{ document, linkedIds: row.linked_ids }]
-            }),
-            settingsVersion: rows[0]?.settings_version ?? 0
-          })
+      Effect.sync(() => pageSql(tableMap, collection, workspaceId, query, linked, itself)),
+      ({ params, text }) => Effect.map(sql.unsafe<Row>(text, params), (rows) => recordsOf(collection, workspaceId, rows))
+    )
+
+/**
+ * The same page on Citus, on the worker holding the workspace (readOnWorker.ts). Its rows come
+ * back as one jsonb array, put in page order again by `n`.
+ */
+export const queryRecordsOnWorker =
+  (routes: WorkerRoutes, tableMap: DocumentTableMap) =>
+  (
+    collection: Collection,
+    workspaceId: string,
+    query: DocumentQuery,
+    linked: LinkedDocuments | null
+  ): Effect.Effect<RecordsRead, SqlError> =>
+    Effect.flatMap(
+      Effect.sync(() => {
+        const { name, names } = placeholders()
+        return { ...pageSql(tableMap, collection, workspaceId, query, linked, name), names }
+      }),
+      ({ names, params, text }) =>
+        Effect.map(readOnWorker<Row & { readonly n: number | null }>(routes, workspaceId, text, names, params), (rows) =>
+          recordsOf(
+            collection,
+            workspaceId,
+            [...rows].sort((a, b) => (a.n ?? 0) - (b.n ?? 0))
+          )
         )
     )

@@ -4,21 +4,22 @@ import { shardOf } from "./workspaceRows.js"
 
 /**
  * A read of one workspace's rows, run on the worker holding it (Citus only; never called on one
- * server). `query` names each table it reads as `{ds_contacts}`, listed in `names`, with `$1` the
- * workspace and `$2` the `id`; the function names the workspace's shard of each instead and runs it
- * there with PostgreSQL's own planner, as the commit functions write (workspaceRows.ts): through
- * Citus the same read costs its planner on the coordinator and again on the worker. The answer is
- * the rows as one jsonb array, since Citus delegates a call only in the select list.
+ * server). `query` names each table it reads as `{ds_contacts}`, listed in `names`, and its k-th
+ * parameter as `$1[k]`, an element of `params` (text, cast where the query uses it: readOnWorker.ts
+ * writes it so); the function names the workspace's shard of each table instead and runs it there
+ * with PostgreSQL's own planner, as the commit functions write (workspaceRows.ts): through Citus the
+ * same read costs its planner on the coordinator and again on the worker. The answer is the rows as
+ * one jsonb array, since Citus delegates a call only in the select list.
  *
  * As ds_commit_batch_in, it first holds the workspace here (ds_workspace_here.ts): a move cannot
  * take the shards away while the read runs, and a call that reached a worker the workspace has
  * left is refused, to be sent again where it lives. The text comes from the host's own code
- * (readRecord.ts), never from a request; the function can do nothing its caller could not do with
+ * (readOnWorker.ts), never from a request; the function can do nothing its caller could not do with
  * the same SQL.
  */
 export const ds_read_in: StoredFunction = {
   name: "ds_read_in",
-  text: `CREATE OR REPLACE FUNCTION ds_read_in(workspace text, query text, names text[], id text)
+  text: `CREATE OR REPLACE FUNCTION ds_read_in(workspace text, query text, names text[], params text[])
     RETURNS jsonb LANGUAGE plpgsql AS $in$
     DECLARE
       rendered text := query;
@@ -29,7 +30,7 @@ export const ds_read_in: StoredFunction = {
       FOREACH name IN ARRAY names LOOP
         rendered := replace(rendered, '{' || name || '}', quote_ident(${shardOf("name", "workspace")}));
       END LOOP;
-      EXECUTE 'SELECT coalesce(jsonb_agg(to_jsonb(r)), ''[]'') FROM (' || rendered || ') AS r' INTO answer USING workspace, id;
+      EXECUTE 'SELECT coalesce(jsonb_agg(to_jsonb(r)), ''[]'') FROM (' || rendered || ') AS r' INTO answer USING params;
       RETURN answer;
     END
     $in$`

@@ -28,6 +28,7 @@ import { migration as feedOffsets } from "./0029_feed_offsets.js"
 import { migration as consumers } from "./0030_consumers.js"
 import { migration as duplicateKeys } from "./0031_duplicate_keys.js"
 import { migration as duplicateKeysOfLinkedCompanies } from "./0032_duplicate_keys_of_linked_companies.js"
+import { migration as readsOnWorkersTakeParams } from "./0033_reads_on_workers_take_params.js"
 import type { Migration } from "./Migration.js"
 
 export type { Migration } from "./Migration.js"
@@ -63,5 +64,6 @@ export const migrations: ReadonlyArray<Migration> = [
   feedOffsets,
   consumers,
   duplicateKeys,
-  duplicateKeysOfLinkedCompanies
+  duplicateKeysOfLinkedCompanies,
+  readsOnWorkersTakeParams
 ]

@@ -1,0 +1,70 @@
+import { Effect } from "effect"
+import type { SqlError } from "effect/sql/SqlError"
+import type { WorkerRoutes } from "./citusWorkers.js"
+
+/** How a statement names a table: itself on one server, a placeholder ds_read_in names a shard for on Citus. */
+export type Named = (table: string) => string
+
+export const itself: Named = (table) => table
+
+/** A placeholder naming, and the tables it named: what ds_read_in is told to put shards in for. */
+export const placeholders = (): { readonly name: Named; readonly names: ReadonlySet<string> } => {
+  const names = new Set<string>()
+  return {
+    name: (table) => {
+      names.add(table)
+      return `{${table}}`
+    },
+    names
+  }
+}
+
+const element = (value: unknown): string => (value === null ? "NULL" : `"${String(value).replace(/["\\]/g, "\\$&")}"`)
+
+/**
+ * A parameter as ds_read_in is given it: text, an array in PostgreSQL's array syntax. Every
+ * statement read this way casts each parameter where it uses it (compileQuery, compileExpr), so the
+ * text is taken as the type the statement says, as a typed parameter would be.
+ */
+export const asText = (value: unknown): string | null => {
+  if (value === null || value === undefined) return null
+  if (Array.isArray(value)) return `{${value.map(element).join(",")}}`
+  if (typeof value === "object") return JSON.stringify(value)
+  return String(value)
+}
+
+/**
+ * `query` with its k-th parameter `$k` as `$1[k]`, the k-th element of the one array ds_read_in
+ * binds: outside string literals only (a sort expression's `'…Z$'` holds a dollar sign).
+ */
+export const asElements = (query: string): string =>
+  query
+    .split("'")
+    .map((part, i) => (i % 2 === 0 ? part.replace(/\$(\d+)/g, "$$1[$1]") : part))
+    .join("'")
+
+/**
+ * The rows of `query` (its tables named by `placeholders`, `names`; its parameters `$k`, each cast
+ * where it is used) read on the worker holding the workspace (citusWorkers.ts), where ds_read_in
+ * runs it on the workspace's shards with PostgreSQL's own planner: through the coordinator, Citus
+ * plans it twice and the coordinator pays a hop (bench/ANALYSIS.md, issue 31). The text is the
+ * host's own, never a request's.
+ */
+export const readOnWorker = <Row>(
+  routes: WorkerRoutes,
+  workspaceId: string,
+  query: string,
+  names: ReadonlySet<string>,
+  params: ReadonlyArray<unknown>
+): Effect.Effect<ReadonlyArray<Row>, SqlError> =>
+  Effect.map(
+    routes.run(workspaceId, (on) =>
+      on.unsafe<{ readonly rows: ReadonlyArray<Row> }>("SELECT ds_read_in($1::text, $2::text, $3::text[], $4::text[]) AS rows", [
+        workspaceId,
+        asElements(query),
+        [...names],
+        params.map(asText)
+      ])
+    ),
+    ([answer]) => answer?.rows ?? []
+  )
