@@ -262,9 +262,12 @@ const run = ({ deleteAfter, draw, scripts }: Scenario, storageLayer: StorageLaye
     // A delivery that failed turns its webhook failed in its attempt's fiber right after its own
     // record, and the marker's record may come first (the worker records without reading the
     // stream): wait for the webhook's commit, a bounded number of rounds; check() says if it came.
+    // That commit is retried every 250 ms of engine time while the storage is unavailable (a loaded
+    // cluster's moment): engine time is nudged as the marker's wait does, or the retry never wakes.
     for (let round = 1; !deleted && round <= MAX_ROUNDS && deliveries.some((d) => d.status === "failed"); round++) {
       if ((yield* webhookStatus) !== "active") break
       yield* realPause(5)
+      if (round % STALLS_PER_NUDGE === 0) yield* TestClock.adjust(POLL)
     }
     return {
       deliveries: deliveries.map((d) => ({ ...d, email: String(((d["payload_data"] as JsonObject)["contact"] as JsonObject)["email"]) })),
