@@ -179,7 +179,7 @@ const queryPageOnWorker =
     Effect.flatMap(
       Effect.sync(() => {
         const { name, names } = placeholders()
-        // Numbered as the page's ORDER BY yields them: the rows come back as one jsonb array.
+        // Numbered as the page's ORDER BY yields them: the rows come back as one json array.
         const { params, text } = compileQuery(tableMap, collection, workspaceId, query, name)
         return { names, params, text: `SELECT page.*, row_number() OVER () AS n FROM (${text}) AS page` }
       }),

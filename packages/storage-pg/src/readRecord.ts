@@ -127,7 +127,7 @@ export const queryRecords =
 
 /**
  * The same page on Citus, on the worker holding the workspace (readOnWorker.ts). Its rows come
- * back as one jsonb array, put in page order again by `n`.
+ * back as one json array, put in page order again by `n`.
  */
 export const queryRecordsOnWorker =
   (routes: WorkerRoutes, tableMap: DocumentTableMap) =>
