@@ -344,6 +344,38 @@ describe("on Citus every statement of a request goes to one worker", () => {
       })
     )
 
+    it.effect("the pipeline figures and duplicate groups, each read on the worker's shards", () =>
+      Effect.gen(function* () {
+        const { engine, routed, unscoped } = yield* Cluster
+        const ctx = contextOf(fresh("ws"))
+        const pipeline = (yield* engine.pipelines.list(ctx)).data[0]!
+        const stages = pipeline["stages"] as ReadonlyArray<{ readonly id: string }>
+        const deal = yield* engine.deals.create(ctx, { name: "Big", pipeline_id: pipeline["id"], value: 1000, currency: "EUR" })
+        yield* engine.deals.moveStage(ctx, String(deal.data["id"]), { stage_id: stages[1]!.id }, null)
+        yield* engine.contacts.create(ctx, { email: "twin@example.com", first_name: "Twin", phone: "+1 555 0100" })
+        yield* engine.contacts.create(ctx, { email: "twin2@example.com", first_name: "Twin", phone: "+1 555 0100" })
+        // it.effect runs on TestClock, at the epoch: the deal was made and moved on its first day.
+        const [today, later] = ["1970-01-01", "1970-01-02"]
+        const pipelineId = String(pipeline["id"])
+        const requests = {
+          summary: yield* routed(engine.pipelines.summary(ctx, pipelineId, {})),
+          conversion: yield* routed(engine.pipelines.conversion(ctx, pipelineId, { from: today, to: later })),
+          forecast: yield* routed(engine.deals.forecast(ctx, { from: today, to: later })),
+          duplicates: yield* routed(engine.contacts.duplicates(ctx, {}))
+        }
+        expect((requests.summary.value["open"] as { readonly count: number }).count).toBe(1)
+        const [lead] = requests.conversion.value["stages"] as ReadonlyArray<{ readonly entered: number; readonly advanced: number }>
+        expect(lead).toMatchObject({ entered: 1, advanced: 1 })
+        expect(requests.duplicates.value.data).toHaveLength(1)
+        for (const [name, request] of Object.entries(requests)) {
+          const reads = request.routed.filter(({ statement }) => statement.text.startsWith("SELECT ds_read_in("))
+          expect([name, reads.length > 0, reads.every(({ sentTo }) => sentTo === "worker")]).toEqual([name, true, true])
+          for (const read of reads) expect([name, yield* Effect.promise(() => unscoped(read.statement))]).toEqual([name, []])
+          expectOneWorker(request.routed)
+        }
+      })
+    )
+
     it.effect("the change feed: its bound from the worker, then the page, both sent to the worker", () =>
       Effect.gen(function* () {
         const { engine, routed } = yield* Cluster

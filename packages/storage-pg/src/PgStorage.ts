@@ -6,7 +6,8 @@ import {
   RecordTypes,
   recordTypeSet,
   Storage,
-  type StorageService
+  type StorageService,
+  type StorageUnavailable
 } from "@dealstream/core"
 import { Clock, Context, Duration, Effect, Layer, Option, Redacted, type Scope } from "effect"
 import * as Reactivity from "effect/reactivity/Reactivity"
@@ -135,14 +136,18 @@ export const fromClient = (
   /**
    * On Citus, a read sent to the workspace's worker (readOnWorker.ts), unless it runs inside a
    * transaction of this storage (a snapshot's, snapshot.ts): there it must read that transaction's
-   * state, through the coordinator.
+   * state, through the coordinator. On one server, `here` as `plain` sends it (replicas or not).
    */
-  const onWorker = <A>(worker: (routes: WorkerRoutes) => Effect.Effect<A, SqlError>, here: Effect.Effect<A, SqlError>) =>
+  const onWorker = <A>(
+    worker: (routes: WorkerRoutes) => Effect.Effect<A, SqlError>,
+    here: Effect.Effect<A, SqlError>,
+    plain: (read: Effect.Effect<A, SqlError>) => Effect.Effect<A, StorageUnavailable> = routed
+  ) =>
     citus === undefined
-      ? routed(here)
+      ? plain(here)
       : orUnavailable(
           Effect.flatMap(Effect.serviceOption(sql.transactionService), (transaction) =>
-            Option.isSome(transaction) ? reads.routed(here) : worker(citus.routes)
+            Option.isSome(transaction) ? here : worker(citus.routes)
           )
         )
   return {
@@ -185,7 +190,12 @@ export const fromClient = (
     replaceDocuments: (collections, writes) => orUnavailable(replaceDocuments(sql, tableMap, citus !== undefined)(collections, writes)),
     eventCount: orUnavailable(eventCount(sql)),
     workspaceHead: (workspaceId) => orUnavailable(workspaceHead(sql)(workspaceId)),
-    duplicates: (collection, workspaceId, after, limit) => orUnavailable(duplicates(sql)(collection, workspaceId, after, limit)),
+    duplicates: (collection, workspaceId, after, limit) =>
+      onWorker(
+        (routes) => duplicates(sql, routes)(collection, workspaceId, after, limit),
+        duplicates(sql)(collection, workspaceId, after, limit),
+        orUnavailable
+      ),
     inlineTarget: citus === undefined ? "postgres" : null,
     snapshot: (workspaceId, read) =>
       feedLock === undefined

@@ -1,7 +1,9 @@
 import type { DuplicateCollection, DuplicateGroup, DuplicateKey } from "@dealstream/core"
-import type { Effect } from "effect"
+import { Effect } from "effect"
 import type { SqlClient } from "effect/sql/SqlClient"
 import type { SqlError } from "effect/sql/SqlError"
+import type { WorkerRoutes } from "./citusWorkers.js"
+import { itself, type Named, placeholders, readOnWorker } from "./readOnWorker.js"
 import { documentTables } from "./tables.js"
 
 /**
@@ -14,29 +16,39 @@ export const duplicatePageQuery = (
   collection: DuplicateCollection,
   workspaceId: string,
   after: DuplicateKey | null,
-  limit: number
+  limit: number,
+  name: Named = itself
 ): { readonly text: string; readonly params: ReadonlyArray<string | number> } => {
   const table = `${documentTables[collection]}_duplicate`
   return {
     text: `SELECT g.rule, g.key, ARRAY(
-           SELECT k.id FROM ${table}_keys AS k WHERE k.workspace_id = $1 AND k.rule = g.rule AND k.key = g.key ORDER BY k.id
+           SELECT k.id FROM ${name(`${table}_keys`)} AS k WHERE k.workspace_id = $1 AND k.rule = g.rule AND k.key = g.key ORDER BY k.id
          ) AS ids
-         FROM ${table}_groups AS g
+         FROM ${name(`${table}_groups`)} AS g
          WHERE g.workspace_id = $1 AND g.n > 1 AND (g.rule, g.key) > ($2::text COLLATE "C", $3::text COLLATE "C")
-         ORDER BY g.rule, g.key LIMIT $4`,
+         ORDER BY g.rule, g.key LIMIT $4::int`,
     params: [workspaceId, after?.rule ?? "", after?.key ?? "", limit]
   }
 }
 
-/** A page of duplicate groups (duplicatePageQuery). */
+/** A page of duplicate groups (duplicatePageQuery); on Citus (`routes`) read on the workspace's worker (readOnWorker.ts). */
 export const duplicates =
-  (sql: SqlClient) =>
+  (sql: SqlClient, routes?: WorkerRoutes) =>
   (
     collection: DuplicateCollection,
     workspaceId: string,
     after: DuplicateKey | null,
     limit: number
   ): Effect.Effect<ReadonlyArray<DuplicateGroup>, SqlError> => {
-    const query = duplicatePageQuery(collection, workspaceId, after, limit)
-    return sql.unsafe<DuplicateGroup>(query.text, query.params)
+    if (routes === undefined) {
+      const query = duplicatePageQuery(collection, workspaceId, after, limit)
+      return sql.unsafe<DuplicateGroup>(query.text, query.params)
+    }
+    const { name, names } = placeholders()
+    const query = duplicatePageQuery(collection, workspaceId, after, limit, name)
+    // Numbered as the page's ORDER BY yields them: the rows come back as one json array.
+    const numbered = `SELECT page.*, row_number() OVER () AS n FROM (${query.text}) AS page`
+    return Effect.map(readOnWorker<DuplicateGroup & { readonly n: number }>(routes, workspaceId, numbered, names, query.params), (rows) =>
+      [...rows].sort((a, b) => a.n - b.n).map(({ n: _, ...group }) => group)
+    )
   }

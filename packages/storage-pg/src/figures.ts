@@ -16,6 +16,8 @@ import type { SqlClient } from "effect/sql/SqlClient"
 import type { SqlError } from "effect/sql/SqlError"
 import type { DocumentTableMap } from "./documentTableMap.js"
 import { Params } from "./internal/params.js"
+import type { WorkerRoutes } from "./citusWorkers.js"
+import { itself, type Named, placeholders, readOnWorker } from "./readOnWorker.js"
 import { tables } from "./tables.js"
 
 /**
@@ -56,8 +58,8 @@ const moneyFromStandings = `count(*) AS n, count(value) AS valued, coalesce(sum(
   0 AS entered, 0 AS cycle`
 
 /** A kind of totals (migration 0022), totals and pending deltas alike, selecting `columns`. */
-const totalsOf = (columns: string, where: string) =>
-  `SELECT ${columns} FROM ${tables.figureTotals} WHERE ${where} UNION ALL SELECT ${columns} FROM ${tables.figureDeltas} WHERE ${where}`
+const totalsOf = (name: Named, columns: string, where: string) =>
+  `SELECT ${columns} FROM ${name(tables.figureTotals)} WHERE ${where} UNION ALL SELECT ${columns} FROM ${name(tables.figureDeltas)} WHERE ${where}`
 
 /**
  * Per group of `keys`, from `parts` (each giving the keys, stage_id and MEASURES): the count, the
@@ -84,10 +86,10 @@ const moneyByGroup = (keys: ReadonlyArray<string>, parts: ReadonlyArray<string>,
 const totalsScope = (params: Params, workspaceId: string, kind: string, ownerId: string | null): string =>
   `workspace_id = ${params.add(workspaceId)} AND kind = '${kind}'` + (ownerId === null ? "" : ` AND owner_id = ${params.add(ownerId)}`)
 
-const standing = (workspaceId: string, query: StandingFigures): Statement => {
+const standing = (name: Named, workspaceId: string, query: StandingFigures): Statement => {
   const params = new Params()
   const where = `${totalsScope(params, workspaceId, "stage", query.ownerId)} AND pipeline_id = ${params.add(query.pipelineId)}`
-  const part = totalsOf(`stage_id, status, currency, ${MEASURES.join(", ")}`, where)
+  const part = totalsOf(name, `stage_id, status, currency, ${MEASURES.join(", ")}`, where)
   return {
     text: moneyByGroup(["stage_id", "status", "currency"], [part], probabilitiesOf(params, query.probabilities), true),
     params: params.values
@@ -98,14 +100,14 @@ const DAY = 86_400_000
 const dayOf = (millis: number) => new Date(millis).toISOString().slice(0, 10)
 
 /** Won and lost by day of closing (totals of kind `closed`), when the window is whole days; else from the standings. */
-const closed = (table: string, workspaceId: string, query: ClosedFigures): Statement => {
+const closed = (name: Named, table: string, workspaceId: string, query: ClosedFigures): Statement => {
   const params = new Params()
   if (query.from % DAY === 0 && query.to % DAY === 0) {
     const where =
       `${totalsScope(params, workspaceId, "closed", query.ownerId)} AND pipeline_id = ${params.add(query.pipelineId)} ` +
       `AND period >= ${params.add(dayOf(query.from))}::text AND period < ${params.add(dayOf(query.to))}::text`
     return {
-      text: `SELECT status, sum(n)::int AS count, sum(cycle)::text AS cycle_ms FROM (${totalsOf("status, n, cycle", where)}) AS t
+      text: `SELECT status, sum(n)::int AS count, sum(cycle)::text AS cycle_ms FROM (${totalsOf(name, "status, n, cycle", where)}) AS t
         GROUP BY status HAVING sum(n) <> 0`,
       params: params.values
     }
@@ -114,7 +116,7 @@ const closed = (table: string, workspaceId: string, query: ClosedFigures): State
     text: `SELECT status, count(*)::int AS count, coalesce(sum(closed_ms - coalesce(created_ms, closed_ms)), 0)::text AS cycle_ms
       FROM ${table}
       WHERE ${scoped(params, workspaceId, query.ownerId)} AND pipeline_id = ${params.add(query.pipelineId)}
-        AND status IN ('won', 'lost') AND closed_ms >= ${params.add(query.from)} AND closed_ms < ${params.add(query.to)}
+        AND status IN ('won', 'lost') AND closed_ms >= ${params.add(query.from)}::bigint AND closed_ms < ${params.add(query.to)}::bigint
       GROUP BY status`,
     params: params.values
   }
@@ -137,7 +139,7 @@ const entries = (table: string, workspaceId: string, query: EntryFigures): State
   const counts = query.stages.map((_, i) => `count(v${i})::int AS e${i}, (count(*) FILTER (WHERE m${i} > v${i}))::int AS a${i}`).join(", ")
   const where =
     `${scoped(params, workspaceId, query.ownerId)} AND to_pipeline_id = ${params.add(query.pipelineId)} ` +
-    `AND at_ms >= ${params.add(query.from)} AND at_ms < ${params.add(query.to)}`
+    `AND at_ms >= ${params.add(query.from)}::bigint AND at_ms < ${params.add(query.to)}::bigint`
   return {
     text: `WITH e AS (SELECT deal_id, to_stage_id, deal_version, CASE to_stage_id ${ranks} END AS rank FROM ${table} WHERE ${where}),
       d AS (SELECT ${perStage} FROM e GROUP BY deal_id)
@@ -154,7 +156,7 @@ const stays = (table: string, workspaceId: string, query: StayFigures): Statemen
       FROM ${table}
       WHERE ${scoped(params, workspaceId, query.ownerId)} AND from_pipeline_id = ${params.add(query.pipelineId)}
         AND from_stage_id IS NOT NULL AND from_entered_ms IS NOT NULL
-        AND at_ms >= ${params.add(query.from)} AND at_ms < ${params.add(query.to)}
+        AND at_ms >= ${params.add(query.from)}::bigint AND at_ms < ${params.add(query.to)}::bigint
       GROUP BY from_stage_id`,
     params: params.values
   }
@@ -171,7 +173,7 @@ const nextMonth = (date: string) => {
  * The forecast: the whole months of the window from the totals of kind `forecast` (and the open
  * deals without a date), the days of a month the window cuts from the standings themselves.
  */
-const forecast = (table: string, workspaceId: string, query: ForecastFigures): Statement => {
+const forecast = (name: Named, table: string, workspaceId: string, query: ForecastFigures): Statement => {
   const params = new Params()
   const columns = `status, period AS month, currency, stage_id, ${MEASURES.join(", ")}`
   const totalsWhere = (extra: string) =>
@@ -180,10 +182,14 @@ const forecast = (table: string, workspaceId: string, query: ForecastFigures): S
   const first = query.fromDate.endsWith("-01") ? query.fromDate : nextMonth(query.fromDate)
   const last = monthStart(query.toDate)
   const whole = first < last
-  const parts = [totalsOf(columns, totalsWhere("status = 'open' AND period IS NULL"))]
+  const parts = [totalsOf(name, columns, totalsWhere("status = 'open' AND period IS NULL"))]
   if (whole)
     parts.push(
-      totalsOf(columns, totalsWhere(`period >= ${params.add(first.slice(0, 7))}::text AND period < ${params.add(last.slice(0, 7))}::text`))
+      totalsOf(
+        name,
+        columns,
+        totalsWhere(`period >= ${params.add(first.slice(0, 7))}::text AND period < ${params.add(last.slice(0, 7))}::text`)
+      )
     )
   // The cut months' days, or the whole window when it lies within one month.
   const cuts: Array<readonly [string, string]> = whole
@@ -211,7 +217,7 @@ const forecast = (table: string, workspaceId: string, query: ForecastFigures): S
       cut(
         "won",
         "to_char(to_timestamp(closed_ms / 1000.0) AT TIME ZONE 'UTC', 'YYYY-MM')",
-        `closed_ms >= ${params.add(Math.max(fromMs, query.from))} AND closed_ms < ${params.add(Math.min(toMs, query.to))}`
+        `closed_ms >= ${params.add(Math.max(fromMs, query.from))}::bigint AND closed_ms < ${params.add(Math.min(toMs, query.to))}::bigint`
       )
     )
   }
@@ -221,18 +227,18 @@ const forecast = (table: string, workspaceId: string, query: ForecastFigures): S
   }
 }
 
-const statementOf = (table: string, workspaceId: string, query: FiguresQuery): Statement | null => {
+const statementOf = (name: Named, table: string, workspaceId: string, query: FiguresQuery): Statement | null => {
   switch (query._tag) {
     case "Standing":
-      return standing(workspaceId, query)
+      return standing(name, workspaceId, query)
     case "Closed":
-      return closed(table, workspaceId, query)
+      return closed(name, table, workspaceId, query)
     case "Entries":
       return query.stages.length === 0 ? null : entries(table, workspaceId, query)
     case "Stays":
       return stays(table, workspaceId, query)
     case "Forecast":
-      return forecast(table, workspaceId, query)
+      return forecast(name, table, workspaceId, query)
   }
 }
 
@@ -243,10 +249,18 @@ const rowsOf = (query: FiguresQuery, rows: ReadonlyArray<JsonObject>): ReadonlyA
     : query.stages.map((stage, i) => ({ stage_id: stage.stageId, entered: rows[0]?.[`e${i}`] ?? 0, advanced: rows[0]?.[`a${i}`] ?? 0 }))
 
 export const queryFigures =
-  (sql: SqlClient, tableMap: DocumentTableMap) =>
+  (sql: SqlClient, tableMap: DocumentTableMap, routes?: WorkerRoutes) =>
   (collection: Collection, workspaceId: string, query: FiguresQuery): Effect.Effect<ReadonlyArray<StoredDocument>, SqlError> =>
     Effect.gen(function* () {
-      const statement = yield* Effect.sync(() => statementOf(tableMap.table(collection), workspaceId, query))
-      const rows = statement === null ? [] : yield* sql.unsafe<JsonObject>(statement.text, statement.params)
+      // On Citus (`routes`) read on the workspace's worker, as a list page is (readOnWorker.ts).
+      const naming = routes === undefined ? null : placeholders()
+      const name = naming?.name ?? itself
+      const statement = yield* Effect.sync(() => statementOf(name, name(tableMap.table(collection)), workspaceId, query))
+      const rows =
+        statement === null
+          ? []
+          : routes === undefined || naming === null
+            ? yield* sql.unsafe<JsonObject>(statement.text, statement.params)
+            : yield* readOnWorker<JsonObject>(routes, workspaceId, statement.text, naming.names, statement.params)
       return figureDocuments(collection, workspaceId, rowsOf(query, rows))
     })

@@ -146,8 +146,7 @@ export const compileQuery = (
 
 /**
  * A page of documents, or the rows of a figures query (figures.ts), as core's port asks. On Citus
- * (`routes`) a page is read on the workspace's worker (readOnWorker.ts); figures go through the
- * coordinator.
+ * (`routes`) either is read on the workspace's worker (readOnWorker.ts).
  */
 export const queryDocuments =
   (sql: SqlClient, tableMap: DocumentTableMap, routes?: WorkerRoutes) =>
@@ -157,7 +156,7 @@ export const queryDocuments =
     query: DocumentQuery | FiguresQuery
   ): Effect.Effect<ReadonlyArray<StoredDocument>, SqlError> =>
     isFiguresQuery(query)
-      ? queryFigures(sql, tableMap)(collection, workspaceId, query)
+      ? queryFigures(sql, tableMap, routes)(collection, workspaceId, query)
       : routes === undefined
         ? queryPage(sql, tableMap)(collection, workspaceId, query)
         : queryPageOnWorker(routes, tableMap)(collection, workspaceId, query)
