@@ -1,9 +1,9 @@
 import type { DuplicateCollection, DuplicateGroup, DuplicateKey } from "@dealstream/core"
-import { Effect } from "effect"
+import type { Effect } from "effect"
 import type { SqlClient } from "effect/sql/SqlClient"
 import type { SqlError } from "effect/sql/SqlError"
 import type { WorkerRoutes } from "./citusWorkers.js"
-import { itself, type Named, placeholders, readOnWorker } from "./readOnWorker.js"
+import { itself, type Named, pageOnWorker, placeholders } from "./readOnWorker.js"
 import { documentTables } from "./tables.js"
 
 /**
@@ -46,9 +46,5 @@ export const duplicates =
     }
     const { name, names } = placeholders()
     const query = duplicatePageQuery(collection, workspaceId, after, limit, name)
-    // Numbered as the page's ORDER BY yields them: the rows come back as one json array.
-    const numbered = `SELECT page.*, row_number() OVER () AS n FROM (${query.text}) AS page`
-    return Effect.map(readOnWorker<DuplicateGroup & { readonly n: number }>(routes, workspaceId, numbered, names, query.params), (rows) =>
-      [...rows].sort((a, b) => a.n - b.n).map(({ n: _, ...group }) => group)
-    )
+    return pageOnWorker<DuplicateGroup>(routes, workspaceId, query.text, names, query.params)
   }

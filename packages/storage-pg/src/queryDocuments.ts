@@ -8,7 +8,7 @@ import { type DocumentRow, documentColumns, toStoredDocument } from "./internal/
 import { Params } from "./internal/params.js"
 import type { DocumentTableMap } from "./documentTableMap.js"
 import type { WorkerRoutes } from "./citusWorkers.js"
-import { itself, type Named, placeholders, readOnWorker } from "./readOnWorker.js"
+import { itself, type Named, pageOnWorker, placeholders } from "./readOnWorker.js"
 import { queryFigures } from "./figures.js"
 
 export interface CompiledQuery {
@@ -178,12 +178,10 @@ const queryPageOnWorker =
     Effect.flatMap(
       Effect.sync(() => {
         const { name, names } = placeholders()
-        // Numbered as the page's ORDER BY yields them: the rows come back as one json array.
-        const { params, text } = compileQuery(tableMap, collection, workspaceId, query, name)
-        return { names, params, text: `SELECT page.*, row_number() OVER () AS n FROM (${text}) AS page` }
+        return { names, ...compileQuery(tableMap, collection, workspaceId, query, name) }
       }),
       ({ names, params, text }) =>
-        Effect.map(readOnWorker<DocumentRow & { readonly n: number }>(routes, workspaceId, text, names, params), (rows) =>
-          [...rows].sort((a, b) => a.n - b.n).map((row) => toStoredDocument(collection, workspaceId, row))
+        Effect.map(pageOnWorker<DocumentRow>(routes, workspaceId, text, names, params), (rows) =>
+          rows.map((row) => toStoredDocument(collection, workspaceId, row))
         )
     )

@@ -68,3 +68,25 @@ export const readOnWorker = <Row>(
     ),
     ([answer]) => answer?.rows ?? []
   )
+
+/**
+ * The rows of a page (`page` ordered by its own ORDER BY) read on the worker as readOnWorker does,
+ * in the page's order: numbered as the page yields them, since one json array of them promises none.
+ */
+export const pageOnWorker = <Row>(
+  routes: WorkerRoutes,
+  workspaceId: string,
+  page: string,
+  names: ReadonlySet<string>,
+  params: ReadonlyArray<unknown>
+): Effect.Effect<ReadonlyArray<Row>, SqlError> =>
+  Effect.map(
+    readOnWorker<Row & { readonly n: number }>(
+      routes,
+      workspaceId,
+      `SELECT page.*, row_number() OVER () AS n FROM (${page}) AS page`,
+      names,
+      params
+    ),
+    (rows) => [...rows].sort((a, b) => a.n - b.n).map(({ n: _, ...row }) => row as Row)
+  )
