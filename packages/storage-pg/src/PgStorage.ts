@@ -20,7 +20,7 @@ import { duplicates } from "./duplicates.js"
 import { isCitus } from "./citus.js"
 import { type CitusCommits, citusCommits } from "./citusCommits.js"
 import { readFeedOnCitus } from "./citusFeed.js"
-import { makeWorkerRoutes, type WorkerRoutes, workerAddress } from "./citusWorkers.js"
+import { makeWorkerRoutes, workerAddress } from "./citusWorkers.js"
 import { claimDeliveriesOnCitus, releaseLeasesOnCitus } from "./citusQueue.js"
 import { lsnPosition, makeCommitBatches, type SubmitCommit } from "./commitBatches.js"
 import { makeReads, type Reads } from "./replicas.js"
@@ -29,7 +29,9 @@ import { workerConnection } from "./citusSnapshot.js"
 import { type DocumentTableMap, documentTableMap } from "./documentTableMap.js"
 import { DatabaseError, orUnavailable, reasonOf, targetOf } from "./errors.js"
 import { getDocument } from "./getDocument.js"
-import { queryRecords, queryRecordsOnWorker, readRecord, readRecordOnWorker } from "./readRecord.js"
+import { queryRecords, readRecord } from "./readRecord.js"
+import { onServer, type Reader } from "./reader.js"
+import { onWorker } from "./readOnWorker.js"
 import { getDocuments } from "./getDocuments.js"
 import { listDeletedBefore } from "./listDeletedBefore.js"
 import type { ListenOptions } from "./listenChannel.js"
@@ -133,21 +135,24 @@ export const fromClient = (
   // What a read request may be served by a replica: the reads of records, lists, searches, history.
   const read = reads.client
   const routed = <A>(effect: Effect.Effect<A, SqlError>) => orUnavailable(reads.routed(effect))
+  const fromReplicas = onServer(read)
+  const fromPrimary = onServer(sql)
+  const fromWorkers = citus === undefined ? undefined : onWorker(citus.routes)
   /**
-   * On Citus, a read sent to the workspace's worker (readOnWorker.ts), unless it runs inside a
-   * transaction of this storage (a snapshot's, snapshot.ts): there it must read that transaction's
-   * state, through the coordinator. On one server, `here` as `plain` sends it (replicas or not).
+   * A read written over a Reader: on one server through `server` (replicas or not, as `plain`
+   * sends it); on Citus on the workspace's worker, unless it runs inside a transaction of this
+   * storage (a snapshot's, snapshot.ts), which holds the state it must read, through the coordinator.
    */
-  const onWorker = <A>(
-    worker: (routes: WorkerRoutes) => Effect.Effect<A, SqlError>,
-    here: Effect.Effect<A, SqlError>,
+  const readWith = <A>(
+    reading: (reader: Reader) => Effect.Effect<A, SqlError>,
+    server: Reader = fromReplicas,
     plain: (read: Effect.Effect<A, SqlError>) => Effect.Effect<A, StorageUnavailable> = routed
   ) =>
-    citus === undefined
-      ? plain(here)
+    fromWorkers === undefined
+      ? plain(reading(server))
       : orUnavailable(
           Effect.flatMap(Effect.serviceOption(sql.transactionService), (transaction) =>
-            Option.isSome(transaction) ? here : worker(citus.routes)
+            reading(Option.isSome(transaction) ? server : fromWorkers)
           )
         )
   return {
@@ -170,32 +175,20 @@ export const fromClient = (
     documentByUniqueKey: (collection, workspaceId, uniqueKey) =>
       routed(documentByUniqueKey(read, tableMap)(collection, workspaceId, uniqueKey)),
     readRecord: (collection, workspaceId, id, linked) =>
-      onWorker(
-        (routes) => readRecordOnWorker(routes, tableMap)(collection, workspaceId, id, linked),
-        readRecord(read, tableMap)(collection, workspaceId, id, linked)
-      ),
+      readWith((reader) => readRecord(reader, tableMap)(collection, workspaceId, id, linked)),
     queryRecords: (collection, workspaceId, query, linked) =>
-      onWorker(
-        (routes) => queryRecordsOnWorker(routes, tableMap)(collection, workspaceId, query, linked),
-        queryRecords(read, tableMap)(collection, workspaceId, query, linked)
-      ),
+      readWith((reader) => queryRecords(reader, tableMap)(collection, workspaceId, query, linked)),
     getDocuments: (collection, workspaceId, ids) => routed(getDocuments(read, tableMap)(collection, workspaceId, ids)),
     queryDocuments: (collection, workspaceId, query) =>
-      onWorker(
-        (routes) => queryDocuments(read, tableMap, routes)(collection, workspaceId, query),
-        queryDocuments(read, tableMap)(collection, workspaceId, query)
-      ),
+      readWith((reader) => queryDocuments(reader, tableMap)(collection, workspaceId, query)),
     documentsWith: (collection, key, limit) => orUnavailable(documentsWith(sql, tableMap)(collection, key, limit)),
     listDeletedBefore: (collection, cutoff, limit) => orUnavailable(listDeletedBefore(sql, tableMap)(collection, cutoff, limit)),
     replaceDocuments: (collections, writes) => orUnavailable(replaceDocuments(sql, tableMap, citus !== undefined)(collections, writes)),
     eventCount: orUnavailable(eventCount(sql)),
     workspaceHead: (workspaceId) => orUnavailable(workspaceHead(sql)(workspaceId)),
+    // Duplicate groups are read from the primary on one server, never a replica.
     duplicates: (collection, workspaceId, after, limit) =>
-      onWorker(
-        (routes) => duplicates(sql, routes)(collection, workspaceId, after, limit),
-        duplicates(sql)(collection, workspaceId, after, limit),
-        orUnavailable
-      ),
+      readWith((reader) => duplicates(reader)(collection, workspaceId, after, limit), fromPrimary, orUnavailable),
     inlineTarget: citus === undefined ? "postgres" : null,
     snapshot: (workspaceId, read) =>
       feedLock === undefined

@@ -1,9 +1,7 @@
 import type { DuplicateCollection, DuplicateGroup, DuplicateKey } from "@dealstream/core"
 import type { Effect } from "effect"
-import type { SqlClient } from "effect/sql/SqlClient"
 import type { SqlError } from "effect/sql/SqlError"
-import type { WorkerRoutes } from "./citusWorkers.js"
-import { itself, type Named, pageOnWorker, placeholders } from "./readOnWorker.js"
+import { itself, type Named, type Reader } from "./reader.js"
 import { documentTables } from "./tables.js"
 
 /**
@@ -31,20 +29,13 @@ export const duplicatePageQuery = (
   }
 }
 
-/** A page of duplicate groups (duplicatePageQuery); on Citus (`routes`) read on the workspace's worker (readOnWorker.ts). */
+/** A page of duplicate groups (duplicatePageQuery), where `reader` reads. */
 export const duplicates =
-  (sql: SqlClient, routes?: WorkerRoutes) =>
+  (reader: Reader) =>
   (
     collection: DuplicateCollection,
     workspaceId: string,
     after: DuplicateKey | null,
     limit: number
-  ): Effect.Effect<ReadonlyArray<DuplicateGroup>, SqlError> => {
-    if (routes === undefined) {
-      const query = duplicatePageQuery(collection, workspaceId, after, limit)
-      return sql.unsafe<DuplicateGroup>(query.text, query.params)
-    }
-    const { name, names } = placeholders()
-    const query = duplicatePageQuery(collection, workspaceId, after, limit, name)
-    return pageOnWorker<DuplicateGroup>(routes, workspaceId, query.text, names, query.params)
-  }
+  ): Effect.Effect<ReadonlyArray<DuplicateGroup>, SqlError> =>
+    reader.page<DuplicateGroup>(workspaceId, (name) => duplicatePageQuery(collection, workspaceId, after, limit, name))

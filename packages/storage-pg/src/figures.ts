@@ -12,12 +12,10 @@ import type {
 } from "@dealstream/core"
 import { figureDocuments } from "@dealstream/core"
 import { Effect } from "effect"
-import type { SqlClient } from "effect/sql/SqlClient"
 import type { SqlError } from "effect/sql/SqlError"
 import type { DocumentTableMap } from "./documentTableMap.js"
 import { Params } from "./internal/params.js"
-import type { WorkerRoutes } from "./citusWorkers.js"
-import { itself, type Named, placeholders, readOnWorker } from "./readOnWorker.js"
+import type { Named, Reader, Statement } from "./reader.js"
 import { tables } from "./tables.js"
 
 /**
@@ -30,11 +28,6 @@ import { tables } from "./tables.js"
  * Money sums are numeric (exact) and leave as text; a sum of weighted values adds each group's
  * value × its own probability, and its value without one × its stage's probability (given).
  */
-
-interface Statement {
-  readonly text: string
-  readonly params: ReadonlyArray<unknown>
-}
 
 /** The scope every figure shares: the workspace's live rows, of one owner when asked. */
 const scoped = (params: Params, workspaceId: string, ownerId: string | null): string =>
@@ -227,14 +220,14 @@ const forecast = (name: Named, table: string, workspaceId: string, query: Foreca
   }
 }
 
-const statementOf = (name: Named, table: string, workspaceId: string, query: FiguresQuery): Statement | null => {
+const statementOf = (name: Named, table: string, workspaceId: string, query: FiguresQuery): Statement => {
   switch (query._tag) {
     case "Standing":
       return standing(name, workspaceId, query)
     case "Closed":
       return closed(name, table, workspaceId, query)
     case "Entries":
-      return query.stages.length === 0 ? null : entries(table, workspaceId, query)
+      return entries(table, workspaceId, query)
     case "Stays":
       return stays(table, workspaceId, query)
     case "Forecast":
@@ -249,18 +242,12 @@ const rowsOf = (query: FiguresQuery, rows: ReadonlyArray<JsonObject>): ReadonlyA
     : query.stages.map((stage, i) => ({ stage_id: stage.stageId, entered: rows[0]?.[`e${i}`] ?? 0, advanced: rows[0]?.[`a${i}`] ?? 0 }))
 
 export const queryFigures =
-  (sql: SqlClient, tableMap: DocumentTableMap, routes?: WorkerRoutes) =>
-  (collection: Collection, workspaceId: string, query: FiguresQuery): Effect.Effect<ReadonlyArray<StoredDocument>, SqlError> =>
-    Effect.gen(function* () {
-      // On Citus (`routes`) read on the workspace's worker, as a list page is (readOnWorker.ts).
-      const naming = routes === undefined ? null : placeholders()
-      const name = naming?.name ?? itself
-      const statement = yield* Effect.sync(() => statementOf(name, name(tableMap.table(collection)), workspaceId, query))
-      const rows =
-        statement === null
-          ? []
-          : routes === undefined || naming === null
-            ? yield* sql.unsafe<JsonObject>(statement.text, statement.params)
-            : yield* readOnWorker<JsonObject>(routes, workspaceId, statement.text, naming.names, statement.params)
-      return figureDocuments(collection, workspaceId, rowsOf(query, rows))
-    })
+  (reader: Reader, tableMap: DocumentTableMap) =>
+  (collection: Collection, workspaceId: string, query: FiguresQuery): Effect.Effect<ReadonlyArray<StoredDocument>, SqlError> => {
+    // A pipeline without stages has no entries to count.
+    const rows =
+      query._tag === "Entries" && query.stages.length === 0
+        ? Effect.succeed<ReadonlyArray<JsonObject>>([])
+        : reader.rows<JsonObject>(workspaceId, (name) => statementOf(name, name(tableMap.table(collection)), workspaceId, query))
+    return Effect.map(rows, (read) => figureDocuments(collection, workspaceId, rowsOf(query, read)))
+  }

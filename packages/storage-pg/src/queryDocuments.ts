@@ -1,20 +1,13 @@
 import { type Collection, type DocumentQuery, type FiguresQuery, isFiguresQuery, type StoredDocument } from "@dealstream/core"
 import { Effect } from "effect"
-import type { SqlClient } from "effect/sql/SqlClient"
 import type { SqlError } from "effect/sql/SqlError"
 import { compileExpr, searchCandidates } from "./compileExpr.js"
 import { jsonTypeOf, scalarParam, valueSql } from "./fieldSql.js"
 import { type DocumentRow, documentColumns, toStoredDocument } from "./internal/documentRow.js"
 import { Params } from "./internal/params.js"
 import type { DocumentTableMap } from "./documentTableMap.js"
-import type { WorkerRoutes } from "./citusWorkers.js"
-import { itself, type Named, pageOnWorker, placeholders } from "./readOnWorker.js"
+import { itself, type Named, type Reader, type Statement } from "./reader.js"
 import { queryFigures } from "./figures.js"
-
-export interface CompiledQuery {
-  readonly text: string
-  readonly params: ReadonlyArray<unknown>
-}
 
 /** A run of rows in page order: an extra condition and the ORDER BY that walks it. */
 interface Part {
@@ -57,7 +50,7 @@ export const compileQuery = (
   workspaceId: string,
   query: DocumentQuery,
   name: Named = itself
-): CompiledQuery => {
+): Statement => {
   const params = new Params()
   const table = name(tableMap.table(collection))
   const scope = query.scope === "live" ? "deleted_at IS NULL" : "deleted_at IS NOT NULL"
@@ -144,44 +137,17 @@ export const compileQuery = (
   }
 }
 
-/**
- * A page of documents, or the rows of a figures query (figures.ts), as core's port asks. On Citus
- * (`routes`) either is read on the workspace's worker (readOnWorker.ts).
- */
+/** A page of documents, or the rows of a figures query (figures.ts), as core's port asks, where `reader` reads. */
 export const queryDocuments =
-  (sql: SqlClient, tableMap: DocumentTableMap, routes?: WorkerRoutes) =>
+  (reader: Reader, tableMap: DocumentTableMap) =>
   (
     collection: Collection,
     workspaceId: string,
     query: DocumentQuery | FiguresQuery
   ): Effect.Effect<ReadonlyArray<StoredDocument>, SqlError> =>
     isFiguresQuery(query)
-      ? queryFigures(sql, tableMap, routes)(collection, workspaceId, query)
-      : routes === undefined
-        ? queryPage(sql, tableMap)(collection, workspaceId, query)
-        : queryPageOnWorker(routes, tableMap)(collection, workspaceId, query)
-
-const queryPage =
-  (sql: SqlClient, tableMap: DocumentTableMap) =>
-  (collection: Collection, workspaceId: string, query: DocumentQuery): Effect.Effect<ReadonlyArray<StoredDocument>, SqlError> =>
-    Effect.flatMap(
-      // A field name the compiler refuses, or a collection it has no table for, is a defect of the
-      // caller, not a storage failure.
-      Effect.sync(() => compileQuery(tableMap, collection, workspaceId, query)),
-      ({ params, text }) =>
-        Effect.map(sql.unsafe<DocumentRow>(text, params), (rows) => rows.map((row) => toStoredDocument(collection, workspaceId, row)))
-    )
-
-const queryPageOnWorker =
-  (routes: WorkerRoutes, tableMap: DocumentTableMap) =>
-  (collection: Collection, workspaceId: string, query: DocumentQuery): Effect.Effect<ReadonlyArray<StoredDocument>, SqlError> =>
-    Effect.flatMap(
-      Effect.sync(() => {
-        const { name, names } = placeholders()
-        return { names, ...compileQuery(tableMap, collection, workspaceId, query, name) }
-      }),
-      ({ names, params, text }) =>
-        Effect.map(pageOnWorker<DocumentRow>(routes, workspaceId, text, names, params), (rows) =>
-          rows.map((row) => toStoredDocument(collection, workspaceId, row))
+      ? queryFigures(reader, tableMap)(collection, workspaceId, query)
+      : Effect.map(
+          reader.page<DocumentRow>(workspaceId, (name) => compileQuery(tableMap, collection, workspaceId, query, name)),
+          (rows) => rows.map((row) => toStoredDocument(collection, workspaceId, row))
         )
-    )

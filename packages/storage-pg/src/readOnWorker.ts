@@ -1,14 +1,10 @@
 import { Effect } from "effect"
 import type { SqlError } from "effect/sql/SqlError"
 import type { WorkerRoutes } from "./citusWorkers.js"
-
-/** How a statement names a table: itself on one server, a placeholder ds_read_in names a shard for on Citus. */
-export type Named = (table: string) => string
-
-export const itself: Named = (table) => table
+import type { Named, Reader, Statement } from "./reader.js"
 
 /** A placeholder naming, and the tables it named: what ds_read_in is told to put shards in for. */
-export const placeholders = (): { readonly name: Named; readonly names: ReadonlySet<string> } => {
+const placeholders = (): { readonly name: Named; readonly names: ReadonlySet<string> } => {
   const names = new Set<string>()
   return {
     name: (table) => {
@@ -44,49 +40,48 @@ export const asElements = (query: string): string =>
     .join("'")
 
 /**
- * The rows of `query` (its tables named by `placeholders`, `names`; its parameters `$k`, each cast
- * where it is used) read on the worker holding the workspace (citusWorkers.ts), where ds_read_in
+ * A statement's rows read on the worker holding the workspace (citusWorkers.ts), where ds_read_in
  * runs it on the workspace's shards with PostgreSQL's own planner: through the coordinator, Citus
- * plans it twice and the coordinator pays a hop (bench/ANALYSIS.md, issue 31). The text is the
- * host's own, never a request's.
+ * plans it twice and the coordinator pays a hop (bench/ANALYSIS.md, issue 31). Its tables are named
+ * by placeholders, each parameter cast where it is used. The text is the host's own, never a
+ * request's.
  */
-export const readOnWorker = <Row>(
+const readOnWorker = <Row>(
   routes: WorkerRoutes,
   workspaceId: string,
-  query: string,
-  names: ReadonlySet<string>,
-  params: ReadonlyArray<unknown>
+  make: (name: Named) => Statement,
+  around: (text: string) => string
 ): Effect.Effect<ReadonlyArray<Row>, SqlError> =>
-  Effect.map(
-    routes.run(workspaceId, (on) =>
-      on.unsafe<{ readonly rows: ReadonlyArray<Row> }>("SELECT ds_read_in($1::text, $2::text, $3::text[], $4::text[]) AS rows", [
-        workspaceId,
-        asElements(query),
-        [...names],
-        params.map(asText)
-      ])
-    ),
-    ([answer]) => answer?.rows ?? []
-  )
+  Effect.suspend(() => {
+    const { name, names } = placeholders()
+    const { params, text } = make(name)
+    return Effect.map(
+      routes.run(workspaceId, (on) =>
+        on.unsafe<{ readonly rows: ReadonlyArray<Row> }>("SELECT ds_read_in($1::text, $2::text, $3::text[], $4::text[]) AS rows", [
+          workspaceId,
+          asElements(around(text)),
+          [...names],
+          params.map(asText)
+        ])
+      ),
+      ([answer]) => answer?.rows ?? []
+    )
+  })
 
 /**
- * The rows of a page (`page` ordered by its own ORDER BY) read on the worker as readOnWorker does,
- * in the page's order: numbered as the page yields them, since one json array of them promises none.
+ * Reads on the workspace's worker. A page's rows come back as one json array, which promises no
+ * order: they are numbered as the page yields them and put in that order again.
  */
-export const pageOnWorker = <Row>(
-  routes: WorkerRoutes,
-  workspaceId: string,
-  page: string,
-  names: ReadonlySet<string>,
-  params: ReadonlyArray<unknown>
-): Effect.Effect<ReadonlyArray<Row>, SqlError> =>
-  Effect.map(
-    readOnWorker<Row & { readonly n: number }>(
-      routes,
-      workspaceId,
-      `SELECT page.*, row_number() OVER () AS n FROM (${page}) AS page`,
-      names,
-      params
-    ),
-    (rows) => [...rows].sort((a, b) => a.n - b.n).map(({ n: _, ...row }) => row as Row)
-  )
+export const onWorker = (routes: WorkerRoutes): Reader => ({
+  rows: (workspaceId, make) => readOnWorker(routes, workspaceId, make, (text) => text),
+  page: <Row extends object>(workspaceId: string, make: (name: Named) => Statement) =>
+    Effect.map(
+      readOnWorker<Row & { readonly n: number }>(
+        routes,
+        workspaceId,
+        make,
+        (text) => `SELECT page.*, row_number() OVER () AS n FROM (${text}) AS page`
+      ),
+      (rows) => [...rows].sort((a, b) => a.n - b.n).map(({ n: _, ...row }) => row as unknown as Row)
+    )
+})

@@ -1,13 +1,11 @@
 import type { Collection, DocumentQuery, LinkedDocuments, RecordRead, RecordsRead } from "@dealstream/core"
 import { Effect } from "effect"
-import type { SqlClient } from "effect/sql/SqlClient"
 import type { SqlError } from "effect/sql/SqlError"
 import { fieldKey } from "./fieldSql.js"
 import { documentColumns, type DocumentRow, toStoredDocument } from "./internal/documentRow.js"
 import { compileQuery } from "./queryDocuments.js"
 import type { DocumentTableMap } from "./documentTableMap.js"
-import type { WorkerRoutes } from "./citusWorkers.js"
-import { itself, type Named, placeholders, readOnWorker } from "./readOnWorker.js"
+import type { Named, Reader } from "./reader.js"
 import { tables } from "./tables.js"
 
 interface Row {
@@ -28,7 +26,7 @@ interface Row {
 const settingsVersionSql = (name: Named) =>
   `coalesce((SELECT v.version FROM ${name(tables.settingsVersions)} AS v WHERE v.workspace_id = $1), 0)`
 
-const linkedSql = (tableMap: DocumentTableMap, linked: LinkedDocuments | null, id: string, name: Named = itself) =>
+const linkedSql = (tableMap: DocumentTableMap, linked: LinkedDocuments | null, id: string, name: Named) =>
   linked === null
     ? "'{}'::text[]"
     : linked.collection === "deal" && linked.field === "contact_ids"
@@ -58,26 +56,14 @@ const recordOf = (collection: Collection, workspaceId: string, row: Row | undefi
   settingsVersion: row?.settings_version ?? 0
 })
 
+/** A record with its settings version and links, in one statement, where `reader` reads. */
 export const readRecord =
-  (sql: SqlClient, tableMap: DocumentTableMap) =>
+  (reader: Reader, tableMap: DocumentTableMap) =>
   (collection: Collection, workspaceId: string, id: string, linked: LinkedDocuments | null): Effect.Effect<RecordRead, SqlError> =>
-    Effect.suspend(() =>
-      Effect.map(sql.unsafe<Row>(recordSql(tableMap, collection, linked, itself), [workspaceId, id]), ([row]) =>
-        recordOf(collection, workspaceId, row)
-      )
+    Effect.map(
+      reader.rows<Row>(workspaceId, (name) => ({ text: recordSql(tableMap, collection, linked, name), params: [workspaceId, id] })),
+      ([row]) => recordOf(collection, workspaceId, row)
     )
-
-/** The same read on Citus, on the worker holding the workspace (readOnWorker.ts). */
-export const readRecordOnWorker =
-  (routes: WorkerRoutes, tableMap: DocumentTableMap) =>
-  (collection: Collection, workspaceId: string, id: string, linked: LinkedDocuments | null): Effect.Effect<RecordRead, SqlError> =>
-    Effect.suspend(() => {
-      const { name, names } = placeholders()
-      const query = recordSql(tableMap, collection, linked, name)
-      return Effect.map(readOnWorker<Row>(routes, workspaceId, query, names, [workspaceId, id]), ([row]) =>
-        recordOf(collection, workspaceId, row)
-      )
-    })
 
 /**
  * The page as queryDocuments compiles it, joined laterally to a one-row FROM so that an empty page
@@ -95,59 +81,29 @@ const pageSql = (
   const { params, text } = compileQuery(tableMap, collection, workspaceId, query, name)
   return {
     text:
-      `SELECT ${columnsOf("p")}, p.n, ${settingsVersionSql(name)} AS settings_version, ${linkedSql(tableMap, linked, "p.id", name)} AS linked_ids ` +
+      `SELECT ${columnsOf("p")}, ${settingsVersionSql(name)} AS settings_version, ${linkedSql(tableMap, linked, "p.id", name)} AS linked_ids ` +
       `FROM (SELECT 1) AS one LEFT JOIN LATERAL (SELECT page.*, row_number() OVER () AS n FROM (${text}) AS page) AS p ON TRUE ORDER BY p.n`,
     // A query that can match nothing compiles without parameters; the version still needs $1.
     params: params.length === 0 ? [workspaceId] : params
   }
 }
 
-const recordsOf = (collection: Collection, workspaceId: string, rows: ReadonlyArray<Row>): RecordsRead => ({
-  rows: rows.flatMap((row) => {
-    const document = documentOf(collection, workspaceId, row)
-    return document === null ? [] : [{ document, linkedIds: row.linked_ids }]
-  }),
-  settingsVersion: rows[0]?.settings_version ?? 0
-})
-
+/** A page of records with their links, and the settings version, in one statement, where `reader` reads. */
 export const queryRecords =
-  (sql: SqlClient, tableMap: DocumentTableMap) =>
+  (reader: Reader, tableMap: DocumentTableMap) =>
   (
     collection: Collection,
     workspaceId: string,
     query: DocumentQuery,
     linked: LinkedDocuments | null
   ): Effect.Effect<RecordsRead, SqlError> =>
-    Effect.flatMap(
-      // A field name the compiler refuses, or a collection it has no table for, is a defect of the
-      // caller, not a storage failure.
-      Effect.sync(() => pageSql(tableMap, collection, workspaceId, query, linked, itself)),
-      ({ params, text }) => Effect.map(sql.unsafe<Row>(text, params), (rows) => recordsOf(collection, workspaceId, rows))
-    )
-
-/**
- * The same page on Citus, on the worker holding the workspace (readOnWorker.ts). Its rows come
- * back as one json array, put in page order again by `n`.
- */
-export const queryRecordsOnWorker =
-  (routes: WorkerRoutes, tableMap: DocumentTableMap) =>
-  (
-    collection: Collection,
-    workspaceId: string,
-    query: DocumentQuery,
-    linked: LinkedDocuments | null
-  ): Effect.Effect<RecordsRead, SqlError> =>
-    Effect.flatMap(
-      Effect.sync(() => {
-        const { name, names } = placeholders()
-        return { ...pageSql(tableMap, collection, workspaceId, query, linked, name), names }
-      }),
-      ({ names, params, text }) =>
-        Effect.map(readOnWorker<Row & { readonly n: number | null }>(routes, workspaceId, text, names, params), (rows) =>
-          recordsOf(
-            collection,
-            workspaceId,
-            [...rows].sort((a, b) => (a.n ?? 0) - (b.n ?? 0))
-          )
-        )
+    Effect.map(
+      reader.page<Row>(workspaceId, (name) => pageSql(tableMap, collection, workspaceId, query, linked, name)),
+      (rows) => ({
+        rows: rows.flatMap((row) => {
+          const document = documentOf(collection, workspaceId, row)
+          return document === null ? [] : [{ document, linkedIds: row.linked_ids }]
+        }),
+        settingsVersion: rows[0]?.settings_version ?? 0
+      })
     )
