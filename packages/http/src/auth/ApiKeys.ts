@@ -49,9 +49,7 @@ export interface ApiKeysService {
    * (`followKeyChanges`), and within the cache's 5 s if they do not.
    */
   readonly forget: (keyId: string) => Effect.Effect<void>
-  /** Notes that a stored key was used now (its `last_used_at`), written in the background (keyUses.ts). */
-  readonly used: (owner: KeyOwner) => Effect.Effect<void>
-  /** The same at a time the caller read. */
+  /** Notes that a stored key was used at `now` (its `last_used_at`), written in the background (keyUses.ts). */
   readonly usedAt: (owner: KeyOwner, now: number) => void
 }
 
@@ -71,7 +69,7 @@ export const make = (
   keys: ReadonlyArray<ApiKey>,
   lookup: (keySha256: string) => Effect.Effect<ApiKeyOwner | null, StorageUnavailable>,
   cache: StoredKeyCache.StoredKeyCache<KeyOwner> = StoredKeyCache.make(),
-  uses: Pick<KeyUses.KeyUses, "note" | "noteAt"> = { note: () => Effect.void, noteAt: () => {} }
+  uses: Pick<KeyUses.KeyUses, "noteAt"> = { noteAt: () => {} }
 ): ApiKeysService => {
   const entries = keys.map(({ key, scopes, workspaceId }, index) => {
     // Embedders pass keys without going through `parse`; a workspace outside the API's syntax (the
@@ -108,7 +106,6 @@ export const make = (
       return Effect.map(cache.lookup(hex, stored), Option.fromNullishOr)
     },
     forget: (keyId) => Effect.sync(() => cache.forget((owner) => owner.keyId === keyId)),
-    used: (owner) => (owner.configured ? Effect.void : uses.note(owner.keyId)),
     usedAt: (owner, now) => {
       if (!owner.configured) uses.noteAt(owner.keyId, now)
     }

@@ -1,5 +1,5 @@
 import type { KeyUse, StorageUnavailable } from "@dealstream/core"
-import { Clock, Duration, Effect, type Scope } from "effect"
+import { Duration, Effect, type Scope } from "effect"
 
 export interface KeyUsesOptions {
   /** A key's use is noted at most this often (the engine skips a write within it too). */
@@ -14,12 +14,10 @@ export const defaults: KeyUsesOptions = { everyMillis: 60_000, flushMillis: 1_00
 
 export interface KeyUses {
   /**
-   * Notes that a stored key was used now. Synchronous and in memory: a request never waits for the
-   * write, which a background fiber makes (`flush`); a use within `everyMillis` of the key's last
-   * note is not noted.
+   * Notes that a stored key was used at `now` (the fiber's Clock, read once per request).
+   * Synchronous and in memory: a request never waits for the write, which a background fiber makes
+   * (`flush`); a use within `everyMillis` of the key's last note is not noted.
    */
-  readonly note: (keyId: string) => Effect.Effect<void>
-  /** The same at a time the caller read (the fiber's Clock, read once per request). */
   readonly noteAt: (keyId: string, now: number) => void
   /** Writes what was noted since the last flush (the fiber's step; tests call it themselves). */
   readonly flush: Effect.Effect<void>
@@ -51,7 +49,6 @@ export const make = (
       while (noted.size > options.capacity) noted.delete(noted.keys().next().value!)
       waiting.set(keyId, new Date(now).toISOString())
     }
-    const note = (keyId: string) => Effect.map(Clock.currentTimeMillis, (now) => noteAt(keyId, now))
 
     const flush = Effect.suspend(() => {
       if (waiting.size === 0) return Effect.void
@@ -73,5 +70,5 @@ export const make = (
     yield* Effect.forkScoped(Effect.forever(Effect.andThen(Effect.sleep(Duration.millis(options.flushMillis)), flush)))
     // What was noted last is written as the scope closes (a host stopping), unless the database is away.
     yield* Effect.addFinalizer(() => flush.pipe(Effect.timeoutOption(Duration.seconds(2)), Effect.ignore))
-    return { note, noteAt, flush, pending: () => waiting.size }
+    return { noteAt, flush, pending: () => waiting.size }
   })

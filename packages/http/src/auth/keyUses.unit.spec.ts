@@ -1,7 +1,7 @@
 import { apiKeyIdOf, type KeyUse, StorageUnavailable } from "@dealstream/core"
 import { describe, expect, it } from "@effect/vitest"
 import { createHash } from "node:crypto"
-import { Deferred, Effect, Fiber, Option } from "effect"
+import { Clock, Deferred, Effect, Fiber, Option } from "effect"
 import { TestClock } from "effect/testing"
 import * as ApiKeys from "./ApiKeys.js"
 import * as KeyUses from "./keyUses.js"
@@ -9,6 +9,9 @@ import * as KeyUses from "./keyUses.js"
 const options = { everyMillis: 60_000, flushMillis: 1_000, capacity: 100 }
 const t0 = Date.parse("1970-01-01T00:00:00.000Z")
 const iso = (millis: number) => new Date(t0 + millis).toISOString()
+
+/** A use noted at the engine's time, as Authentication notes one. */
+const note = (uses: KeyUses.KeyUses, keyId: string) => Effect.map(Clock.currentTimeMillis, (now) => uses.noteAt(keyId, now))
 
 /** A writer that keeps what it was given, one array per write. */
 const recording = () => {
@@ -22,8 +25,8 @@ describe("API key uses (last_used_at)", () => {
       Effect.gen(function* () {
         const db = recording()
         const uses = yield* KeyUses.make(db.write, options)
-        yield* uses.note("key_aaaaaaaaaaaa")
-        yield* uses.note("key_bbbbbbbbbbbb")
+        yield* note(uses, "key_aaaaaaaaaaaa")
+        yield* note(uses, "key_bbbbbbbbbbbb")
         // Noted, not written: the request that noted it did not wait for anything.
         expect(db.writes).toEqual([])
         yield* TestClock.adjust("1 second")
@@ -35,12 +38,12 @@ describe("API key uses (last_used_at)", () => {
         ])
         // Within the minute: nothing more, however often the key is used.
         for (let second = 1; second < 60; second++) {
-          yield* uses.note("key_aaaaaaaaaaaa")
+          yield* note(uses, "key_aaaaaaaaaaaa")
           yield* TestClock.adjust("1 second")
         }
         expect(db.writes).toHaveLength(1)
         // A minute after the note: noted again.
-        yield* uses.note("key_aaaaaaaaaaaa")
+        yield* note(uses, "key_aaaaaaaaaaaa")
         yield* TestClock.adjust("1 second")
         expect(db.writes.slice(1)).toEqual([[{ keyId: "key_aaaaaaaaaaaa", at: iso(60_000) }]])
         expect(uses.pending()).toBe(0)
@@ -62,17 +65,17 @@ describe("API key uses (last_used_at)", () => {
                 Effect.sync(() => void written.push(batch))
               )
         const uses = yield* KeyUses.make(write, options)
-        yield* uses.note("key_aaaaaaaaaaaa")
+        yield* note(uses, "key_aaaaaaaaaaaa")
         yield* TestClock.adjust("1 second")
         // The write failed: the use is forgotten as written, and a use within the minute notes it again.
         yield* TestClock.adjust("10 seconds")
         fail = false
-        yield* uses.note("key_aaaaaaaaaaaa")
+        yield* note(uses, "key_aaaaaaaaaaaa")
         expect(uses.pending()).toBe(1)
         yield* TestClock.adjust("1 second")
         // Now the write hangs; notes of other keys go on at once, in memory.
         expect(uses.pending()).toBe(0)
-        yield* uses.note("key_bbbbbbbbbbbb")
+        yield* note(uses, "key_bbbbbbbbbbbb")
         expect(uses.pending()).toBe(1)
         yield* Deferred.succeed(stuck, undefined)
         yield* TestClock.adjust("1 second")
@@ -105,9 +108,9 @@ describe("API key uses (last_used_at)", () => {
           const fiber = yield* Effect.forkChild(
             Effect.gen(function* () {
               const owner = Option.getOrThrow(yield* keys.authenticate("stored-key"))
-              yield* keys.used(owner)
+              keys.usedAt(owner, yield* Clock.currentTimeMillis)
               const configured = Option.getOrThrow(yield* keys.authenticate("env-key"))
-              yield* keys.used(configured)
+              keys.usedAt(configured, yield* Clock.currentTimeMillis)
               return owner.keyId
             })
           )

@@ -2,7 +2,7 @@ import { type IncomingMessage, type Server, type ServerResponse, STATUS_CODES } 
 import type { Duplex } from "node:stream"
 import type { ErrorBody, ErrorCode } from "../errors/ErrorBody.js"
 import { ERRORS, type ErrorTag } from "../errors/errorTable.js"
-import { acceptableRequestId } from "../request/RequestInfo.js"
+import { requestIdOf } from "../request/RequestInfo.js"
 
 /*
  * Some requests never reach the app, so errorResponse.ts never sees them: those Node's HTTP parser
@@ -67,8 +67,7 @@ export const answerClientError = (newRequestId: () => string) => (error: Error &
 
 /** `Expect` other than 100-continue: 417 (RFC 9110 §10.1.1) with our body instead of Node's empty one. */
 export const answerUnmetExpectation = (newRequestId: () => string) => (request: IncomingMessage, response: ServerResponse) => {
-  const header = request.headers["x-request-id"]
-  const requestId = acceptableRequestId(typeof header === "string" ? header : undefined) ? (header as string) : newRequestId()
+  const requestId = requestIdOf(request.headers["x-request-id"], newRequestId)
   const refused = refusal("ExpectationFailed", "Expect supports only 100-continue", [
     { path: "Expect", message: "supports only 100-continue" }
   ])

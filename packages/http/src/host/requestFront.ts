@@ -1,5 +1,5 @@
 import type { IncomingMessage, Server, ServerResponse } from "node:http"
-import { acceptableRequestId, attachRequestInfo, type RequestInfoShape } from "../request/RequestInfo.js"
+import { attachRequestInfo, type RequestInfoShape, requestIdOf } from "../request/RequestInfo.js"
 import { requestLine } from "./jsonLogger.js"
 import { stdoutLines } from "./lineWriter.js"
 
@@ -26,8 +26,7 @@ export const installRequestFront = (server: Server, options: { readonly log: boo
   const { log, newRequestId } = options
   const front = (request: IncomingMessage, response: ServerResponse) => {
     const started = performance.now()
-    const header = request.headers["x-request-id"]
-    const id = typeof header === "string" && acceptableRequestId(header) ? header : newRequestId()
+    const id = requestIdOf(request.headers["x-request-id"], newRequestId)
     const info: RequestInfoShape = {
       id,
       workspaceId: null,

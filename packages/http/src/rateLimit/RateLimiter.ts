@@ -1,4 +1,4 @@
-import { Clock, Context, Effect, Layer } from "effect"
+import { Context, Layer } from "effect"
 
 export interface RateLimitOptions {
   /** Tokens added per second. */
@@ -24,8 +24,7 @@ export interface RateDecision {
 }
 
 export interface RateLimiterService {
-  readonly take: (bucket: string) => Effect.Effect<RateDecision>
-  /** The same at a time the caller read (the host's front reads the fiber's Clock once per request). */
+  /** Takes a token from the bucket at `now`, the fiber's Clock as the caller read it (once per request). */
   readonly takeAt: (bucket: string, now: number) => RateDecision
   /** The options it was made with (the address limit's defaults derive from the per-key ones). */
   readonly options: RateLimitOptions
@@ -82,8 +81,7 @@ export const make = (options: RateLimitOptions): RateLimiterService => {
   return {
     options,
     size: () => buckets.size,
-    takeAt,
-    take: (name) => Effect.map(Clock.currentTimeMillis, (now) => takeAt(name, now))
+    takeAt
   }
 }
 

@@ -61,5 +61,9 @@ export const rateLimitHeaders = (decision: RateDecision): Record<string, string>
 
 const PRINTABLE = /^[\x21-\x7e](?:[\x20-\x7e]{0,198}[\x21-\x7e])?$/
 
-/** A client's X-Request-Id is kept when it is 1–200 printable ASCII characters. */
-export const acceptableRequestId = (header: string | undefined): header is string => header !== undefined && PRINTABLE.test(header)
+/**
+ * A request's id: the client's X-Request-Id when it is 1–200 printable ASCII characters (sent
+ * once), else a new one.
+ */
+export const requestIdOf = (header: string | ReadonlyArray<string> | undefined, newRequestId: () => string): string =>
+  typeof header === "string" && PRINTABLE.test(header) ? header : newRequestId()
