@@ -1,10 +1,11 @@
 // Issue 31: where a command's time goes on Citus, statement by statement, against plain PostgreSQL
 // (outside run.mjs, as exportByCurl.mjs).
 //   node bench/citusStatements.mjs [commands]     (after `npm run build`; root, PostgreSQL 15 and Citus, as the citus scenario)
+//   WORKSPACES=1 node bench/citusStatements.mjs … (over that many workspaces instead of 16)
 // Starts a plain PostgreSQL 15 and a Citus coordinator + 1 worker at 32 shards (lib/pgServers.mjs,
 // lib/citusClusters.mjs), both with pg_stat_statements (track = all, track_planning = on), gives each
 // an engine as the citus scenario does, and runs `commands` (default 200) create-contacts, then as
-// many move-stages, one at a time over 16 workspaces. For each command and server it prints the CPU
+// many move-stages, one at a time over 16 workspaces (WORKSPACES). For each command and server it prints the CPU
 // per command of the server's processes and its statements: calls, execution and planning ms per
 // command, whether top level (a statement run inside a function or trigger is not; its time is
 // also in its caller's), and the text. Then the hop alone: a bare client's SELECT 1, a contact by
@@ -21,7 +22,7 @@ import { contactFields, dealFields, nextStage } from "./lib/systems/shared.mjs"
 
 const commands = Number(process.argv[2] ?? 200)
 const DATABASE = "bench"
-const WORKSPACES = 16
+const WORKSPACES = Number(process.env.WORKSPACES ?? 16)
 const TOP = 24
 const STATEMENTS = { "pg_stat_statements.track": "all", "pg_stat_statements.track_planning": "on" }
 

@@ -23,8 +23,7 @@ export const applyPluginMigrations = (
   plugins: ReadonlyArray<RecordTypePlugin>
 ): Effect.Effect<ReadonlyArray<PluginMigrationApplied>, SqlError> =>
   Effect.gen(function* () {
-    const rows = yield* sql.unsafe<{ readonly plugin: string; readonly id: number }>(`SELECT plugin, id FROM ${tables.pluginMigrations}`)
-    const applied = new Set(rows.map((row) => `${row.plugin}\u0000${row.id}`))
+    const applied = yield* appliedOf(sql)
     const ran: Array<PluginMigrationApplied> = []
     for (const plugin of plugins) {
       for (const migration of [...plugin.postgres.migrations].sort((a, b) => a.id - b.id)) {
@@ -40,3 +39,17 @@ export const applyPluginMigrations = (
     }
     return ran
   })
+
+const appliedOf = (sql: SqlClient): Effect.Effect<ReadonlySet<string>, SqlError> =>
+  Effect.map(
+    sql.unsafe<{ readonly plugin: string; readonly id: number }>(`SELECT plugin, id FROM ${tables.pluginMigrations}`),
+    (rows) => new Set(rows.map((row) => `${row.plugin}\u0000${row.id}`))
+  )
+
+/** Whether any of the plug-ins' migrations is not yet applied. */
+export const pluginMigrationsPending = (sql: SqlClient, plugins: ReadonlyArray<RecordTypePlugin>): Effect.Effect<boolean, SqlError> =>
+  plugins.length === 0
+    ? Effect.succeed(false)
+    : Effect.map(appliedOf(sql), (applied) =>
+        plugins.some((plugin) => plugin.postgres.migrations.some((migration) => !applied.has(`${plugin.name}\u0000${migration.id}`)))
+      )

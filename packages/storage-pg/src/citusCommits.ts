@@ -143,7 +143,7 @@ const sendShares = (
         const call =
           workspace === null
             ? sql.unsafe<{ readonly outcome: unknown }>("SELECT ds_commit_batch($1::jsonb) AS outcome", [items])
-            : routes.run(workspace, (on) =>
+            : routes.commit(workspace, (on) =>
                 on.unsafe<{ readonly outcome: unknown }>("SELECT ds_commit_batch_in($1::text, $2::jsonb) AS outcome", [workspace, items])
               )
         return Effect.map(

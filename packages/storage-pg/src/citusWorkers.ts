@@ -20,11 +20,23 @@ import { tables } from "./tables.js"
  * asked again. A commit refused that way changed nothing, so sending it again is safe. The workers
  * are reached at the addresses the coordinator knows them by (pg_dist_node), with the coordinator
  * URL's user, password and database, as the snapshot's feed lock already is (citusSnapshot.ts).
- * One pool per worker, made when the first call goes there and closed with the storage.
+ * One pool per worker for reads, made when the first call goes there and closed with the storage.
+ *
+ * Commits go through a pool per shard group instead (the workspace's log shard on its worker): a
+ * commit's statements reach the group's shards through views the worker names the same for every
+ * group and picks by search_path (functions/ds_shards_here.ts), and PostgreSQL keeps their plans
+ * only while a connection keeps the same path. A connection that served group after group would
+ * plan every statement again at every commit, at almost three times the cost of the EXECUTE the
+ * views replace (bench/ANALYSIS.md, issue 31). A group's pool holds one connection, closed after a
+ * minute unused, so a host keeps connections only for the groups it writes to: each call carries a
+ * whole workspace's batch, and three per group measured no better in the bench (with as many plan
+ * caches to warm).
  */
 export interface WorkerRoutes {
   /** Runs `call` on the worker holding the workspace, or through the coordinator if none is found. */
   readonly run: <A>(workspaceId: string, call: (sql: SqlClient) => Effect.Effect<A, SqlError>) => Effect.Effect<A, SqlError>
+  /** The same over a connection kept for the workspace's shard group: ds_commit_batch_in's calls. */
+  readonly commit: <A>(workspaceId: string, call: (sql: SqlClient) => Effect.Effect<A, SqlError>) => Effect.Effect<A, SqlError>
 }
 
 /** A worker as the coordinator knows it (pg_dist_node). */
@@ -33,15 +45,20 @@ export interface Worker {
   readonly port: number
 }
 
-const workerSql = `SELECT n.nodename AS host, n.nodeport AS port
+/** Where a workspace is: its worker, and its shard of the log, which names its shard group. */
+interface Place extends Worker {
+  readonly shard: string
+}
+
+const workerSql = `SELECT n.nodename AS host, n.nodeport AS port, p.shardid::text AS shard
 FROM pg_dist_placement AS p JOIN pg_dist_node AS n ON n.groupid = p.groupid
 WHERE p.shardid = get_shard_id_for_distribution_column('${tables.events}', $1::text) AND n.isactive AND n.noderole = 'primary'`
 
 /** Where the coordinator places the workspace's log now; undefined when no active worker holds it. */
 export const placedOn =
   (sql: SqlClient) =>
-  (workspaceId: string): Effect.Effect<Worker | undefined, SqlError> =>
-    Effect.map(sql.unsafe<Worker>(workerSql, [workspaceId]), ([worker]) => worker)
+  (workspaceId: string): Effect.Effect<Place | undefined, SqlError> =>
+    Effect.map(sql.unsafe<Place>(workerSql, [workspaceId]), ([place]) => place)
 
 /** What a connection to a worker is made with: a URL, and the address that overrides its own. */
 export type Reach = (worker: Worker) => { readonly url: Redacted.Redacted; readonly host?: string; readonly port?: number }
@@ -58,7 +75,10 @@ export const workerAddress =
   }
 
 /** Every call through the coordinator, which delegates it (what tests compare the routes with). */
-export const throughCoordinator = (coordinator: SqlClient): WorkerRoutes => ({ run: (_, call) => delegated(call(coordinator)) })
+export const throughCoordinator = (coordinator: SqlClient): WorkerRoutes => {
+  const run: WorkerRoutes["run"] = (_, call) => delegated(call(coordinator))
+  return { run, commit: run }
+}
 
 /** How many workspaces' places a host keeps; past it the oldest kept is asked again when next used. */
 const KEPT_PLACES = 10_000
@@ -81,13 +101,13 @@ export const makeWorkerRoutes = (
   Effect.gen(function* () {
     const scope = yield* Effect.scope
     const context = yield* Effect.context<Reactivity.Reactivity>()
-    const places = new Map<string, Worker>()
+    const places = new Map<string, Place>()
     const pools = new Map<string, SqlClient>()
     const making = Semaphore.makeUnsafe(1)
     const lookUp = placedOn(coordinator)
 
-    const poolFor = (worker: Worker): Effect.Effect<SqlClient, SqlError> => {
-      const key = `${worker.host}:${worker.port}`
+    const poolFor = (worker: Worker, group: string | undefined): Effect.Effect<SqlClient, SqlError> => {
+      const key = `${worker.host}:${worker.port}${group === undefined ? "" : `/${group}`}`
       const made = pools.get(key)
       if (made !== undefined) return Effect.succeed(made)
       return making.withPermits(1)(
@@ -96,7 +116,7 @@ export const makeWorkerRoutes = (
           if (again !== undefined) return Effect.succeed(again)
           return makePool({
             ...options.reach(worker),
-            maxConnections: options.maxConnections,
+            maxConnections: group === undefined ? options.maxConnections : 1,
             connectTimeout: options.connectTimeout,
             keepAlive: "10 seconds",
             applicationName: "dealstream worker",
@@ -114,32 +134,34 @@ export const makeWorkerRoutes = (
     }
 
     /** The kept place of the workspace, or the coordinator's answer, kept. */
-    const placeOf = (workspaceId: string): Effect.Effect<Worker | undefined, SqlError> => {
+    const placeOf = (workspaceId: string): Effect.Effect<Place | undefined, SqlError> => {
       const kept = places.get(workspaceId)
       if (kept !== undefined) return Effect.succeed(kept)
-      return Effect.map(lookUp(workspaceId), (worker) => {
-        if (worker === undefined) return undefined
+      return Effect.map(lookUp(workspaceId), (place) => {
+        if (place === undefined) return undefined
         if (places.size >= KEPT_PLACES) places.delete(places.keys().next().value!)
-        places.set(workspaceId, worker)
-        return worker
+        places.set(workspaceId, place)
+        return place
       })
     }
 
-    const run = <A>(workspaceId: string, call: (sql: SqlClient) => Effect.Effect<A, SqlError>): Effect.Effect<A, SqlError> => {
-      const attempt = (left: number): Effect.Effect<A, SqlError> =>
-        left === 0
-          ? delegated(call(coordinator))
-          : Effect.flatMap(placeOf(workspaceId), (worker) =>
-              worker === undefined
-                ? delegated(call(coordinator))
-                : Effect.flatMap(poolFor(worker), (sql) =>
-                    Effect.catchIf(call(sql), notHere, () => {
-                      places.delete(workspaceId)
-                      return attempt(left - 1)
-                    })
-                  )
-            )
-      return attempt(TRIES)
-    }
-    return { run }
+    const routed =
+      (byGroup: boolean) =>
+      <A>(workspaceId: string, call: (sql: SqlClient) => Effect.Effect<A, SqlError>): Effect.Effect<A, SqlError> => {
+        const attempt = (left: number): Effect.Effect<A, SqlError> =>
+          left === 0
+            ? delegated(call(coordinator))
+            : Effect.flatMap(placeOf(workspaceId), (place) =>
+                place === undefined
+                  ? delegated(call(coordinator))
+                  : Effect.flatMap(poolFor(place, byGroup ? place.shard : undefined), (sql) =>
+                      Effect.catchIf(call(sql), notHere, () => {
+                        places.delete(workspaceId)
+                        return attempt(left - 1)
+                      })
+                    )
+              )
+        return attempt(TRIES)
+      }
+    return { run: routed(false), commit: routed(true) }
   })

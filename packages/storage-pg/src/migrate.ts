@@ -3,10 +3,11 @@ import { Effect } from "effect"
 import type { SqlClient } from "effect/sql/SqlClient"
 import type { SqlError } from "effect/sql/SqlError"
 import { applyFunctions } from "./applyFunctions.js"
-import { applyPluginMigrations, type PluginMigrationApplied } from "./applyPluginMigrations.js"
+import { applyPluginMigrations, type PluginMigrationApplied, pluginMigrationsPending } from "./applyPluginMigrations.js"
+import { pauseHereViews, resumeHereViews } from "./citusViews.js"
 import { distributeFunctionsOnCitus, distributeOnCitus, isCitus } from "./citus.js"
 import { builtInTables, type DocumentTableMap } from "./documentTableMap.js"
-import { functionsOf, type StoredFunction } from "./functions/index.js"
+import { functionsOf, hereGenerationOf, type StoredFunction } from "./functions/index.js"
 import { type Migration, migrations } from "./migrations/index.js"
 import { tables } from "./tables.js"
 
@@ -25,15 +26,21 @@ export interface Schema {
   readonly citusFunctions?: ReadonlyArray<StoredFunction>
   /** The record type plug-ins whose migrations apply (applyPluginMigrations.ts); absent: none. */
   readonly plugins?: ReadonlyArray<RecordTypePlugin>
+  /** The generation of `citusFunctions`' views (functions/ds_shards_here.ts): the others are dropped. */
+  readonly hereGeneration?: string
 }
 
 /** The schema of a host serving `tableMap`'s collections: the engine's, and its plug-ins' tables. */
-export const schemaOf = (tableMap: DocumentTableMap): Schema => ({
-  migrations,
-  functions: functionsOf(tableMap),
-  citusFunctions: functionsOf(tableMap, "citus"),
-  plugins: tableMap.plugins
-})
+export const schemaOf = (tableMap: DocumentTableMap): Schema => {
+  const citusFunctions = functionsOf(tableMap, "citus")
+  return {
+    migrations,
+    functions: functionsOf(tableMap),
+    citusFunctions,
+    plugins: tableMap.plugins,
+    hereGeneration: hereGenerationOf(citusFunctions)
+  }
+}
 
 /** This host's schema without plug-ins. */
 export const schema: Schema = schemaOf(builtInTables)
@@ -61,6 +68,16 @@ export interface Migrated {
  * tables too.
  */
 export const migrate = (sql: SqlClient, target: Schema = schema): Effect.Effect<Migrated, SqlError> =>
+  Effect.flatMap(migrateInTransaction(sql, target), ({ migrated, citus, current }) =>
+    citus && target.functions !== undefined
+      ? Effect.as(resumeHereViews(sql, current ? target.hereGeneration : undefined), migrated)
+      : Effect.succeed(migrated)
+  )
+
+const migrateInTransaction = (
+  sql: SqlClient,
+  target: Schema
+): Effect.Effect<{ readonly migrated: Migrated; readonly citus: boolean; readonly current: boolean }, SqlError> =>
   sql.withTransaction(
     Effect.gen(function* () {
       yield* sql.unsafe(`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK})`)
@@ -77,6 +94,9 @@ export const migrate = (sql: SqlClient, target: Schema = schema): Effect.Effect<
       const rows = yield* sql.unsafe<{ readonly id: number }>(`SELECT id FROM ${tables.migrations}`)
       const applied = new Set(rows.map((row) => row.id))
       const ran: Array<number> = []
+      const pending = target.migrations.some((migration) => !applied.has(migration.id))
+      // The engine's migrations made the plug-ins' record table: asked only once none is pending.
+      if (citus && (pending || (yield* pluginMigrationsPending(sql, target.plugins ?? [])))) yield* pauseHereViews(sql)
       for (const migration of [...target.migrations].sort((a, b) => a.id - b.id)) {
         if (applied.has(migration.id)) continue
         for (const statement of migration.statements) yield* sql.unsafe(statement)
@@ -88,9 +108,11 @@ export const migrate = (sql: SqlClient, target: Schema = schema): Effect.Effect<
       if (citus) yield* distributeOnCitus(sql)
       const known = new Set(target.migrations.map((migration) => migration.id))
       const newer = [...applied].some((id) => !known.has(id))
-      if (newer || target.functions === undefined) return { migrations: ran, functions: [], ...pluginMigrations }
+      if (newer || target.functions === undefined) {
+        return { migrated: { migrations: ran, functions: [], ...pluginMigrations }, citus, current: false }
+      }
       const functions = yield* applyFunctions(sql, citus ? (target.citusFunctions ?? target.functions) : target.functions)
       if (citus) yield* distributeFunctionsOnCitus(sql)
-      return { migrations: ran, functions, ...pluginMigrations }
+      return { migrated: { migrations: ran, functions, ...pluginMigrations }, citus, current: true }
     })
   )

@@ -55,6 +55,7 @@ export const ds_commit_batch_in: StoredFunction = {
       shift bigint;
     BEGIN
       ${holdWorkspaceHere("workspace")}
+      PERFORM ds_shards_here(workspace);
       PERFORM set_config('${ONE_BY_ONE}', 'on', true);
       PERFORM set_config('${LOCAL_WORKSPACE_SETTING}', workspace, true);
       ${eraOf}

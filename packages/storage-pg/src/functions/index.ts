@@ -10,6 +10,7 @@ import { ds_events_drop_redacted_payload } from "./ds_events_drop_redacted_paylo
 import { ds_events_notify_feed } from "./ds_events_notify_feed.js"
 import { ds_feed_bound_in } from "./ds_feed_bound_in.js"
 import { ds_read_in } from "./ds_read_in.js"
+import { ds_shards_here, generationOf, viewedIn } from "./ds_shards_here.js"
 import { ds_workspace_here } from "./ds_workspace_here.js"
 import { searchWords } from "./searchWords.js"
 import type { StoredFunction } from "./StoredFunction.js"
@@ -24,7 +25,19 @@ export type { StoredFunction } from "./StoredFunction.js"
  * today (see StoredFunction.ts): the commit functions write its tables, the feed trigger tells of
  * its plug-ins' events; on Citus they write a workspace's shards directly (workspaceRows.ts).
  */
-export const functionsOf = (tableMap: DocumentTableMap, layout: Layout = "plain"): ReadonlyArray<StoredFunction> => [
+export const functionsOf = (tableMap: DocumentTableMap, layout: Layout = "plain"): ReadonlyArray<StoredFunction> => {
+  const writing = functionsWriting(tableMap, layout)
+  const texts = writing.map((f) => f.text)
+  // On one server nothing calls it (as ds_commit_batch_in): one text, whatever the tables.
+  const views = layout === "citus" ? ds_shards_here(viewedIn(texts), generationOf(texts)) : ds_shards_here([], "plain")
+  return [...writing, views]
+}
+
+/** The generation of the views `functions` (functionsOf's) make. */
+export const hereGenerationOf = (functions: ReadonlyArray<StoredFunction>): string =>
+  generationOf(functions.filter((f) => f.name !== "ds_shards_here").map((f) => f.text))
+
+const functionsWriting = (tableMap: DocumentTableMap, layout: Layout): ReadonlyArray<StoredFunction> => [
   ds_commit(tableMap.list, layout),
   ds_commit_with_settings(layout),
   ds_commit_set(tableMap.list),
