@@ -20,6 +20,7 @@ import { duplicates } from "./duplicates.js"
 import { isCitus } from "./citus.js"
 import { type CitusCommits, citusCommits } from "./citusCommits.js"
 import { readFeedOnCitus } from "./citusFeed.js"
+import { makeSignals } from "./citusSignals.js"
 import { makeWorkerRoutes, workerAddress } from "./citusWorkers.js"
 import { claimDeliveriesOnCitus, releaseLeasesOnCitus } from "./citusQueue.js"
 import { lsnPosition, makeCommitBatches, type SubmitCommit } from "./commitBatches.js"
@@ -348,7 +349,8 @@ export const makeWithQueue = (options: Options | string): Effect.Effect<Services
               maxConnections: poolOptions.maxConnections,
               connectTimeout: poolOptions.connectTimeout,
               statementTimeout: statementTimeout ?? Duration.seconds(30)
-            }).pipe(Effect.provide(Reactivity.layer))
+            }).pipe(Effect.provide(Reactivity.layer)),
+            yield* makeSignals(sql)
           )
         : undefined
       if (citus !== undefined && readUrls !== undefined && readUrls.length > 0) {

@@ -1,6 +1,7 @@
 import { Effect } from "effect"
 import type { SqlClient } from "effect/sql/SqlClient"
 import { SqlError, UnknownError } from "effect/sql/SqlError"
+import type { Signal, Signals } from "./citusSignals.js"
 import type { WorkerRoutes } from "./citusWorkers.js"
 import type { CommitOutcome, CommitParams, Sent } from "./commitBatches.js"
 
@@ -18,8 +19,8 @@ import type { CommitOutcome, CommitParams, Sent } from "./commitBatches.js"
  * a trigger's NOTIFY would sound on a worker, where no host listens, and PostgreSQL refuses NOTIFY
  * in a transaction a distributed commit prepares. The host tells the coordinator's channel once the
  * commits are stored, as the trigger would: the workspaces that gained record events, and those
- * whose settings moved on. A failure of that call does not fail the batch, whose commits are
- * stored. Signals stay best effort, as on one server: workers also poll.
+ * whose settings moved on. It does so after answering (citusSignals.ts): a failure of that call
+ * fails nothing, and signals stay best effort, as on one server: workers also poll.
  *
  * A cluster has no single WAL position, so a position here is this host's clock in microseconds,
  * moved on by at least one at each batch: it only grows, and `position()` is at or after every
@@ -97,7 +98,7 @@ const outcomesOf = (rows: ReadonlyArray<{ readonly outcome: unknown }>, expected
 }
 
 /** `feedPrefixes`: the event type prefixes of the change feed (core's recordTypeSet), as the trigger's. */
-export const citusCommits = (feedPrefixes: ReadonlyArray<string>, routes: WorkerRoutes): CitusCommits => {
+export const citusCommits = (feedPrefixes: ReadonlyArray<string>, routes: WorkerRoutes, signals: Signals): CitusCommits => {
   let last = 0n
   const position = () => {
     const now = BigInt(Date.now()) * 1000n
@@ -109,12 +110,13 @@ export const citusCommits = (feedPrefixes: ReadonlyArray<string>, routes: Worker
     last += 1n
     return last
   }
-  return { send: (sql, params) => sendShares(sql, routes, params, feedPrefixes, next), position, routes }
+  return { send: (sql, params) => sendShares(sql, routes, signals, params, feedPrefixes, next), position, routes }
 }
 
 const sendShares = (
   sql: SqlClient,
   routes: WorkerRoutes,
+  signals: Signals,
   params: ReadonlyArray<CommitParams>,
   feedPrefixes: ReadonlyArray<string>,
   next: () => bigint
@@ -157,13 +159,9 @@ const sendShares = (
       },
       { concurrency: "unbounded", discard: true }
     )
-    const channels: Array<string> = []
-    const payloads: Array<string> = []
+    const told: Array<Signal> = []
     const tell = (channel: string, tag: string, workspaces: Iterable<string>) => {
-      for (const workspaceId of workspaces) {
-        channels.push(channel)
-        payloads.push(JSON.stringify({ _tag: tag, workspaceId }))
-      }
+      for (const workspaceId of workspaces) told.push([channel, JSON.stringify({ _tag: tag, workspaceId })])
     }
     const fed = new Set<string>()
     const settled = new Set<string>()
@@ -178,11 +176,6 @@ const sendShares = (
     })
     tell("dealstream_feed", "Appended", fed)
     tell("dealstream_settings", "Changed", settled)
-    if (channels.length > 0) {
-      // The commits are stored: their answers must not fail with this call (a write answered 503
-      // after it was stored would be sent again). Still waited for, so that a batch's statements
-      // all end before its answer, as on one server.
-      yield* Effect.ignore(sql.unsafe("SELECT pg_notify(n.c, n.p) FROM unnest($1::text[], $2::text[]) AS n(c, p)", [channels, payloads]))
-    }
+    yield* signals.tell(told)
     return { outcomes, position: next() }
   })
