@@ -6,7 +6,8 @@ import type pg from "pg"
 import { event, fresh, upsert } from "../../packages/core/src/testing/storageFixtures.js"
 import { pauseHereViews } from "../../packages/storage-pg/src/citusViews.js"
 import { paramsOf } from "../../packages/storage-pg/src/commit.js"
-import { HERE_PAUSED_SCHEMA } from "../../packages/storage-pg/src/functions/ds_shards_here.js"
+import { HERE_LOCK_CLASS, HERE_PAUSED_SCHEMA } from "../../packages/storage-pg/src/functions/ds_shards_here.js"
+import { VIEWED_WORKSPACE_SETTING } from "../../packages/storage-pg/src/functions/workspaceRows.js"
 import { PgStorage } from "../../packages/storage-pg/src/index.js"
 import { migrate, schema } from "../../packages/storage-pg/src/migrate.js"
 import { makePool } from "../../packages/storage-pg/src/pool.js"
@@ -164,6 +165,64 @@ describe("the here_ views of a Citus worker", () => {
         yield* Fiber.join(waiting)
         yield* query(second, "COMMIT")
         expect(yield* viewOf).toEqual(made)
+      }).pipe(Effect.scoped),
+    120_000
+  )
+
+  it.live(
+    "a commit that waited while migrate paused the views leaves them alone",
+    () =>
+      Effect.gen(function* () {
+        const { url, coordinator, storage } = yield* setUp
+        const ws = fresh("ws")
+        const [where] = yield* query<{ readonly port: number }>(
+          coordinator,
+          `SELECT p.nodeport AS port FROM pg_dist_shard_placement AS p
+           WHERE p.shardid = get_shard_id_for_distribution_column('ds_events', $1::text)`,
+          [ws]
+        )
+        yield* storage.commit(contactCommit(ws, 1))
+        const workerUrl = nodeUrl(where!.port, new URL(url).pathname.slice(1))
+        const [pausing, committing, looking] = [yield* connect(workerUrl), yield* connect(workerUrl), yield* connect(workerUrl)]
+        // The committing session has used the views before: its caches know them.
+        yield* query(committing, "BEGIN")
+        yield* query(committing, "SELECT ds_shards_here($1)", [ws])
+        yield* query(committing, "COMMIT")
+        // A pause begun (citusViews.ts): its lock taken, the commit waiting for it, then the views gone.
+        yield* query(pausing, "BEGIN")
+        yield* query(pausing, `SELECT pg_advisory_xact_lock(${HERE_LOCK_CLASS}, 0)`)
+        yield* query(committing, "BEGIN")
+        const [{ pid }] = (yield* query<{ readonly pid: number }>(committing, "SELECT pg_backend_pid() AS pid")) as [
+          { readonly pid: number }
+        ]
+        const waiting = yield* Effect.forkChild(query(committing, "SELECT ds_shards_here($1)", [ws]))
+        for (;;) {
+          const [row] = yield* query<{ readonly waits: boolean }>(
+            looking,
+            "SELECT EXISTS (SELECT 1 FROM pg_locks WHERE pid = $1 AND locktype = 'advisory' AND NOT granted) AS waits",
+            [pid]
+          )
+          if (row!.waits) break
+          yield* Effect.sleep("10 millis")
+        }
+        yield* query(pausing, "SET LOCAL citus.enable_ddl_propagation TO off")
+        yield* query(pausing, `CREATE SCHEMA ${HERE_PAUSED_SCHEMA}`)
+        for (const { nspname } of yield* query<{ readonly nspname: string }>(
+          pausing,
+          `SELECT nspname FROM pg_namespace WHERE nspname LIKE 'ds\\_here\\_%' AND nspname <> '${HERE_PAUSED_SCHEMA}'`
+        )) {
+          yield* query(pausing, `DROP SCHEMA ${nspname} CASCADE`)
+        }
+        yield* query(pausing, "COMMIT")
+        yield* Fiber.join(waiting)
+        const [viewed] = yield* query<{ readonly ws: string | null }>(
+          committing,
+          `SELECT current_setting('${VIEWED_WORKSPACE_SETTING}', true) AS ws`
+        )
+        expect(viewed!.ws ?? "").toBe("")
+        yield* query(committing, "COMMIT")
+        yield* query(looking, `SET citus.enable_ddl_propagation TO off`)
+        yield* query(looking, `DROP SCHEMA ${HERE_PAUSED_SCHEMA}`)
       }).pipe(Effect.scoped),
     120_000
   )

@@ -39,6 +39,8 @@ export const HERE_PAUSED_SCHEMA = "ds_here_paused"
 export const ds_shards_here = (viewed: ReadonlyArray<string>, generation: string): StoredFunction => {
   const names = [...new Set(viewed)].sort()
   const last = hereName(names.at(-1) ?? tables.events)
+  const viewExists = `SELECT 1 FROM pg_catalog.pg_class AS c JOIN pg_catalog.pg_namespace AS n ON n.oid = c.relnamespace
+          WHERE n.nspname = place AND c.relname = '${last}'`
   return {
     name: "ds_shards_here",
     text: `CREATE OR REPLACE FUNCTION ds_shards_here(workspace text)
@@ -48,21 +50,25 @@ export const ds_shards_here = (viewed: ReadonlyArray<string>, generation: string
       place text := '${HERE_SCHEMA_PREFIX}${generation}_' || shard;
       viewed text;
       propagating text;
+      paused boolean;
+      ready boolean;
     BEGIN
       PERFORM pg_advisory_xact_lock_shared(${HERE_LOCK_CLASS}, 0);
-      IF to_regnamespace('${HERE_PAUSED_SCHEMA}') IS NOT NULL THEN
+      -- Asked of the catalog by queries, each with a snapshot taken then, never of this backend's
+      -- cache (to_regclass): an advisory lock does not refresh it, so after waiting for one the
+      -- cache can still show views a pause dropped meanwhile, or miss views another commit made.
+      -- Trusted, the first sent the statements to views that are gone; the second dropped views
+      -- under that commit's next, a deadlock the feed property on Citus caught (test/citus/hereViews
+      -- holds both).
+      SELECT EXISTS (SELECT 1 FROM pg_catalog.pg_namespace AS n WHERE n.nspname = '${HERE_PAUSED_SCHEMA}'),
+        EXISTS (${viewExists})
+        INTO paused, ready;
+      IF paused THEN
         RETURN;
       END IF;
-      IF to_regclass(format('%I.%I', place, '${last}')) IS NULL THEN
+      IF NOT ready THEN
         PERFORM pg_advisory_xact_lock(${HERE_LOCK_CLASS}, hashint8(shard));
-        -- Asked of the catalog by a query, with a snapshot taken now: to_regclass answers from this
-        -- backend's cache, which an advisory lock does not refresh, so it would still miss views a
-        -- commit made while this one waited, and this one would drop them under that commit's next
-        -- (a deadlock, caught by the feed property on Citus; test/citus/hereViews says how).
-        IF NOT EXISTS (
-          SELECT 1 FROM pg_catalog.pg_class AS c JOIN pg_catalog.pg_namespace AS n ON n.oid = c.relnamespace
-          WHERE n.nspname = place AND c.relname = '${last}'
-        ) THEN
+        IF NOT EXISTS (${viewExists}) THEN
           -- Objects of this node alone: Citus must not carry them to the others.
           propagating := current_setting('citus.enable_ddl_propagation');
           PERFORM set_config('citus.enable_ddl_propagation', 'off', true);
