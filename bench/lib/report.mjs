@@ -71,7 +71,7 @@ export const renderMarkdown = (rows) => {
   return [
     `| ${columns.join(" | ")} |`,
     `|${columns.map((_, i) => ([3, 4, 5].includes(i) ? "---:" : "---")).join("|")}|`,
-    ...rows.map((row) => `| ${cells(row).map(escape).join(" | ")} |`)
+    ...rows.map((row) => `| ${cells(row).map(escapeCell).join(" | ")} |`)
   ].join("\n")
 }
 
