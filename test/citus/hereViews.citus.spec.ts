@@ -86,6 +86,34 @@ const setUp = Effect.gen(function* () {
   return { url, storage, coordinator, sql: pool.unbounded }
 })
 
+/** The URL of the worker holding the workspace, in the database of `url`. */
+const workerUrlOf = (coordinator: pg.Client, url: string, ws: string) =>
+  Effect.map(
+    query<{ readonly port: number }>(
+      coordinator,
+      `SELECT p.nodeport AS port FROM pg_dist_shard_placement AS p
+       WHERE p.shardid = get_shard_id_for_distribution_column('ds_events', $1::text)`,
+      [ws]
+    ),
+    ([where]) => nodeUrl(where!.port, new URL(url).pathname.slice(1))
+  )
+
+/** `statement` started on `session`, once it waits for an advisory lock (seen from `looking`). */
+const startedUntilWaiting = (session: pg.Client, looking: pg.Client, statement: string, params: ReadonlyArray<unknown>) =>
+  Effect.gen(function* () {
+    const [row] = yield* query<{ readonly pid: number }>(session, "SELECT pg_backend_pid() AS pid")
+    const started = yield* Effect.forkChild(query(session, statement, params))
+    for (;;) {
+      const [lock] = yield* query<{ readonly waits: boolean }>(
+        looking,
+        "SELECT EXISTS (SELECT 1 FROM pg_locks WHERE pid = $1 AND locktype = 'advisory' AND NOT granted) AS waits",
+        [row!.pid]
+      )
+      if (lock!.waits) return started
+      yield* Effect.sleep("10 millis")
+    }
+  })
+
 describe("the here_ views of a Citus worker", () => {
   it.live(
     "put every row in its workspace's shard when one connection serves group after group",
@@ -131,29 +159,13 @@ describe("the here_ views of a Citus worker", () => {
       Effect.gen(function* () {
         const { url, coordinator } = yield* setUp
         const ws = fresh("ws")
-        const [where] = yield* query<{ readonly port: number }>(
-          coordinator,
-          `SELECT p.nodeport AS port FROM pg_dist_shard_placement AS p
-           WHERE p.shardid = get_shard_id_for_distribution_column('ds_events', $1::text)`,
-          [ws]
-        )
-        const workerUrl = nodeUrl(where!.port, new URL(url).pathname.slice(1))
+        const workerUrl = yield* workerUrlOf(coordinator, url, ws)
         const [first, second, looking] = [yield* connect(workerUrl), yield* connect(workerUrl), yield* connect(workerUrl)]
         yield* query(first, "BEGIN")
         yield* query(first, "SELECT ds_shards_here($1)", [ws])
         yield* query(second, "BEGIN")
-        const [{ pid }] = (yield* query<{ readonly pid: number }>(second, "SELECT pg_backend_pid() AS pid")) as [{ readonly pid: number }]
         // The second looks for the views before the first commits them, then waits for its lock.
-        const waiting = yield* Effect.forkChild(query(second, "SELECT ds_shards_here($1)", [ws]))
-        for (;;) {
-          const [row] = yield* query<{ readonly waits: boolean }>(
-            looking,
-            "SELECT EXISTS (SELECT 1 FROM pg_locks WHERE pid = $1 AND locktype = 'advisory' AND NOT granted) AS waits",
-            [pid]
-          )
-          if (row!.waits) break
-          yield* Effect.sleep("10 millis")
-        }
+        const waiting = yield* startedUntilWaiting(second, looking, "SELECT ds_shards_here($1)", [ws])
         yield* query(first, "COMMIT")
         const viewOf = query<{ readonly oid: string | null }>(
           looking,
@@ -175,14 +187,8 @@ describe("the here_ views of a Citus worker", () => {
       Effect.gen(function* () {
         const { url, coordinator, storage } = yield* setUp
         const ws = fresh("ws")
-        const [where] = yield* query<{ readonly port: number }>(
-          coordinator,
-          `SELECT p.nodeport AS port FROM pg_dist_shard_placement AS p
-           WHERE p.shardid = get_shard_id_for_distribution_column('ds_events', $1::text)`,
-          [ws]
-        )
         yield* storage.commit(contactCommit(ws, 1))
-        const workerUrl = nodeUrl(where!.port, new URL(url).pathname.slice(1))
+        const workerUrl = yield* workerUrlOf(coordinator, url, ws)
         const [pausing, committing, looking] = [yield* connect(workerUrl), yield* connect(workerUrl), yield* connect(workerUrl)]
         // The committing session has used the views before: its caches know them.
         yield* query(committing, "BEGIN")
@@ -192,19 +198,7 @@ describe("the here_ views of a Citus worker", () => {
         yield* query(pausing, "BEGIN")
         yield* query(pausing, `SELECT pg_advisory_xact_lock(${HERE_LOCK_CLASS}, 0)`)
         yield* query(committing, "BEGIN")
-        const [{ pid }] = (yield* query<{ readonly pid: number }>(committing, "SELECT pg_backend_pid() AS pid")) as [
-          { readonly pid: number }
-        ]
-        const waiting = yield* Effect.forkChild(query(committing, "SELECT ds_shards_here($1)", [ws]))
-        for (;;) {
-          const [row] = yield* query<{ readonly waits: boolean }>(
-            looking,
-            "SELECT EXISTS (SELECT 1 FROM pg_locks WHERE pid = $1 AND locktype = 'advisory' AND NOT granted) AS waits",
-            [pid]
-          )
-          if (row!.waits) break
-          yield* Effect.sleep("10 millis")
-        }
+        const waiting = yield* startedUntilWaiting(committing, looking, "SELECT ds_shards_here($1)", [ws])
         yield* query(pausing, "SET LOCAL citus.enable_ddl_propagation TO off")
         yield* query(pausing, `CREATE SCHEMA ${HERE_PAUSED_SCHEMA}`)
         for (const { nspname } of yield* query<{ readonly nspname: string }>(
