@@ -12,7 +12,7 @@ import { PgStorage } from "../../packages/storage-pg/src/index.js"
 import { migrate, schema } from "../../packages/storage-pg/src/migrate.js"
 import { makePool } from "../../packages/storage-pg/src/pool.js"
 import { citusDatabase } from "../support/citusDatabase.js"
-import { connect, nodeUrl, query } from "../support/citusShards.js"
+import { connect, nodeUrl, placement, query } from "../support/citusShards.js"
 
 // Issue 31: a commit on a Citus worker reaches its workspace's shards through the `here_` views of
 // its shard group (packages/storage-pg/src/functions/ds_shards_here.ts), picked by search_path, so
@@ -49,15 +49,10 @@ const twoGroupsOnOneWorker = (coordinator: pg.Client) =>
     const seen = new Map<number, { readonly shard: string; readonly ws: string }>()
     for (;;) {
       const ws = fresh("ws")
-      const [row] = yield* query<{ readonly shard: string; readonly port: number }>(
-        coordinator,
-        `SELECT p.shardid::text AS shard, p.nodeport AS port FROM pg_dist_shard_placement AS p
-         WHERE p.shardid = get_shard_id_for_distribution_column('ds_events', $1::text)`,
-        [ws]
-      )
-      const first = seen.get(row!.port)
-      if (first !== undefined && first.shard !== row!.shard) return { port: row!.port, workspaces: [first.ws, ws] as const }
-      if (first === undefined) seen.set(row!.port, { shard: row!.shard, ws })
+      const { shard, source: port } = yield* placement(coordinator, ws)
+      const first = seen.get(port)
+      if (first !== undefined && first.shard !== shard) return { port, workspaces: [first.ws, ws] as const }
+      if (first === undefined) seen.set(port, { shard, ws })
     }
   })
 
@@ -88,15 +83,7 @@ const setUp = Effect.gen(function* () {
 
 /** The URL of the worker holding the workspace, in the database of `url`. */
 const workerUrlOf = (coordinator: pg.Client, url: string, ws: string) =>
-  Effect.map(
-    query<{ readonly port: number }>(
-      coordinator,
-      `SELECT p.nodeport AS port FROM pg_dist_shard_placement AS p
-       WHERE p.shardid = get_shard_id_for_distribution_column('ds_events', $1::text)`,
-      [ws]
-    ),
-    ([where]) => nodeUrl(where!.port, new URL(url).pathname.slice(1))
-  )
+  Effect.map(placement(coordinator, ws), ({ source }) => nodeUrl(source, new URL(url).pathname.slice(1)))
 
 /** `statement` started on `session`, once it waits for an advisory lock (seen from `looking`). */
 const startedUntilWaiting = (session: pg.Client, looking: pg.Client, statement: string, params: ReadonlyArray<unknown>) =>

@@ -6,6 +6,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Context, Effect, Exit, Layer } from "effect"
 import { shardOf } from "../../packages/storage-pg/src/functions/workspaceRows.js"
 import { citusDatabase } from "../support/citusDatabase.js"
+import { NOTIFY } from "../../packages/storage-pg/src/citusSignals.js"
 import { routingOf, type Routing } from "../support/citusRouting.js"
 import { engineOver } from "../support/engine.js"
 import { type LoggedStatement, type StatementLog, startStatementLog } from "../support/statementLog.js"
@@ -23,7 +24,6 @@ import { openWireExplain, type WireExplain } from "../support/wireExplain.js"
 
 /** What EXPLAIN cannot plan: transaction control, session settings, listening. */
 const UNPLANNED = /^\s*(BEGIN|START|COMMIT|ROLLBACK|SAVEPOINT|RELEASE|LISTEN|UNLISTEN|SET|RESET)\b/i
-const SIGNALS = /^SELECT pg_notify\(n\.c, n\.p\) FROM unnest\(/
 
 interface Routed {
   readonly statement: LoggedStatement
@@ -118,7 +118,7 @@ const clusterLayer = Layer.effect(
           const routing = routingOf(yield* Effect.promise(() => explainer.explain(statement)))
           // A batch's signals go out after its commits are answered (citusSignals.ts), so they fall
           // in whichever request is running then: they belong to none, and touch no distributed table.
-          if (SIGNALS.test(statement.text)) expect(routing).toEqual({ _tag: "Coordinator" })
+          if (statement.text === NOTIFY) expect(routing).toEqual({ _tag: "Coordinator" })
           else routed.push({ statement, sentTo, routing })
         }
         return { exit, routed }

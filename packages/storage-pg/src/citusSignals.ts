@@ -20,7 +20,8 @@ export interface Signals {
   readonly tell: (signals: ReadonlyArray<Signal>) => Effect.Effect<void>
 }
 
-const NOTIFY = "SELECT pg_notify(n.c, n.p) FROM unnest($1::text[], $2::text[]) AS n(c, p)"
+/** The one statement that sends them (test/citus/routing tells it from a request's by its text). */
+export const NOTIFY = "SELECT pg_notify(n.c, n.p) FROM unnest($1::text[], $2::text[]) AS n(c, p)"
 
 export const makeSignals = (sql: SqlClient): Effect.Effect<Signals, never, Scope.Scope> =>
   Effect.map(Effect.scope, (scope) => {

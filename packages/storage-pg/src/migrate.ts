@@ -7,7 +7,7 @@ import { applyPluginMigrations, type PluginMigrationApplied, pluginMigrationsPen
 import { pauseHereViews, resumeHereViews } from "./citusViews.js"
 import { distributeFunctionsOnCitus, distributeOnCitus, isCitus } from "./citus.js"
 import { builtInTables, type DocumentTableMap } from "./documentTableMap.js"
-import { functionsOf, hereGenerationOf, type StoredFunction } from "./functions/index.js"
+import { citusFunctionsOf, functionsOf, type StoredFunction } from "./functions/index.js"
 import { type Migration, migrations } from "./migrations/index.js"
 import { tables } from "./tables.js"
 
@@ -32,13 +32,13 @@ export interface Schema {
 
 /** The schema of a host serving `tableMap`'s collections: the engine's, and its plug-ins' tables. */
 export const schemaOf = (tableMap: DocumentTableMap): Schema => {
-  const citusFunctions = functionsOf(tableMap, "citus")
+  const citus = citusFunctionsOf(tableMap)
   return {
     migrations,
     functions: functionsOf(tableMap),
-    citusFunctions,
+    citusFunctions: citus.functions,
     plugins: tableMap.plugins,
-    hereGeneration: hereGenerationOf(citusFunctions)
+    hereGeneration: citus.hereGeneration
   }
 }
 

@@ -89,8 +89,10 @@ export const ds_shards_here = (viewed: ReadonlyArray<string>, generation: string
 }
 
 /** Every table the texts name through a `_here` view. */
-export const viewedIn = (texts: ReadonlyArray<string>): ReadonlyArray<string> =>
-  texts.flatMap((text) => [...text.matchAll(/\bhere_([a-z][a-z0-9_]*)/g)].map((match) => match[1]!))
+export const viewedIn = (texts: ReadonlyArray<string>): ReadonlyArray<string> => {
+  const named = new RegExp(`\\b${hereName("")}([a-z][a-z0-9_]*)`, "g")
+  return texts.flatMap((text) => [...text.matchAll(named)].map((match) => match[1]!))
+}
 
 /** A short hash of what the views must follow. */
 export const generationOf = (texts: ReadonlyArray<string>): string =>

@@ -25,17 +25,21 @@ export type { StoredFunction } from "./StoredFunction.js"
  * today (see StoredFunction.ts): the commit functions write its tables, the feed trigger tells of
  * its plug-ins' events; on Citus they write a workspace's shards directly (workspaceRows.ts).
  */
-export const functionsOf = (tableMap: DocumentTableMap, layout: Layout = "plain"): ReadonlyArray<StoredFunction> => {
-  const writing = functionsWriting(tableMap, layout)
-  const texts = writing.map((f) => f.text)
-  // On one server nothing calls it (as ds_commit_batch_in): one text, whatever the tables.
-  const views = layout === "citus" ? ds_shards_here(viewedIn(texts), generationOf(texts)) : ds_shards_here([], "plain")
-  return [...writing, views]
-}
+export const functionsOf = (tableMap: DocumentTableMap, layout: Layout = "plain"): ReadonlyArray<StoredFunction> =>
+  layout === "citus"
+    ? citusFunctionsOf(tableMap).functions
+    : // On one server nothing calls it (as ds_commit_batch_in): one text, whatever the tables.
+      [...functionsWriting(tableMap, layout), ds_shards_here([], "plain")]
 
-/** The generation of the views `functions` (functionsOf's) make. */
-export const hereGenerationOf = (functions: ReadonlyArray<StoredFunction>): string =>
-  generationOf(functions.filter((f) => f.name !== "ds_shards_here").map((f) => f.text))
+/** The same on Citus, with the generation of the views they make (functions/ds_shards_here.ts). */
+export const citusFunctionsOf = (
+  tableMap: DocumentTableMap
+): { readonly functions: ReadonlyArray<StoredFunction>; readonly hereGeneration: string } => {
+  const writing = functionsWriting(tableMap, "citus")
+  const texts = writing.map((f) => f.text)
+  const hereGeneration = generationOf(texts)
+  return { functions: [...writing, ds_shards_here(viewedIn(texts), hereGeneration)], hereGeneration }
+}
 
 const functionsWriting = (tableMap: DocumentTableMap, layout: Layout): ReadonlyArray<StoredFunction> => [
   ds_commit(tableMap.list, layout),
