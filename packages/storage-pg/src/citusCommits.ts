@@ -1,6 +1,7 @@
 import { Effect } from "effect"
 import type { SqlClient } from "effect/sql/SqlClient"
 import { SqlError, UnknownError } from "effect/sql/SqlError"
+import { selectCall } from "./citusDelegation.js"
 import type { Signal, Signals } from "./citusSignals.js"
 import type { WorkerRoutes } from "./citusWorkers.js"
 import type { CommitOutcome, CommitParams, Sent } from "./commitBatches.js"
@@ -145,8 +146,11 @@ const sendShares = (
         const call =
           workspace === null
             ? sql.unsafe<{ readonly outcome: unknown }>("SELECT ds_commit_batch($1::jsonb) AS outcome", [items])
-            : routes.commit(workspace, (on) =>
-                on.unsafe<{ readonly outcome: unknown }>("SELECT ds_commit_batch_in($1::text, $2::jsonb) AS outcome", [workspace, items])
+            : routes.commit(workspace, (on, direct) =>
+                on.unsafe<{ readonly outcome: unknown }>(selectCall("ds_commit_batch_in($1::text, $2::jsonb) AS outcome", direct), [
+                  workspace,
+                  items
+                ])
               )
         return Effect.map(
           Effect.flatMap(call, (rows) => outcomesOf(rows, indices.length)),

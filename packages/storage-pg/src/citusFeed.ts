@@ -2,6 +2,7 @@ import type { ChangeFeedPage } from "@dealstream/core"
 import { Effect } from "effect"
 import type { SqlClient } from "effect/sql/SqlClient"
 import type { SqlError } from "effect/sql/SqlError"
+import { selectCall } from "./citusDelegation.js"
 import type { WorkerRoutes } from "./citusWorkers.js"
 import { feedEra } from "./internal/feedOffset.js"
 import { type FeedRead, readFeedOnce } from "./readFeed.js"
@@ -35,8 +36,8 @@ export const readFeedOnCitus =
     /** The page, or undefined where it is worth reading again (a bound held back, an era gone). */
     const once =
       (last: boolean) =>
-      (on: SqlClient): Effect.Effect<ChangeFeedPage | undefined, SqlError> =>
-        Effect.flatMap(boundOn(on, options.workspaceId), (bound) =>
+      (on: SqlClient, direct: boolean): Effect.Effect<ChangeFeedPage | undefined, SqlError> =>
+        Effect.flatMap(boundOn(on, direct, options.workspaceId), (bound) =>
           bound.ended && !last
             ? Effect.succeed(undefined)
             : Effect.map(readBelow(on, bound)(options), (read) => (read.ended && !last ? undefined : read.page))
@@ -48,12 +49,15 @@ export const readFeedOnCitus =
     return read(3)
   }
 
-const boundOn = (on: SqlClient, workspaceId: string): Effect.Effect<CitusFeedBound, SqlError> =>
-  Effect.map(on.unsafe<{ readonly bound: CitusFeedBound }>("SELECT ds_feed_bound_in($1) AS bound", [workspaceId]), ([row]) => row!.bound)
+const boundOn = (on: SqlClient, direct: boolean, workspaceId: string): Effect.Effect<CitusFeedBound, SqlError> =>
+  Effect.map(
+    on.unsafe<{ readonly bound: CitusFeedBound }>(selectCall("ds_feed_bound_in($1) AS bound", direct), [workspaceId]),
+    ([row]) => row!.bound
+  )
 
 /** The bound of a workspace's feed, from the worker holding it (functions/ds_feed_bound_in.ts). */
 export const feedBoundOnCitus = (routes: WorkerRoutes, workspaceId: string): Effect.Effect<CitusFeedBound, SqlError> =>
-  routes.run(workspaceId, (on) => boundOn(on, workspaceId))
+  routes.run(workspaceId, (on, direct) => boundOn(on, direct, workspaceId))
 
 /**
  * The page below `bound`, read only where the bound's era still holds; where it does not, no event

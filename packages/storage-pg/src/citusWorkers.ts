@@ -32,11 +32,17 @@ import { tables } from "./tables.js"
  * whole workspace's batch, and three per group measured no better in the bench (with as many plan
  * caches to warm).
  */
+/** A routed call, told whether it is on the workspace's worker itself. */
+export type Call<A> = (sql: SqlClient, direct: boolean) => Effect.Effect<A, SqlError>
+
 export interface WorkerRoutes {
-  /** Runs `call` on the worker holding the workspace, or through the coordinator if none is found. */
-  readonly run: <A>(workspaceId: string, call: (sql: SqlClient) => Effect.Effect<A, SqlError>) => Effect.Effect<A, SqlError>
+  /**
+   * Runs `call` on the worker holding the workspace (`direct`), or through the coordinator if none
+   * is found; a delegated function's call is sent by selectCall (citusDelegation.ts).
+   */
+  readonly run: <A>(workspaceId: string, call: Call<A>) => Effect.Effect<A, SqlError>
   /** The same over a connection kept for the workspace's shard group: ds_commit_batch_in's calls. */
-  readonly commit: <A>(workspaceId: string, call: (sql: SqlClient) => Effect.Effect<A, SqlError>) => Effect.Effect<A, SqlError>
+  readonly commit: <A>(workspaceId: string, call: Call<A>) => Effect.Effect<A, SqlError>
 }
 
 /** A worker as the coordinator knows it (pg_dist_node). */
@@ -76,7 +82,7 @@ export const workerAddress =
 
 /** Every call through the coordinator, which delegates it (what tests compare the routes with). */
 export const throughCoordinator = (coordinator: SqlClient): WorkerRoutes => {
-  const run: WorkerRoutes["run"] = (_, call) => delegated(call(coordinator))
+  const run: WorkerRoutes["run"] = (_, call) => delegated(call(coordinator, false))
   return { run, commit: run }
 }
 
@@ -147,15 +153,15 @@ export const makeWorkerRoutes = (
 
     const routed =
       (byGroup: boolean) =>
-      <A>(workspaceId: string, call: (sql: SqlClient) => Effect.Effect<A, SqlError>): Effect.Effect<A, SqlError> => {
+      <A>(workspaceId: string, call: Call<A>): Effect.Effect<A, SqlError> => {
         const attempt = (left: number): Effect.Effect<A, SqlError> =>
           left === 0
-            ? delegated(call(coordinator))
+            ? delegated(call(coordinator, false))
             : Effect.flatMap(placeOf(workspaceId), (place) =>
                 place === undefined
-                  ? delegated(call(coordinator))
+                  ? delegated(call(coordinator, false))
                   : Effect.flatMap(poolFor(place, byGroup ? place.shard : undefined), (sql) =>
-                      Effect.catchIf(call(sql), notHere, () => {
+                      Effect.catchIf(call(sql, true), notHere, () => {
                         places.delete(workspaceId)
                         return attempt(left - 1)
                       })

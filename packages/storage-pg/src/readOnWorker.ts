@@ -1,5 +1,6 @@
 import { Effect } from "effect"
 import type { SqlError } from "effect/sql/SqlError"
+import { selectCall } from "./citusDelegation.js"
 import type { WorkerRoutes } from "./citusWorkers.js"
 import type { Named, Reader, Statement } from "./reader.js"
 
@@ -56,13 +57,11 @@ const readOnWorker = <Row>(
     const { name, names } = placeholders()
     const { params, text } = make(name)
     return Effect.map(
-      routes.run(workspaceId, (on) =>
-        on.unsafe<{ readonly rows: ReadonlyArray<Row> }>("SELECT ds_read_in($1::text, $2::text, $3::text[], $4::text[]) AS rows", [
-          workspaceId,
-          asElements(around(text)),
-          [...names],
-          params.map(asText)
-        ])
+      routes.run(workspaceId, (on, direct) =>
+        on.unsafe<{ readonly rows: ReadonlyArray<Row> }>(
+          selectCall("ds_read_in($1::text, $2::text, $3::text[], $4::text[]) AS rows", direct),
+          [workspaceId, asElements(around(text)), [...names], params.map(asText)]
+        )
       ),
       ([answer]) => answer?.rows ?? []
     )

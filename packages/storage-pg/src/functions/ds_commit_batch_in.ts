@@ -3,6 +3,7 @@ import { FEED_OFFSET_SETTING, localServer } from "../internal/feedOffset.js"
 import { tables } from "../tables.js"
 import { ONE_BY_ONE } from "./ds_commit_batch.js"
 import { holdWorkspaceHere } from "./ds_workspace_here.js"
+import { keptPlan } from "./keptPlan.js"
 import type { StoredFunction } from "./StoredFunction.js"
 import { LOCAL_WORKSPACE_SETTING, localStatement } from "./workspaceRows.js"
 
@@ -55,7 +56,7 @@ export const ds_commit_batch_in: StoredFunction = {
       shift bigint;
     BEGIN
       ${holdWorkspaceHere("workspace")}
-      PERFORM ds_shards_here(workspace);
+      PERFORM ${keptPlan("ds_shards_here(workspace)")};
       PERFORM set_config('${ONE_BY_ONE}', 'on', true);
       PERFORM set_config('${LOCAL_WORKSPACE_SETTING}', workspace, true);
       ${eraOf}

@@ -1,4 +1,5 @@
 import { tables } from "../tables.js"
+import { keptPlan } from "./keptPlan.js"
 import type { StoredFunction } from "./StoredFunction.js"
 
 /**
@@ -46,4 +47,4 @@ const SHARE_LOCK = 5
  */
 export const holdWorkspaceHere = (workspace: string) =>
   `PERFORM lock_shard_metadata(${SHARE_LOCK}, ARRAY[get_shard_id_for_distribution_column('${tables.events}', ${workspace})]);
-      PERFORM ds_workspace_here(${workspace});`
+      PERFORM ${keptPlan(`ds_workspace_here(${workspace})`)};`
