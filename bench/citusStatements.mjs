@@ -2,7 +2,8 @@
 // (outside run.mjs, as exportByCurl.mjs).
 //   node bench/citusStatements.mjs [commands]     (after `npm run build`; root, PostgreSQL 15 and Citus, as the citus scenario)
 //   WORKSPACES=1 node bench/citusStatements.mjs … (over that many workspaces instead of 16)
-// Starts a plain PostgreSQL 15 and a Citus coordinator + 1 worker at 32 shards (lib/pgServers.mjs,
+//   SHARDS=1 node bench/citusStatements.mjs …     (the cluster's shard count, 32 unless told)
+// Starts a plain PostgreSQL 15 and a Citus coordinator + 1 worker at 32 shards (SHARDS) (lib/pgServers.mjs,
 // lib/citusClusters.mjs), both with pg_stat_statements (track = all, track_planning = on), gives each
 // an engine as the citus scenario does, and runs `commands` (default 200) create-contacts, then as
 // many move-stages, one at a time over 16 workspaces (WORKSPACES). For each command and server it prints the CPU
@@ -55,7 +56,7 @@ try {
       name: "one",
       workers: 1,
       database: DATABASE,
-      shardCount: 32,
+      shardCount: Number(process.env.SHARDS ?? 32),
       settings: { shared_preload_libraries: "citus,pg_stat_statements", ...STATEMENTS }
     })
   ])
