@@ -109,10 +109,14 @@ describe("moving a workspace's shards between workers while hosts serve it", () 
         const host = yield* PgStorage.make(url)
         const coordinator = yield* connect(url)
         // The commit and the bound as they were before the offset: no offset, the worker's own ids.
+        // Each still refuses to run off its workspace's worker, so the host finds the new one after
+        // the move, as with the real functions (a call sent to a worker in the kept-plan form is
+        // never delegated on from there).
         yield* query(
           coordinator,
           `CREATE OR REPLACE FUNCTION ds_commit_batch_in(workspace text, items jsonb)
-           RETURNS jsonb LANGUAGE plpgsql AS $in$ BEGIN RETURN ds_commit_batch(items); END $in$`
+           RETURNS jsonb LANGUAGE plpgsql AS $in$
+           BEGIN PERFORM ds_workspace_here(workspace); RETURN ds_commit_batch(items); END $in$`
         )
         yield* query(
           coordinator,
@@ -120,6 +124,7 @@ describe("moving a workspace's shards between workers while hosts serve it", () 
            RETURNS jsonb LANGUAGE plpgsql AS $in$
            DECLARE answer jsonb;
            BEGIN
+             PERFORM ds_workspace_here(workspace);
              WITH ${workspaceWriters("workspace")}
              SELECT jsonb_build_object('below', bound.below::text, 'ended', bound.ended, 'era', '') INTO answer FROM bound;
              RETURN answer;
