@@ -32,9 +32,6 @@ import { tables } from "./tables.js"
  * whole workspace's batch, and three per group measured no better in the bench (with as many plan
  * caches to warm).
  */
-/** A routed call, told whether it is on the workspace's worker itself. */
-export type Call<A> = (sql: SqlClient, direct: boolean) => Effect.Effect<A, SqlError>
-
 export interface WorkerRoutes {
   /**
    * Runs `call` on the worker holding the workspace (`direct`), or through the coordinator if none
@@ -44,6 +41,9 @@ export interface WorkerRoutes {
   /** The same over a connection kept for the workspace's shard group: ds_commit_batch_in's calls. */
   readonly commit: <A>(workspaceId: string, call: Call<A>) => Effect.Effect<A, SqlError>
 }
+
+/** A routed call, told whether it is on the workspace's worker itself. */
+export type Call<A> = (sql: SqlClient, direct: boolean) => Effect.Effect<A, SqlError>
 
 /** A worker as the coordinator knows it (pg_dist_node). */
 export interface Worker {

@@ -1,7 +1,7 @@
 import { workspaceWriters } from "../feedBound.js"
 import { eraText, localServer } from "../internal/feedOffset.js"
 import { tables } from "../tables.js"
-import { keptPlan } from "./keptPlan.js"
+import { checkWorkspaceHere } from "./ds_workspace_here.js"
 import type { StoredFunction } from "./StoredFunction.js"
 
 /**
@@ -32,7 +32,7 @@ export const ds_feed_bound_in: StoredFunction = {
       top bigint;
       era record;
     BEGIN
-      PERFORM ${keptPlan("ds_workspace_here(workspace)")};
+      ${checkWorkspaceHere("workspace")}
       SELECT o.server, o.xact_offset INTO era FROM ${tables.feedOffsets} AS o WHERE o.workspace_id = workspace;
       IF NOT FOUND OR era.server <> ${localServer} THEN
         top := coalesce((SELECT max(e.xact_id) FROM ${tables.events} AS e WHERE e.workspace_id = workspace)::text::bigint, 0);

@@ -47,4 +47,7 @@ const SHARE_LOCK = 5
  */
 export const holdWorkspaceHere = (workspace: string) =>
   `PERFORM lock_shard_metadata(${SHARE_LOCK}, ARRAY[get_shard_id_for_distribution_column('${tables.events}', ${workspace})]);
-      PERFORM ${keptPlan(`ds_workspace_here(${workspace})`)};`
+      ${checkWorkspaceHere(workspace)}`
+
+/** The statement that refuses to go on unless the workspace is here (ds_workspace_here), its plan kept. */
+export const checkWorkspaceHere = (workspace: string) => `PERFORM ${keptPlan(`ds_workspace_here(${workspace})`)};`

@@ -1,3 +1,6 @@
+/** The column keptPlan adds. */
+export const KEPT_PLAN_COLUMN = ", NULL AS kept_plan"
+
 /**
  * A select list whose plan PostgreSQL keeps on Citus, for a call of one of our functions with
  * parameters for arguments (a statement's `$1`, a PL/pgSQL variable). Citus takes a query that is a
@@ -9,6 +12,3 @@
  * that already run where their workspace is: sent straight to its worker, or made inside one.
  */
 export const keptPlan = (selectList: string): string => `${selectList}${KEPT_PLAN_COLUMN}`
-
-/** The column keptPlan adds. */
-export const KEPT_PLAN_COLUMN = ", NULL AS kept_plan"
