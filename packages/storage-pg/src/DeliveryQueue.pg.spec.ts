@@ -1,8 +1,8 @@
-import { DeliveryQueue, type QueueSignal } from "@dealstream/core"
+import { DeliveryQueue, type DeliveryQueueService } from "@dealstream/core"
 import { deliveryQueueContractSuite, OtherHost } from "@dealstream/core/testing"
 import * as PgClient from "@effect/sql-pg/PgClient"
 import { describe, expect, it } from "@effect/vitest"
-import { Cause, Context, Effect, Fiber, Layer, Option, Redacted, Result, Stream } from "effect"
+import { Cause, Context, Deferred, Effect, Exit, Fiber, Layer, Option, Redacted, Result, Stream } from "effect"
 import * as Reactivity from "effect/reactivity/Reactivity"
 import { serverUrl, testDatabase } from "../../../test/support/pg.js"
 import { silencingProxy } from "../../../test/storage/silencingProxy.js"
@@ -35,6 +35,9 @@ const until = <A, E>(fiber: Fiber.Fiber<A, E>, send: Effect.Effect<unknown, unkn
     return result
   })
 
+/** A client of the test's own, beside the hosts' pools. */
+const directClient = (url: string) => PgClient.make({ url: Redacted.make(url), maxConnections: 1 }).pipe(Effect.provide(Reactivity.layer))
+
 /** The connections the hosts listen on (their heartbeats run there too, so `query` may not say LISTEN). */
 const listenBackends = (url: string) =>
   admin(url, `SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'dealstream-listen'`)
@@ -47,7 +50,9 @@ describe("PgStorage signals", () => {
         const url = yield* testDatabase
         const context = yield* Layer.build(PgStorage.layer({ url, listenHeartbeat: "200 millis" }))
         const queue = Context.get(context, DeliveryQueue)
-        const deleted = (webhookId: string): QueueSignal => ({ _tag: "WebhookDeleted", webhookId })
+        // Sent by another client: the queue tells its own subscribers without the server.
+        const direct = yield* directClient(url)
+        const deleted = (webhookId: string) => sendSignal(direct)({ _tag: "WebhookDeleted", webhookId })
         // Until the kill only WebhookDeleted signals are sent, so a Scheduled is the listener's own.
         let killed = false
         const seen = { scheduled: false, after: false }
@@ -61,7 +66,7 @@ describe("PgStorage signals", () => {
           )
         )
         const ready = yield* Effect.forkChild(Stream.runHead(Stream.filter(queue.signals, (s) => s._tag === "WebhookDeleted")))
-        yield* until(ready, queue.signal(deleted("wh_before")))
+        yield* until(ready, deleted("wh_before"))
         // a few heartbeats in, so the LISTEN connection is an old one when it is killed
         yield* Effect.sleep("1 second")
         const before = yield* listenBackends(url)
@@ -71,9 +76,48 @@ describe("PgStorage signals", () => {
           url,
           `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE pid = ANY('{${before.map((b) => b.pid).join(",")}}')`
         )
-        const result = yield* until(subscriber, queue.signal(deleted("wh_after")))
+        const result = yield* until(subscriber, deleted("wh_after"))
         expect(Result.isSuccess(result)).toBe(true)
         expect(seen).toEqual({ scheduled: true, after: true })
+      }).pipe(Effect.scoped),
+    { timeout: 60_000 }
+  )
+
+  it.live(
+    "tells its own subscribers once, without the server, and other hosts through it",
+    () =>
+      Effect.gen(function* () {
+        const url = yield* testDatabase
+        const own = Context.get(yield* Layer.build(PgStorage.layer({ url })), DeliveryQueue)
+        const other = Context.get(yield* Layer.build(PgStorage.layer({ url })), DeliveryQueue)
+        const direct = yield* directClient(url)
+        const deleted = (webhookId: string) => sendSignal(direct)({ _tag: "WebhookDeleted", webhookId })
+        /** The WebhookDeleted ids a subscriber hears after "wh_ready", up to "wh_end". */
+        const heard = (queue: DeliveryQueueService) =>
+          Effect.gen(function* () {
+            const ready = yield* Deferred.make<void>()
+            const ids: Array<string> = []
+            const fiber = yield* Effect.forkChild(
+              Stream.runDrain(
+                Stream.takeUntil(queue.signals, (s) => {
+                  if (s._tag !== "WebhookDeleted") return false
+                  if (s.webhookId === "wh_ready") Deferred.doneUnsafe(ready, Exit.void)
+                  else ids.push(s.webhookId)
+                  return s.webhookId === "wh_end"
+                })
+              )
+            )
+            return { ready: Deferred.await(ready), done: Effect.as(Fiber.join(fiber), ids) }
+          })
+        const ownHeard = yield* heard(own)
+        const otherHeard = yield* heard(other)
+        // Both listening (each subscription LISTENs on a connection of its own).
+        yield* until(yield* Effect.forkChild(Effect.andThen(ownHeard.ready, otherHeard.ready)), deleted("wh_ready"))
+        yield* own.signal({ _tag: "WebhookDeleted", webhookId: "wh_own" })
+        // Sent after the NOTIFY of wh_own committed, so heard after its echo would have been.
+        yield* deleted("wh_end")
+        expect(yield* ownHeard.done).toEqual(["wh_own", "wh_end"])
+        expect(yield* otherHeard.done).toEqual(["wh_own", "wh_end"])
       }).pipe(Effect.scoped),
     { timeout: 60_000 }
   )
@@ -87,7 +131,7 @@ describe("PgStorage signals", () => {
         const context = yield* Layer.build(PgStorage.layer({ url: proxy.url, listenHeartbeat: "200 millis" }))
         const queue = Context.get(context, DeliveryQueue)
         // Signals go to the server directly: the host's own connections go silent too.
-        const direct = yield* PgClient.make({ url: Redacted.make(url), maxConnections: 1 }).pipe(Effect.provide(Reactivity.layer))
+        const direct = yield* directClient(url)
         const deleted = (webhookId: string) => sendSignal(direct)({ _tag: "WebhookDeleted", webhookId })
         let silenced = false
         const seen = { scheduled: false, after: false }

@@ -41,7 +41,7 @@ import { nextDue } from "./nextDue.js"
 import { makePool } from "./pool.js"
 import { databaseHosts } from "./hosts.js"
 import { makePrimaryPool } from "./primary.js"
-import { listenSignals, sendSignal } from "./queueSignals.js"
+import { queueSignals } from "./queueSignals.js"
 import { queryDocuments } from "./queryDocuments.js"
 import { documentsWith } from "./documentsWith.js"
 import { readFeed } from "./readFeed.js"
@@ -229,16 +229,20 @@ const primaryReads = (sql: SqlClient): Reads => ({
 
 /**
  * The delivery queue over the same pool. `signals` opens a connection of its own per subscription
- * (see listenChannel.ts), from `listen`. On Citus (`citus`) the claim and the release lock each
- * workspace's rows by a statement of their own on its worker (citusQueue.ts).
+ * (see listenChannel.ts), from `listen`, and hears this queue's own signals at once
+ * (queueSignals.ts). On Citus (`citus`) the claim and the release lock each workspace's rows by a
+ * statement of their own on its worker (citusQueue.ts).
  */
-export const queueFromClient = (sql: SqlClient, listen: ListenOptions, citus = false): DeliveryQueueService => ({
-  claim: (options) => orUnavailable(citus ? claimDeliveriesOnCitus(sql)(options) : claimDeliveries(sql)(options)),
-  release: (owner) => orUnavailable(citus ? releaseLeasesOnCitus(sql)(owner) : releaseLeases(sql)(owner)),
-  nextDue: orUnavailable(nextDue(sql)),
-  signal: (signal) => orUnavailable(sendSignal(sql)(signal)),
-  signals: listenSignals(listen)
-})
+export const queueFromClient = (sql: SqlClient, listen: ListenOptions, citus = false): DeliveryQueueService => {
+  const { signal, signals } = queueSignals(sql, listen)
+  return {
+    claim: (options) => orUnavailable(citus ? claimDeliveriesOnCitus(sql)(options) : claimDeliveries(sql)(options)),
+    release: (owner) => orUnavailable(citus ? releaseLeasesOnCitus(sql)(owner) : releaseLeases(sql)(owner)),
+    nextDue: orUnavailable(nextDue(sql)),
+    signal: (sent) => orUnavailable(signal(sent)),
+    signals
+  }
+}
 
 export interface Services {
   readonly storage: StorageService

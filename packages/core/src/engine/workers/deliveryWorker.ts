@@ -337,7 +337,9 @@ export const runDeliveryWorker = (options: DeliveryWorkerOptions) =>
         // Every slot taken: the next claim waits for an attempt to end, not for the queue.
         if (started === "full") return yield* Queue.take(wake)
         // Some claimed: there may be more (a claim stops at each webhook's share, not the queue's end).
-        if (started.claimed > 0) return
+        // The attempts just started send their requests before the next claim goes out: each is a
+        // write that wakes another process, and the requests are what a receiver waits for.
+        if (started.claimed > 0) return yield* Effect.yieldNow
         // What is due now belongs to webhooks passed over (the next due time would be now): wait for
         // one of them to come back under its cap, new work, or the poll, rather than ask again.
         if ([...held.keys()].some(passedOver)) return yield* Effect.raceFirst(Queue.take(wake), Effect.sleep(pollMillis))
