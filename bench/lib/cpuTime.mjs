@@ -72,3 +72,21 @@ export const reapedChildrenCpu = () => {
   const fields = text.slice(text.lastIndexOf(")") + 2).split(" ")
   return (Number(fields[13]) + Number(fields[14])) / ticks
 }
+
+/**
+ * What a timed window costs in CPU seconds: the server (null for none), PostgreSQL's processes (a
+ * floor, see treeCpuSince) and the bench process. Call it at the window's start; the function it
+ * returns, at its end.
+ */
+export const cpuWindow = (serverPid, postmasterPid) => {
+  const before = { server: serverPid === null ? null : cpuOf(serverPid), pg: treeCpu(postmasterPid), bench: process.cpuUsage() }
+  return () => {
+    const bench = process.cpuUsage(before.bench)
+    const server = serverPid === null ? null : cpuOf(serverPid)
+    return {
+      server: server === null || before.server === null ? null : server - before.server,
+      pg: treeCpuSince(before.pg, treeCpu(postmasterPid)),
+      bench: (bench.user + bench.system) / 1e6
+    }
+  }
+}

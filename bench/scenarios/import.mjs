@@ -11,7 +11,7 @@ import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import postgres from "postgres"
 import { DEFAULT_IMPORT_CONCURRENCY } from "../../packages/http/dist/cli/transferUsage.js"
-import { cpuOf, parentOf, reapedChildrenCpu, treeCpu, treeCpuSince } from "../lib/cpuTime.mjs"
+import { cpuWindow, parentOf, reapedChildrenCpu } from "../lib/cpuTime.mjs"
 import { API_KEY, authHeaders, startHost, request, WORKSPACE } from "../lib/processes.mjs"
 import { median, ratios } from "../lib/stats.mjs"
 import { newId } from "../lib/systems/shared.mjs"
@@ -261,20 +261,6 @@ const hostCounts = async (sql) => {
     await sql`SELECT (SELECT count(*)::int FROM ds_contacts WHERE workspace_id = ${WORKSPACE} AND deleted_at IS NULL) AS contacts,
     (SELECT coalesce(max(sequence), 0)::text FROM ds_events) AS sequence`
   return row
-}
-
-/** What a timed window cost in CPU seconds: the server (null for none), PostgreSQL's processes, the bench process. */
-const cpuWindow = (serverPid, postmasterPid) => {
-  const before = { server: serverPid === null ? null : cpuOf(serverPid), pg: treeCpu(postmasterPid), bench: process.cpuUsage() }
-  return () => {
-    const bench = process.cpuUsage(before.bench)
-    const server = serverPid === null ? null : cpuOf(serverPid)
-    return {
-      server: server === null || before.server === null ? null : server - before.server,
-      pg: treeCpuSince(before.pg, treeCpu(postmasterPid)),
-      bench: (bench.user + bench.system) / 1e6
-    }
-  }
 }
 
 /**

@@ -1,8 +1,11 @@
 // Item 6: webhook deliveries from the host (its own process, PostgreSQL storage) to a node:http
 // receiver in this process: the rate at which a backlog is delivered, and commit-to-receipt latency.
 import { createServer } from "node:http"
+import { availableParallelism } from "node:os"
 import { createPromiseEngine } from "@dealstream/core"
 import { PgStorage } from "@dealstream/storage-pg"
+import postgres from "postgres"
+import { cpuWindow, parentOf } from "../lib/cpuTime.mjs"
 import { forEachConcurrently, openLoop, runTag } from "../lib/loop.mjs"
 import { request, startHost, WORKSPACE } from "../lib/processes.mjs"
 import { quantile } from "../lib/stats.mjs"
@@ -60,6 +63,16 @@ const startReceiver = async () => {
 const insecure = { env: { DEALSTREAM_ALLOW_INSECURE_WEBHOOKS: "1" } }
 const TUNED = ["--webhook-endpoint-concurrency", "64", "--webhook-concurrency", "256"]
 
+/** The rows of a phase's CPU (see phaseCpu), where /proc gave it. */
+const cpuRows = (phase, cpu) =>
+  cpu.busy.includes(null)
+    ? []
+    : [
+        { scenario: SCENARIO, measure: `host CPU per contact ${phase}`, system: "dealstream", unit: "ms", runs: cpu.host },
+        { scenario: SCENARIO, measure: `PostgreSQL CPU per contact ${phase}`, system: "dealstream", unit: "ms", runs: cpu.pg },
+        { scenario: SCENARIO, measure: `cores busy ${phase} (host, PostgreSQL, bench)`, system: "dealstream", unit: "%", runs: cpu.busy }
+      ]
+
 export const webhooks = async ({ pg, settings, runs, log }) => {
   const { latencyContacts, loadedContacts, throughputContacts, recoveryEvents, concurrency } = settings
   const url = await pg.createDatabase("bench_webhooks")
@@ -82,6 +95,25 @@ export const webhooks = async ({ pg, settings, runs, log }) => {
   for (let i = 0; i < 20; i++) warm.push((await post()).id)
   await receiver.waitFor(warm)
 
+  const sql = postgres(url, { max: 1, onnotice: () => {} })
+  const [{ pid: backend }] = await sql`SELECT pg_backend_pid() AS pid`
+  const postmasterPid = parentOf(backend)
+  await sql.end()
+  /**
+   * CPU of a phase per contact (host, PostgreSQL), and how busy the machine's cores were (host,
+   * PostgreSQL and this process, which POSTs and receives): where a phase's latency comes from.
+   */
+  const phaseCpu = () => {
+    const spent = cpuWindow(host.pid, postmasterPid)
+    const started = performance.now()
+    return (contacts, into) => {
+      const { server, pg, bench } = spent()
+      const seconds = (performance.now() - started) / 1000
+      into.host.push(server === null ? null : (server * 1000) / contacts)
+      into.pg.push(pg === null ? null : (pg * 1000) / contacts)
+      into.busy.push(server === null || pg === null ? null : (100 * (server + pg + bench)) / (seconds * availableParallelism()))
+    }
+  }
   const engine = await createPromiseEngine(PgStorage.layer(url))
   const ctx = { workspaceId: WORKSPACE, requestId: null, actor: "bench" }
   const figures = {
@@ -94,6 +126,8 @@ export const webhooks = async ({ pg, settings, runs, log }) => {
     halfP50: [],
     halfP99: [],
     halfRate: [],
+    loadedCpu: { host: [], pg: [], busy: [] },
+    halfCpu: { host: [], pg: [], busy: [] },
     rate: [],
     drainSeconds: [],
     tunedRate: [],
@@ -137,11 +171,13 @@ export const webhooks = async ({ pg, settings, runs, log }) => {
       // answers, while its worker delivers them; receipt time minus each event's created_at.
       const loaded = []
       const loadStarted = Date.now()
+      const loadedSpent = phaseCpu()
       await forEachConcurrently(loadedContacts, concurrency, async () => {
         loaded.push((await post()).id)
       })
       figures.loadedRate.push(loadedContacts / ((Date.now() - loadStarted) / 1000))
       await receiver.waitFor(loaded)
+      loadedSpent(loadedContacts, figures.loadedCpu)
       const loadedLatency = loaded.map((id) => receiver.arrivals.get(id).at - receiver.arrivals.get(id).createdAt)
       figures.loadedP50.push(quantile(loadedLatency, 0.5))
       figures.loadedP99.push(quantile(loadedLatency, 0.99))
@@ -150,11 +186,13 @@ export const webhooks = async ({ pg, settings, runs, log }) => {
       // reached, each on its own schedule (an open loop), so the latency is the system's at that
       // rate and not the queue that a saturating client builds in front of it.
       const half = []
+      const halfSpent = phaseCpu()
       const paced = await openLoop(loadedContacts, figures.loadedRate[run] / 2, async () => {
         half.push((await post()).id)
       })
       figures.halfRate.push(paced.startedPerSecond)
       await receiver.waitFor(half)
+      halfSpent(loadedContacts, figures.halfCpu)
       const halfLatency = half.map((id) => receiver.arrivals.get(id).at - receiver.arrivals.get(id).createdAt)
       figures.halfP50.push(quantile(halfLatency, 0.5))
       figures.halfP99.push(quantile(halfLatency, 0.99))
@@ -291,6 +329,7 @@ export const webhooks = async ({ pg, settings, runs, log }) => {
         unit: "req/s",
         runs: figures.halfRate
       },
+      ...cpuRows("at half the writers' rate", figures.halfCpu),
       {
         scenario: SCENARIO,
         measure: `commit-to-receipt latency under ${concurrency} writers, p50`,
@@ -312,6 +351,7 @@ export const webhooks = async ({ pg, settings, runs, log }) => {
         unit: "req/s",
         runs: figures.loadedRate
       },
+      ...cpuRows(`under ${concurrency} writers`, figures.loadedCpu),
       { scenario: SCENARIO, measure: "commit-to-receipt latency one at a time, p50", system: "dealstream", unit: "ms", runs: figures.p50 },
       { scenario: SCENARIO, measure: "commit-to-receipt latency one at a time, p99", system: "dealstream", unit: "ms", runs: figures.p99 },
       { scenario: SCENARIO, measure: "receipt after the 201 answer, p50", system: "dealstream", unit: "ms", runs: figures.afterAnswerP50 },
@@ -338,6 +378,8 @@ export const webhooks = async ({ pg, settings, runs, log }) => {
         "latency as above, over every one of them. It saturates the host, so it measures the queue in front of it more than the delivery path.",
       `At half load (issue 32's targets): then ${loadedContacts.toLocaleString("en-US")} more, each POST started on a fixed schedule at half the rate the ${concurrency} writers reached ` +
         "(an open loop: a slow answer does not delay the next request), latency as above.",
+      "CPU of the two loaded phases, from the first POST to the last receipt (/proc, lib/cpuTime.mjs): the host's and PostgreSQL's per contact, " +
+        `and the share of the machine's ${availableParallelism()} cores that the host, PostgreSQL and the bench process (the writers and the receiver) kept busy.`,
       `Recovery: the host stopped, the engine in the bench process commits ${recoveryEvents.toLocaleString("en-US")} contacts that no webhook subscribes to; ` +
         "a host starts, a second webhook is registered to the receiver and POST …/recover {since} is sent; rate = events / (last receipt − the request). " +
         `It took ${figures.recoverySeconds.map((s) => s.toFixed(1)).join(", ")} s; the job scheduled ${recovery.scheduled} and skipped ${recovery.skipped}; ` +
