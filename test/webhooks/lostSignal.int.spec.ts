@@ -1,38 +1,17 @@
-import {
-  DeliveryQueue,
-  Engine,
-  EngineLive,
-  IdsLive,
-  type RequestContext,
-  runDeliveryWorker,
-  Storage,
-  WebhookConfig
-} from "@dealstream/core"
-import { MemoryStorage } from "@dealstream/storage-memory"
-import { Context, Effect, Layer, Stream } from "effect"
+import { Engine, type RequestContext, runDeliveryWorker } from "@dealstream/core"
+import { Effect, Stream } from "effect"
 import { describe, expect, it } from "vitest"
-import * as NodeWebhookTransport from "../../packages/http/src/webhooks/NodeWebhookTransport.js"
-import { eventually, startReceiver } from "./receiver.js"
+import { deliverySucceeded, memoryWorkerLayer } from "./memoryWorker.js"
+import { startReceiver } from "./receiver.js"
 
 const ctx: RequestContext = { workspaceId: "acme", requestId: null, actor: "test" }
 
-/** One memory, whose queue never hands a WebhookDeleted to its subscribers: as if LISTEN had been down. */
-const lossyStorage = Layer.effectContext(
-  Effect.map(MemoryStorage.makeWithQueue, ({ queue, storage }) =>
-    Context.make(Storage, storage).pipe(
-      Context.add(DeliveryQueue, {
-        ...queue,
-        signals: queue.signals.pipe(Stream.filter((signal) => signal._tag !== "WebhookDeleted"))
-      })
-    )
-  )
-)
-
-const layer = EngineLive.pipe(
-  Layer.provideMerge(lossyStorage),
-  Layer.provideMerge(IdsLive),
-  Layer.provideMerge(WebhookConfig.layer({ allowInsecure: true, timeoutMillis: 60_000 })),
-  Layer.provideMerge(NodeWebhookTransport.layer)
+/** Memory storage whose queue never hands a WebhookDeleted to its subscribers: as if LISTEN had been down. */
+const layer = memoryWorkerLayer(
+  (queue) => ({ ...queue, signals: queue.signals.pipe(Stream.filter((signal) => signal._tag !== "WebhookDeleted")) }),
+  {
+    timeoutMillis: 60_000
+  }
 )
 
 describe("a WebhookDeleted signal that never arrives", () => {
@@ -61,13 +40,7 @@ describe("a WebhookDeleted signal that never arrives", () => {
           const markerHook = yield* engine.webhooks.create(ctx, { url: marker.url, events: ["contact.created"] })
           yield* engine.contacts.create(ctx, { email: "after@example.com" })
           yield* Effect.promise(() => marker.waitFor((r) => r.length === 1, "the marker delivery"))
-          const markerId = String(markerHook.data["id"])
-          yield* Effect.promise(() =>
-            eventually(async () => {
-              const [listed] = (await Effect.runPromise(engine.webhooks.deliveries(ctx, markerId, {}))).data
-              return listed?.["status"] === "succeeded" ? true : undefined
-            }, "the marker delivery recorded")
-          )
+          yield* deliverySucceeded(engine, ctx, String(markerHook.data["id"]))
           expect(receiver.received).toHaveLength(1)
         }).pipe(Effect.scoped, Effect.provide(layer))
       )

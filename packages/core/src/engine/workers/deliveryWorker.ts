@@ -276,8 +276,12 @@ export const runDeliveryWorker = (options: DeliveryWorkerOptions) =>
         perWebhook: endpointConcurrency,
         skipWebhooks: [...held.keys()].filter(passedOver)
       })
-      if (claimed.length === 0) return { claimed: 0, free }
+      if (claimed.length === 0) return { claimed: 0, drained: true }
       const decoded = claimed.map((doc) => ({ doc, delivery: Schema.decodeUnknownResult(DeliveryDocument)(doc.data) }))
+      const perWebhook = new Map<string, number>()
+      for (const { delivery } of decoded) {
+        if (Result.isSuccess(delivery)) perWebhook.set(delivery.success.webhook_id, (perWebhook.get(delivery.success.webhook_id) ?? 0) + 1)
+      }
       const webhooks = yield* webhooksOf(
         deps,
         decoded.flatMap(({ delivery, doc }) =>
@@ -321,7 +325,10 @@ export const runDeliveryWorker = (options: DeliveryWorkerOptions) =>
         )
         entry.interrupt = Effect.sync(() => fiber.interruptUnsafe())
       }
-      return { claimed: claimed.length, free }
+      // Under its limit, and no webhook cut at its share: the claim took every delivery due at its
+      // snapshot that it was allowed, and what comes due later is signalled or found by the pause.
+      const drained = claimed.length < free && [...perWebhook.values()].every((n) => n < endpointConcurrency)
+      return { claimed: claimed.length, drained }
     })
 
     const pause = Effect.gen(function* () {
@@ -333,13 +340,18 @@ export const runDeliveryWorker = (options: DeliveryWorkerOptions) =>
 
     return yield* Effect.forever(
       Effect.gen(function* () {
-        const started = yield* claimAndStart.pipe(Effect.orElseSucceed(() => ({ claimed: 0, free: 1 })))
+        const started = yield* claimAndStart.pipe(Effect.orElseSucceed(() => ({ claimed: 0, drained: true })))
         // Every slot taken: the next claim waits for an attempt to end, not for the queue.
         if (started === "full") return yield* Queue.take(wake)
-        // Some claimed: there may be more (a claim stops at each webhook's share, not the queue's end).
-        // The attempts just started send their requests before the next claim goes out: each is a
-        // write that wakes another process, and the requests are what a receiver waits for.
-        if (started.claimed > 0) return yield* Effect.yieldNow
+        if (started.claimed > 0) {
+          // The attempts just started send their requests before the next claim goes out: each is a
+          // write that wakes another process, and the requests are what a receiver waits for.
+          yield* Effect.yieldNow
+          // There may be more (a claim stops at each webhook's share, not the queue's end), unless
+          // the claim drained the queue: asking again would only find it empty, one statement more a
+          // delivery at low rates (bench/ANALYSIS.md, issue 32, webhook latency).
+          return started.drained && ![...held.keys()].some(passedOver) ? yield* pause : undefined
+        }
         // What is due now belongs to webhooks passed over (the next due time would be now): wait for
         // one of them to come back under its cap, new work, or the poll, rather than ask again.
         if ([...held.keys()].some(passedOver)) return yield* Effect.raceFirst(Queue.take(wake), Effect.sleep(pollMillis))
