@@ -30,6 +30,12 @@ const statOf = (pid) => {
 /** A process's parent (PostgreSQL: a backend's parent is the postmaster); null when unknown. */
 export const parentOf = (pid) => (available ? (statOf(pid)?.ppid ?? null) : null)
 
+/** The postmaster of the server a postgres.js client is connected to (null when unknown). */
+export const postmasterOf = async (sql) => {
+  const [{ pid }] = await sql`SELECT pg_backend_pid() AS pid`
+  return parentOf(pid)
+}
+
 /** CPU seconds of one process so far (null when it is gone or /proc is not there). */
 export const cpuOf = (pid) => (available ? (statOf(pid)?.seconds ?? null) : null)
 
@@ -73,20 +79,28 @@ export const reapedChildrenCpu = () => {
   return (Number(fields[13]) + Number(fields[14])) / ticks
 }
 
+/** `after - before`, or null when either is. */
+const since = (before, after) => (before === null || after === null ? null : after - before)
+
 /**
  * What a timed window costs in CPU seconds: the server (null for none), PostgreSQL's processes (a
- * floor, see treeCpuSince) and the bench process. Call it at the window's start; the function it
- * returns, at its end.
+ * floor, see treeCpuSince), the bench process and its children reaped meanwhile (a CLI it ran).
+ * Call it at the window's start; the function it returns, at its end.
  */
 export const cpuWindow = (serverPid, postmasterPid) => {
-  const before = { server: serverPid === null ? null : cpuOf(serverPid), pg: treeCpu(postmasterPid), bench: process.cpuUsage() }
+  const before = {
+    server: serverPid === null ? null : cpuOf(serverPid),
+    pg: treeCpu(postmasterPid),
+    bench: process.cpuUsage(),
+    children: reapedChildrenCpu()
+  }
   return () => {
     const bench = process.cpuUsage(before.bench)
-    const server = serverPid === null ? null : cpuOf(serverPid)
     return {
-      server: server === null || before.server === null ? null : server - before.server,
+      server: since(before.server, serverPid === null ? null : cpuOf(serverPid)),
       pg: treeCpuSince(before.pg, treeCpu(postmasterPid)),
-      bench: (bench.user + bench.system) / 1e6
+      bench: (bench.user + bench.system) / 1e6,
+      children: since(before.children, reapedChildrenCpu())
     }
   }
 }

@@ -9,7 +9,7 @@ import { spawn } from "node:child_process"
 import http from "node:http"
 import { fileURLToPath } from "node:url"
 import postgres from "postgres"
-import { cpuOf, parentOf, reapedChildrenCpu, treeCpu, treeCpuSince } from "../lib/cpuTime.mjs"
+import { cpuWindow, postmasterOf } from "../lib/cpuTime.mjs"
 import { API_KEY, authHeaders, request, startHost, WORKSPACE } from "../lib/processes.mjs"
 import { seededContact } from "../lib/seed.mjs"
 import { seededWorkspace } from "../lib/seededWorkspace.mjs"
@@ -118,22 +118,6 @@ const readExport = ({ base, hostPid, accept, maxSeconds }) =>
     })
   })
 
-/** What a timed window cost in CPU seconds: the host, PostgreSQL's processes, the bench process, reaped children (the CLI). */
-const cpuWindow = (hostPid, postmasterPid) => {
-  const before = { host: cpuOf(hostPid), pg: treeCpu(postmasterPid), bench: process.cpuUsage(), children: reapedChildrenCpu() }
-  return () => {
-    const bench = process.cpuUsage(before.bench)
-    const host = cpuOf(hostPid)
-    const children = reapedChildrenCpu()
-    return {
-      host: host === null || before.host === null ? null : host - before.host,
-      pg: treeCpuSince(before.pg, treeCpu(postmasterPid)),
-      bench: (bench.user + bench.system) / 1e6,
-      cli: children === null || before.children === null ? null : children - before.children
-    }
-  }
-}
-
 /**
  * `dealstream export --type contacts --output /dev/null` in a process of its own (DEALSTREAM_URL,
  * DEALSTREAM_API_KEY), timed from spawn to exit; the host's RSS sampled meanwhile. Checked: exit 0
@@ -184,8 +168,7 @@ export const contactExport = async ({ pg, settings, runs, log, quick }) => {
   const sql = postgres(url, { max: 1, onnotice: () => {} })
   const [{ n: stored }] = await sql`SELECT count(*)::int AS n FROM ds_contacts WHERE workspace_id = ${WORKSPACE} AND deleted_at IS NULL`
   if (stored !== contacts) throw new Error(`seeded ${contacts} contacts, ds_contacts holds ${stored} live ones`)
-  const [{ pid: backend }] = await sql`SELECT pg_backend_pid() AS pid`
-  const postmasterPid = parentOf(backend)
+  const postmasterPid = await postmasterOf(sql)
   log(
     `  seeded ${contacts.toLocaleString("en-US")} contacts and ${deals.toLocaleString("en-US")} deals in ${seeded.seconds.toFixed(0)} s; ${sampled} sampled records match core`
   )
@@ -283,8 +266,8 @@ export const contactExport = async ({ pg, settings, runs, log, quick }) => {
   const cpuText = (name) =>
     results[name].length === 0
       ? "not run"
-      : `host ${perMillion(name, "host")} s, PostgreSQL ${perMillion(name, "pg")} s, bench client ${perMillion(name, "bench")} s` +
-        (name === "cli" ? `, CLI ${perMillion(name, "cli")} s` : "")
+      : `host ${perMillion(name, "server")} s, PostgreSQL ${perMillion(name, "pg")} s, bench client ${perMillion(name, "bench")} s` +
+        (name === "cli" ? `, CLI ${perMillion(name, "children")} s` : "")
   const scale = `${size(contacts)} contacts`
   const quickText = quick ? `; here ${scale}, not 1,000,000` : ""
   const whole = (name) => results[name].every((r) => r.finished)
@@ -365,5 +348,5 @@ const describe = (name, r) =>
   `${name}: ${r.lines.toLocaleString("en-US")} lines${r.finished ? "" : " (cut off)"} in ${r.seconds.toFixed(1)} s (${Math.round(r.lines / r.seconds).toLocaleString("en-US")}/s` +
   `${r.bytes === undefined ? "" : `, ${(r.bytes / MiB).toFixed(0)} MB, first byte ${(r.firstByteSeconds * 1000).toFixed(0)} ms`}); ` +
   `host RSS ${(r.rssBefore / MiB).toFixed(0)} → max ${(r.rssMax / MiB).toFixed(0)} MB (+${((r.rssMax - r.rssBefore) / MiB).toFixed(0)}); ` +
-  `CPU host ${r.cpu.host?.toFixed(1)} s, PostgreSQL ${r.cpu.pg?.toFixed(1)} s, bench ${r.cpu.bench.toFixed(1)} s` +
-  `${name === "cli" ? `, CLI ${r.cpu.cli?.toFixed(1)} s` : ""}`
+  `CPU host ${r.cpu.server?.toFixed(1)} s, PostgreSQL ${r.cpu.pg?.toFixed(1)} s, bench ${r.cpu.bench.toFixed(1)} s` +
+  `${name === "cli" ? `, CLI ${r.cpu.children?.toFixed(1)} s` : ""}`

@@ -11,7 +11,7 @@ import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import postgres from "postgres"
 import { DEFAULT_IMPORT_CONCURRENCY } from "../../packages/http/dist/cli/transferUsage.js"
-import { cpuWindow, parentOf, reapedChildrenCpu } from "../lib/cpuTime.mjs"
+import { cpuWindow, postmasterOf } from "../lib/cpuTime.mjs"
 import { API_KEY, authHeaders, startHost, request, WORKSPACE } from "../lib/processes.mjs"
 import { median, ratios } from "../lib/stats.mjs"
 import { newId } from "../lib/systems/shared.mjs"
@@ -207,7 +207,6 @@ const csvOf = (rows) =>
 const importByCli = ({ base, file, total, concurrency }) =>
   new Promise((resolve, reject) => {
     rmSync(`${file}.dealstream-import`, { force: true })
-    const cpuBefore = reapedChildrenCpu()
     const started = performance.now()
     const args = [cliBin, "import", file, "--type", "contacts", ...(concurrency === null ? [] : ["--concurrency", String(concurrency)])]
     const child = spawn(process.execPath, args, {
@@ -237,7 +236,6 @@ const importByCli = ({ base, file, total, concurrency }) =>
     child.once("close", (code, signal) => {
       process.off("exit", kill)
       const seconds = (performance.now() - started) / 1000
-      const cpu = cpuBefore === null ? null : reapedChildrenCpu() - cpuBefore
       if (code !== 0) return reject(new Error(`dealstream import exited ${code ?? signal}: ${stderr.slice(-1000)}`))
       const summary = /imported (\d+) rows: (\d+) created, (\d+) updated, (\d+) unchanged, (\d+) rejected/.exec(stderr)
       const expected = `${total},${total},0,0,0`
@@ -249,8 +247,7 @@ const importByCli = ({ base, file, total, concurrency }) =>
         rate: total / seconds,
         fifthRates,
         startSeconds: sending === null ? null : (sending - started) / 1000,
-        sendingRate: sending === null ? null : total / ((performance.now() - sending) / 1000),
-        cliCpu: cpu
+        sendingRate: sending === null ? null : total / ((performance.now() - sending) / 1000)
       })
     })
   })
@@ -293,8 +290,7 @@ const importThroughHost = async ({ pg, database, rows, total, how, cli }) => {
     // Fresh sockets for the timed import: none the host could close as idle while a client reuses it.
     warmAgent.destroy()
     await sql`CHECKPOINT`
-    const [{ pid }] = await sql`SELECT pg_backend_pid() AS pid`
-    const postmasterPid = parentOf(pid)
+    const postmasterPid = await postmasterOf(sql)
     const before = await hostCounts(sql)
     const cpu = cpuWindow(host.pid, postmasterPid)
     const timed =
@@ -306,7 +302,9 @@ const importThroughHost = async ({ pg, database, rows, total, how, cli }) => {
             clients: CLIENTS,
             send: hostSender({ agent, base: host.url, rows, batch, keyed: how === "keyed" })
           })
-    const spent = how === "cli" ? { ...cpu(), cli: timed.cliCpu } : cpu()
+    const window = cpu()
+    // The CLI is the only child the window reaps.
+    const spent = how === "cli" ? { ...window, cli: window.children } : window
     const after = await hostCounts(sql)
     if (after.contacts - before.contacts !== total) {
       throw new Error(`${what} import of ${total} contacts: the workspace holds ${after.contacts - before.contacts} more live contacts`)
@@ -348,10 +346,10 @@ const importBare = async ({ pg, database, rows, total }) => {
     const warmRows = Array.from({ length: WARMUP.batches * BATCH + WARMUP.singles }, (_, i) => contactRow(i, true))
     await importConcurrently({ total: warmRows.length, chunk: BATCH, clients: CLIENTS, send: sender(warmRows) })
     await sql`CHECKPOINT`
-    const [{ pid }] = await sql`SELECT pg_backend_pid() AS pid`
+    const postmasterPid = await postmasterOf(sql)
     const count = async () => (await sql`SELECT count(*)::int AS n FROM contacts WHERE workspace_id = ${WORKSPACE}`)[0].n
     const before = await count()
-    const cpu = cpuWindow(null, parentOf(pid))
+    const cpu = cpuWindow(null, postmasterPid)
     const timed = await importConcurrently({ total, chunk: BATCH, clients: CLIENTS, send: sender(rows) })
     const spent = cpu()
     const after = await count()

@@ -5,7 +5,7 @@ import { availableParallelism } from "node:os"
 import { createPromiseEngine } from "@dealstream/core"
 import { PgStorage } from "@dealstream/storage-pg"
 import postgres from "postgres"
-import { cpuWindow, parentOf } from "../lib/cpuTime.mjs"
+import { cpuWindow, postmasterOf } from "../lib/cpuTime.mjs"
 import { forEachConcurrently, openLoop, runTag } from "../lib/loop.mjs"
 import { request, startHost, WORKSPACE } from "../lib/processes.mjs"
 import { quantile } from "../lib/stats.mjs"
@@ -96,8 +96,7 @@ export const webhooks = async ({ pg, settings, runs, log }) => {
   await receiver.waitFor(warm)
 
   const sql = postgres(url, { max: 1, onnotice: () => {} })
-  const [{ pid: backend }] = await sql`SELECT pg_backend_pid() AS pid`
-  const postmasterPid = parentOf(backend)
+  const postmasterPid = await postmasterOf(sql)
   await sql.end()
   /**
    * CPU of a phase per contact (host, PostgreSQL), and how busy the machine's cores were (host,

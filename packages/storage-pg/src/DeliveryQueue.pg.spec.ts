@@ -35,8 +35,15 @@ const until = <A, E>(fiber: Fiber.Fiber<A, E>, send: Effect.Effect<unknown, unkn
     return result
   })
 
-/** A client of the test's own, beside the hosts' pools. */
-const directClient = (url: string) => PgClient.make({ url: Redacted.make(url), maxConnections: 1 }).pipe(Effect.provide(Reactivity.layer))
+/**
+ * WebhookDeleted signals sent by a client of the test's own, beside the hosts' pools: through the
+ * server, not by the queue under test (which tells its own subscribers without it).
+ */
+const deletedFrom = (url: string) =>
+  Effect.map(
+    PgClient.make({ url: Redacted.make(url), maxConnections: 1 }).pipe(Effect.provide(Reactivity.layer)),
+    (direct) => (webhookId: string) => sendSignal(direct)({ _tag: "WebhookDeleted", webhookId })
+  )
 
 /** The connections the hosts listen on (their heartbeats run there too, so `query` may not say LISTEN). */
 const listenBackends = (url: string) =>
@@ -50,9 +57,7 @@ describe("PgStorage signals", () => {
         const url = yield* testDatabase
         const context = yield* Layer.build(PgStorage.layer({ url, listenHeartbeat: "200 millis" }))
         const queue = Context.get(context, DeliveryQueue)
-        // Sent by another client: the queue tells its own subscribers without the server.
-        const direct = yield* directClient(url)
-        const deleted = (webhookId: string) => sendSignal(direct)({ _tag: "WebhookDeleted", webhookId })
+        const deleted = yield* deletedFrom(url)
         // Until the kill only WebhookDeleted signals are sent, so a Scheduled is the listener's own.
         let killed = false
         const seen = { scheduled: false, after: false }
@@ -90,8 +95,7 @@ describe("PgStorage signals", () => {
         const url = yield* testDatabase
         const own = Context.get(yield* Layer.build(PgStorage.layer({ url })), DeliveryQueue)
         const other = Context.get(yield* Layer.build(PgStorage.layer({ url })), DeliveryQueue)
-        const direct = yield* directClient(url)
-        const deleted = (webhookId: string) => sendSignal(direct)({ _tag: "WebhookDeleted", webhookId })
+        const deleted = yield* deletedFrom(url)
         /** The WebhookDeleted ids a subscriber hears after "wh_ready", up to "wh_end". */
         const heard = (queue: DeliveryQueueService) =>
           Effect.gen(function* () {
@@ -131,8 +135,7 @@ describe("PgStorage signals", () => {
         const context = yield* Layer.build(PgStorage.layer({ url: proxy.url, listenHeartbeat: "200 millis" }))
         const queue = Context.get(context, DeliveryQueue)
         // Signals go to the server directly: the host's own connections go silent too.
-        const direct = yield* directClient(url)
-        const deleted = (webhookId: string) => sendSignal(direct)({ _tag: "WebhookDeleted", webhookId })
+        const deleted = yield* deletedFrom(url)
         let silenced = false
         const seen = { scheduled: false, after: false }
         const subscriber = yield* Effect.forkChild(

@@ -28,19 +28,19 @@ export const sendSignal =
     Effect.asVoid(sql`SELECT pg_notify(${CHANNEL}, ${encode(from === undefined ? signal : { ...signal, from })})`)
 
 /**
- * The signals of every host while the stream is consumed (see listenChannel.ts), but those `self`
- * sent. A payload this version does not know (a newer host's signal) is not for it. Once listening
- * again after a lost connection it says Scheduled, standing for any new work signalled meanwhile; a
- * WebhookDeleted lost then is made up for by the worker, which looks up the webhooks of its
- * attempts in flight once per poll interval.
+ * The signals of every host while the stream is consumed (see listenChannel.ts), but those the
+ * queue `self` sent. A payload this version does not know (a newer host's signal) is not for it.
+ * Once listening again after a lost connection it says Scheduled, standing for any new work
+ * signalled meanwhile; a WebhookDeleted lost then is made up for by the worker, which looks up the
+ * webhooks of its attempts in flight once per poll interval.
  */
-export const listenSignals = (options: ListenOptions, self?: string): Stream.Stream<QueueSignal, StorageUnavailable> =>
+const listenSignals = (options: ListenOptions, self: string): Stream.Stream<QueueSignal, StorageUnavailable> =>
   listenChannel(options, {
     name: CHANNEL,
     applicationName: "dealstream-listen",
     decode: (payload) => {
       const message = Option.getOrNull(decode(payload))
-      if (message === null || (self !== undefined && message.from === self)) return null
+      if (message === null || message.from === self) return null
       return message._tag === "Scheduled" ? { _tag: "Scheduled" } : { _tag: "WebhookDeleted", webhookId: message.webhookId }
     },
     resumed: { _tag: "Scheduled" }

@@ -237,6 +237,7 @@ export const runDeliveryWorker = (options: DeliveryWorkerOptions) =>
     // rather than one per request, and a slow one holds at most twice its cap of the worker's slots.
     const held = new Map<string, number>()
     const passedOver = (webhookId: string) => (held.get(webhookId) ?? 0) > endpointConcurrency
+    const anyPassedOver = () => [...held.keys()].some(passedOver)
     const slots = new Map<string, Semaphore.Semaphore>()
     const hold = (webhookId: string) => {
       held.set(webhookId, (held.get(webhookId) ?? 0) + 1)
@@ -278,18 +279,17 @@ export const runDeliveryWorker = (options: DeliveryWorkerOptions) =>
       })
       if (claimed.length === 0) return { claimed: 0, drained: true }
       const decoded = claimed.map((doc) => ({ doc, delivery: Schema.decodeUnknownResult(DeliveryDocument)(doc.data) }))
-      const perWebhook = new Map<string, number>()
-      for (const { delivery } of decoded) {
-        if (Result.isSuccess(delivery)) perWebhook.set(delivery.success.webhook_id, (perWebhook.get(delivery.success.webhook_id) ?? 0) + 1)
-      }
       const webhooks = yield* webhooksOf(
         deps,
         decoded.flatMap(({ delivery, doc }) =>
           Result.isSuccess(delivery) ? [{ workspaceId: doc.workspaceId, id: delivery.success.webhook_id }] : []
         )
       ).pipe(whileUnavailable("5 seconds"))
+      /** How many of each webhook's deliveries this claim took. */
+      const perWebhook = new Map<string, number>()
       for (const { delivery, doc } of decoded) {
         const webhookId = Result.isSuccess(delivery) ? delivery.success.webhook_id : null
+        if (webhookId !== null) perWebhook.set(webhookId, (perWebhook.get(webhookId) ?? 0) + 1)
         const entry: InFlight = { webhookId, workspaceId: doc.workspaceId, interrupt: null }
         inFlight.set(doc.id, entry)
         const slot = webhookId === null ? null : hold(webhookId)
@@ -350,11 +350,11 @@ export const runDeliveryWorker = (options: DeliveryWorkerOptions) =>
           // There may be more (a claim stops at each webhook's share, not the queue's end), unless
           // the claim drained the queue: asking again would only find it empty, one statement more a
           // delivery at low rates (bench/ANALYSIS.md, issue 32, webhook latency).
-          return started.drained && ![...held.keys()].some(passedOver) ? yield* pause : undefined
+          return started.drained && !anyPassedOver() ? yield* pause : undefined
         }
         // What is due now belongs to webhooks passed over (the next due time would be now): wait for
         // one of them to come back under its cap, new work, or the poll, rather than ask again.
-        if ([...held.keys()].some(passedOver)) return yield* Effect.raceFirst(Queue.take(wake), Effect.sleep(pollMillis))
+        if (anyPassedOver()) return yield* Effect.raceFirst(Queue.take(wake), Effect.sleep(pollMillis))
         yield* pause
       })
     )
