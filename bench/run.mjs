@@ -1,5 +1,6 @@
 // The benchmark harness: `npm run bench` (full) or `npm run bench -- --quick` (minutes; bench/README.md).
 //   node bench/run.mjs [--quick | --smoke] [--only commit,memory,http,queries,webhooks,feed,import,export,scaleout,figures,citus] [--out file]
+//   node bench/run.mjs … --keep-data DIR    PostgreSQL's data kept in DIR; the figures scenario reuses its seed
 //   node bench/run.mjs --profile commit|http|all [--quick]     CPU profiles of the dealstream side
 // Progress goes to stderr; the table to stdout; RESULTS.md next to this file (unless --only or --smoke).
 // Exits 1 when a scenario threw or failed one of its own checks; a missed target is a result, not a failure.
@@ -68,7 +69,7 @@ const started = Date.now()
 const loadBefore = loadAverage()
 log(`dealstream bench (${mode}), load average ${loadBefore}`)
 if (mode === "smoke") log("smoke: every scenario once at tiny sizes, to see that it runs and passes its own checks; targets are not judged")
-const pg = await startPostgres({ log })
+const pg = await startPostgres({ log, keep: option("keep-data") })
 const outcomes = []
 try {
   for (const name of only) {

@@ -1,5 +1,5 @@
 // The one embedded PostgreSQL a bench run starts, with a fresh database per system under test.
-import { chmodSync, mkdtempSync, rmSync } from "node:fs"
+import { chmodSync, mkdirSync, mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { EmbeddedPostgres, PgStorage } from "@dealstream/storage-pg"
@@ -15,10 +15,13 @@ export const openScoped = async (effect) => {
 
 /**
  * Starts PostgreSQL with its normal durability (fsync, synchronous_commit and full_page_writes on:
- * not the tests' ephemeral cluster), in a temporary directory that is removed on stop.
+ * not the tests' ephemeral cluster), in a temporary directory that is removed on stop; or, given
+ * `keep`, in that directory, made on first use and left in place (`--keep-data`: a scenario may
+ * then reuse what it seeded there, see `seededDatabase`).
  */
-export const startPostgres = async ({ log, settings: extra = {} }) => {
-  const dir = mkdtempSync(join(tmpdir(), "ds-bench-"))
+export const startPostgres = async ({ log, settings: extra = {}, keep }) => {
+  const dir = keep ?? mkdtempSync(join(tmpdir(), "ds-bench-"))
+  mkdirSync(dir, { recursive: true })
   // As root the server runs as the postgres user, which must be able to enter the directory.
   chmodSync(dir, 0o755)
   const started = Date.now()
@@ -53,6 +56,37 @@ export const startPostgres = async ({ log, settings: extra = {} }) => {
       await admin`CREATE EXTENSION IF NOT EXISTS pg_stat_statements`
       await admin`SELECT pg_stat_statements_reset()`
     },
+    /**
+     * A database seeded once for `fingerprint` (what decides its contents: sizes, the seed's code):
+     * with a kept data directory, the one a run before seeded, if its fingerprint is this one; else
+     * a new one given `seed(url)`, whose JSON answer is kept with the fingerprint. Its URL, the
+     * seed's answer and whether it was reused.
+     */
+    seededDatabase: async (name, fingerprint, seed) => {
+      if (keep !== undefined) {
+        const [found] = await admin`SELECT 1 FROM pg_database WHERE datname = ${name}`
+        if (found !== undefined) {
+          const db = postgres(urlOf(name), { max: 1, onnotice: () => {} })
+          try {
+            const [row] = await db`SELECT answer FROM bench_seeded WHERE fingerprint = ${fingerprint}`.catch(() => [])
+            if (row !== undefined) {
+              log(`  reusing ${name}, seeded by an earlier run (--keep-data)`)
+              return { url: urlOf(name), seeded: row.answer, reused: true }
+            }
+          } finally {
+            await db.end()
+          }
+        }
+      }
+      await admin.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
+      await admin.unsafe(`CREATE DATABASE ${name}`)
+      const seeded = await seed(urlOf(name))
+      const db = postgres(urlOf(name), { max: 1, onnotice: () => {} })
+      await db`CREATE TABLE bench_seeded (fingerprint text PRIMARY KEY, answer jsonb NOT NULL)`
+      await db`INSERT INTO bench_seeded ${db({ fingerprint, answer: db.json(seeded) })}`
+      await db.end()
+      return { url: urlOf(name), seeded, reused: false }
+    },
     /** A new, empty database; its URL. */
     createDatabase: async (name) => {
       await admin.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
@@ -62,7 +96,7 @@ export const startPostgres = async ({ log, settings: extra = {} }) => {
     stop: async () => {
       await admin.end()
       await close()
-      rmSync(dir, { recursive: true, force: true })
+      if (keep === undefined) rmSync(dir, { recursive: true, force: true })
     }
   }
 }

@@ -3,6 +3,10 @@
 // changes (quick and smoke: fewer), seeded by bench/lib/seedDealHistory.mjs with core's own decider
 // and documents, checked through the host before measuring. Every figure but `as_of` must answer
 // with a p99 under 50 ms; `as_of` folds the workspace's deal history and says what that costs.
+import { createHash } from "node:crypto"
+import { readdirSync, readFileSync } from "node:fs"
+import { join } from "node:path"
+import { fileURLToPath } from "node:url"
 import { createPromiseEngine } from "@dealstream/core"
 import { PgStorage } from "@dealstream/storage-pg"
 import { pipelineInfo } from "../lib/engineShapes.mjs"
@@ -15,6 +19,16 @@ import { quantile } from "../lib/stats.mjs"
 const SCENARIO = "pipeline figures (PostgreSQL)"
 const DAY = 86_400_000
 const TARGET = { text: "p99 < 50 ms at 200k deals, 1M stage changes (issue 27)", on: "value", atMost: 50 }
+
+/** The seed's sizes, its own code and core's deal code (whose aggregate makes the documents). */
+const seedFingerprint = (deals) => {
+  const hash = createHash("sha256").update(String(deals))
+  const dealDist = fileURLToPath(new URL("../../packages/core/dist/deal/", import.meta.url))
+  const files = [fileURLToPath(new URL("../lib/seedDealHistory.mjs", import.meta.url))]
+  for (const name of readdirSync(dealDist).sort()) if (name.endsWith(".js")) files.push(join(dealDist, name))
+  for (const file of files) hash.update(readFileSync(file))
+  return hash.digest("hex")
+}
 
 const dayOf = (ms) => new Date(ms).toISOString().slice(0, 10)
 const q = (params) => new URLSearchParams(params).toString()
@@ -57,13 +71,20 @@ const verify = async ({ base, pipeline, deals, seeded }) => {
 
 export const pipelineFigures = async ({ pg, settings, runs, log, quick }) => {
   const { deals, requests, asOfRequests, maxSeconds } = settings
-  const url = await pg.createDatabase("bench_figures")
+  const pipelineOf = async (url) => {
+    const crm = await createPromiseEngine(PgStorage.layer(url))
+    const list = await crm.pipelines.list({ workspaceId: WORKSPACE, requestId: null, actor: "bench" })
+    await crm.dispose()
+    return pipelineInfo(list.data[0])
+  }
+  // The seed is what the sizes and the code making its documents decide (--keep-data reuses it).
+  const { url, seeded, reused } = await pg.seededDatabase("bench_figures", seedFingerprint(deals), async (url) => {
+    await migrateDealstream(url)
+    return seedDealHistory({ url, workspaceId: WORKSPACE, pipeline: await pipelineOf(url), deals, log })
+  })
+  // A reused database gets the migrations since its seed (indexes built over the seeded rows).
   await migrateDealstream(url)
-  const crm = await createPromiseEngine(PgStorage.layer(url))
-  const pipeline = pipelineInfo((await crm.pipelines.list({ workspaceId: WORKSPACE, requestId: null, actor: "bench" })).data[0])
-  await crm.dispose()
-
-  const seeded = await seedDealHistory({ url, workspaceId: WORKSPACE, pipeline, deals, log })
+  const pipeline = await pipelineOf(url)
   const host = await startHost({ databaseUrl: url })
   try {
     await verify({ base: host.url, pipeline, deals, seeded })
@@ -139,7 +160,7 @@ export const pipelineFigures = async ({ pg, settings, runs, log, quick }) => {
       notes: [
         `Scale: ${scale}${quick ? " (**quick mode: fewer than the target's 200k deals**)" : ""}, one workspace, all in its Sales pipeline (Won and Lost close), ` +
           `created over two years, ${MOVES_PER_DEAL} moves a deal on average (some won, some lost, some lost and reopened, some open), 20 owners, 3 currencies; ` +
-          `seeded in ${seeded.seconds.toFixed(0)} s by bench/lib/seedDealHistory.mjs: every event decided by core's deal decider, every document (deal, timeline ` +
+          `seeded in ${seeded.seconds.toFixed(0)} s${reused ? " (by an earlier run, reused: --keep-data)" : ""} by bench/lib/seedDealHistory.mjs: every event decided by core's deal decider, every document (deal, timeline ` +
           "entries, standing, stage changes) made by core's deal aggregate, written in batches of 1,000 deals; then VACUUM ANALYZE. Checked before measuring: 50 " +
           "sampled streams replayed through core's decider and read back through the host, the summary counting every deal, conversion over the whole span " +
           "seeing every creation.",
