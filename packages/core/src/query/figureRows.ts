@@ -152,11 +152,12 @@ const median = (values: Array<number>): number => {
 
 const stays = (query: StayFigures, docs: ReadonlyArray<JsonObject>): ReadonlyArray<JsonObject> => {
   const groups = grouped(() => [] as Array<number>)
+  const stageIds = new Set(query.stageIds)
   for (const data of docs) {
     const at = num(data["at_ms"])
     const entered = num(data["from_entered_ms"])
     const stageId = text(data["from_stage_id"])
-    if (data["from_pipeline_id"] !== query.pipelineId || stageId === null || entered === null) continue
+    if (data["from_pipeline_id"] !== query.pipelineId || stageId === null || !stageIds.has(stageId) || entered === null) continue
     if (!ownedBy(query.ownerId, data) || !within(at, query.from, query.to)) continue
     groups.at([stageId]).push(at - entered)
   }

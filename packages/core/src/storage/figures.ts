@@ -67,14 +67,15 @@ export interface EntryFigures extends Scope {
 }
 
 /**
- * `stage_change`: the stays in the pipeline's stages that ended in the window, by stage. Row:
- * `{stage_id, count, total_ms, median_ms}`.
+ * `stage_change`: the stays in the pipeline's stages `stageIds` that ended in the window, by stage.
+ * Row: `{stage_id, count, total_ms, median_ms}`.
  */
 export interface StayFigures extends Scope {
   readonly _tag: "Stays"
   readonly pipelineId: string
   readonly from: number
   readonly to: number
+  readonly stageIds: ReadonlyArray<string>
 }
 
 /**

@@ -29,6 +29,7 @@ import { migration as consumers } from "./0030_consumers.js"
 import { migration as duplicateKeys } from "./0031_duplicate_keys.js"
 import { migration as duplicateKeysOfLinkedCompanies } from "./0032_duplicate_keys_of_linked_companies.js"
 import { migration as readsOnWorkersTakeParams } from "./0033_reads_on_workers_take_params.js"
+import { migration as conversionByOwnerAndStage } from "./0034_conversion_by_owner_and_stage.js"
 import type { Migration } from "./Migration.js"
 
 export type { Migration } from "./Migration.js"
@@ -65,5 +66,6 @@ export const migrations: ReadonlyArray<Migration> = [
   consumers,
   duplicateKeys,
   duplicateKeysOfLinkedCompanies,
-  readsOnWorkersTakeParams
+  readsOnWorkersTakeParams,
+  conversionByOwnerAndStage
 ]

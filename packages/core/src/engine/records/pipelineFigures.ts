@@ -95,7 +95,7 @@ export const makePipelineFigures = (deps: EngineDeps) => {
       const [entries, stays, closed] = yield* Effect.all(
         [
           rowsOf(ctx, { _tag: "Entries", ...scope, stages: stageRanks(pipeline) }),
-          rowsOf(ctx, { _tag: "Stays", ...scope }),
+          rowsOf(ctx, { _tag: "Stays", ...scope, stageIds: pipeline.stages.map((stage) => stage.id) }),
           rowsOf(ctx, { _tag: "Closed", ...scope })
         ],
         { concurrency: 3 }
