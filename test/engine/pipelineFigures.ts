@@ -520,12 +520,16 @@ const figuresCheck = (world: World<FigureStep>) =>
       )
     }
     for (const pipelineId of [null, ...history.pipelines.keys()]) {
-      // Windows cut inside months, of whole months (PostgreSQL reads those from its totals), and within one month.
+      // Windows cut inside months, of whole months (PostgreSQL reads those from its totals), within
+      // one month, and over two months with no whole one (read a month at a time): the deals close
+      // on START's day, and their expected dates run from it for 700 days.
       const windows = [
         [dateOf(START - 40 * DAY), dateOf(now + 60 * DAY), "month"],
         [dateOf(START - 40 * DAY), dateOf(now + 60 * DAY), "quarter"],
         ["2026-01-01", "2026-04-01", "month"],
-        [dateOf(middle), dateOf(middle + 2 * DAY), "month"]
+        [dateOf(middle), dateOf(middle + 2 * DAY), "month"],
+        [dateOf(START - 17 * DAY), dateOf(START + 19 * DAY), "month"],
+        [dateOf(START + 45 * DAY), dateOf(START + 78 * DAY), "month"]
       ] as const
       for (const [from, to, interval] of windows) {
         for (const owner of [null, "ann"]) {

@@ -169,6 +169,13 @@ const nextMonth = (date: string) => {
   return next.toISOString().slice(0, 10)
 }
 
+/** `[from, to)` (dates) cut at the start of each month within it: pieces that each lie in one month. */
+const byMonth = (from: string, to: string): ReadonlyArray<readonly [string, string]> => {
+  const pieces: Array<readonly [string, string]> = []
+  for (let start = from; start < to; start = nextMonth(start)) pieces.push([start, nextMonth(start) < to ? nextMonth(start) : to])
+  return pieces
+}
+
 /**
  * The forecast: the whole months of the window from the totals of kind `forecast` (and the open
  * deals without a date), the days of a month the window cuts from the standings themselves.
@@ -191,22 +198,25 @@ const forecast = (name: Named, table: string, workspaceId: string, query: Foreca
         totalsWhere(`period >= ${params.add(first.slice(0, 7))}::text AND period < ${params.add(last.slice(0, 7))}::text`)
       )
     )
-  // The cut months' days, or the whole window when it lies within one month.
-  const cuts: Array<readonly [string, string]> = whole
+  // The cut months' days, or the whole window when it lies within one or two months; a month at a
+  // time, so that each piece names its month instead of computing it per deal.
+  const outside: Array<readonly [string, string]> = whole
     ? [
         [query.fromDate, first],
         [last, query.toDate]
       ]
     : [[query.fromDate, query.toDate]]
-  // Open and won deals apart, each by its own partial index (an OR of the two reads the heap).
+  const cuts = outside.flatMap(([from, to]) => byMonth(from, to))
+  // Open and won deals apart, each by its own partial index (an OR of the two reads the heap). The
+  // status is named, not read, so the index answers alone (it holds no status column).
   const cut = (status: "open" | "won", month: string, condition: string) => {
     const pipeline = query.pipelineId === null ? "" : ` AND pipeline_id = ${params.add(query.pipelineId)}`
-    return `SELECT status, ${month} AS month, currency, stage_id, ${moneyFromStandings}
+    return `SELECT '${status}'::text AS status, ${month} AS month, currency, stage_id, ${moneyFromStandings}
       FROM ${table}
       WHERE ${scoped(params, workspaceId, query.ownerId)}${pipeline} AND status = '${status}' AND ${condition}
       GROUP BY 1, 2, 3, 4`
   }
-  for (const [from, to] of cuts.filter(([from, to]) => from < to)) {
+  for (const [from, to] of cuts) {
     const [fromMs, toMs] = [Date.parse(`${from}T00:00:00.000Z`), Date.parse(`${to}T00:00:00.000Z`)]
     parts.push(
       cut(
@@ -216,7 +226,7 @@ const forecast = (name: Named, table: string, workspaceId: string, query: Foreca
       ),
       cut(
         "won",
-        "to_char(to_timestamp(closed_ms / 1000.0) AT TIME ZONE 'UTC', 'YYYY-MM')",
+        `${params.add(from.slice(0, 7))}::text`,
         `closed_ms >= ${params.add(Math.max(fromMs, query.from))}::bigint AND closed_ms < ${params.add(Math.min(toMs, query.to))}::bigint`
       )
     )
