@@ -38,6 +38,11 @@ export const startPostgres = async ({ log, settings: extra = {}, keep }) => {
   log(`embedded PostgreSQL on port ${running.port} (${((Date.now() - started) / 1000).toFixed(1)} s to start)`)
 
   const urlOf = (database) => running.adminUrl.replace(/\/postgres$/, `/${database}`)
+  const createDatabase = async (name) => {
+    await admin.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
+    await admin.unsafe(`CREATE DATABASE ${name}`)
+    return urlOf(name)
+  }
   return {
     version: version.split(" on ")[0],
     settings,
@@ -78,21 +83,16 @@ export const startPostgres = async ({ log, settings: extra = {}, keep }) => {
           }
         }
       }
-      await admin.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
-      await admin.unsafe(`CREATE DATABASE ${name}`)
-      const seeded = await seed(urlOf(name))
-      const db = postgres(urlOf(name), { max: 1, onnotice: () => {} })
+      const url = await createDatabase(name)
+      const seeded = await seed(url)
+      const db = postgres(url, { max: 1, onnotice: () => {} })
       await db`CREATE TABLE bench_seeded (fingerprint text PRIMARY KEY, answer jsonb NOT NULL)`
       await db`INSERT INTO bench_seeded ${db({ fingerprint, answer: db.json(seeded) })}`
       await db.end()
-      return { url: urlOf(name), seeded, reused: false }
+      return { url, seeded, reused: false }
     },
     /** A new, empty database; its URL. */
-    createDatabase: async (name) => {
-      await admin.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
-      await admin.unsafe(`CREATE DATABASE ${name}`)
-      return urlOf(name)
-    },
+    createDatabase,
     stop: async () => {
       await admin.end()
       await close()

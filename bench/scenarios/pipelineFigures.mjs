@@ -10,7 +10,6 @@ import { fileURLToPath } from "node:url"
 import { createPromiseEngine } from "@dealstream/core"
 import { PgStorage } from "@dealstream/storage-pg"
 import { pipelineInfo } from "../lib/engineShapes.mjs"
-import { migrateDealstream } from "../lib/postgres.mjs"
 import { request, startHost, WORKSPACE } from "../lib/processes.mjs"
 import { replayer } from "../lib/replay.mjs"
 import { dealStream, MOVES_PER_DEAL, OWNERS, seedDealHistory } from "../lib/seedDealHistory.mjs"
@@ -20,11 +19,11 @@ const SCENARIO = "pipeline figures (PostgreSQL)"
 const DAY = 86_400_000
 const TARGET = { text: "p99 < 50 ms at 200k deals, 1M stage changes (issue 27)", on: "value", atMost: 50 }
 
-/** The seed's sizes, its own code and core's deal code (whose aggregate makes the documents). */
+/** The seed's sizes, its code (here and seedDealHistory.mjs) and core's deal code (whose aggregate makes the documents). */
 const seedFingerprint = (deals) => {
   const hash = createHash("sha256").update(String(deals))
   const dealDist = fileURLToPath(new URL("../../packages/core/dist/deal/", import.meta.url))
-  const files = [fileURLToPath(new URL("../lib/seedDealHistory.mjs", import.meta.url))]
+  const files = [fileURLToPath(import.meta.url), fileURLToPath(new URL("../lib/seedDealHistory.mjs", import.meta.url))]
   for (const name of readdirSync(dealDist).sort()) if (name.endsWith(".js")) files.push(join(dealDist, name))
   for (const file of files) hash.update(readFileSync(file))
   return hash.digest("hex")
@@ -71,20 +70,15 @@ const verify = async ({ base, pipeline, deals, seeded }) => {
 
 export const pipelineFigures = async ({ pg, settings, runs, log, quick }) => {
   const { deals, requests, asOfRequests, maxSeconds } = settings
-  const pipelineOf = async (url) => {
-    const crm = await createPromiseEngine(PgStorage.layer(url))
-    const list = await crm.pipelines.list({ workspaceId: WORKSPACE, requestId: null, actor: "bench" })
-    await crm.dispose()
-    return pipelineInfo(list.data[0])
-  }
-  // The seed is what the sizes and the code making its documents decide (--keep-data reuses it).
+  // The seed is what the sizes and the code making it decide (--keep-data reuses it; the host
+  // migrates a reused one as it starts). The engine makes the schema and the workspace's pipeline.
   const { url, seeded, reused } = await pg.seededDatabase("bench_figures", seedFingerprint(deals), async (url) => {
-    await migrateDealstream(url)
-    return seedDealHistory({ url, workspaceId: WORKSPACE, pipeline: await pipelineOf(url), deals, log })
+    const crm = await createPromiseEngine(PgStorage.layer(url))
+    const pipeline = pipelineInfo((await crm.pipelines.list({ workspaceId: WORKSPACE, requestId: null, actor: "bench" })).data[0])
+    await crm.dispose()
+    return { ...(await seedDealHistory({ url, workspaceId: WORKSPACE, pipeline, deals, log })), pipeline }
   })
-  // A reused database gets the migrations since its seed (indexes built over the seeded rows).
-  await migrateDealstream(url)
-  const pipeline = await pipelineOf(url)
+  const { pipeline } = seeded
   const host = await startHost({ databaseUrl: url })
   try {
     await verify({ base: host.url, pipeline, deals, seeded })

@@ -1,3 +1,6 @@
+import { Effect } from "effect"
+import type { SqlClient } from "effect/sql/SqlClient"
+
 /** One node of PostgreSQL's `EXPLAIN (FORMAT JSON)` plan, with the fields the plan tests read. */
 export interface PlanNode {
   readonly "Node Type": string
@@ -22,3 +25,21 @@ export const nodesOf = <N extends PlanNode>(node: N): ReadonlyArray<N> => [
   node,
   ...((node.Plans ?? []) as ReadonlyArray<N>).flatMap((child) => nodesOf(child))
 ]
+
+/**
+ * The root of PostgreSQL's plan for a statement: `EXPLAIN (FORMAT JSON)`, with `ANALYZE` (which runs
+ * it) and `BUFFERS` when asked; read an analyzed plan as AnalyzedPlanNode.
+ */
+export const planOf = <N extends PlanNode = PlanNode>(
+  sql: SqlClient,
+  text: string,
+  params: ReadonlyArray<unknown>,
+  options: ReadonlyArray<"ANALYZE" | "BUFFERS"> = []
+): Effect.Effect<N, unknown> =>
+  Effect.map(
+    sql.unsafe<{ readonly "QUERY PLAN": ReadonlyArray<{ readonly Plan: N }> }>(
+      `EXPLAIN (${[...options, "FORMAT JSON"].join(", ")}) ${text}`,
+      params
+    ),
+    ([row]) => row!["QUERY PLAN"][0]!.Plan
+  )

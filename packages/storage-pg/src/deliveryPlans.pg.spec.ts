@@ -3,7 +3,7 @@ import * as PgClient from "@effect/sql-pg/PgClient"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import type { SqlClient } from "effect/sql/SqlClient"
-import { nodesOf, type PlanNode } from "../../../test/support/planNodes.js"
+import { nodesOf, planOf } from "../../../test/support/planNodes.js"
 import { testSqlLayer } from "../../../test/support/pg.js"
 import { claimSql } from "./claimDeliveries.js"
 import { migrate } from "./migrate.js"
@@ -41,11 +41,7 @@ const seed = (sql: SqlClient) =>
 const explain = (text: string, params: ReadonlyArray<unknown>) =>
   Effect.gen(function* () {
     const sql = yield* Sql
-    const [row] = yield* sql.unsafe<{ readonly "QUERY PLAN": ReadonlyArray<{ readonly Plan: PlanNode }> }>(
-      `EXPLAIN (FORMAT JSON) ${text}`,
-      params
-    )
-    const nodes = nodesOf(row!["QUERY PLAN"][0]!.Plan)
+    const nodes = nodesOf(yield* planOf(sql, text, params))
     return {
       seqScans: nodes.filter((n) => n["Node Type"] === "Seq Scan" && n["Relation Name"] === "ds_deliveries"),
       indexes: nodes.flatMap((n) => (n["Index Name"] === undefined ? [] : [n["Index Name"]]))

@@ -2,7 +2,7 @@ import type { FiguresQuery } from "@dealstream/core"
 import * as PgClient from "@effect/sql-pg/PgClient"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { nodesOf, type PlanNode } from "../../../test/support/planNodes.js"
+import { nodesOf, planOf } from "../../../test/support/planNodes.js"
 import { testSqlLayer } from "../../../test/support/pg.js"
 import { figuresStatement } from "./figures.js"
 import { migrate } from "./migrate.js"
@@ -42,11 +42,7 @@ const indexesOf = (query: FiguresQuery) =>
   Effect.gen(function* () {
     const sql = yield* PgClient.PgClient
     const statement = figuresStatement(itself, table, ws, query)
-    const [row] = yield* sql.unsafe<{ readonly "QUERY PLAN": ReadonlyArray<{ readonly Plan: PlanNode }> }>(
-      `EXPLAIN (FORMAT JSON) ${statement.text}`,
-      statement.params
-    )
-    const nodes = nodesOf(row!["QUERY PLAN"][0]!.Plan)
+    const nodes = nodesOf(yield* planOf(sql, statement.text, statement.params))
     return {
       seqScans: nodes.filter((n) => n["Node Type"] === "Seq Scan").length,
       sorts: nodes.filter((n) => n["Node Type"] === "Sort").length,

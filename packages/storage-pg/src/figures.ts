@@ -172,7 +172,11 @@ const nextMonth = (date: string) => {
 /** `[from, to)` (dates) cut at the start of each month within it: pieces that each lie in one month. */
 const byMonth = (from: string, to: string): ReadonlyArray<readonly [string, string]> => {
   const pieces: Array<readonly [string, string]> = []
-  for (let start = from; start < to; start = nextMonth(start)) pieces.push([start, nextMonth(start) < to ? nextMonth(start) : to])
+  for (let start = from; start < to; ) {
+    const next = nextMonth(start)
+    pieces.push([start, next < to ? next : to])
+    start = next
+  }
   return pieces
 }
 
@@ -199,7 +203,7 @@ const forecast = (name: Named, table: string, workspaceId: string, query: Foreca
       )
     )
   // The cut months' days, or the whole window when it lies within one or two months; a month at a
-  // time, so that each piece names its month instead of computing it per deal.
+  // time, so that each piece names its won deals' month instead of computing it per deal.
   const outside: Array<readonly [string, string]> = whole
     ? [
         [query.fromDate, first],

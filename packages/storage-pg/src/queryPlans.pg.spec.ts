@@ -3,7 +3,7 @@ import * as PgClient from "@effect/sql-pg/PgClient"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import type { SqlClient } from "effect/sql/SqlClient"
-import { nodesOf, type PlanNode } from "../../../test/support/planNodes.js"
+import { nodesOf, planOf } from "../../../test/support/planNodes.js"
 import { testSqlLayer } from "../../../test/support/pg.js"
 import { migrate } from "./migrate.js"
 import { builtInTables } from "./documentTableMap.js"
@@ -91,11 +91,7 @@ const explain = (collection: Collection, query: DocumentQuery) =>
   Effect.gen(function* () {
     const sql = yield* Sql
     const compiled = compileQuery(builtInTables, collection, ws, query)
-    const [row] = yield* sql.unsafe<{ readonly "QUERY PLAN": ReadonlyArray<{ readonly Plan: PlanNode }> }>(
-      `EXPLAIN (ANALYZE, FORMAT JSON) ${compiled.text}`,
-      compiled.params
-    )
-    const nodes = nodesOf(row!["QUERY PLAN"][0]!.Plan)
+    const nodes = nodesOf(yield* planOf(sql, compiled.text, compiled.params, ["ANALYZE"]))
     const documentTableNames = [...Object.values(documentTables), ...Object.values(searchWordTables)]
     return {
       seqScans: nodes.filter((n) => n["Node Type"] === "Seq Scan" && documentTableNames.includes(n["Relation Name"] ?? "")),

@@ -2,7 +2,7 @@ import * as PgClient from "@effect/sql-pg/PgClient"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Redacted } from "effect"
 import * as Reactivity from "effect/reactivity/Reactivity"
-import { type AnalyzedPlanNode as PlanNode, nodesOf } from "../../../test/support/planNodes.js"
+import { type AnalyzedPlanNode as PlanNode, nodesOf, planOf } from "../../../test/support/planNodes.js"
 import { testDatabase } from "../../../test/support/pg.js"
 import { migrate } from "./migrate.js"
 import { readStreamSql, readWorkspaceStreamSql } from "./readStream.js"
@@ -29,11 +29,7 @@ describe("readStream's plan", () => {
         [readStreamSql, ["con_long", 995]],
         [readWorkspaceStreamSql, ["con_long", 995, "ws_plan"]]
       ] as const) {
-        const [row] = yield* sql.unsafe<{ readonly "QUERY PLAN": ReadonlyArray<{ readonly Plan: PlanNode }> }>(
-          `EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${text}`,
-          [...params]
-        )
-        const plan = row!["QUERY PLAN"][0]!.Plan
+        const plan = yield* planOf<PlanNode>(sql, text, params, ["ANALYZE", "BUFFERS"])
         const nodes = nodesOf(plan)
         // One index scan, in the index's order (no sort), entered at the version after 995.
         expect(nodes.map((node) => node["Node Type"])).toEqual(["Index Scan"])

@@ -1,7 +1,7 @@
 import * as PgClient from "@effect/sql-pg/PgClient"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { type AnalyzedPlanNode as PlanNode, nodesOf } from "../../../test/support/planNodes.js"
+import { type AnalyzedPlanNode as PlanNode, nodesOf, planOf } from "../../../test/support/planNodes.js"
 import { testSqlLayer } from "../../../test/support/pg.js"
 import { workspaceHeadSql } from "./headSequence.js"
 import { readWorkspaceLogParams, readWorkspaceLogSql } from "./readWorkspaceLog.js"
@@ -13,14 +13,7 @@ describe("readWorkspaceLog's plan", () => {
     it.effect("walks one workspace's range of the feed index between two positions, and takes its head from its end", () =>
       Effect.gen(function* () {
         const sql = yield* PgClient.PgClient
-        const explain = (text: string, params: ReadonlyArray<unknown>) =>
-          Effect.map(
-            sql.unsafe<{ readonly "QUERY PLAN": ReadonlyArray<{ readonly Plan: PlanNode }> }>(
-              `EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${text}`,
-              params
-            ),
-            ([row]) => row!["QUERY PLAN"][0]!.Plan
-          )
+        const explain = (text: string, params: ReadonlyArray<unknown>) => planOf<PlanNode>(sql, text, params, ["ANALYZE", "BUFFERS"])
         // 50,000 events of 50 workspaces, ten to a transaction key, the workspaces interleaved.
         yield* sql.unsafe(`
         INSERT INTO ds_events (stream_id, stream_version, workspace_id, type, data, metadata, recorded_at, xact_id)
