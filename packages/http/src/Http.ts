@@ -3,6 +3,7 @@ import { HttpApiBuilder } from "effect/http-api"
 import { Effect, Layer } from "effect"
 import { servedApi } from "./Api.js"
 import { AuthenticationLive } from "./auth/Authentication.js"
+import { GateLive } from "./auth/Gate.js"
 import { ActivitiesLive } from "./activities/Http.js"
 import { ApiKeysLive } from "./apiKeys/Http.js"
 import { CompaniesLive } from "./companies/Http.js"
@@ -19,15 +20,16 @@ import { EventsLive } from "./events/Http.js"
 import { WebhooksLive } from "./webhooks/Http.js"
 
 /**
- * The whole API's routes over an Engine, given API keys and a rate limiter, for an HttpRouter
- * (`HttpRouter.serve`). Every failure is answered with our error body (ErrorBodies).
+ * The whole API's routes over an Engine and the Gate its requests pass (auth/Gate.ts), for an
+ * HttpRouter (`HttpRouter.serve`). Every failure is answered with our error body (ErrorBodies).
+ * The host shares its Gate with its front (host/recordReads.ts); ApiLive below makes its own.
  *
  * It serves the record type plug-ins in the RecordTypes context it is built in (none by default),
  * which must be the engine's. Every group's handlers are made over the API served: a group's routes
  * take its endpoints off the API they are made with (HttpApiBuilder.group), and the trash's and the
  * webhooks' endpoints differ with the plug-ins.
  */
-export const ApiLive = Layer.unwrap(
+export const ApiOnGate = Layer.unwrap(
   Effect.gen(function* () {
     const plugins = yield* RecordTypes
     const { api, webhookEventTypes } = servedApi(plugins)
@@ -50,3 +52,6 @@ export const ApiLive = Layer.unwrap(
     )
   })
 )
+
+/** The whole API given API keys and a rate limiter, with a Gate of its own: for an embedder's router. */
+export const ApiLive = ApiOnGate.pipe(Layer.provide(GateLive))

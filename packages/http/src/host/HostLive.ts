@@ -1,6 +1,7 @@
 import {
   DeliveryWorkerLive,
   Engine,
+  RecordTypes,
   EngineLive,
   type EngineRequirements,
   Ids,
@@ -17,13 +18,16 @@ import { HttpRouter, type HttpServer, type HttpServerError } from "effect/http"
 import { Effect, Layer } from "effect"
 import * as ApiKeys from "../auth/ApiKeys.js"
 import * as StoredKeyCache from "../auth/storedKeyCache.js"
-import { ApiLive } from "../Http.js"
+import { Gate, GateLive } from "../auth/Gate.js"
+import { ApiOnGate } from "../Http.js"
 import { AddressRateLimit, type AddressRateLimitSettings } from "../rateLimit/AddressRateLimit.js"
 import * as RateLimiter from "../rateLimit/RateLimiter.js"
 import { drainConnections } from "./drainConnections.js"
 import type { HostConfig } from "./HostConfig.js"
 import { hostMiddleware } from "./hostMiddleware.js"
 import { installRequestFront } from "./requestFront.js"
+import { divertRequests } from "./divertRequests.js"
+import { recordReads, recordReadsOf } from "./recordReads.js"
 import * as JsonLogger from "./jsonLogger.js"
 import { answerParserErrors } from "./parserErrors.js"
 import { purgeSchedule } from "./purgeSchedule.js"
@@ -50,6 +54,8 @@ export type ServeOptions = Omit<HostConfig, "storage" | "dataDir" | "apiKeys" | 
    * to a key reaches every host by the storage's signal, and within this should a signal be lost.
    */
   readonly storedKeyMillis?: number
+  /** GETs of one record answered by the host's front (StartOptions.frontReads); default true. */
+  readonly frontReads?: boolean
 }
 
 const workerOwner = () => `${hostname()}:${process.pid}:${randomBytes(4).toString("hex")}`
@@ -89,19 +95,24 @@ export const HostLive = (
       const newRequestId = () => ids.makeUnsafe("req")
       answerParserErrors(server, newRequestId)
       installRequestFront(server, { log: options.log, newRequestId })
-      const api = ApiLive.pipe(
-        Layer.provide([
-          ApiKeys.layer(options.apiKeys, {
-            ...StoredKeyCache.defaults,
-            ...(options.storedKeyMillis === undefined ? {} : { ttlMillis: options.storedKeyMillis })
-          }),
-          RateLimiter.layer({ rate: options.rateLimit, burst: options.rateBurst }),
-          Layer.succeed(AddressRateLimit, addressLimit)
-        ])
+      // Before the router is served: its handler is attached behind the diversion.
+      const diversion = divertRequests(server)
+      // The gate with what it is made of, which endpoints read too (ApiKeys: a key's revocation).
+      const gate = GateLive.pipe(
+        Layer.provideMerge(
+          Layer.mergeAll(
+            ApiKeys.layer(options.apiKeys, {
+              ...StoredKeyCache.defaults,
+              ...(options.storedKeyMillis === undefined ? {} : { ttlMillis: options.storedKeyMillis })
+            }),
+            RateLimiter.layer({ rate: options.rateLimit, burst: options.rateBurst }),
+            Layer.succeed(AddressRateLimit, addressLimit)
+          )
+        )
       )
       // Our own request log line (requestFront) replaces HttpRouter's, and the start banner is the
       // CLI's: stdout carries only the JSON lines of jsonLogger.
-      const served = HttpRouter.serve(Layer.merge(api, hostMiddleware), { disableLogger: true, disableListenLog: true })
+      const served = HttpRouter.serve(Layer.merge(ApiOnGate, hostMiddleware), { disableLogger: true, disableListenLog: true })
       // Built after the server and released before it: see drainConnections. Reads long-polling the
       // change feed answer first, so their connections need not wait out the drain's grace.
       const drain = Layer.effectDiscard(
@@ -111,10 +122,30 @@ export const HostLive = (
         })
       )
       const purge = Layer.effectDiscard(purgeSchedule)
+      // GETs of one record answered at the front while the host serves (recordReads.ts).
+      const reads =
+        options.frontReads === false
+          ? Layer.empty
+          : Layer.effectDiscard(
+              Effect.gen(function* () {
+                const taker = recordReads(yield* Gate, recordReadsOf(yield* Engine, yield* RecordTypes), yield* Effect.context<never>())
+                yield* Effect.acquireRelease(
+                  Effect.sync(() => {
+                    diversion.take = taker
+                  }),
+                  () =>
+                    Effect.sync(() => {
+                      diversion.take = () => false
+                    })
+                )
+              })
+            )
       // Built before the server and released after the drain: no request is cut off by it.
       const worker = DeliveryWorkerLive({ owner: options.workerOwner ?? workerOwner() })
-      return Layer.mergeAll(drain, purge).pipe(
+      return Layer.mergeAll(drain, purge, reads).pipe(
         Layer.provide(served),
+        // One gate for the endpoints and the front, provided below both: a request is charged once.
+        Layer.provide(gate),
         Layer.provideMerge(NodeHttpServer.layer(() => server, { port: options.port, host: options.host })),
         Layer.provide(worker),
         Layer.provide(JsonLogger.layer(options.log))

@@ -31,6 +31,7 @@ export const installRequestFront = (server: Server, options: { readonly log: boo
       id,
       workspaceId: null,
       internal: null,
+      screened: null,
       // Node merges these with the headers Effect passes to writeHead (Effect's win on a clash).
       setHeaders: (headers) => {
         if (response.headersSent) return

@@ -59,6 +59,12 @@ export interface StartOptions {
    * keys reach every host at once by the storage's signal; this bounds a lost signal.
    */
   readonly storedKeyMillis?: number
+  /**
+   * GETs of one record without query parameters answered by the host's front rather than by
+   * HttpApi's endpoint, with the same answers (host/recordReads.ts); default true. False sends
+   * every request through HttpApi.
+   */
+  readonly frontReads?: boolean
 }
 
 export interface RunningServer {
@@ -145,6 +151,7 @@ export const startServer = async (options: StartOptions = {}): Promise<RunningSe
         ...(options.ipRateBurst === undefined ? {} : { ipRateBurst: options.ipRateBurst }),
         trustProxy,
         ...(options.storedKeyMillis === undefined ? {} : { storedKeyMillis: options.storedKeyMillis }),
+        ...(options.frontReads === undefined ? {} : { frontReads: options.frontReads }),
         log: options.log ?? true
       }).pipe(Layer.provide(Layer.succeedContext(engine)))
     )

@@ -1,5 +1,4 @@
-import type { HttpServerRequest } from "effect/http"
-import { Context, Option } from "effect"
+import { Context } from "effect"
 import { addressBucket, clientAddress, trustedProxies } from "./clientAddress.js"
 import * as RateLimiter from "./RateLimiter.js"
 
@@ -30,8 +29,11 @@ export const AddressRateLimit = Context.Reference<AddressRateLimitSettings>("@de
 export const KEYS_PER_ADDRESS = 10
 
 export interface AddressLimiter {
-  /** Charges the request's client address at `now` (the fiber's Clock, read by the caller). */
-  readonly takeAt: (request: HttpServerRequest.HttpServerRequest, now: number) => RateLimiter.RateDecision
+  /**
+   * Charges the client of a request at `now` (read by the caller): its socket's peer, or a client a
+   * trusted proxy names in `X-Forwarded-For`.
+   */
+  readonly takeAt: (peer: string | undefined, forwardedFor: string | undefined, now: number) => RateLimiter.RateDecision
 }
 
 /** Throws on a trusted proxy entry that is not an address or subnet. */
@@ -42,9 +44,6 @@ export const make = (settings: AddressRateLimitSettings, perKey: RateLimiter.Rat
     burst: settings.burst ?? KEYS_PER_ADDRESS * perKey.burst
   })
   return {
-    takeAt: (request, now) => {
-      const forwarded = request.headers["x-forwarded-for"]
-      return limiter.takeAt(addressBucket(clientAddress(Option.getOrUndefined(request.remoteAddress), forwarded, trusted)), now)
-    }
+    takeAt: (peer, forwardedFor, now) => limiter.takeAt(addressBucket(clientAddress(peer, forwardedFor, trusted)), now)
   }
 }

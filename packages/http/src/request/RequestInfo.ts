@@ -1,5 +1,6 @@
 import { HttpServerRequest } from "effect/http"
 import { Context, type Fiber } from "effect"
+import type { Screened } from "../auth/Gate.js"
 import type { RateDecision } from "../rateLimit/RateLimiter.js"
 
 /**
@@ -20,6 +21,11 @@ export interface RequestInfoShape {
    * pre-response handler instead.
    */
   readonly setHeaders: ((headers: Record<string, string>) => void) | null
+  /**
+   * The gate's answer when the host's front screened the request already (host/recordReads.ts):
+   * Authentication then takes it as it is, so no limit is charged twice.
+   */
+  screened: Screened | null
 }
 
 // A symbol on the request object: one property read per use, no Context lookup and no per-request
@@ -33,7 +39,10 @@ export const attachRequestInfo = (source: object, info: RequestInfoShape): void 
   ;(source as Carrier)[INFO] = info
 }
 
-const bare = (): RequestInfoShape => ({ id: "req_none", workspaceId: null, internal: null, setHeaders: null })
+/** The info the host's front kept on a Node request, if it did. */
+export const attachedRequestInfo = (source: object): RequestInfoShape | undefined => (source as Carrier)[INFO]
+
+const bare = (): RequestInfoShape => ({ id: "req_none", workspaceId: null, internal: null, setHeaders: null, screened: null })
 
 /** The request's info, made bare on first use when no front made it. */
 export const requestInfoOf = (request: HttpServerRequest.HttpServerRequest): RequestInfoShape => {
