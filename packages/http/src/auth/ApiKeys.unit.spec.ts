@@ -1,8 +1,9 @@
 import { apiKeyIdOf, StorageUnavailable, SYSTEM_WORKSPACE } from "@dealstream/core"
 import { describe, expect, it } from "@effect/vitest"
 import { createHash } from "node:crypto"
-import { Effect, Option } from "effect"
+import { Clock, Effect, Option } from "effect"
 import * as ApiKeys from "./ApiKeys.js"
+import * as StoredKeyCache from "./storedKeyCache.js"
 
 const hex = (key: string) => createHash("sha256").update(key, "utf8").digest("hex")
 
@@ -35,6 +36,32 @@ describe("ApiKeys", () => {
       )
       expect(Option.isSome(yield* keys.authenticate("env-key"))).toBe(true)
       expect((yield* Effect.flip(keys.authenticate("other"))).message).toBe("connect ECONNREFUSED")
+    })
+  )
+
+  it.effect("knows a connection's last key without hashing it again, and nothing else by it", () =>
+    Effect.gen(function* () {
+      const cache = StoredKeyCache.make<ApiKeys.KeyOwner>(StoredKeyCache.defaults)
+      const keys = ApiKeys.make(
+        [{ workspaceId: "ws_env", key: "env-key" }],
+        (digest) =>
+          Effect.succeed(digest === hex("stored-key") ? { workspaceId: "acme", keyId: "k1", scopes: "*", expiresAt: null } : null),
+        cache
+      )
+      // The cache stamps what it learns with the fiber's (test) clock.
+      const now = yield* Clock.currentTimeMillis
+      const connection = {}
+      expect(keys.knownAt("env-key", now, connection)?.workspaceId).toBe("ws_env")
+      expect(keys.knownAt("env-key", now, connection)?.workspaceId).toBe("ws_env")
+      // Another key on the same connection (a proxy's) is its own, known or not: never the last one's.
+      for (const other of ["env-ke", "env-key ", "env-kez", "", "stored-key"]) expect(keys.knownAt(other, now, connection)).toBeUndefined()
+      yield* keys.authenticate("stored-key")
+      expect(keys.knownAt("stored-key", now, connection)?.workspaceId).toBe("acme")
+      expect(keys.knownAt("stored-key", now, connection)?.workspaceId).toBe("acme")
+      // A stored key is asked of the cache each time: forgotten (revoked through this host), it is not known.
+      cache.forget((owner) => owner.keyId === "k1")
+      expect(keys.knownAt("stored-key", now, connection)).toBeUndefined()
+      expect(keys.knownAt("env-key", now, connection)?.workspaceId).toBe("ws_env")
     })
   )
 

@@ -55,8 +55,15 @@ const knockOf = (request: HttpServerRequest.HttpServerRequest): Knock => ({
   path: pathOf(request.url),
   authorization: request.headers["authorization"],
   remoteAddress: Option.getOrUndefined(request.remoteAddress),
-  forwardedFor: request.headers["x-forwarded-for"]
+  forwardedFor: request.headers["x-forwarded-for"],
+  connection: socketOf(request.source)
 })
+
+/** The Node socket under Effect's request, when the platform is Node's. */
+const socketOf = (source: unknown): object | undefined => {
+  const socket = (source as { socket?: unknown } | null)?.socket
+  return typeof socket === "object" && socket !== null ? socket : undefined
+}
 
 /**
  * HttpApi's bearer security hands us whatever follows the scheme (`Bearer a b` included), so the

@@ -17,6 +17,8 @@ export interface Knock {
   /** The socket's peer; undefined on a Unix socket. */
   readonly remoteAddress: string | undefined
   readonly forwardedFor: string | undefined
+  /** The connection it came on (Node's socket), when there is one: ApiKeys.knownAt's memo. */
+  readonly connection: object | undefined
 }
 
 /**
@@ -108,7 +110,7 @@ export const GateLive = Layer.effect(
           }
         }
         const presented = match[1]!
-        const known = keys.knownAt(presented, now)
+        const known = keys.knownAt(presented, now, knock.connection)
         return known === undefined ? { _tag: "LookUp", presented, byAddress } : admit(knock, info, byAddress, known, now)
       },
       admit,

@@ -128,7 +128,8 @@ const knockOf = (request: IncomingMessage, path: string) => {
     path,
     authorization: request.headers.authorization,
     remoteAddress: request.socket.remoteAddress,
-    forwardedFor: Array.isArray(forwarded) ? forwarded.join(", ") : forwarded
+    forwardedFor: Array.isArray(forwarded) ? forwarded.join(", ") : forwarded,
+    connection: request.socket
   }
 }
 
