@@ -10,7 +10,7 @@ import {
   WrittenAt as WrittenAtReference
 } from "@dealstream/core"
 import { type HttpServerRequest, HttpServerResponse } from "effect/http"
-import { Effect } from "effect"
+import { Effect, type Option } from "effect"
 
 /** The request header asking a read to see at least a position. */
 export const READ_AFTER = "dealstream-read-after"
@@ -55,6 +55,13 @@ const refusedToken = () =>
   ])
 
 /**
+ * Where a write's answer says it is: the position of what it stored, or, when it stored nothing (an
+ * idempotent replay), the storage's position now; none when the storage cannot say.
+ */
+export const positionOfWrite = (engine: EngineService, written: WrittenAt): Effect.Effect<Option.Option<StoragePosition>> =>
+  written.position === null ? Effect.option(engine.position) : Effect.succeedSome(written.position)
+
+/**
  * Runs an authenticated request so that reads see what they must and writes say where they are:
  * - a GET reads with a ReadRoute after the later of `Dealstream-Read-After` and the key's own last
  *   write through this host (a malformed header is 400 before anything is read), so the storage
@@ -83,8 +90,7 @@ export const withPositions = <E, R>(
     Effect.provideService(WrittenAtReference, written),
     Effect.flatMap((response) => {
       if (response.status < 200 || response.status > 299) return Effect.succeed(response)
-      const position = written.position === null ? Effect.option(engine.position) : Effect.succeedSome(written.position)
-      return Effect.map(position, (at) => {
+      return Effect.map(positionOfWrite(engine, written), (at) => {
         // The storage could not say where it is now: the write stands, without a position to read after.
         if (at._tag === "None") return response
         lastWrites.wrote(keyId, at.value)

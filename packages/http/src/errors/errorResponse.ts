@@ -185,8 +185,17 @@ export interface ErrorResponse {
   readonly internal: string | null
 }
 
+/** A failed request's answer before it becomes a response: its status, headers and error body. */
+export interface ErrorReply {
+  readonly status: number
+  readonly headers: Readonly<Record<string, string>>
+  readonly body: { readonly error: JsonObject }
+  /** Set for 500s: what the operator needs to see in the log, never sent to the client. */
+  readonly internal: string | null
+}
+
 /** `None` when the request was interrupted (client gone): there is nobody to answer. */
-export const errorResponse = (cause: Cause.Cause<unknown>, requestId: string): Option.Option<ErrorResponse> => {
+export const errorReply = (cause: Cause.Cause<unknown>, requestId: string): Option.Option<ErrorReply> => {
   if (Cause.hasInterruptsOnly(cause)) return Option.none()
   const failure = Option.orElse(Cause.findErrorOption(cause), () => Option.fromNullishOr(cause.reasons.find(Cause.isDieReason)?.defect))
   const mapped = Option.flatMapNullishOr(
@@ -194,12 +203,20 @@ export const errorResponse = (cause: Cause.Cause<unknown>, requestId: string): O
     byTag
   )
   const answered = Option.getOrElse(mapped, () => internal)
-  const body = { error: errorOf(answered, requestId) }
   return Option.some({
-    response: HttpServerResponse.jsonUnsafe(body, { status: answered.status, headers: answered.headers }),
+    status: answered.status,
+    headers: answered.headers,
+    body: { error: errorOf(answered, requestId) },
     internal: Option.isSome(mapped) && answered.status !== internal.status ? null : Cause.pretty(cause)
   })
 }
+
+/** errorReply as the response Effect's router writes. */
+export const errorResponse = (cause: Cause.Cause<unknown>, requestId: string): Option.Option<ErrorResponse> =>
+  Option.map(errorReply(cause, requestId), (reply) => ({
+    response: HttpServerResponse.jsonUnsafe(reply.body, { status: reply.status, headers: reply.headers }),
+    internal: reply.internal
+  }))
 
 /** The error shape's `error` member: a detail's `id` and `scope` only where it has them. */
 const errorOf = ({ code, details, message }: Mapped, requestId: string): JsonObject => ({

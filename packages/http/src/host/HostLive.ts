@@ -26,8 +26,10 @@ import { drainConnections } from "./drainConnections.js"
 import type { HostConfig } from "./HostConfig.js"
 import { hostMiddleware } from "./hostMiddleware.js"
 import { installRequestFront } from "./requestFront.js"
-import { divertRequests } from "./divertRequests.js"
-import { recordReads, recordReadsOf } from "./recordReads.js"
+import { divertRequests, type Taker } from "./divertRequests.js"
+import { recordCreates } from "./recordCreates.js"
+import { recordReads } from "./recordReads.js"
+import { frontRecordsOf } from "./frontRecords.js"
 import * as JsonLogger from "./jsonLogger.js"
 import { answerParserErrors } from "./parserErrors.js"
 import { purgeSchedule } from "./purgeSchedule.js"
@@ -54,8 +56,8 @@ export type ServeOptions = Omit<HostConfig, "storage" | "dataDir" | "apiKeys" | 
    * to a key reaches every host by the storage's signal, and within this should a signal be lost.
    */
   readonly storedKeyMillis?: number
-  /** GETs of one record answered by the host's front (StartOptions.frontReads); default true. */
-  readonly frontReads?: boolean
+  /** Record GETs, list pages and creates answered by the host's front (StartOptions.frontAnswers); default true. */
+  readonly frontAnswers?: boolean
 }
 
 const workerOwner = () => `${hostname()}:${process.pid}:${randomBytes(4).toString("hex")}`
@@ -122,13 +124,18 @@ export const HostLive = (
         })
       )
       const purge = Layer.effectDiscard(purgeSchedule)
-      // GETs of one record answered at the front while the host serves (recordReads.ts).
-      const reads =
-        options.frontReads === false
+      // Record GETs, list pages and creates answered at the front while the host serves.
+      const front =
+        options.frontAnswers === false
           ? Layer.empty
           : Layer.effectDiscard(
               Effect.gen(function* () {
-                const taker = recordReads(yield* Gate, recordReadsOf(yield* Engine, yield* RecordTypes), yield* Effect.context<never>())
+                const gate = yield* Gate
+                const records = frontRecordsOf(yield* Engine, yield* RecordTypes)
+                const context = yield* Effect.context<never>()
+                const reads = recordReads(gate, records, context)
+                const creates = recordCreates(gate, records, context)
+                const taker: Taker = (request, response, pass) => reads(request, response, pass) || creates(request, response, pass)
                 yield* Effect.acquireRelease(
                   Effect.sync(() => {
                     diversion.take = taker
@@ -142,7 +149,7 @@ export const HostLive = (
             )
       // Built before the server and released after the drain: no request is cut off by it.
       const worker = DeliveryWorkerLive({ owner: options.workerOwner ?? workerOwner() })
-      return Layer.mergeAll(drain, purge, reads).pipe(
+      return Layer.mergeAll(drain, purge, front).pipe(
         Layer.provide(served),
         // One gate for the endpoints and the front, provided below both: a request is charged once.
         Layer.provide(gate),

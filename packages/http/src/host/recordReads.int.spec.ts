@@ -9,7 +9,9 @@ import * as RateLimiter from "../rateLimit/RateLimiter.js"
 import { attachedRequestInfo } from "../request/RequestInfo.js"
 import { divertRequests } from "./divertRequests.js"
 import { MemoryEngineLive } from "./HostLive.js"
-import { recordReads, recordReadsOf } from "./recordReads.js"
+import { frontRecordsOf } from "./frontRecords.js"
+import { recordCreates } from "./recordCreates.js"
+import { recordReads } from "./recordReads.js"
 import { installRequestFront } from "./requestFront.js"
 
 // Which requests the front answers and which it hands to the endpoint, over a real socket: the
@@ -36,7 +38,11 @@ beforeAll(async () => {
   contactId = String(created.data["id"])
   server = createServer()
   installRequestFront(server, { log: false, newRequestId: () => "req_test" })
-  divertRequests(server).take = recordReads(Context.get(context, Gate), recordReadsOf(engine, []), context as Context.Context<never>)
+  const gate = Context.get(context, Gate)
+  const records = frontRecordsOf(engine, [])
+  const reads = recordReads(gate, records, context as Context.Context<never>)
+  const creates = recordCreates(gate, records, context as Context.Context<never>)
+  divertRequests(server).take = (request, response, pass) => reads(request, response, pass) || creates(request, response, pass)
   server.on("request", (request: IncomingMessage, response) => {
     screenedAtEndpoint.push(attachedRequestInfo(request)?.screened?._tag ?? null)
     response.writeHead(599).end("endpoint")
@@ -52,7 +58,14 @@ afterAll(async () => {
 const get = (path: string, headers: Record<string, string> = {}) =>
   fetch(`${base}${path}`, { headers: { authorization: `Bearer ${KEY}`, ...headers } })
 
-describe("the front's record reads", () => {
+const post = (path: string, body: string, headers: Record<string, string> = {}) =>
+  fetch(`${base}${path}`, {
+    method: "POST",
+    body,
+    headers: { authorization: `Bearer ${KEY}`, "content-type": "application/json", ...headers }
+  })
+
+describe("the front's record reads and creates", () => {
   it("answers a GET of a live record itself, with the endpoint's headers", async () => {
     const answer = await get(`/v1/contacts/${contactId}`)
     expect(answer.status).toBe(200)
@@ -68,6 +81,32 @@ describe("the front's record reads", () => {
     expect(answer.headers.get("etag")).toBeNull()
     const page = (await answer.json()) as { data: Array<{ id: string }>; next_cursor: string | null }
     expect(page.data.map((contact) => contact.id)).toEqual([contactId])
+  })
+
+  it("answers a create itself, its refusals too once it has read the body", async () => {
+    const made = await post("/v1/contacts", JSON.stringify({ email: "made@example.com" }))
+    expect(made.status).toBe(201)
+    const id = ((await made.json()) as { id: string }).id
+    expect(made.headers.get("location")).toBe(`/v1/contacts/${id}`)
+    expect(made.headers.get("dealstream-position")).toMatch(/^[0-9A-F]{16}$/)
+    const malformed = await post("/v1/contacts", '{"email":')
+    expect(malformed.status).toBe(400)
+    expect(((await malformed.json()) as { error: { code: string } }).error.code).toBe("invalid_json")
+  })
+
+  it("hands the endpoint a create it would refuse unread, or that is keyed", async () => {
+    screenedAtEndpoint.length = 0
+    for (const [path, headers] of [
+      ["/v1/contacts", { "idempotency-key": "k1" }],
+      ["/v1/contacts", { "content-type": "text/plain" }],
+      ["/v1/contacts?x=1", {}],
+      ["/v1/contacts/con_x", {}],
+      ["/v1/pipelines", {}]
+    ] as const) {
+      const answer = await post(path, JSON.stringify({ email: "handed@example.com" }), headers)
+      expect(answer.status, path).toBe(599)
+    }
+    expect(screenedAtEndpoint).toEqual([null, null, null, null, null])
   })
 
   it("hands the endpoint what it does not answer, with the gate's answer when it screened it", async () => {

@@ -1,52 +1,13 @@
-import {
-  activityFields,
-  companyFields,
-  contactFields,
-  dealFields,
-  type EngineService,
-  type Json,
-  type ListParams,
-  type Page,
-  type ReadError,
-  ReadRoute,
-  type RecordFields,
-  type RecordTypePlugin,
-  type RequestContext,
-  type StorageUnavailable,
-  type ValidationError,
-  type Versioned
-} from "@dealstream/core"
-import type { IncomingMessage, ServerResponse } from "node:http"
+import type { Json, RequestContext } from "@dealstream/core"
+import { ReadRoute } from "@dealstream/core"
 import { type Context, Effect, Exit, Result } from "effect"
 import type { GateService } from "../auth/Gate.js"
 import { READ_AFTER } from "../auth/readYourWrites.js"
 import { queryParamsOf } from "../request/queryParams.js"
 import { attachedRequestInfo, rateLimitHeaders } from "../request/RequestInfo.js"
 import type { Taker } from "./divertRequests.js"
+import { type FrontRecord, knockOf, writeJson } from "./frontRecords.js"
 import { pathOf } from "./requestFront.js"
-
-/** A record type's reads as its endpoints call them: one record without query parameters, a list page. */
-export interface RecordRead {
-  /** Its ids' prefix with the underscore (`con_`). */
-  readonly prefix: string
-  readonly get: (ctx: RequestContext, id: string) => Effect.Effect<Versioned, ReadError>
-  readonly list: (ctx: RequestContext, params: ListParams) => Effect.Effect<Page, ValidationError | StorageUnavailable>
-}
-
-const prefixOf = (fields: RecordFields): string => `${fields.standard.find((field) => field.name === "id")!.idPrefix}_`
-
-/** The record types' reads by collection: the built-in ones and the plug-ins' the engine serves. */
-export const recordReadsOf = (engine: EngineService, plugins: ReadonlyArray<RecordTypePlugin>): ReadonlyMap<string, RecordRead> =>
-  new Map<string, RecordRead>([
-    ["contacts", { prefix: prefixOf(contactFields), get: (ctx, id) => engine.contacts.get(ctx, id, null), list: engine.contacts.list }],
-    ["companies", { prefix: prefixOf(companyFields), get: (ctx, id) => engine.companies.get(ctx, id, null), list: engine.companies.list }],
-    ["deals", { prefix: prefixOf(dealFields), get: (ctx, id) => engine.deals.get(ctx, id, null), list: engine.deals.list }],
-    ["activities", { prefix: prefixOf(activityFields), get: engine.activities.get, list: engine.activities.list }],
-    ...plugins.flatMap((plugin): Array<[string, RecordRead]> => {
-      const service = engine.records.get(plugin.name)
-      return service === undefined ? [] : [[plugin.plural, { prefix: `${plugin.prefix}_`, get: service.get, list: service.list }]]
-    })
-  ])
 
 // The characters ids are made of; anything else (an escape, a dot) goes the endpoint's way.
 const ID = /^[a-z]+_[0-9a-z]{1,100}$/
@@ -55,7 +16,7 @@ const ID = /^[a-z]+_[0-9a-z]{1,100}$/
 type Call = (ctx: RequestContext) => Effect.Effect<{ readonly body: Json; readonly version: number | null }, unknown>
 
 /** The call a request target asks for, or null for a target the endpoints alone answer. */
-const callOf = (reads: ReadonlyMap<string, RecordRead>, url: string): Call | null => {
+const callOf = (reads: ReadonlyMap<string, FrontRecord>, url: string): Call | null => {
   if (!url.startsWith("/v1/")) return null
   const query = url.indexOf("?")
   const path = query < 0 ? url : url.slice(0, query)
@@ -89,7 +50,7 @@ const callOf = (reads: ReadonlyMap<string, RecordRead>, url: string): Call | nul
  * again there. A 404 or a list's 400 thus reads twice; a 200, once. The endpoint's parameter
  * checks only repeat the engine's (parameters.ts), so what the engine answers, they let through.
  */
-export const recordReads = (gate: GateService, reads: ReadonlyMap<string, RecordRead>, context: Context.Context<never>): Taker => {
+export const recordReads = (gate: GateService, reads: ReadonlyMap<string, FrontRecord>, context: Context.Context<never>): Taker => {
   const run = Effect.runCallbackWith(context)
   return (request, response, pass) => {
     const url = request.url
@@ -113,39 +74,12 @@ export const recordReads = (gate: GateService, reads: ReadonlyMap<string, Record
     cancel = run(Effect.provideService(call(ctx), ReadRoute, route), {
       onExit: (exit) => {
         response.off("close", gone)
-        if (Exit.isSuccess(exit)) answer(response, exit.value, rateLimitHeaders(screened.shown))
-        else if (!response.destroyed) pass()
+        if (Exit.isSuccess(exit)) {
+          const { body, version } = exit.value
+          writeJson(response, 200, { ...rateLimitHeaders(screened.shown), ...(version === null ? {} : { etag: `"${version}"` }) }, body)
+        } else if (!response.destroyed) pass()
       }
     })
     return true
   }
-}
-
-const knockOf = (request: IncomingMessage, path: string) => {
-  const forwarded = request.headers["x-forwarded-for"]
-  return {
-    method: "GET",
-    path,
-    authorization: request.headers.authorization,
-    remoteAddress: request.socket.remoteAddress,
-    forwardedFor: Array.isArray(forwarded) ? forwarded.join(", ") : forwarded,
-    connection: request.socket
-  }
-}
-
-/** The answer as the endpoint writes it (replies.ts: `respond(record(…))`, `respond(page(…))`). */
-const answer = (
-  response: ServerResponse,
-  read: { readonly body: Json; readonly version: number | null },
-  limits: Record<string, string>
-) => {
-  const body = JSON.stringify(read.body)
-  // In the endpoint's order, though no client should care.
-  response.writeHead(200, {
-    ...limits,
-    ...(read.version === null ? {} : { etag: `"${read.version}"` }),
-    "content-type": "application/json",
-    "content-length": Buffer.byteLength(body)
-  })
-  response.end(body)
 }

@@ -60,11 +60,12 @@ export interface StartOptions {
    */
   readonly storedKeyMillis?: number
   /**
-   * GETs of one record without query parameters answered by the host's front rather than by
-   * HttpApi's endpoint, with the same answers (host/recordReads.ts); default true. False sends
-   * every request through HttpApi.
+   * The API's most frequent requests (a record's GET, a list page, a create without an
+   * Idempotency-Key) answered by the host's front rather than by HttpApi's endpoints, with the same
+   * answers (host/recordReads.ts, host/recordCreates.ts); default true. False sends every request
+   * through HttpApi.
    */
-  readonly frontReads?: boolean
+  readonly frontAnswers?: boolean
 }
 
 export interface RunningServer {
@@ -151,7 +152,7 @@ export const startServer = async (options: StartOptions = {}): Promise<RunningSe
         ...(options.ipRateBurst === undefined ? {} : { ipRateBurst: options.ipRateBurst }),
         trustProxy,
         ...(options.storedKeyMillis === undefined ? {} : { storedKeyMillis: options.storedKeyMillis }),
-        ...(options.frontReads === undefined ? {} : { frontReads: options.frontReads }),
+        ...(options.frontAnswers === undefined ? {} : { frontAnswers: options.frontAnswers }),
         log: options.log ?? true
       }).pipe(Layer.provide(Layer.succeedContext(engine)))
     )

@@ -33,10 +33,45 @@ const isJsonMediaType = (contentType: string): boolean => {
   return mediaType === "application/json"
 }
 
-const hasBody = (request: HttpServerRequest.HttpServerRequest): boolean => {
-  const length = request.headers["content-length"]
-  return request.headers["transfer-encoding"] !== undefined || (length !== undefined && length !== "0")
+type HeadersOf = Readonly<Record<string, string | ReadonlyArray<string> | undefined>>
+
+const header = (headers: HeadersOf, name: string): string | undefined => {
+  const value = headers[name]
+  return typeof value === "string" ? value : undefined
 }
+
+/** Whether a request has a body, by its headers. */
+export const hasBody = (headers: HeadersOf): boolean => {
+  const length = header(headers, "content-length")
+  return headers["transfer-encoding"] !== undefined || (length !== undefined && length !== "0")
+}
+
+/** What refuses a body before it is read, in the order a client can fix it: media type (415), declared size (413). */
+export const bodyRefusal = (headers: HeadersOf): UnsupportedMediaType | PayloadTooLarge | null => {
+  const contentType = header(headers, "content-type")
+  if (contentType === undefined || !isJsonMediaType(contentType)) {
+    return new UnsupportedMediaType({
+      message: `Content-Type must be application/json, got ${contentType === undefined ? "none" : JSON.stringify(contentType)}`
+    })
+  }
+  return Number(header(headers, "content-length") ?? "0") > MAX_BODY_BYTES ? tooLarge : null
+}
+
+/** The body of a Node request whose headers passed bodyRefusal: size while reading (413), syntax (400), nesting (400). */
+export const readJsonFrom = (source: IncomingMessage): Effect.Effect<unknown, InvalidJson | PayloadTooLarge | ValidationError> =>
+  Effect.flatMap(readLimited(source, MAX_BODY_BYTES), (text) => {
+    if (text.trim() === "") return Effect.succeed(null)
+    return Effect.flatMap(
+      Effect.try({
+        try: (): unknown => JSON.parse(text),
+        catch: (error) => new InvalidJson({ message: `malformed JSON: ${error instanceof Error ? error.message : "cannot parse"}` })
+      }),
+      (body) =>
+        nestsDeeperThan(body, MAX_BODY_DEPTH)
+          ? Effect.fail(ValidationError.at("", `the body nests objects and arrays deeper than ${MAX_BODY_DEPTH} levels`))
+          : Effect.succeed(body)
+    )
+  })
 
 /**
  * Reads a JSON request body with the edge's rules, in the order a client can fix them: media type
@@ -47,27 +82,12 @@ const hasBody = (request: HttpServerRequest.HttpServerRequest): boolean => {
 export const readJsonBody = (
   request: HttpServerRequest.HttpServerRequest
 ): Effect.Effect<unknown, InvalidJson | PayloadTooLarge | UnsupportedMediaType | ValidationError> =>
-  Effect.gen(function* () {
-    if (!hasBody(request)) return null
-    const contentType = request.headers["content-type"]
-    if (contentType === undefined || !isJsonMediaType(contentType)) {
-      return yield* new UnsupportedMediaType({
-        message: `Content-Type must be application/json, got ${contentType === undefined ? "none" : JSON.stringify(contentType)}`
-      })
-    }
-    const declared = Number(request.headers["content-length"] ?? "0")
-    if (declared > MAX_BODY_BYTES) return yield* tooLarge
+  Effect.suspend((): Effect.Effect<unknown, InvalidJson | PayloadTooLarge | UnsupportedMediaType | ValidationError> => {
+    if (!hasBody(request.headers)) return Effect.succeed(null)
+    const refusal = bodyRefusal(request.headers)
+    if (refusal !== null) return Effect.fail(refusal)
     continueIfExpected(request)
-    const text = yield* readLimited(NodeHttpServerRequest.toIncomingMessage(request) as IncomingMessage, MAX_BODY_BYTES)
-    if (text.trim() === "") return null
-    const body = yield* Effect.try({
-      try: (): unknown => JSON.parse(text),
-      catch: (error) => new InvalidJson({ message: `malformed JSON: ${error instanceof Error ? error.message : "cannot parse"}` })
-    })
-    if (nestsDeeperThan(body, MAX_BODY_DEPTH)) {
-      return yield* ValidationError.at("", `the body nests objects and arrays deeper than ${MAX_BODY_DEPTH} levels`)
-    }
-    return body
+    return readJsonFrom(NodeHttpServerRequest.toIncomingMessage(request) as IncomingMessage)
   })
 
 /**

@@ -4,10 +4,10 @@ import { note } from "../plugins/note/note.js"
 import { testDatabase } from "../support/pg.js"
 import { type Answer, errorOf, type Host, KEY_A, startHost } from "./client.js"
 
-// GETs of one record answered by the host's front (host/recordReads.ts) against the same GETs
-// through HttpApi's endpoints (`frontReads: false`): two hosts on one database, the same records,
-// the same keys. What the endpoint answers is the contract; the front must answer the same status,
-// headers and bytes, and leave every other answer to the endpoint.
+// Requests answered by the host's front (host/recordReads.ts, host/recordCreates.ts) against the same
+// requests through HttpApi's endpoints (`frontAnswers: false`): two hosts on one database, the same
+// records, the same keys. What the endpoint answers is the contract; the front must answer the same
+// status, headers and bytes, and leave every other answer to the endpoint.
 
 const READER = "key_front_reader_0123456789"
 const API_KEYS = `ws_a:${KEY_A},ws_a:${READER}@contacts:read`
@@ -20,7 +20,7 @@ beforeAll(async () => {
   const options = { storage: { postgres: url }, apiKeys: API_KEYS, recordTypes: [note] } as const
   // One after the other: both would run the plug-in's migration at once.
   front = await startHost(options)
-  endpoint = await startHost({ ...options, frontReads: false })
+  endpoint = await startHost({ ...options, frontAnswers: false })
 })
 afterAll(async () => {
   await Promise.all([front?.close(), endpoint?.close()])
@@ -132,6 +132,82 @@ describe("GET of one record at the host's front", () => {
     expect(seen(a!)).toEqual(seen(b!))
     const malformed = await front.call("GET", `/v1/deals/${deal}`, { headers: { "dealstream-read-after": "nope" } })
     expect(malformed.status).toBe(400)
+  })
+})
+
+/** Both hosts' answers to the same POST. */
+const posted = async (path: string, options: { body?: unknown; raw?: string; headers?: Record<string, string> }) => ({
+  front: await front.call("POST", path, options),
+  endpoint: await endpoint.call("POST", path, options)
+})
+
+/** A created record's answer, with what differs between two creates (its id, times and place) set aside. */
+const madeShape = (answer: Answer) => ({
+  status: answer.status,
+  headers: [...answer.headers.keys()].filter((name) => name !== "date").sort(),
+  etag: answer.headers.get("etag"),
+  location: answer.headers.get("location")?.replace(answer.body.id, "{id}"),
+  body: Object.fromEntries(
+    Object.entries(answer.body as Record<string, unknown>).map(([key, value]) =>
+      key === "id" || key.endsWith("_at") ? [key, typeof value] : [key, value]
+    )
+  )
+})
+
+describe("POST of a record at the host's front", () => {
+  it("creates every record type as its endpoint does", async () => {
+    const pipeline = (await front.call("GET", "/v1/pipelines")).body.data[0].id
+    const linked = await created("/v1/contacts", { email: "linked@example.com" })
+    const bodies: Array<[string, (n: string) => unknown]> = [
+      ["/v1/contacts", (n) => ({ email: `made.${n}@example.com`, first_name: "Made", phone: "+1 555 0100" })],
+      ["/v1/companies", (n) => ({ name: `Made ${n}`, domain: `made-${n}.example` })],
+      ["/v1/deals", () => ({ name: "Made deal", pipeline_id: pipeline, value: 250, currency: "EUR" })],
+      ["/v1/activities", () => ({ type: "call", subject: "Made", contact_ids: [linked] })],
+      ["/v1/notes", (n) => ({ title: "Made", slug: `made-${n}` })]
+    ]
+    for (const [path, body] of bodies) {
+      const a = await front.call("POST", path, { body: body("front") })
+      const b = await endpoint.call("POST", path, { body: body("endpoint") })
+      expect(a.status, `${path}: ${a.text}`).toBe(201)
+      const [shapeA, shapeB] = [madeShape(a), madeShape(b)]
+      expect({ ...shapeA, body: { ...shapeA.body, email: null, name: null, domain: null, slug: null } }).toEqual({
+        ...shapeB,
+        body: { ...shapeB.body, email: null, name: null, domain: null, slug: null }
+      })
+      expect(a.headers.get("dealstream-position")).toMatch(/^[0-9A-F]{16}$/)
+      // What the front stored is what the endpoint's host reads back.
+      const read = await endpoint.call("GET", a.headers.get("location")!, {
+        headers: { "dealstream-read-after": a.headers.get("dealstream-position")! }
+      })
+      expect(read.text).toBe(a.text)
+    }
+  })
+
+  it("answers a refused body as its endpoint does, and leaves a keyed create to it", async () => {
+    await front.call("POST", "/v1/contacts", { body: { email: "taken@example.com" } })
+    const deep = JSON.stringify({ email: "deep@example.com", first_name: JSON.parse(`${"[".repeat(70)}${"]".repeat(70)}`) })
+    const cases: Array<[string, { body?: unknown; raw?: string; headers?: Record<string, string> }, number]> = [
+      ["missing email", { body: { first_name: "No" } }, 400],
+      ["unknown field", { body: { email: "x@example.com", colour: "red" } }, 400],
+      ["taken email", { body: { email: "TAKEN@example.com" } }, 409],
+      ["no body", { headers: { "content-type": "application/json" } }, 400],
+      ["malformed JSON", { raw: '{"email": ', headers: { "content-type": "application/json" } }, 400],
+      ["nested too deep", { raw: deep, headers: { "content-type": "application/json" } }, 400],
+      ["not JSON", { raw: "email=x", headers: { "content-type": "application/x-www-form-urlencoded" } }, 415]
+    ]
+    for (const [what, options, status] of cases) {
+      const { front: a, endpoint: b } = await posted("/v1/contacts", options)
+      expect(a.status, `${what}: ${a.text}`).toBe(status)
+      expect(seen(a), what).toEqual(seen(b))
+    }
+    const { front: queried, endpoint: queriedThere } = await posted("/v1/contacts?x=1", { body: { email: "q@example.com" } })
+    expect(queried.status).toBe(400)
+    expect(seen(queried)).toEqual(seen(queriedThere))
+    const keyed = { body: { email: "keyed@example.com" }, headers: { "idempotency-key": "front-keyed-1" } }
+    const first = await front.call("POST", "/v1/contacts", keyed)
+    const again = await front.call("POST", "/v1/contacts", keyed)
+    expect([first.status, again.status, again.headers.get("idempotent-replayed")]).toEqual([201, 201, "true"])
+    expect(again.body.id).toBe(first.body.id)
   })
 })
 
