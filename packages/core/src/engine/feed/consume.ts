@@ -19,6 +19,13 @@ const unavailable = new ConsumersUnavailable({
 /** A consumer over every workspace lists the workspaces with events this often, for any feed signal lost. */
 export const DISCOVER_MILLIS = 60_000
 
+/**
+ * And first at these delays after it starts (milliseconds): its first listing may run before the
+ * feed's listener is in place (on PostgreSQL a LISTEN connection still connecting), and a workspace
+ * whose first event was committed in between is signalled to nobody. The next listing finds it.
+ */
+export const FIRST_DISCOVERIES = [1_000, 2_000, 4_000, 8_000] as const
+
 /** Workspaces listed per storage read while discovering. */
 const DISCOVER_PAGE = 500
 
@@ -155,9 +162,18 @@ export const makeConsumers = (
         )
       // The signal names each workspace that gains events; Resumed (a lost listening connection) stands for any.
       const signalled = Stream.runForEach(feedChanges, (change) => (change._tag === "Appended" ? start(change.workspaceId) : discover))
-      const listed = Effect.andThen(retried(discover), Effect.sleep(DISCOVER_MILLIS))
+      const early = Effect.forEach(FIRST_DISCOVERIES, (millis) => Effect.andThen(Effect.sleep(millis), retried(discover)), {
+        discard: true
+      })
+      const listed = Effect.andThen(Effect.sleep(DISCOVER_MILLIS), retried(discover))
       yield* Effect.forkIn(
-        Effect.all([Effect.forever(retried(signalled)), Effect.forever(listed)], { concurrency: "unbounded", discard: true }),
+        Effect.all(
+          [Effect.forever(retried(signalled)), Effect.andThen(retried(discover), early).pipe(Effect.andThen(Effect.forever(listed)))],
+          {
+            concurrency: "unbounded",
+            discard: true
+          }
+        ),
         partitions
       )
       return { stop: Scope.close(partitions, Exit.void), active: Effect.sync(() => holding.size > 0) }
