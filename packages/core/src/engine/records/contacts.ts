@@ -20,7 +20,7 @@ import type { StoredDocument } from "../../storage/documents.js"
 import type { FieldCatalog } from "../../query/fields.js"
 import { linkedActivities } from "../views/activityViews.js"
 import { companyStates, companyViews } from "../views/companyViews.js"
-import { contactViews, dealsNaming, idsOf, liveCompaniesOf } from "../views/contactViews.js"
+import { contactViews, dealsNaming, idsOf, liveCompaniesOf, withLiveCompaniesOf } from "../views/contactViews.js"
 import type { Catalogs } from "../base/settings.js"
 import { dealViews } from "../views/dealViews.js"
 import type { EngineDeps } from "../base/deps.js"
@@ -130,9 +130,11 @@ export const makeContacts = (deps: EngineDeps) => {
       const read = yield* deps.storage.readRecord("contact", ctx.workspaceId, id, dealsLinkingContacts)
       const doc = read.document
       if (doc === null || doc.deletedAt !== null) return yield* new NotFound({ resource: "contact", id, ...mergedIntoOf(doc?.data) })
-      const [known, companies] = yield* Effect.all(
-        [settingsOf(deps.storage, deps.settings, ctx, { version: read.settingsVersion }).catalogs, liveCompaniesOf(deps, ctx, [doc.data])],
-        { concurrency: 2 }
+      const [known, companies] = yield* withLiveCompaniesOf(
+        deps,
+        ctx,
+        [doc.data],
+        settingsOf(deps.storage, deps.settings, ctx, { version: read.settingsVersion }).catalogs
       )
       const view = contactViewWith(visibleFields(doc.data, known.contact), read.linkedIds, idsOf(companies))
       const data = expandContact(view, {

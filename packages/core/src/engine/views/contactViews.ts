@@ -18,16 +18,35 @@ export const contactStates = (deps: EngineDeps, ctx: RequestContext, ids: Readon
 export const dealsNaming = (deps: EngineDeps, ctx: RequestContext, contactIds: ReadonlyArray<string>) =>
   liveNaming(deps, "deal", ctx.workspaceId, contactIdsField, contactIds)
 
+const companyIdsOf = (contacts: ReadonlyArray<JsonObject>) => [...new Set(contacts.flatMap(linkedCompanyIds))]
+
+const liveCompaniesIn = (deps: EngineDeps, ctx: RequestContext, ids: ReadonlyArray<string>) =>
+  Effect.map(deps.storage.getDocuments("company", ctx.workspaceId, ids), (docs) => docs.filter((doc) => doc.deletedAt === null))
+
 /** The live companies among those the contacts link (one read, none when they link none), in no particular order. */
 export const liveCompaniesOf = (
   deps: EngineDeps,
   ctx: RequestContext,
   contacts: ReadonlyArray<JsonObject>
 ): Effect.Effect<ReadonlyArray<StoredDocument>, StorageUnavailable> => {
-  const ids = [...new Set(contacts.flatMap(linkedCompanyIds))]
+  const ids = companyIdsOf(contacts)
+  return ids.length === 0 ? Effect.succeed([]) : liveCompaniesIn(deps, ctx, ids)
+}
+
+/**
+ * `other` and the contacts' live companies, read at once when there are companies to read; when
+ * there are none (most contacts), `other` alone, without forking fibers for a read that is not made.
+ */
+export const withLiveCompaniesOf = <A, E>(
+  deps: EngineDeps,
+  ctx: RequestContext,
+  contacts: ReadonlyArray<JsonObject>,
+  other: Effect.Effect<A, E>
+): Effect.Effect<readonly [A, ReadonlyArray<StoredDocument>], E | StorageUnavailable> => {
+  const ids = companyIdsOf(contacts)
   return ids.length === 0
-    ? Effect.succeed([])
-    : Effect.map(deps.storage.getDocuments("company", ctx.workspaceId, ids), (docs) => docs.filter((doc) => doc.deletedAt === null))
+    ? Effect.map(other, (a) => [a, []] as const)
+    : Effect.all([other, liveCompaniesIn(deps, ctx, ids)] as const, { concurrency: 2 })
 }
 
 export const idsOf = (docs: ReadonlyArray<StoredDocument>): ReadonlySet<string> => new Set(docs.map((doc) => doc.id))
@@ -44,20 +63,15 @@ export const contactViews = (
   catalog: FieldCatalog
 ) =>
   Effect.map(
-    Effect.all(
-      [
-        dealsNaming(
-          deps,
-          ctx,
-          contacts.map((contact) => contact.id)
-        ),
-        liveCompaniesOf(
-          deps,
-          ctx,
-          contacts.map((contact) => contact.data)
-        )
-      ],
-      { concurrency: 2 }
+    withLiveCompaniesOf(
+      deps,
+      ctx,
+      contacts.map((contact) => contact.data),
+      dealsNaming(
+        deps,
+        ctx,
+        contacts.map((contact) => contact.id)
+      )
     ),
     ([deals, companies]) => {
       const live = idsOf(companies)
