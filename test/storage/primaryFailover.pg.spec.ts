@@ -112,6 +112,11 @@ describe("PgStorage on a primary and a synchronous standby named in one URL", ()
       await run(storage.commit(create(ws)))
       return feed.length > 0 ? true : undefined
     })
+    // The queue's listener too: one that first listens after the failover has nothing to resume.
+    await waitFor("the queue's listener", async () => {
+      await run(queue.signal({ _tag: "WebhookDeleted", webhookId: "wh_fo_before" }))
+      return signals.length > 0 ? true : undefined
+    })
 
     // Each writer commits new streams one after another; a commit that got no answer (503) is sent
     // again as it was until it is answered. A retry refused as a version conflict was applied by an
