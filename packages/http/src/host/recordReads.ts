@@ -1,5 +1,4 @@
-import type { Json, RequestContext } from "@dealstream/core"
-import { ReadRoute } from "@dealstream/core"
+import { type Json, ReadRoute, type RequestContext } from "@dealstream/core"
 import { type Context, Effect, Exit, Result } from "effect"
 import type { GateService } from "../auth/Gate.js"
 import { READ_AFTER } from "../auth/readYourWrites.js"
@@ -12,7 +11,7 @@ import { pathOf } from "./requestFront.js"
 // The characters ids are made of; anything else (an escape, a dot) goes the endpoint's way.
 const ID = /^[a-z]+_[0-9a-z]{1,100}$/
 
-/** A read the front may answer: its collection's reads, and the call that answers it (with its ETag for one record). */
+/** The engine's call that answers a read, and the record's version for its ETag (null: a list page, none). */
 type Call = (ctx: RequestContext) => Effect.Effect<{ readonly body: Json; readonly version: number | null }, unknown>
 
 /** The call a request target asks for, or null for a target the endpoints alone answer. */
