@@ -6,6 +6,7 @@ import { Forbidden, Invalid, RateLimited, Unauthorized, Unavailable } from "../e
 import type { RateDecision } from "../rateLimit/RateLimiter.js"
 import { pathOf } from "../host/requestFront.js"
 import { rateLimitHeaders, type RequestInfoShape, requestInfoOf } from "../request/RequestInfo.js"
+import type { KeyOwner } from "./ApiKeys.js"
 import { Gate, type Knock, type Screened } from "./Gate.js"
 import { withPositions } from "./readYourWrites.js"
 
@@ -19,6 +20,14 @@ export interface CallerContext extends RequestContext {
 }
 
 export class Caller extends Context.Service<Caller, CallerContext>()("@dealstream/http/Caller") {}
+
+/** The caller a request admitted with `owner`'s key speaks as, at the endpoints and at the host's front alike. */
+export const callerOf = (owner: KeyOwner, requestId: string): CallerContext => ({
+  workspaceId: owner.workspaceId,
+  requestId,
+  actor: owner.keyId,
+  key: { scopes: owner.scopes, configured: owner.configured }
+})
 
 export class Authentication extends HttpApiMiddleware.Service<Authentication, { provides: Caller }>()("@dealstream/http/Authentication", {
   // A stored key is looked up in the database: when it cannot be reached the answer is 503, not
@@ -108,12 +117,7 @@ export const AuthenticationLive = Layer.effect(
             owner.keyId,
             gate.lastWrites,
             gate.engine,
-            Effect.provideService(httpEffect, Caller, {
-              workspaceId: owner.workspaceId,
-              requestId: info.id,
-              actor: owner.keyId,
-              key: { scopes: owner.scopes, configured: owner.configured }
-            })
+            Effect.provideService(httpEffect, Caller, callerOf(owner, info.id))
           )
           return shown === null ? answer : Effect.andThen(shown, answer)
         }

@@ -18,7 +18,9 @@ import {
 } from "@dealstream/core"
 import type { IncomingMessage, ServerResponse } from "node:http"
 import type { Effect } from "effect"
-import type { Knock } from "../auth/Gate.js"
+import { type CallerContext, callerOf } from "../auth/Authentication.js"
+import type { GateService, Knock } from "../auth/Gate.js"
+import { rateLimitHeaders, type RequestInfoShape } from "../request/RequestInfo.js"
 
 /** A record type's calls as its endpoints make them: one record without query parameters, a list page, a create. */
 export interface FrontRecord {
@@ -61,7 +63,7 @@ export const frontRecordsOf = (engine: EngineService, plugins: ReadonlyArray<Rec
 }
 
 /** What the gate reads of a Node request. */
-export const knockOf = (request: IncomingMessage, path: string): Knock => {
+const knockOf = (request: IncomingMessage, path: string): Knock => {
   const forwarded = request.headers["x-forwarded-for"]
   return {
     method: request.method ?? "GET",
@@ -71,6 +73,38 @@ export const knockOf = (request: IncomingMessage, path: string): Knock => {
     forwardedFor: Array.isArray(forwarded) ? forwarded.join(", ") : forwarded,
     connection: request.socket
   }
+}
+
+/** A request the gate admitted at the front: who it speaks as, and the RateLimit headers its answer carries. */
+export interface FrontCaller {
+  readonly caller: CallerContext
+  /** Its key's id: the key's last write, which its reads must see, is kept by it (readYourWrites.ts). */
+  readonly keyId: string
+  readonly limits: Readonly<Record<string, string>>
+}
+
+/**
+ * Screens a request the front means to answer (`path` without its query string). The gate's answer
+ * stays on the RequestInfo, for the endpoint to take as it is should the request be handed on, so
+ * no limit is charged twice. Null, and the request handed on with `pass`, unless it was admitted.
+ */
+export const screenAtFront = (
+  gate: GateService,
+  request: IncomingMessage,
+  path: string,
+  info: RequestInfoShape,
+  pass: () => void
+): FrontCaller | null => {
+  const screened = gate.screen(knockOf(request, path), info, Date.now())
+  info.screened = screened
+  if (screened._tag === "Admitted")
+    return {
+      caller: callerOf(screened.owner, info.id),
+      keyId: screened.owner.keyId,
+      limits: rateLimitHeaders(screened.shown)
+    }
+  pass()
+  return null
 }
 
 /** An answer as the endpoints write it (replies.ts' `respond`): `headers`, then the JSON body's. */

@@ -6,9 +6,9 @@ import { errorReply } from "../errors/errorResponse.js"
 import { unconditional } from "../recordHandlers.js"
 import { locationOf } from "../replies.js"
 import { bodyRefusal, hasBody, readJsonFrom } from "../request/jsonBody.js"
-import { attachedRequestInfo, rateLimitHeaders } from "../request/RequestInfo.js"
+import { attachedRequestInfo } from "../request/RequestInfo.js"
 import type { Taker } from "./divertRequests.js"
-import { type FrontRecord, knockOf, writeJson } from "./frontRecords.js"
+import { type FrontRecord, screenAtFront, writeJson } from "./frontRecords.js"
 
 /**
  * `POST /v1/<collection>`, a create without an Idempotency-Key, answered beside HttpApi as
@@ -36,21 +36,15 @@ export const recordCreates = (gate: GateService, records: ReadonlyMap<string, Fr
     if (body && bodyRefusal(headers) !== null) return false
     const info = attachedRequestInfo(request)
     if (info === undefined) return false
-    const screened = gate.screen(knockOf(request, url), info, Date.now())
-    info.screened = screened
-    if (screened._tag !== "Admitted") {
-      pass()
-      return true
-    }
-    const { owner, shown } = screened
-    const ctx = { workspaceId: owner.workspaceId, requestId: info.id, actor: owner.keyId }
+    const admitted = screenAtFront(gate, request, url, info, pass)
+    if (admitted === null) return true
+    const { caller, keyId, limits } = admitted
     const written: WrittenAt = { position: null }
     const create = Effect.gen(function* () {
       const input = body ? yield* readJsonFrom(request) : null
-      const made: Versioned = yield* Effect.provideService(unconditional(record.create(ctx, input)), WrittenAt, written)
+      const made: Versioned = yield* Effect.provideService(unconditional(record.create(caller, input)), WrittenAt, written)
       return { made, position: yield* positionOfWrite(gate.engine, written) }
     })
-    const limits = rateLimitHeaders(shown)
     run(create, {
       onExit: (exit) => {
         if (Exit.isSuccess(exit)) {
@@ -58,7 +52,7 @@ export const recordCreates = (gate: GateService, records: ReadonlyMap<string, Fr
           const answered: Record<string, string> = { ...limits, location: locationOf(record.collection, made), etag: `"${made.version}"` }
           // The storage could not say where it is now: the write stands, without a position to read after.
           if (Option.isSome(position)) {
-            gate.lastWrites.wrote(owner.keyId, position.value)
+            gate.lastWrites.wrote(keyId, position.value)
             answered[POSITION] = positionToken(position.value)
           }
           return writeJson(response, 201, answered, made.data)

@@ -3,9 +3,9 @@ import { type Context, Effect, Exit, Result } from "effect"
 import type { GateService } from "../auth/Gate.js"
 import { READ_AFTER } from "../auth/readYourWrites.js"
 import { queryParamsOf } from "../request/queryParams.js"
-import { attachedRequestInfo, rateLimitHeaders } from "../request/RequestInfo.js"
+import { attachedRequestInfo } from "../request/RequestInfo.js"
 import type { Taker } from "./divertRequests.js"
-import { type FrontRecord, knockOf, writeJson } from "./frontRecords.js"
+import { type FrontRecord, screenAtFront, writeJson } from "./frontRecords.js"
 import { pathOf } from "./requestFront.js"
 
 // The characters ids are made of; anything else (an escape, a dot) goes the endpoint's way.
@@ -57,25 +57,20 @@ export const recordReads = (gate: GateService, reads: ReadonlyMap<string, FrontR
     const call = callOf(reads, url)
     const info = call === null ? undefined : attachedRequestInfo(request)
     if (call === null || info === undefined) return false
-    const screened = gate.screen(knockOf(request, pathOf(url)), info, Date.now())
-    info.screened = screened
-    if (screened._tag !== "Admitted") {
-      pass()
-      return true
-    }
-    const { owner } = screened
-    const ctx: RequestContext = { workspaceId: owner.workspaceId, requestId: info.id, actor: owner.keyId }
-    const route: ReadRoute = { after: gate.lastWrites.after(owner.keyId), server: null }
+    const admitted = screenAtFront(gate, request, pathOf(url), info, pass)
+    if (admitted === null) return true
+    const { caller, keyId, limits } = admitted
+    const route: ReadRoute = { after: gate.lastWrites.after(keyId), server: null }
     // The client went away before the read ended: nobody reads an answer, as under HttpApi.
     let cancel: (() => void) | null = null
     const gone = () => cancel?.()
     response.once("close", gone)
-    cancel = run(Effect.provideService(call(ctx), ReadRoute, route), {
+    cancel = run(Effect.provideService(call(caller), ReadRoute, route), {
       onExit: (exit) => {
         response.off("close", gone)
         if (Exit.isSuccess(exit)) {
           const { body, version } = exit.value
-          writeJson(response, 200, { ...rateLimitHeaders(screened.shown), ...(version === null ? {} : { etag: `"${version}"` }) }, body)
+          writeJson(response, 200, { ...limits, ...(version === null ? {} : { etag: `"${version}"` }) }, body)
         } else if (!response.destroyed) pass()
       }
     })

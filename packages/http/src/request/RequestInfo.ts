@@ -48,7 +48,7 @@ const bare = (): RequestInfoShape => ({ id: "req_none", workspaceId: null, inter
 export const requestInfoOf = (request: HttpServerRequest.HttpServerRequest): RequestInfoShape => {
   const carrier = request.source as Carrier
   if (typeof carrier !== "object" || carrier === null) return bare()
-  const held = carrier[INFO]
+  const held = attachedRequestInfo(carrier)
   if (held !== undefined) return held
   const made = bare()
   carrier[INFO] = made

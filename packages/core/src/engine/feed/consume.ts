@@ -162,18 +162,11 @@ export const makeConsumers = (
         )
       // The signal names each workspace that gains events; Resumed (a lost listening connection) stands for any.
       const signalled = Stream.runForEach(feedChanges, (change) => (change._tag === "Appended" ? start(change.workspaceId) : discover))
-      const early = Effect.forEach(FIRST_DISCOVERIES, (millis) => Effect.andThen(Effect.sleep(millis), retried(discover)), {
-        discard: true
-      })
       const listed = Effect.andThen(Effect.sleep(DISCOVER_MILLIS), retried(discover))
+      const soon = Effect.forEach(FIRST_DISCOVERIES, (millis) => Effect.andThen(Effect.sleep(millis), retried(discover)), { discard: true })
+      const listing = retried(discover).pipe(Effect.andThen(soon), Effect.andThen(Effect.forever(listed)))
       yield* Effect.forkIn(
-        Effect.all(
-          [Effect.forever(retried(signalled)), Effect.andThen(retried(discover), early).pipe(Effect.andThen(Effect.forever(listed)))],
-          {
-            concurrency: "unbounded",
-            discard: true
-          }
-        ),
+        Effect.all([Effect.forever(retried(signalled)), listing], { concurrency: "unbounded", discard: true }),
         partitions
       )
       return { stop: Scope.close(partitions, Exit.void), active: Effect.sync(() => holding.size > 0) }
