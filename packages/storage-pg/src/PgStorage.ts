@@ -31,6 +31,7 @@ import { type DocumentTableMap, documentTableMap } from "./documentTableMap.js"
 import { DatabaseError, orUnavailable, reasonOf, targetOf } from "./errors.js"
 import { getDocument } from "./getDocument.js"
 import { queryRecords, readRecord } from "./readRecord.js"
+import { batchedRecords } from "./recordBatches.js"
 import { onServer, type Reader } from "./reader.js"
 import { onWorker } from "./readOnWorker.js"
 import { getDocuments } from "./getDocuments.js"
@@ -139,6 +140,8 @@ export const fromClient = (
   const fromReplicas = onServer(read)
   const fromPrimary = onServer(sql)
   const fromWorkers = citus === undefined ? undefined : onWorker(citus.routes)
+  // Record reads batched where every read goes to one server (no replica routing, no Citus worker).
+  const batched = citus === undefined && reads.client === sql ? batchedRecords(sql, tableMap) : undefined
   /**
    * A read written over a Reader: on one server through `server` (replicas or not, as `plain`
    * sends it); on Citus on the workspace's worker, unless it runs inside a transaction of this
@@ -176,7 +179,9 @@ export const fromClient = (
     documentByUniqueKey: (collection, workspaceId, uniqueKey) =>
       routed(documentByUniqueKey(read, tableMap)(collection, workspaceId, uniqueKey)),
     readRecord: (collection, workspaceId, id, linked) =>
-      readWith((reader) => readRecord(reader, tableMap)(collection, workspaceId, id, linked)),
+      batched === undefined
+        ? readWith((reader) => readRecord(reader, tableMap)(collection, workspaceId, id, linked))
+        : orUnavailable(batched(collection, workspaceId, id, linked)),
     queryRecords: (collection, workspaceId, query, linked) =>
       readWith((reader) => queryRecords(reader, tableMap)(collection, workspaceId, query, linked)),
     getDocuments: (collection, workspaceId, ids) => routed(getDocuments(read, tableMap)(collection, workspaceId, ids)),

@@ -8,7 +8,7 @@ import type { DocumentTableMap } from "./documentTableMap.js"
 import type { Named, Reader } from "./reader.js"
 import { tables } from "./tables.js"
 
-interface Row {
+export interface RecordRow {
   readonly id: string | null
   readonly version: number | null
   readonly deleted_at: string | null
@@ -23,15 +23,15 @@ interface Row {
 // 0026) are a range of its key; any other link condition is the shape HasElement compiles to, so
 // the GIN index on the linking array serves it, once per row.
 
-const settingsVersionSql = (name: Named) =>
-  `coalesce((SELECT v.version FROM ${name(tables.settingsVersions)} AS v WHERE v.workspace_id = $1), 0)`
+const settingsVersionSql = (name: Named, workspace = "$1") =>
+  `coalesce((SELECT v.version FROM ${name(tables.settingsVersions)} AS v WHERE v.workspace_id = ${workspace}), 0)`
 
-const linkedSql = (tableMap: DocumentTableMap, linked: LinkedDocuments | null, id: string, name: Named) =>
+const linkedSql = (tableMap: DocumentTableMap, linked: LinkedDocuments | null, id: string, name: Named, workspace = "$1") =>
   linked === null
     ? "'{}'::text[]"
     : linked.collection === "deal" && linked.field === "contact_ids"
-      ? `ARRAY(SELECT k.deal_id FROM ${name(tables.dealContacts)} AS k WHERE k.workspace_id = $1 AND k.contact_id = ${id} ORDER BY k.deal_id)`
-      : `ARRAY(SELECT l.id FROM ${name(tableMap.table(linked.collection))} AS l WHERE l.workspace_id = $1 AND l.deleted_at IS NULL ` +
+      ? `ARRAY(SELECT k.deal_id FROM ${name(tables.dealContacts)} AS k WHERE k.workspace_id = ${workspace} AND k.contact_id = ${id} ORDER BY k.deal_id)`
+      : `ARRAY(SELECT l.id FROM ${name(tableMap.table(linked.collection))} AS l WHERE l.workspace_id = ${workspace} AND l.deleted_at IS NULL ` +
         `AND (l.data -> ${fieldKey(linked.field)}) @> jsonb_build_array(${id}) ORDER BY l.id)`
 
 const columnsOf = (alias: string) =>
@@ -40,7 +40,7 @@ const columnsOf = (alias: string) =>
     .map((column) => `${alias}.${column}`)
     .join(", ")
 
-const documentOf = (collection: Collection, workspaceId: string, row: Row) =>
+const documentOf = (collection: Collection, workspaceId: string, row: RecordRow) =>
   row.id === null || row.version === null || row.data === null
     ? null
     : toStoredDocument(collection, workspaceId, { id: row.id, version: row.version, deleted_at: row.deleted_at, data: row.data })
@@ -50,18 +50,26 @@ const recordSql = (tableMap: DocumentTableMap, collection: Collection, linked: L
   `SELECT ${columnsOf("d")}, ${settingsVersionSql(name)} AS settings_version, ${linkedSql(tableMap, linked, "$2::text", name)} AS linked_ids ` +
   `FROM (SELECT 1) AS one LEFT JOIN ${name(tableMap.table(collection))} AS d ON d.workspace_id = $1 AND d.id = $2`
 
-const recordOf = (collection: Collection, workspaceId: string, row: Row | undefined): RecordRead => ({
+export const recordOf = (collection: Collection, workspaceId: string, row: RecordRow | undefined): RecordRead => ({
   document: row === undefined ? null : documentOf(collection, workspaceId, row),
   linkedIds: row?.linked_ids ?? [],
   settingsVersion: row?.settings_version ?? 0
 })
+
+/**
+ * Records of several requests in one statement (recordBatches.ts): $1 the workspaces, $2 the ids,
+ * each answered in a row numbered `n` from 1 in their order, a row of nulls for an absent one.
+ */
+export const batchSql = (tableMap: DocumentTableMap, collection: Collection, linked: LinkedDocuments | null, name: Named) =>
+  `SELECT r.n, ${columnsOf("d")}, ${settingsVersionSql(name, "r.w")} AS settings_version, ${linkedSql(tableMap, linked, "r.i", name, "r.w")} AS linked_ids ` +
+  `FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS r(w, i, n) LEFT JOIN ${name(tableMap.table(collection))} AS d ON d.workspace_id = r.w AND d.id = r.i`
 
 /** A record with its settings version and links, in one statement, where `reader` reads. */
 export const readRecord =
   (reader: Reader, tableMap: DocumentTableMap) =>
   (collection: Collection, workspaceId: string, id: string, linked: LinkedDocuments | null): Effect.Effect<RecordRead, SqlError> =>
     Effect.map(
-      reader.rows<Row>(workspaceId, (name) => ({ text: recordSql(tableMap, collection, linked, name), params: [workspaceId, id] })),
+      reader.rows<RecordRow>(workspaceId, (name) => ({ text: recordSql(tableMap, collection, linked, name), params: [workspaceId, id] })),
       ([row]) => recordOf(collection, workspaceId, row)
     )
 
@@ -98,7 +106,7 @@ export const queryRecords =
     linked: LinkedDocuments | null
   ): Effect.Effect<RecordsRead, SqlError> =>
     Effect.map(
-      reader.page<Row>(workspaceId, (name) => pageSql(tableMap, collection, workspaceId, query, linked, name)),
+      reader.page<RecordRow>(workspaceId, (name) => pageSql(tableMap, collection, workspaceId, query, linked, name)),
       (rows) => ({
         rows: rows.flatMap((row) => {
           const document = documentOf(collection, workspaceId, row)

@@ -278,6 +278,59 @@ export const storageContractSuite = (name: string, layer: Layer.Layer<Storage, u
         })
       )
 
+      it.effect("answers record reads made at once as it answers each alone: its own document, links and settings version", () =>
+        Effect.gen(function* () {
+          const storage = yield* Storage
+          const ws = fresh("ws")
+          const other = fresh("ws")
+          const [live, trashed, foreign, shared, absent, deal, gone] = ["con", "con", "con", "con", "con", "deal", "deal"].map(fresh)
+          const trashedAt = "2026-01-01T00:00:00.000Z"
+          yield* storage.commit({
+            streams: [{ streamId: fresh("fields"), expectedVersion: 0, events: [event(ws, "x.settings")], settings: true }],
+            documents: [
+              upsert(ws, live!, { name: "live" }),
+              upsert(ws, trashed!, { name: "trashed" }, { version: 2, deletedAt: trashedAt }),
+              upsert(ws, shared!, { name: "mine" }),
+              upsert(ws, deal!, { contact_ids: [live!] }, { collection: "deal" }),
+              upsert(ws, gone!, { contact_ids: [live!] }, { collection: "deal", deletedAt: trashedAt })
+            ]
+          })
+          yield* storage.commit({
+            streams: [],
+            documents: [upsert(other, foreign!, { name: "foreign" }), upsert(other, shared!, { name: "theirs" })]
+          })
+          const byDeals = { collection: "deal", field: "contact_ids" } as const
+          const reads = [
+            [ws, live, byDeals],
+            [ws, trashed, byDeals],
+            [ws, absent, byDeals],
+            [ws, foreign, byDeals],
+            [other, foreign, byDeals],
+            [ws, shared, null],
+            [other, shared, null],
+            [ws, live, null]
+          ] as const
+          const read = ([workspaceId, id, linked]: (typeof reads)[number]) => storage.readRecord("contact", workspaceId, id!, linked)
+          const alone = yield* Effect.forEach(reads, read)
+          const atOnce = yield* Effect.all([...reads.map(read), storage.readRecord("company", ws, live!, null)], {
+            concurrency: "unbounded"
+          })
+          expect(atOnce.slice(0, reads.length)).toEqual(alone)
+          const shown = atOnce.map((r) => [r.document?.data["name"] ?? null, r.document?.deletedAt ?? null, r.linkedIds, r.settingsVersion])
+          expect(shown).toEqual([
+            ["live", null, [deal], 1],
+            ["trashed", trashedAt, [], 1],
+            [null, null, [], 1],
+            [null, null, [], 1],
+            ["foreign", null, [], 0],
+            ["mine", null, [], 1],
+            ["theirs", null, [], 0],
+            ["live", null, [], 1],
+            [null, null, [], 1]
+          ])
+        })
+      )
+
       it.effect("keeps documents of one workspace out of another's reads", () =>
         Effect.gen(function* () {
           const storage = yield* Storage
