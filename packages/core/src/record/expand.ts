@@ -31,6 +31,8 @@ export type Expansion = readonly [key: string, replaces: string | null, records:
  * order given, after every key kept, as every derived key does.
  */
 export const withExpansions = (record: JsonObject, expansions: ReadonlyArray<Expansion>): JsonObject => {
+  // Nothing asked for (most reads): the record as it is, not a copy of it.
+  if (expansions.every(([, , records]) => records === undefined)) return record
   const replaced = new Set(expansions.flatMap(([, replaces, records]) => (replaces === null || records === undefined ? [] : [replaces])))
   const out: Record<string, Json> = {}
   for (const [key, value] of Object.entries(record)) if (!replaced.has(key)) out[key] = value

@@ -25,7 +25,7 @@ import * as RateLimiter from "../rateLimit/RateLimiter.js"
 import { drainConnections } from "./drainConnections.js"
 import type { HostConfig } from "./HostConfig.js"
 import { hostMiddleware } from "./hostMiddleware.js"
-import { installRequestFront } from "./requestFront.js"
+import { handedOn, installRequestFront } from "./requestFront.js"
 import { divertRequests, type Taker } from "./divertRequests.js"
 import { recordCreates } from "./recordCreates.js"
 import { recordReads } from "./recordReads.js"
@@ -98,7 +98,7 @@ export const HostLive = (
       answerParserErrors(server, newRequestId)
       installRequestFront(server, { log: options.log, newRequestId })
       // Before the router is served: its handler is attached behind the diversion.
-      const diversion = divertRequests(server)
+      const diversion = divertRequests(server, handedOn)
       // The gate with what it is made of, which endpoints read too (ApiKeys: a key's revocation).
       const gate = GateLive.pipe(
         Layer.provideMerge(

@@ -18,16 +18,20 @@ export interface Diversion {
  * Puts a taker before the `request` listeners attached to `server` from now on (Effect's
  * NodeHttpServer attaches its handler when the router is served, and detaches it on release), so
  * a request the taker answers never reaches them. Listeners put first with prependListener (the
- * host's front) still run before either.
+ * host's front) still run before either. `handing` runs on each request as it goes to them.
  */
-export const divertRequests = (server: Server): Diversion => {
+export const divertRequests = (server: Server, handing: Listener): Diversion => {
   const diversion: Diversion = { take: () => false }
   const wrapped = new WeakMap<Listener, Listener>()
   const on = server.on.bind(server)
   const removeListener = server.removeListener.bind(server)
   const wrap = (listener: Listener): Listener => {
+    const handOn = (request: IncomingMessage, response: ServerResponse) => {
+      handing(request, response)
+      listener(request, response)
+    }
     const diverted: Listener = (request, response) => {
-      if (!diversion.take(request, response, () => listener(request, response))) listener(request, response)
+      if (!diversion.take(request, response, () => handOn(request, response))) handOn(request, response)
     }
     wrapped.set(listener, diverted)
     return diverted

@@ -107,9 +107,24 @@ export const screenAtFront = (
   return null
 }
 
-/** An answer as the endpoints write it (replies.ts' `respond`): `headers`, then the JSON body's. */
-export const writeJson = (response: ServerResponse, status: number, headers: Readonly<Record<string, string>>, body: Json): void => {
+/**
+ * An answer as the endpoints write it (replies.ts' `respond`): the request's id, `headers`, then the
+ * JSON body's. All in one writeHead, with nothing set on the response before (requestFront.ts leaves
+ * the id to the answer), so Node takes them as they are instead of setting each in turn.
+ */
+export const writeJson = (
+  response: ServerResponse,
+  requestId: string,
+  status: number,
+  headers: Readonly<Record<string, string>>,
+  body: Json
+): void => {
   const text = JSON.stringify(body)
-  response.writeHead(status, { ...headers, "content-type": "application/json", "content-length": Buffer.byteLength(text) })
+  response.writeHead(status, {
+    "x-request-id": requestId,
+    ...headers,
+    "content-type": "application/json",
+    "content-length": Buffer.byteLength(text)
+  })
   response.end(text)
 }

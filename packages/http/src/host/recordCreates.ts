@@ -55,14 +55,14 @@ export const recordCreates = (gate: GateService, records: ReadonlyMap<string, Fr
             gate.lastWrites.wrote(keyId, position.value)
             answered[POSITION] = positionToken(position.value)
           }
-          return writeJson(response, 201, answered, made.data)
+          return writeJson(response, info.id, 201, answered, made.data)
         }
         Option.match(errorReply(exit.cause, info.id), {
           // Only interrupted: nobody is there to read an answer.
           onNone: () => response.destroy(),
           onSome: (failed) => {
             info.internal = failed.internal
-            writeJson(response, failed.status, { ...limits, ...failed.headers }, failed.body)
+            writeJson(response, info.id, failed.status, { ...limits, ...failed.headers }, failed.body)
           }
         })
       }

@@ -12,7 +12,7 @@ import { MemoryEngineLive } from "./HostLive.js"
 import { frontRecordsOf } from "./frontRecords.js"
 import { recordCreates } from "./recordCreates.js"
 import { recordReads } from "./recordReads.js"
-import { installRequestFront } from "./requestFront.js"
+import { handedOn, installRequestFront } from "./requestFront.js"
 
 // Which requests the front answers and which it hands to the endpoint, over a real socket: the
 // endpoint here is a plain listener that says so (599), behind the diversion as Effect's handler is.
@@ -42,7 +42,7 @@ beforeAll(async () => {
   const records = frontRecordsOf(engine, [])
   const reads = recordReads(gate, records, context as Context.Context<never>)
   const creates = recordCreates(gate, records, context as Context.Context<never>)
-  divertRequests(server).take = (request, response, pass) => reads(request, response, pass) || creates(request, response, pass)
+  divertRequests(server, handedOn).take = (request, response, pass) => reads(request, response, pass) || creates(request, response, pass)
   server.on("request", (request: IncomingMessage, response) => {
     screenedAtEndpoint.push(attachedRequestInfo(request)?.screened?._tag ?? null)
     response.writeHead(599).end("endpoint")
@@ -72,6 +72,7 @@ describe("the front's record reads and creates", () => {
     expect(answer.headers.get("etag")).toBe('"1"')
     expect(answer.headers.get("content-type")).toBe("application/json")
     expect(answer.headers.get("ratelimit-remaining")).not.toBeNull()
+    expect(answer.headers.get("x-request-id")).toBe("req_test")
     expect(((await answer.json()) as { email: string }).email).toBe("front@example.com")
   })
 
@@ -89,8 +90,10 @@ describe("the front's record reads and creates", () => {
     const id = ((await made.json()) as { id: string }).id
     expect(made.headers.get("location")).toBe(`/v1/contacts/${id}`)
     expect(made.headers.get("dealstream-position")).toMatch(/^[0-9A-F]{16}$/)
+    expect(made.headers.get("x-request-id")).toBe("req_test")
     const malformed = await post("/v1/contacts", '{"email":')
     expect(malformed.status).toBe(400)
+    expect(malformed.headers.get("x-request-id")).toBe("req_test")
     expect(((await malformed.json()) as { error: { code: string } }).error.code).toBe("invalid_json")
   })
 
@@ -105,6 +108,7 @@ describe("the front's record reads and creates", () => {
     ] as const) {
       const answer = await post(path, JSON.stringify({ email: "handed@example.com" }), headers)
       expect(answer.status, path).toBe(599)
+      expect(answer.headers.get("x-request-id"), path).toBe("req_test")
     }
     expect(screenedAtEndpoint).toEqual([null, null, null, null, null])
   })
@@ -127,6 +131,8 @@ describe("the front's record reads and creates", () => {
     for (const [path, headers] of handed) {
       const answer = await get(path, headers)
       expect(answer.status, path).toBe(599)
+      // Its id given as it was handed on, whether at once or after the front read and failed.
+      expect(answer.headers.get("x-request-id"), path).toBe("req_test")
       expect(await answer.text()).toBe("endpoint")
     }
     // The missing record and the page of limit 0 were admitted and read; the unknown key needs

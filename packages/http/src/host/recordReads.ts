@@ -70,7 +70,7 @@ export const recordReads = (gate: GateService, reads: ReadonlyMap<string, FrontR
         response.off("close", gone)
         if (Exit.isSuccess(exit)) {
           const { body, version } = exit.value
-          writeJson(response, 200, { ...limits, ...(version === null ? {} : { etag: `"${version}"` }) }, body)
+          writeJson(response, info.id, 200, { ...limits, ...(version === null ? {} : { etag: `"${version}"` }) }, body)
         } else if (!response.destroyed) pass()
       }
     })

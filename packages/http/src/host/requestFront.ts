@@ -1,5 +1,5 @@
 import type { IncomingMessage, Server, ServerResponse } from "node:http"
-import { attachRequestInfo, type RequestInfoShape, requestIdOf } from "../request/RequestInfo.js"
+import { attachedRequestInfo, attachRequestInfo, type RequestInfoShape, requestIdOf } from "../request/RequestInfo.js"
 import { requestLine } from "./jsonLogger.js"
 import { stdoutLines } from "./lineWriter.js"
 
@@ -24,7 +24,7 @@ export const pathOf = (target: string): string => {
  */
 export const installRequestFront = (server: Server, options: { readonly log: boolean; readonly newRequestId: () => string }): void => {
   const { log, newRequestId } = options
-  const front = (request: IncomingMessage, response: ServerResponse) => {
+  const front = (request: IncomingMessage, response: ServerResponse, handled: boolean) => {
     const started = performance.now()
     const id = requestIdOf(request.headers["x-request-id"], newRequestId)
     const info: RequestInfoShape = {
@@ -39,7 +39,9 @@ export const installRequestFront = (server: Server, options: { readonly log: boo
       }
     }
     attachRequestInfo(request, info)
-    response.setHeader("x-request-id", id)
+    // A request the front's takers may answer gets its id in their one writeHead (frontRecords.ts),
+    // or from handedOn when Effect's handler answers it; the others at once.
+    if (handled) response.setHeader("x-request-id", id)
     if (!log) return
     response.once("close", () => {
       stdoutLines().write(
@@ -57,7 +59,14 @@ export const installRequestFront = (server: Server, options: { readonly log: boo
       )
     })
   }
-  server.prependListener("request", front)
-  // With a listener for it, Node emits checkContinue instead of request for `Expect: 100-continue`.
-  server.prependListener("checkContinue", front)
+  server.prependListener("request", (request, response) => front(request, response, false))
+  // With a listener for it, Node emits checkContinue instead of request for `Expect: 100-continue`;
+  // no taker sees those (divertRequests.ts).
+  server.prependListener("checkContinue", (request, response) => front(request, response, true))
+}
+
+/** Gives a request the front left to its takers its id, as it goes to Effect's handler instead. */
+export const handedOn = (request: IncomingMessage, response: ServerResponse): void => {
+  const info = attachedRequestInfo(request)
+  if (info !== undefined && !response.headersSent) response.setHeader("x-request-id", info.id)
 }

@@ -36,6 +36,9 @@ export interface AddressLimiter {
   readonly takeAt: (peer: string | undefined, forwardedFor: string | undefined, now: number) => RateLimiter.RateDecision
 }
 
+/** How many peers' buckets are kept; past that the kept ones are dropped at once. */
+const MAX_PEERS = 10_000
+
 /** Throws on a trusted proxy entry that is not an address or subnet. */
 export const make = (settings: AddressRateLimitSettings, perKey: RateLimiter.RateLimitOptions): AddressLimiter => {
   const trusted = trustedProxies(settings.trustProxy ?? [])
@@ -43,7 +46,23 @@ export const make = (settings: AddressRateLimitSettings, perKey: RateLimiter.Rat
     rate: settings.rate ?? KEYS_PER_ADDRESS * perKey.rate,
     burst: settings.burst ?? KEYS_PER_ADDRESS * perKey.burst
   })
+  // A peer's bucket without X-Forwarded-For is the same at every request (its connection's), and
+  // working it out (normalising the address, telling IPv6 from IPv4) was a regular expression or
+  // three a request. Bounded: an address seen once more after a clear is worked out again.
+  const buckets = new Map<string, string>()
+  const bucketOf = (peer: string): string => {
+    const known = buckets.get(peer)
+    if (known !== undefined) return known
+    if (buckets.size >= MAX_PEERS) buckets.clear()
+    const bucket = addressBucket(clientAddress(peer, undefined, trusted))
+    buckets.set(peer, bucket)
+    return bucket
+  }
   return {
-    takeAt: (peer, forwardedFor, now) => limiter.takeAt(addressBucket(clientAddress(peer, forwardedFor, trusted)), now)
+    takeAt: (peer, forwardedFor, now) =>
+      limiter.takeAt(
+        peer !== undefined && forwardedFor === undefined ? bucketOf(peer) : addressBucket(clientAddress(peer, forwardedFor, trusted)),
+        now
+      )
   }
 }
