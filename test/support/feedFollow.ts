@@ -1,4 +1,10 @@
-import type { ChangeFeedEvent, ChangeFeedPosition, NewEvent, StorageService } from "@dealstream/core"
+import {
+  type ChangeFeedEvent,
+  type ChangeFeedPosition,
+  compareChangeFeedPositions,
+  type NewEvent,
+  type StorageService
+} from "@dealstream/core"
 import { expect } from "@effect/vitest"
 import { Effect } from "effect"
 import * as fc from "fast-check"
@@ -55,6 +61,7 @@ export const follow = (hosts: readonly [StorageService, StorageService], { pages
             const events = Array.from({ length: size }, (_, i) => event(workspaceId, stream, version + i + 1))
             yield* host.commit({ streams: [{ streamId: stream, expectedVersion: version, events }], documents: [] })
             version += size
+            acknowledged.push({ at: Math.round(performance.now() - started), stream, version })
           }
         }),
       { concurrency: "unbounded", discard: true }
@@ -62,6 +69,19 @@ export const follow = (hosts: readonly [StorageService, StorageService], { pages
     const expected = writers.reduce((sum, commits, w) => sum + (w % 4 === 3 ? 0 : commits.reduce((a, b) => a + b, 0)), 0)
 
     const seen: Array<{ readonly stream: string; readonly version: number; readonly workspace: string; readonly id: string }> = []
+    // Each read that returned events: when (ms since the start), through which host, from where,
+    // and the first and last position it gave. On a gap, the failure names the read that passed
+    // the missing events and the commits acknowledged around it.
+    const started = performance.now()
+    const reads: Array<{
+      readonly at: number
+      readonly host: number
+      readonly from: string
+      readonly first: string
+      readonly last: ChangeFeedPosition
+    }> = []
+    const acknowledged: Array<{ readonly at: number; readonly stream: string; readonly version: number }> = []
+    const where = (position: ChangeFeedPosition | null) => (position === null ? "start" : `${position.transaction}/${position.sequence}`)
     let done = false
     const consuming = Effect.gen(function* () {
       let after: ChangeFeedPosition | null = null
@@ -75,6 +95,14 @@ export const follow = (hosts: readonly [StorageService, StorageService], { pages
           types: [],
           limit: pages[i % pages.length]!
         })
+        if (page.length > 0)
+          reads.push({
+            at: Math.round(performance.now() - started),
+            host: i % 2,
+            from: where(after),
+            first: where(page[0]!.position),
+            last: page.at(-1)!.position
+          })
         for (const e of page) {
           seen.push({
             stream: String(e.data["stream"]),
@@ -102,11 +130,22 @@ export const follow = (hosts: readonly [StorageService, StorageService], { pages
           const all = yield* hosts[0].readFeed({ workspaceId: workspace, after: null, types: [], limit: 100_000 })
           const had = new Set(seen.map((e) => e.id))
           const missing = all.events.filter((e) => !had.has(e.metadata.eventId))
+          const lowest = missing[0]?.position
+          // The first read that went past a missing event, the two before it, and the commits of
+          // the missing events' streams acknowledged up to then.
+          const passing = lowest === undefined ? -1 : reads.findIndex((read) => compareChangeFeedPositions(read.last, lowest) > 0)
+          const streams = new Set(missing.map((e) => String(e.data["stream"])))
+          const around = (passing < 0 ? [] : reads.slice(Math.max(0, passing - 2), passing + 1)).map((read) => ({
+            ...read,
+            last: where(read.last)
+          }))
+          const until = around.at(-1)?.at ?? 0
           return yield* Effect.die(
             new Error(
               `after the writers finished, ${idle} reads in a row found nothing: the feed gave ${seen.length} of the ${expected} events written; ` +
                 `read from the start it gives ${all.events.length}, missing ${JSON.stringify(missing.map((e) => [e.metadata.eventId, e.position]))}, ` +
-                `the cursor at ${JSON.stringify(after)}`
+                `the cursor at ${JSON.stringify(after)}; the read that passed them and those before it ${JSON.stringify(around)}; ` +
+                `their streams' commits acknowledged by then ${JSON.stringify(acknowledged.filter((a) => streams.has(a.stream) && a.at <= until + 50))}`
             )
           )
         }
