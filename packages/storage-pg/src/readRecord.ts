@@ -45,10 +45,27 @@ const documentOf = (collection: Collection, workspaceId: string, row: RecordRow)
     ? null
     : toStoredDocument(collection, workspaceId, { id: row.id, version: row.version, deleted_at: row.deleted_at, data: row.data })
 
+/**
+ * What a record read selects for the document `d` of `workspace` and `id` (SQL expressions), and the
+ * join that finds it: a row of nulls but for the version and links when there is none.
+ */
+const recordRead = (
+  tableMap: DocumentTableMap,
+  collection: Collection,
+  linked: LinkedDocuments | null,
+  name: Named,
+  workspace: string,
+  id: string
+) => ({
+  columns: `${columnsOf("d")}, ${settingsVersionSql(name, workspace)} AS settings_version, ${linkedSql(tableMap, linked, id, name, workspace)} AS linked_ids`,
+  join: `LEFT JOIN ${name(tableMap.table(collection))} AS d ON d.workspace_id = ${workspace} AND d.id = ${id}`
+})
+
 // The one-row FROM answers for an absent document too.
-const recordSql = (tableMap: DocumentTableMap, collection: Collection, linked: LinkedDocuments | null, name: Named) =>
-  `SELECT ${columnsOf("d")}, ${settingsVersionSql(name)} AS settings_version, ${linkedSql(tableMap, linked, "$2::text", name)} AS linked_ids ` +
-  `FROM (SELECT 1) AS one LEFT JOIN ${name(tableMap.table(collection))} AS d ON d.workspace_id = $1 AND d.id = $2`
+const recordSql = (tableMap: DocumentTableMap, collection: Collection, linked: LinkedDocuments | null, name: Named) => {
+  const { columns, join } = recordRead(tableMap, collection, linked, name, "$1", "$2::text")
+  return `SELECT ${columns} FROM (SELECT 1) AS one ${join}`
+}
 
 export const recordOf = (collection: Collection, workspaceId: string, row: RecordRow | undefined): RecordRead => ({
   document: row === undefined ? null : documentOf(collection, workspaceId, row),
@@ -60,9 +77,10 @@ export const recordOf = (collection: Collection, workspaceId: string, row: Recor
  * Records of several requests in one statement (recordBatches.ts): $1 the workspaces, $2 the ids,
  * each answered in a row numbered `n` from 1 in their order, a row of nulls for an absent one.
  */
-export const batchSql = (tableMap: DocumentTableMap, collection: Collection, linked: LinkedDocuments | null, name: Named) =>
-  `SELECT r.n, ${columnsOf("d")}, ${settingsVersionSql(name, "r.w")} AS settings_version, ${linkedSql(tableMap, linked, "r.i", name, "r.w")} AS linked_ids ` +
-  `FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS r(w, i, n) LEFT JOIN ${name(tableMap.table(collection))} AS d ON d.workspace_id = r.w AND d.id = r.i`
+export const batchSql = (tableMap: DocumentTableMap, collection: Collection, linked: LinkedDocuments | null, name: Named) => {
+  const { columns, join } = recordRead(tableMap, collection, linked, name, "r.w", "r.i")
+  return `SELECT r.n, ${columns} FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS r(w, i, n) ${join}`
+}
 
 /** A record with its settings version and links, in one statement, where `reader` reads. */
 export const readRecord =

@@ -89,5 +89,26 @@ describe("record reads batched on one server", () => {
         }),
       60_000
     )
+
+    it.effect(
+      "a batch whose statement fails answers each of its reads with that failure",
+      () =>
+        Effect.gen(function* () {
+          const sql = yield* PgClient.PgClient
+          const read = batchedRecords(sql, builtInTables)
+          yield* sql.unsafe("ALTER TABLE ds_settings_versions RENAME TO ds_settings_versions_away")
+          const answers = yield* Effect.all(
+            ["con_2", "con_4", "con_6"].map((id) => Effect.result(read("contact", ws, id, null))),
+            { concurrency: "unbounded" }
+          )
+          yield* sql.unsafe("ALTER TABLE ds_settings_versions_away RENAME TO ds_settings_versions")
+          expect(answers.map((answer) => (Result.isFailure(answer) ? answer.failure._tag : "answered"))).toEqual([
+            "SqlError",
+            "SqlError",
+            "SqlError"
+          ])
+        }),
+      60_000
+    )
   })
 })

@@ -39,27 +39,20 @@ export const batchedRecords = (sql: SqlClient, tableMap: DocumentTableMap) => {
       resolver: (entries) => {
         const first = entries[0]!.request
         if (entries.length === 1)
-          return Effect.flatMap(Effect.exit(one(first.collection, first.workspaceId, first.id, first.linked)), (exit) =>
-            Effect.sync(() => entries[0]!.completeUnsafe(exit))
-          )
+          return Request.completeEffect(entries[0]!, one(first.collection, first.workspaceId, first.id, first.linked))
         const statement = batchSql(tableMap, first.collection, first.linked, itself)
         const read = sql.unsafe<RecordRow & { readonly n: number }>(statement, [
           entries.map((entry) => entry.request.workspaceId),
           entries.map((entry) => entry.request.id)
         ])
-        return Effect.flatMap(Effect.exit(read), (exit) =>
-          Effect.sync(() => {
-            if (Exit.isFailure(exit)) {
-              for (const entry of entries) entry.completeUnsafe(Exit.failCause(exit.cause))
-              return
-            }
-            const rows = new Map(exit.value.map((row) => [Number(row.n), row]))
-            entries.forEach((entry, i) => {
-              const { collection, workspaceId } = entry.request
-              entry.completeUnsafe(Exit.succeed(recordOf(collection, workspaceId, rows.get(i + 1))))
-            })
+        // A failed statement fails every entry: the resolver's failure is each one's answer.
+        return Effect.map(read, (rows) => {
+          const byNumber = new Map(rows.map((row) => [Number(row.n), row]))
+          entries.forEach((entry, i) => {
+            const { collection, workspaceId } = entry.request
+            entry.completeUnsafe(Exit.succeed(recordOf(collection, workspaceId, byNumber.get(i + 1))))
           })
-        )
+        })
       }
     }),
     BATCH

@@ -24,7 +24,7 @@ export const pathOf = (target: string): string => {
  */
 export const installRequestFront = (server: Server, options: { readonly log: boolean; readonly newRequestId: () => string }): void => {
   const { log, newRequestId } = options
-  const front = (request: IncomingMessage, response: ServerResponse, handled: boolean) => {
+  const front = (request: IncomingMessage, response: ServerResponse, idAtOnce: boolean) => {
     const started = performance.now()
     const id = requestIdOf(request.headers["x-request-id"], newRequestId)
     const info: RequestInfoShape = {
@@ -41,7 +41,7 @@ export const installRequestFront = (server: Server, options: { readonly log: boo
     attachRequestInfo(request, info)
     // A request the front's takers may answer gets its id in their one writeHead (frontRecords.ts),
     // or from handedOn when Effect's handler answers it; the others at once.
-    if (handled) response.setHeader("x-request-id", id)
+    if (idAtOnce) response.setHeader("x-request-id", id)
     if (!log) return
     response.once("close", () => {
       stdoutLines().write(
