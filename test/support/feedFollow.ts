@@ -36,7 +36,7 @@ export const scenario: fc.Arbitrary<Scenario> = fc.record({
 
 /**
  * When each of `transactions` committed, in milliseconds since the epoch (null when the server does
- * not know: track_commit_timestamp off). Given by a PostgreSQL run, so that a gap says whether the
+ * not know: track_commit_timestamp off); the report gives them on the follower's clock. Given by a PostgreSQL run, so that a gap says whether the
  * read that passed the missing events began after their commit (the read should have seen them) or
  * ended before it (the bound let the read pass a commit still running).
  */
@@ -44,8 +44,8 @@ export type CommitTimes = (
   transactions: ReadonlyArray<string>
 ) => Effect.Effect<ReadonlyArray<{ readonly transaction: string; readonly at: number | null }>>
 
-/** The wall clock in milliseconds, with the fraction performance.now() gives. */
-const clock = () => Math.round((performance.timeOrigin + performance.now()) * 1000) / 1000
+/** The wall clock in milliseconds since the epoch, with the fraction performance.now() gives. */
+const clock = () => performance.timeOrigin + performance.now()
 
 const sleep = (ms: number) => Effect.promise(() => new Promise((resolve) => setTimeout(resolve, ms)))
 
@@ -74,7 +74,7 @@ export const follow = (hosts: readonly [StorageService, StorageService], { pages
             const events = Array.from({ length: size }, (_, i) => event(workspaceId, stream, version + i + 1))
             yield* host.commit({ streams: [{ streamId: stream, expectedVersion: version, events }], documents: [] })
             version += size
-            acknowledged.push({ at: Math.round(performance.now() - started), stream, version })
+            acknowledged.push({ at: since(), stream, version })
           }
         }),
       { concurrency: "unbounded", discard: true }
@@ -82,12 +82,12 @@ export const follow = (hosts: readonly [StorageService, StorageService], { pages
     const expected = writers.reduce((sum, commits, w) => sum + (w % 4 === 3 ? 0 : commits.reduce((a, b) => a + b, 0)), 0)
 
     const seen: Array<{ readonly stream: string; readonly version: number; readonly workspace: string; readonly id: string }> = []
-    // Each read that returned events: when (ms since the start), through which host, from where,
-    // and the first and last position it gave. On a gap, the failure names the read that passed
-    // the missing events and the commits acknowledged around it.
-    const started = performance.now()
+    // Each read that returned events: when it began and ended, through which host, from where, and
+    // the first and last position it gave. On a gap, the failure names the read that passed the
+    // missing events and the commits acknowledged around it. Times are ms since the start, to the µs.
+    const started = clock()
+    const since = (at = clock()) => Math.round((at - started) * 1000) / 1000
     const reads: Array<{
-      readonly at: number
       readonly began: number
       readonly ended: number
       readonly host: number
@@ -104,7 +104,7 @@ export const follow = (hosts: readonly [StorageService, StorageService], { pages
       let idle = 0
       for (let i = 0; ; i++) {
         const finished = done
-        const began = clock()
+        const began = since()
         const { events: page }: { readonly events: ReadonlyArray<ChangeFeedEvent> } = yield* hosts[i % 2]!.readFeed({
           workspaceId: workspace,
           after,
@@ -113,9 +113,8 @@ export const follow = (hosts: readonly [StorageService, StorageService], { pages
         })
         if (page.length > 0)
           reads.push({
-            at: Math.round(performance.now() - started),
             began,
-            ended: clock(),
+            ended: since(),
             host: i % 2,
             from: where(after),
             first: where(page[0]!.position),
@@ -153,22 +152,23 @@ export const follow = (hosts: readonly [StorageService, StorageService], { pages
           // the missing events' streams acknowledged up to then.
           const passing = lowest === undefined ? -1 : reads.findIndex((read) => compareChangeFeedPositions(read.last, lowest) > 0)
           const streams = new Set(missing.map((e) => String(e.data["stream"])))
-          const around = (passing < 0 ? [] : reads.slice(Math.max(0, passing - 2), passing + 1)).map((read) => ({
-            ...read,
-            last: where(read.last)
-          }))
-          const until = around.at(-1)?.at ?? 0
+          const passed = passing < 0 ? [] : reads.slice(Math.max(0, passing - 2), passing + 1)
+          const around = passed.map((read) => ({ ...read, last: where(read.last) }))
+          const until = passed.at(-1)?.ended ?? 0
           const transactions = [
-            ...new Set([...missing.map((e) => e.position.transaction), ...around.map((read) => read.last.split("/")[0]!)])
+            ...new Set([...missing.map((e) => e.position), ...passed.map((read) => read.last)].map((position) => position.transaction))
           ]
-          const committed = commitTimes === undefined ? [] : yield* commitTimes(transactions)
+          const committed = (commitTimes === undefined ? [] : yield* commitTimes(transactions)).map(({ at, transaction }) => ({
+            transaction,
+            at: at === null ? null : since(at)
+          }))
           return yield* Effect.die(
             new Error(
               `after the writers finished, ${idle} reads in a row found nothing: the feed gave ${seen.length} of the ${expected} events written; ` +
                 `read from the start it gives ${all.events.length}, missing ${JSON.stringify(missing.map((e) => [e.metadata.eventId, e.position]))}, ` +
                 `the cursor at ${JSON.stringify(after)}; the read that passed them and those before it ${JSON.stringify(around)}; ` +
                 `their streams' commits acknowledged by then ${JSON.stringify(acknowledged.filter((a) => streams.has(a.stream) && a.at <= until + 50))}; ` +
-                `transactions' commit times (ms since the epoch; reads' began and ended are on the same clock) ${JSON.stringify(committed)}`
+                `transactions' commit times (on the reads' clock) ${JSON.stringify(committed)}`
             )
           )
         }

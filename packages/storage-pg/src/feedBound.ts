@@ -53,9 +53,6 @@ export type MarkHolder = (own: string, mark: string) => string
  */
 export const sameHolder: MarkHolder = (own, mark) => `(${mark}.pid = ${own}.pid OR ${mark}.virtualtransaction = ${own}.virtualtransaction)`
 
-/** The match before the fix above: by the virtual transaction alone. Kept for its test only. */
-export const sameVirtualTransaction: MarkHolder = (own, mark) => `${mark}.virtualtransaction = ${own}.virtualtransaction`
-
 /**
  * `held` and `bound` over the relations `snapshot(s)` and `locks(locktype, pid,
  * virtualtransaction, transactionid)` that the WITH list defines before them: the rule above,
