@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { PgClient } from "@effect/sql-pg"
+import * as PgClient from "@effect/sql-pg/PgClient"
 import { Effect } from "effect"
 import { testSqlLayer } from "../../../test/support/pg.js"
 import { asElements, asText } from "./readOnWorker.js"

@@ -1,4 +1,4 @@
-import { NodeHttpServer } from "@effect/platform-node"
+import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { EngineLive, IdsLive, RecordTypes, WebhookConfig, WebhookTransport, WebhookTransportUnavailable } from "@dealstream/core"
 import { MemoryStorage } from "@dealstream/storage-memory"
 import { HttpRouter, HttpServer } from "effect/http"

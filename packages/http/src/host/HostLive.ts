@@ -10,7 +10,7 @@ import {
   type WebhookConfigService
 } from "@dealstream/core"
 import { MemoryStorage } from "@dealstream/storage-memory"
-import { NodeHttpServer } from "@effect/platform-node"
+import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { randomBytes } from "node:crypto"
 import { createServer } from "node:http"
 import { hostname } from "node:os"

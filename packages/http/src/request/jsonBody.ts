@@ -1,6 +1,6 @@
 import { ValidationError } from "@dealstream/core"
 import type { HttpServerRequest } from "effect/http"
-import { NodeHttpServerRequest } from "@effect/platform-node"
+import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequest"
 import type { IncomingMessage, ServerResponse } from "node:http"
 import { Effect } from "effect"
 import { InvalidJson, PayloadTooLarge, UnsupportedMediaType } from "../errors/HttpErrors.js"
