@@ -54,7 +54,7 @@ export type MarkHolder = (own: string, mark: string) => string
 export const sameHolder: MarkHolder = (own, mark) => `(${mark}.pid = ${own}.pid OR ${mark}.virtualtransaction = ${own}.virtualtransaction)`
 
 /**
- * `held` and `bound` over the relations `snapshot(s)` and `locks(locktype, pid,
+ * `own`, `marks`, `held` and `bound` over the relations `snapshot(s)` and `locks(locktype, pid,
  * virtualtransaction, transactionid)` that the WITH list defines before them: the rule above,
  * apart from where its inputs come from, so that feedBound.pg.spec.ts can give it lock tables.
  *
