@@ -22,8 +22,8 @@ export default defineConfig({
     // Files in parallel, also on 2 cores (see workers.ts); each has its own database (pg.ts).
     maxWorkers: testWorkers(),
     // A worker runs its files one after another on the modules it has loaded, instead of evaluating
-    // Effect and the engine afresh for each file: npm test 725 s -> 525 s on 2026-11-30. So no file
-    // may leave process-wide state behind (docs/tests.md).
+    // Effect and the engine afresh for each file; so no file may leave process-wide state behind
+    // (docs/tests.md says why and what it saved).
     isolate: false,
     // A test waits for events; the timeout only ends a hung one. 60 s: CLI and failover files run
     // several processes one after another, which on 2 shared cores under other files takes 30 s and more.

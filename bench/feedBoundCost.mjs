@@ -1,18 +1,15 @@
-// What the feed bound's rule (storage-pg's boundOver) costs as running transactions grow: a
+// What the feed bound's rule (storage-pg's boundOverGiven) costs as running transactions grow: a
 // snapshot listing n running transactions, each holding its id lock, none of them marked, and 40
 // feed marks of other backends, given to the rule as a lock table. That is the bound's worst case:
 // it must look at every running transaction. Uses the built packages (npm run build).
 //
 //   scripts/with-node node bench/feedBoundCost.mjs [postgres-url] [n …]
 import postgres from "postgres"
-import { boundOver } from "../packages/storage-pg/dist/feedBound.js"
+import { boundOverGiven } from "../packages/storage-pg/dist/feedBound.js"
 
 const [url = "postgres://postgres@127.0.0.1:5432/test", ...counts] = process.argv.slice(2)
 const sql = postgres(url, { max: 1, onnotice: () => {} })
-const text = `WITH snapshot AS (SELECT $1::pg_snapshot AS s),
-  locks AS (SELECT * FROM jsonb_to_recordset($2::text::jsonb) AS l(locktype text, pid int, virtualtransaction text, transactionid xid)),
-  ${boundOver()}
-  SELECT below::text, ended FROM bound`
+const text = boundOverGiven()
 
 for (const n of (counts.length > 0 ? counts : ["3", "30", "300", "1000", "3000"]).map(Number)) {
   const xs = Array.from({ length: n }, (_, i) => 100_000 + i)

@@ -36,9 +36,10 @@ export const scenario: fc.Arbitrary<Scenario> = fc.record({
 
 /**
  * When each of `transactions` committed, in milliseconds since the epoch (null when the server does
- * not know: track_commit_timestamp off); the report gives them on the follower's clock. Given by a PostgreSQL run, so that a gap says whether the
- * read that passed the missing events began after their commit (the read should have seen them) or
- * ended before it (the bound let the read pass a commit still running).
+ * not know: track_commit_timestamp off); the report puts them on the follower's clock. Given by a
+ * PostgreSQL run, so that a gap says whether the read that passed the missing events began after
+ * their commit (the read should have seen them) or ended before it (the bound let the read pass a
+ * commit still running).
  */
 export type CommitTimes = (
   transactions: ReadonlyArray<string>
@@ -61,6 +62,11 @@ export const follow = (hosts: readonly [StorageService, StorageService], { pages
       data: { stream, version },
       metadata: { workspaceId, eventId: `evt_${stream}_${version}`, requestId: null, actor: null }
     })
+    // Times in the report are ms since the start, to the µs.
+    const started = clock()
+    const since = (at = clock()) => Math.round((at - started) * 1000) / 1000
+    // Each acknowledged commit: when, which stream, its version then.
+    const acknowledged: Array<{ readonly at: number; readonly stream: string; readonly version: number }> = []
     // Each writer owns a stream; every fourth writes to the other workspace.
     const writing = Effect.forEach(
       writers,
@@ -84,9 +90,7 @@ export const follow = (hosts: readonly [StorageService, StorageService], { pages
     const seen: Array<{ readonly stream: string; readonly version: number; readonly workspace: string; readonly id: string }> = []
     // Each read that returned events: when it began and ended, through which host, from where, and
     // the first and last position it gave. On a gap, the failure names the read that passed the
-    // missing events and the commits acknowledged around it. Times are ms since the start, to the µs.
-    const started = clock()
-    const since = (at = clock()) => Math.round((at - started) * 1000) / 1000
+    // missing events and the commits acknowledged around it.
     const reads: Array<{
       readonly began: number
       readonly ended: number
@@ -95,7 +99,6 @@ export const follow = (hosts: readonly [StorageService, StorageService], { pages
       readonly first: string
       readonly last: ChangeFeedPosition
     }> = []
-    const acknowledged: Array<{ readonly at: number; readonly stream: string; readonly version: number }> = []
     const where = (position: ChangeFeedPosition | null) => (position === null ? "start" : `${position.transaction}/${position.sequence}`)
     let done = false
     const consuming = Effect.gen(function* () {

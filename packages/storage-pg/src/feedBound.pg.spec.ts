@@ -2,7 +2,7 @@ import * as PgClient from "@effect/sql-pg/PgClient"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { testSqlLayer } from "../../../test/support/pg.js"
-import { boundOver, type MarkHolder, sameHolder } from "./feedBound.js"
+import { boundOverGiven, type MarkHolder, sameHolder } from "./feedBound.js"
 
 /** The planted bug: the match before 2026-11-30, by the virtual transaction alone. */
 const sameVirtualTransaction: MarkHolder = (own, mark) => `${mark}.virtualtransaction = ${own}.virtualtransaction`
@@ -23,19 +23,14 @@ const idLock = (pid: number | null, virtualtransaction: string, transactionid: s
 })
 const mark = (pid: number | null, virtualtransaction: string): LockRow => ({ locktype: "advisory", pid, virtualtransaction })
 
-/** The bound over a snapshot and a lock table given here, with the rule's own SQL (boundOver). */
+/** The bound over a snapshot and a lock table given here, with the rule's own SQL (boundOverGiven). */
 const boundOf = (snapshot: string, locks: ReadonlyArray<LockRow>, holder: MarkHolder = sameHolder) =>
   Effect.gen(function* () {
     const sql = yield* PgClient.PgClient
-    const [row] = yield* sql.unsafe<{ readonly below: string; readonly ended: boolean }>(
-      `WITH snapshot AS (SELECT $1::pg_snapshot AS s),
-      locks AS (
-        SELECT * FROM jsonb_to_recordset($2::jsonb) AS l(locktype text, pid int, virtualtransaction text, transactionid xid)
-      ),
-      ${boundOver(holder)}
-      SELECT below::text, ended FROM bound`,
-      [snapshot, JSON.stringify(locks)]
-    )
+    const [row] = yield* sql.unsafe<{ readonly below: string; readonly ended: boolean }>(boundOverGiven(holder), [
+      snapshot,
+      JSON.stringify(locks)
+    ])
     return row!
   })
 

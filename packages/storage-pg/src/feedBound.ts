@@ -81,6 +81,19 @@ export const boundOver = (holder: MarkHolder = sameHolder): string =>
   )`
 
 /**
+ * The rule over a snapshot and a lock table given as values: `$1` a pg_snapshot's text, `$2` the
+ * lock rows as JSON text. How feedBound.pg.spec.ts tests it and bench/feedBoundCost.mjs times it,
+ * from one text.
+ */
+export const boundOverGiven = (holder: MarkHolder = sameHolder): string =>
+  `WITH snapshot AS (SELECT $1::pg_snapshot AS s),
+  locks AS (
+    SELECT * FROM jsonb_to_recordset($2::text::jsonb) AS l(locktype text, pid int, virtualtransaction text, transactionid xid)
+  ),
+  ${boundOver(holder)}
+  SELECT below::text, ended FROM bound`
+
+/**
  * The bound before migration 0017: the xmin of the snapshot, which any transaction on the server
  * holds back. Kept for the test that shows a stranger's open transaction stalls it and not the
  * bound above (test/storage/feedStrangers.pg.spec.ts).
